@@ -1,0 +1,31 @@
+# Third-party libraries, all from Debian packages (see scripts/setup.sh).
+find_package(nlohmann_json 3 REQUIRED)
+find_package(spdlog REQUIRED)
+find_package(CLI11 REQUIRED)
+if(PALLASC_BUILD_TESTS)
+  find_package(Catch2 2 REQUIRED)
+endif()
+
+# Libraries that throw (CLI11, nlohmann::json parse paths) are confined to
+# targets compiled with exceptions; call this on such a target.
+function(pallasc_enable_exceptions target)
+  target_compile_options(${target} PRIVATE -fexceptions)
+endfunction()
+
+# pallasc_add_library(name SOURCES... [DEPENDS targets...] [MLIR_LIBS libs...]
+#                     [LIBS other...])
+# A static library of ours. MLIR libraries go through
+# mlir_target_link_libraries so that MLIR_LINK_MLIR_DYLIB=ON links libMLIR.so
+# instead of ~430 static archives.
+function(pallasc_add_library name)
+  cmake_parse_arguments(ARG "" "" "DEPENDS;MLIR_LIBS;LIBS" ${ARGN})
+  add_mlir_library(${name} ${ARG_UNPARSED_ARGUMENTS}
+    EXCLUDE_FROM_LIBMLIR DISABLE_INSTALL
+    DEPENDS ${ARG_DEPENDS})
+  if(ARG_MLIR_LIBS)
+    mlir_target_link_libraries(${name} PUBLIC ${ARG_MLIR_LIBS})
+  endif()
+  if(ARG_LIBS)
+    target_link_libraries(${name} PUBLIC ${ARG_LIBS})
+  endif()
+endfunction()

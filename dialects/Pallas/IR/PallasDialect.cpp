@@ -1,0 +1,337 @@
+//===- PallasDialect.cpp - pallas dialect, attributes, types ---*- C++ -*-===//
+
+#include "dialects/Pallas/IR/PallasDialect.h"
+#include "dialects/Pallas/IR/PallasOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace mlir::pallas;
+
+#include "dialects/Pallas/IR/PallasOpsDialect.cpp.inc"
+#include "dialects/Pallas/IR/PallasOpsEnums.cpp.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "dialects/Pallas/IR/PallasOpsAttrs.cpp.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "dialects/Pallas/IR/PallasOpsTypes.cpp.inc"
+
+void PallasDialect::initialize() {
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "dialects/Pallas/IR/PallasOpsAttrs.cpp.inc"
+      >();
+  addTypes<
+#define GET_TYPEDEF_LIST
+#include "dialects/Pallas/IR/PallasOpsTypes.cpp.inc"
+      >();
+  addOperations<
+#define GET_OP_LIST
+#include "dialects/Pallas/IR/PallasOps.cpp.inc"
+      >();
+}
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+Type mlir::pallas::getMaskType(Type type) {
+  auto i1 = IntegerType::get(type.getContext(), 1);
+  if (auto tensor = dyn_cast<RankedTensorType>(type))
+    return RankedTensorType::get(tensor.getShape(), i1);
+  return i1;
+}
+
+ArrayRef<int64_t> mlir::pallas::getShapeOf(Type type) {
+  if (auto tensor = dyn_cast<RankedTensorType>(type))
+    return tensor.getShape();
+  return {};
+}
+
+Type mlir::pallas::getElementTypeOf(Type type) {
+  if (auto tensor = dyn_cast<RankedTensorType>(type))
+    return tensor.getElementType();
+  return type;
+}
+
+static ParseResult parseMemorySpaceKeyword(AsmParser &parser,
+                                           MemorySpace &memorySpace) {
+  SMLoc loc = parser.getCurrentLocation();
+  StringRef keyword;
+  if (parser.parseKeyword(&keyword))
+    return failure();
+  std::optional<MemorySpace> ms = symbolizeMemorySpace(keyword);
+  if (!ms)
+    return parser.emitError(loc)
+           << "unknown memory space '" << keyword
+           << "' (expected default, any, smem, vmem, gmem, hbm or semaphore)";
+  memorySpace = *ms;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// RefType
+//===----------------------------------------------------------------------===//
+
+Type RefType::parse(AsmParser &parser) {
+  SmallVector<int64_t> shape;
+  Type elementType;
+  MemorySpace memorySpace = MemorySpace::Default;
+  if (parser.parseLess() ||
+      parser.parseDimensionList(shape, /*allowDynamic=*/false,
+                                /*withTrailingX=*/true) ||
+      parser.parseType(elementType))
+    return {};
+  if (succeeded(parser.parseOptionalComma()) &&
+      parseMemorySpaceKeyword(parser, memorySpace))
+    return {};
+  if (parser.parseGreater())
+    return {};
+  return parser.getChecked<RefType>(parser.getContext(), shape, elementType,
+                                    memorySpace);
+}
+
+void RefType::print(AsmPrinter &printer) const {
+  printer << "<";
+  for (int64_t dim : getShape())
+    printer << dim << "x";
+  printer << getElementType();
+  if (getMemorySpace() != MemorySpace::Default)
+    printer << ", " << stringifyMemorySpace(getMemorySpace());
+  printer << ">";
+}
+
+LogicalResult RefType::verify(function_ref<InFlightDiagnostic()> emitError,
+                              ArrayRef<int64_t> shape, Type elementType,
+                              MemorySpace memorySpace) {
+  if (!elementType.isIntOrIndexOrFloat())
+    return emitError() << "ref element type must be an integer, index or "
+                          "float type, got "
+                       << elementType;
+  int64_t elements = 1;
+  for (int64_t dim : shape) {
+    if (dim < 0)
+      return emitError() << "ref dimensions must be non-negative, got "
+                         << dim;
+    if (dim != 0 && elements > std::numeric_limits<int64_t>::max() / dim)
+      return emitError() << "ref element count overflows int64";
+    elements *= dim;
+  }
+  return success();
+}
+
+int64_t RefType::getNumElements() const {
+  int64_t n = 1;
+  for (int64_t dim : getShape())
+    n *= dim;
+  return n;
+}
+
+//===----------------------------------------------------------------------===//
+// HiType
+//===----------------------------------------------------------------------===//
+
+LogicalResult HiType::verify(function_ref<InFlightDiagnostic()> emitError,
+                             StringRef name, ArrayRef<Type> parts) {
+  if (name.empty())
+    return emitError() << "hi type needs a non-empty name";
+  if (parts.empty())
+    return emitError() << "hi type '" << name << "' needs at least one part";
+  for (Type part : parts)
+    if (isa<HiType>(part))
+      return emitError() << "hi type '" << name
+                         << "' cannot nest another hi type";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// BlockSpecAttr
+//===----------------------------------------------------------------------===//
+
+// #pallas.block_spec<any>
+// #pallas.block_spec<[8, squeezed, element(64, 1, 1)], (i) -> (i, 0, 0), vmem>
+// #pallas.block_spec<[8], @index_map>
+Attribute BlockSpecAttr::parse(AsmParser &parser, Type) {
+  MLIRContext *ctx = parser.getContext();
+  SmallVector<int64_t> sizes, kinds, padLow, padHigh;
+  AffineMap indexMap;
+  FlatSymbolRefAttr indexFunc;
+  MemorySpace memorySpace = MemorySpace::Default;
+  if (parser.parseLess())
+    return {};
+  if (succeeded(parser.parseOptionalKeyword("any"))) {
+    if (parser.parseGreater())
+      return {};
+    return parser.getChecked<BlockSpecAttr>(ctx, sizes, kinds, padLow,
+                                            padHigh, indexMap, indexFunc,
+                                            MemorySpace::Any);
+  }
+  auto parseDim = [&]() -> ParseResult {
+    if (succeeded(parser.parseOptionalKeyword("squeezed"))) {
+      sizes.push_back(1);
+      kinds.push_back(static_cast<int64_t>(BlockDimKind::Squeezed));
+      padLow.push_back(0);
+      padHigh.push_back(0);
+      return success();
+    }
+    if (succeeded(parser.parseOptionalKeyword("element"))) {
+      int64_t size = 0, lo = 0, hi = 0;
+      if (parser.parseLParen() || parser.parseInteger(size))
+        return failure();
+      if (succeeded(parser.parseOptionalComma()) &&
+          (parser.parseInteger(lo) || parser.parseComma() ||
+           parser.parseInteger(hi)))
+        return failure();
+      if (parser.parseRParen())
+        return failure();
+      sizes.push_back(size);
+      kinds.push_back(static_cast<int64_t>(BlockDimKind::Element));
+      padLow.push_back(lo);
+      padHigh.push_back(hi);
+      return success();
+    }
+    int64_t size = 0;
+    if (parser.parseInteger(size))
+      return failure();
+    sizes.push_back(size);
+    kinds.push_back(static_cast<int64_t>(BlockDimKind::Blocked));
+    padLow.push_back(0);
+    padHigh.push_back(0);
+    return success();
+  };
+  if (parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, parseDim))
+    return {};
+  while (succeeded(parser.parseOptionalComma())) {
+    // An index map, an index function, or the memory space.
+    if (parser.getCurrentLocation().getPointer() &&
+        *parser.getCurrentLocation().getPointer() == '@') {
+      StringAttr sym;
+      if (parser.parseSymbolName(sym))
+        return {};
+      indexFunc = FlatSymbolRefAttr::get(sym);
+      continue;
+    }
+    if (*parser.getCurrentLocation().getPointer() == '(') {
+      if (parser.parseAffineMap(indexMap))
+        return {};
+      continue;
+    }
+    if (parseMemorySpaceKeyword(parser, memorySpace))
+      return {};
+  }
+  if (parser.parseGreater())
+    return {};
+  return parser.getChecked<BlockSpecAttr>(ctx, sizes, kinds, padLow, padHigh,
+                                          indexMap, indexFunc, memorySpace);
+}
+
+void BlockSpecAttr::print(AsmPrinter &printer) const {
+  printer << "<";
+  if (isWholeArray()) {
+    printer << "any>";
+    return;
+  }
+  printer << "[";
+  for (unsigned i = 0, e = getRank(); i < e; ++i) {
+    if (i)
+      printer << ", ";
+    switch (getKind(i)) {
+    case BlockDimKind::Blocked:
+      printer << getSizes()[i];
+      break;
+    case BlockDimKind::Squeezed:
+      printer << "squeezed";
+      break;
+    case BlockDimKind::Element:
+      printer << "element(" << getSizes()[i];
+      if (getPadLow()[i] || getPadHigh()[i])
+        printer << ", " << getPadLow()[i] << ", " << getPadHigh()[i];
+      printer << ")";
+      break;
+    }
+  }
+  printer << "]";
+  if (getIndexMap())
+    printer << ", " << getIndexMap();
+  if (getIndexFunc())
+    printer << ", " << getIndexFunc();
+  if (getMemorySpace() != MemorySpace::Default)
+    printer << ", " << stringifyMemorySpace(getMemorySpace());
+  printer << ">";
+}
+
+LogicalResult
+BlockSpecAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                      ArrayRef<int64_t> sizes, ArrayRef<int64_t> kinds,
+                      ArrayRef<int64_t> padLow, ArrayRef<int64_t> padHigh,
+                      AffineMap indexMap, FlatSymbolRefAttr indexFunc,
+                      MemorySpace memorySpace) {
+  if (sizes.size() != kinds.size() || sizes.size() != padLow.size() ||
+      sizes.size() != padHigh.size())
+    return emitError() << "block spec arrays must have equal lengths";
+  if (memorySpace == MemorySpace::Any) {
+    if (!sizes.empty() || indexMap || indexFunc)
+      return emitError() << "a block spec in memory space 'any' covers the "
+                            "whole array and takes no block shape or index "
+                            "map";
+    return success();
+  }
+  if (indexMap && indexFunc)
+    return emitError() << "a block spec takes an index map or an index "
+                          "function, not both";
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    switch (kinds[i]) {
+    case static_cast<int64_t>(BlockDimKind::Blocked):
+      if (sizes[i] <= 0)
+        return emitError() << "block dimension " << i
+                           << " must be positive, got " << sizes[i];
+      break;
+    case static_cast<int64_t>(BlockDimKind::Squeezed):
+      if (sizes[i] != 1)
+        return emitError() << "squeezed block dimension " << i
+                           << " must have size 1";
+      break;
+    case static_cast<int64_t>(BlockDimKind::Element):
+      if (sizes[i] <= 0)
+        return emitError() << "element block dimension " << i
+                           << " must be positive, got " << sizes[i];
+      if (padLow[i] < 0 || padHigh[i] < 0)
+        return emitError() << "element block dimension " << i
+                           << " has negative padding";
+      break;
+    default:
+      return emitError() << "unknown block dimension kind " << kinds[i];
+    }
+    if (static_cast<BlockDimKind>(kinds[i]) != BlockDimKind::Element &&
+        (padLow[i] || padHigh[i]))
+      return emitError() << "only element block dimensions take padding";
+  }
+  if (indexMap) {
+    if (indexMap.getNumSymbols() != 0)
+      return emitError() << "index map " << AffineMapAttr::get(indexMap)
+                         << " must not have symbols";
+    if (indexMap.getNumResults() != sizes.size())
+      return emitError() << "index map " << AffineMapAttr::get(indexMap) << " returns "
+                         << indexMap.getNumResults()
+                         << " indices but the block has rank "
+                         << sizes.size();
+  }
+  return success();
+}
+
+SmallVector<int64_t>
+BlockSpecAttr::getKernelShape(ArrayRef<int64_t> arrayShape) const {
+  if (isWholeArray())
+    return SmallVector<int64_t>(arrayShape);
+  SmallVector<int64_t> shape;
+  for (unsigned i = 0, e = getRank(); i < e; ++i)
+    if (getKind(i) != BlockDimKind::Squeezed)
+      shape.push_back(getSizes()[i]);
+  return shape;
+}

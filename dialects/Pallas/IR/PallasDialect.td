@@ -1,0 +1,31 @@
+//===- PallasDialect.td - The pallas dialect ---------------*- tablegen -*-===//
+
+#ifndef PALLAS_DIALECT_TD
+#define PALLAS_DIALECT_TD
+
+include "mlir/IR/OpBase.td"
+
+def Pallas_Dialect : Dialect {
+  let name = "pallas";
+  let summary = "Pallas kernels and the pallas_call that launches them";
+  let description = [{
+    The `pallas` dialect models a Pallas kernel (a function over refs to
+    blocks of arrays, executed once per point of a grid) and the
+    `pallas_call` that maps the call's arrays to those blocks. Block values
+    are ranked tensors; elementwise math uses upstream `arith`/`math`,
+    control flow uses `scf`.
+  }];
+  let cppNamespace = "::mlir::pallas";
+  let useDefaultTypePrinterParser = 1;
+  let useDefaultAttributePrinterParser = 1;
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::func::FuncDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+}
+
+class Pallas_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Pallas_Dialect, mnemonic, traits>;
+
+#endif // PALLAS_DIALECT_TD

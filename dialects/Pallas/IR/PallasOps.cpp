@@ -1,0 +1,977 @@
+//===- PallasOps.cpp - pallas operations ---------------------*- C++ -*-===//
+
+#include "dialects/Pallas/IR/PallasOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/FunctionImplementation.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallSet.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::pallas;
+
+//===----------------------------------------------------------------------===//
+// Indexer custom directive and helpers
+//===----------------------------------------------------------------------===//
+
+// Parses `e, e, ...` (the brackets are in the op's format) where e is
+// `start`, `start : size` or `start : size : stride`.
+static ParseResult
+parseIndexer(OpAsmParser &parser,
+             SmallVectorImpl<OpAsmParser::UnresolvedOperand> &dynStarts,
+             DenseI64ArrayAttr &starts, DenseI64ArrayAttr &sizes,
+             DenseI64ArrayAttr &strides) {
+  SmallVector<int64_t> startVals, sizeVals, strideVals;
+  auto parseEntry = [&]() -> ParseResult {
+    OpAsmParser::UnresolvedOperand operand;
+    OptionalParseResult dyn = parser.parseOptionalOperand(operand);
+    if (dyn.has_value()) {
+      if (failed(*dyn))
+        return failure();
+      dynStarts.push_back(operand);
+      startVals.push_back(ShapedType::kDynamic);
+    } else {
+      int64_t start = 0;
+      SMLoc loc = parser.getCurrentLocation();
+      if (parser.parseInteger(start))
+        return failure();
+      if (start < 0)
+        return parser.emitError(loc)
+               << "indexer start must be non-negative, got " << start;
+      startVals.push_back(start);
+    }
+    int64_t size = kPointIndex, stride = 1;
+    if (succeeded(parser.parseOptionalColon())) {
+      if (parser.parseInteger(size))
+        return failure();
+      if (succeeded(parser.parseOptionalColon()) && parser.parseInteger(stride))
+        return failure();
+    }
+    sizeVals.push_back(size);
+    strideVals.push_back(stride);
+    return success();
+  };
+  // Empty list: the whole ref.
+  if (parser.getCurrentLocation().getPointer() &&
+      *parser.getCurrentLocation().getPointer() != ']') {
+    if (parser.parseCommaSeparatedList(parseEntry))
+      return failure();
+  }
+  MLIRContext *ctx = parser.getContext();
+  starts = DenseI64ArrayAttr::get(ctx, startVals);
+  sizes = DenseI64ArrayAttr::get(ctx, sizeVals);
+  strides = DenseI64ArrayAttr::get(ctx, strideVals);
+  return success();
+}
+
+static void printIndexer(OpAsmPrinter &printer, Operation *,
+                         OperandRange dynStarts, DenseI64ArrayAttr starts,
+                         DenseI64ArrayAttr sizes, DenseI64ArrayAttr strides) {
+  unsigned dyn = 0;
+  for (size_t i = 0, e = starts.size(); i < e; ++i) {
+    if (i)
+      printer << ", ";
+    if (ShapedType::isDynamic(starts[i]))
+      printer << dynStarts[dyn++];
+    else
+      printer << starts[i];
+    if (sizes[i] == kPointIndex)
+      continue;
+    printer << " : " << sizes[i];
+    if (strides[i] != 1)
+      printer << " : " << strides[i];
+  }
+}
+
+SmallVector<int64_t> Indexer::getResultShape() const {
+  SmallVector<int64_t> shape;
+  for (const IndexerDim &d : dims)
+    if (!d.isPoint)
+      shape.push_back(d.size);
+  return shape;
+}
+
+bool Indexer::isWholeRef(ArrayRef<int64_t> shape) const {
+  if (dims.size() != shape.size())
+    return false;
+  for (auto [d, n] : llvm::zip(dims, shape))
+    if (d.isPoint || d.isDynamic() || d.staticStart != 0 || d.size != n ||
+        d.stride != 1)
+      return false;
+  return true;
+}
+
+Indexer pallas::detail::buildIndexer(RefType refType, ValueRange dynStarts,
+                             ArrayRef<int64_t> starts, ArrayRef<int64_t> sizes,
+                             ArrayRef<int64_t> strides) {
+  Indexer indexer;
+  if (starts.empty()) {
+    for (int64_t n : refType.getShape()) {
+      IndexerDim d;
+      d.size = n;
+      indexer.dims.push_back(d);
+    }
+    return indexer;
+  }
+  unsigned dyn = 0;
+  for (size_t i = 0; i < starts.size(); ++i) {
+    IndexerDim d;
+    if (ShapedType::isDynamic(starts[i])) {
+      d.dynStart = dyn < dynStarts.size() ? dynStarts[dyn] : Value();
+      ++dyn;
+    } else {
+      d.staticStart = starts[i];
+    }
+    d.isPoint = i < sizes.size() && sizes[i] == kPointIndex;
+    d.size = d.isPoint ? 1 : (i < sizes.size() ? sizes[i] : 1);
+    d.stride = i < strides.size() ? strides[i] : 1;
+    indexer.dims.push_back(d);
+  }
+  return indexer;
+}
+
+/// Checks an indexer against its ref and the type of the value read or
+/// written; `what` names that value in messages.
+static LogicalResult verifyIndexedAccess(Operation *op, RefType refType,
+                                         size_t numDynStarts,
+                                         ArrayRef<int64_t> starts,
+                                         ArrayRef<int64_t> sizes,
+                                         ArrayRef<int64_t> strides,
+                                         Type valueType, StringRef what) {
+  if (starts.size() != sizes.size() || starts.size() != strides.size())
+    return op->emitOpError("indexer arrays must have equal lengths");
+  size_t expectedDyn = llvm::count_if(starts, ShapedType::isDynamic);
+  if (expectedDyn != numDynStarts)
+    return op->emitOpError() << "indexer has " << expectedDyn
+                             << " dynamic starts but " << numDynStarts
+                             << " start operands";
+  ArrayRef<int64_t> shape = refType.getShape();
+  if (!starts.empty() && starts.size() != shape.size())
+    return op->emitOpError()
+           << "indexer has " << starts.size() << " entries but the ref "
+           << refType << " has rank " << shape.size();
+  SmallVector<int64_t> resultShape;
+  for (size_t i = 0; i < starts.size(); ++i) {
+    bool point = sizes[i] == kPointIndex;
+    if (!point && sizes[i] < 0)
+      return op->emitOpError() << "indexer size in dimension " << i
+                               << " must be non-negative, got " << sizes[i];
+    if (strides[i] < 1)
+      return op->emitOpError() << "indexer stride in dimension " << i
+                               << " must be positive, got " << strides[i];
+    if (point && strides[i] != 1)
+      return op->emitOpError() << "integer index in dimension " << i
+                               << " cannot have a stride";
+    int64_t size = point ? 1 : sizes[i];
+    if (!ShapedType::isDynamic(starts[i]) && size > 0) {
+      // Last element touched: start + (size - 1) * stride, in int128 terms.
+      __int128 last = static_cast<__int128>(starts[i]) +
+                      static_cast<__int128>(size - 1) * strides[i];
+      if (last >= shape[i])
+        return op->emitOpError()
+               << "indexer reads past the end of dimension " << i
+               << " (size " << shape[i] << "): start " << starts[i]
+               << ", size " << size << ", stride " << strides[i];
+    }
+    if (!point)
+      resultShape.push_back(sizes[i]);
+  }
+  if (starts.empty())
+    resultShape.assign(shape.begin(), shape.end());
+
+  Type elementType = refType.getElementType();
+  if (getElementTypeOf(valueType) != elementType)
+    return op->emitOpError() << what << " element type "
+                             << getElementTypeOf(valueType)
+                             << " does not match the ref element type "
+                             << elementType;
+  auto tensor = dyn_cast<RankedTensorType>(valueType);
+  if (!tensor) {
+    if (!resultShape.empty())
+      return op->emitOpError()
+             << what << " is a scalar but the indexer selects a block of "
+             << "shape [" << resultShape << "]";
+    return success();
+  }
+  if (tensor.getShape() != ArrayRef<int64_t>(resultShape))
+    return op->emitOpError() << what << " has type " << valueType
+                             << " but the indexer selects a block of shape ["
+                             << resultShape << "]";
+  return success();
+}
+
+bool pallas::detail::hasMask(Operation &op) {
+  return llvm::TypeSwitch<Operation *, bool>(&op)
+      .Case<LoadOp, StoreOp, SwapOp, AtomicRMWOp>(
+          [](auto typed) { return static_cast<bool>(typed.getMask()); })
+      .Default([](Operation *) { return false; });
+}
+
+bool pallas::detail::hasOther(Operation &op) {
+  if (auto load = dyn_cast<LoadOp>(&op))
+    return static_cast<bool>(load.getOther());
+  return false;
+}
+
+#define PALLAS_INDEXER_IMPL(OP)                                                \
+  Indexer OP::getIndexer() {                                                   \
+    return pallas::detail::buildIndexer(cast<RefType>(getRef().getType()),            \
+                                getDynStarts(), getStaticStarts(),             \
+                                getStaticSizes(), getStaticStrides());         \
+  }
+PALLAS_INDEXER_IMPL(LoadOp)
+PALLAS_INDEXER_IMPL(StoreOp)
+PALLAS_INDEXER_IMPL(SwapOp)
+PALLAS_INDEXER_IMPL(AtomicRMWOp)
+PALLAS_INDEXER_IMPL(AtomicCASOp)
+#undef PALLAS_INDEXER_IMPL
+
+template <typename OpT>
+static LogicalResult verifyIndexed(OpT op, Type valueType, StringRef what) {
+  return verifyIndexedAccess(op, cast<RefType>(op.getRef().getType()),
+                             op.getDynStarts().size(), op.getStaticStarts(),
+                             op.getStaticSizes(), op.getStaticStrides(),
+                             valueType, what);
+}
+
+LogicalResult LoadOp::verify() {
+  if (getOther() && !getMask())
+    return emitOpError("'other' requires a 'mask'");
+  return verifyIndexed(*this, getResult().getType(), "result");
+}
+
+LogicalResult StoreOp::verify() {
+  return verifyIndexed(*this, getValue().getType(), "stored value");
+}
+
+LogicalResult SwapOp::verify() {
+  return verifyIndexed(*this, getValue().getType(), "swapped value");
+}
+
+LogicalResult AtomicRMWOp::verify() {
+  if (failed(verifyIndexed(*this, getValue().getType(), "value")))
+    return failure();
+  Type elementType = getElementTypeOf(getValue().getType());
+  bool isFloat = isa<FloatType>(elementType);
+  switch (getKind()) {
+  case AtomicKind::And:
+  case AtomicKind::Or:
+  case AtomicKind::Xor:
+    if (isFloat)
+      return emitOpError() << "atomic '" << stringifyAtomicKind(getKind())
+                           << "' needs an integer element type, got "
+                           << elementType;
+    break;
+  default:
+    break;
+  }
+  return success();
+}
+
+LogicalResult AtomicCASOp::verify() {
+  return verifyIndexed(*this, getValue().getType(), "value");
+}
+
+//===----------------------------------------------------------------------===//
+// KernelOp
+//===----------------------------------------------------------------------===//
+
+void KernelOp::build(OpBuilder &builder, OperationState &state, StringRef name,
+                     FunctionType type) {
+  state.addAttribute(SymbolTable::getSymbolAttrName(),
+                     builder.getStringAttr(name));
+  state.addAttribute(getFunctionTypeAttrName(state.name), TypeAttr::get(type));
+  Region *body = state.addRegion();
+  Block *block = new Block();
+  body->push_back(block);
+  for (Type t : type.getInputs())
+    block->addArgument(t, state.location);
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPointToEnd(block);
+  ReturnOp::create(builder, state.location);
+}
+
+ParseResult KernelOp::parse(OpAsmParser &parser, OperationState &result) {
+  auto buildFuncType = [](Builder &builder, ArrayRef<Type> argTypes,
+                          ArrayRef<Type> results,
+                          function_interface_impl::VariadicFlag,
+                          std::string &) {
+    return builder.getFunctionType(argTypes, results);
+  };
+  if (function_interface_impl::parseFunctionOp(
+          parser, result, /*allowVariadic=*/false,
+          getFunctionTypeAttrName(result.name), buildFuncType,
+          getArgAttrsAttrName(result.name), getResAttrsAttrName(result.name)))
+    return failure();
+  Region &body = *result.regions.front();
+  if (body.empty())
+    return parser.emitError(parser.getCurrentLocation(),
+                            "a pallas.kernel needs a body");
+  OpBuilder builder(parser.getContext());
+  KernelOp::ensureTerminator(body, builder, result.location);
+  return success();
+}
+
+void KernelOp::print(OpAsmPrinter &p) {
+  p << ' ';
+  p.printSymbolName(getSymName());
+  function_interface_impl::printFunctionSignature(
+      p, *this, getArgumentTypes(), /*isVariadic=*/false, getResultTypes());
+  function_interface_impl::printFunctionAttributes(
+      p, *this,
+      {getFunctionTypeAttrName(), getArgAttrsAttrName(),
+       getResAttrsAttrName()});
+  p << ' ';
+  p.printRegion(getBody(), /*printEntryBlockArgs=*/false,
+                /*printBlockTerminators=*/false);
+}
+
+LogicalResult KernelOp::verify() {
+  if (!getFunctionType().getResults().empty())
+    return emitOpError("a kernel returns nothing; it writes its output refs");
+  for (auto [i, type] : llvm::enumerate(getArgumentTypes()))
+    if (!isa<RefType, HiType>(type))
+      return emitOpError() << "argument #" << i << " has type " << type
+                           << "; kernel arguments must be !pallas.ref (or "
+                              "!pallas.hi aggregates of refs)";
+  Block &entry = getBody().front();
+  if (entry.getNumArguments() != getArgumentTypes().size())
+    return emitOpError("entry block arguments do not match the signature");
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// DotOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult DotOp::verify() {
+  auto lhs = getLhs().getType(), rhs = getRhs().getType();
+  auto res = getResult().getType();
+  int64_t rank = lhs.getRank();
+  if ((rank != 2 && rank != 3) || rhs.getRank() != rank ||
+      res.getRank() != rank)
+    return emitOpError() << "operands and result must all be 2-D, or 3-D with "
+                            "a leading batch dimension; got "
+                         << lhs << ", " << rhs << " -> " << res;
+  int64_t b = rank - 2;
+  int64_t m = lhs.getDimSize(b + (getTransposeLhs() ? 1 : 0));
+  int64_t kl = lhs.getDimSize(b + (getTransposeLhs() ? 0 : 1));
+  int64_t kr = rhs.getDimSize(b + (getTransposeRhs() ? 1 : 0));
+  int64_t n = rhs.getDimSize(b + (getTransposeRhs() ? 0 : 1));
+  if (kl != kr)
+    return emitOpError() << "contracting dimensions differ: " << kl << " vs "
+                         << kr;
+  if (res.getDimSize(b) != m || res.getDimSize(b + 1) != n)
+    return emitOpError() << "result has type " << res << " but expected "
+                         << m << "x" << n << " rows x columns";
+  if (rank == 3 && (lhs.getDimSize(0) != rhs.getDimSize(0) ||
+                    lhs.getDimSize(0) != res.getDimSize(0)))
+    return emitOpError("batch dimensions differ");
+  if (getAcc() && getAcc().getType() != res)
+    return emitOpError() << "accumulator type " << getAcc().getType()
+                         << " differs from the result type " << res;
+  Type le = lhs.getElementType(), re = rhs.getElementType(),
+       oe = res.getElementType();
+  if (isa<FloatType>(le) != isa<FloatType>(re) ||
+      isa<FloatType>(le) != isa<FloatType>(oe))
+    return emitOpError("operands and result must be all float or all integer");
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// ReduceOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ReduceOp::verify() {
+  auto in = getInput().getType();
+  auto out = getResult().getType();
+  ArrayRef<int64_t> dims = getDims();
+  llvm::SmallSet<int64_t, 4> seen;
+  for (int64_t d : dims) {
+    if (d < 0 || d >= in.getRank())
+      return emitOpError() << "reduction dimension " << d
+                           << " is out of range for rank " << in.getRank();
+    if (!seen.insert(d).second)
+      return emitOpError() << "reduction dimension " << d << " repeated";
+  }
+  bool isArg =
+      getKind() == ReduceKind::Argmax || getKind() == ReduceKind::Argmin;
+  if (isArg && dims.size() != 1)
+    return emitOpError("argmax/argmin reduce exactly one dimension");
+  SmallVector<int64_t> shape;
+  for (int64_t i = 0; i < in.getRank(); ++i)
+    if (!seen.contains(i))
+      shape.push_back(in.getDimSize(i));
+  if (out.getShape() != ArrayRef<int64_t>(shape))
+    return emitOpError() << "result shape must be [" << shape
+                         << "] (the input's without the reduced dims), got "
+                         << out;
+  if (isArg) {
+    if (!out.getElementType().isSignlessInteger())
+      return emitOpError("argmax/argmin return integer indices");
+  } else if (out.getElementType() != in.getElementType()) {
+    return emitOpError("result element type must match the input");
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Shape ops
+//===----------------------------------------------------------------------===//
+
+LogicalResult BroadcastInDimOp::verify() {
+  ArrayRef<int64_t> in = getShapeOf(getOperand().getType());
+  auto out = getResult().getType();
+  if (getElementTypeOf(getOperand().getType()) != out.getElementType())
+    return emitOpError("element types of operand and result differ");
+  if (getDims().size() != in.size())
+    return emitOpError() << "dims has " << getDims().size()
+                         << " entries but the operand has rank " << in.size();
+  int64_t prev = -1;
+  for (auto [i, d] : llvm::enumerate(getDims())) {
+    if (d < 0 || d >= out.getRank())
+      return emitOpError() << "dims[" << i << "] = " << d
+                           << " is out of range for the result rank "
+                           << out.getRank();
+    if (d <= prev)
+      return emitOpError("dims must be strictly increasing");
+    prev = d;
+    if (in[i] != 1 && in[i] != out.getDimSize(d))
+      return emitOpError() << "operand dimension " << i << " (size " << in[i]
+                           << ") cannot broadcast to result dimension " << d
+                           << " (size " << out.getDimSize(d) << ")";
+  }
+  return success();
+}
+
+OpFoldResult BroadcastInDimOp::fold(FoldAdaptor adaptor) {
+  if (getOperand().getType() == getResult().getType())
+    return getOperand();
+  if (auto splat = dyn_cast_or_null<SplatElementsAttr>(adaptor.getOperand()))
+    return SplatElementsAttr::get(getResult().getType(),
+                                  splat.getSplatValue<Attribute>());
+  if (adaptor.getOperand() && !isa<ShapedType>(getOperand().getType()) &&
+      isa<IntegerAttr, FloatAttr>(adaptor.getOperand()))
+    return SplatElementsAttr::get(getResult().getType(), adaptor.getOperand());
+  return {};
+}
+
+LogicalResult IotaOp::verify() {
+  if (static_cast<int64_t>(getDimension()) >= getResult().getType().getRank())
+    return emitOpError() << "dimension " << getDimension()
+                         << " is out of range for " << getResult().getType();
+  return success();
+}
+
+LogicalResult ReshapeOp::verify() {
+  auto in = getOperand().getType(), out = getResult().getType();
+  if (in.getElementType() != out.getElementType())
+    return emitOpError("element types differ");
+  if (!in.hasStaticShape() || !out.hasStaticShape() ||
+      in.getNumElements() != out.getNumElements())
+    return emitOpError() << "cannot reshape " << in << " to " << out
+                         << ": element counts differ";
+  return success();
+}
+
+OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
+  if (getOperand().getType() == getResult().getType())
+    return getOperand();
+  if (auto producer = getOperand().getDefiningOp<ReshapeOp>()) {
+    getOperandMutable().assign(producer.getOperand());
+    return getResult();
+  }
+  if (auto splat = dyn_cast_or_null<SplatElementsAttr>(adaptor.getOperand()))
+    return SplatElementsAttr::get(getResult().getType(),
+                                  splat.getSplatValue<Attribute>());
+  return {};
+}
+
+LogicalResult TransposeOp::verify() {
+  auto in = getOperand().getType(), out = getResult().getType();
+  ArrayRef<int64_t> perm = getPermutation();
+  if (perm.size() != static_cast<size_t>(in.getRank()))
+    return emitOpError() << "permutation has " << perm.size()
+                         << " entries but the operand has rank "
+                         << in.getRank();
+  SmallVector<bool> seen(perm.size(), false);
+  for (int64_t p : perm) {
+    if (p < 0 || p >= in.getRank() || seen[p])
+      return emitOpError("permutation must be a permutation of [0, rank)");
+    seen[p] = true;
+  }
+  SmallVector<int64_t> shape;
+  for (int64_t p : perm)
+    shape.push_back(in.getDimSize(p));
+  if (out.getShape() != ArrayRef<int64_t>(shape) ||
+      out.getElementType() != in.getElementType())
+    return emitOpError() << "result must have shape [" << shape << "], got "
+                         << out;
+  return success();
+}
+
+OpFoldResult TransposeOp::fold(FoldAdaptor) {
+  if (llvm::equal(getPermutation(),
+                  llvm::seq<int64_t>(0, getPermutation().size())))
+    return getOperand();
+  return {};
+}
+
+LogicalResult SelectOp::verify() {
+  Type cond = getCond().getType();
+  if (getElementTypeOf(cond) != IntegerType::get(getContext(), 1))
+    return emitOpError() << "condition must be i1 or a tensor of i1, got "
+                         << cond;
+  if (isa<RankedTensorType>(cond) &&
+      getShapeOf(cond) != getShapeOf(getResult().getType()))
+    return emitOpError() << "condition shape does not match the result "
+                         << getResult().getType();
+  return success();
+}
+
+OpFoldResult SelectOp::fold(FoldAdaptor adaptor) {
+  if (getOnTrue() == getOnFalse())
+    return getOnTrue();
+  Attribute cond = adaptor.getCond();
+  if (auto splat = dyn_cast_or_null<SplatElementsAttr>(cond))
+    cond = splat.getSplatValue<Attribute>();
+  if (auto b = dyn_cast_or_null<IntegerAttr>(cond))
+    return b.getValue().isOne() ? getOnTrue() : getOnFalse();
+  return {};
+}
+
+LogicalResult CumsumOp::verify() {
+  if (static_cast<int64_t>(getDim()) >= getOperand().getType().getRank())
+    return emitOpError() << "dim " << getDim() << " is out of range for "
+                         << getOperand().getType();
+  return success();
+}
+
+OpFoldResult MultipleOfOp::fold(FoldAdaptor adaptor) {
+  // A constant needs no hint.
+  if (adaptor.getOperand())
+    return getOperand();
+  return {};
+}
+
+LogicalResult MaxContiguousOp::verify() {
+  if (getValues().size() != static_cast<size_t>(getOperand().getType().getRank()))
+    return emitOpError() << "needs one value per dimension ("
+                         << getOperand().getType().getRank() << "), got "
+                         << getValues().size();
+  for (int64_t v : getValues())
+    if (v < 1)
+      return emitOpError("values must be positive");
+  return success();
+}
+
+OpFoldResult MaxContiguousOp::fold(FoldAdaptor adaptor) {
+  if (adaptor.getOperand())
+    return getOperand();
+  return {};
+}
+
+LogicalResult DebugPrintOp::verify() {
+  StringRef fmt = getFormat();
+  size_t placeholders = 0;
+  for (size_t pos = fmt.find("{}"); pos != StringRef::npos;
+       pos = fmt.find("{}", pos + 2))
+    ++placeholders;
+  if (placeholders != 0 && placeholders != getValues().size())
+    return emitOpError() << "format has " << placeholders
+                         << " '{}' placeholders but " << getValues().size()
+                         << " values are printed";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Globals and hi types
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+GetGlobalOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  auto global =
+      symbolTable.lookupNearestSymbolFrom<RefGlobalOp>(*this, getNameAttr());
+  if (!global)
+    return emitOpError() << "'" << getName()
+                         << "' does not name a pallas.ref_global";
+  if (global.getType() != getResult().getType())
+    return emitOpError() << "result type " << getResult().getType()
+                         << " differs from the global's type "
+                         << global.getType();
+  return success();
+}
+
+LogicalResult HiPackOp::verify() {
+  ArrayRef<Type> parts = getResult().getType().getParts();
+  if (!llvm::equal(getParts().getTypes(), parts))
+    return emitOpError("operand types must be the parts of the hi type");
+  return success();
+}
+
+LogicalResult HiUnpackOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location>, ValueRange operands,
+    DictionaryAttr, OpaqueProperties, RegionRange,
+    SmallVectorImpl<Type> &inferredReturnTypes) {
+  if (operands.size() != 1)
+    return failure();
+  auto hi = dyn_cast<HiType>(operands[0].getType());
+  if (!hi)
+    return failure();
+  llvm::append_range(inferredReturnTypes, hi.getParts());
+  return success();
+}
+
+LogicalResult HiUnpackOp::verify() {
+  ArrayRef<Type> parts = getAggregate().getType().getParts();
+  if (!llvm::equal(getParts().getTypes(), parts))
+    return emitOpError("result types must be the parts of the hi type");
+  return success();
+}
+
+namespace {
+/// hi_unpack(hi_pack(x...)) -> x...
+struct FoldUnpackOfPack : OpRewritePattern<HiUnpackOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(HiUnpackOp op,
+                                PatternRewriter &rewriter) const override {
+    auto pack = op.getAggregate().getDefiningOp<HiPackOp>();
+    if (!pack)
+      return failure();
+    rewriter.replaceOp(op, pack.getParts());
+    return success();
+  }
+};
+} // namespace
+
+void HiUnpackOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                             MLIRContext *context) {
+  results.add<FoldUnpackOfPack>(context);
+}
+
+//===----------------------------------------------------------------------===//
+// CallOp
+//===----------------------------------------------------------------------===//
+
+SmallVector<std::pair<int64_t, int64_t>> CallOp::getAliasPairs() {
+  SmallVector<std::pair<int64_t, int64_t>> pairs;
+  ArrayRef<int64_t> flat = getInputOutputAliases();
+  for (size_t i = 0; i + 1 < flat.size(); i += 2)
+    pairs.push_back({flat[i], flat[i + 1]});
+  return pairs;
+}
+
+static std::string describeShape(Type type) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << type;
+  return s;
+}
+
+LogicalResult CallOp::verify() {
+  ArrayRef<int64_t> grid = getGrid();
+  int64_t numDynamic = 0;
+  for (auto [i, g] : llvm::enumerate(grid)) {
+    if (g == -1)
+      ++numDynamic;
+    else if (g < 0)
+      return emitOpError() << "grid[" << i << "] = " << g
+                           << ": a grid bound must be non-negative or -1 "
+                              "(dynamic)";
+  }
+  if (numDynamic != static_cast<int64_t>(getDynamicGridBounds().size()))
+    return emitOpError() << "grid has " << numDynamic
+                         << " dynamic bounds but "
+                         << getDynamicGridBounds().size()
+                         << " bound operands are given";
+  if (auto names = getGridNames())
+    if (names->size() != grid.size())
+      return emitOpError() << "grid_names has " << names->size()
+                           << " entries but the grid has rank "
+                           << grid.size();
+
+  int64_t numInputs = getInputs().size();
+  int64_t nsp = getNumScalarPrefetch();
+  if (nsp < 0 || nsp > numInputs)
+    return emitOpError() << "num_scalar_prefetch = " << nsp
+                         << " is out of range for " << numInputs
+                         << " inputs";
+  if (static_cast<int64_t>(getInSpecs().size()) != numInputs - nsp)
+    return emitOpError() << "has " << getInSpecs().size()
+                         << " in_specs but " << numInputs - nsp
+                         << " non-prefetch inputs";
+  if (getOutSpecs().size() != getOutputs().size())
+    return emitOpError() << "has " << getOutSpecs().size()
+                         << " out_specs but " << getOutputs().size()
+                         << " outputs";
+
+  for (int64_t i = 0; i < nsp; ++i) {
+    auto t = dyn_cast<RankedTensorType>(getInputs()[i].getType());
+    if (!t || !t.hasStaticShape() || !t.getElementType().isSignlessInteger())
+      return emitOpError() << "scalar-prefetch input " << i
+                           << " must be a statically shaped integer tensor, "
+                              "got "
+                           << getInputs()[i].getType();
+  }
+
+  auto checkOperand = [&](Type type, BlockSpecAttr spec, StringRef what,
+                          int64_t index) -> LogicalResult {
+    if (isa<HiType>(type))
+      return success(); // Checked after pallas-hi-to-lo.
+    auto t = dyn_cast<RankedTensorType>(type);
+    if (!t || !t.hasStaticShape())
+      return emitOpError() << what << " " << index
+                           << " must be a statically shaped tensor, got "
+                           << type;
+    if (spec.isWholeArray())
+      return success();
+    if (spec.getRank() != static_cast<unsigned>(t.getRank()))
+      return emitOpError() << what << " " << index << " has rank "
+                           << t.getRank() << " but its block spec has "
+                           << spec.getRank() << " dimensions";
+    if (AffineMap map = spec.getIndexMap())
+      if (map.getNumDims() != grid.size())
+        return emitOpError() << what << " " << index << ": index map " << AffineMapAttr::get(map)
+                             << " takes " << map.getNumDims()
+                             << " grid indices but the grid has rank "
+                             << grid.size();
+    return success();
+  };
+  for (auto [i, v] : llvm::enumerate(getBlockedInputs()))
+    if (failed(checkOperand(v.getType(), cast<BlockSpecAttr>(getInSpecs()[i]),
+                            "input", i + nsp)))
+      return failure();
+  for (auto [i, v] : llvm::enumerate(getOutputs()))
+    if (failed(checkOperand(v.getType(),
+                            cast<BlockSpecAttr>(getOutSpecs()[i]), "output",
+                            i)))
+      return failure();
+
+  for (auto [i, t] : llvm::enumerate(getScratch()))
+    if (!isa<RefType>(cast<TypeAttr>(t).getValue()))
+      return emitOpError() << "scratch[" << i << "] must be a !pallas.ref";
+
+  // Aliases (pallas_call's checks and the abstract-eval rule).
+  if (getInputOutputAliases().size() % 2)
+    return emitOpError("input_output_aliases must hold (input, output) pairs");
+  llvm::SmallSet<int64_t, 4> aliasedOutputs, aliasedInputs;
+  for (auto [in, out] : getAliasPairs()) {
+    if (in < 0 || in >= numInputs)
+      return emitOpError() << "input_output_aliases contains the mapping '"
+                           << in << ":" << out << "' with input index " << in
+                           << " outside the range [0, " << numInputs << ")";
+    if (out < 0 || out >= static_cast<int64_t>(getOutputs().size()))
+      return emitOpError() << "input_output_aliases contains the mapping '"
+                           << in << ":" << out << "' with output index "
+                           << out << " outside the range [0, "
+                           << getOutputs().size() << ")";
+    Type inType = getInputs()[in].getType();
+    Type outType = getOutputs()[out].getType();
+    if (inType != outType)
+      return emitOpError() << "input_output_aliases contains the mapping '"
+                           << in << ":" << out << "' referring to input "
+                           << in << " of type " << describeShape(inType)
+                           << " and to output " << out
+                           << " of a different type "
+                           << describeShape(outType);
+    if (!aliasedOutputs.insert(out).second)
+      return emitOpError() << "output " << out
+                           << " is aliased to more than one input";
+    if (!aliasedInputs.insert(in).second)
+      return emitOpError() << "input " << in
+                           << " is aliased to more than one output";
+  }
+  for (int64_t p : getPinnedInputs()) {
+    if (p < 0 || p >= numInputs)
+      return emitOpError() << "pinned input " << p << " is out of range";
+    if (!aliasedInputs.contains(p))
+      return emitOpError() << "input pinned buffers without "
+                              "input_output_aliases: input "
+                           << p;
+  }
+
+  int64_t prev = -1;
+  for (int64_t d : getVmappedDims()) {
+    if (d <= prev || d >= static_cast<int64_t>(grid.size()))
+      return emitOpError() << "vmapped_dims must be increasing grid axes in "
+                              "[0, "
+                           << grid.size() << ")";
+    prev = d;
+  }
+
+  if (auto cost = getCostEstimateAttr())
+    if (cost.getFlops() < 0 || cost.getBytesAccessed() < 0 ||
+        cost.getTranscendentals() < 0)
+      return emitOpError("cost estimate entries must be non-negative");
+  return success();
+}
+
+LogicalResult CallOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  Operation *sym = symbolTable.lookupNearestSymbolFrom(*this, getKernelAttr());
+  auto kernel = dyn_cast_or_null<KernelOp>(sym);
+  if (!kernel)
+    return emitOpError() << "'" << getKernel()
+                         << "' does not name a pallas.kernel";
+  if (failed(verifyAgainstKernel(kernel)))
+    return failure();
+  // Index functions.
+  auto checkIndexFunc = [&](BlockSpecAttr spec, StringRef what,
+                            int64_t index, int64_t rank) -> LogicalResult {
+    if (!spec.getIndexFunc())
+      return success();
+    auto func = symbolTable.lookupNearestSymbolFrom<func::FuncOp>(
+        *this, spec.getIndexFunc());
+    if (!func)
+      return emitOpError() << what << " " << index << ": index map "
+                           << spec.getIndexFunc()
+                           << " does not name a func.func";
+    FunctionType type = func.getFunctionType();
+    size_t gridRank = getGrid().size();
+    size_t expectedArgs = gridRank + getNumScalarPrefetch();
+    if (type.getNumInputs() != expectedArgs)
+      return emitOpError() << what << " " << index << ": index map "
+                           << spec.getIndexFunc() << " takes "
+                           << type.getNumInputs() << " arguments but "
+                           << expectedArgs << " are passed (" << gridRank
+                           << " grid indices + " << getNumScalarPrefetch()
+                           << " scalar-prefetch refs)";
+    for (size_t i = 0; i < gridRank; ++i)
+      if (!type.getInput(i).isSignlessInteger(32) &&
+          !type.getInput(i).isIndex())
+        return emitOpError() << what << " " << index << ": index map "
+                             << spec.getIndexFunc() << " argument " << i
+                             << " must be i32 or index";
+    for (int64_t i = 0, e = getNumScalarPrefetch(); i < e; ++i)
+      if (type.getInput(gridRank + i) != kernel.getArgumentTypes()[i])
+        return emitOpError() << what << " " << index << ": index map "
+                             << spec.getIndexFunc() << " argument "
+                             << gridRank + i << " must be "
+                             << kernel.getArgumentTypes()[i]
+                             << " (scalar-prefetch ref " << i << ")";
+    if (static_cast<int64_t>(type.getNumResults()) != rank)
+      return emitOpError() << what << " " << index << ": index map "
+                           << spec.getIndexFunc() << " returns "
+                           << type.getNumResults()
+                           << " indices but the array has rank " << rank;
+    for (Type r : type.getResults())
+      if (!r.isSignlessInteger(32) && !r.isIndex())
+        return emitOpError() << what << " " << index << ": index map "
+                             << spec.getIndexFunc()
+                             << " must return i32 or index values";
+    return success();
+  };
+  int64_t nsp = getNumScalarPrefetch();
+  for (auto [i, v] : llvm::enumerate(getBlockedInputs()))
+    if (auto t = dyn_cast<RankedTensorType>(v.getType()))
+      if (failed(checkIndexFunc(cast<BlockSpecAttr>(getInSpecs()[i]), "input",
+                                i + nsp, t.getRank())))
+        return failure();
+  for (auto [i, v] : llvm::enumerate(getOutputs()))
+    if (auto t = dyn_cast<RankedTensorType>(v.getType()))
+      if (failed(checkIndexFunc(cast<BlockSpecAttr>(getOutSpecs()[i]),
+                                "output", i, t.getRank())))
+        return failure();
+  return success();
+}
+
+LogicalResult CallOp::verifyAgainstKernel(KernelOp kernel) {
+  ArrayRef<Type> args = kernel.getArgumentTypes();
+  int64_t nsp = getNumScalarPrefetch();
+  int64_t numBlocked = getBlockedInputs().size();
+  int64_t numOutputs = getOutputs().size();
+  int64_t numScratch = getScratch().size();
+  int64_t expected = nsp + numBlocked + numOutputs + numScratch;
+  if (static_cast<int64_t>(args.size()) != expected) {
+    return emitOpError() << "kernel @" << kernel.getSymName() << " takes "
+                         << args.size() << " refs but the call passes "
+                         << expected << " (" << nsp << " scalar-prefetch + "
+                         << numBlocked << " inputs + " << numOutputs
+                         << " outputs + " << numScratch << " scratch)";
+  }
+  auto mismatch = [&](int64_t argIndex, StringRef role, int64_t roleIndex,
+                      Type expectedType) {
+    return emitOpError() << "kernel @" << kernel.getSymName() << " argument #"
+                         << argIndex << " (" << role << " " << roleIndex
+                         << ") has type " << args[argIndex]
+                         << " but the call's spec gives " << expectedType;
+  };
+  for (int64_t i = 0; i < nsp; ++i) {
+    auto t = cast<RankedTensorType>(getInputs()[i].getType());
+    Type want = RefType::get(getContext(), t.getShape(), t.getElementType(),
+                             MemorySpace::Smem);
+    if (args[i] != want)
+      return mismatch(i, "scalar prefetch", i, want);
+  }
+  auto blockRef = [&](Type operandType, BlockSpecAttr spec) -> Type {
+    if (isa<HiType>(operandType))
+      return {};
+    auto t = cast<RankedTensorType>(operandType);
+    return RefType::get(getContext(), spec.getKernelShape(t.getShape()),
+                        t.getElementType(), spec.getMemorySpace());
+  };
+  for (int64_t i = 0; i < numBlocked; ++i) {
+    int64_t arg = nsp + i;
+    Type want = blockRef(getBlockedInputs()[i].getType(),
+                         cast<BlockSpecAttr>(getInSpecs()[i]));
+    if (!want) {
+      if (!isa<HiType>(args[arg]))
+        return emitOpError() << "kernel argument #" << arg
+                             << " must be a !pallas.hi aggregate for hi "
+                                "input "
+                             << arg;
+      continue;
+    }
+    if (args[arg] != want)
+      return mismatch(arg, "input", nsp + i, want);
+  }
+  for (int64_t i = 0; i < numOutputs; ++i) {
+    int64_t arg = nsp + numBlocked + i;
+    Type want = blockRef(getOutputs()[i].getType(),
+                         cast<BlockSpecAttr>(getOutSpecs()[i]));
+    if (!want) {
+      if (!isa<HiType>(args[arg]))
+        return emitOpError() << "kernel argument #" << arg
+                             << " must be a !pallas.hi aggregate for hi "
+                                "output "
+                             << i;
+      continue;
+    }
+    if (args[arg] != want)
+      return mismatch(arg, "output", i, want);
+  }
+  for (int64_t i = 0; i < numScratch; ++i) {
+    int64_t arg = nsp + numBlocked + numOutputs + i;
+    Type want = cast<TypeAttr>(getScratch()[i]).getValue();
+    if (args[arg] != want)
+      return mismatch(arg, "scratch", i, want);
+  }
+  // program_id / num_programs axes must exist in the kernel's grid (the
+  // grid without the vmapped dims).
+  int64_t kernelRank = getGrid().size() - getVmappedDims().size();
+  WalkResult walk = kernel.walk([&](Operation *op) {
+    std::optional<int64_t> axis;
+    if (auto pid = dyn_cast<ProgramIdOp>(op))
+      axis = pid.getAxis();
+    else if (auto np = dyn_cast<NumProgramsOp>(op))
+      axis = np.getAxis();
+    if (axis && *axis >= kernelRank) {
+      InFlightDiagnostic diag =
+          op->emitOpError() << "axis " << *axis
+                            << " is out of range: the grid of this call has "
+                            << kernelRank << " axes";
+      diag.attachNote(getLoc()) << "called from here";
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return failure(walk.wasInterrupted());
+}
+
+#define GET_OP_CLASSES
+#include "dialects/Pallas/IR/PallasOps.cpp.inc"

@@ -1,0 +1,597 @@
+//===- PallasOps.td - pallas operations --------------------*- tablegen -*-===//
+
+#ifndef PALLAS_OPS_TD
+#define PALLAS_OPS_TD
+
+include "dialects/Pallas/IR/PallasTypes.td"
+include "mlir/IR/SymbolInterfaces.td"
+include "mlir/IR/OpAsmInterface.td"
+include "mlir/IR/RegionKindInterface.td"
+include "mlir/Interfaces/CallInterfaces.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
+include "mlir/Interfaces/FunctionInterfaces.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+def Pallas_I32OrIndex : AnyTypeOf<[I32, Index]>;
+def Pallas_ScalarOrTensor : AnyTypeOf<[AnyRankedTensor, AnySignlessIntegerOrIndex,
+                                       AnyFloat]>;
+
+//===----------------------------------------------------------------------===//
+// Kernel structure
+//===----------------------------------------------------------------------===//
+
+def Pallas_KernelOp : Pallas_Op<"kernel", [
+    IsolatedFromAbove, Symbol, FunctionOpInterface,
+    SingleBlockImplicitTerminator<"ReturnOp">]> {
+  let summary = "a Pallas kernel: the body run at each grid point";
+  let description = [{
+    A kernel takes refs in Pallas' calling convention: scalar-prefetch refs,
+    input refs, output refs, scratch refs, and returns nothing. Its body is
+    one block; the `pallas.return` terminator is implicit.
+
+    ```mlir
+    pallas.kernel @add(%x: !pallas.ref<8x128xf32>, %y: !pallas.ref<8x128xf32>,
+                       %o: !pallas.ref<8x128xf32>) {
+      %a = pallas.load %x[] : !pallas.ref<8x128xf32> -> tensor<8x128xf32>
+      %b = pallas.load %y[] : !pallas.ref<8x128xf32> -> tensor<8x128xf32>
+      %s = arith.addf %a, %b : tensor<8x128xf32>
+      pallas.store %o[], %s : !pallas.ref<8x128xf32>, tensor<8x128xf32>
+    }
+    ```
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name,
+                       TypeAttrOf<FunctionType>:$function_type,
+                       OptionalAttr<DictArrayAttr>:$arg_attrs,
+                       OptionalAttr<DictArrayAttr>:$res_attrs);
+  let regions = (region SizedRegion<1>:$body);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+  let builders = [OpBuilder<(ins "::llvm::StringRef":$name,
+                                 "::mlir::FunctionType":$type)>];
+  let extraClassDeclaration = [{
+    ::llvm::ArrayRef<::mlir::Type> getArgumentTypes() {
+      return getFunctionType().getInputs();
+    }
+    ::llvm::ArrayRef<::mlir::Type> getResultTypes() {
+      return getFunctionType().getResults();
+    }
+    ::mlir::Region *getCallableRegion() { return &getBody(); }
+  }];
+}
+
+def Pallas_ReturnOp : Pallas_Op<"return", [Pure, HasParent<"KernelOp">,
+                                           Terminator, ReturnLike]> {
+  let summary = "terminates a kernel (implicit in the custom form)";
+  let assemblyFormat = "attr-dict";
+}
+
+def Pallas_ProgramIdOp : Pallas_Op<"program_id", [Pure]> {
+  let summary = "the index of the current grid point along an axis";
+  let description = [{
+    `program_id_p`: the axis counts the kernel's own grid axes; grid axes
+    added by `pallas-vmap` are invisible to the kernel.
+
+    ```mlir
+    %i = pallas.program_id 0 : i32
+    ```
+  }];
+  let arguments = (ins ConfinedAttr<I64Attr, [IntNonNegative]>:$axis);
+  let results = (outs I32:$result);
+  let assemblyFormat = "$axis attr-dict `:` type($result)";
+}
+
+def Pallas_NumProgramsOp : Pallas_Op<"num_programs", [Pure]> {
+  let summary = "the grid's size along an axis";
+  let description = [{
+    ```mlir
+    %n = pallas.num_programs 1 : i32
+    ```
+  }];
+  let arguments = (ins ConfinedAttr<I64Attr, [IntNonNegative]>:$axis);
+  let results = (outs I32:$result);
+  let assemblyFormat = "$axis attr-dict `:` type($result)";
+}
+
+//===----------------------------------------------------------------------===//
+// Ref access
+//===----------------------------------------------------------------------===//
+
+// Per-dimension indexer shared by load/store/swap/atomics: `[e, ...]` where
+// each `e` is `start` (an integer index: the dimension is dropped),
+// `start : size` or `start : size : stride`; `start` is a constant or an i32
+// value. `[]` is the whole ref.
+class Pallas_IndexedOp<string mnemonic, list<Trait> traits = []>
+    : Pallas_Op<mnemonic, traits> {
+  code indexerDecl = [{
+    /// The normalized indexer: one entry per ref dimension.
+    ::mlir::pallas::Indexer getIndexer();
+  }];
+  let hasVerifier = 1;
+}
+
+def Pallas_LoadOp : Pallas_IndexedOp<"load", [
+    AttrSizedOperandSegments,
+    TypesMatchWith<"mask is i1 with the result's shape", "result", "mask",
+                   "::mlir::pallas::getMaskType($_self)",
+                   "!::mlir::pallas::detail::hasMask($_op) || std::equal_to<>()">,
+    TypesMatchWith<"other has the result's type", "result", "other",
+                   "$_self",
+                   "!::mlir::pallas::detail::hasOther($_op) || std::equal_to<>()">]> {
+  let summary = "reads a (masked, strided) slice of a ref";
+  let description = [{
+    `get_p` / `masked_load`. Masked-off lanes read `other` (or are
+    unspecified without it). An all-integer indexer yields a scalar.
+
+    ```mlir
+    %v = pallas.load %x[0 : 1024] mask %m other %ninf
+        : !pallas.ref<1024xf32> -> tensor<1024xf32>
+    %s = pallas.load %idx[%i] : !pallas.ref<8xi32, smem> -> i32
+    ```
+  }];
+  let arguments = (ins Pallas_AnyRef:$ref, Variadic<I32>:$dyn_starts,
+                       DenseI64ArrayAttr:$static_starts,
+                       DenseI64ArrayAttr:$static_sizes,
+                       DenseI64ArrayAttr:$static_strides,
+                       Optional<AnyType>:$mask, Optional<AnyType>:$other);
+  let results = (outs Pallas_ScalarOrTensor:$result);
+  let assemblyFormat = [{
+    $ref `[` custom<Indexer>($dyn_starts, $static_starts, $static_sizes,
+                             $static_strides) `]`
+    (`mask` $mask^)? (`other` $other^)? attr-dict `:` qualified(type($ref))
+    `->` type($result)
+  }];
+  let extraClassDeclaration = indexerDecl;
+}
+
+def Pallas_StoreOp : Pallas_IndexedOp<"store", [
+    AttrSizedOperandSegments,
+    TypesMatchWith<"mask is i1 with the value's shape", "value", "mask",
+                   "::mlir::pallas::getMaskType($_self)",
+                   "!::mlir::pallas::detail::hasMask($_op) || std::equal_to<>()">]> {
+  let summary = "writes a (masked, strided) slice of a ref";
+  let description = [{
+    `swap_p` without a result / `masked_swap`. Masked-off lanes are not
+    written.
+
+    ```mlir
+    pallas.store %o[0 : 1024], %r mask %m
+        : !pallas.ref<1024xf32>, tensor<1024xf32>
+    ```
+  }];
+  let arguments = (ins Pallas_AnyRef:$ref, Variadic<I32>:$dyn_starts,
+                       DenseI64ArrayAttr:$static_starts,
+                       DenseI64ArrayAttr:$static_sizes,
+                       DenseI64ArrayAttr:$static_strides,
+                       Pallas_ScalarOrTensor:$value, Optional<AnyType>:$mask);
+  let assemblyFormat = [{
+    $ref `[` custom<Indexer>($dyn_starts, $static_starts, $static_sizes,
+                             $static_strides) `]` `,` $value
+    (`mask` $mask^)? attr-dict `:` qualified(type($ref)) `,` type($value)
+  }];
+  let extraClassDeclaration = indexerDecl;
+}
+
+def Pallas_SwapOp : Pallas_IndexedOp<"swap", [
+    AttrSizedOperandSegments,
+    AllTypesMatch<["value", "result"]>,
+    TypesMatchWith<"mask is i1 with the value's shape", "value", "mask",
+                   "::mlir::pallas::getMaskType($_self)",
+                   "!::mlir::pallas::detail::hasMask($_op) || std::equal_to<>()">]> {
+  let summary = "writes a slice of a ref and returns the old values";
+  let description = [{
+    `swap_p`: `old = ref[idx]; ref[idx] = value`. Masked-off lanes are
+    neither written nor read (their result is unspecified).
+
+    ```mlir
+    %old = pallas.swap %acc[0 : 8, 0 : 128], %v
+        : !pallas.ref<8x128xf32>, tensor<8x128xf32>
+    ```
+  }];
+  let arguments = (ins Pallas_AnyRef:$ref, Variadic<I32>:$dyn_starts,
+                       DenseI64ArrayAttr:$static_starts,
+                       DenseI64ArrayAttr:$static_sizes,
+                       DenseI64ArrayAttr:$static_strides,
+                       Pallas_ScalarOrTensor:$value, Optional<AnyType>:$mask);
+  let results = (outs Pallas_ScalarOrTensor:$result);
+  let assemblyFormat = [{
+    $ref `[` custom<Indexer>($dyn_starts, $static_starts, $static_sizes,
+                             $static_strides) `]` `,` $value
+    (`mask` $mask^)? attr-dict `:` qualified(type($ref)) `,` type($value)
+  }];
+  let extraClassDeclaration = indexerDecl;
+}
+
+def Pallas_AtomicRMWOp : Pallas_IndexedOp<"atomic_rmw", [
+    AttrSizedOperandSegments,
+    AllTypesMatch<["value", "result"]>,
+    TypesMatchWith<"mask is i1 with the value's shape", "value", "mask",
+                   "::mlir::pallas::getMaskType($_self)",
+                   "!::mlir::pallas::detail::hasMask($_op) || std::equal_to<>()">]> {
+  let summary = "atomic read-modify-write of a slice of a ref";
+  let description = [{
+    Returns the values held before the update.
+
+    ```mlir
+    %old = pallas.atomic_rmw add %hist[%b], %one
+        : !pallas.ref<256xi32>, i32
+    ```
+  }];
+  let arguments = (ins Pallas_AtomicKindAttr:$kind, Pallas_AnyRef:$ref,
+                       Variadic<I32>:$dyn_starts,
+                       DenseI64ArrayAttr:$static_starts,
+                       DenseI64ArrayAttr:$static_sizes,
+                       DenseI64ArrayAttr:$static_strides,
+                       Pallas_ScalarOrTensor:$value, Optional<AnyType>:$mask);
+  let results = (outs Pallas_ScalarOrTensor:$result);
+  let assemblyFormat = [{
+    $kind $ref `[` custom<Indexer>($dyn_starts, $static_starts, $static_sizes,
+                                   $static_strides) `]` `,` $value
+    (`mask` $mask^)? attr-dict `:` qualified(type($ref)) `,` type($value)
+  }];
+  let extraClassDeclaration = indexerDecl;
+}
+
+def Pallas_AtomicCASOp : Pallas_IndexedOp<"atomic_cas", [
+    AllTypesMatch<["cmp", "value", "result"]>]> {
+  let summary = "atomic compare-and-swap of a slice of a ref";
+  let description = [{
+    Where `ref[idx] == cmp` stores `value`; returns the old values.
+
+    ```mlir
+    %old = pallas.atomic_cas %lock[0], %c0, %c1 : !pallas.ref<1xi32>, i32
+    ```
+  }];
+  let arguments = (ins Pallas_AnyRef:$ref, Variadic<I32>:$dyn_starts,
+                       DenseI64ArrayAttr:$static_starts,
+                       DenseI64ArrayAttr:$static_sizes,
+                       DenseI64ArrayAttr:$static_strides,
+                       Pallas_ScalarOrTensor:$cmp, Pallas_ScalarOrTensor:$value);
+  let results = (outs Pallas_ScalarOrTensor:$result);
+  let assemblyFormat = [{
+    $ref `[` custom<Indexer>($dyn_starts, $static_starts, $static_sizes,
+                             $static_strides) `]` `,` $cmp `,` $value
+    attr-dict `:` qualified(type($ref)) `,` type($value)
+  }];
+  let extraClassDeclaration = indexerDecl;
+}
+
+//===----------------------------------------------------------------------===//
+// Block computations
+//===----------------------------------------------------------------------===//
+
+def Pallas_DotOp : Pallas_Op<"dot", [Pure]> {
+  let summary = "matrix product of two blocks, with optional accumulator";
+  let description = [{
+    `result = (lhs^T?) x (rhs^T?) (+ acc)`, computed in the result's element
+    type (the accumulator type). Operands are 2-D, or 3-D with a leading
+    batch dimension.
+
+    ```mlir
+    %d = pallas.dot %x, %y, %acc
+        : tensor<128x64xbf16>, tensor<64x128xbf16>, tensor<128x128xf32>
+          -> tensor<128x128xf32>
+    %e = pallas.dot %q, %k {transpose_rhs, precision = #pallas.precision<highest>}
+        : tensor<64x32xf32>, tensor<64x32xf32> -> tensor<64x64xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$lhs, AnyRankedTensor:$rhs,
+                       Optional<AnyRankedTensor>:$acc,
+                       UnitAttr:$transpose_lhs, UnitAttr:$transpose_rhs,
+                       DefaultValuedAttr<Pallas_DotPrecisionAttr,
+                           "::mlir::pallas::DotPrecision::Default">:$precision);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $lhs `,` $rhs (`,` $acc^)? attr-dict `:` type($lhs) `,` type($rhs)
+    (`,` type($acc)^)? `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Pallas_ReduceOp : Pallas_Op<"reduce", [Pure]> {
+  let summary = "reduces a block along dimensions";
+  let description = [{
+    `sum`, `max`, `min` keep the element type; `argmax`/`argmin` reduce one
+    dimension and return integer indices (the first index on ties, as
+    `jnp.argmax`). The reduced dimensions are removed.
+
+    ```mlir
+    %m = pallas.reduce max %v dims [1] : tensor<8x1024xf32> -> tensor<8xf32>
+    %a = pallas.reduce argmax %v dims [1] : tensor<8x1024xf32> -> tensor<8xi32>
+    ```
+  }];
+  let arguments = (ins Pallas_ReduceKindAttr:$kind, AnyRankedTensor:$input,
+                       DenseI64ArrayAttr:$dims);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $kind $input `dims` $dims attr-dict `:` type($input) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Pallas_BroadcastInDimOp : Pallas_Op<"broadcast_in_dim", [Pure]> {
+  let summary = "broadcasts a block (or scalar) to a larger shape";
+  let description = [{
+    `lax.broadcast_in_dim`: operand dimension `i` becomes result dimension
+    `dims[i]` (its size must be 1 or equal to it).
+
+    ```mlir
+    %b = pallas.broadcast_in_dim %m dims [0] : tensor<8xf32> -> tensor<8x1024xf32>
+    %s = pallas.broadcast_in_dim %x dims [] : f32 -> tensor<8x128xf32>
+    ```
+  }];
+  let arguments = (ins Pallas_ScalarOrTensor:$operand, DenseI64ArrayAttr:$dims);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $operand `dims` $dims attr-dict `:` type($operand) `->` type($result)
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Pallas_IotaOp : Pallas_Op<"iota", [Pure]> {
+  let summary = "indices along one dimension of a block";
+  let description = [{
+    ```mlir
+    %i = pallas.iota 1 : tensor<8x1024xi32>
+    ```
+  }];
+  let arguments = (ins ConfinedAttr<I64Attr, [IntNonNegative]>:$dimension);
+  let results = (outs RankedTensorOf<[AnySignlessInteger, Index]>:$result);
+  let assemblyFormat = "$dimension attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Pallas_ReshapeOp : Pallas_Op<"reshape", [Pure]> {
+  let summary = "reshapes a block (row-major, same element count)";
+  let description = [{
+    ```mlir
+    %r = pallas.reshape %x : tensor<8x128xf32> -> tensor<1024xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$operand);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "$operand attr-dict `:` type($operand) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Pallas_TransposeOp : Pallas_Op<"transpose", [Pure]> {
+  let summary = "permutes the dimensions of a block";
+  let description = [{
+    Result dimension `i` is operand dimension `permutation[i]`.
+
+    ```mlir
+    %t = pallas.transpose %x [1, 0] : tensor<8x128xf32> -> tensor<128x8xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$operand, DenseI64ArrayAttr:$permutation);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $operand $permutation attr-dict `:` type($operand) `->` type($result)
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Pallas_SelectOp : Pallas_Op<"select", [Pure,
+    AllTypesMatch<["on_true", "on_false", "result"]>]> {
+  let summary = "elementwise choice between two blocks";
+  let description = [{
+    `lax.select`: `cond` is an `i1` scalar or a block of `i1` with the
+    result's shape.
+
+    ```mlir
+    %r = pallas.select %m, %a, %b : tensor<1024xi1>, tensor<1024xf32>
+    ```
+  }];
+  let arguments = (ins Pallas_ScalarOrTensor:$cond,
+                       Pallas_ScalarOrTensor:$on_true,
+                       Pallas_ScalarOrTensor:$on_false);
+  let results = (outs Pallas_ScalarOrTensor:$result);
+  let assemblyFormat = [{
+    $cond `,` $on_true `,` $on_false attr-dict `:` type($cond) `,` type($result)
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Pallas_CumsumOp : Pallas_Op<"cumsum", [Pure, AllTypesMatch<["operand", "result"]>]> {
+  let summary = "inclusive prefix sum along one dimension";
+  let description = [{
+    ```mlir
+    %c = pallas.cumsum %x dim 0 : tensor<1024xf32>
+    %r = pallas.cumsum %x dim 1 reverse : tensor<8x128xi32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$operand,
+                       ConfinedAttr<I64Attr, [IntNonNegative]>:$dim,
+                       UnitAttr:$reverse);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $operand `dim` $dim (`reverse` $reverse^)? attr-dict `:` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Pallas_MultipleOfOp : Pallas_Op<"multiple_of", [Pure,
+    AllTypesMatch<["operand", "result"]>]> {
+  let summary = "hint: the value is a multiple of a constant";
+  let description = [{
+    ```mlir
+    %s = pallas.multiple_of %start, 128 : i32
+    ```
+  }];
+  let arguments = (ins Pallas_ScalarOrTensor:$operand,
+                       ConfinedAttr<I64Attr, [IntPositive]>:$divisor);
+  let results = (outs Pallas_ScalarOrTensor:$result);
+  let assemblyFormat = "$operand `,` $divisor attr-dict `:` type($result)";
+  let hasFolder = 1;
+}
+
+def Pallas_MaxContiguousOp : Pallas_Op<"max_contiguous", [Pure,
+    AllTypesMatch<["operand", "result"]>]> {
+  let summary = "hint: runs of consecutive values along each dimension";
+  let description = [{
+    ```mlir
+    %o = pallas.max_contiguous %offs, [128] : tensor<128xi32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$operand, DenseI64ArrayAttr:$values);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "$operand `,` $values attr-dict `:` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Pallas_DebugPrintOp : Pallas_Op<"debug_print", [
+    MemoryEffects<[MemWrite]>]> {
+  let summary = "prints a message with values from inside a kernel";
+  let description = [{
+    `pl.debug_print`: each `{}` in the format is replaced by the next value.
+
+    ```mlir
+    pallas.debug_print "i = {}, x = {}" %i, %x : i32, f32
+    ```
+  }];
+  let arguments = (ins StrAttr:$format, Variadic<Pallas_ScalarOrTensor>:$values);
+  let assemblyFormat = [{
+    $format ($values^ `:` type($values))? attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Closed-over refs and hi types
+//===----------------------------------------------------------------------===//
+
+def Pallas_RefGlobalOp : Pallas_Op<"ref_global", [Symbol]> {
+  let summary = "a module-level ref that kernels close over";
+  let description = [{
+    A ref that lives outside the call (JAX: a `Ref` closed over by the
+    kernel). The runtime provides it; `pallas-discharge-state` turns it into
+    a leading input and an aliased output of the call.
+
+    ```mlir
+    pallas.ref_global @counts : !pallas.ref<256xi32>
+    ```
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name, TypeAttrOf<Pallas_AnyRef>:$type);
+  let assemblyFormat = "$sym_name attr-dict `:` $type";
+}
+
+def Pallas_GetGlobalOp : Pallas_Op<"get_global", [Pure,
+    DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "the ref of a pallas.ref_global, inside a kernel";
+  let description = [{
+    ```mlir
+    %c = pallas.get_global @counts : !pallas.ref<256xi32>
+    ```
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$name);
+  let results = (outs Pallas_AnyRef:$result);
+  let assemblyFormat = "$name attr-dict `:` qualified(type($result))";
+}
+
+def Pallas_HiPackOp : Pallas_Op<"hi_pack", [Pure]> {
+  let summary = "builds a hi aggregate from its lo parts";
+  let description = [{
+    ```mlir
+    %q = pallas.hi_pack %v, %s : tensor<64xi8>, tensor<1xf32>
+        -> !pallas.hi<"qarray", tensor<64xi8>, tensor<1xf32>>
+    ```
+  }];
+  let arguments = (ins Variadic<AnyType>:$parts);
+  let results = (outs Pallas_HiType:$result);
+  let assemblyFormat = [{
+    $parts attr-dict `:` type($parts) `->` qualified(type($result))
+  }];
+  let hasVerifier = 1;
+}
+
+def Pallas_HiUnpackOp : Pallas_Op<"hi_unpack", [Pure,
+    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+  let summary = "the lo parts of a hi aggregate";
+  let description = [{
+    ```mlir
+    %v, %s = pallas.hi_unpack %q
+        : !pallas.hi<"qarray", !pallas.ref<64xi8>, !pallas.ref<1xf32>>
+    ```
+  }];
+  let arguments = (ins Pallas_HiType:$aggregate);
+  let results = (outs Variadic<AnyType>:$parts);
+  let assemblyFormat = "$aggregate attr-dict `:` qualified(type($aggregate))";
+  let hasVerifier = 1;
+  let hasCanonicalizer = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// The call
+//===----------------------------------------------------------------------===//
+
+def Pallas_CallOp : Pallas_Op<"call", [
+    AttrSizedOperandSegments,
+    DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "a pallas_call: runs a kernel over a grid of blocks";
+  let description = [{
+    The `pallas_call` equation with its whole grid mapping. Operands are the
+    dynamic grid bounds (one `index` per `-1` in `grid`), then the call's
+    inputs (scalar-prefetch operands first); results are the outputs.
+
+    - `grid`: one bound per axis, `-1` for a dynamic bound.
+    - `in_specs`/`out_specs`: one `#pallas.block_spec` per non-prefetch
+      input / per output.
+    - `scratch`: the kernel's scratch refs.
+    - `input_output_aliases`: flat pairs `[in, out, ...]`; input indices
+      count every input including scalar-prefetch operands.
+    - `pinned_inputs`: inputs that must be aliased (linear values).
+    - `vmapped_dims`: grid axes added by vmap, invisible to the kernel.
+    - `transforms`: the call-level transforms applied, in order.
+
+    ```mlir
+    %o = pallas.call @add(%x, %y) {
+        grid = array<i64: 4>, num_scalar_prefetch = 0,
+        in_specs = [#pallas.block_spec<[8, 128], (i) -> (i, 0)>,
+                    #pallas.block_spec<[8, 128], (i) -> (i, 0)>],
+        out_specs = [#pallas.block_spec<[8, 128], (i) -> (i, 0)>]}
+        : (tensor<32x128xf32>, tensor<32x128xf32>) -> tensor<32x128xf32>
+    ```
+  }];
+  let arguments = (ins
+    FlatSymbolRefAttr:$kernel,
+    Variadic<Index>:$dynamic_grid_bounds,
+    Variadic<AnyType>:$inputs,
+    DenseI64ArrayAttr:$grid,
+    OptionalAttr<StrArrayAttr>:$grid_names,
+    DefaultValuedAttr<I64Attr, "0">:$num_scalar_prefetch,
+    TypedArrayAttrBase<Pallas_BlockSpecAttr, "block specs">:$in_specs,
+    TypedArrayAttrBase<Pallas_BlockSpecAttr, "block specs">:$out_specs,
+    DefaultValuedAttr<TypeArrayAttr, "{}">:$scratch,
+    DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$input_output_aliases,
+    DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$pinned_inputs,
+    DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$vmapped_dims,
+    OptionalAttr<Pallas_CostEstimateAttr>:$cost_estimate,
+    OptionalAttr<DictionaryAttr>:$compiler_params,
+    OptionalAttr<DictionaryAttr>:$metadata,
+    OptionalAttr<StrAttr>:$name,
+    DefaultValuedAttr<StrArrayAttr, "{}">:$transforms
+  );
+  let results = (outs Variadic<AnyType>:$outputs);
+  let assemblyFormat = [{
+    $kernel (`[` $dynamic_grid_bounds^ `]`)? `(` $inputs `)` attr-dict `:`
+    functional-type($inputs, $outputs)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    int64_t getNumScalarPrefetchOperands() { return getNumScalarPrefetch(); }
+    /// The non-prefetch inputs, one per in_spec.
+    ::mlir::OperandRange getBlockedInputs() {
+      return getInputs().drop_front(getNumScalarPrefetch());
+    }
+    ::mlir::SmallVector<std::pair<int64_t, int64_t>> getAliasPairs();
+    /// Checks that depend on the kernel, made by verifySymbolUses.
+    ::mlir::LogicalResult verifyAgainstKernel(KernelOp kernel);
+  }];
+}
+
+#endif // PALLAS_OPS_TD

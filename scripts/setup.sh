@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs pallasc's build and test dependencies from Debian packages.
+# Idempotent: packages already present are skipped; nothing is downloaded from
+# anywhere but the configured Debian archives.
+set -euo pipefail
+
+packages=(
+  llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools lld-22 clang-22
+  libcli11-dev nlohmann-json3-dev libspdlog-dev catch2
+  cmake ninja-build python3
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "setup: all ${#packages[@]} packages already installed"
+  exit 0
+fi
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+echo "setup: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"

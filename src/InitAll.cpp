@@ -1,0 +1,32 @@
+//===- InitAll.cpp - Register every pallasc dialect and pass ---*- C++ -*-===//
+
+#include "src/InitAll.h"
+
+#include "dialects/Pallas/IR/PallasOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+void pallasc::registerAllDialects(mlir::DialectRegistry &registry) {
+  registry.insert<mlir::pallas::PallasDialect, mlir::arith::ArithDialect,
+                  mlir::func::FuncDialect, mlir::math::MathDialect,
+                  mlir::scf::SCFDialect, mlir::tensor::TensorDialect,
+                  mlir::linalg::LinalgDialect, mlir::memref::MemRefDialect,
+                  mlir::vector::VectorDialect>();
+}
+
+void pallasc::registerAllPasses() {
+  static bool done = false;
+  if (done)
+    return;
+  done = true;
+  mlir::registerTransformsPasses();
+}

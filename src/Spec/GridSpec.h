@@ -1,0 +1,172 @@
+//===- GridSpec.h - The pallasc.gridspec/v1 JSON grid spec -------*- C++ -*-===//
+//
+// A plain C++ model of one `pallas_call`'s parameters, as read from the JSON
+// grid spec (schema `pallasc.gridspec/v1`, docs/gridspec.md). The parser checks
+// everything that can be checked without the kernel: schema, types, ranges,
+// counts, ranks, aliasing, overflow. The checks that need the kernel (index
+// map arity against a parsed map, kernel signature) are made when the spec is
+// turned into a `pallas.call` (src/Spec/SpecToIR.h) and by its verifier.
+//
+// This header is free of nlohmann/json and of exceptions: it can be included
+// from code built with -fno-exceptions.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PALLASC_SRC_SPEC_GRIDSPEC_H
+#define PALLASC_SRC_SPEC_GRIDSPEC_H
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace pallasc::spec {
+
+/// Memory spaces a block spec or scratch buffer may name.
+enum class MemorySpace { Default, Any, Smem, Vmem, Gmem, Hbm, Semaphore };
+
+/// The spelling used in JSON and in the IR ("default", "any", "smem", ...).
+const char *memorySpaceName(MemorySpace ms);
+
+/// One entry of `block_shape`.
+struct BlockDim {
+  enum class Kind {
+    Blocked,  ///< An int: the index map returns a block index.
+    Squeezed, ///< null: size 1, dropped from the kernel's ref shape.
+    Element,  ///< {"element": n, "padding": [lo, hi]}: element offset.
+  };
+  Kind kind = Kind::Blocked;
+  int64_t size = 0; ///< 1 for Squeezed.
+  int64_t padLow = 0, padHigh = 0;
+};
+
+/// An `index_map`.
+struct IndexMap {
+  enum class Kind {
+    Zeros,  ///< Absent: every index is 0.
+    Affine, ///< "(i, j) -> (i, j floordiv 2)": text in `text`.
+    Func,   ///< "@name": a func.func in the kernel module; name in `text`
+            ///< without the '@'.
+  };
+  Kind kind = Kind::Zeros;
+  std::string text;
+};
+
+/// One of `in_specs` / `out_specs`.
+struct BlockSpec {
+  /// Absent `block_shape`: the whole array (filled in with the array's shape
+  /// as Blocked dims by the parser, so `blockShape` always has the array's
+  /// rank after a successful parse); `hasBlockShape` records whether the user
+  /// wrote one.
+  bool hasBlockShape = false;
+  std::vector<BlockDim> blockShape;
+  IndexMap indexMap;
+  MemorySpace memorySpace = MemorySpace::Default;
+  /// JSON path of this spec, e.g. "in_specs[1]", for later diagnostics.
+  std::string path;
+};
+
+/// One of `inputs` / `outputs`.
+struct ArraySpec {
+  std::vector<int64_t> shape;
+  /// Canonical dtype spelling: bool, i8, i16, i32, i64, u8, u16, u32, u64,
+  /// f16, bf16, f32, f64.
+  std::string dtype;
+  /// `"linear": true`: a pinned buffer that must be aliased to an output.
+  bool linear = false;
+  std::string path; ///< e.g. "inputs[0]".
+};
+
+/// One of `scratch_shapes`.
+struct ScratchSpec {
+  std::vector<int64_t> shape;
+  std::string dtype;
+  MemorySpace memorySpace = MemorySpace::Vmem;
+  std::string path;
+};
+
+struct CostEstimate {
+  int64_t flops = 0;
+  int64_t bytesAccessed = 0;
+  int64_t transcendentals = 0;
+};
+
+/// `compiler_params`: {"gpu": {...}, "tpu": {...}}. Unknown keys are errors.
+struct CompilerParams {
+  // gpu
+  std::optional<int64_t> numWarps;  ///< gpu.num_warps, a power of 2 in [1, 32]
+  std::optional<int64_t> numStages; ///< gpu.num_stages, >= 1
+  // tpu
+  std::vector<std::string> dimensionSemantics; ///< "parallel"|"arbitrary"|
+                                               ///< "core_parallel"|
+                                               ///< "subcore_parallel"
+  std::optional<int64_t> vmemLimitBytes;       ///< tpu.vmem_limit_bytes > 0
+  bool hasSideEffects = false;                 ///< tpu.has_side_effects
+  bool empty() const {
+    return !numWarps && !numStages && dimensionSemantics.empty() &&
+           !vmemLimitBytes && !hasSideEffects;
+  }
+};
+
+/// One entry of `transforms`.
+struct Transform {
+  enum class Kind { Vmap, Jvp, Dce, DischargeState, HiToLo };
+  Kind kind = Kind::Jvp;
+  // vmap: {"in_axes": [int|null, ...], "axis_size": n}
+  std::vector<std::optional<int64_t>> inAxes;
+  int64_t axisSize = 0;
+  // dce: {"used_outputs": [bool, ...]}
+  std::vector<bool> usedOutputs;
+  std::string path; ///< e.g. "transforms[0]".
+};
+
+/// Sentinel in `GridSpec::grid` for a "dynamic" bound.
+constexpr int64_t kDynamicGridDim = -1;
+
+struct GridSpec {
+  std::string kernel;          ///< symbol of the pallas.kernel
+  std::string name;            ///< artifact name; defaults to `kernel`
+  std::vector<int64_t> grid;   ///< kDynamicGridDim for "dynamic"
+  std::vector<std::string> gridNames; ///< empty or grid.size() entries
+  int64_t numScalarPrefetch = 0;
+  std::vector<ArraySpec> inputs;  ///< includes the scalar-prefetch operands
+                                  ///< first (as pallas_call does)
+  std::vector<ArraySpec> outputs;
+  std::vector<BlockSpec> inSpecs; ///< one per non-prefetch input
+  std::vector<BlockSpec> outSpecs; ///< one per output
+  std::vector<ScratchSpec> scratchShapes;
+  /// (input index, output index), sorted by input index.
+  std::vector<std::pair<int64_t, int64_t>> inputOutputAliases;
+  std::optional<CostEstimate> costEstimate;
+  CompilerParams compilerParams;
+  std::map<std::string, std::string> metadata;
+  std::vector<Transform> transforms;
+};
+
+/// A located error: `path` is a JSON path ("in_specs[1].block_shape[0]") or
+/// empty; `line`/`column` are 1-based positions for syntax errors (0 if
+/// unknown).
+struct SpecError {
+  std::string path;
+  std::string message;
+  int line = 0, column = 0;
+};
+
+/// Parses and validates a grid spec. On failure returns std::nullopt and
+/// appends at least one error to `errors`. Never throws, never aborts, and
+/// bounds its work and memory by the input size on hostile input.
+std::optional<GridSpec> parseGridSpec(const std::string &text,
+                                      std::vector<SpecError> &errors);
+
+/// Parses a dtype spelling (accepting aliases such as "float32", "bfloat16",
+/// "int8", "uint8", "bool_") to its canonical form; nullopt if unknown.
+std::optional<std::string> canonicalDtype(const std::string &dtype);
+
+/// Size in bytes of one element of a canonical dtype (bool = 1).
+int64_t dtypeByteWidth(const std::string &canonicalDtype);
+
+} // namespace pallasc::spec
+
+#endif // PALLASC_SRC_SPEC_GRIDSPEC_H
