@@ -24,7 +24,9 @@ def Pallas_MemorySpace : I32EnumAttr<"MemorySpace", "memory space of a ref", [
   let genSpecializedAttr = 0;
 }
 def Pallas_MemorySpaceAttr : EnumAttr<Pallas_Dialect, Pallas_MemorySpace,
-                                      "memory_space">;
+                                      "memory_space"> {
+  let assemblyFormat = "`<` $value `>`";
+}
 
 def Pallas_ReduceKind : I32EnumAttr<"ReduceKind", "reduction kind", [
     I32EnumAttrCase<"Sum", 0, "sum">,
@@ -60,7 +62,9 @@ def Pallas_DotPrecision : I32EnumAttr<"DotPrecision", "dot precision", [
   let genSpecializedAttr = 0;
 }
 def Pallas_DotPrecisionAttr : EnumAttr<Pallas_Dialect, Pallas_DotPrecision,
-                                       "precision">;
+                                       "precision"> {
+  let assemblyFormat = "`<` $value `>`";
+}
 
 //===----------------------------------------------------------------------===//
 // Attributes

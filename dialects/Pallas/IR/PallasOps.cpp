@@ -48,8 +48,14 @@ parseIndexer(OpAsmParser &parser,
     }
     int64_t size = kPointIndex, stride = 1;
     if (succeeded(parser.parseOptionalColon())) {
+      SMLoc sizeLoc = parser.getCurrentLocation();
       if (parser.parseInteger(size))
         return failure();
+      // A negative size would alias kPointIndex and silently drop the
+      // dimension.
+      if (size < 0)
+        return parser.emitError(sizeLoc)
+               << "indexer size must be non-negative, got " << size;
       if (succeeded(parser.parseOptionalColon()) && parser.parseInteger(stride))
         return failure();
     }
@@ -231,6 +237,24 @@ PALLAS_INDEXER_IMPL(SwapOp)
 PALLAS_INDEXER_IMPL(AtomicRMWOp)
 PALLAS_INDEXER_IMPL(AtomicCASOp)
 #undef PALLAS_INDEXER_IMPL
+
+// The result of swap/atomic_rmw/atomic_cas has the value's type. The value
+// follows the variadic dyn_starts, so it is found through the adaptor.
+#define PALLAS_INFER_FROM_VALUE(OP)                                            \
+  LogicalResult OP::inferReturnTypes(                                          \
+      MLIRContext *, std::optional<Location>, ValueRange operands,            \
+      DictionaryAttr attributes, OpaqueProperties properties,                 \
+      RegionRange regions, SmallVectorImpl<Type> &inferredReturnTypes) {      \
+    OP::Adaptor adaptor(operands, attributes, properties, regions);            \
+    if (!adaptor.getValue())                                                   \
+      return failure();                                                        \
+    inferredReturnTypes.push_back(adaptor.getValue().getType());              \
+    return success();                                                          \
+  }
+PALLAS_INFER_FROM_VALUE(SwapOp)
+PALLAS_INFER_FROM_VALUE(AtomicRMWOp)
+PALLAS_INFER_FROM_VALUE(AtomicCASOp)
+#undef PALLAS_INFER_FROM_VALUE
 
 template <typename OpT>
 static LogicalResult verifyIndexed(OpT op, Type valueType, StringRef what) {
@@ -888,18 +912,25 @@ LogicalResult CallOp::verifyAgainstKernel(KernelOp kernel) {
   int64_t numScratch = getScratch().size();
   int64_t expected = nsp + numBlocked + numOutputs + numScratch;
   if (static_cast<int64_t>(args.size()) != expected) {
-    return emitOpError() << "kernel @" << kernel.getSymName() << " takes "
-                         << args.size() << " refs but the call passes "
-                         << expected << " (" << nsp << " scalar-prefetch + "
-                         << numBlocked << " inputs + " << numOutputs
-                         << " outputs + " << numScratch << " scratch)";
+    InFlightDiagnostic diag =
+        emitOpError() << "kernel @" << kernel.getSymName() << " takes "
+                      << args.size() << " refs but the call passes "
+                      << expected << " (" << nsp << " scalar-prefetch + "
+                      << numBlocked << " inputs + " << numOutputs
+                      << " outputs + " << numScratch << " scratch)";
+    diag.attachNote(kernel.getLoc()) << "kernel defined here";
+    return diag;
   }
   auto mismatch = [&](int64_t argIndex, StringRef role, int64_t roleIndex,
                       Type expectedType) {
-    return emitOpError() << "kernel @" << kernel.getSymName() << " argument #"
-                         << argIndex << " (" << role << " " << roleIndex
-                         << ") has type " << args[argIndex]
-                         << " but the call's spec gives " << expectedType;
+    InFlightDiagnostic diag =
+        emitOpError() << "kernel @" << kernel.getSymName() << " argument #"
+                      << argIndex << " (" << role << " " << roleIndex
+                      << ") has type " << args[argIndex]
+                      << " but the call's spec gives " << expectedType;
+    diag.attachNote(kernel.getArgument(argIndex).getLoc())
+        << "kernel argument declared here";
+    return diag;
   };
   for (int64_t i = 0; i < nsp; ++i) {
     auto t = cast<RankedTensorType>(getInputs()[i].getType());

@@ -174,7 +174,11 @@ def Pallas_StoreOp : Pallas_IndexedOp<"store", [
 
 def Pallas_SwapOp : Pallas_IndexedOp<"swap", [
     AttrSizedOperandSegments,
-    AllTypesMatch<["value", "result"]>,
+    // Not AllTypesMatch: ODS would infer the result from a fixed operand
+    // index, which is wrong with the variadic dyn_starts before the value.
+    PredOpTrait<"value and result have the same type",
+                AllMatchPred<["$value.getType()", "$result.getType()"]>>,
+    DeclareOpInterfaceMethods<InferTypeOpInterface>,
     TypesMatchWith<"mask is i1 with the value's shape", "value", "mask",
                    "::mlir::pallas::getMaskType($_self)",
                    "!::mlir::pallas::detail::hasMask($_op) || std::equal_to<>()">]> {
@@ -204,7 +208,11 @@ def Pallas_SwapOp : Pallas_IndexedOp<"swap", [
 
 def Pallas_AtomicRMWOp : Pallas_IndexedOp<"atomic_rmw", [
     AttrSizedOperandSegments,
-    AllTypesMatch<["value", "result"]>,
+    // Not AllTypesMatch: ODS would infer the result from a fixed operand
+    // index, which is wrong with the variadic dyn_starts before the value.
+    PredOpTrait<"value and result have the same type",
+                AllMatchPred<["$value.getType()", "$result.getType()"]>>,
+    DeclareOpInterfaceMethods<InferTypeOpInterface>,
     TypesMatchWith<"mask is i1 with the value's shape", "value", "mask",
                    "::mlir::pallas::getMaskType($_self)",
                    "!::mlir::pallas::detail::hasMask($_op) || std::equal_to<>()">]> {
@@ -225,7 +233,7 @@ def Pallas_AtomicRMWOp : Pallas_IndexedOp<"atomic_rmw", [
                        Pallas_ScalarOrTensor:$value, Optional<AnyType>:$mask);
   let results = (outs Pallas_ScalarOrTensor:$result);
   let assemblyFormat = [{
-    $kind $ref `[` custom<Indexer>($dyn_starts, $static_starts, $static_sizes,
+    `` $kind $ref `[` custom<Indexer>($dyn_starts, $static_starts, $static_sizes,
                                    $static_strides) `]` `,` $value
     (`mask` $mask^)? attr-dict `:` qualified(type($ref)) `,` type($value)
   }];
@@ -233,7 +241,10 @@ def Pallas_AtomicRMWOp : Pallas_IndexedOp<"atomic_rmw", [
 }
 
 def Pallas_AtomicCASOp : Pallas_IndexedOp<"atomic_cas", [
-    AllTypesMatch<["cmp", "value", "result"]>]> {
+    TypesMatchWith<"cmp has the value's type", "value", "cmp", "$_self">,
+    PredOpTrait<"value and result have the same type",
+                AllMatchPred<["$value.getType()", "$result.getType()"]>>,
+    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
   let summary = "atomic compare-and-swap of a slice of a ref";
   let description = [{
     Where `ref[idx] == cmp` stores `value`; returns the old values.
@@ -304,7 +315,7 @@ def Pallas_ReduceOp : Pallas_Op<"reduce", [Pure]> {
                        DenseI64ArrayAttr:$dims);
   let results = (outs AnyRankedTensor:$result);
   let assemblyFormat = [{
-    $kind $input `dims` $dims attr-dict `:` type($input) `->` type($result)
+    `` $kind $input `dims` $dims attr-dict `:` type($input) `->` type($result)
   }];
   let hasVerifier = 1;
 }
@@ -578,7 +589,7 @@ def Pallas_CallOp : Pallas_Op<"call", [
   );
   let results = (outs Variadic<AnyType>:$outputs);
   let assemblyFormat = [{
-    $kernel (`[` $dynamic_grid_bounds^ `]`)? `(` $inputs `)` attr-dict `:`
+    $kernel (`[` $dynamic_grid_bounds^ `]`)? `` `(` $inputs `)` attr-dict `:`
     functional-type($inputs, $outputs)
   }];
   let hasVerifier = 1;

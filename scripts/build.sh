@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Configures (once) and builds pallasc, its tools and its tests.
+#   scripts/build.sh [BUILD_DIR] [extra cmake args...]
+# BUILD_DIR defaults to ./build. Uses clang-22, lld and Ninja from
+# scripts/setup.sh; links libMLIR.so.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-"$root/build"}
+shift || true
+if [ ! -f "$build/build.ninja" ]; then
+  cmake -G Ninja -S "$root" -B "$build" \
+    -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 \
+    -DLLVM_USE_LINKER=lld \
+    -DMLIR_DIR=/usr/lib/llvm-22/lib/cmake/mlir \
+    "$@"
+fi
+ninja -C "$build"

@@ -1,0 +1,95 @@
+//===- Diagnostics.cpp - One route for every pallasc diagnostic -*- C++ -*-===//
+
+#include "src/Driver/Diagnostics.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <spdlog/sinks/stdout_sinks.h>
+#include <spdlog/spdlog.h>
+
+namespace pallasc {
+
+void setupLogging(Verbosity verbosity) {
+  auto logger = spdlog::get("pallasc");
+  if (!logger) {
+    logger = spdlog::stderr_logger_st("pallasc");
+    logger->set_pattern("%v");
+    spdlog::set_default_logger(logger);
+  }
+  switch (verbosity) {
+  case Verbosity::Quiet:
+    logger->set_level(spdlog::level::err);
+    break;
+  case Verbosity::Normal:
+    logger->set_level(spdlog::level::warn);
+    break;
+  case Verbosity::Verbose:
+    logger->set_level(spdlog::level::debug);
+    break;
+  }
+  logger->flush_on(spdlog::level::trace);
+}
+
+void logError(const std::string &message) { spdlog::error("{}", message); }
+
+void reportSpecErrors(const std::string &specPath,
+                      const std::vector<spec::SpecError> &errors) {
+  for (const spec::SpecError &e : errors) {
+    std::string where = specPath;
+    if (e.line > 0)
+      where += ":" + std::to_string(e.line) + ":" + std::to_string(e.column);
+    std::string what = e.path.empty() ? e.message : e.path + ": " + e.message;
+    logError(where + ": error: " + what);
+  }
+  if (errors.empty())
+    logError(specPath + ": error: invalid grid spec");
+}
+
+DiagnosticRouter::DiagnosticRouter(mlir::MLIRContext *context)
+    : stream(std::make_unique<llvm::raw_string_ostream>(buffer)) {
+  renderer = std::make_unique<Renderer>(mgr, context, *stream);
+  forwarder = std::make_unique<mlir::ScopedDiagnosticHandler>(
+      context, [this](mlir::Diagnostic &diag) {
+        auto fileLoc = llvm::dyn_cast<mlir::FileLineColLoc>(diag.getLocation());
+        if (fileLoc && llvm::is_contained(noSnippetFiles,
+                                          fileLoc.getFilename().str())) {
+          *stream << fileLoc.getFilename().getValue() << ": "
+                  << (diag.getSeverity() == mlir::DiagnosticSeverity::Error
+                          ? "error"
+                          : diag.getSeverity() ==
+                                    mlir::DiagnosticSeverity::Warning
+                                ? "warning"
+                                : "note")
+                  << ": " << diag.str() << "\n";
+          for (mlir::Diagnostic &note : diag.getNotes())
+            renderer->emitDiagnostic(note.getLocation(), note.str(),
+                                     note.getSeverity());
+        } else {
+          renderer->emitDiagnostic(diag);
+        }
+        stream->flush();
+        llvm::StringRef text = llvm::StringRef(buffer).rtrim('\n');
+        switch (diag.getSeverity()) {
+        case mlir::DiagnosticSeverity::Error:
+          spdlog::error("{}", text.str());
+          break;
+        case mlir::DiagnosticSeverity::Warning:
+          spdlog::warn("{}", text.str());
+          break;
+        default:
+          spdlog::info("{}", text.str());
+          break;
+        }
+        buffer.clear();
+        return mlir::success();
+      });
+}
+
+DiagnosticRouter::~DiagnosticRouter() {
+  forwarder.reset();
+  renderer.reset();
+}
+
+} // namespace pallasc

@@ -1,0 +1,284 @@
+//===- Driver.cpp - pallasc compile driver --------------------*- C++ -*-===//
+
+#include "src/Driver/Driver.h"
+
+#include "src/Driver/Diagnostics.h"
+#include "src/Driver/OutputFiles.h"
+#include "src/InitAll.h"
+#include "src/Manifest/Manifest.h"
+#include "src/Spec/SpecToIR.h"
+
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Support/FileUtilities.h"
+#include "mlir/Transforms/Passes.h"
+#include "llvm/Support/ConvertUTF.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <spdlog/spdlog.h>
+
+using namespace mlir;
+
+namespace pallasc {
+
+/// Inputs larger than this are rejected before parsing.
+constexpr uint64_t kMaxKernelBytes = 64ull << 20;
+constexpr uint64_t kMaxSpecBytes = 16ull << 20;
+
+std::string transformToPassPipeline(const spec::Transform &t) {
+  auto joinInts = [](const auto &values, auto toInt) {
+    std::string s;
+    for (const auto &v : values)
+      s += (s.empty() ? "" : ",") + std::to_string(toInt(v));
+    return s;
+  };
+  switch (t.kind) {
+  case spec::Transform::Kind::Vmap:
+    return "pallas-vmap{axis-size=" + std::to_string(t.axisSize) +
+           " in-axes=" +
+           joinInts(t.inAxes,
+                    [](const std::optional<int64_t> &a) {
+                      return a ? *a : int64_t(-1);
+                    }) +
+           "}";
+  case spec::Transform::Kind::Jvp:
+    return "pallas-jvp";
+  case spec::Transform::Kind::Dce:
+    return "pallas-dce{used-outputs=" +
+           joinInts(t.usedOutputs, [](bool b) { return b ? 1 : 0; }) + "}";
+  case spec::Transform::Kind::DischargeState:
+    return "pallas-discharge-state";
+  case spec::Transform::Kind::HiToLo:
+    return "pallas-hi-to-lo";
+  }
+  return "";
+}
+
+namespace {
+
+/// Reads a whole input file, with a size cap; reports through the logger.
+std::unique_ptr<llvm::MemoryBuffer> readInput(const std::string &path,
+                                              uint64_t cap,
+                                              const char *what) {
+  std::string error;
+  auto buffer = mlir::openInputFile(path, &error);
+  if (!buffer) {
+    logError(path + ": error: cannot read " + what + ": " + error);
+    return nullptr;
+  }
+  if (buffer->getBufferSize() > cap) {
+    logError(path + ": error: the " + what + " is " +
+             std::to_string(buffer->getBufferSize()) +
+             " bytes, over the limit of " + std::to_string(cap) + " bytes");
+    return nullptr;
+  }
+  return buffer;
+}
+
+/// Rejects binary input (NUL bytes, invalid UTF-8) before the parser sees it,
+/// pointing at the first bad byte.
+LogicalResult checkText(const std::string &path, llvm::StringRef text,
+                        const char *what) {
+  size_t line = 1, col = 1;
+  for (size_t i = 0; i < text.size();) {
+    unsigned char c = text[i];
+    unsigned len = c < 0x80 ? 1 : llvm::getUTF8SequenceSize(
+                                      text.bytes_begin() + i, text.bytes_end());
+    bool bad = c == 0 || len == 0 || i + len > text.size() ||
+               (len > 1 && !llvm::isLegalUTF8Sequence(
+                               text.bytes_begin() + i,
+                               text.bytes_begin() + i + len));
+    if (bad) {
+      char hex[8];
+      snprintf(hex, sizeof(hex), "0x%02x", c);
+      logError(path + ":" + std::to_string(line) + ":" + std::to_string(col) +
+               ": error: the " + what + " is not UTF-8 text (byte " + hex +
+               ")");
+      return failure();
+    }
+    if (c == '\n') {
+      ++line;
+      col = 1;
+    } else {
+      ++col;
+    }
+    i += len;
+  }
+  return success();
+}
+
+std::string baseName(const std::string &path) {
+  return llvm::sys::path::filename(path).str();
+}
+
+/// The compilation of one kernel + spec.
+class Compilation {
+public:
+  explicit Compilation(const DriverOptions &options)
+      : options(options), context(makeRegistry()) {
+    context.disableMultithreading();
+    // The located message says what is wrong; the generic op dump after it
+    // would only bury it.
+    context.printOpOnDiagnostic(false);
+    context.loadAllAvailableDialects();
+  }
+
+  int run();
+
+private:
+  static DialectRegistry makeRegistry() {
+    DialectRegistry registry;
+    registerAllDialects(registry);
+    return registry;
+  }
+  LogicalResult runPasses(ModuleOp module, const spec::GridSpec &spec);
+
+  const DriverOptions &options;
+  MLIRContext context;
+};
+
+LogicalResult Compilation::runPasses(ModuleOp module,
+                                     const spec::GridSpec &spec) {
+  registerAllPasses();
+  PassManager pm(&context);
+  pm.enableVerifier(true);
+  if (options.printIRAfterAll)
+    pm.enableIRPrinting(
+        /*shouldPrintBeforePass=*/[](Pass *, Operation *) { return false; },
+        /*shouldPrintAfterPass=*/[](Pass *, Operation *) { return true; },
+        /*printModuleScope=*/true, /*printAfterOnlyOnChange=*/false);
+  for (const spec::Transform &t : spec.transforms) {
+    std::string element = transformToPassPipeline(t);
+    std::string error;
+    llvm::raw_string_ostream errs(error);
+    if (failed(parsePassPipeline(element, pm, errs))) {
+      logError(options.specPath + ": error: " + t.path +
+               ": transform '" + element.substr(0, element.find('{')) +
+               "' is not available: " + error);
+      return failure();
+    }
+  }
+  if (options.optLevel > 0) {
+    pm.addPass(createCanonicalizerPass());
+    pm.addPass(createCSEPass());
+  }
+  return pm.run(module);
+}
+
+int Compilation::run() {
+  DiagnosticRouter router(&context);
+
+  auto kernelBuffer =
+      readInput(options.kernelPath, kMaxKernelBytes, "kernel");
+  if (!kernelBuffer)
+    return kExitUserError;
+  auto specBuffer = readInput(options.specPath, kMaxSpecBytes, "grid spec");
+  if (!specBuffer)
+    return kExitUserError;
+  std::string kernelText = kernelBuffer->getBuffer().str();
+  if (failed(checkText(options.kernelPath, kernelText, "kernel")))
+    return kExitUserError;
+  std::string specText = specBuffer->getBuffer().str();
+
+  router.addFileWithoutSnippets(options.specPath);
+  // Kernel IR: parsed and verified by MLIR; diagnostics carry file:line:col.
+  router.sourceMgr().AddNewSourceBuffer(std::move(kernelBuffer), llvm::SMLoc());
+  ParserConfig config(&context);
+  OwningOpRef<ModuleOp> module =
+      parseSourceFile<ModuleOp>(router.sourceMgr(), config);
+  if (!module)
+    return kExitUserError;
+
+  // Grid spec: JSON with JSON-path diagnostics.
+  std::vector<spec::SpecError> specErrors;
+  std::optional<spec::GridSpec> spec =
+      spec::parseGridSpec(specText, specErrors);
+  if (!spec) {
+    reportSpecErrors(options.specPath, specErrors);
+    return kExitUserError;
+  }
+  for (const spec::Transform &t : options.extraTransforms)
+    spec->transforms.push_back(t);
+
+  Location specLoc = FileLineColLoc::get(&context, options.specPath, 1, 1);
+  if (!spec::importGridSpec(*module, *spec, specLoc, specErrors)) {
+    reportSpecErrors(options.specPath, specErrors);
+    return kExitUserError;
+  }
+  if (failed(mlir::verify(*module)))
+    return kExitUserError;
+  spdlog::debug("{}: imported kernel @{} with a grid of rank {}",
+                options.specPath, spec->kernel, spec->grid.size());
+
+  if (failed(runPasses(*module, *spec)))
+    return kExitUserError;
+
+  if (!options.targets.empty()) {
+    logError("error: no code generation target is available in this build "
+             "(asked for '" +
+             options.targets.front() +
+             "'); use --emit=mlir or --emit=manifest");
+    return kExitUsageError;
+  }
+
+  // Outputs, all staged in temporary files and renamed at the end.
+  OutputFiles outputs(options.outputDir);
+  if (failed(outputs.prepare()))
+    return kExitUserError;
+  ManifestInputs manifestInputs;
+  manifestInputs.kernel = {baseName(options.kernelPath),
+                           sha256Hex(kernelText)};
+  manifestInputs.spec = {baseName(options.specPath), sha256Hex(specText)};
+  manifestInputs.name = spec->name;
+
+  bool emitMlir = llvm::is_contained(options.emit, "mlir");
+  if (emitMlir) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    OpPrintingFlags flags;
+    module->print(os, flags);
+    std::string file = spec->name + ".mlir";
+    if (failed(outputs.stage(file, text)))
+      return kExitUserError;
+    manifestInputs.emitted.push_back(file);
+  }
+
+  FailureOr<nlohmann::json> manifest = buildManifest(*module, manifestInputs);
+  if (failed(manifest))
+    return kExitInternalError;
+  if (failed(outputs.stage(spec->name + ".manifest.json",
+                           manifestToString(*manifest))))
+    return kExitUserError;
+
+  if (!options.depfile.empty()) {
+    std::string rule;
+    for (const std::string &f : outputs.stagedPaths())
+      rule += escapeMakePath(f) + " ";
+    rule += ": " + escapeMakePath(options.kernelPath) + " " +
+            escapeMakePath(options.specPath) + "\n";
+    if (failed(outputs.stageAt(options.depfile, rule)))
+      return kExitUserError;
+  }
+  if (failed(outputs.commit()))
+    return kExitUserError;
+  for (const std::string &f : outputs.stagedPaths())
+    spdlog::debug("wrote {}", f);
+  return kExitSuccess;
+}
+
+} // namespace
+
+int runCompile(const DriverOptions &options) {
+  Compilation compilation(options);
+  return compilation.run();
+}
+
+} // namespace pallasc

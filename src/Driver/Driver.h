@@ -1,0 +1,58 @@
+//===- Driver.h - pallasc compile driver ----------------------*- C++ -*-===//
+//
+// Options -> parse kernel and spec -> pallas.call -> transforms -> outputs.
+// The CLI (tools/pallasc) only fills DriverOptions; everything that decides
+// what is written lives here, so tests can call it directly.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PALLASC_SRC_DRIVER_DRIVER_H
+#define PALLASC_SRC_DRIVER_DRIVER_H
+
+#include "src/Spec/GridSpec.h"
+
+#include <string>
+#include <vector>
+
+namespace pallasc {
+
+/// Exit codes of the pallasc tools.
+enum ExitCode : int {
+  kExitSuccess = 0,
+  kExitUserError = 1,  ///< bad input; a diagnostic was printed
+  kExitUsageError = 2, ///< bad command line
+  kExitInternalError = 3,
+};
+
+enum class Verbosity { Quiet, Normal, Verbose };
+
+struct DriverOptions {
+  std::string kernelPath;
+  std::string specPath;
+  std::string outputDir = ".";
+  /// What to write besides the manifest: "mlir" (the final IR). "manifest"
+  /// alone writes only the manifest.
+  std::vector<std::string> emit;
+  std::vector<std::string> targets;
+  /// Transforms given on the command line, appended to the spec's list.
+  std::vector<spec::Transform> extraTransforms;
+  bool printIRAfterAll = false;
+  /// -MD -MF: write a Makefile depfile.
+  std::string depfile;
+  int optLevel = 2;
+  Verbosity verbosity = Verbosity::Normal;
+};
+
+/// Sets up the spdlog logger all pallasc diagnostics go through.
+void setupLogging(Verbosity verbosity);
+
+/// Runs one compilation; returns an ExitCode. Never leaves partial outputs.
+int runCompile(const DriverOptions &options);
+
+/// The pass-pipeline element for one transform, e.g.
+/// "pallas-vmap{axis-size=4 in-axes=0,-1}".
+std::string transformToPassPipeline(const spec::Transform &transform);
+
+} // namespace pallasc
+
+#endif // PALLASC_SRC_DRIVER_DRIVER_H

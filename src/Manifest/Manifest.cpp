@@ -1,0 +1,263 @@
+//===- Manifest.cpp - The pallasc.manifest/v1 JSON manifest ----*- C++ -*-===//
+
+#include "src/Manifest/Manifest.h"
+
+#include "dialects/Pallas/IR/PallasOps.h"
+#include "src/Spec/SpecToIR.h"
+#include "src/Version.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/SHA256.h"
+
+using namespace mlir;
+using json = nlohmann::json;
+
+namespace pallasc {
+
+std::string sha256Hex(llvm::StringRef data) {
+  std::array<uint8_t, 32> digest = llvm::SHA256::hash(
+      llvm::ArrayRef<uint8_t>(reinterpret_cast<const uint8_t *>(data.data()),
+                              data.size()));
+  return llvm::toHex(digest, /*LowerCase=*/true);
+}
+
+static std::string printed(Attribute attr) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  attr.print(os);
+  return s;
+}
+
+static json shapeJson(ArrayRef<int64_t> shape) {
+  json j = json::array();
+  for (int64_t d : shape)
+    j.push_back(d);
+  return j;
+}
+
+static json blockJson(pallas::BlockSpecAttr spec) {
+  json j = json::object();
+  j["memory_space"] = pallas::stringifyMemorySpace(spec.getMemorySpace()).str();
+  if (spec.isWholeArray()) {
+    j["block_shape"] = nullptr;
+    j["index_map"] = nullptr;
+    return j;
+  }
+  json dims = json::array();
+  for (unsigned i = 0, e = spec.getRank(); i < e; ++i) {
+    switch (spec.getKind(i)) {
+    case pallas::BlockDimKind::Blocked:
+      dims.push_back(spec.getSizes()[i]);
+      break;
+    case pallas::BlockDimKind::Squeezed:
+      dims.push_back(nullptr);
+      break;
+    case pallas::BlockDimKind::Element:
+      dims.push_back(json{{"element", spec.getSizes()[i]},
+                          {"padding", json::array({spec.getPadLow()[i],
+                                                   spec.getPadHigh()[i]})}});
+      break;
+    }
+  }
+  j["block_shape"] = dims;
+  if (spec.getIndexFunc())
+    j["index_map"] = "@" + spec.getIndexFunc().getValue().str();
+  else if (spec.getIndexMap()) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    spec.getIndexMap().print(os);
+    j["index_map"] = text;
+  }
+  else
+    j["index_map"] = nullptr;
+  return j;
+}
+
+static json typeJson(Type type) {
+  json j = json::object();
+  if (auto t = dyn_cast<RankedTensorType>(type)) {
+    j["shape"] = shapeJson(t.getShape());
+    j["dtype"] = spec::typeToDtype(t.getElementType());
+    j["bytes"] = t.getNumElements() *
+                 std::max<int64_t>(1, t.getElementTypeBitWidth() / 8);
+  } else if (auto r = dyn_cast<pallas::RefType>(type)) {
+    j["shape"] = shapeJson(r.getShape());
+    j["dtype"] = spec::typeToDtype(r.getElementType());
+    j["memory_space"] =
+        pallas::stringifyMemorySpace(r.getMemorySpace()).str();
+    j["bytes"] = r.getNumElements() *
+                 std::max<int64_t>(
+                     1, r.getElementType().getIntOrFloatBitWidth() / 8);
+  } else {
+    std::string s;
+    llvm::raw_string_ostream os(s);
+    os << type;
+    j["type"] = s;
+  }
+  return j;
+}
+
+/// Converts a dictionary attribute of compiler params / metadata to JSON.
+static json attrJson(Attribute attr) {
+  if (auto dict = dyn_cast<DictionaryAttr>(attr)) {
+    json j = json::object();
+    for (NamedAttribute na : dict)
+      j[na.getName().str()] = attrJson(na.getValue());
+    return j;
+  }
+  if (auto arr = dyn_cast<ArrayAttr>(attr)) {
+    json j = json::array();
+    for (Attribute a : arr)
+      j.push_back(attrJson(a));
+    return j;
+  }
+  if (auto s = dyn_cast<StringAttr>(attr))
+    return s.str();
+  if (auto b = dyn_cast<BoolAttr>(attr))
+    return b.getValue();
+  if (auto i = dyn_cast<IntegerAttr>(attr))
+    return i.getInt();
+  if (auto f = dyn_cast<FloatAttr>(attr))
+    return f.getValueAsDouble();
+  return printed(attr);
+}
+
+static json sourceJson(const ManifestSource &s) {
+  return json{{"file", s.file}, {"sha256", s.sha256}};
+}
+
+FailureOr<json> buildManifest(ModuleOp module, const ManifestInputs &in) {
+  json m = json::object();
+  m["schema"] = "pallasc.manifest/v1";
+  m["pallasc_version"] = PALLASC_VERSION_STRING;
+  m["name"] = in.name;
+  m["sources"] = json{{"kernel", sourceJson(in.kernel)},
+                      {"spec", sourceJson(in.spec)}};
+  json artifacts = json::array();
+  for (const ManifestArtifact &a : in.artifacts)
+    artifacts.push_back(json{{"target", a.target},
+                             {"file", a.file},
+                             {"sha256", a.sha256},
+                             {"launch", a.launch}});
+  m["targets"] = artifacts;
+  json emitted = json::array();
+  for (const std::string &f : in.emitted)
+    emitted.push_back(f);
+  m["emitted"] = emitted;
+
+  SmallVector<pallas::CallOp> calls;
+  module.walk([&](pallas::CallOp call) { calls.push_back(call); });
+  if (calls.size() > 1) {
+    module.emitError() << "the module holds " << calls.size()
+                       << " pallas.call ops; a manifest describes one";
+    return failure();
+  }
+  if (calls.empty()) {
+    auto wrapper =
+        module.lookupSymbol<func::FuncOp>(spec::kCallWrapperName);
+    if (!wrapper || !wrapper->hasAttr(kEliminatedAttrName)) {
+      module.emitError() << "the module holds no pallas.call";
+      return failure();
+    }
+    m["eliminated"] = true;
+    if (auto applied = wrapper->getAttrOfType<ArrayAttr>("pallas.transforms"))
+      m["transforms"] = attrJson(applied);
+    else
+      m["transforms"] = json::array();
+    m["operands"] = json::array();
+    return m;
+  }
+
+  pallas::CallOp call = calls.front();
+  m["eliminated"] = false;
+  m["kernel"] = call.getKernel().str();
+  json grid = json::array();
+  for (int64_t g : call.getGrid())
+    grid.push_back(g == -1 ? json("dynamic") : json(g));
+  m["grid"] = grid;
+  json names = json::array();
+  if (auto gn = call.getGridNames())
+    for (Attribute a : *gn)
+      names.push_back(cast<StringAttr>(a).str());
+  m["grid_names"] = names;
+  json vmapped = json::array();
+  for (int64_t d : call.getVmappedDims())
+    vmapped.push_back(d);
+  m["vmapped_dims"] = vmapped;
+  m["num_scalar_prefetch"] = call.getNumScalarPrefetch();
+
+  json operands = json::array();
+  int64_t launchIndex = 0;
+  auto add = [&](json op) {
+    op["index"] = launchIndex++;
+    operands.push_back(std::move(op));
+  };
+  for (auto [i, v] : llvm::enumerate(call.getDynamicGridBounds())) {
+    json op = json{{"role", "grid_bound"}, {"name", "grid_bounds[" +
+                                                        std::to_string(i) +
+                                                        "]"}};
+    op["dtype"] = "index";
+    add(op);
+  }
+  int64_t nsp = call.getNumScalarPrefetch();
+  llvm::DenseSet<int64_t> pinned(call.getPinnedInputs().begin(),
+                                 call.getPinnedInputs().end());
+  for (auto [i, v] : llvm::enumerate(call.getInputs())) {
+    json op = typeJson(v.getType());
+    int64_t idx = i;
+    op["name"] = "inputs[" + std::to_string(idx) + "]";
+    if (idx < nsp) {
+      op["role"] = "index";
+      op["memory_space"] = "smem";
+    } else {
+      op["role"] = "input";
+      op.update(blockJson(
+          cast<pallas::BlockSpecAttr>(call.getInSpecs()[idx - nsp])));
+    }
+    op["pinned"] = pinned.contains(idx);
+    add(op);
+  }
+  for (auto [i, v] : llvm::enumerate(call.getOutputs())) {
+    json op = typeJson(v.getType());
+    op["name"] = "outputs[" + std::to_string(i) + "]";
+    op["role"] = "output";
+    op.update(blockJson(cast<pallas::BlockSpecAttr>(call.getOutSpecs()[i])));
+    add(op);
+  }
+  for (auto [i, t] : llvm::enumerate(call.getScratch())) {
+    json op = typeJson(cast<TypeAttr>(t).getValue());
+    op["name"] = "scratch[" + std::to_string(i) + "]";
+    op["role"] = "scratch";
+    add(op);
+  }
+  m["operands"] = operands;
+
+  json aliases = json::object();
+  for (auto [inIdx, outIdx] : call.getAliasPairs())
+    aliases[std::to_string(inIdx)] = outIdx;
+  m["input_output_aliases"] = aliases;
+
+  if (auto cost = call.getCostEstimateAttr())
+    m["cost_estimate"] = json{{"flops", cost.getFlops()},
+                              {"bytes_accessed", cost.getBytesAccessed()},
+                              {"transcendentals", cost.getTranscendentals()}};
+  else
+    m["cost_estimate"] = nullptr;
+  m["compiler_params"] = call.getCompilerParamsAttr()
+                             ? attrJson(call.getCompilerParamsAttr())
+                             : json::object();
+  m["metadata"] =
+      call.getMetadataAttr() ? attrJson(call.getMetadataAttr()) : json::object();
+  m["transforms"] = attrJson(call.getTransforms());
+  return m;
+}
+
+std::string manifestToString(const json &manifest) {
+  // `replace` keeps dump() from throwing on invalid UTF-8 in user strings.
+  return manifest.dump(2, ' ', /*ensure_ascii=*/false,
+                       json::error_handler_t::replace) +
+         "\n";
+}
+
+} // namespace pallasc

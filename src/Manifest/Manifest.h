@@ -1,0 +1,62 @@
+//===- Manifest.h - The pallasc.manifest/v1 JSON manifest ------*- C++ -*-===//
+//
+// The manifest describes how to launch what pallasc wrote: the final
+// pallas.call's operands (in launch order, with roles, shapes, dtypes, blocks
+// and index maps), grid, aliases, cost estimate, compiler params, metadata,
+// the transforms applied, and one entry per target artifact. It is
+// deterministic: sorted keys, no timestamps, no absolute paths.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PALLASC_SRC_MANIFEST_MANIFEST_H
+#define PALLASC_SRC_MANIFEST_MANIFEST_H
+
+#include "mlir/IR/BuiltinOps.h"
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+namespace pallasc {
+
+/// Lowercase hex SHA-256 of `data`.
+std::string sha256Hex(llvm::StringRef data);
+
+/// One input file of the compilation.
+struct ManifestSource {
+  std::string file;   ///< file name as given, without directories
+  std::string sha256; ///< of the file's bytes
+};
+
+/// One artifact written for a target.
+struct ManifestArtifact {
+  std::string target; ///< e.g. "cuda:sm_90"
+  std::string file;   ///< file name inside the output directory
+  std::string sha256;
+  nlohmann::json launch = nlohmann::json::object(); ///< target-specific
+};
+
+struct ManifestInputs {
+  ManifestSource kernel, spec;
+  std::string name;  ///< artifact name
+  std::vector<ManifestArtifact> artifacts;
+  std::vector<std::string> emitted; ///< other files written (e.g. the .mlir)
+};
+
+/// The manifest as JSON, from the module's (single) pallas.call, or an
+/// `eliminated` manifest when DCE removed the call. Fails (with a diagnostic
+/// on the module) if the module holds no call and was not eliminated.
+mlir::FailureOr<nlohmann::json> buildManifest(mlir::ModuleOp module,
+                                              const ManifestInputs &inputs);
+
+/// The manifest's text: 2-space indented, sorted keys, trailing newline.
+std::string manifestToString(const nlohmann::json &manifest);
+
+/// Attribute set on the call's wrapper function when pallas-dce eliminated
+/// the call.
+constexpr const char *kEliminatedAttrName = "pallas.eliminated";
+
+} // namespace pallasc
+
+#endif // PALLASC_SRC_MANIFEST_MANIFEST_H

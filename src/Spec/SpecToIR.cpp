@@ -1,0 +1,341 @@
+//===- SpecToIR.cpp - Grid spec -> pallas.call -----------------*- C++ -*-===//
+
+#include "src/Spec/SpecToIR.h"
+
+#include "dialects/Pallas/IR/PallasOps.h"
+
+#include "mlir/AsmParser/AsmParser.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+
+using namespace mlir;
+
+namespace pallasc::spec {
+
+Type dtypeToType(MLIRContext *ctx, const std::string &dtype) {
+  Builder b(ctx);
+  if (dtype == "bool")
+    return b.getI1Type();
+  if (dtype == "f16")
+    return b.getF16Type();
+  if (dtype == "bf16")
+    return b.getBF16Type();
+  if (dtype == "f32")
+    return b.getF32Type();
+  if (dtype == "f64")
+    return b.getF64Type();
+  if (dtype.size() >= 2 && (dtype[0] == 'i' || dtype[0] == 'u')) {
+    unsigned width = 0;
+    if (!llvm::StringRef(dtype).drop_front().getAsInteger(10, width))
+      return b.getIntegerType(width);
+  }
+  return {};
+}
+
+std::string typeToDtype(Type type) {
+  if (type.isInteger(1))
+    return "bool";
+  if (type.isF16())
+    return "f16";
+  if (type.isBF16())
+    return "bf16";
+  if (type.isF32())
+    return "f32";
+  if (type.isF64())
+    return "f64";
+  if (auto i = dyn_cast<IntegerType>(type))
+    return (i.isUnsigned() ? "u" : "i") + std::to_string(i.getWidth());
+  if (type.isIndex())
+    return "index";
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << type;
+  return s;
+}
+
+namespace {
+/// Builds the pallas.call for one spec, collecting errors.
+class Importer {
+public:
+  Importer(ModuleOp module, const GridSpec &spec, Location loc,
+           std::vector<SpecError> &errors)
+      : module(module), spec(spec), loc(loc), errors(errors),
+        builder(module.getContext()) {}
+
+  bool run();
+
+private:
+  void error(const std::string &path, const std::string &message) {
+    errors.push_back(SpecError{path, message, 0, 0});
+  }
+  RankedTensorType arrayType(const ArraySpec &array);
+  pallas::BlockSpecAttr blockSpec(const BlockSpec &bs, const ArraySpec &array);
+  AffineMap parseIndexMap(const std::string &text, const std::string &path,
+                          size_t rank);
+
+  ModuleOp module;
+  const GridSpec &spec;
+  Location loc;
+  std::vector<SpecError> &errors;
+  OpBuilder builder;
+};
+} // namespace
+
+RankedTensorType Importer::arrayType(const ArraySpec &array) {
+  Type element = dtypeToType(module.getContext(), array.dtype);
+  if (!element) {
+    error(array.path + ".dtype", "unsupported dtype '" + array.dtype + "'");
+    return {};
+  }
+  return RankedTensorType::get(array.shape, element);
+}
+
+AffineMap Importer::parseIndexMap(const std::string &text,
+                                  const std::string &path, size_t rank) {
+  MLIRContext *ctx = module.getContext();
+  std::string message;
+  AffineMap map;
+  {
+    // Capture the parser's diagnostic instead of printing it at a location
+    // inside a temporary buffer.
+    ScopedDiagnosticHandler handler(ctx, [&](Diagnostic &diag) {
+      if (message.empty())
+        message = diag.str();
+      return success();
+    });
+    map = mlir::parseAffineMap(text, ctx);
+  }
+  if (!map) {
+    error(path, "cannot parse index map \"" + text + "\": " + message +
+                    " (expected an affine map such as \"(i, j) -> (i, j "
+                    "floordiv 2)\" over the grid indices, or \"@func\")");
+    return {};
+  }
+  if (map.getNumSymbols() != 0) {
+    error(path, "index map \"" + text +
+                    "\" has symbols; use only the grid indices");
+    return {};
+  }
+  if (map.getNumDims() != spec.grid.size()) {
+    error(path, "index map \"" + text + "\" takes " +
+                    std::to_string(map.getNumDims()) +
+                    " grid indices but the grid has rank " +
+                    std::to_string(spec.grid.size()));
+    return {};
+  }
+  if (map.getNumResults() != rank) {
+    error(path, "index map \"" + text + "\" returns " +
+                    std::to_string(map.getNumResults()) +
+                    " indices but the array has rank " + std::to_string(rank));
+    return {};
+  }
+  return map;
+}
+
+pallas::BlockSpecAttr Importer::blockSpec(const BlockSpec &bs,
+                                          const ArraySpec &array) {
+  MLIRContext *ctx = module.getContext();
+  auto ms = static_cast<pallas::MemorySpace>(
+      *pallas::symbolizeMemorySpace(memorySpaceName(bs.memorySpace)));
+  if (ms == pallas::MemorySpace::Any)
+    return pallas::BlockSpecAttr::get(ctx, {}, {}, {}, {}, AffineMap(),
+                                      FlatSymbolRefAttr(), ms);
+  SmallVector<int64_t> sizes, kinds, lo, hi;
+  for (auto [i, d] : llvm::enumerate(bs.blockShape)) {
+    switch (d.kind) {
+    case BlockDim::Kind::Blocked:
+      kinds.push_back(static_cast<int64_t>(pallas::BlockDimKind::Blocked));
+      break;
+    case BlockDim::Kind::Squeezed:
+      kinds.push_back(static_cast<int64_t>(pallas::BlockDimKind::Squeezed));
+      break;
+    case BlockDim::Kind::Element:
+      kinds.push_back(static_cast<int64_t>(pallas::BlockDimKind::Element));
+      break;
+    }
+    if (d.kind != BlockDim::Kind::Squeezed && d.size <= 0) {
+      error(bs.path + (bs.hasBlockShape
+                           ? ".block_shape[" + std::to_string(i) + "]"
+                           : std::string()),
+            "block dimension " + std::to_string(i) + " of " + array.path +
+                " has size 0; zero-size blocks are not supported");
+      return {};
+    }
+    sizes.push_back(d.kind == BlockDim::Kind::Squeezed ? 1 : d.size);
+    lo.push_back(d.padLow);
+    hi.push_back(d.padHigh);
+  }
+  AffineMap map;
+  FlatSymbolRefAttr func;
+  switch (bs.indexMap.kind) {
+  case IndexMap::Kind::Zeros: {
+    SmallVector<AffineExpr> zeros(array.shape.size(),
+                                  getAffineConstantExpr(0, ctx));
+    map = AffineMap::get(spec.grid.size(), 0, zeros, ctx);
+    break;
+  }
+  case IndexMap::Kind::Affine:
+    map = parseIndexMap(bs.indexMap.text, bs.path + ".index_map",
+                        array.shape.size());
+    if (!map)
+      return {};
+    break;
+  case IndexMap::Kind::Func: {
+    Operation *sym =
+        SymbolTable::lookupSymbolIn(module, bs.indexMap.text);
+    if (!sym || !isa<func::FuncOp>(sym)) {
+      error(bs.path + ".index_map",
+            "index map @" + bs.indexMap.text +
+                " does not name a func.func in the kernel module");
+      return {};
+    }
+    func = FlatSymbolRefAttr::get(ctx, bs.indexMap.text);
+    break;
+  }
+  }
+  return pallas::BlockSpecAttr::get(ctx, sizes, kinds, lo, hi, map, func, ms);
+}
+
+bool Importer::run() {
+  MLIRContext *ctx = module.getContext();
+  Operation *kernelSym = SymbolTable::lookupSymbolIn(module, spec.kernel);
+  if (!kernelSym || !isa<pallas::KernelOp>(kernelSym)) {
+    std::string found;
+    for (auto k : module.getOps<pallas::KernelOp>())
+      found += (found.empty() ? "" : ", ") + k.getSymName().str();
+    error("kernel", "no pallas.kernel named '" + spec.kernel +
+                        "' in the kernel module" +
+                        (found.empty() ? std::string(" (it defines none)")
+                                       : " (kernels defined: " + found + ")"));
+    return false;
+  }
+  if (SymbolTable::lookupSymbolIn(module, kCallWrapperName)) {
+    error("", std::string("the kernel module already defines a symbol @") +
+                  kCallWrapperName +
+                  ", which pallasc uses for the call; rename it");
+    return false;
+  }
+
+  SmallVector<Type> inputTypes, outputTypes;
+  for (const ArraySpec &a : spec.inputs)
+    inputTypes.push_back(arrayType(a));
+  for (const ArraySpec &a : spec.outputs)
+    outputTypes.push_back(arrayType(a));
+  if (!errors.empty())
+    return false;
+
+  SmallVector<Attribute> inSpecs, outSpecs;
+  size_t nsp = spec.numScalarPrefetch;
+  for (auto [i, bs] : llvm::enumerate(spec.inSpecs))
+    inSpecs.push_back(blockSpec(bs, spec.inputs[nsp + i]));
+  for (auto [i, bs] : llvm::enumerate(spec.outSpecs))
+    outSpecs.push_back(blockSpec(bs, spec.outputs[i]));
+  SmallVector<Attribute> scratch;
+  for (const ScratchSpec &s : spec.scratchShapes) {
+    Type element = dtypeToType(ctx, s.dtype);
+    if (!element) {
+      error(s.path + ".dtype", "unsupported dtype '" + s.dtype + "'");
+      continue;
+    }
+    auto ms = *pallas::symbolizeMemorySpace(memorySpaceName(s.memorySpace));
+    scratch.push_back(
+        TypeAttr::get(pallas::RefType::get(ctx, s.shape, element, ms)));
+  }
+  if (!errors.empty())
+    return false;
+
+  // func.func @main(dynamic bounds..., inputs...) -> outputs
+  SmallVector<Type> argTypes;
+  int64_t numDynamic = llvm::count(spec.grid, kDynamicGridDim);
+  argTypes.append(numDynamic, builder.getIndexType());
+  argTypes.append(inputTypes.begin(), inputTypes.end());
+  builder.setInsertionPointToEnd(module.getBody());
+  auto wrapper = func::FuncOp::create(
+      builder, loc, kCallWrapperName,
+      builder.getFunctionType(argTypes, outputTypes));
+  Block *entry = wrapper.addEntryBlock();
+  builder.setInsertionPointToStart(entry);
+
+  SmallVector<Value> bounds(entry->getArguments().begin(),
+                            entry->getArguments().begin() + numDynamic);
+  SmallVector<Value> inputs(entry->getArguments().begin() + numDynamic,
+                            entry->getArguments().end());
+  SmallVector<int64_t> aliases, pinned;
+  for (auto [in, out] : spec.inputOutputAliases) {
+    aliases.push_back(in);
+    aliases.push_back(out);
+  }
+  for (auto [i, a] : llvm::enumerate(spec.inputs))
+    if (a.linear)
+      pinned.push_back(i);
+
+  auto call = pallas::CallOp::create(
+      builder, loc, outputTypes, FlatSymbolRefAttr::get(ctx, spec.kernel),
+      bounds, inputs, builder.getDenseI64ArrayAttr(spec.grid),
+      /*grid_names=*/nullptr, builder.getI64IntegerAttr(spec.numScalarPrefetch),
+      builder.getArrayAttr(inSpecs), builder.getArrayAttr(outSpecs),
+      builder.getArrayAttr(scratch), builder.getDenseI64ArrayAttr(aliases),
+      builder.getDenseI64ArrayAttr(pinned), builder.getDenseI64ArrayAttr({}),
+      /*cost_estimate=*/nullptr, /*compiler_params=*/nullptr,
+      /*metadata=*/nullptr, builder.getStringAttr(spec.name),
+      builder.getStrArrayAttr({}));
+  if (!spec.gridNames.empty()) {
+    SmallVector<StringRef> names(spec.gridNames.begin(),
+                                 spec.gridNames.end());
+    call.setGridNamesAttr(builder.getStrArrayAttr(names));
+  }
+  if (spec.costEstimate)
+    call.setCostEstimateAttr(pallas::CostEstimateAttr::get(
+        ctx, spec.costEstimate->flops, spec.costEstimate->bytesAccessed,
+        spec.costEstimate->transcendentals));
+  const CompilerParams &cp = spec.compilerParams;
+  if (!cp.empty()) {
+    SmallVector<NamedAttribute> gpu, tpu, top;
+    if (cp.numWarps)
+      gpu.push_back(builder.getNamedAttr(
+          "num_warps", builder.getI64IntegerAttr(*cp.numWarps)));
+    if (cp.numStages)
+      gpu.push_back(builder.getNamedAttr(
+          "num_stages", builder.getI64IntegerAttr(*cp.numStages)));
+    if (!cp.dimensionSemantics.empty()) {
+      SmallVector<StringRef> sem(cp.dimensionSemantics.begin(),
+                                 cp.dimensionSemantics.end());
+      tpu.push_back(builder.getNamedAttr("dimension_semantics",
+                                         builder.getStrArrayAttr(sem)));
+    }
+    if (cp.vmemLimitBytes)
+      tpu.push_back(builder.getNamedAttr(
+          "vmem_limit_bytes", builder.getI64IntegerAttr(*cp.vmemLimitBytes)));
+    if (cp.hasSideEffects)
+      tpu.push_back(builder.getNamedAttr("has_side_effects",
+                                         builder.getBoolAttr(true)));
+    if (!gpu.empty())
+      top.push_back(
+          builder.getNamedAttr("gpu", builder.getDictionaryAttr(gpu)));
+    if (!tpu.empty())
+      top.push_back(
+          builder.getNamedAttr("tpu", builder.getDictionaryAttr(tpu)));
+    call.setCompilerParamsAttr(builder.getDictionaryAttr(top));
+  }
+  if (!spec.metadata.empty()) {
+    SmallVector<NamedAttribute> md;
+    for (const auto &[k, v] : spec.metadata)
+      md.push_back(builder.getNamedAttr(k, builder.getStringAttr(v)));
+    call.setMetadataAttr(builder.getDictionaryAttr(md));
+  }
+  func::ReturnOp::create(builder, loc, call.getResults());
+  return true;
+}
+
+bool importGridSpec(ModuleOp module, const GridSpec &spec, Location specLoc,
+                    std::vector<SpecError> &errors) {
+  size_t before = errors.size();
+  Importer importer(module, spec, specLoc, errors);
+  return importer.run() && errors.size() == before;
+}
+
+} // namespace pallasc::spec

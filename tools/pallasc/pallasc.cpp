@@ -1,0 +1,182 @@
+//===- pallasc.cpp - The pallasc command line -------------------*- C++ -*-===//
+//
+// A thin CLI11 front end: it fills DriverOptions and calls the driver. This
+// file is the only one built with exceptions (CLI11 throws); every exception
+// is caught here.
+//
+//===----------------------------------------------------------------------===//
+
+#include "src/Driver/Driver.h"
+#include "src/Version.h"
+
+#include "llvm/Support/InitLLVM.h"
+
+#include <CLI/CLI.hpp>
+
+#include <cstring>
+#include <iostream>
+#include <sstream>
+
+using namespace pallasc;
+
+namespace {
+
+/// Parses "AXES:SIZE" (e.g. "0,none:4") into a vmap transform.
+spec::Transform parseVmapFlag(const std::string &text) {
+  size_t colon = text.rfind(':');
+  if (colon == std::string::npos)
+    throw CLI::ValidationError("--vmap", "expected IN_AXES:AXIS_SIZE, e.g. "
+                                         "0,none:4, got '" + text + "'");
+  spec::Transform t;
+  t.kind = spec::Transform::Kind::Vmap;
+  t.path = "--vmap";
+  std::stringstream axes(text.substr(0, colon));
+  std::string axis;
+  while (std::getline(axes, axis, ',')) {
+    if (axis == "none" || axis == "null") {
+      t.inAxes.push_back(std::nullopt);
+      continue;
+    }
+    try {
+      size_t used = 0;
+      long long v = std::stoll(axis, &used);
+      if (used != axis.size())
+        throw std::invalid_argument(axis);
+      t.inAxes.push_back(v);
+    } catch (const std::exception &) {
+      throw CLI::ValidationError("--vmap", "bad input axis '" + axis +
+                                               "' (expected an integer or "
+                                               "none)");
+    }
+  }
+  try {
+    size_t used = 0;
+    std::string size = text.substr(colon + 1);
+    t.axisSize = std::stoll(size, &used);
+    if (used != size.size() || t.axisSize < 1)
+      throw std::invalid_argument(size);
+  } catch (const std::exception &) {
+    throw CLI::ValidationError("--vmap", "bad axis size in '" + text +
+                                             "' (expected a positive integer)");
+  }
+  return t;
+}
+
+spec::Transform parseUsedOutputs(const std::string &text) {
+  spec::Transform t;
+  t.kind = spec::Transform::Kind::Dce;
+  t.path = "--used-outputs";
+  std::stringstream ss(text);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    if (item == "1" || item == "true")
+      t.usedOutputs.push_back(true);
+    else if (item == "0" || item == "false")
+      t.usedOutputs.push_back(false);
+    else
+      throw CLI::ValidationError("--used-outputs",
+                                 "expected a comma-separated list of 0/1, got '" +
+                                     text + "'");
+  }
+  return t;
+}
+
+int run(int argc, char **argv) {
+  // CLI11 takes single-character short options only: spell the
+  // compiler-style -MD/-MF as long options.
+  std::vector<std::string> args(argv, argv + argc);
+  for (std::string &a : args)
+    if (a == "-MD" || a == "-MF")
+      a = "-" + a;
+  std::vector<char *> argvFixed;
+  for (std::string &a : args)
+    argvFixed.push_back(a.data());
+
+  CLI::App app{"pallasc: ahead-of-time compiler for Pallas kernels"};
+  app.set_version_flag("--version",
+                       std::string("pallasc ") + PALLASC_VERSION_STRING);
+  DriverOptions options;
+  std::vector<std::string> emit;
+  std::string vmap, usedOutputs;
+  int opt = 2;
+  bool md = false, verbose = false, quiet = false;
+  app.add_option("kernel", options.kernelPath, "Kernel IR (.mlir)")
+      ->required();
+  app.add_option("--spec", options.specPath, "Grid spec (.json)")->required();
+  app.add_option("-o,--output-dir", options.outputDir,
+                 "Directory for the outputs (created if needed)");
+  app.add_option("--target", options.targets,
+                 "Code generation target (repeatable)");
+  app.add_option("--emit", emit,
+                 "What to write: mlir (the final IR, besides the manifest) "
+                 "or manifest (the manifest only)")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"mlir", "manifest"}));
+  auto *vmapOpt = app.add_option("--vmap", vmap,
+                                 "Append a vmap transform: IN_AXES:SIZE, "
+                                 "e.g. 0,none:4");
+  auto *jvpOpt = app.add_flag("--jvp", "Append a jvp transform");
+  auto *dceOpt = app.add_option("--used-outputs", usedOutputs,
+                                "Append a dce transform with this used-"
+                                "outputs mask, e.g. 1,0");
+  auto *dischargeOpt =
+      app.add_flag("--discharge-state", "Append a discharge_state transform");
+  auto *hiToLoOpt = app.add_flag("--hi-to-lo", "Append a hi_to_lo transform");
+  app.add_flag("--print-ir-after-all", options.printIRAfterAll,
+               "Print the IR after every pass to stderr");
+  app.add_option("-O", opt, "Optimization level 0-3")
+      ->check(CLI::Range(0, 3));
+  app.add_flag("--MD", md, "Write a Makefile depfile (with -MF)");
+  app.add_option("--MF", options.depfile, "Depfile path");
+  app.add_flag("-v,--verbose", verbose, "Verbose output");
+  app.add_flag("-q,--quiet", quiet, "Only print errors");
+
+  try {
+    app.parse(static_cast<int>(argvFixed.size()), argvFixed.data());
+    if (md && options.depfile.empty())
+      throw CLI::ValidationError("-MD", "needs -MF FILE");
+    if (!md && !options.depfile.empty())
+      throw CLI::ValidationError("-MF", "needs -MD");
+    // Transforms from flags, in command-line order.
+    for (CLI::Option *o : app.parse_order()) {
+      if (o == vmapOpt)
+        options.extraTransforms.push_back(parseVmapFlag(vmap));
+      else if (o == jvpOpt)
+        options.extraTransforms.push_back(
+            spec::Transform{spec::Transform::Kind::Jvp, {}, 0, {}, "--jvp"});
+      else if (o == dceOpt)
+        options.extraTransforms.push_back(parseUsedOutputs(usedOutputs));
+      else if (o == dischargeOpt)
+        options.extraTransforms.push_back(spec::Transform{
+            spec::Transform::Kind::DischargeState, {}, 0, {},
+            "--discharge-state"});
+      else if (o == hiToLoOpt)
+        options.extraTransforms.push_back(spec::Transform{
+            spec::Transform::Kind::HiToLo, {}, 0, {}, "--hi-to-lo"});
+    }
+  } catch (const CLI::Success &e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError &e) {
+    app.exit(e);
+    return kExitUsageError;
+  }
+  options.emit = emit;
+  options.optLevel = opt;
+  options.verbosity = quiet     ? Verbosity::Quiet
+                      : verbose ? Verbosity::Verbose
+                                : Verbosity::Normal;
+  setupLogging(options.verbosity);
+  return runCompile(options);
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM initLLVM(argc, argv);
+  try {
+    return run(argc, argv);
+  } catch (const std::exception &e) {
+    std::cerr << "pallasc: internal error: " << e.what() << "\n";
+    return kExitInternalError;
+  }
+}
