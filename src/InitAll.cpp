@@ -3,6 +3,7 @@
 #include "src/InitAll.h"
 
 #include "dialects/Pallas/IR/PallasOps.h"
+#include "passes/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -29,4 +30,5 @@ void pallasc::registerAllPasses() {
     return;
   done = true;
   mlir::registerTransformsPasses();
+  mlir::pallas::registerPallasTransformsPasses();
 }

@@ -1,0 +1,85 @@
+//===- Passes.td - pallasc call-level transforms -----------*- tablegen -*-===//
+//
+// The call-level transformations JAX applies to pallas_call (DESIGN.md
+// section 4). Each rewrites the module's pallas.call, its kernel and the
+// wrapper func.func @main together.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PALLASC_PASSES_TRANSFORMS_PASSES_TD
+#define PALLASC_PASSES_TRANSFORMS_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def PallasVmap : Pass<"pallas-vmap", "::mlir::ModuleOp"> {
+  let summary = "Batches a pallas_call (the seed's _pallas_call_batching_rule)";
+  let description = [{
+    Prepends a grid dimension of `axis-size`, inserts a squeezed block
+    dimension at each batched operand's batch axis (its index map receives the
+    new grid index there), batches outputs at axis 0, and records the new grid
+    axis in `vmapped_dims` so the kernel's `program_id` keeps its meaning.
+  }];
+  let options = [
+    Option<"axisSize", "axis-size", "int64_t", "0", "Size of the batch axis">,
+    ListOption<"inAxes", "in-axes", "int64_t",
+               "Batch axis of each call input, -1 if not batched">
+  ];
+  let dependentDialects = ["::mlir::pallas::PallasDialect",
+                           "::mlir::func::FuncDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
+def PallasJvp : Pass<"pallas-jvp", "::mlir::ModuleOp"> {
+  let summary = "Forward-mode derivative of a pallas_call (_pallas_call_jvp_rule)";
+  let description = [{
+    Replaces the call by one computing primal and tangent outputs: the kernel
+    takes (primal inputs, tangent inputs, primal outputs, tangent outputs,
+    scratch), block mappings are duplicated and the cost estimate doubled.
+  }];
+  let dependentDialects = ["::mlir::pallas::PallasDialect",
+                           "::mlir::func::FuncDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
+def PallasDce : Pass<"pallas-dce", "::mlir::ModuleOp"> {
+  let summary = "Removes unused outputs of a pallas_call and dead kernel work";
+  let description = [{
+    With `used-outputs` (one 0/1 per output), drops unused outputs and the
+    kernel work that only fed them; eliminates the call when nothing is used,
+    no ref input is live and the call has no side effects.
+  }];
+  let options = [
+    ListOption<"usedOutputs", "used-outputs", "int64_t",
+               "1 if the output is used, 0 if not (default: all used)">
+  ];
+  let dependentDialects = ["::mlir::pallas::PallasDialect",
+                           "::mlir::func::FuncDialect"];
+}
+
+def PallasDischargeState : Pass<"pallas-discharge-state", "::mlir::ModuleOp"> {
+  let summary = "Turns closed-over refs into aliased inputs and outputs";
+  let description = [{
+    The seed's _pallas_call_state_discharge_rule: each pallas.ref_global the
+    kernel uses becomes a leading input and a leading output of the call,
+    aliased to each other, in memory space `any`.
+  }];
+  let dependentDialects = ["::mlir::pallas::PallasDialect",
+                           "::mlir::func::FuncDialect"];
+}
+
+def PallasHiToLo : Pass<"pallas-hi-to-lo", "::mlir::ModuleOp"> {
+  let summary = "Flattens !pallas.hi aggregates into their lo parts";
+  let description = [{
+    The seed's _pallas_call_to_lojax: hi operands, results and kernel
+    arguments become their parts; input_output_aliases are remapped per
+    flattened index.
+  }];
+  let dependentDialects = ["::mlir::pallas::PallasDialect",
+                           "::mlir::func::FuncDialect"];
+}
+
+#endif // PALLASC_PASSES_TRANSFORMS_PASSES_TD
