@@ -18,6 +18,8 @@ def Pallas_Dialect : Dialect {
   let cppNamespace = "::mlir::pallas";
   let useDefaultTypePrinterParser = 1;
   let useDefaultAttributePrinterParser = 1;
+  // Folders (broadcast/reshape of splats) produce constants: arith.constant.
+  let hasConstantMaterializer = 1;
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::func::FuncDialect",
