@@ -20,7 +20,7 @@ endfunction()
 function(pallasc_add_library name)
   cmake_parse_arguments(ARG "" "" "DEPENDS;MLIR_LIBS;LIBS" ${ARGN})
   add_mlir_library(${name} ${ARG_UNPARSED_ARGUMENTS}
-    EXCLUDE_FROM_LIBMLIR DISABLE_INSTALL
+    EXCLUDE_FROM_LIBMLIR DISABLE_INSTALL PARTIAL_SOURCES_INTENDED
     DEPENDS ${ARG_DEPENDS})
   if(ARG_MLIR_LIBS)
     mlir_target_link_libraries(${name} PUBLIC ${ARG_MLIR_LIBS})

@@ -7,6 +7,7 @@
 #include "src/InitAll.h"
 #include "src/Manifest/Manifest.h"
 #include "src/Spec/SpecToIR.h"
+#include "src/Support/InputChecks.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -17,7 +18,6 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Transforms/Passes.h"
-#include "llvm/Support/ConvertUTF.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
@@ -83,36 +83,17 @@ std::unique_ptr<llvm::MemoryBuffer> readInput(const std::string &path,
   return buffer;
 }
 
-/// Rejects binary input (NUL bytes, invalid UTF-8) before the parser sees it,
-/// pointing at the first bad byte.
+/// Rejects binary input and pathological nesting before the parser sees it,
+/// pointing at the offending byte.
 LogicalResult checkText(const std::string &path, llvm::StringRef text,
                         const char *what) {
-  size_t line = 1, col = 1;
-  for (size_t i = 0; i < text.size();) {
-    unsigned char c = text[i];
-    unsigned len = c < 0x80 ? 1 : llvm::getUTF8SequenceSize(
-                                      text.bytes_begin() + i, text.bytes_end());
-    bool bad = c == 0 || len == 0 || i + len > text.size() ||
-               (len > 1 && !llvm::isLegalUTF8Sequence(
-                               text.bytes_begin() + i,
-                               text.bytes_begin() + i + len));
-    if (bad) {
-      char hex[8];
-      snprintf(hex, sizeof(hex), "0x%02x", c);
-      logError(path + ":" + std::to_string(line) + ":" + std::to_string(col) +
-               ": error: the " + what + " is not UTF-8 text (byte " + hex +
-               ")");
-      return failure();
-    }
-    if (c == '\n') {
-      ++line;
-      col = 1;
-    } else {
-      ++col;
-    }
-    i += len;
-  }
-  return success();
+  std::string message;
+  if (checkInputText(text, message))
+    return success();
+  logError(path + ":" + message.substr(0, message.find(": ")) +
+           ": error: the " + what + " is " +
+           message.substr(message.find(": ") + 2));
+  return failure();
 }
 
 std::string baseName(const std::string &path) {

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets (ASan + UBSan + coverage) and runs each for
+# SECONDS (default 60), seeding the corpus from examples/ and keeping it in
+# fuzz/corpus-out/<target> (not committed). Crashes are written to
+# fuzz/findings/; add each one to lit/Robustness/ as a regression test.
+#   fuzz/run.sh [SECONDS] [BUILD_DIR]
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+seconds=${1:-60}
+build=${2:-"$root/build-asan"}
+bash "$root/scripts/build.sh" "$build" -DPALLASC_ENABLE_SANITIZERS=ON \
+  -DPALLASC_BUILD_FUZZERS=ON
+ninja -C "$build" pallasc-fuzz-spec pallasc-fuzz-kernel
+mkdir -p "$root/fuzz/findings"
+status=0
+for target in spec kernel; do
+  corpus="$root/fuzz/corpus-out/$target"
+  mkdir -p "$corpus"
+  case $target in
+    spec) for f in "$root"/examples/*/spec.json; do
+            cp "$f" "$corpus/$(basename "$(dirname "$f")").json"; done ;;
+    kernel) for f in "$root"/examples/*/kernel.mlir; do
+              cp "$f" "$corpus/$(basename "$(dirname "$f")").mlir"; done ;;
+  esac
+  echo "fuzz: pallasc-fuzz-$target for ${seconds}s"
+  if ! ASAN_OPTIONS=detect_leaks=0 "$build/bin/pallasc-fuzz-$target" \
+      -max_total_time="$seconds" -max_len=65536 -timeout=10 -rss_limit_mb=4096 \
+      -artifact_prefix="$root/fuzz/findings/$target-" -print_final_stats=1 \
+      "$corpus" 2>"$build/fuzz-$target.log"; then
+    echo "fuzz: pallasc-fuzz-$target FAILED (see $build/fuzz-$target.log)"
+    tail -40 "$build/fuzz-$target.log"
+    status=1
+  else
+    grep -E "stat::number_of_executed_units|cov:" "$build/fuzz-$target.log" | tail -2
+  fi
+done
+exit $status
