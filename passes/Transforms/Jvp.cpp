@@ -1,26 +1,338 @@
 //===- Jvp.cpp - pallas-jvp ---------------------------------------*- C++ -*-===//
 //
-// Placeholder until the transform lands: fails with a clear message.
+// The seed's _pallas_call_jvp_rule: every function holding a pallas.call is
+// differentiated in forward mode. Its float arguments get tangent arguments
+// and every result a tangent result; each pallas.call becomes one call that
+// computes primal and tangent outputs with a differentiated kernel
+// @<kernel>_jvp taking (primal inputs, tangent inputs, primal outputs,
+// tangent outputs, scratch, tangent scratch).
 //
 //===----------------------------------------------------------------------===//
 
+#include "passes/Transforms/JvpEmitter.h"
 #include "passes/Transforms/Passes.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallString.h"
+
+#include <limits>
+#include <map>
 
 namespace mlir::pallas {
 #define GEN_PASS_DEF_PALLASJVP
 #include "passes/Transforms/Passes.h.inc"
 } // namespace mlir::pallas
 
+#define DEBUG_TYPE "pallas-jvp"
+
 using namespace mlir;
+using namespace mlir::pallas;
+using mlir::pallas::jvp::Emitter;
+using mlir::pallas::jvp::isFloatLike;
 
 namespace {
-struct PallasJvpPass
-    : public mlir::pallas::impl::PallasJvpBase<PallasJvpPass> {
+
+bool isFloatRef(Type type) {
+  auto ref = dyn_cast<RefType>(type);
+  return ref && isa<FloatType>(ref.getElementType());
+}
+
+struct PallasJvpPass : public mlir::pallas::impl::PallasJvpBase<PallasJvpPass> {
   using PallasJvpBase::PallasJvpBase;
-  void runOnOperation() override {
-    getOperation().emitError("transform 'pallas-jvp' is not available in this "
-                             "build yet");
-    signalPassFailure();
-  }
+  void runOnOperation() override;
+
+private:
+  LogicalResult differentiateFunc(func::FuncOp func);
+  LogicalResult differentiateCall(CallOp call, Emitter &emitter);
+  FailureOr<StringAttr> getOrBuildKernel(CallOp call, KernelOp kernel,
+                                         ArrayRef<bool> inputHasTangent);
+
+  SymbolTable *symbols = nullptr;
+  /// Differentiated kernels, by (kernel, which inputs have tangents).
+  std::map<std::pair<std::string, std::string>, StringAttr> kernelCache;
+  SmallVector<StringAttr> differentiatedKernels;
 };
+
 } // namespace
+
+//===----------------------------------------------------------------------===//
+// The kernel
+//===----------------------------------------------------------------------===//
+
+FailureOr<StringAttr>
+PallasJvpPass::getOrBuildKernel(CallOp call, KernelOp kernel,
+                                ArrayRef<bool> inputHasTangent) {
+  std::string maskKey;
+  for (bool b : inputHasTangent)
+    maskKey += b ? '1' : '0';
+  auto key = std::make_pair(kernel.getSymName().str(), maskKey);
+  if (auto it = kernelCache.find(key); it != kernelCache.end())
+    return it->second;
+
+  int64_t numIn = call.getBlockedInputs().size();
+  int64_t numOut = call.getOutputs().size();
+  ArrayRef<Type> args = kernel.getArgumentTypes();
+  Block &oldBody = kernel.getBody().front();
+
+  // (primal in, tangent in, primal out, tangent out, scratch, tangent scratch)
+  SmallVector<Type> types;
+  SmallVector<int64_t> tangentArgOf(args.size(), -1);
+  auto add = [&](int64_t oldIndex, bool tangent) {
+    if (tangent)
+      tangentArgOf[oldIndex] = types.size();
+    types.push_back(args[oldIndex]);
+  };
+  for (int64_t i = 0; i < numIn; ++i)
+    add(i, false);
+  for (int64_t i = 0; i < numIn; ++i)
+    if (inputHasTangent[i])
+      add(i, true);
+  for (int64_t i = numIn; i < numIn + numOut; ++i)
+    add(i, false);
+  // Every output gets a tangent output, integer ones too (written with zeros).
+  for (int64_t i = numIn; i < numIn + numOut; ++i)
+    add(i, true);
+  for (int64_t i = numIn + numOut, e = args.size(); i < e; ++i)
+    add(i, false);
+  for (int64_t i = numIn + numOut, e = args.size(); i < e; ++i)
+    if (isFloatRef(args[i]))
+      add(i, true);
+
+  OpBuilder b(kernel);
+  b.setInsertionPointAfter(kernel);
+  std::string name = (kernel.getSymName() + "_jvp").str();
+  auto newKernel = KernelOp::create(b, kernel.getLoc(), name,
+                                    b.getFunctionType(types, {}));
+  // The op is in place already; this registers it, renaming on a clash.
+  StringAttr newName = symbols->insert(newKernel);
+  Block &body = newKernel.getBody().front();
+
+  b.setInsertionPoint(body.getTerminator());
+  Emitter emitter(b, &body);
+  int64_t next = 0;
+  auto primalArg = [&](int64_t i) {
+    emitter.mapPrimal(oldBody.getArgument(i), body.getArgument(next++));
+  };
+  for (int64_t i = 0; i < numIn; ++i)
+    primalArg(i);
+  next += llvm::count(inputHasTangent, true);
+  for (int64_t i = numIn; i < numIn + numOut; ++i)
+    primalArg(i);
+  next += numOut;
+  for (int64_t i = numIn + numOut, e = args.size(); i < e; ++i)
+    primalArg(i);
+  for (auto [i, t] : llvm::enumerate(tangentArgOf))
+    if (t >= 0)
+      emitter.setRefTangent(oldBody.getArgument(i), body.getArgument(t));
+
+  if (failed(emitter.emitOps(oldBody)))
+    return failure();
+  kernelCache[key] = newName;
+  differentiatedKernels.push_back(kernel.getSymNameAttr());
+  return newName;
+}
+
+//===----------------------------------------------------------------------===//
+// The call (the seed's _pallas_call_jvp_rule)
+//===----------------------------------------------------------------------===//
+
+LogicalResult PallasJvpPass::differentiateCall(CallOp call, Emitter &emitter) {
+  // The seed's checks, in its order.
+  if (!call.getDynamicGridBounds().empty())
+    return call.emitError()
+           << "pallas-jvp: interpret with dynamic grid bounds unsupported: "
+              "the grid has "
+           << call.getDynamicGridBounds().size()
+           << " dynamic bound(s); JVP needs a static grid";
+  if (call.getNumScalarPrefetch() != 0)
+    return call.emitError()
+           << "pallas-jvp: JVP of a pallas_call with scalar prefetch is not "
+              "supported (num_scalar_prefetch = "
+           << call.getNumScalarPrefetch() << ")";
+  if (!call.getInputOutputAliases().empty()) {
+    InFlightDiagnostic diag = call.emitError()
+                              << "pallas-jvp: JVP with aliasing not "
+                                 "supported (input_output_aliases:";
+    for (auto [in, out] : call.getAliasPairs())
+      diag << " " << in << " -> " << out;
+    diag << ")";
+    return diag;
+  }
+  for (auto [i, v] : llvm::enumerate(call.getInputs()))
+    if (isa<HiType>(v.getType()))
+      return call.emitError() << "pallas-jvp: input " << i << " has hi type "
+                                << v.getType()
+                                << "; run pallas-hi-to-lo before pallas-jvp";
+  for (auto [i, v] : llvm::enumerate(call.getOutputs()))
+    if (isa<HiType>(v.getType()))
+      return call.emitError() << "pallas-jvp: output " << i
+                                << " has hi type " << v.getType()
+                                << "; run pallas-hi-to-lo before pallas-jvp";
+  auto kernel = symbols->lookup<KernelOp>(call.getKernel());
+  if (!kernel)
+    return call.emitError() << "pallas-jvp: '" << call.getKernel()
+                              << "' does not name a pallas.kernel";
+
+  // Tangent inputs: float inputs whose tangent is not a symbolic zero (the
+  // seed's nonzero_tangents; integer inputs have zero tangents in JAX).
+  SmallVector<bool> hasTangent;
+  SmallVector<Value> operands;
+  SmallVector<Attribute> inSpecs(call.getInSpecs().getValue());
+  for (Value v : call.getInputs())
+    operands.push_back(emitter.primal(v));
+  for (auto [i, v] : llvm::enumerate(call.getInputs())) {
+    Value t = emitter.tangent(v);
+    hasTangent.push_back(static_cast<bool>(t));
+    if (t) {
+      operands.push_back(t);
+      inSpecs.push_back(call.getInSpecs()[i]);
+    }
+  }
+  FailureOr<StringAttr> newKernel =
+      getOrBuildKernel(call, kernel, hasTangent);
+  if (failed(newKernel))
+    return failure();
+
+  Builder &b = emitter.builder();
+  SmallVector<Type> resultTypes(call.getResultTypes());
+  resultTypes.append(call.getResultTypes().begin(),
+                     call.getResultTypes().end());
+  SmallVector<Attribute> outSpecs(call.getOutSpecs().getValue());
+  outSpecs.append(call.getOutSpecs().begin(), call.getOutSpecs().end());
+  SmallVector<Attribute> scratch(call.getScratch().getValue());
+  for (Attribute s : call.getScratch())
+    if (isFloatRef(cast<TypeAttr>(s).getValue()))
+      scratch.push_back(s);
+  SmallVector<Attribute> transforms(call.getTransforms().getValue());
+  transforms.push_back(b.getStringAttr("jvp"));
+
+  NamedAttrList attrs(call->getAttrDictionary());
+  attrs.set(call.getKernelAttrName(), FlatSymbolRefAttr::get(*newKernel));
+  attrs.set(call.getInSpecsAttrName(), b.getArrayAttr(inSpecs));
+  attrs.set(call.getOutSpecsAttrName(), b.getArrayAttr(outSpecs));
+  attrs.set(call.getScratchAttrName(), b.getArrayAttr(scratch));
+  attrs.set(call.getTransformsAttrName(), b.getArrayAttr(transforms));
+  attrs.set("operandSegmentSizes",
+            b.getDenseI32ArrayAttr(
+                {0, static_cast<int32_t>(operands.size())}));
+  if (CostEstimateAttr cost = call.getCostEstimateAttr()) {
+    constexpr int64_t kMax = std::numeric_limits<int64_t>::max() / 2;
+    if (cost.getFlops() > kMax || cost.getBytesAccessed() > kMax ||
+        cost.getTranscendentals() > kMax)
+      return call.emitError()
+             << "pallas-jvp: doubling the cost estimate overflows int64";
+    attrs.set(call.getCostEstimateAttrName(),
+              CostEstimateAttr::get(b.getContext(), 2 * cost.getFlops(),
+                                    2 * cost.getBytesAccessed(),
+                                    2 * cost.getTranscendentals()));
+  }
+
+  OperationState state(call.getLoc(), call->getName());
+  state.addOperands(operands);
+  state.addTypes(resultTypes);
+  state.addAttributes(attrs);
+  Operation *newCall = emitter.builder().create(state);
+  unsigned n = call.getNumResults();
+  for (unsigned i = 0; i < n; ++i) {
+    emitter.mapPrimal(call.getResult(i), newCall->getResult(i));
+    // Integer outputs get (zero) tangents too; the wrapper returns them.
+    emitter.setTangent(call.getResult(i), newCall->getResult(n + i));
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// The function holding the call (@main)
+//===----------------------------------------------------------------------===//
+
+LogicalResult PallasJvpPass::differentiateFunc(func::FuncOp func) {
+  ModuleOp module = getOperation();
+  if (!func.getBody().hasOneBlock())
+    return func.emitError()
+           << "pallas-jvp: a function holding a pallas.call must have one "
+              "block";
+  if (!SymbolTable::symbolKnownUseEmpty(func, module))
+    return func.emitError()
+           << "pallas-jvp: @" << func.getSymName()
+           << " holds a pallas.call and is called elsewhere; only a "
+              "top-level wrapper can be differentiated";
+  FunctionType type = func.getFunctionType();
+  SmallVector<Type> argTypes(type.getInputs());
+  for (Type t : type.getInputs())
+    if (isFloatLike(t))
+      argTypes.push_back(t);
+  SmallVector<Type> resultTypes(type.getResults());
+  resultTypes.append(type.getResults().begin(), type.getResults().end());
+
+  OpBuilder b(func);
+  b.setInsertionPointAfter(func);
+  auto newFunc = func::FuncOp::create(b, func.getLoc(), func.getSymName(),
+                                      b.getFunctionType(argTypes, resultTypes));
+  newFunc.setSymVisibilityAttr(func.getSymVisibilityAttr());
+  newFunc->setDiscardableAttrs(func->getDiscardableAttrDictionary());
+  for (unsigned i = 0, e = type.getNumInputs(); i < e; ++i)
+    if (DictionaryAttr d = func.getArgAttrDict(i))
+      newFunc.setArgAttrs(i, d);
+  for (unsigned i = 0, e = type.getNumResults(); i < e; ++i)
+    if (DictionaryAttr d = func.getResultAttrDict(i))
+      newFunc.setResultAttrs(i, d);
+  Block *entry = newFunc.addEntryBlock();
+  b.setInsertionPointToEnd(entry);
+
+  Emitter emitter(b, entry);
+  emitter.setCallRule([this](Operation *op, Emitter &e) {
+    return differentiateCall(cast<CallOp>(op), e);
+  });
+  Block &oldBody = func.getBody().front();
+  unsigned numArgs = type.getNumInputs();
+  for (unsigned i = 0, k = numArgs; i < numArgs; ++i) {
+    BlockArgument arg = oldBody.getArgument(i);
+    emitter.mapPrimal(arg, entry->getArgument(i));
+    if (isFloatLike(arg.getType()))
+      emitter.setTangent(arg, entry->getArgument(k++));
+  }
+  if (failed(emitter.emitOps(oldBody))) {
+    newFunc.erase();
+    return failure();
+  }
+  auto ret = cast<func::ReturnOp>(oldBody.getTerminator());
+  SmallVector<Value> results;
+  for (Value v : ret.getOperands())
+    results.push_back(emitter.primal(v));
+  for (Value v : ret.getOperands()) {
+    Value t = emitter.rawTangent(v);
+    results.push_back(t ? t : emitter.zeros(v.getType()));
+  }
+  func::ReturnOp::create(b, ret.getLoc(), results);
+
+  symbols->erase(func);
+  symbols->insert(newFunc);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// The pass
+//===----------------------------------------------------------------------===//
+
+void PallasJvpPass::runOnOperation() {
+  ModuleOp module = getOperation();
+  SymbolTable symbolTable(module);
+  symbols = &symbolTable;
+  kernelCache.clear();
+  differentiatedKernels.clear();
+
+  SmallVector<func::FuncOp> funcs;
+  for (auto func : module.getOps<func::FuncOp>())
+    if (func.walk([](CallOp) { return WalkResult::interrupt(); })
+            .wasInterrupted())
+      funcs.push_back(func);
+  for (func::FuncOp func : funcs)
+    if (failed(differentiateFunc(func)))
+      return signalPassFailure();
+
+  // Kernels that only the differentiated calls used are gone with them.
+  for (StringAttr name : differentiatedKernels)
+    if (auto kernel = symbolTable.lookup<KernelOp>(name))
+      if (SymbolTable::symbolKnownUseEmpty(kernel, module))
+        symbolTable.erase(kernel);
+}
