@@ -91,6 +91,7 @@ def Pallas_BlockSpecAttr : Pallas_Attr<"BlockSpec", "block_spec"> {
                        (i, j) -> (i, j, j * 64), vmem>
     #pallas.block_spec<[8, 128], @index_map_0>
     #pallas.block_spec<any>   // the whole array, not blocked
+    #pallas.block_spec<[squeezed, 64], (b) -> (b, 0), any>  // one whole batch element
     ```
   }];
   let parameters = (ins
@@ -110,8 +111,12 @@ def Pallas_BlockSpecAttr : Pallas_Attr<"BlockSpec", "block_spec"> {
       return static_cast<BlockDimKind>(getKinds()[i]);
     }
     unsigned getRank() const { return getSizes().size(); }
-    /// True for `any`-space specs: the kernel sees the whole array.
-    bool isWholeArray() const { return getMemorySpace() == MemorySpace::Any; }
+    /// True for `any`-space specs without a block shape: the kernel sees the
+    /// whole array. (An `any` spec with a block shape, as pallas-vmap makes
+    /// for a batched `any` operand, is blocked like any other spec.)
+    bool isWholeArray() const {
+      return getMemorySpace() == MemorySpace::Any && getSizes().empty();
+    }
     /// The shape of the kernel's ref for an array of shape `arrayShape`:
     /// the block shape with squeezed dims dropped, or the array's shape for
     /// `any`.

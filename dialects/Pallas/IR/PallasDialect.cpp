@@ -281,11 +281,11 @@ BlockSpecAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   if (sizes.size() != kinds.size() || sizes.size() != padLow.size() ||
       sizes.size() != padHigh.size())
     return emitError() << "block spec arrays must have equal lengths";
-  if (memorySpace == MemorySpace::Any) {
-    if (!sizes.empty() || indexMap || indexFunc)
-      return emitError() << "a block spec in memory space 'any' covers the "
-                            "whole array and takes no block shape or index "
-                            "map";
+  if (memorySpace == MemorySpace::Any && sizes.empty()) {
+    if (indexMap || indexFunc)
+      return emitError() << "a block spec in memory space 'any' without a "
+                            "block shape covers the whole array and takes no "
+                            "index map";
     return success();
   }
   if (indexMap && indexFunc)

@@ -129,7 +129,9 @@ def Pallas_LoadOp : Pallas_IndexedOp<"load", [
     %s = pallas.load %idx[%i] : !pallas.ref<8xi32, smem> -> i32
     ```
   }];
-  let arguments = (ins Pallas_AnyRef:$ref, Variadic<I32>:$dyn_starts,
+  let arguments = (ins
+                       Arg<Pallas_AnyRef, "the ref read", [MemRead]>:$ref,
+                       Variadic<I32>:$dyn_starts,
                        DenseI64ArrayAttr:$static_starts,
                        DenseI64ArrayAttr:$static_sizes,
                        DenseI64ArrayAttr:$static_strides,
@@ -159,7 +161,9 @@ def Pallas_StoreOp : Pallas_IndexedOp<"store", [
         : !pallas.ref<1024xf32>, tensor<1024xf32>
     ```
   }];
-  let arguments = (ins Pallas_AnyRef:$ref, Variadic<I32>:$dyn_starts,
+  let arguments = (ins
+                       Arg<Pallas_AnyRef, "the ref written", [MemWrite]>:$ref,
+                       Variadic<I32>:$dyn_starts,
                        DenseI64ArrayAttr:$static_starts,
                        DenseI64ArrayAttr:$static_sizes,
                        DenseI64ArrayAttr:$static_strides,
@@ -192,7 +196,9 @@ def Pallas_SwapOp : Pallas_IndexedOp<"swap", [
         : !pallas.ref<8x128xf32>, tensor<8x128xf32>
     ```
   }];
-  let arguments = (ins Pallas_AnyRef:$ref, Variadic<I32>:$dyn_starts,
+  let arguments = (ins
+                       Arg<Pallas_AnyRef, "the ref updated", [MemRead, MemWrite]>:$ref,
+                       Variadic<I32>:$dyn_starts,
                        DenseI64ArrayAttr:$static_starts,
                        DenseI64ArrayAttr:$static_sizes,
                        DenseI64ArrayAttr:$static_strides,
@@ -225,7 +231,8 @@ def Pallas_AtomicRMWOp : Pallas_IndexedOp<"atomic_rmw", [
         : !pallas.ref<256xi32>, i32
     ```
   }];
-  let arguments = (ins Pallas_AtomicKindAttr:$kind, Pallas_AnyRef:$ref,
+  let arguments = (ins Pallas_AtomicKindAttr:$kind,
+                       Arg<Pallas_AnyRef, "the ref updated", [MemRead, MemWrite]>:$ref,
                        Variadic<I32>:$dyn_starts,
                        DenseI64ArrayAttr:$static_starts,
                        DenseI64ArrayAttr:$static_sizes,
@@ -253,7 +260,9 @@ def Pallas_AtomicCASOp : Pallas_IndexedOp<"atomic_cas", [
     %old = pallas.atomic_cas %lock[0], %c0, %c1 : !pallas.ref<1xi32>, i32
     ```
   }];
-  let arguments = (ins Pallas_AnyRef:$ref, Variadic<I32>:$dyn_starts,
+  let arguments = (ins
+                       Arg<Pallas_AnyRef, "the ref updated", [MemRead, MemWrite]>:$ref,
+                       Variadic<I32>:$dyn_starts,
                        DenseI64ArrayAttr:$static_starts,
                        DenseI64ArrayAttr:$static_sizes,
                        DenseI64ArrayAttr:$static_strides,

@@ -62,10 +62,10 @@ func.func @hi_nested(%x: !pallas.hi<"outer", !pallas.hi<"inner", f32>>) {
 
 // -----
 
-// Tests that an 'any' block spec takes no block shape.
+// Tests that an 'any' block spec without a block shape takes no index map.
 
-// expected-error @+1 {{a block spec in memory space 'any' covers the whole array and takes no block shape or index map}}
-func.func @spec_any_with_shape() attributes {s = #pallas.block_spec<[8], any>} {
+// expected-error @+1 {{a block spec in memory space 'any' without a block shape covers the whole array and takes no index map}}
+func.func @spec_any_with_map() attributes {s = #pallas.block_spec<[], (i) -> (), any>} {
   return
 }
 
