@@ -3,6 +3,9 @@
 #include "src/InitAll.h"
 
 #include "dialects/Pallas/IR/PallasOps.h"
+#include "dialects/TPU/IR/TPUDialect.h"
+#include "passes/Conversion/Passes.h"
+#include "passes/Pipelines/Pipelines.h"
 #include "passes/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -21,7 +24,8 @@ void pallasc::registerAllDialects(mlir::DialectRegistry &registry) {
                   mlir::func::FuncDialect, mlir::math::MathDialect,
                   mlir::scf::SCFDialect, mlir::tensor::TensorDialect,
                   mlir::linalg::LinalgDialect, mlir::memref::MemRefDialect,
-                  mlir::vector::VectorDialect>();
+                  mlir::vector::VectorDialect, mlir::tpu::TPUDialect>();
+  mlir::pallas::registerCpuPipelineDialects(registry);
 }
 
 void pallasc::registerAllPasses() {
@@ -31,4 +35,6 @@ void pallasc::registerAllPasses() {
   done = true;
   mlir::registerTransformsPasses();
   mlir::pallas::registerPallasTransformsPasses();
+  mlir::pallas::registerPallasConversionPasses();
+  mlir::pallas::registerPallasPipelines();
 }

@@ -1,0 +1,162 @@
+//===- TPUDialect.cpp - The tpu dialect subset pallasc emits --*- C++ -*-===//
+
+#include "dialects/TPU/IR/TPUDialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::tpu;
+
+#include "dialects/TPU/IR/TPUOpsDialect.cpp.inc"
+#include "dialects/TPU/IR/TPUOpsEnums.cpp.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "dialects/TPU/IR/TPUOpsAttrs.cpp.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "dialects/TPU/IR/TPUOpsTypes.cpp.inc"
+
+#define GET_OP_CLASSES
+#include "dialects/TPU/IR/TPUOps.cpp.inc"
+
+void TPUDialect::initialize() {
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "dialects/TPU/IR/TPUOpsAttrs.cpp.inc"
+      >();
+  addTypes<
+#define GET_TYPEDEF_LIST
+#include "dialects/TPU/IR/TPUOpsTypes.cpp.inc"
+      >();
+  addOperations<
+#define GET_OP_LIST
+#include "dialects/TPU/IR/TPUOps.cpp.inc"
+      >();
+}
+
+//===----------------------------------------------------------------------===//
+// Verifiers: the structural rules Mosaic's verifiers check for what we emit
+//===----------------------------------------------------------------------===//
+
+/// `indices` address every dimension of `base`; `strides` is empty or has
+/// one entry per dimension.
+static LogicalResult verifyAccess(Operation *op, MemRefType base,
+                                  size_t numIndices,
+                                  ArrayRef<int32_t> strides,
+                                  bool stridesMayBeEmpty) {
+  if (numIndices != static_cast<size_t>(base.getRank()))
+    return op->emitOpError("expected ")
+           << base.getRank() << " indices for the memref, got " << numIndices;
+  if ((!stridesMayBeEmpty || !strides.empty()) &&
+      strides.size() != static_cast<size_t>(base.getRank()))
+    return op->emitOpError("expected ")
+           << base.getRank() << " strides, got " << strides.size();
+  return success();
+}
+
+LogicalResult VectorStoreOp::verify() {
+  auto base = cast<MemRefType>(getBase().getType());
+  VectorType value = getValueToStore().getType();
+  if (failed(verifyAccess(*this, base, getIndices().size(), getStrides(),
+                          /*stridesMayBeEmpty=*/true)))
+    return failure();
+  if (value.getElementType() != base.getElementType())
+    return emitOpError("value element type ")
+           << value.getElementType() << " differs from the memref's "
+           << base.getElementType();
+  if (value.getRank() != base.getRank())
+    return emitOpError("value rank ")
+           << value.getRank() << " differs from the memref rank "
+           << base.getRank();
+  if (Value mask = getMask()) {
+    auto maskType = cast<VectorType>(mask.getType());
+    if (maskType.getShape() != value.getShape() ||
+        !maskType.getElementType().isInteger(1))
+      return emitOpError("mask must be a vector of i1 shaped like the value");
+  }
+  return success();
+}
+
+LogicalResult StridedLoadOp::verify() {
+  auto base = cast<MemRefType>(getBase().getType());
+  if (failed(verifyAccess(*this, base, getIndices().size(), getStrides(),
+                          /*stridesMayBeEmpty=*/false)))
+    return failure();
+  if (getResult().getType().getRank() != base.getRank() ||
+      getResult().getType().getElementType() != base.getElementType())
+    return emitOpError("result must have the memref's rank and element type");
+  return success();
+}
+
+LogicalResult StridedStoreOp::verify() {
+  auto base = cast<MemRefType>(getBase().getType());
+  if (failed(verifyAccess(*this, base, getIndices().size(), getStrides(),
+                          /*stridesMayBeEmpty=*/false)))
+    return failure();
+  if (getValueToStore().getType().getRank() != base.getRank() ||
+      getValueToStore().getType().getElementType() != base.getElementType())
+    return emitOpError("value must have the memref's rank and element type");
+  return success();
+}
+
+LogicalResult MatmulOp::verify() {
+  auto lhs = cast<VectorType>(getLhs().getType());
+  auto rhs = cast<VectorType>(getRhs().getType());
+  auto acc = cast<VectorType>(getAcc().getType());
+  if (acc != getResult().getType())
+    return emitOpError("accumulator and result types differ");
+  if (lhs.getRank() != rhs.getRank() || lhs.getRank() != acc.getRank())
+    return emitOpError("operands must have the same rank");
+  if (auto dims = getDimensionNumbersAttr()) {
+    if (dims.getLhsContractingDims().size() != 1 ||
+        dims.getRhsContractingDims().size() != 1)
+      return emitOpError("expected one contracting dimension per operand");
+    int64_t l = dims.getLhsContractingDims()[0];
+    int64_t r = dims.getRhsContractingDims()[0];
+    if (l < 0 || l >= lhs.getRank() || r < 0 || r >= rhs.getRank())
+      return emitOpError("contracting dimension out of range");
+    if (lhs.getDimSize(l) != rhs.getDimSize(r))
+      return emitOpError("contracting dimensions differ in size: ")
+             << lhs.getDimSize(l) << " vs " << rhs.getDimSize(r);
+  }
+  return success();
+}
+
+LogicalResult IotaOp::verify() {
+  int64_t rank = getOutput().getType().getRank();
+  for (int32_t d : getDimensions())
+    if (d < 0 || d >= rank)
+      return emitOpError("dimension ") << d << " out of range for rank " << rank;
+  return success();
+}
+
+LogicalResult TransposeOp::verify() {
+  auto in = cast<VectorType>(getVector().getType());
+  auto out = cast<VectorType>(getResult().getType());
+  ArrayRef<int64_t> perm = getPermutation();
+  if (static_cast<int64_t>(perm.size()) != in.getRank() ||
+      out.getRank() != in.getRank())
+    return emitOpError("permutation must have one entry per dimension");
+  SmallVector<bool> seen(perm.size(), false);
+  for (auto [i, p] : llvm::enumerate(perm)) {
+    if (p < 0 || p >= in.getRank() || seen[p])
+      return emitOpError("invalid permutation");
+    seen[p] = true;
+    if (out.getDimSize(i) != in.getDimSize(p))
+      return emitOpError("result dimension ") << i << " must equal operand "
+                                              << "dimension " << p;
+  }
+  return success();
+}
+
+LogicalResult ReduceIndexOp::verify() {
+  auto in = cast<VectorType>(getInput().getType());
+  if (getAxis() < 0 || getAxis() >= in.getRank())
+    return emitOpError("axis out of range");
+  if (getKind() != ReductionKind::kArgMax && getKind() != ReductionKind::kArgMin)
+    return emitOpError("kind must be arg_max or arg_min");
+  return success();
+}

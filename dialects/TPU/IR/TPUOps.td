@@ -1,0 +1,169 @@
+//===- TPUOps.td - The tpu ops pallasc emits ----------------*- tablegen -*-===//
+//
+// Argument names, attribute names and assembly formats follow Mosaic's
+// tpu_ops.td, so that the printed IR and the attribute dictionaries written
+// by the serializer are the ones jaxlib expects.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TPU_OPS_TD
+#define TPU_OPS_TD
+
+include "dialects/TPU/IR/TPUBase.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+class TPU_Op<string mnemonic, list<Trait> traits = []>
+    : Op<TPU_Dialect, mnemonic, traits>;
+
+def TPU_MemWrite : MemoryEffects<[MemWrite<DefaultResource>]>;
+def TPU_MemRead : MemoryEffects<[MemRead<DefaultResource>]>;
+
+//===----------------------------------------------------------------------===//
+// Memory access
+//===----------------------------------------------------------------------===//
+
+def TPU_VectorStoreOp : TPU_Op<"vector_store", [TPU_MemWrite,
+                                                AttrSizedOperandSegments]> {
+  let summary = "stores a vector into a memref, with an optional mask";
+  let description = [{
+    Mosaic's store for Pallas ref writes: `strides` is empty (unit strides)
+    or has one entry per memref dimension; masked-off lanes are not written.
+
+    ```mlir
+    tpu.vector_store %ref[%c0, %c0], %v {strides = array<i32>}
+        : memref<8x128xf32, #tpu.memory_space<vmem>>, vector<8x128xf32>,
+    ```
+  }];
+  let arguments = (ins AnyVectorOfNonZeroRank:$valueToStore,
+                       AnyMemRef:$base, Variadic<Index>:$indices,
+                       DenseI32ArrayAttr:$strides,
+                       Optional<AnyVectorOfNonZeroRank>:$mask,
+                       DefaultValuedAttr<BoolAttr, "false">:$add);
+  let assemblyFormat = [{
+    $base `[` $indices `]` `,` $valueToStore (`masked` $mask^)? attr-dict
+    `:` type($base) `,` type($valueToStore) `,` type($mask)
+  }];
+  let hasVerifier = 1;
+}
+
+def TPU_StridedLoadOp : TPU_Op<"strided_load", [TPU_MemRead]> {
+  let summary = "loads a vector with a stride per memref dimension";
+  let arguments = (ins AnyMemRef:$base, Variadic<Index>:$indices,
+                       DenseI32ArrayAttr:$strides);
+  let results = (outs AnyVectorOfNonZeroRank:$result);
+  let assemblyFormat = [{
+    $base `[` $indices `]` attr-dict `:` type($base) `,` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def TPU_StridedStoreOp : TPU_Op<"strided_store", [TPU_MemWrite]> {
+  let summary = "stores a vector with a stride per memref dimension";
+  let arguments = (ins AnyVectorOfNonZeroRank:$valueToStore,
+                       AnyMemRef:$base, Variadic<Index>:$indices,
+                       DenseI32ArrayAttr:$strides);
+  let assemblyFormat = [{
+    $base `[` $indices `]` `,` $valueToStore attr-dict `:` type($base) `,`
+    type($valueToStore)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Vector computations
+//===----------------------------------------------------------------------===//
+
+def TPU_MatmulOp : TPU_Op<"matmul", [Pure]> {
+  let summary = "matrix product on the MXU: lhs x rhs + acc";
+  let description = [{
+    `transpose_lhs`/`transpose_rhs` are deprecated in Mosaic (the dimension
+    numbers say which dims contract). `transpose_lhs_hint` is required from
+    Mosaic IR version 13 on; the serializer drops it for older versions.
+
+    ```mlir
+    %r = tpu.matmul %a, %b, %zero {dimension_numbers =
+        #tpu.dot_dimension_numbers<[1], [0], [0], [1], [0, 0, 1, 1], [], []>,
+        transpose_lhs_hint = false}
+        : vector<128x128xbf16>, vector<128x128xbf16>, vector<128x128xf32>
+          -> vector<128x128xf32>
+    ```
+  }];
+  let arguments = (ins AnyVectorOfNonZeroRank:$lhs, AnyVectorOfNonZeroRank:$rhs,
+                       AnyVectorOfNonZeroRank:$acc,
+                       DefaultValuedAttr<BoolAttr, "false">:$transpose_lhs,
+                       DefaultValuedAttr<BoolAttr, "false">:$transpose_rhs,
+                       OptionalAttr<TPU_ContractPrecisionAttr>:$precision,
+                       OptionalAttr<TPU_DotDimensionNumbersAttr>:$dimension_numbers,
+                       OptionalAttr<BoolAttr>:$transpose_lhs_hint);
+  let results = (outs AnyVectorOfNonZeroRank:$result);
+  let assemblyFormat = [{
+    $lhs `,` $rhs `,` $acc attr-dict `:` type($lhs) `,` type($rhs) `,`
+    type($acc) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def TPU_IotaOp : TPU_Op<"iota", [Pure]> {
+  let summary = "indices along the given (collapsed) dimensions";
+  let description = [{
+    ```mlir
+    %i = tpu.iota {dimensions = array<i32: 1>} : vector<8x1024xi32>
+    ```
+  }];
+  let arguments = (ins DenseI32ArrayAttr:$dimensions);
+  let results = (outs VectorOfNonZeroRankOf<[AnyInteger, Index]>:$output);
+  let assemblyFormat = "attr-dict `:` type($output)";
+  let hasVerifier = 1;
+}
+
+def TPU_TransposeOp : TPU_Op<"transpose", [Pure]> {
+  let summary = "permutes the dimensions of a vector";
+  let arguments = (ins AnyVectorOfAnyRank:$vector,
+                       DenseI64ArrayAttr:$permutation);
+  let results = (outs AnyVectorOfAnyRank:$result);
+  let assemblyFormat = [{
+    $vector `,` $permutation attr-dict `:` type($vector) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def TPU_ReduceIndexOp : TPU_Op<"reduce_index", [Pure]> {
+  let summary = "argmax / argmin along one axis";
+  let arguments = (ins AnyVectorOfNonZeroRank:$input, I32Attr:$axis,
+                       TPU_ReductionKindAttr:$kind);
+  let results = (outs VectorOfNonZeroRankOf<[I32]>:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Scalars and grid
+//===----------------------------------------------------------------------===//
+
+def TPU_GetIterationBoundOp : TPU_Op<"iteration_bound"> {
+  let summary = "the grid's bound along dimension `dim` (dynamic grids)";
+  let arguments = (ins I32Attr:$dim);
+  let results = (outs I32:$result);
+  let assemblyFormat = "$dim attr-dict `:` type($result)";
+}
+
+def TPU_AssumeMultipleOp : TPU_Op<"assume_multiple", [Pure,
+                                                      SameOperandsAndResultType]> {
+  let summary = "hint: the value is a multiple of `multiple`";
+  let arguments = (ins AnyTypeOf<[Index, AnyInteger]>:$value,
+                       I32Attr:$multiple);
+  let results = (outs AnyTypeOf<[Index, AnyInteger]>:$result);
+  let assemblyFormat = "$value `,` $multiple attr-dict `:` type($result)";
+}
+
+def TPU_LogOp : TPU_Op<"log"> {
+  let summary = "prints a tag and scalars from the kernel";
+  let arguments = (ins Variadic<AnyType>:$inputs, StrAttr:$tag,
+                       DefaultValuedAttr<BoolAttr, "false">:$formatted);
+  let assemblyFormat = [{
+    $tag attr-dict (`:` `[` $inputs^ `]` `:` type($inputs))?
+  }];
+}
+
+#endif // TPU_OPS_TD
