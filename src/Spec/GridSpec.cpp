@@ -866,14 +866,17 @@ void Validator::parseGrid(const json &root) {
       } else {
         error(path,
               "expected a positive integer or \"dynamic\", got " + describe(d));
+        spec.grid.push_back(1); // keeps the rank for the checks that follow
         ok = false;
       }
       continue;
     }
-    if (auto n = intValue(d, path, 1, "a positive integer or \"dynamic\""))
+    if (auto n = intValue(d, path, 1, "a positive integer or \"dynamic\"")) {
       spec.grid.push_back(*n);
-    else
+    } else {
+      spec.grid.push_back(1); // keeps the rank for the checks that follow
       ok = false;
+    }
   }
   if (!ok)
     return;

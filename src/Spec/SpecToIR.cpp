@@ -6,7 +6,9 @@
 
 #include "mlir/AsmParser/AsmParser.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/AffineExpr.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/STLExtras.h"
@@ -97,22 +99,49 @@ RankedTensorType Importer::arrayType(const ArraySpec &array) {
 AffineMap Importer::parseIndexMap(const std::string &text,
                                   const std::string &path, size_t rank) {
   MLIRContext *ctx = module.getContext();
+  // The map is parsed as an `affine_map<...>` attribute: unlike
+  // mlir::parseAffineMap, which prints its errors itself, parseAttribute
+  // reports through the context, so the message can be captured here and
+  // given with the JSON path.
+  const std::string prefix = "affine_map<";
   std::string message;
-  AffineMap map;
+  Attribute attr;
   {
-    // Capture the parser's diagnostic instead of printing it at a location
-    // inside a temporary buffer.
     ScopedDiagnosticHandler handler(ctx, [&](Diagnostic &diag) {
-      if (message.empty())
+      if (message.empty()) {
         message = diag.str();
+        if (auto loc = dyn_cast<FileLineColLoc>(diag.getLocation()))
+          if (loc.getLine() == 1 && loc.getColumn() > prefix.size())
+            message += " at character " +
+                       std::to_string(loc.getColumn() - prefix.size());
+      }
       return success();
     });
-    map = mlir::parseAffineMap(text, ctx);
+    attr = mlir::parseAttribute(prefix + text + ">", ctx);
   }
-  if (!map) {
+  auto mapAttr = dyn_cast_or_null<AffineMapAttr>(attr);
+  if (!mapAttr) {
+    if (message.empty())
+      message = "not an affine map";
     error(path, "cannot parse index map \"" + text + "\": " + message +
                     " (expected an affine map such as \"(i, j) -> (i, j "
                     "floordiv 2)\" over the grid indices, or \"@func\")");
+    return {};
+  }
+  AffineMap map = mapAttr.getValue();
+  // A constant zero divisor parses (and is kept as is) but has no value.
+  bool divByZero = false;
+  for (AffineExpr result : map.getResults())
+    result.walk([&](AffineExpr e) {
+      auto bin = dyn_cast<AffineBinaryOpExpr>(e);
+      if (!bin || bin.getKind() == AffineExprKind::Add ||
+          bin.getKind() == AffineExprKind::Mul)
+        return;
+      if (auto c = dyn_cast<AffineConstantExpr>(bin.getRHS()))
+        divByZero |= c.getValue() == 0;
+    });
+  if (divByZero) {
+    error(path, "index map \"" + text + "\" divides by zero");
     return {};
   }
   if (map.getNumSymbols() != 0) {
