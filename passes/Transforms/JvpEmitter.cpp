@@ -15,7 +15,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "llvm/ADT/TypeSwitch.h"
-#include "llvm/Support/MathExtras.h"
+#include "llvm/ADT/bit.h"
 
 #define DEBUG_TYPE "pallas-jvp"
 
