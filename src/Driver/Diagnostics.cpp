@@ -53,8 +53,11 @@ DiagnosticRouter::DiagnosticRouter(mlir::MLIRContext *context)
   forwarder = std::make_unique<mlir::ScopedDiagnosticHandler>(
       context, [this](mlir::Diagnostic &diag) {
         auto fileLoc = llvm::dyn_cast<mlir::FileLineColLoc>(diag.getLocation());
-        if (fileLoc && llvm::is_contained(noSnippetFiles,
-                                          fileLoc.getFilename().str())) {
+        // The spec's ops, and ops located at line 0 (the module parsed from
+        // the kernel file is at file:0:0), have no source line to show.
+        if (fileLoc && (fileLoc.getLine() == 0 ||
+                        llvm::is_contained(noSnippetFiles,
+                                           fileLoc.getFilename().str()))) {
           *stream << fileLoc.getFilename().getValue() << ": "
                   << (diag.getSeverity() == mlir::DiagnosticSeverity::Error
                           ? "error"

@@ -45,7 +45,8 @@ public:
   llvm::SourceMgr &sourceMgr() { return mgr; }
   /// Diagnostics located in `file` (e.g. the JSON spec, whose ops carry a
   /// location at 1:1) are printed as `file: error: message`, without a
-  /// misleading source line.
+  /// misleading source line. So are diagnostics located at line 0 of any
+  /// file (the kernel module itself).
   void addFileWithoutSnippets(std::string file) {
     noSnippetFiles.push_back(std::move(file));
   }

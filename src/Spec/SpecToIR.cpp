@@ -152,14 +152,16 @@ AffineMap Importer::parseIndexMap(const std::string &text,
   if (map.getNumDims() != spec.grid.size()) {
     error(path, "index map \"" + text + "\" takes " +
                     std::to_string(map.getNumDims()) +
-                    " grid indices but the grid has rank " +
+                    (map.getNumDims() == 1 ? " grid index" : " grid indices") +
+                    " but the grid has rank " +
                     std::to_string(spec.grid.size()));
     return {};
   }
   if (map.getNumResults() != rank) {
     error(path, "index map \"" + text + "\" returns " +
                     std::to_string(map.getNumResults()) +
-                    " indices but the array has rank " + std::to_string(rank));
+                    (map.getNumResults() == 1 ? " index" : " indices") +
+                    " but the array has rank " + std::to_string(rank));
     return {};
   }
   return map;

@@ -1,0 +1,95 @@
+//===- DiagnosticsTest.cpp - Tests of the pallasc diagnostic route -*- C++ -*-===//
+//
+// DiagnosticRouter renders MLIR diagnostics through the spdlog logger: kernel
+// locations as file:line:col with the source line, the spec's locations and
+// line-0 locations (the kernel module itself) as `file: error: message`.
+//
+//===----------------------------------------------------------------------===//
+
+#include "src/Driver/Diagnostics.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Location.h"
+#include "mlir/IR/MLIRContext.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <catch2/catch.hpp>
+#include <spdlog/sinks/ostream_sink.h>
+#include <spdlog/spdlog.h>
+
+#include <sstream>
+
+using namespace pallasc;
+
+namespace {
+
+/// Sends the default spdlog logger to a string while alive.
+struct CapturedLog {
+  CapturedLog() : previous(spdlog::default_logger()) {
+    auto sink = std::make_shared<spdlog::sinks::ostream_sink_st>(text);
+    auto logger = std::make_shared<spdlog::logger>("test", sink);
+    logger->set_pattern("%v");
+    logger->set_level(spdlog::level::trace);
+    spdlog::set_default_logger(logger);
+  }
+  ~CapturedLog() { spdlog::set_default_logger(previous); }
+  std::ostringstream text;
+  std::shared_ptr<spdlog::logger> previous;
+};
+
+const char *kKernel = "pallas.kernel @k() {\n  bad.op\n}\n";
+
+} // namespace
+
+TEST_CASE("diagnostics are rendered by location kind", "[driver]") {
+  CapturedLog log;
+  mlir::MLIRContext context;
+  {
+    DiagnosticRouter router(&context);
+    router.addFileWithoutSnippets("spec.json");
+    router.sourceMgr().AddNewSourceBuffer(
+        llvm::MemoryBuffer::getMemBuffer(kKernel, "k.mlir"), llvm::SMLoc());
+
+    SECTION("a kernel location shows file:line:col and the source line") {
+      mlir::emitError(mlir::FileLineColLoc::get(&context, "k.mlir", 2, 3),
+                      "unknown op");
+      CHECK(log.text.str() == "k.mlir:2:3: error: unknown op\n"
+                              "  bad.op\n"
+                              "  ^\n");
+    }
+    SECTION("a spec location shows the file only, with notes rendered") {
+      mlir::InFlightDiagnostic diag = mlir::emitError(
+          mlir::FileLineColLoc::get(&context, "spec.json", 1, 1),
+          "'pallas.call' op bad call");
+      diag.attachNote(mlir::FileLineColLoc::get(&context, "k.mlir", 1, 15))
+          << "kernel declared here";
+      diag.report();
+      CHECK(log.text.str() == "spec.json: error: 'pallas.call' op bad call\n"
+                              "k.mlir:1:15: note: kernel declared here\n"
+                              "pallas.kernel @k() {\n"
+                              "              ^\n");
+    }
+    SECTION("line 0 (the module itself) shows the file only") {
+      mlir::emitError(mlir::FileLineColLoc::get(&context, "k.mlir", 0, 0),
+                      "transform 'pallas-dce' is not available");
+      CHECK(log.text.str() ==
+            "k.mlir: error: transform 'pallas-dce' is not available\n");
+    }
+    SECTION("warnings keep their severity") {
+      mlir::emitWarning(mlir::FileLineColLoc::get(&context, "spec.json", 1, 1),
+                        "something odd");
+      CHECK(log.text.str() == "spec.json: warning: something odd\n");
+    }
+  }
+}
+
+TEST_CASE("spec errors: JSON path, or line:col for syntax errors",
+          "[driver]") {
+  CapturedLog log;
+  reportSpecErrors("s.json", {spec::SpecError{"in_specs[0]", "bad", 0, 0},
+                              spec::SpecError{"", "invalid JSON", 3, 7},
+                              spec::SpecError{"", "top-level problem", 0, 0}});
+  CHECK(log.text.str() == "s.json: error: in_specs[0]: bad\n"
+                          "s.json:3:7: error: invalid JSON\n"
+                          "s.json: error: top-level problem\n");
+}
