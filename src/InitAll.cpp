@@ -4,6 +4,8 @@
 
 #include "dialects/Pallas/IR/PallasOps.h"
 #include "dialects/TPU/IR/TPUDialect.h"
+#include "passes/Conversion/Passes.h"
+#include "passes/Pipelines/Pipelines.h"
 #include "passes/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -23,6 +25,7 @@ void pallasc::registerAllDialects(mlir::DialectRegistry &registry) {
                   mlir::scf::SCFDialect, mlir::tensor::TensorDialect,
                   mlir::linalg::LinalgDialect, mlir::memref::MemRefDialect,
                   mlir::vector::VectorDialect, mlir::tpu::TPUDialect>();
+  mlir::pallas::registerCpuPipelineDialects(registry);
 }
 
 void pallasc::registerAllPasses() {
@@ -32,4 +35,6 @@ void pallasc::registerAllPasses() {
   done = true;
   mlir::registerTransformsPasses();
   mlir::pallas::registerPallasTransformsPasses();
+  mlir::pallas::registerPallasConversionPasses();
+  mlir::pallas::registerPallasPipelines();
 }

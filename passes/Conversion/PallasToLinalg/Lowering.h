@@ -1,0 +1,55 @@
+//===- Lowering.h - pallas-to-linalg internals ----------------*- C++ -*-===//
+//
+// Shared by the files of the pallas-to-linalg pass: each lowers one family of
+// pallas ops in place (the op is replaced, its operands are already lowered).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PALLASC_PASSES_CONVERSION_PALLASTOLINALG_LOWERING_H
+#define PALLASC_PASSES_CONVERSION_PALLASTOLINALG_LOWERING_H
+
+#include "passes/Conversion/Passes.h"
+
+#include "mlir/IR/PatternMatch.h"
+#include "llvm/ADT/DenseSet.h"
+
+namespace mlir::pallas::lowering {
+
+/// What the lowering of one function needs to know.
+struct FuncState {
+  func::FuncOp func;
+  /// Number of grid axes the kernel sees; -1 for an index-map function
+  /// (where program_id is meaningless).
+  int64_t numAxes = -1;
+  /// Memref arguments (former refs) that some op writes: loads from them
+  /// take a snapshot copy, loads from the others read the buffer directly.
+  llvm::DenseSet<Value> writtenRefs;
+};
+
+/// The value interpret mode gives memory nobody wrote (jax's
+/// `uninitialized_value`): NaN for floats, the minimum for integers (0 for
+/// i16, the interpret-mode semaphore type), false for i1.
+Value uninitializedScalar(OpBuilder &b, Location loc, Type elementType);
+
+/// `tensor.empty` of `type`.
+Value emptyTensor(OpBuilder &b, Location loc, RankedTensorType type);
+
+/// Converts a scalar or tensor `value` to element type `to` (ext/trunc,
+/// int<->float, signed).
+Value convertElementType(OpBuilder &b, Location loc, Value value, Type to);
+
+/// Lowers pallas.load/store/swap/atomic_rmw/atomic_cas.
+LogicalResult lowerRefAccess(Operation *op, FuncState &state,
+                             RewriterBase &rewriter);
+
+/// Lowers dot, reduce, broadcast_in_dim, iota, reshape, transpose, select,
+/// cumsum and the hints.
+LogicalResult lowerBlockOp(Operation *op, RewriterBase &rewriter);
+
+/// Lowers pallas.debug_print to runtime calls, declaring them in `module`.
+LogicalResult lowerDebugPrint(DebugPrintOp op, ModuleOp module,
+                              RewriterBase &rewriter);
+
+} // namespace mlir::pallas::lowering
+
+#endif // PALLASC_PASSES_CONVERSION_PALLASTOLINALG_LOWERING_H

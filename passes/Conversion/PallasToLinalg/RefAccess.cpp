@@ -1,0 +1,381 @@
+//===- RefAccess.cpp - pallas ref accesses to memref/bufferization -*- C++ -*-===//
+//
+// pallas.load/store/swap/atomic_rmw/atomic_cas on a memref (a lowered ref).
+//
+// Static indexers are in bounds (the verifier checks them) and lower to a
+// `memref.subview` of the ref plus `bufferization.to_tensor` (loads) or
+// `bufferization.materialize_in_destination` (stores). A dynamic start
+// follows interpret mode (jax's load/swap discharge rules pad the ref by the
+// slice size, so `dynamic_slice` clamps the start to [0, dim] and lanes past
+// the end read uninitialized values and are dropped on write): the fast path
+// above runs when the whole slice is in bounds, otherwise an elementwise slow
+// path checks every lane.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Conversion/PallasToLinalg/Lowering.h"
+
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/Builders.h"
+
+using namespace mlir;
+using namespace mlir::pallas;
+using namespace mlir::pallas::lowering;
+
+namespace {
+
+/// One lowered indexer: per ref dimension the start (an index value,
+/// clamped), size and stride.
+struct Access {
+  Value ref;
+  MemRefType refType;
+  SmallVector<Value> starts;
+  SmallVector<OpFoldResult> offsets, sizes, strides;
+  SmallVector<int64_t> strideValues;
+  SmallVector<bool> point, dynamic;
+  SmallVector<int64_t> resultShape;
+  /// i1: the whole slice lies inside the ref; null when statically known.
+  Value inBounds;
+  bool whole = false;
+};
+
+Value indexConstant(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantIndexOp::create(b, loc, v);
+}
+
+Access buildAccess(OpBuilder &b, Location loc, Value ref,
+                   const Indexer &indexer) {
+  Access a;
+  a.ref = ref;
+  a.refType = cast<MemRefType>(ref.getType());
+  ArrayRef<int64_t> shape = a.refType.getShape();
+  a.whole = true;
+  for (auto [d, indexerDim] : llvm::enumerate(indexer.dims)) {
+    IndexerDim dim = indexerDim;
+    int64_t n = shape[d];
+    int64_t span = dim.size == 0 ? 0 : (dim.size - 1) * dim.stride + 1;
+    // A constant start inside the ref is a static one.
+    std::optional<int64_t> constant;
+    if (dim.isDynamic())
+      constant = getConstantIntValue(dim.dynStart);
+    if (constant && *constant >= 0 && *constant + span <= n) {
+      dim.dynStart = Value();
+      dim.staticStart = *constant;
+    }
+    if (dim.isDynamic()) {
+      Value s = arith::IndexCastOp::create(b, loc, b.getIndexType(),
+                                           dim.dynStart);
+      Value limit = indexConstant(b, loc, n);
+      s = arith::MaxSIOp::create(b, loc, s, indexConstant(b, loc, 0));
+      s = arith::MinSIOp::create(b, loc, s, limit);
+      a.starts.push_back(s);
+      a.offsets.push_back(s);
+      if (span > 0) {
+        Value end = arith::AddIOp::create(b, loc, s,
+                                          indexConstant(b, loc, span));
+        Value ok = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle,
+                                         end, limit);
+        a.inBounds =
+            a.inBounds ? arith::AndIOp::create(b, loc, a.inBounds, ok) : ok;
+      }
+    } else {
+      a.starts.push_back(indexConstant(b, loc, dim.staticStart));
+      a.offsets.push_back(b.getIndexAttr(dim.staticStart));
+    }
+    a.sizes.push_back(b.getIndexAttr(dim.size));
+    a.strides.push_back(b.getIndexAttr(dim.stride));
+    a.strideValues.push_back(dim.stride);
+    a.point.push_back(dim.isPoint);
+    a.dynamic.push_back(dim.isDynamic());
+    if (!dim.isPoint)
+      a.resultShape.push_back(dim.size);
+    a.whole &= !dim.isPoint && !dim.isDynamic() && dim.staticStart == 0 &&
+               dim.size == n && dim.stride == 1;
+  }
+  return a;
+}
+
+/// The slice as a memref view (rank-reduced over integer indices).
+Value fastView(OpBuilder &b, Location loc, const Access &a) {
+  if (a.whole)
+    return a.ref;
+  MemRefType type = memref::SubViewOp::inferRankReducedResultType(
+      a.resultShape, a.refType, a.offsets, a.sizes, a.strides);
+  return memref::SubViewOp::create(b, loc, type, a.ref, a.offsets, a.sizes,
+                                   a.strides);
+}
+
+/// Ref indices of the lane at result position `ivs`.
+SmallVector<Value> laneIndices(OpBuilder &b, Location loc, const Access &a,
+                               ValueRange ivs) {
+  SmallVector<Value> idx;
+  unsigned r = 0;
+  for (size_t d = 0; d < a.starts.size(); ++d) {
+    if (a.point[d]) {
+      idx.push_back(a.starts[d]);
+      continue;
+    }
+    Value iv = ivs[r++];
+    if (a.strideValues[d] != 1)
+      iv = arith::MulIOp::create(b, loc, iv,
+                                 indexConstant(b, loc, a.strideValues[d]));
+    idx.push_back(arith::AddIOp::create(b, loc, a.starts[d], iv));
+  }
+  return idx;
+}
+
+/// i1: the lane at ref indices `idx` lies inside the ref.
+Value laneInBounds(OpBuilder &b, Location loc, const Access &a,
+                   ArrayRef<Value> idx) {
+  Value ok;
+  for (size_t d = 0; d < idx.size(); ++d) {
+    if (!a.dynamic[d])
+      continue;
+    Value c = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::slt, idx[d],
+        indexConstant(b, loc, a.refType.getDimSize(d)));
+    ok = ok ? arith::AndIOp::create(b, loc, ok, c) : c;
+  }
+  return ok ? ok : arith::ConstantIntOp::create(b, loc, 1, 1).getResult();
+}
+
+/// `if cond { then() } else { otherwise() }` yielding a value of `type`.
+Value ifThenElse(OpBuilder &b, Location loc, Value cond, Type type,
+                 function_ref<Value(OpBuilder &, Location)> then,
+                 function_ref<Value(OpBuilder &, Location)> otherwise) {
+  auto ifOp = scf::IfOp::create(b, loc, TypeRange{type}, cond,
+                                /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(ifOp.thenBlock());
+  scf::YieldOp::create(b, loc, then(b, loc));
+  b.setInsertionPointToStart(ifOp.elseBlock());
+  scf::YieldOp::create(b, loc, otherwise(b, loc));
+  return ifOp.getResult(0);
+}
+
+/// `if cond { then() } else { otherwise() }` without results.
+void ifThenElse(OpBuilder &b, Location loc, Value cond,
+                function_ref<void(OpBuilder &, Location)> then,
+                function_ref<void(OpBuilder &, Location)> otherwise) {
+  auto ifOp = scf::IfOp::create(b, loc, TypeRange{}, cond,
+                                /*withElseRegion=*/static_cast<bool>(otherwise));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+  then(b, loc);
+  if (otherwise) {
+    b.setInsertionPoint(ifOp.elseBlock()->getTerminator());
+    otherwise(b, loc);
+  }
+}
+
+/// Reads the in-bounds slice as a tensor (or scalar) of `type`. With
+/// `snapshot` the slice is copied first, so later writes to the ref do not
+/// show through the tensor.
+Value fastLoad(OpBuilder &b, Location loc, const Access &a, Type type,
+               bool snapshot) {
+  if (!isa<RankedTensorType>(type))
+    return memref::LoadOp::create(b, loc, a.ref, a.starts);
+  Value view = fastView(b, loc, a);
+  if (snapshot) {
+    auto bufType = MemRefType::get(a.resultShape, a.refType.getElementType());
+    Value buf = memref::AllocOp::create(b, loc, bufType);
+    linalg::CopyOp::create(b, loc, view, buf);
+    view = buf;
+  }
+  return bufferization::ToTensorOp::create(b, loc, type, view,
+                                           /*restrict=*/true);
+}
+
+/// Reads lane by lane; lanes past the end read the uninitialized value.
+Value slowLoad(OpBuilder &b, Location loc, const Access &a, Type type) {
+  Type elementType = a.refType.getElementType();
+  auto guarded = [&](OpBuilder &b, Location loc, ArrayRef<Value> idx) {
+    return ifThenElse(
+        b, loc, laneInBounds(b, loc, a, idx), elementType,
+        [&](OpBuilder &b, Location loc) -> Value {
+          return memref::LoadOp::create(b, loc, a.ref, idx);
+        },
+        [&](OpBuilder &b, Location loc) -> Value {
+          return uninitializedScalar(b, loc, elementType);
+        });
+  };
+  if (!isa<RankedTensorType>(type))
+    return guarded(b, loc, a.starts);
+  return tensor::GenerateOp::create(
+      b, loc, type, ValueRange{},
+      [&](OpBuilder &b, Location loc, ValueRange ivs) {
+        SmallVector<Value> idx = laneIndices(b, loc, a, ivs);
+        tensor::YieldOp::create(b, loc, guarded(b, loc, idx));
+      });
+}
+
+Value emitLoad(OpBuilder &b, Location loc, const Access &a, Type type,
+               bool snapshot) {
+  if (!a.inBounds)
+    return fastLoad(b, loc, a, type, snapshot);
+  return ifThenElse(
+      b, loc, a.inBounds, type,
+      [&](OpBuilder &b, Location loc) {
+        return fastLoad(b, loc, a, type, snapshot);
+      },
+      [&](OpBuilder &b, Location loc) { return slowLoad(b, loc, a, type); });
+}
+
+/// Writes an in-bounds slice; masked-off lanes keep their old values.
+void fastStore(OpBuilder &b, Location loc, const Access &a, Value value,
+               Value mask) {
+  if (!isa<RankedTensorType>(value.getType())) {
+    if (mask)
+      ifThenElse(
+          b, loc, mask,
+          [&](OpBuilder &b, Location loc) {
+            memref::StoreOp::create(b, loc, value, a.ref, a.starts);
+          },
+          nullptr);
+    else
+      memref::StoreOp::create(b, loc, value, a.ref, a.starts);
+    return;
+  }
+  if (mask) {
+    Value old = fastLoad(b, loc, a, value.getType(), /*snapshot=*/true);
+    value = arith::SelectOp::create(b, loc, mask, value, old);
+  }
+  bufferization::MaterializeInDestinationOp::create(
+      b, loc, Type(), value, fastView(b, loc, a), /*restrict=*/false,
+      /*writable=*/true);
+}
+
+/// Writes lane by lane, dropping lanes past the end and masked-off lanes.
+void slowStore(OpBuilder &b, Location loc, const Access &a, Value value,
+               Value mask) {
+  auto store = [&](OpBuilder &b, Location loc, ValueRange ivs) {
+    SmallVector<Value> idx = laneIndices(b, loc, a, ivs);
+    Value ok = laneInBounds(b, loc, a, idx);
+    Value lane = value, laneMask = mask;
+    if (isa<RankedTensorType>(value.getType())) {
+      lane = tensor::ExtractOp::create(b, loc, value, ivs);
+      if (mask)
+        laneMask = tensor::ExtractOp::create(b, loc, mask, ivs);
+    }
+    if (laneMask)
+      ok = arith::AndIOp::create(b, loc, ok, laneMask);
+    ifThenElse(
+        b, loc, ok,
+        [&](OpBuilder &b, Location loc) {
+          memref::StoreOp::create(b, loc, lane, a.ref, idx);
+        },
+        nullptr);
+  };
+  if (!isa<RankedTensorType>(value.getType())) {
+    store(b, loc, ValueRange{});
+    return;
+  }
+  SmallVector<Value> lbs, ubs, steps;
+  for (int64_t n : a.resultShape) {
+    lbs.push_back(indexConstant(b, loc, 0));
+    ubs.push_back(indexConstant(b, loc, n));
+    steps.push_back(indexConstant(b, loc, 1));
+  }
+  scf::buildLoopNest(b, loc, lbs, ubs, steps, store);
+}
+
+void emitStore(OpBuilder &b, Location loc, const Access &a, Value value,
+               Value mask) {
+  if (!a.inBounds) {
+    fastStore(b, loc, a, value, mask);
+    return;
+  }
+  ifThenElse(
+      b, loc, a.inBounds,
+      [&](OpBuilder &b, Location loc) { fastStore(b, loc, a, value, mask); },
+      [&](OpBuilder &b, Location loc) { slowStore(b, loc, a, value, mask); });
+}
+
+/// old `kind` value, for atomic_rmw.
+Value combine(OpBuilder &b, Location loc, AtomicKind kind, Value old,
+              Value value) {
+  bool isFloat = isa<FloatType>(getElementTypeOf(value.getType()));
+  switch (kind) {
+  case AtomicKind::Add:
+    return isFloat ? arith::AddFOp::create(b, loc, old, value).getResult()
+                   : arith::AddIOp::create(b, loc, old, value).getResult();
+  case AtomicKind::Max:
+    return isFloat ? arith::MaximumFOp::create(b, loc, old, value).getResult()
+                   : arith::MaxSIOp::create(b, loc, old, value).getResult();
+  case AtomicKind::Min:
+    return isFloat ? arith::MinimumFOp::create(b, loc, old, value).getResult()
+                   : arith::MinSIOp::create(b, loc, old, value).getResult();
+  case AtomicKind::And:
+    return arith::AndIOp::create(b, loc, old, value);
+  case AtomicKind::Or:
+    return arith::OrIOp::create(b, loc, old, value);
+  case AtomicKind::Xor:
+    return arith::XOrIOp::create(b, loc, old, value);
+  case AtomicKind::Xchg:
+    return value;
+  }
+  llvm_unreachable("unknown atomic kind");
+}
+
+} // namespace
+
+LogicalResult lowering::lowerRefAccess(Operation *op, FuncState &state,
+                                       RewriterBase &rewriter) {
+  Location loc = op->getLoc();
+  OpBuilder &b = rewriter;
+  Value ref = op->getOperand(0);
+  if (!isa<MemRefType>(ref.getType()))
+    return op->emitOpError() << "accesses " << ref.getType()
+                             << ", which is not a kernel or index-map "
+                                "argument; only argument refs can be lowered";
+
+  if (auto load = dyn_cast<LoadOp>(op)) {
+    Access a = buildAccess(b, loc, ref, load.getIndexer());
+    Value v = emitLoad(b, loc, a, load.getType(),
+                       /*snapshot=*/state.writtenRefs.contains(ref));
+    if (load.getMask() && load.getOther())
+      v = arith::SelectOp::create(b, loc, load.getMask(), v, load.getOther());
+    rewriter.replaceOp(op, v);
+    return success();
+  }
+  if (auto store = dyn_cast<StoreOp>(op)) {
+    Access a = buildAccess(b, loc, ref, store.getIndexer());
+    emitStore(b, loc, a, store.getValue(), store.getMask());
+    rewriter.eraseOp(op);
+    return success();
+  }
+  if (auto swap = dyn_cast<SwapOp>(op)) {
+    Access a = buildAccess(b, loc, ref, swap.getIndexer());
+    Value old = emitLoad(b, loc, a, swap.getType(), /*snapshot=*/true);
+    emitStore(b, loc, a, swap.getValue(), swap.getMask());
+    // Interpret mode: masked-off lanes return the value that was offered.
+    if (swap.getMask())
+      old = arith::SelectOp::create(b, loc, swap.getMask(), old,
+                                    swap.getValue());
+    rewriter.replaceOp(op, old);
+    return success();
+  }
+  if (auto rmw = dyn_cast<AtomicRMWOp>(op)) {
+    Access a = buildAccess(b, loc, ref, rmw.getIndexer());
+    Value old = emitLoad(b, loc, a, rmw.getType(), /*snapshot=*/true);
+    Value updated = combine(b, loc, rmw.getKind(), old, rmw.getValue());
+    emitStore(b, loc, a, updated, rmw.getMask());
+    rewriter.replaceOp(op, old);
+    return success();
+  }
+  auto cas = cast<AtomicCASOp>(op);
+  Access a = buildAccess(b, loc, ref, cas.getIndexer());
+  Value old = emitLoad(b, loc, a, cas.getType(), /*snapshot=*/true);
+  Value equal =
+      isa<FloatType>(getElementTypeOf(old.getType()))
+          ? arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, old,
+                                  cas.getCmp())
+                .getResult()
+          : arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, old,
+                                  cas.getCmp())
+                .getResult();
+  Value updated = arith::SelectOp::create(b, loc, equal, cas.getValue(), old);
+  emitStore(b, loc, a, updated, Value());
+  rewriter.replaceOp(op, old);
+  return success();
+}

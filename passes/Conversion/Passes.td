@@ -1,0 +1,78 @@
+//===- Passes.td - pallasc conversion passes ---------------*- tablegen -*-===//
+
+#ifndef PALLASC_PASSES_CONVERSION_PASSES_TD
+#define PALLASC_PASSES_CONVERSION_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def PallasToLinalg : Pass<"pallas-to-linalg", "ModuleOp"> {
+  let summary = "Lower pallas kernels to func/linalg/memref/bufferization";
+  let description = [{
+    Turns every `pallas.kernel` into a backend-neutral `func.func` of the
+    same name whose arguments are, in order: one `i32` program id per
+    kernel-visible grid axis, one `i32` grid size (num_programs) per such
+    axis, then one memref per ref argument (the ref's shape and element
+    type, identity layout). The number of axes is the grid rank of the
+    `pallas.call` that launches the kernel minus its `vmapped_dims` (or,
+    without a call, one more than the highest axis the kernel asks for); it
+    is recorded in `pallas.num_grid_axes`.
+
+    The body is lowered to upstream dialects:
+    - `pallas.load`/`store`/`swap` → `memref.subview` (rank-reducing for
+      integer indices) + `bufferization.to_tensor` /
+      `bufferization.materialize_in_destination`; masks via `arith.select`
+      (a masked store is a read-modify-write of the slice). Dynamic starts
+      follow the interpret mode: clamped to `[0, dim]`, lanes past the end
+      read the uninitialized value (NaN, the integer minimum, 0 for i16,
+      false) and are not written.
+    - `pallas.atomic_rmw`/`atomic_cas` → plain read-modify-write returning
+      the old values (the CPU runs one grid step at a time).
+    - `pallas.dot` → `linalg.matmul`/`linalg.batch_matmul` (operands
+      converted to the result element type, transposes as
+      `linalg.transpose`), `pallas.reduce` → `linalg.reduce` (argmax/argmin:
+      a `linalg.generic` carrying (value, index), first index on ties, NaN
+      wins), `broadcast_in_dim`/`iota` → `linalg.generic`/`linalg.fill`,
+      `reshape` → `tensor.collapse_shape`/`expand_shape`, `transpose` →
+      `linalg.transpose`, `select` → `arith.select`, `cumsum` → an `scf.for`
+      over the dimension; hints are dropped.
+    - `pallas.debug_print` → calls to `pallasc_debug_*` runtime functions.
+    - `program_id`/`num_programs` → the new `i32` arguments.
+    - elementwise `arith`/`math` on tensors → `linalg.generic`.
+
+    `func.func` index maps (the `@func` of a block spec) are lowered the same
+    way (their ref arguments become memrefs) and tagged `pallas.index_map`.
+    The `func.func` holding the `pallas.call` is erased: the launch is
+    described by the call, which the driver reads before this pass.
+
+    Before:
+    ```mlir
+    pallas.kernel @k(%x: !pallas.ref<8xf32>, %o: !pallas.ref<8xf32>) {
+      %v = pallas.load %x[] : !pallas.ref<8xf32> -> tensor<8xf32>
+      pallas.store %o[], %v : !pallas.ref<8xf32>, tensor<8xf32>
+    }
+    ```
+    After:
+    ```mlir
+    func.func @k(%x: memref<8xf32>, %o: memref<8xf32>)
+        attributes {pallas.kernel, pallas.num_grid_axes = 0 : i64} {
+      %v = bufferization.to_tensor %x restrict : memref<8xf32> to tensor<8xf32>
+      bufferization.materialize_in_destination %v in writable %o
+          : (tensor<8xf32>, memref<8xf32>) -> ()
+      return
+    }
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::bufferization::BufferizationDialect",
+    "::mlir::func::FuncDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+}
+
+
+#endif // PALLASC_PASSES_CONVERSION_PASSES_TD
