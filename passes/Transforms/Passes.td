@@ -27,6 +27,7 @@ def PallasVmap : Pass<"pallas-vmap", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::pallas::PallasDialect",
                            "::mlir::func::FuncDialect",
                            "::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect",
                            "::mlir::tensor::TensorDialect"];
 }
 

@@ -1,26 +1,677 @@
-//===- Vmap.cpp - pallas-vmap ---------------------------------------*- C++ -*-===//
+//===- Vmap.cpp - pallas-vmap: batch a pallas_call -------------*- C++ -*-===//
 //
-// Placeholder until the transform lands: fails with a clear message.
+// The seed's _pallas_call_batching_rule, _batch_block_mapping,
+// _broadcast_input_output_aliases and _batch_with_explicit_loop, applied to
+// every function of the module that holds a pallas.call (the driver's
+// `func.func @main`).
+//
+// The function is batched as jax.vmap would batch it: `in-axes` gives the
+// batch axis of each of its inputs (-1: not batched), every value computed
+// from a batched value is batched, and its results are batched at axis 0. The
+// ops a wrapper holds each have a rule: pallas.call (the seed's rule),
+// pallas.broadcast_in_dim / transpose / reshape (those pallasc itself puts in
+// wrappers) and func.return; any other op with a batched operand is an error.
 //
 //===----------------------------------------------------------------------===//
 
+#include "passes/Transforms/CallUtils.h"
 #include "passes/Transforms/Passes.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Transforms/RegionUtils.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <optional>
 
 namespace mlir::pallas {
 #define GEN_PASS_DEF_PALLASVMAP
 #include "passes/Transforms/Passes.h.inc"
 } // namespace mlir::pallas
 
+#define DEBUG_TYPE "pallas-vmap"
+
 using namespace mlir;
+using namespace mlir::pallas;
+
+/// Discardable attribute on a pallas.call run once per batch element by the
+/// explicit-loop fallback; the manifest writer emits it as `batch_loop`.
+static constexpr const char *kBatchLoopAttrName = "pallas.batch_loop";
 
 namespace {
+
+using BDim = std::optional<int64_t>;
+
+/// `shape` with `size` inserted at `axis`.
+SmallVector<int64_t> insertDim(ArrayRef<int64_t> shape, int64_t axis,
+                               int64_t size) {
+  SmallVector<int64_t> out(shape);
+  out.insert(out.begin() + axis, size);
+  return out;
+}
+
+RankedTensorType batchedType(RankedTensorType type, int64_t axis,
+                             int64_t size) {
+  return RankedTensorType::get(insertDim(type.getShape(), axis, size),
+                               type.getElementType());
+}
+
+/// Batches one function.
+class FunctionBatcher {
+public:
+  FunctionBatcher(func::FuncOp func, int64_t axisSize, SymbolTable &symbols)
+      : func(func), axisSize(axisSize), symbols(symbols) {}
+
+  LogicalResult run(ArrayRef<int64_t> inAxes);
+
+private:
+  BDim dimOf(Value v) const {
+    auto it = bdims.find(v);
+    if (it == bdims.end())
+      return std::nullopt;
+    return it->second;
+  }
+
+  LogicalResult batchOp(Operation *op);
+  LogicalResult batchCall(CallOp call);
+  LogicalResult batchCallSqueezed(CallOp call, ArrayRef<BDim> boundDims,
+                                  ArrayRef<BDim> inDims);
+  LogicalResult batchCallWithLoop(CallOp call, ArrayRef<BDim> boundDims,
+                                  SmallVector<BDim> inDims);
+  FailureOr<BlockSpecAttr> batchBlockSpec(CallOp call, BlockSpecAttr spec,
+                                          BDim dim, RankedTensorType array);
+  FailureOr<FlatSymbolRefAttr> batchIndexFunc(CallOp call,
+                                              FlatSymbolRefAttr funcName,
+                                              BDim dim);
+  LogicalResult batchReturn(func::ReturnOp ret);
+
+  /// `_broadcast_input_output_aliases`: aliased inputs end up batched at 0.
+  LogicalResult broadcastAliases(CallOp call, SmallVectorImpl<Value> &inputs,
+                                 SmallVectorImpl<BDim> &inDims);
+  /// v (unbatched) broadcast to a leading batch dimension.
+  FailureOr<Value> broadcastBatch(OpBuilder &b, Location loc, Value v);
+  /// v (batched at `dim`) with its batch dimension moved to 0.
+  Value moveBatchToFront(OpBuilder &b, Location loc, Value v, int64_t dim);
+
+  func::FuncOp func;
+  int64_t axisSize;
+  SymbolTable &symbols;
+  DenseMap<Value, int64_t> bdims;
+  /// Batched copies of @func index maps, by (function, batch dim or -1).
+  DenseMap<std::pair<Operation *, int64_t>, FlatSymbolRefAttr> indexFuncs;
+};
+
+LogicalResult FunctionBatcher::run(ArrayRef<int64_t> inAxes) {
+  Block &entry = func.front();
+  // The seed's message; jax.vmap itself needs an argument to batch.
+  if (entry.getNumArguments() == 0)
+    return func.emitError("vmapping pallas_call with no arguments");
+  SmallVector<BlockArgument> tensorArgs;
+  for (BlockArgument arg : entry.getArguments())
+    if (!arg.getType().isIndex())
+      tensorArgs.push_back(arg);
+  // One axis per input, or one per argument with the dynamic grid bounds
+  // (index arguments) included.
+  ArrayRef<BlockArgument> targets;
+  SmallVector<BlockArgument> allArgs(entry.getArguments());
+  if (inAxes.size() == tensorArgs.size())
+    targets = tensorArgs;
+  else if (inAxes.size() == allArgs.size())
+    targets = allArgs;
+  else
+    return func.emitError()
+           << "pallas-vmap: in-axes has " << inAxes.size()
+           << " entries but @" << func.getSymName() << " takes "
+           << tensorArgs.size() << " inputs"
+           << (tensorArgs.size() != allArgs.size()
+                   ? " (" + std::to_string(allArgs.size()) +
+                         " with its dynamic grid bounds)"
+                   : std::string());
+
+  bool anyBatched = false;
+  for (auto [i, axis] : llvm::enumerate(inAxes)) {
+    if (axis == -1)
+      continue;
+    BlockArgument arg = targets[i];
+    Type type = arg.getType();
+    if (isa<HiType>(type))
+      return func.emitError()
+             << "pallas-vmap: input " << i << " of @" << func.getSymName()
+             << " is a !pallas.hi aggregate; run pallas-hi-to-lo first";
+    if (type.isIndex()) {
+      if (axis != 0)
+        return func.emitError()
+               << "pallas-vmap: in-axes[" << i << "] = " << axis
+               << ": a dynamic grid bound is a scalar; its batch axis must "
+                  "be 0 or -1";
+      arg.setType(RankedTensorType::get({axisSize}, type));
+    } else {
+      auto tensor = dyn_cast<RankedTensorType>(type);
+      if (!tensor)
+        return func.emitError()
+               << "pallas-vmap: input " << i << " of @" << func.getSymName()
+               << " has type " << type << ", which cannot be batched";
+      if (axis < 0 || axis > tensor.getRank())
+        return func.emitError()
+               << "pallas-vmap: in-axes[" << i << "] = " << axis
+               << " is out of range for input " << i << " of type " << type
+               << " (expected -1 or an axis in [0, " << tensor.getRank()
+               << "])";
+      arg.setType(batchedType(tensor, axis, axisSize));
+    }
+    bdims[arg] = axis;
+    anyBatched = true;
+  }
+  // No batched operand: nothing changes (the seed's rule returns the call
+  // as it is, its outputs unbatched).
+  if (!anyBatched) {
+    func.walk([](CallOp call) { recordTransform(call, "vmap"); });
+    return success();
+  }
+
+  SmallVector<Operation *> ops;
+  for (Operation &op : entry)
+    ops.push_back(&op);
+  for (Operation *op : ops)
+    if (failed(batchOp(op)))
+      return failure();
+  updateFunctionType(func);
+  return success();
+}
+
+LogicalResult FunctionBatcher::batchOp(Operation *op) {
+  if (auto ret = dyn_cast<func::ReturnOp>(op))
+    return batchReturn(ret);
+  bool batched = llvm::any_of(op->getOperands(),
+                              [&](Value v) { return dimOf(v).has_value(); });
+  if (!batched && op->getNumRegions()) {
+    SetVector<Value> captured;
+    getUsedValuesDefinedAbove(op->getRegions(), captured);
+    batched = llvm::any_of(captured,
+                           [&](Value v) { return dimOf(v).has_value(); });
+  }
+  if (!batched) {
+    if (auto call = dyn_cast<CallOp>(op))
+      recordTransform(call, "vmap");
+    return success();
+  }
+  OpBuilder b(op);
+  Location loc = op->getLoc();
+  if (auto call = dyn_cast<CallOp>(op))
+    return batchCall(call);
+  if (auto bcast = dyn_cast<BroadcastInDimOp>(op)) {
+    // Batch at 0, operand dims shift by one.
+    Value in = moveBatchToFront(b, loc, bcast.getOperand(),
+                                *dimOf(bcast.getOperand()));
+    SmallVector<int64_t> dims{0};
+    for (int64_t d : bcast.getDims())
+      dims.push_back(d + 1);
+    auto type = batchedType(bcast.getResult().getType(), 0, axisSize);
+    auto batched = BroadcastInDimOp::create(b, loc, type, in,
+                                            b.getDenseI64ArrayAttr(dims));
+    bcast.getResult().replaceAllUsesWith(batched.getResult());
+    bdims[batched.getResult()] = 0;
+    bcast.erase();
+    return success();
+  }
+  if (auto transpose = dyn_cast<TransposeOp>(op)) {
+    int64_t d = *dimOf(transpose.getOperand());
+    SmallVector<int64_t> perm{d};
+    for (int64_t p : transpose.getPermutation())
+      perm.push_back(p < d ? p : p + 1);
+    auto type = batchedType(transpose.getResult().getType(), 0, axisSize);
+    auto batched = TransposeOp::create(b, loc, type, transpose.getOperand(),
+                                       b.getDenseI64ArrayAttr(perm));
+    transpose.getResult().replaceAllUsesWith(batched.getResult());
+    bdims[batched.getResult()] = 0;
+    transpose.erase();
+    return success();
+  }
+  if (auto reshape = dyn_cast<ReshapeOp>(op)) {
+    Value in = moveBatchToFront(b, loc, reshape.getOperand(),
+                                *dimOf(reshape.getOperand()));
+    auto type = batchedType(reshape.getResult().getType(), 0, axisSize);
+    auto batched = ReshapeOp::create(b, loc, type, in);
+    reshape.getResult().replaceAllUsesWith(batched.getResult());
+    bdims[batched.getResult()] = 0;
+    reshape.erase();
+    return success();
+  }
+  return op->emitError() << "pallas-vmap has no batching rule for '"
+                         << op->getName() << "' (it uses a batched value)";
+}
+
+LogicalResult FunctionBatcher::batchReturn(func::ReturnOp ret) {
+  OpBuilder b(ret);
+  SmallVector<Value> results;
+  for (Value v : ret.getOperands()) {
+    BDim d = dimOf(v);
+    if (!d) {
+      FailureOr<Value> bcast = broadcastBatch(b, ret.getLoc(), v);
+      if (failed(bcast))
+        return failure();
+      results.push_back(*bcast);
+    } else {
+      results.push_back(moveBatchToFront(b, ret.getLoc(), v, *d));
+    }
+  }
+  ret->setOperands(results);
+  return success();
+}
+
+FailureOr<Value> FunctionBatcher::broadcastBatch(OpBuilder &b, Location loc,
+                                                 Value v) {
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  if (!type)
+    return emitError(loc) << "pallas-vmap: cannot broadcast a value of type "
+                          << v.getType() << " along the batch axis";
+  SmallVector<int64_t> dims;
+  for (int64_t i = 0; i < type.getRank(); ++i)
+    dims.push_back(i + 1);
+  auto bcast = BroadcastInDimOp::create(b, loc, batchedType(type, 0, axisSize),
+                                        v, b.getDenseI64ArrayAttr(dims));
+  bdims[bcast.getResult()] = 0;
+  return bcast.getResult();
+}
+
+Value FunctionBatcher::moveBatchToFront(OpBuilder &b, Location loc, Value v,
+                                        int64_t dim) {
+  if (dim == 0)
+    return v;
+  auto type = cast<RankedTensorType>(v.getType());
+  SmallVector<int64_t> perm{dim}, shape{type.getDimSize(dim)};
+  for (int64_t i = 0; i < type.getRank(); ++i)
+    if (i != dim) {
+      perm.push_back(i);
+      shape.push_back(type.getDimSize(i));
+    }
+  auto transpose = TransposeOp::create(
+      b, loc, RankedTensorType::get(shape, type.getElementType()), v,
+      b.getDenseI64ArrayAttr(perm));
+  bdims[transpose.getResult()] = 0;
+  return transpose.getResult();
+}
+
+LogicalResult FunctionBatcher::broadcastAliases(CallOp call,
+                                                SmallVectorImpl<Value> &inputs,
+                                                SmallVectorImpl<BDim> &inDims) {
+  OpBuilder b(call);
+  for (auto [in, out] : call.getAliasPairs()) {
+    BDim d = inDims[in];
+    if (!d) {
+      FailureOr<Value> bcast = broadcastBatch(b, call.getLoc(), inputs[in]);
+      if (failed(bcast))
+        return failure();
+      inputs[in] = *bcast;
+    } else if (*d != 0) {
+      // TODO in the seed too: change the output's batch axis instead?
+      inputs[in] = moveBatchToFront(b, call.getLoc(), inputs[in], *d);
+    }
+    inDims[in] = 0;
+  }
+  return success();
+}
+
+LogicalResult FunctionBatcher::batchCall(CallOp call) {
+  SmallVector<BDim> boundDims, inDims;
+  for (Value v : call.getDynamicGridBounds())
+    boundDims.push_back(dimOf(v));
+  for (Value v : call.getInputs())
+    inDims.push_back(dimOf(v));
+  for (Value v : call.getInputs())
+    if (isa<HiType>(v.getType()))
+      return call.emitOpError()
+             << "has !pallas.hi operands; run pallas-hi-to-lo before "
+                "pallas-vmap";
+
+  // "Why are we even vmapping?": squeeze the size-1 axis off, call the
+  // kernel as it is, and expand the outputs.
+  if (axisSize == 1)
+    return batchCallSqueezed(call, boundDims, inDims);
+
+  // Batched dynamic grid bounds or scalar-prefetch operands: the grid
+  // cannot carry the batch, so the call runs once per batch element.
+  int64_t nsp = call.getNumScalarPrefetch();
+  bool needsLoop =
+      llvm::any_of(boundDims, [](BDim d) { return d.has_value(); }) ||
+      llvm::any_of(ArrayRef<BDim>(inDims).take_front(nsp),
+                   [](BDim d) { return d.has_value(); });
+  // An aliased scalar-prefetch operand would have to be broadcast, which
+  // batches it: the loop as well.
+  for (auto [in, out] : call.getAliasPairs())
+    if (in < nsp)
+      needsLoop = true;
+  if (needsLoop)
+    return batchCallWithLoop(call, boundDims, inDims);
+
+  // The unbatched array of each input, as the kernel's call saw it.
+  SmallVector<RankedTensorType> arrays;
+  for (auto [v, d] : llvm::zip(call.getInputs(), inDims)) {
+    auto type = cast<RankedTensorType>(v.getType());
+    if (d) {
+      SmallVector<int64_t> shape(type.getShape());
+      shape.erase(shape.begin() + *d);
+      type = RankedTensorType::get(shape, type.getElementType());
+    }
+    arrays.push_back(type);
+  }
+  SmallVector<Value> inputs(call.getInputs());
+  if (failed(broadcastAliases(call, inputs, inDims)))
+    return failure();
+
+  MLIRContext *ctx = call.getContext();
+  SmallVector<Attribute> inSpecs, outSpecs;
+  for (auto [i, attr] : llvm::enumerate(call.getInSpecs())) {
+    int64_t input = nsp + i;
+    FailureOr<BlockSpecAttr> spec = batchBlockSpec(
+        call, cast<BlockSpecAttr>(attr), inDims[input], arrays[input]);
+    if (failed(spec))
+      return failure();
+    inSpecs.push_back(*spec);
+  }
+  SmallVector<Type> resultTypes;
+  for (auto [i, attr] : llvm::enumerate(call.getOutSpecs())) {
+    auto array = cast<RankedTensorType>(call.getOutputs()[i].getType());
+    FailureOr<BlockSpecAttr> spec =
+        batchBlockSpec(call, cast<BlockSpecAttr>(attr), 0, array);
+    if (failed(spec))
+      return failure();
+    outSpecs.push_back(*spec);
+    resultTypes.push_back(batchedType(array, 0, axisSize));
+  }
+
+  OpBuilder b(call);
+  CallOp batched = cloneCallWith(b, call, call.getDynamicGridBounds(), inputs,
+                                 resultTypes);
+  batched.setInSpecsAttr(b.getArrayAttr(inSpecs));
+  batched.setOutSpecsAttr(b.getArrayAttr(outSpecs));
+  batched.setGrid(insertDim(call.getGrid(), 0, axisSize));
+  // The batch dimension is unnamed.
+  if (auto names = call.getGridNamesAttr()) {
+    SmallVector<Attribute> newNames{b.getStringAttr("")};
+    llvm::append_range(newNames, names.getValue());
+    batched.setGridNamesAttr(b.getArrayAttr(newNames));
+  }
+  SmallVector<int64_t> vmapped{0};
+  for (int64_t d : call.getVmappedDims())
+    vmapped.push_back(d + 1);
+  batched.setVmappedDims(vmapped);
+  if (CostEstimateAttr cost = call.getCostEstimateAttr()) {
+    int64_t flops, bytes, trans;
+    if (llvm::MulOverflow(cost.getFlops(), axisSize, flops) ||
+        llvm::MulOverflow(cost.getBytesAccessed(), axisSize, bytes) ||
+        llvm::MulOverflow(cost.getTranscendentals(), axisSize, trans))
+      return call.emitOpError()
+             << "cost estimate overflows int64 when scaled by the axis size "
+             << axisSize;
+    batched.setCostEstimateAttr(CostEstimateAttr::get(ctx, flops, bytes, trans));
+  }
+  recordTransform(batched, "vmap");
+  for (auto [oldResult, newResult] :
+       llvm::zip(call.getResults(), batched.getResults())) {
+    oldResult.replaceAllUsesWith(newResult);
+    bdims[newResult] = 0;
+  }
+  call.erase();
+  return success();
+}
+
+LogicalResult FunctionBatcher::batchCallSqueezed(CallOp call,
+                                                 ArrayRef<BDim> boundDims,
+                                                 ArrayRef<BDim> inDims) {
+  OpBuilder b(call);
+  Location loc = call.getLoc();
+  SmallVector<Value> bounds, inputs;
+  for (auto [v, d] : llvm::zip(call.getDynamicGridBounds(), boundDims)) {
+    if (!d) {
+      bounds.push_back(v);
+      continue;
+    }
+    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+    bounds.push_back(tensor::ExtractOp::create(b, loc, v, zero));
+  }
+  for (auto [v, d] : llvm::zip(call.getInputs(), inDims)) {
+    if (!d) {
+      inputs.push_back(v);
+      continue;
+    }
+    auto type = cast<RankedTensorType>(v.getType());
+    SmallVector<int64_t> shape(type.getShape());
+    shape.erase(shape.begin() + *d);
+    inputs.push_back(ReshapeOp::create(
+        b, loc, RankedTensorType::get(shape, type.getElementType()), v));
+  }
+  CallOp squeezed = cloneCallWith(b, call, bounds, inputs,
+                                  call.getResultTypes());
+  recordTransform(squeezed, "vmap");
+  for (auto [oldResult, newResult] :
+       llvm::zip(call.getResults(), squeezed.getResults())) {
+    auto type = cast<RankedTensorType>(newResult.getType());
+    auto expanded =
+        ReshapeOp::create(b, loc, batchedType(type, 0, 1), newResult);
+    oldResult.replaceAllUsesWith(expanded.getResult());
+    bdims[expanded.getResult()] = 0;
+  }
+  call.erase();
+  return success();
+}
+
+LogicalResult FunctionBatcher::batchCallWithLoop(CallOp call,
+                                                 ArrayRef<BDim> boundDims,
+                                                 SmallVector<BDim> inDims) {
+  SmallVector<Value> inputs(call.getInputs());
+  if (failed(broadcastAliases(call, inputs, inDims)))
+    return failure();
+
+  OpBuilder b(call);
+  Location loc = call.getLoc();
+  // The outputs are completely overwritten: start from empty tensors.
+  SmallVector<Value> inits;
+  for (Type t : call.getResultTypes()) {
+    auto type = batchedType(cast<RankedTensorType>(t), 0, axisSize);
+    inits.push_back(tensor::EmptyOp::create(b, loc, type.getShape(),
+                                            type.getElementType()));
+  }
+  Value lower = arith::ConstantIndexOp::create(b, loc, 0);
+  Value upper = arith::ConstantIndexOp::create(b, loc, axisSize);
+  Value step = arith::ConstantIndexOp::create(b, loc, 1);
+
+  SmallVector<int64_t> inAxes, boundAxes;
+  for (BDim d : inDims)
+    inAxes.push_back(d ? *d : -1);
+  for (BDim d : boundDims)
+    boundAxes.push_back(d ? *d : -1);
+  auto loopAttr = b.getDictionaryAttr(
+      {b.getNamedAttr("axis_size", b.getI64IntegerAttr(axisSize)),
+       b.getNamedAttr("in_axes", b.getDenseI64ArrayAttr(inAxes)),
+       b.getNamedAttr("grid_bound_axes", b.getDenseI64ArrayAttr(boundAxes))});
+
+  auto loop = scf::ForOp::create(
+      b, loc, lower, upper, step, inits,
+      [&](OpBuilder &lb, Location loc, Value iv, ValueRange acc) {
+        // A slice of size 1 at the batch index, the batch axis dropped.
+        auto slice = [&](Value v, int64_t axis) -> Value {
+          auto type = cast<RankedTensorType>(v.getType());
+          SmallVector<OpFoldResult> offsets, sizes, strides;
+          for (int64_t i = 0; i < type.getRank(); ++i) {
+            offsets.push_back(i == axis ? OpFoldResult(iv)
+                                        : OpFoldResult(lb.getIndexAttr(0)));
+            sizes.push_back(lb.getIndexAttr(i == axis ? 1
+                                                      : type.getDimSize(i)));
+            strides.push_back(lb.getIndexAttr(1));
+          }
+          SmallVector<int64_t> shape(type.getShape());
+          shape.erase(shape.begin() + axis);
+          return tensor::ExtractSliceOp::create(
+              lb, loc, RankedTensorType::get(shape, type.getElementType()), v,
+              offsets, sizes, strides);
+        };
+        SmallVector<Value> bounds, args;
+        for (auto [v, d] : llvm::zip(call.getDynamicGridBounds(), boundDims))
+          bounds.push_back(d ? tensor::ExtractOp::create(lb, loc, v, iv)
+                                   .getResult()
+                             : v);
+        for (auto [v, d] : llvm::zip(inputs, inDims))
+          args.push_back(d ? slice(v, *d) : v);
+        CallOp inner =
+            cloneCallWith(lb, call, bounds, args, call.getResultTypes());
+        inner->setAttr(kBatchLoopAttrName, loopAttr);
+        recordTransform(inner, "vmap");
+        SmallVector<Value> updated;
+        for (auto [r, a] : llvm::zip(inner.getResults(), acc)) {
+          auto type = cast<RankedTensorType>(r.getType());
+          SmallVector<OpFoldResult> offsets{iv}, sizes{lb.getIndexAttr(1)},
+              strides{lb.getIndexAttr(1)};
+          for (int64_t n : type.getShape()) {
+            offsets.push_back(lb.getIndexAttr(0));
+            sizes.push_back(lb.getIndexAttr(n));
+            strides.push_back(lb.getIndexAttr(1));
+          }
+          updated.push_back(tensor::InsertSliceOp::create(lb, loc, r, a,
+                                                          offsets, sizes,
+                                                          strides));
+        }
+        scf::YieldOp::create(lb, loc, updated);
+      });
+  for (auto [oldResult, newResult] :
+       llvm::zip(call.getResults(), loop.getResults())) {
+    oldResult.replaceAllUsesWith(newResult);
+    bdims[newResult] = 0;
+  }
+  call.erase();
+  return success();
+}
+
+FailureOr<BlockSpecAttr>
+FunctionBatcher::batchBlockSpec(CallOp call, BlockSpecAttr spec, BDim dim,
+                                RankedTensorType array) {
+  MLIRContext *ctx = call.getContext();
+  unsigned newGridRank = call.getGrid().size() + 1;
+  auto squeezed = static_cast<int64_t>(BlockDimKind::Squeezed);
+  if (spec.isWholeArray()) {
+    // Unbatched: still the whole array. Batched: one whole batch element
+    // per step, i.e. the array's shape as blocks plus a squeezed batch dim.
+    if (!dim)
+      return spec;
+    SmallVector<int64_t> sizes(array.getShape());
+    SmallVector<int64_t> kinds(sizes.size(),
+                               static_cast<int64_t>(BlockDimKind::Blocked));
+    SmallVector<int64_t> pads(sizes.size() + 1, 0);
+    sizes.insert(sizes.begin() + *dim, 1);
+    kinds.insert(kinds.begin() + *dim, squeezed);
+    SmallVector<AffineExpr> results(sizes.size(),
+                                    getAffineConstantExpr(0, ctx));
+    results[*dim] = getAffineDimExpr(0, ctx);
+    auto map = AffineMap::get(newGridRank, 0, results, ctx);
+    return BlockSpecAttr::get(ctx, sizes, kinds, pads, pads, map,
+                              FlatSymbolRefAttr(), MemorySpace::Any);
+  }
+  SmallVector<int64_t> sizes(spec.getSizes()), kinds(spec.getKinds()),
+      lo(spec.getPadLow()), hi(spec.getPadHigh());
+  if (dim) {
+    sizes.insert(sizes.begin() + *dim, 1);
+    kinds.insert(kinds.begin() + *dim, squeezed);
+    lo.insert(lo.begin() + *dim, 0);
+    hi.insert(hi.begin() + *dim, 0);
+  }
+  AffineMap map = spec.getIndexMap();
+  FlatSymbolRefAttr indexFunc = spec.getIndexFunc();
+  if (indexFunc) {
+    FailureOr<FlatSymbolRefAttr> batched =
+        batchIndexFunc(call, indexFunc, dim);
+    if (failed(batched))
+      return failure();
+    indexFunc = *batched;
+  } else if (map) {
+    // The new grid index is d0; the old ones shift by one.
+    AffineMap shifted = map.shiftDims(1);
+    SmallVector<AffineExpr> results(shifted.getResults());
+    if (dim)
+      results.insert(results.begin() + *dim, getAffineDimExpr(0, ctx));
+    map = AffineMap::get(newGridRank, 0, results, ctx);
+  } else if (dim) {
+    // No map means block index 0 everywhere; the batch dim needs d0.
+    SmallVector<AffineExpr> results(sizes.size(),
+                                    getAffineConstantExpr(0, ctx));
+    results[*dim] = getAffineDimExpr(0, ctx);
+    map = AffineMap::get(newGridRank, 0, results, ctx);
+  }
+  return BlockSpecAttr::get(ctx, sizes, kinds, lo, hi, map, indexFunc,
+                            spec.getMemorySpace());
+}
+
+FailureOr<FlatSymbolRefAttr>
+FunctionBatcher::batchIndexFunc(CallOp call, FlatSymbolRefAttr funcName,
+                                BDim dim) {
+  auto indexFunc =
+      SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(call, funcName);
+  if (!indexFunc)
+    return call.emitOpError() << "index map " << funcName
+                              << " does not name a func.func";
+  auto key = std::make_pair(indexFunc.getOperation(), dim ? *dim : -1);
+  if (auto it = indexFuncs.find(key); it != indexFuncs.end())
+    return it->second;
+
+  // A copy taking the batch index first; when the operand is batched it
+  // returns that index at the batch dimension. Copies go before the wrapper,
+  // in the order they are made.
+  OpBuilder b(func);
+  auto batched = cast<func::FuncOp>(b.clone(*indexFunc));
+  batched.setSymName((indexFunc.getSymName() + "_vmap").str());
+  // Inserting renames the copy if its name is taken.
+  symbols.insert(batched);
+  Type indexType = b.getI32Type();
+  if (!call.getGrid().empty() && batched.getNumArguments() > 0)
+    indexType = batched.getArgumentTypes()[0];
+  if (failed(batched.insertArgument(0, indexType, DictionaryAttr(),
+                                    indexFunc.getLoc())))
+    return failure();
+  if (dim) {
+    Value batchIndex = batched.getArgument(0);
+    batched.walk([&](func::ReturnOp ret) {
+      SmallVector<Value> results(ret.getOperands());
+      results.insert(results.begin() + *dim, batchIndex);
+      ret->setOperands(results);
+    });
+    SmallVector<Type> resultTypes(batched.getResultTypes());
+    resultTypes.insert(resultTypes.begin() + *dim, indexType);
+    batched.setType(FunctionType::get(call.getContext(),
+                                      batched.getArgumentTypes(),
+                                      resultTypes));
+  }
+  auto ref = FlatSymbolRefAttr::get(batched.getSymNameAttr());
+  indexFuncs[key] = ref;
+  return ref;
+}
+
 struct PallasVmapPass
     : public mlir::pallas::impl::PallasVmapBase<PallasVmapPass> {
   using PallasVmapBase::PallasVmapBase;
+
   void runOnOperation() override {
-    getOperation().emitError("transform 'pallas-vmap' is not available in this "
-                             "build yet");
-    signalPassFailure();
+    ModuleOp module = getOperation();
+    int64_t size = axisSize;
+    if (size < 1) {
+      module.emitError() << "pallas-vmap: axis-size must be at least 1, got "
+                         << size;
+      return signalPassFailure();
+    }
+    SmallVector<int64_t> axes(inAxes.begin(), inAxes.end());
+    for (auto [i, axis] : llvm::enumerate(axes))
+      if (axis < -1) {
+        module.emitError() << "pallas-vmap: in-axes[" << i << "] = " << axis
+                           << ": expected -1 (not batched) or a "
+                              "non-negative axis";
+        return signalPassFailure();
+      }
+    SymbolTable symbols(module);
+    for (func::FuncOp func : getCallWrappers(module)) {
+      FunctionBatcher batcher(func, size, symbols);
+      if (failed(batcher.run(axes)))
+        return signalPassFailure();
+    }
   }
 };
+
 } // namespace

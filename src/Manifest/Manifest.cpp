@@ -120,6 +120,8 @@ static json attrJson(Attribute attr) {
     return i.getInt();
   if (auto f = dyn_cast<FloatAttr>(attr))
     return f.getValueAsDouble();
+  if (auto ints = dyn_cast<DenseI64ArrayAttr>(attr))
+    return shapeJson(ints.asArrayRef());
   return printed(attr);
 }
 
@@ -250,6 +252,10 @@ FailureOr<json> buildManifest(ModuleOp module, const ManifestInputs &in) {
   m["metadata"] =
       call.getMetadataAttr() ? attrJson(call.getMetadataAttr()) : json::object();
   m["transforms"] = attrJson(call.getTransforms());
+  // pallas-vmap's explicit-loop fallback: the call above runs once per batch
+  // element (see docs/manifest.md, "batch_loop").
+  if (auto loop = call->getAttrOfType<DictionaryAttr>(kBatchLoopAttrName))
+    m["batch_loop"] = attrJson(loop);
   return m;
 }
 

@@ -57,6 +57,10 @@ std::string manifestToString(const nlohmann::json &manifest);
 /// the call.
 constexpr const char *kEliminatedAttrName = "pallas.eliminated";
 
+/// Attribute set on a pallas.call that pallas-vmap's explicit-loop fallback
+/// runs once per batch element: {axis_size, in_axes, grid_bound_axes}.
+constexpr const char *kBatchLoopAttrName = "pallas.batch_loop";
+
 } // namespace pallasc
 
 #endif // PALLASC_SRC_MANIFEST_MANIFEST_H

@@ -1,0 +1,132 @@
+//===- CallUtils.cpp - helpers shared by the call-level passes ---*- C++ -*-===//
+
+#include "passes/Transforms/CallUtils.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Transforms/RegionUtils.h"
+#include "llvm/ADT/STLExtras.h"
+
+using namespace mlir;
+using namespace mlir::pallas;
+
+void mlir::pallas::recordTransform(CallOp call, StringRef name) {
+  SmallVector<Attribute> names(call.getTransforms().begin(),
+                               call.getTransforms().end());
+  Builder b(call.getContext());
+  names.push_back(b.getStringAttr(name));
+  call.setTransformsAttr(b.getArrayAttr(names));
+}
+
+CallOp mlir::pallas::cloneCallWith(OpBuilder &builder, CallOp call,
+                                   ValueRange bounds, ValueRange inputs,
+                                   TypeRange results) {
+  auto copy = CallOp::create(
+      builder, call.getLoc(), results, call.getKernelAttr(), bounds, inputs,
+      call.getGridAttr(), call.getGridNamesAttr(),
+      call.getNumScalarPrefetchAttr(), call.getInSpecsAttr(),
+      call.getOutSpecsAttr(), call.getScratchAttr(),
+      call.getInputOutputAliasesAttr(), call.getPinnedInputsAttr(),
+      call.getVmappedDimsAttr(), call.getCostEstimateAttr(),
+      call.getCompilerParamsAttr(), call.getMetadataAttr(), call.getNameAttr(),
+      call.getTransformsAttr());
+  copy->setDiscardableAttrs(call->getDiscardableAttrDictionary());
+  return copy;
+}
+
+KernelOp mlir::pallas::lookupKernel(CallOp call) {
+  return SymbolTable::lookupNearestSymbolFrom<KernelOp>(call,
+                                                        call.getKernelAttr());
+}
+
+KernelOp mlir::pallas::getKernelForRewrite(CallOp call, StringRef suffix) {
+  KernelOp kernel = lookupKernel(call);
+  if (!kernel) {
+    call.emitOpError() << "'" << call.getKernel()
+                       << "' does not name a pallas.kernel";
+    return {};
+  }
+  Operation *symbolTableOp = SymbolTable::getNearestSymbolTable(kernel);
+  bool shared = false;
+  if (auto uses = SymbolTable::getSymbolUses(kernel, symbolTableOp))
+    for (const SymbolTable::SymbolUse &use : *uses)
+      if (use.getUser() != call.getOperation())
+        shared = true;
+  if (!shared)
+    return kernel;
+  SymbolTable table(symbolTableOp);
+  OpBuilder builder(kernel);
+  builder.setInsertionPointAfter(kernel);
+  auto clone = cast<KernelOp>(builder.clone(*kernel));
+  clone.setSymName((kernel.getSymName() + "_" + suffix).str());
+  // Inserting renames the clone if its name is taken.
+  table.insert(clone);
+  call.setKernelAttr(FlatSymbolRefAttr::get(clone.getSymNameAttr()));
+  return clone;
+}
+
+void mlir::pallas::updateFunctionType(func::FuncOp func) {
+  SmallVector<Type> results;
+  func.walk([&](func::ReturnOp ret) {
+    if (ret->getParentOp() != func.getOperation())
+      return WalkResult::advance();
+    llvm::append_range(results, ret.getOperandTypes());
+    return WalkResult::interrupt();
+  });
+  func.setType(FunctionType::get(func.getContext(),
+                                 func.front().getArgumentTypes(), results));
+}
+
+static bool isSideEffecting(Attribute value) {
+  if (auto b = dyn_cast<BoolAttr>(value))
+    return b.getValue();
+  if (auto s = dyn_cast<StringAttr>(value))
+    return s.getValue() == "side_effecting";
+  return false;
+}
+
+bool mlir::pallas::hasSideEffects(CallOp call) {
+  DictionaryAttr params = call.getCompilerParamsAttr();
+  if (!params)
+    return false;
+  if (Attribute top = params.get("has_side_effects"))
+    if (isSideEffecting(top))
+      return true;
+  for (NamedAttribute entry : params)
+    if (auto target = dyn_cast<DictionaryAttr>(entry.getValue()))
+      if (Attribute value = target.get("has_side_effects"))
+        if (isSideEffecting(value))
+          return true;
+  return false;
+}
+
+bool mlir::pallas::eraseDeadOps(Region &region) {
+  bool any = false;
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    // Post order allows erasing the visited op; an op whose last user was
+    // erased in this round is found in the next one.
+    region.walk<WalkOrder::PostOrder>([&](Operation *op) {
+      if (op->hasTrait<OpTrait::IsTerminator>() || !isOpTriviallyDead(op))
+        return;
+      op->erase();
+      changed = any = true;
+    });
+  }
+  return any;
+}
+
+SmallVector<func::FuncOp> mlir::pallas::getCallWrappers(ModuleOp module) {
+  SmallVector<func::FuncOp> wrappers;
+  for (auto func : module.getOps<func::FuncOp>()) {
+    bool hasCall = false;
+    func.walk([&](CallOp) {
+      hasCall = true;
+      return WalkResult::interrupt();
+    });
+    if (hasCall)
+      wrappers.push_back(func);
+  }
+  return wrappers;
+}

@@ -1,0 +1,57 @@
+//===- CallUtils.h - helpers shared by the call-level passes -----*- C++ -*-===//
+//
+// Small pieces the call-level transforms (vmap, dce, discharge-state,
+// hi-to-lo) share: rebuilding a pallas.call with new operands, giving a call
+// its own copy of a kernel before rewriting it, keeping a wrapper function's
+// type in sync with its body, and recording the transforms applied.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PALLASC_PASSES_TRANSFORMS_CALLUTILS_H
+#define PALLASC_PASSES_TRANSFORMS_CALLUTILS_H
+
+#include "dialects/Pallas/IR/PallasOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+
+namespace mlir::pallas {
+
+/// Appends `name` (e.g. "vmap") to the call's `transforms` list.
+void recordTransform(CallOp call, StringRef name);
+
+/// Creates, at the builder's insertion point, a copy of `call` with the given
+/// operands and result types. Every attribute is kept, discardable ones too;
+/// callers then change what their rule changes.
+CallOp cloneCallWith(OpBuilder &builder, CallOp call, ValueRange bounds,
+                     ValueRange inputs, TypeRange results);
+
+/// The kernel `call` runs, ready to be rewritten for this call alone: when
+/// other pallas.call ops in the module run the same kernel, the kernel is
+/// cloned (named `<kernel>_<suffix>`, uniqued) and `call` retargeted to the
+/// clone. Returns null (after a diagnostic) if the symbol is not a kernel.
+KernelOp getKernelForRewrite(CallOp call, StringRef suffix);
+
+/// The pallas.kernel `call` names, or null.
+KernelOp lookupKernel(CallOp call);
+
+/// Sets the function type of `func` from its entry block arguments and the
+/// operands of its (first) func.return.
+void updateFunctionType(func::FuncOp func);
+
+/// True when the call's compiler params mark it side-effecting: any
+/// `has_side_effects` entry (e.g. `compiler_params.tpu.has_side_effects`) that
+/// is `true` or the string "side_effecting" (the seed's _has_side_effects:
+/// SideEffectType.SIDE_EFFECTING counts, DATAFLOW_SIDE_EFFECTING does not).
+bool hasSideEffects(CallOp call);
+
+/// Erases ops of `region` (recursively) that are trivially dead, until none is
+/// left. Returns true if anything was erased.
+bool eraseDeadOps(Region &region);
+
+/// The func.func ops of `module` whose bodies hold a pallas.call, in order.
+SmallVector<func::FuncOp> getCallWrappers(ModuleOp module);
+
+} // namespace mlir::pallas
+
+#endif // PALLASC_PASSES_TRANSFORMS_CALLUTILS_H
