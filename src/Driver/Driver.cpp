@@ -212,6 +212,8 @@ int Compilation::run() {
 
   // Outputs, all staged in temporary files and renamed at the end.
   OutputFiles outputs(options.outputDir);
+  outputs.protectInput(options.kernelPath, "kernel");
+  outputs.protectInput(options.specPath, "grid spec");
   if (failed(outputs.prepare()))
     return kExitUserError;
   ManifestInputs manifestInputs;

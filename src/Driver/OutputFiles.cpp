@@ -32,6 +32,20 @@ llvm::LogicalResult OutputFiles::prepare() {
   return llvm::success();
 }
 
+void OutputFiles::protectInput(const std::string &path, std::string what) {
+  inputs.push_back({path, std::move(what)});
+}
+
+/// `path` made absolute and without `.`/`..` components, for comparing the
+/// paths of files that may not exist yet.
+static std::string normalizedPath(llvm::StringRef path) {
+  llvm::SmallString<256> abs(path);
+  if (fs::make_absolute(abs))
+    return std::string(path);
+  llvm::sys::path::remove_dots(abs, /*remove_dot_dot=*/true);
+  return std::string(abs);
+}
+
 llvm::LogicalResult OutputFiles::stage(const std::string &name,
                                        llvm::StringRef contents) {
   llvm::SmallString<256> path(directory);
@@ -47,6 +61,22 @@ llvm::LogicalResult OutputFiles::stageAt(const std::string &path,
   if (fs::is_directory(path)) {
     logError(path + ": error: cannot write the output: it is a directory");
     return llvm::failure();
+  }
+  for (const Input &input : inputs) {
+    if (fs::equivalent(path, input.path) ||
+        normalizedPath(path) == normalizedPath(input.path)) {
+      logError(path + ": error: cannot write the output: it is the " +
+               input.what + " being compiled (" + input.path +
+               "); choose another output path");
+      return llvm::failure();
+    }
+  }
+  for (const Staged &s : staged) {
+    if (normalizedPath(path) == normalizedPath(s.final)) {
+      logError(path + ": error: cannot write the output: " + s.final +
+               " is already written by this compilation");
+      return llvm::failure();
+    }
   }
   llvm::SmallString<256> model(llvm::sys::path::parent_path(path));
   llvm::sys::path::append(model, "." + llvm::sys::path::filename(path).str() +

@@ -26,6 +26,10 @@ public:
   /// Creates the output directory if needed; fails with a message if it is
   /// not a writable directory.
   llvm::LogicalResult prepare();
+  /// Marks `path` as an input of the compilation (`what`: "kernel", "grid
+  /// spec"): staging an output at the same file is then an error instead of
+  /// replacing the input.
+  void protectInput(const std::string &path, std::string what);
   /// Stages `contents` for `directory/name`.
   llvm::LogicalResult stage(const std::string &name, llvm::StringRef contents);
   /// Stages `contents` for a path given as is (e.g. a depfile).
@@ -40,7 +44,11 @@ private:
   struct Staged {
     std::string temp, final;
   };
+  struct Input {
+    std::string path, what;
+  };
   std::string directory;
+  std::vector<Input> inputs;
   std::vector<Staged> staged;
   std::vector<std::string> finalOutputs;
   bool committed = false;
