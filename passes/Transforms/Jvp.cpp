@@ -1,4 +1,4 @@
-//===- Jvp.cpp - pallas-jvp ---------------------------------------*- C++ -*-===//
+//===- Jvp.cpp - pallas-jvp -------------------------------------*- C++ -*-===//
 //
 // The seed's _pallas_call_jvp_rule: every function holding a pallas.call is
 // differentiated in forward mode. Its float arguments get tangent arguments
@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "passes/Transforms/CallUtils.h"
 #include "passes/Transforms/JvpEmitter.h"
 #include "passes/Transforms/Passes.h"
 
@@ -101,8 +102,8 @@ PallasJvpPass::getOrBuildKernel(CallOp call, KernelOp kernel,
   OpBuilder b(kernel);
   b.setInsertionPointAfter(kernel);
   std::string name = (kernel.getSymName() + "_jvp").str();
-  auto newKernel = KernelOp::create(b, kernel.getLoc(), name,
-                                    b.getFunctionType(types, {}));
+  auto newKernel =
+      KernelOp::create(b, kernel.getLoc(), name, b.getFunctionType(types, {}));
   // The op is in place already; this registers it, renaming on a clash.
   StringAttr newName = symbols->insert(newKernel);
   Block &body = newKernel.getBody().front();
@@ -160,18 +161,30 @@ LogicalResult PallasJvpPass::differentiateCall(CallOp call, Emitter &emitter) {
   }
   for (auto [i, v] : llvm::enumerate(call.getInputs()))
     if (isa<HiType>(v.getType()))
-      return call.emitError() << "pallas-jvp: input " << i << " has hi type "
-                                << v.getType()
-                                << "; run pallas-hi-to-lo before pallas-jvp";
+      return call.emitError()
+             << "pallas-jvp: input " << i << " has hi type " << v.getType()
+             << "; run pallas-hi-to-lo before pallas-jvp";
   for (auto [i, v] : llvm::enumerate(call.getOutputs()))
     if (isa<HiType>(v.getType()))
-      return call.emitError() << "pallas-jvp: output " << i
-                                << " has hi type " << v.getType()
-                                << "; run pallas-hi-to-lo before pallas-jvp";
+      return call.emitError()
+             << "pallas-jvp: output " << i << " has hi type " << v.getType()
+             << "; run pallas-hi-to-lo before pallas-jvp";
+  CostEstimateAttr cost = call.getCostEstimateAttr();
+  if (cost) {
+    constexpr int64_t kMax = std::numeric_limits<int64_t>::max() / 2;
+    if (cost.getFlops() > kMax || cost.getBytesAccessed() > kMax ||
+        cost.getTranscendentals() > kMax)
+      return call.emitError()
+             << "pallas-jvp: doubling the cost estimate overflows int64";
+    cost = CostEstimateAttr::get(call.getContext(), 2 * cost.getFlops(),
+                                 2 * cost.getBytesAccessed(),
+                                 2 * cost.getTranscendentals());
+  }
+
   auto kernel = symbols->lookup<KernelOp>(call.getKernel());
   if (!kernel)
     return call.emitError() << "pallas-jvp: '" << call.getKernel()
-                              << "' does not name a pallas.kernel";
+                            << "' does not name a pallas.kernel";
 
   // Tangent inputs: float inputs whose tangent is not a symbolic zero (the
   // seed's nonzero_tangents; integer inputs have zero tangents in JAX).
@@ -188,8 +201,7 @@ LogicalResult PallasJvpPass::differentiateCall(CallOp call, Emitter &emitter) {
       inSpecs.push_back(call.getInSpecs()[i]);
     }
   }
-  FailureOr<StringAttr> newKernel =
-      getOrBuildKernel(call, kernel, hasTangent);
+  FailureOr<StringAttr> newKernel = getOrBuildKernel(call, kernel, hasTangent);
   if (failed(newKernel))
     return failure();
 
@@ -203,35 +215,15 @@ LogicalResult PallasJvpPass::differentiateCall(CallOp call, Emitter &emitter) {
   for (Attribute s : call.getScratch())
     if (isFloatRef(cast<TypeAttr>(s).getValue()))
       scratch.push_back(s);
-  SmallVector<Attribute> transforms(call.getTransforms().getValue());
-  transforms.push_back(b.getStringAttr("jvp"));
-
-  NamedAttrList attrs(call->getAttrDictionary());
-  attrs.set(call.getKernelAttrName(), FlatSymbolRefAttr::get(*newKernel));
-  attrs.set(call.getInSpecsAttrName(), b.getArrayAttr(inSpecs));
-  attrs.set(call.getOutSpecsAttrName(), b.getArrayAttr(outSpecs));
-  attrs.set(call.getScratchAttrName(), b.getArrayAttr(scratch));
-  attrs.set(call.getTransformsAttrName(), b.getArrayAttr(transforms));
-  attrs.set("operandSegmentSizes",
-            b.getDenseI32ArrayAttr(
-                {0, static_cast<int32_t>(operands.size())}));
-  if (CostEstimateAttr cost = call.getCostEstimateAttr()) {
-    constexpr int64_t kMax = std::numeric_limits<int64_t>::max() / 2;
-    if (cost.getFlops() > kMax || cost.getBytesAccessed() > kMax ||
-        cost.getTranscendentals() > kMax)
-      return call.emitError()
-             << "pallas-jvp: doubling the cost estimate overflows int64";
-    attrs.set(call.getCostEstimateAttrName(),
-              CostEstimateAttr::get(b.getContext(), 2 * cost.getFlops(),
-                                    2 * cost.getBytesAccessed(),
-                                    2 * cost.getTranscendentals()));
-  }
-
-  OperationState state(call.getLoc(), call->getName());
-  state.addOperands(operands);
-  state.addTypes(resultTypes);
-  state.addAttributes(attrs);
-  Operation *newCall = emitter.builder().create(state);
+  CallOp newCall = cloneCallWith(emitter.builder(), call, /*bounds=*/{},
+                                 operands, resultTypes);
+  newCall.setKernelAttr(FlatSymbolRefAttr::get(*newKernel));
+  newCall.setInSpecsAttr(b.getArrayAttr(inSpecs));
+  newCall.setOutSpecsAttr(b.getArrayAttr(outSpecs));
+  newCall.setScratchAttr(b.getArrayAttr(scratch));
+  if (cost)
+    newCall.setCostEstimateAttr(cost);
+  recordTransform(newCall, "jvp");
   unsigned n = call.getNumResults();
   for (unsigned i = 0; i < n; ++i) {
     emitter.mapPrimal(call.getResult(i), newCall->getResult(i));
@@ -321,12 +313,7 @@ void PallasJvpPass::runOnOperation() {
   kernelCache.clear();
   differentiatedKernels.clear();
 
-  SmallVector<func::FuncOp> funcs;
-  for (auto func : module.getOps<func::FuncOp>())
-    if (func.walk([](CallOp) { return WalkResult::interrupt(); })
-            .wasInterrupted())
-      funcs.push_back(func);
-  for (func::FuncOp func : funcs)
+  for (func::FuncOp func : getCallWrappers(module))
     if (failed(differentiateFunc(func)))
       return signalPassFailure();
 

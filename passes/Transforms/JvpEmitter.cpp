@@ -1,4 +1,4 @@
-//===- JvpEmitter.cpp - forward-mode differentiation engine ---*- C++ -*-===//
+//===- JvpEmitter.cpp - forward-mode differentiation engine -----*- C++ -*-===//
 //
 // The op walk, the tangent maps, constants, ref accesses and scf control
 // flow of pallas-jvp. The per-op rules of arith, math, tensor and the pallas
@@ -82,9 +82,7 @@ Value Emitter::mulf(Value a, Value c) {
 Value Emitter::divf(Value a, Value c) {
   return arith::DivFOp::create(b, currentLoc, a, c);
 }
-Value Emitter::negf(Value a) {
-  return arith::NegFOp::create(b, currentLoc, a);
-}
+Value Emitter::negf(Value a) { return arith::NegFOp::create(b, currentLoc, a); }
 Value Emitter::select(Value cond, Value a, Value c) {
   return arith::SelectOp::create(b, currentLoc, cond, a, c);
 }
@@ -426,8 +424,7 @@ LogicalResult Emitter::emitIf(Operation *o) {
       types.push_back(op.getResult(i).getType());
   }
   currentLoc = loc;
-  Operation *newOp =
-      createLike(b, op, {primal(op.getCondition())}, types);
+  Operation *newOp = createLike(b, op, {primal(op.getCondition())}, types);
   newOp->getRegion(0).takeBody(tmp->getRegion(0));
   newOp->getRegion(1).takeBody(tmp->getRegion(1));
   tmp->erase();

@@ -1,4 +1,4 @@
-//===- JvpEmitter.h - forward-mode differentiation of op lists -*- C++ -*-===//
+//===- JvpEmitter.h - forward-mode differentiation of op lists --*- C++ -*-===//
 //
 // The engine of pallas-jvp: copies the ops of a block into a new body and
 // emits, next to each one, the ops computing its tangent (forward mode).

@@ -1,4 +1,4 @@
-//===- JvpRules.cpp - tangent rules of pallas-jvp ----------------*- C++ -*-===//
+//===- JvpRules.cpp - tangent rules of pallas-jvp ---------------*- C++ -*-===//
 //
 // One rule per op with float results: arith, math, tensor and the pallas
 // block ops. The rules follow JAX's JVP rules (jax/_src/lax/lax.py); each
@@ -40,8 +40,8 @@ static Value balancedChoice(Emitter &e, Value x, Value y, Value ans, Value dx,
   Value yEq = e.cmpf(Pred::OEQ, y, ans);
   Value result;
   if (dx)
-    result = e.mulf(dx, e.divf(e.select(xEq, one, zero),
-                               e.select(yEq, two, one)));
+    result =
+        e.mulf(dx, e.divf(e.select(xEq, one, zero), e.select(yEq, two, one)));
   if (dy)
     result = e.add(result, e.mulf(dy, e.divf(e.select(yEq, one, zero),
                                              e.select(xEq, two, one))));
@@ -88,16 +88,17 @@ LogicalResult Emitter::emitRule(Operation *op, Operation *newOp) {
     return success();
   };
   auto allOperands = [&]() {
-    emitLinear(op, llvm::to_vector(llvm::seq<unsigned>(0, op->getNumOperands())));
+    emitLinear(op,
+               llvm::to_vector(llvm::seq<unsigned>(0, op->getNumOperands())));
     return success();
   };
   auto zero = [](Operation *) { return success(); };
 
   return llvm::TypeSwitch<Operation *, LogicalResult>(op)
       // Constants and piecewise-constant functions: zero tangent.
-      .Case<arith::ConstantOp, arith::SIToFPOp, arith::UIToFPOp,
-            math::CeilOp, math::FloorOp, math::RoundOp, math::RoundEvenOp,
-            math::TruncOp, tensor::EmptyOp>(zero)
+      .Case<arith::ConstantOp, arith::SIToFPOp, arith::UIToFPOp, math::CeilOp,
+            math::FloorOp, math::RoundOp, math::RoundEvenOp, math::TruncOp,
+            tensor::EmptyOp>(zero)
 
       //===------------------------------------------------------------===//
       // arith
@@ -132,7 +133,9 @@ LogicalResult Emitter::emitRule(Operation *op, Operation *newOp) {
         return set(balancedChoice(*this, p(0), p(1), ans, t(0), t(1)));
       })
       .Case<arith::ExtFOp, arith::TruncFOp>([&](auto) { return linear({0}); })
-      .Case<arith::SelectOp>([&](auto) { return linear({1, 2}); })
+      .Case<arith::SelectOp>([&](auto) {
+        return linear({1, 2});
+      })
 
       //===------------------------------------------------------------===//
       // math
@@ -144,9 +147,8 @@ LogicalResult Emitter::emitRule(Operation *op, Operation *newOp) {
       .Case<math::ExpM1Op>([&](auto) {
         return set(t(0) ? mulf(t(0), addf(ans, one(ans))) : Value());
       })
-      .Case<math::LogOp>([&](auto) {
-        return set(t(0) ? divf(t(0), p(0)) : Value());
-      })
+      .Case<math::LogOp>(
+          [&](auto) { return set(t(0) ? divf(t(0), p(0)) : Value()); })
       .Case<math::Log1pOp>([&](auto) {
         return set(t(0) ? divf(t(0), addf(p(0), one(ans))) : Value());
       })
@@ -188,8 +190,7 @@ LogicalResult Emitter::emitRule(Operation *op, Operation *newOp) {
       })
       .Case<math::TanOp>([&](auto) {
         // g * (1 + ans^2)
-        return set(t(0) ? mulf(t(0), addf(one(ans), mulf(ans, ans)))
-                        : Value());
+        return set(t(0) ? mulf(t(0), addf(one(ans), mulf(ans, ans))) : Value());
       })
       .Case<math::SinhOp>([&](auto) {
         if (!t(0))
@@ -206,8 +207,7 @@ LogicalResult Emitter::emitRule(Operation *op, Operation *newOp) {
         if (!t(0))
           return success();
         double k = isa<math::ErfOp>(op) ? kTwoOverSqrtPi : -kTwoOverSqrtPi;
-        Value gauss =
-            math::ExpOp::create(b, loc(), negf(mulf(p(0), p(0))));
+        Value gauss = math::ExpOp::create(b, loc(), negf(mulf(p(0), p(0))));
         return set(mulf(c(ans, k), mulf(t(0), gauss)));
       })
       .Case<math::AtanOp>([&](auto) {
@@ -227,8 +227,8 @@ LogicalResult Emitter::emitRule(Operation *op, Operation *newOp) {
         // lhs: g * (y * x^(y - 1)); rhs: g * (log(x, 0 -> 1) * ans).
         Value r;
         if (t(0)) {
-          Value xPow = math::PowFOp::create(b, loc(), p(0),
-                                            subf(p(1), one(ans)));
+          Value xPow =
+              math::PowFOp::create(b, loc(), p(0), subf(p(1), one(ans)));
           r = mulf(t(0), mulf(p(1), xPow));
         }
         if (t(1)) {
@@ -279,8 +279,7 @@ LogicalResult Emitter::emitRule(Operation *op, Operation *newOp) {
         auto emitDot = [&](Value lhs, Value rhs, Value acc) -> Value {
           return DotOp::create(b, loc(), newDot.getType(), lhs, rhs, acc,
                                newDot.getTransposeLhs(),
-                               newDot.getTransposeRhs(),
-                               newDot.getPrecision());
+                               newDot.getTransposeRhs(), newDot.getPrecision());
         };
         if (Value dA = tangent(dot.getLhs()))
           acc = emitDot(dA, newDot.getRhs(), acc);
@@ -304,9 +303,10 @@ LogicalResult Emitter::emitRule(Operation *op, Operation *newOp) {
       })
       .Case<BroadcastInDimOp, ReshapeOp, TransposeOp, CumsumOp>(
           [&](auto) { return linear({0}); })
-      .Case<SelectOp>([&](auto) { return linear({1, 2}); })
-      .Case<MultipleOfOp, MaxContiguousOp>(
-          [&](auto) { return set(t(0)); })
+      .Case<SelectOp>([&](auto) {
+        return linear({1, 2});
+      })
+      .Case<MultipleOfOp, MaxContiguousOp>([&](auto) { return set(t(0)); })
 
       //===------------------------------------------------------------===//
       // tensor
@@ -314,8 +314,9 @@ LogicalResult Emitter::emitRule(Operation *op, Operation *newOp) {
       .Case<tensor::ExtractOp, tensor::SplatOp, tensor::ExtractSliceOp,
             tensor::ExpandShapeOp, tensor::CollapseShapeOp, tensor::CastOp,
             tensor::ReshapeOp>([&](auto) { return linear({0}); })
-      .Case<tensor::InsertOp, tensor::InsertSliceOp>(
-          [&](auto) { return linear({0, 1}); })
+      .Case<tensor::InsertOp, tensor::InsertSliceOp>([&](auto) {
+        return linear({0, 1});
+      })
       .Case<tensor::FromElementsOp, tensor::ConcatOp>(
           [&](auto) { return allOperands(); })
 
