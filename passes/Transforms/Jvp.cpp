@@ -14,7 +14,6 @@
 #include "passes/Transforms/Passes.h"
 
 #include "llvm/ADT/STLExtras.h"
-#include "llvm/ADT/SmallString.h"
 
 #include <limits>
 #include <map>
@@ -31,12 +30,13 @@ using namespace mlir::pallas;
 using mlir::pallas::jvp::Emitter;
 using mlir::pallas::jvp::isFloatLike;
 
-namespace {
-
-bool isFloatRef(Type type) {
+/// True for refs whose elements are floats: they get tangent refs.
+static bool isFloatRef(Type type) {
   auto ref = dyn_cast<RefType>(type);
   return ref && isa<FloatType>(ref.getElementType());
 }
+
+namespace {
 
 struct PallasJvpPass : public mlir::pallas::impl::PallasJvpBase<PallasJvpPass> {
   using PallasJvpBase::PallasJvpBase;
