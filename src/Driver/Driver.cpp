@@ -2,7 +2,9 @@
 
 #include "src/Driver/Driver.h"
 
+#include "src/Driver/CpuTarget.h"
 #include "src/Driver/Diagnostics.h"
+#include "src/Driver/Frontend.h"
 #include "src/Driver/OutputFiles.h"
 #include "src/InitAll.h"
 #include "src/Manifest/Manifest.h"
@@ -100,34 +102,11 @@ std::string baseName(const std::string &path) {
   return llvm::sys::path::filename(path).str();
 }
 
-/// The compilation of one kernel + spec.
-class Compilation {
-public:
-  explicit Compilation(const DriverOptions &options)
-      : options(options), context(makeRegistry()) {
-    context.disableMultithreading();
-    // The located message says what is wrong; the generic op dump after it
-    // would only bury it.
-    context.printOpOnDiagnostic(false);
-    context.loadAllAvailableDialects();
-  }
-
-  int run();
-
-private:
-  static DialectRegistry makeRegistry() {
-    DialectRegistry registry;
-    registerAllDialects(registry);
-    return registry;
-  }
-  LogicalResult runPasses(ModuleOp module, const spec::GridSpec &spec);
-
-  const DriverOptions &options;
-  MLIRContext context;
-};
-
-LogicalResult Compilation::runPasses(ModuleOp module,
-                                     const spec::GridSpec &spec) {
+/// Runs the spec's transforms (then the command line's) and the cleanup
+/// passes on `module`.
+LogicalResult runTransformPasses(MLIRContext &context,
+                                 const DriverOptions &options, ModuleOp module,
+                                 const spec::GridSpec &spec) {
   registerAllPasses();
   PassManager pm(&context);
   pm.enableVerifier(true);
@@ -154,9 +133,118 @@ LogicalResult Compilation::runPasses(ModuleOp module,
   return pm.run(module);
 }
 
+/// The compilation of one kernel + spec.
+class Compilation {
+public:
+  explicit Compilation(const DriverOptions &options)
+      : options(options), context(makeDriverRegistry()) {
+    configureDriverContext(context);
+  }
+
+  int run();
+
+private:
+  const DriverOptions &options;
+  MLIRContext context;
+};
+
 int Compilation::run() {
   DiagnosticRouter router(&context);
 
+  FrontendResult fe;
+  if (int rc = runFrontend(options, context, router, fe))
+    return rc;
+  OwningOpRef<ModuleOp> &module = fe.module;
+  spec::GridSpec *spec = &fe.spec;
+  const std::string &kernelText = fe.kernelText, &specText = fe.specText;
+
+  for (const std::string &target : options.targets) {
+    if (isCpuTarget(target))
+      continue;
+    logError("error: no code generation target is available in this build "
+             "(asked for '" +
+             target + "'); use --emit=mlir or --emit=manifest");
+    return kExitUsageError;
+  }
+
+  // Outputs, all staged in temporary files and renamed at the end.
+  OutputFiles outputs(options.outputDir);
+  outputs.protectInput(options.kernelPath, "kernel");
+  outputs.protectInput(options.specPath, "grid spec");
+  if (failed(outputs.prepare()))
+    return kExitUserError;
+  ManifestInputs manifestInputs;
+  manifestInputs.kernel = {baseName(options.kernelPath),
+                           sha256Hex(kernelText)};
+  manifestInputs.spec = {baseName(options.specPath), sha256Hex(specText)};
+  manifestInputs.name = spec->name;
+
+  bool emitMlir = llvm::is_contained(options.emit, "mlir");
+  if (emitMlir) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    OpPrintingFlags flags;
+    module->print(os, flags);
+    std::string file = spec->name + ".mlir";
+    if (failed(outputs.stage(file, text)))
+      return kExitUserError;
+    manifestInputs.emitted.push_back(file);
+  }
+
+  // --target cpu: <name>.cpu.o, the lowering `pallasc run` executes.
+  if (llvm::any_of(options.targets, isCpuTarget)) {
+    std::string file, object;
+    ManifestArtifact entry;
+    if (failed(emitCpuArtifact(*module, spec->name, file, object, entry)))
+      return kExitUserError;
+    if (!file.empty()) {
+      if (failed(outputs.stage(file, object)))
+        return kExitUserError;
+      manifestInputs.artifacts.push_back(std::move(entry));
+    }
+  }
+
+  FailureOr<nlohmann::json> manifest = buildManifest(*module, manifestInputs);
+  if (failed(manifest))
+    return kExitInternalError;
+  if (failed(outputs.stage(spec->name + ".manifest.json",
+                           manifestToString(*manifest))))
+    return kExitUserError;
+
+  if (!options.depfile.empty()) {
+    std::string rule;
+    for (const std::string &f : outputs.stagedPaths())
+      rule += escapeMakePath(f) + " ";
+    rule += ": " + escapeMakePath(options.kernelPath) + " " +
+            escapeMakePath(options.specPath) + "\n";
+    if (failed(outputs.stageAt(options.depfile, rule)))
+      return kExitUserError;
+  }
+  if (failed(outputs.commit()))
+    return kExitUserError;
+  for (const std::string &f : outputs.stagedPaths())
+    spdlog::debug("wrote {}", f);
+  return kExitSuccess;
+}
+
+} // namespace
+
+DialectRegistry makeDriverRegistry() {
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  return registry;
+}
+
+void configureDriverContext(MLIRContext &context) {
+  context.disableMultithreading();
+  // The located message says what is wrong; the generic op dump after it
+  // would only bury it.
+  context.printOpOnDiagnostic(false);
+  context.loadAllAvailableDialects();
+}
+
+int runFrontend(const DriverOptions &options, MLIRContext &context,
+                DiagnosticRouter &router, FrontendResult &result) {
   auto kernelBuffer =
       readInput(options.kernelPath, kMaxKernelBytes, "kernel");
   if (!kernelBuffer)
@@ -199,65 +287,14 @@ int Compilation::run() {
   spdlog::debug("{}: imported kernel @{} with a grid of rank {}",
                 options.specPath, spec->kernel, spec->grid.size());
 
-  if (failed(runPasses(*module, *spec)))
+  if (failed(runTransformPasses(context, options, *module, *spec)))
     return kExitUserError;
-
-  if (!options.targets.empty()) {
-    logError("error: no code generation target is available in this build "
-             "(asked for '" +
-             options.targets.front() +
-             "'); use --emit=mlir or --emit=manifest");
-    return kExitUsageError;
-  }
-
-  // Outputs, all staged in temporary files and renamed at the end.
-  OutputFiles outputs(options.outputDir);
-  outputs.protectInput(options.kernelPath, "kernel");
-  outputs.protectInput(options.specPath, "grid spec");
-  if (failed(outputs.prepare()))
-    return kExitUserError;
-  ManifestInputs manifestInputs;
-  manifestInputs.kernel = {baseName(options.kernelPath),
-                           sha256Hex(kernelText)};
-  manifestInputs.spec = {baseName(options.specPath), sha256Hex(specText)};
-  manifestInputs.name = spec->name;
-
-  bool emitMlir = llvm::is_contained(options.emit, "mlir");
-  if (emitMlir) {
-    std::string text;
-    llvm::raw_string_ostream os(text);
-    OpPrintingFlags flags;
-    module->print(os, flags);
-    std::string file = spec->name + ".mlir";
-    if (failed(outputs.stage(file, text)))
-      return kExitUserError;
-    manifestInputs.emitted.push_back(file);
-  }
-
-  FailureOr<nlohmann::json> manifest = buildManifest(*module, manifestInputs);
-  if (failed(manifest))
-    return kExitInternalError;
-  if (failed(outputs.stage(spec->name + ".manifest.json",
-                           manifestToString(*manifest))))
-    return kExitUserError;
-
-  if (!options.depfile.empty()) {
-    std::string rule;
-    for (const std::string &f : outputs.stagedPaths())
-      rule += escapeMakePath(f) + " ";
-    rule += ": " + escapeMakePath(options.kernelPath) + " " +
-            escapeMakePath(options.specPath) + "\n";
-    if (failed(outputs.stageAt(options.depfile, rule)))
-      return kExitUserError;
-  }
-  if (failed(outputs.commit()))
-    return kExitUserError;
-  for (const std::string &f : outputs.stagedPaths())
-    spdlog::debug("wrote {}", f);
+  result.module = std::move(module);
+  result.spec = std::move(*spec);
+  result.kernelText = std::move(kernelText);
+  result.specText = std::move(specText);
   return kExitSuccess;
 }
-
-} // namespace
 
 int runCompile(const DriverOptions &options) {
   Compilation compilation(options);

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "src/Driver/Driver.h"
+#include "src/Driver/Run.h"
 #include "src/Version.h"
 
 #include "llvm/Support/InitLLVM.h"
@@ -100,9 +101,11 @@ int run(int argc, char **argv) {
   std::string vmap, usedOutputs;
   int opt = 2;
   bool md = false, verbose = false, quiet = false;
-  app.add_option("kernel", options.kernelPath, "Kernel IR (.mlir)")
-      ->required();
-  app.add_option("--spec", options.specPath, "Grid spec (.json)")->required();
+  // Required unless the `run` subcommand is given (checked after parsing).
+  auto *kernelOpt =
+      app.add_option("kernel", options.kernelPath, "Kernel IR (.mlir)");
+  auto *specOpt =
+      app.add_option("--spec", options.specPath, "Grid spec (.json)");
   app.add_option("-o,--output-dir", options.outputDir,
                  "Directory for the outputs (created if needed)");
   app.add_option("--target", options.targets,
@@ -131,8 +134,82 @@ int run(int argc, char **argv) {
   app.add_flag("-v,--verbose", verbose, "Verbose output");
   app.add_flag("-q,--quiet", quiet, "Only print errors");
 
+  // pallasc run: compiled CPU execution over .npy files (src/Driver/Run.h).
+  CLI::App *runCmd = app.add_subcommand(
+      "run", "Run the kernel over its grid on this machine (compiled, with "
+             "Pallas interpret-mode semantics), reading and writing .npy "
+             "files");
+  RunOptions run;
+  std::string runVmap, runUsedOutputs;
+  uint64_t runSeed = 0;
+  int runOpt = 2;
+  bool runVerbose = false, runQuiet = false;
+  runCmd->add_option("kernel", run.driver.kernelPath, "Kernel IR (.mlir)")
+      ->required();
+  runCmd->add_option("--spec", run.driver.specPath, "Grid spec (.json)")
+      ->required();
+  auto *inputOpt = runCmd->add_option(
+      "--input", run.inputs,
+      "Input array (.npy), one per call input in order (repeatable)");
+  runCmd->add_option("--output", run.outputs,
+                     "Output file (.npy), one per call output in order "
+                     "(repeatable; none: run without writing)");
+  runCmd
+      ->add_option("--random-inputs", runSeed,
+                   "Generate the inputs from this seed instead of reading "
+                   "them")
+      ->excludes(inputOpt);
+  runCmd->add_option("--grid-bound", run.gridBounds,
+                     "Value of the next dynamic grid bound (repeatable)");
+  runCmd->add_flag("--timing", run.timing,
+                   "Print the time of each phase to stderr");
+  auto *runVmapOpt = runCmd->add_option("--vmap", runVmap,
+                                        "Append a vmap transform: "
+                                        "IN_AXES:SIZE, e.g. 0,none:4");
+  auto *runJvpOpt = runCmd->add_flag("--jvp", "Append a jvp transform");
+  auto *runDceOpt = runCmd->add_option(
+      "--used-outputs", runUsedOutputs,
+      "Append a dce transform with this used-outputs mask, e.g. 1,0");
+  auto *runDischargeOpt = runCmd->add_flag(
+      "--discharge-state", "Append a discharge_state transform");
+  auto *runHiToLoOpt =
+      runCmd->add_flag("--hi-to-lo", "Append a hi_to_lo transform");
+  runCmd->add_flag("--print-ir-after-all", run.driver.printIRAfterAll,
+                   "Print the IR after every pass to stderr");
+  runCmd->add_option("-O", runOpt, "Optimization level 0-3")
+      ->check(CLI::Range(0, 3));
+  runCmd->add_flag("-v,--verbose", runVerbose, "Verbose output");
+  runCmd->add_flag("-q,--quiet", runQuiet, "Only print errors");
+  app.require_subcommand(0, 1);
+
   try {
     app.parse(static_cast<int>(argvFixed.size()), argvFixed.data());
+    if (runCmd->parsed()) {
+      if (runCmd->count("--random-inputs"))
+        run.randomSeed = runSeed;
+      for (CLI::Option *o : runCmd->parse_order()) {
+        if (o == runVmapOpt)
+          run.driver.extraTransforms.push_back(parseVmapFlag(runVmap));
+        else if (o == runJvpOpt)
+          run.driver.extraTransforms.push_back(
+              spec::Transform{spec::Transform::Kind::Jvp, {}, 0, {}, "--jvp"});
+        else if (o == runDceOpt)
+          run.driver.extraTransforms.push_back(
+              parseUsedOutputs(runUsedOutputs));
+        else if (o == runDischargeOpt)
+          run.driver.extraTransforms.push_back(spec::Transform{
+              spec::Transform::Kind::DischargeState, {}, 0, {},
+              "--discharge-state"});
+        else if (o == runHiToLoOpt)
+          run.driver.extraTransforms.push_back(spec::Transform{
+              spec::Transform::Kind::HiToLo, {}, 0, {}, "--hi-to-lo"});
+      }
+    } else {
+      if (kernelOpt->count() == 0)
+        throw CLI::RequiredError("kernel");
+      if (specOpt->count() == 0)
+        throw CLI::RequiredError("--spec");
+    }
     if (md && options.depfile.empty())
       throw CLI::ValidationError("-MD", "needs -MF FILE");
     if (!md && !options.depfile.empty())
@@ -165,6 +242,14 @@ int run(int argc, char **argv) {
   options.verbosity = quiet     ? Verbosity::Quiet
                       : verbose ? Verbosity::Verbose
                                 : Verbosity::Normal;
+  if (runCmd->parsed()) {
+    run.driver.optLevel = runOpt;
+    run.driver.verbosity = runQuiet     ? Verbosity::Quiet
+                           : runVerbose ? Verbosity::Verbose
+                                        : Verbosity::Normal;
+    setupLogging(run.driver.verbosity);
+    return runOnCpu(run);
+  }
   setupLogging(options.verbosity);
   return runCompile(options);
 }

@@ -1,0 +1,294 @@
+//===- Run.cpp - pallasc run: compiled CPU execution ------------*- C++ -*-===//
+
+#include "src/Driver/Run.h"
+
+#include "src/Driver/Frontend.h"
+#include "src/Driver/OutputFiles.h"
+#include "src/Runtime/Float16.h"
+#include "src/Runtime/GridExecutor.h"
+#include "src/Runtime/HostCode.h"
+#include "src/Runtime/Launch.h"
+#include "src/Runtime/Npy.h"
+
+#include "llvm/Support/Format.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <unistd.h>
+
+using namespace mlir;
+using namespace pallasc::runtime;
+
+namespace pallasc {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double msSince(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start)
+      .count();
+}
+
+uint64_t physicalMemory() {
+  long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || size <= 0)
+    return UINT64_MAX;
+  return static_cast<uint64_t>(pages) * static_cast<uint64_t>(size);
+}
+
+/// SplitMix64: a small, portable generator (the same inputs everywhere).
+struct SplitMix64 {
+  uint64_t state;
+  uint64_t next() {
+    uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  }
+  /// Uniform in [-1, 1).
+  double uniform() { return (next() >> 11) * 0x1.0p-52 - 1.0; }
+};
+
+/// Random values: floats uniform in [-1, 1), integers in [0, 16), bools
+/// fair.
+void fillRandom(HostArray &a, uint64_t seed) {
+  SplitMix64 rng{seed};
+  int64_t n = a.numElements();
+  uint8_t *p = a.data();
+  for (int64_t i = 0; i < n; ++i) {
+    switch (a.dtype) {
+    case DType::F16:
+      reinterpret_cast<uint16_t *>(p)[i] =
+          floatToHalf(static_cast<float>(rng.uniform()));
+      break;
+    case DType::BF16:
+      reinterpret_cast<uint16_t *>(p)[i] =
+          floatToBF16(static_cast<float>(rng.uniform()));
+      break;
+    case DType::F32:
+      reinterpret_cast<float *>(p)[i] = static_cast<float>(rng.uniform());
+      break;
+    case DType::F64:
+      reinterpret_cast<double *>(p)[i] = rng.uniform();
+      break;
+    case DType::Bool:
+      p[i] = rng.next() & 1;
+      break;
+    default: {
+      uint64_t v = rng.next() % 16;
+      size_t w = dtypeSize(a.dtype);
+      std::memcpy(p + i * w, &v, w); // little-endian
+      break;
+    }
+    }
+  }
+}
+
+/// An input file's dtype fits the call's: equal, or the same integer width
+/// with the other signedness (the IR's integers are signless).
+bool compatible(DType have, DType want) {
+  if (have == want)
+    return true;
+  auto unsignedOf = [](DType d) -> std::optional<DType> {
+    switch (d) {
+    case DType::I8:
+      return DType::U8;
+    case DType::I16:
+      return DType::U16;
+    case DType::I32:
+      return DType::U32;
+    case DType::I64:
+      return DType::U64;
+    default:
+      return std::nullopt;
+    }
+  };
+  return unsignedOf(want) == have;
+}
+
+std::string shapeString(const std::vector<int64_t> &shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i)
+    s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+std::string describeOperands(const std::vector<ArrayType> &arrays) {
+  std::string s;
+  for (size_t i = 0; i < arrays.size(); ++i)
+    s += (i ? ", " : "") + arrays[i].describe();
+  return s.empty() ? "none" : s;
+}
+
+} // namespace
+
+int runOnCpu(const RunOptions &options) {
+  const std::string &specPath = options.driver.specPath;
+  Clock::time_point t0 = Clock::now();
+  MLIRContext context(makeDriverRegistry());
+  configureDriverContext(context);
+  DiagnosticRouter router(&context);
+  FrontendResult fe;
+  if (int rc = runFrontend(options.driver, context, router, fe))
+    return rc;
+
+  LaunchPlan plan;
+  std::string error;
+  if (!planLaunch(*fe.module, plan, error)) {
+    logError(specPath + ": error: " + error);
+    return kExitUserError;
+  }
+  if (plan.eliminated) {
+    if (!options.outputs.empty()) {
+      logError(specPath +
+               ": error: the call was eliminated by pallas-dce (none of its "
+               "outputs is used), so there is no output to write; drop "
+               "--output");
+      return kExitUserError;
+    }
+    spdlog::warn("{}: note: the call was eliminated by pallas-dce (none of "
+                 "its outputs is used); nothing to run",
+                 specPath);
+    return kExitSuccess;
+  }
+
+  // Check the command line against the call before any heavy work.
+  if (!options.randomSeed && options.inputs.size() != plan.inputs.size()) {
+    logError("error: the call takes " + std::to_string(plan.inputs.size()) +
+             " inputs (" + describeOperands(plan.inputs) + ") but " +
+             std::to_string(options.inputs.size()) +
+             " --input files were given");
+    return kExitUserError;
+  }
+  if (!options.outputs.empty() &&
+      options.outputs.size() != plan.outputs.size()) {
+    logError("error: the call has " + std::to_string(plan.outputs.size()) +
+             " outputs (" + describeOperands(plan.outputs) + ") but " +
+             std::to_string(options.outputs.size()) +
+             " --output files were given");
+    return kExitUserError;
+  }
+  if (static_cast<int64_t>(options.gridBounds.size()) !=
+      plan.numDynamicBounds()) {
+    logError("error: the grid has " +
+             std::to_string(plan.numDynamicBounds()) +
+             " dynamic bounds but " +
+             std::to_string(options.gridBounds.size()) +
+             " --grid-bound values were given");
+    return kExitUserError;
+  }
+  uint64_t maxBytes = options.maxBytes ? options.maxBytes : physicalMemory();
+
+  // Inputs.
+  std::vector<HostArray> inputs(plan.inputs.size());
+  uint64_t inputBytes = 0;
+  for (size_t i = 0; i < plan.inputs.size(); ++i) {
+    const ArrayType &want = plan.inputs[i];
+    if (options.randomSeed) {
+      inputs[i] = HostArray(want.dtype, want.shape);
+      uint64_t bytes = inputs[i].byteSize();
+      if (__builtin_add_overflow(inputBytes, bytes, &inputBytes) ||
+          inputBytes > maxBytes || !inputs[i].allocate()) {
+        logError("error: cannot allocate input " + std::to_string(i) + " (" +
+                 want.describe() + ") within the limit of " +
+                 std::to_string(maxBytes) + " bytes");
+        return kExitUserError;
+      }
+      fillRandom(inputs[i], *options.randomSeed * 0x100000001b3ull + i);
+      continue;
+    }
+    const std::string &path = options.inputs[i];
+    if (!readNpy(path, inputs[i], error, maxBytes - inputBytes)) {
+      logError(error);
+      return kExitUserError;
+    }
+    inputBytes += inputs[i].byteSize();
+    if (!compatible(inputs[i].dtype, want.dtype)) {
+      logError(path + ": error: input " + std::to_string(i) + " has dtype " +
+               dtypeName(inputs[i].dtype) + " but the call expects " +
+               dtypeName(want.dtype) + " (" + want.describe() + ")");
+      return kExitUserError;
+    }
+    if (inputs[i].shape != want.shape) {
+      logError(path + ": error: input " + std::to_string(i) + " has shape " +
+               shapeString(inputs[i].shape) + " but the call expects " +
+               shapeString(want.shape) + " (" + want.describe() + ")");
+      return kExitUserError;
+    }
+  }
+
+  // Output dtypes: an aliased output is its input; integer outputs take the
+  // spec's signedness when the spec still describes them.
+  std::vector<DType> outputDTypes;
+  for (size_t j = 0; j < plan.outputs.size(); ++j) {
+    DType d = plan.outputs[j].dtype;
+    if (fe.spec.outputs.size() == plan.outputs.size())
+      if (std::optional<DType> s = parseDType(fe.spec.outputs[j].dtype))
+        if (compatible(*s, d))
+          d = *s;
+    for (auto [in, out] : plan.aliases)
+      if (out == static_cast<int64_t>(j))
+        d = inputs[in].dtype;
+    outputDTypes.push_back(d);
+  }
+  double frontMs = msSince(t0);
+
+  // Compile.
+  Clock::time_point t1 = Clock::now();
+  if (failed(runtime::lowerForHost(*fe.module,
+                                   options.driver.printIRAfterAll)))
+    return kExitUserError;
+  double lowerMs = msSince(t1);
+  Clock::time_point t2 = Clock::now();
+  std::unique_ptr<JitModule> jit = JitModule::create(*fe.module, error);
+  if (!jit) {
+    logError("error: " + error);
+    return kExitInternalError;
+  }
+  // The JIT compiles lazily; look the kernel up now so compile time is not
+  // counted as run time.
+  if (!jit->lookupCInterface(plan.kernel, error)) {
+    logError("error: " + error);
+    return kExitInternalError;
+  }
+  double jitMs = msSince(t2);
+
+  // Run.
+  ExecuteOptions exec;
+  exec.dynamicBounds = options.gridBounds;
+  exec.maxBytes = maxBytes;
+  std::vector<HostArray> outputs;
+  Clock::time_point t3 = Clock::now();
+  if (!executeGrid(plan, *jit, inputs, outputDTypes, outputs, exec, error)) {
+    logError(specPath + ": error: " + error);
+    return kExitUserError;
+  }
+  std::fflush(stdout); // debug_print output before our messages
+  double runMs = msSince(t3);
+
+  // Outputs: all staged, then renamed together.
+  Clock::time_point t4 = Clock::now();
+  if (!options.outputs.empty()) {
+    OutputFiles files(".");
+    for (size_t j = 0; j < outputs.size(); ++j)
+      if (failed(files.stageAt(options.outputs[j], encodeNpy(outputs[j]))))
+        return kExitUserError;
+    if (failed(files.commit()))
+      return kExitUserError;
+  }
+  double writeMs = msSince(t4);
+  if (options.timing) {
+    llvm::errs() << llvm::format(
+        "pallasc run: front end %.1f ms, lowering %.1f ms, JIT %.1f ms, "
+        "execution %.3f ms, writing outputs %.1f ms\n",
+        frontMs, lowerMs, jitMs, runMs, writeMs);
+  }
+  return kExitSuccess;
+}
+
+} // namespace pallasc

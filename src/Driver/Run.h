@@ -1,0 +1,45 @@
+//===- Run.h - pallasc run: compiled CPU execution -------------*- C++ -*-===//
+//
+// `pallasc run KERNEL.mlir --spec SPEC.json --input a.npy ... --output o.npy`
+// runs the kernel over its grid on this machine, with the semantics of
+// Pallas' interpret mode: the kernel is lowered through the CPU pipeline,
+// JIT-compiled, and driven by the grid executor (src/Runtime).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PALLASC_SRC_DRIVER_RUN_H
+#define PALLASC_SRC_DRIVER_RUN_H
+
+#include "src/Driver/Driver.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace pallasc {
+
+struct RunOptions {
+  /// Kernel, spec, extra transforms, -O, IR printing, verbosity.
+  DriverOptions driver;
+  /// One .npy per call input (scalar-prefetch operands first).
+  std::vector<std::string> inputs;
+  /// One .npy per call output; none: run without writing.
+  std::vector<std::string> outputs;
+  /// Generate the inputs instead of reading them.
+  std::optional<uint64_t> randomSeed;
+  /// Values of the dynamic grid bounds, in grid order.
+  std::vector<int64_t> gridBounds;
+  /// Print the time of each phase to stderr.
+  bool timing = false;
+  /// Upper bound on the bytes a run may allocate; 0: the machine's memory.
+  uint64_t maxBytes = 0;
+};
+
+/// Runs the kernel on the CPU; returns an ExitCode. Writes either every
+/// output or none.
+int runOnCpu(const RunOptions &options);
+
+} // namespace pallasc
+
+#endif // PALLASC_SRC_DRIVER_RUN_H

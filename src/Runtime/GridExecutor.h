@@ -1,0 +1,64 @@
+//===- GridExecutor.h - Run a JIT-compiled kernel over its grid -*- C++ -*-===//
+//
+// Pallas' interpret mode (jax/_src/pallas/hlo_interpreter.py), natively:
+//
+// - Every blocked operand lives in a "carry": the array padded with
+//   uninitialized values (NaN, integer minimum, 0 for i16, false) up to a
+//   whole number of blocks, after any element padding. Index-map results
+//   give block starts (block index x block size for blocked dims, element
+//   offsets for squeezed/element dims), clamped into the carry as
+//   `dynamic_slice` clamps them.
+// - The grid is walked row-major (last axis fastest). At each step, each
+//   operand's block is copied into a block buffer the kernel gets as a
+//   memref, and copied back afterwards when the operand is an output or the
+//   kernel writes it. A block whose index does not change between
+//   consecutive steps stays resident (the same result as interpret mode's
+//   copy-out/copy-in every step, without the copies); a revisited block is
+//   read back from the carry. Aliased input/output pairs share one carry and
+//   are copied every step.
+// - Outputs start uninitialized (or as the aliased input); reads past an
+//   array's edge see the padding, writes there are dropped when the output
+//   is cut out of its carry.
+// - `any` operands are passed whole; scratch buffers persist across steps;
+//   scalar-prefetch operands are passed whole to the kernel and to `@func`
+//   index maps; program ids skip vmapped grid axes.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PALLASC_SRC_RUNTIME_GRIDEXECUTOR_H
+#define PALLASC_SRC_RUNTIME_GRIDEXECUTOR_H
+
+#include "src/Runtime/HostCode.h"
+#include "src/Runtime/Launch.h"
+#include "src/Runtime/Npy.h"
+
+#include <string>
+#include <vector>
+
+namespace pallasc::runtime {
+
+struct ExecuteOptions {
+  /// One value per dynamic grid bound, in grid order.
+  std::vector<int64_t> dynamicBounds;
+  /// Upper bound on the bytes the run may hold (inputs, outputs, padded
+  /// carries, block buffers, scratch), checked before allocating.
+  uint64_t maxBytes = UINT64_MAX;
+};
+
+/// The value interpret mode uses for memory nobody wrote, for `dtype`,
+/// written `count` times at `data`.
+void fillUninitialized(uint8_t *data, int64_t count, DType dtype);
+
+/// Runs the grid. `inputs` are the call's inputs (scalar-prefetch first),
+/// already checked against `plan.inputs` (dtypes may differ in signedness);
+/// they may be modified (an aliased input becomes its output). On success
+/// `outputs` holds one array per call output, with `outputDTypes`' dtypes.
+bool executeGrid(const LaunchPlan &plan, JitModule &jit,
+                 std::vector<HostArray> &inputs,
+                 const std::vector<DType> &outputDTypes,
+                 std::vector<HostArray> &outputs,
+                 const ExecuteOptions &options, std::string &error);
+
+} // namespace pallasc::runtime
+
+#endif // PALLASC_SRC_RUNTIME_GRIDEXECUTOR_H

@@ -1,0 +1,290 @@
+//===- Launch.cpp - What the CPU runtime reads from a pallas.call -*- C++ -*-===//
+
+#include "src/Runtime/Launch.h"
+
+#include "dialects/Pallas/IR/PallasOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/SymbolTable.h"
+
+using namespace mlir;
+
+namespace pallasc::runtime {
+
+std::vector<int64_t> BlockMapping::kernelShape() const {
+  std::vector<int64_t> shape;
+  for (size_t i = 0; i < blockShape.size(); ++i)
+    if (kinds[i] != Kind::Squeezed)
+      shape.push_back(blockShape[i]);
+  return shape;
+}
+
+int64_t LaunchPlan::numDynamicBounds() const {
+  int64_t n = 0;
+  for (int64_t g : grid)
+    n += g == -1;
+  return n;
+}
+
+std::optional<DType> dtypeOf(Type t) {
+  if (t.isInteger(1))
+    return DType::Bool;
+  if (t.isF16())
+    return DType::F16;
+  if (t.isBF16())
+    return DType::BF16;
+  if (t.isF32())
+    return DType::F32;
+  if (t.isF64())
+    return DType::F64;
+  if (auto i = dyn_cast<IntegerType>(t)) {
+    bool u = i.isUnsigned();
+    switch (i.getWidth()) {
+    case 8:
+      return u ? DType::U8 : DType::I8;
+    case 16:
+      return u ? DType::U16 : DType::I16;
+    case 32:
+      return u ? DType::U32 : DType::I32;
+    case 64:
+      return u ? DType::U64 : DType::I64;
+    default:
+      break;
+    }
+  }
+  return std::nullopt;
+}
+
+namespace {
+
+std::string printed(Type t) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << t;
+  return s;
+}
+
+bool arrayTypeOf(Type t, const std::string &what, ArrayType &out,
+                 std::string &error) {
+  auto tensor = dyn_cast<RankedTensorType>(t);
+  if (!tensor || !tensor.hasStaticShape()) {
+    error = what + " has type " + printed(t) +
+            "; the CPU runtime runs statically shaped arrays only";
+    return false;
+  }
+  std::optional<DType> d = dtypeOf(tensor.getElementType());
+  if (!d) {
+    error = what + " has element type " + printed(tensor.getElementType()) +
+            ", which the CPU runtime does not support";
+    return false;
+  }
+  out.dtype = *d;
+  out.shape.assign(tensor.getShape().begin(), tensor.getShape().end());
+  return true;
+}
+
+BlockMapping mappingOf(pallas::BlockSpecAttr spec) {
+  BlockMapping m;
+  if (spec.isWholeArray()) {
+    m.wholeArray = true;
+    return m;
+  }
+  for (unsigned i = 0; i < spec.getRank(); ++i) {
+    m.blockShape.push_back(spec.getSizes()[i]);
+    m.kinds.push_back(static_cast<BlockMapping::Kind>(spec.getKinds()[i]));
+    m.padLow.push_back(spec.getPadLow()[i]);
+    m.padHigh.push_back(spec.getPadHigh()[i]);
+  }
+  m.indexMap = spec.getIndexMap();
+  return m;
+}
+
+/// Adds `func.func @<wrapper>(grid i32..., prefetch refs..., memref<Rxi64>)`
+/// calling the index map `func` and storing its results.
+bool addIndexWrapper(ModuleOp module, func::FuncOp func, StringRef wrapperName,
+                     int64_t gridRank, ArrayRef<Type> prefetchTypes,
+                     int64_t rank, std::string &error) {
+  FunctionType type = func.getFunctionType();
+  std::string where = "index map @" + func.getSymName().str();
+  if (type.getNumInputs() != gridRank + prefetchTypes.size()) {
+    error = where + " takes " + std::to_string(type.getNumInputs()) +
+            " arguments but the grid has rank " + std::to_string(gridRank) +
+            " and there are " + std::to_string(prefetchTypes.size()) +
+            " scalar-prefetch operands";
+    return false;
+  }
+  if (static_cast<int64_t>(type.getNumResults()) != rank) {
+    error = where + " returns " + std::to_string(type.getNumResults()) +
+            " indices but the array has rank " + std::to_string(rank);
+    return false;
+  }
+  for (Type t : type.getResults())
+    if (!t.isIndex() && !t.isSignlessInteger()) {
+      error = where + " returns " + printed(t) + "; indices must be integers";
+      return false;
+    }
+  MLIRContext *ctx = module.getContext();
+  OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+  Location loc = func.getLoc();
+  SmallVector<Type> argTypes(gridRank, b.getI32Type());
+  for (int64_t i = 0; i < static_cast<int64_t>(prefetchTypes.size()); ++i)
+    argTypes.push_back(type.getInput(gridRank + i));
+  auto outType = MemRefType::get({std::max<int64_t>(rank, 1)}, b.getI64Type());
+  argTypes.push_back(outType);
+  auto wrapper = func::FuncOp::create(b, loc, wrapperName,
+                                      FunctionType::get(ctx, argTypes, {}));
+  Block *entry = wrapper.addEntryBlock();
+  b.setInsertionPointToStart(entry);
+  SmallVector<Value> args;
+  for (int64_t i = 0; i < gridRank; ++i) {
+    Value g = entry->getArgument(i);
+    Type want = type.getInput(i);
+    if (want.isIndex())
+      g = arith::IndexCastOp::create(b, loc, want, g);
+    else if (want.isSignlessInteger(64))
+      g = arith::ExtSIOp::create(b, loc, want, g);
+    else if (!want.isSignlessInteger(32)) {
+      error = where + " takes grid index " + std::to_string(i) + " as " +
+              printed(want) + "; expected i32, i64 or index";
+      wrapper.erase();
+      return false;
+    }
+    args.push_back(g);
+  }
+  for (size_t i = 0; i < prefetchTypes.size(); ++i)
+    args.push_back(entry->getArgument(gridRank + i));
+  auto call = func::CallOp::create(b, loc, func, args);
+  Value out = entry->getArguments().back();
+  for (int64_t r = 0; r < rank; ++r) {
+    Value v = call.getResult(r);
+    if (v.getType().isIndex())
+      v = arith::IndexCastOp::create(b, loc, b.getI64Type(), v);
+    else if (v.getType().getIntOrFloatBitWidth() < 64)
+      v = arith::ExtSIOp::create(b, loc, b.getI64Type(), v);
+    Value at = arith::ConstantIndexOp::create(b, loc, r);
+    memref::StoreOp::create(b, loc, v, out, ValueRange{at});
+  }
+  func::ReturnOp::create(b, loc);
+  return true;
+}
+
+/// Which kernel ref arguments the kernel may write.
+std::vector<bool> kernelWrites(pallas::KernelOp kernel) {
+  std::vector<bool> writes;
+  for (BlockArgument arg : kernel.getBody().getArguments()) {
+    bool w = false;
+    for (Operation *user : arg.getUsers())
+      if (!isa<pallas::LoadOp>(user))
+        w = true;
+    writes.push_back(w);
+  }
+  return writes;
+}
+
+} // namespace
+
+bool planLaunch(ModuleOp module, LaunchPlan &plan, std::string &error) {
+  SmallVector<pallas::CallOp> calls;
+  module.walk([&](pallas::CallOp c) { calls.push_back(c); });
+  if (calls.empty()) {
+    auto wrapper = module.lookupSymbol<func::FuncOp>("main");
+    if (wrapper && wrapper->hasAttr("pallas.eliminated")) {
+      plan.eliminated = true;
+      return true;
+    }
+    error = "the module holds no pallas.call";
+    return false;
+  }
+  if (calls.size() > 1) {
+    error = "the module holds " + std::to_string(calls.size()) +
+            " pallas.call ops; the CPU runtime runs one";
+    return false;
+  }
+  pallas::CallOp call = calls.front();
+  plan.kernel = call.getKernel().str();
+  auto kernel = module.lookupSymbol<pallas::KernelOp>(call.getKernel());
+  if (!kernel) {
+    error = "the call's kernel @" + plan.kernel + " is not a pallas.kernel";
+    return false;
+  }
+  plan.grid.assign(call.getGrid().begin(), call.getGrid().end());
+  if (auto names = call.getGridNames())
+    for (Attribute a : *names)
+      plan.gridNames.push_back(cast<StringAttr>(a).str());
+  plan.vmappedDims.assign(call.getVmappedDims().begin(),
+                          call.getVmappedDims().end());
+  plan.numScalarPrefetch = call.getNumScalarPrefetch();
+  for (auto [i, v] : llvm::enumerate(call.getInputs())) {
+    ArrayType a;
+    if (!arrayTypeOf(v.getType(), "input " + std::to_string(i), a, error))
+      return false;
+    plan.inputs.push_back(a);
+  }
+  for (auto [i, t] : llvm::enumerate(call.getResultTypes())) {
+    ArrayType a;
+    if (!arrayTypeOf(t, "output " + std::to_string(i), a, error))
+      return false;
+    plan.outputs.push_back(a);
+  }
+  for (Attribute a : call.getInSpecs())
+    plan.inMappings.push_back(mappingOf(cast<pallas::BlockSpecAttr>(a)));
+  for (Attribute a : call.getOutSpecs())
+    plan.outMappings.push_back(mappingOf(cast<pallas::BlockSpecAttr>(a)));
+  for (Attribute a : call.getScratch()) {
+    auto ref = cast<pallas::RefType>(cast<TypeAttr>(a).getValue());
+    if (ref.getMemorySpace() == pallas::MemorySpace::Semaphore) {
+      error = "scratch semaphores are not supported by the CPU runtime";
+      return false;
+    }
+    ArrayType s;
+    if (!arrayTypeOf(ref.getValueType(), "a scratch buffer", s, error))
+      return false;
+    plan.scratch.push_back(s);
+  }
+  for (auto [in, out] : call.getAliasPairs())
+    plan.aliases.push_back({in, out});
+  plan.kernelWrites = kernelWrites(kernel);
+
+  // Wrappers for @func index maps.
+  SmallVector<Type> prefetchTypes;
+  for (auto [i, t] : llvm::enumerate(kernel.getArgumentTypes()))
+    if (static_cast<int64_t>(i) < plan.numScalarPrefetch)
+      prefetchTypes.push_back(t);
+  auto addWrappers = [&](ArrayAttr specs, std::vector<BlockMapping> &maps,
+                         const std::vector<ArrayType> &arrays,
+                         size_t arrayOffset, const char *what) {
+    for (auto [i, a] : llvm::enumerate(specs)) {
+      auto spec = cast<pallas::BlockSpecAttr>(a);
+      if (!spec.getIndexFunc())
+        continue;
+      auto func = module.lookupSymbol<func::FuncOp>(spec.getIndexFunc());
+      if (!func) {
+        error = std::string(what) + " " + std::to_string(i) +
+                ": index map @" + spec.getIndexFunc().getValue().str() +
+                " is not a func.func in the module";
+        return false;
+      }
+      std::string name = std::string("__pallasc_index_map_") + what + "_" +
+                         std::to_string(i);
+      if (!addIndexWrapper(
+              module, func, name, static_cast<int64_t>(plan.grid.size()),
+              prefetchTypes,
+              static_cast<int64_t>(arrays[arrayOffset + i].shape.size()),
+              error))
+        return false;
+      maps[i].indexWrapper = name;
+    }
+    return true;
+  };
+  if (!addWrappers(call.getInSpecs(), plan.inMappings, plan.inputs,
+                   plan.numScalarPrefetch, "in") ||
+      !addWrappers(call.getOutSpecs(), plan.outMappings, plan.outputs, 0,
+                   "out"))
+    return false;
+  return true;
+}
+
+} // namespace pallasc::runtime

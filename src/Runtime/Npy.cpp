@@ -1,0 +1,456 @@
+//===- Npy.cpp - Host arrays and the .npy file format ----------*- C++ -*-===//
+
+#include "src/Runtime/Npy.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdlib>
+#include <cstring>
+
+namespace pallasc::runtime {
+
+//===----------------------------------------------------------------------===//
+// DType and HostArray
+//===----------------------------------------------------------------------===//
+
+namespace {
+struct DTypeInfo {
+  DType dtype;
+  const char *name;
+  size_t size;
+  const char *descr; ///< what we write
+};
+constexpr DTypeInfo kDTypes[] = {
+    {DType::Bool, "bool", 1, "|b1"}, {DType::I8, "i8", 1, "|i1"},
+    {DType::I16, "i16", 2, "<i2"},   {DType::I32, "i32", 4, "<i4"},
+    {DType::I64, "i64", 8, "<i8"},   {DType::U8, "u8", 1, "|u1"},
+    {DType::U16, "u16", 2, "<u2"},   {DType::U32, "u32", 4, "<u4"},
+    {DType::U64, "u64", 8, "<u8"},   {DType::F16, "f16", 2, "<f2"},
+    {DType::BF16, "bf16", 2, "<V2"}, {DType::F32, "f32", 4, "<f4"},
+    {DType::F64, "f64", 8, "<f8"},
+};
+const DTypeInfo &info(DType d) { return kDTypes[static_cast<int>(d)]; }
+} // namespace
+
+const char *dtypeName(DType d) { return info(d).name; }
+size_t dtypeSize(DType d) { return info(d).size; }
+bool isFloat(DType d) {
+  return d == DType::F16 || d == DType::BF16 || d == DType::F32 ||
+         d == DType::F64;
+}
+bool isSigned(DType d) {
+  return d == DType::I8 || d == DType::I16 || d == DType::I32 ||
+         d == DType::I64;
+}
+
+std::optional<DType> parseDType(const std::string &name) {
+  for (const DTypeInfo &i : kDTypes)
+    if (name == i.name)
+      return i.dtype;
+  return std::nullopt;
+}
+
+std::optional<int64_t> checkedNumElements(const std::vector<int64_t> &shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) {
+    if (d < 0 || __builtin_mul_overflow(n, d, &n))
+      return std::nullopt;
+  }
+  return n;
+}
+
+HostArray::HostArray(DType dtype, std::vector<int64_t> shape)
+    : dtype(dtype), shape(std::move(shape)) {}
+
+int64_t HostArray::numElements() const {
+  return checkedNumElements(shape).value_or(0);
+}
+
+void HostArray::Free::operator()(uint8_t *p) const { std::free(p); }
+
+bool HostArray::allocate() {
+  std::optional<int64_t> n = checkedNumElements(shape);
+  uint64_t bytes = 0;
+  if (!n || __builtin_mul_overflow(static_cast<uint64_t>(*n),
+                                   static_cast<uint64_t>(dtypeSize(dtype)),
+                                   &bytes) ||
+      bytes > (UINT64_MAX >> 2))
+    return false;
+  uint64_t rounded = std::max<uint64_t>(64, (bytes + 63) & ~uint64_t(63));
+  void *p = std::aligned_alloc(64, rounded);
+  if (!p)
+    return false;
+  std::memset(p, 0, rounded);
+  storage.reset(static_cast<uint8_t *>(p));
+  return true;
+}
+
+std::string HostArray::describe() const {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i)
+    s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "] " + dtypeName(dtype);
+}
+
+//===----------------------------------------------------------------------===//
+// Header parsing
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// A tiny reader for the Python dict literal numpy writes:
+/// {'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }
+class HeaderParser {
+public:
+  explicit HeaderParser(const std::string &text) : s(text) {}
+
+  bool parse(std::string &descr, bool &fortran, std::vector<int64_t> &shape,
+             std::string &error) {
+    bool haveDescr = false, haveFortran = false, haveShape = false;
+    skipSpace();
+    if (!eat('{'))
+      return fail(error, "expected '{' at the start of the header");
+    while (true) {
+      skipSpace();
+      if (eat('}'))
+        break;
+      std::string key;
+      if (!parseString(key))
+        return fail(error, "expected a quoted key");
+      skipSpace();
+      if (!eat(':'))
+        return fail(error, "expected ':' after '" + key + "'");
+      skipSpace();
+      if (key == "descr") {
+        if (!parseString(descr)) {
+          if (pos < s.size() && s[pos] == '[')
+            return fail(error, "structured dtypes (a list 'descr') are not "
+                               "supported");
+          return fail(error, "'descr' must be a string");
+        }
+        haveDescr = true;
+      } else if (key == "fortran_order") {
+        if (s.compare(pos, 4, "True") == 0) {
+          fortran = true;
+          pos += 4;
+        } else if (s.compare(pos, 5, "False") == 0) {
+          fortran = false;
+          pos += 5;
+        } else {
+          return fail(error, "'fortran_order' must be True or False");
+        }
+        haveFortran = true;
+      } else if (key == "shape") {
+        if (!parseShape(shape, error))
+          return false;
+        haveShape = true;
+      } else {
+        return fail(error, "unexpected key '" + key + "'");
+      }
+      skipSpace();
+      if (eat(','))
+        continue;
+      skipSpace();
+      if (eat('}'))
+        break;
+      return fail(error, "expected ',' or '}'");
+    }
+    skipSpace();
+    if (pos != s.size())
+      return fail(error, "unexpected text after the header dictionary");
+    if (!haveDescr || !haveFortran || !haveShape)
+      return fail(error, std::string("the header lacks '") +
+                             (!haveDescr     ? "descr"
+                              : !haveFortran ? "fortran_order"
+                                             : "shape") +
+                             "'");
+    return true;
+  }
+
+private:
+  bool fail(std::string &error, const std::string &message) {
+    error = "bad .npy header: " + message + " (at offset " +
+            std::to_string(pos) + " of the header)";
+    return false;
+  }
+  void skipSpace() {
+    while (pos < s.size() && (s[pos] == ' ' || s[pos] == '\n' ||
+                              s[pos] == '\t' || s[pos] == '\r'))
+      ++pos;
+  }
+  bool eat(char c) {
+    if (pos < s.size() && s[pos] == c) {
+      ++pos;
+      return true;
+    }
+    return false;
+  }
+  bool parseString(std::string &out) {
+    if (pos >= s.size() || (s[pos] != '\'' && s[pos] != '"'))
+      return false;
+    char quote = s[pos];
+    size_t end = s.find(quote, pos + 1);
+    if (end == std::string::npos)
+      return false;
+    out = s.substr(pos + 1, end - pos - 1);
+    pos = end + 1;
+    return true;
+  }
+  bool parseShape(std::vector<int64_t> &shape, std::string &error) {
+    if (!eat('('))
+      return fail(error, "'shape' must be a tuple");
+    while (true) {
+      skipSpace();
+      if (eat(')'))
+        return true;
+      size_t start = pos;
+      int64_t v = 0;
+      while (pos < s.size() && s[pos] >= '0' && s[pos] <= '9') {
+        if (__builtin_mul_overflow(v, 10, &v) ||
+            __builtin_add_overflow(v, s[pos] - '0', &v))
+          return fail(error, "a shape dimension overflows 64 bits");
+        ++pos;
+      }
+      // Python 2 era files may write 3L.
+      if (pos < s.size() && s[pos] == 'L' && pos > start)
+        ++pos;
+      if (pos == start)
+        return fail(error, "'shape' must hold non-negative integers");
+      shape.push_back(v);
+      skipSpace();
+      if (eat(','))
+        continue;
+      skipSpace();
+      if (eat(')'))
+        return true;
+      return fail(error, "expected ',' or ')' in 'shape'");
+    }
+  }
+
+  const std::string &s;
+  size_t pos = 0;
+};
+
+std::optional<DType> descrToDType(const std::string &descr, std::string &error) {
+  if (descr == "bfloat16")
+    return DType::BF16;
+  if (descr.size() < 2) {
+    error = "unsupported dtype '" + descr + "'";
+    return std::nullopt;
+  }
+  char order = descr[0];
+  std::string kind = descr.substr(1);
+  if (order == '>') {
+    error = "big-endian data ('" + descr +
+            "') is not supported; save little-endian data (e.g. "
+            "a.astype(a.dtype.newbyteorder('<')))";
+    return std::nullopt;
+  }
+  if (order != '<' && order != '|' && order != '=') {
+    error = "unsupported dtype '" + descr + "'";
+    return std::nullopt;
+  }
+  static const std::pair<const char *, DType> kinds[] = {
+      {"b1", DType::Bool}, {"i1", DType::I8},  {"i2", DType::I16},
+      {"i4", DType::I32},  {"i8", DType::I64}, {"u1", DType::U8},
+      {"u2", DType::U16},  {"u4", DType::U32}, {"u8", DType::U64},
+      {"f2", DType::F16},  {"f4", DType::F32}, {"f8", DType::F64},
+      {"V2", DType::BF16}};
+  for (auto [k, d] : kinds)
+    if (kind == k)
+      return d;
+  error = "unsupported dtype '" + descr +
+          "' (supported: bool, int8..int64, uint8..uint64, float16, "
+          "bfloat16 as '<V2', float32, float64)";
+  return std::nullopt;
+}
+
+uint64_t readLE(std::string_view bytes, size_t at, int width) {
+  uint64_t v = 0;
+  for (int i = width - 1; i >= 0; --i)
+    v = (v << 8) | static_cast<uint8_t>(bytes[at + i]);
+  return v;
+}
+
+/// Fortran (column-major) to C order.
+void transposeFromFortran(const uint8_t *src, HostArray &out) {
+  size_t elem = dtypeSize(out.dtype);
+  int64_t n = out.numElements();
+  size_t rank = out.shape.size();
+  std::vector<int64_t> idx(rank, 0);
+  // Column-major strides, in elements.
+  std::vector<int64_t> fstride(rank, 1);
+  for (size_t d = 1; d < rank; ++d)
+    fstride[d] = fstride[d - 1] * out.shape[d - 1];
+  uint8_t *dst = out.data();
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t off = 0;
+    for (size_t d = 0; d < rank; ++d)
+      off += idx[d] * fstride[d];
+    std::memcpy(dst + i * elem, src + off * elem, elem);
+    for (size_t d = rank; d-- > 0;) {
+      if (++idx[d] < out.shape[d])
+        break;
+      idx[d] = 0;
+    }
+  }
+}
+
+} // namespace
+
+bool decodeNpy(std::string_view bytes, const std::string &name,
+               HostArray &out, std::string &error, uint64_t maxBytes) {
+  auto fail = [&](const std::string &message) {
+    error = name + ": error: " + message;
+    return false;
+  };
+  static const char kMagic[] = "\x93NUMPY";
+  if (bytes.size() < 8 || bytes.compare(0, 6, kMagic, 6) != 0)
+    return fail("not a .npy file (the magic string \\x93NUMPY is missing)");
+  int major = static_cast<uint8_t>(bytes[6]);
+  int minor = static_cast<uint8_t>(bytes[7]);
+  if ((major != 1 && major != 2 && major != 3) || minor != 0)
+    return fail("unsupported .npy format version " + std::to_string(major) +
+                "." + std::to_string(minor) + " (supported: 1.0, 2.0, 3.0)");
+  size_t lenBytes = major == 1 ? 2 : 4;
+  if (bytes.size() < 8 + lenBytes)
+    return fail("truncated .npy header");
+  uint64_t headerLen = readLE(bytes, 8, static_cast<int>(lenBytes));
+  size_t dataStart = 8 + lenBytes + headerLen;
+  if (headerLen > bytes.size() || dataStart > bytes.size())
+    return fail("truncated .npy header: it claims " +
+                std::to_string(headerLen) + " bytes but the file has " +
+                std::to_string(bytes.size()) + " bytes");
+  std::string header(bytes.substr(8 + lenBytes, headerLen));
+  if (header.find('\0') != std::string::npos)
+    return fail("bad .npy header: it contains a NUL byte");
+
+  std::string descr, headerError;
+  bool fortran = false;
+  std::vector<int64_t> shape;
+  HeaderParser parser(header);
+  if (!parser.parse(descr, fortran, shape, headerError))
+    return fail(headerError);
+  std::optional<DType> dtype = descrToDType(descr, headerError);
+  if (!dtype)
+    return fail(headerError);
+  std::optional<int64_t> n = checkedNumElements(shape);
+  uint64_t dataBytes = 0;
+  if (!n || __builtin_mul_overflow(static_cast<uint64_t>(*n),
+                                   static_cast<uint64_t>(dtypeSize(*dtype)),
+                                   &dataBytes))
+    return fail("the shape's element count overflows");
+  if (dataBytes > maxBytes)
+    return fail("the array holds " + std::to_string(dataBytes) +
+                " bytes, over the limit of " + std::to_string(maxBytes) +
+                " bytes");
+  uint64_t available = bytes.size() - dataStart;
+  if (available < dataBytes)
+    return fail("truncated data: the header says " + HostArray(*dtype, shape)
+                                                          .describe() +
+                " (" + std::to_string(dataBytes) + " bytes) but only " +
+                std::to_string(available) + " bytes follow it");
+  if (available > dataBytes)
+    return fail(std::to_string(available - dataBytes) +
+                " unexpected bytes after the data of " +
+                HostArray(*dtype, shape).describe());
+
+  out = HostArray(*dtype, shape);
+  if (!out.allocate())
+    return fail("cannot allocate " + std::to_string(dataBytes) + " bytes");
+  const uint8_t *src =
+      reinterpret_cast<const uint8_t *>(bytes.data()) + dataStart;
+  if (fortran && shape.size() > 1)
+    transposeFromFortran(src, out);
+  else if (dataBytes)
+    std::memcpy(out.data(), src, dataBytes);
+  if (*dtype == DType::Bool)
+    for (int64_t i = 0; i < *n; ++i)
+      if (out.data()[i] > 1)
+        return fail("bool element " + std::to_string(i) + " is " +
+                    std::to_string(out.data()[i]) + ", not 0 or 1");
+  return true;
+}
+
+std::string encodeNpy(const HostArray &array) {
+  std::string header = "{'descr': '";
+  header += info(array.dtype).descr;
+  header += "', 'fortran_order': False, 'shape': (";
+  for (size_t i = 0; i < array.shape.size(); ++i)
+    header += std::to_string(array.shape[i]) + ", ";
+  if (array.shape.size() > 1)
+    header.resize(header.size() - 2);
+  else if (array.shape.size() == 1)
+    header.resize(header.size() - 1); // "(4,)"
+  header += "), }";
+  // Pad with spaces and a newline so the data starts on a 64-byte boundary.
+  bool v1 = header.size() + 1 + 10 < 65536;
+  size_t prefix = v1 ? 10 : 12;
+  size_t total = prefix + header.size() + 1;
+  header.append((64 - total % 64) % 64, ' ');
+  header += '\n';
+  std::string out("\x93NUMPY", 6);
+  out += static_cast<char>(v1 ? 1 : 3);
+  out += '\0';
+  uint64_t len = header.size();
+  for (size_t i = 0; i < (v1 ? 2u : 4u); ++i)
+    out += static_cast<char>((len >> (8 * i)) & 0xff);
+  out += header;
+  out.append(reinterpret_cast<const char *>(array.data()), array.byteSize());
+  return out;
+}
+
+bool readNpy(const std::string &path, HostArray &out, std::string &error,
+             uint64_t maxBytes) {
+  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                            /*RequiresNullTerminator=*/false);
+  if (!buffer) {
+    error = path + ": error: cannot read the file: " +
+            buffer.getError().message();
+    return false;
+  }
+  llvm::StringRef data = (*buffer)->getBuffer();
+  return decodeNpy(std::string_view(data.data(), data.size()), path, out, error, maxBytes);
+}
+
+bool writeNpy(const std::string &path, const HostArray &array,
+              std::string &error) {
+  if (llvm::sys::fs::is_directory(path)) {
+    error = path + ": error: cannot write the output: it is a directory";
+    return false;
+  }
+  llvm::SmallString<256> model(llvm::sys::path::parent_path(path));
+  llvm::sys::path::append(model, "." + llvm::sys::path::filename(path).str() +
+                                     ".tmp-%%%%%%%%");
+  int fd = -1;
+  llvm::SmallString<256> temp;
+  if (std::error_code ec = llvm::sys::fs::createUniqueFile(model, fd, temp)) {
+    error = path + ": error: cannot create a temporary output file: " +
+            ec.message();
+    return false;
+  }
+  {
+    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
+    os << encodeNpy(array);
+    os.close();
+    if (os.has_error()) {
+      error = path + ": error: cannot write the output: " +
+              os.error().message();
+      os.clear_error();
+      llvm::sys::fs::remove(temp);
+      return false;
+    }
+  }
+  if (std::error_code ec = llvm::sys::fs::rename(temp, path)) {
+    error = path + ": error: cannot move the output into place: " +
+            ec.message();
+    llvm::sys::fs::remove(temp);
+    return false;
+  }
+  return true;
+}
+
+} // namespace pallasc::runtime

@@ -1,0 +1,89 @@
+//===- Npy.h - Host arrays and the .npy file format ------------*- C++ -*-===//
+//
+// `pallasc run` reads its inputs and writes its outputs as NumPy .npy files
+// (format versions 1.0, 2.0 and 3.0, little-endian). bf16 has no NumPy
+// dtype: `ml_dtypes.bfloat16` arrays are saved by np.save as the 2-byte void
+// dtype `<V2`, which is what is read (also `|V2` and `bfloat16`) and written.
+//
+// Free of MLIR and of exceptions; every failure is a message naming the file.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PALLASC_SRC_RUNTIME_NPY_H
+#define PALLASC_SRC_RUNTIME_NPY_H
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace pallasc::runtime {
+
+/// Element types of host arrays.
+enum class DType { Bool, I8, I16, I32, I64, U8, U16, U32, U64, F16, BF16, F32, F64 };
+
+/// Canonical spelling, as in grid specs: "bool", "i8", ..., "bf16", "f64".
+const char *dtypeName(DType dtype);
+/// Parses a canonical spelling.
+std::optional<DType> parseDType(const std::string &name);
+/// Bytes per element.
+size_t dtypeSize(DType dtype);
+bool isFloat(DType dtype);
+bool isSigned(DType dtype);
+
+/// A dense row-major array in 64-byte aligned host memory.
+class HostArray {
+public:
+  HostArray() = default;
+  HostArray(DType dtype, std::vector<int64_t> shape);
+  HostArray(HostArray &&) = default;
+  HostArray &operator=(HostArray &&) = default;
+
+  /// Allocates zeroed storage; false if the size overflows or the
+  /// allocation fails.
+  bool allocate();
+
+  DType dtype = DType::F32;
+  std::vector<int64_t> shape;
+
+  int64_t numElements() const;
+  size_t byteSize() const { return numElements() * dtypeSize(dtype); }
+  uint8_t *data() { return storage.get(); }
+  const uint8_t *data() const { return storage.get(); }
+  /// "[4096, 1000] f32"
+  std::string describe() const;
+
+private:
+  struct Free {
+    void operator()(uint8_t *p) const;
+  };
+  std::unique_ptr<uint8_t, Free> storage;
+};
+
+/// Number of elements of `shape`, or nullopt on overflow or a negative dim.
+std::optional<int64_t> checkedNumElements(const std::vector<int64_t> &shape);
+
+/// Decodes a whole .npy file held in memory. `name` is used in messages,
+/// which have the form "NAME: error: ...". `maxBytes` bounds the data size.
+bool decodeNpy(std::string_view bytes, const std::string &name,
+               HostArray &out, std::string &error,
+               uint64_t maxBytes = UINT64_MAX);
+
+/// Encodes an array as a .npy file (version 1.0, C order; 3.0 when the
+/// header does not fit 1.0's 64 KiB).
+std::string encodeNpy(const HostArray &array);
+
+/// Reads a .npy file.
+bool readNpy(const std::string &path, HostArray &out, std::string &error,
+             uint64_t maxBytes = UINT64_MAX);
+
+/// Writes a .npy file atomically (a temporary file renamed into place).
+bool writeNpy(const std::string &path, const HostArray &array,
+              std::string &error);
+
+} // namespace pallasc::runtime
+
+#endif // PALLASC_SRC_RUNTIME_NPY_H

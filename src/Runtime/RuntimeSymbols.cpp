@@ -1,0 +1,204 @@
+//===- RuntimeSymbols.cpp - C functions lowered kernels call ---*- C++ -*-===//
+
+#include "src/Runtime/RuntimeSymbols.h"
+
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+namespace {
+
+std::FILE *debugStream = nullptr;
+std::FILE *out() { return debugStream ? debugStream : stdout; }
+
+/// A ranked memref descriptor of any rank, as laid out by the LLVM lowering:
+/// {allocated, aligned, offset, sizes[rank], strides[rank]}.
+struct Descriptor {
+  void *allocated;
+  char *aligned;
+  int64_t offset;
+  int64_t dims[]; // sizes, then strides
+};
+struct UnrankedMemRef {
+  int64_t rank;
+  Descriptor *descriptor;
+};
+struct Memref1D {
+  void *allocated;
+  char *aligned;
+  int64_t offset, size, stride;
+};
+
+/// Python-like float repr: the shortest decimal that reads back, with a
+/// ".0" on integral values ("1.0", "0.1", "nan", "inf").
+template <typename T> std::string formatFloat(T v) {
+  if (std::isnan(v))
+    return "nan";
+  if (std::isinf(v))
+    return v < 0 ? "-inf" : "inf";
+  char buf[40];
+  int maxDigits = sizeof(T) == 4 ? 9 : 17;
+  for (int p = 1; p <= maxDigits; ++p) {
+    std::snprintf(buf, sizeof(buf), "%.*g", p, static_cast<double>(v));
+    T back = static_cast<T>(std::strtod(buf, nullptr));
+    if (back == v)
+      break;
+  }
+  std::string s = buf;
+  if (s.find_first_of(".en") == std::string::npos)
+    s += ".0";
+  return s;
+}
+
+template <typename T> std::string formatValue(T v) {
+  if constexpr (std::is_floating_point_v<T>)
+    return formatFloat(v);
+  else
+    return std::to_string(v);
+}
+std::string formatBool(int64_t v) { return v ? "True" : "False"; }
+
+/// Prints a tensor as nested lists.
+template <typename T, typename F>
+void printTensor(const UnrankedMemRef *m, F format) {
+  int64_t rank = m->rank;
+  const Descriptor *d = m->descriptor;
+  const int64_t *sizes = d->dims, *strides = d->dims + rank;
+  const T *base = reinterpret_cast<const T *>(d->aligned) + d->offset;
+  std::string s;
+  // Recursive walk over the dimensions.
+  auto walk = [&](auto &self, int64_t dim, int64_t off) -> void {
+    if (dim == rank) {
+      s += format(base[off]);
+      return;
+    }
+    s += '[';
+    for (int64_t i = 0; i < sizes[dim]; ++i) {
+      if (i)
+        s += ", ";
+      self(self, dim + 1, off + i * strides[dim]);
+    }
+    s += ']';
+  };
+  walk(walk, 0, 0);
+  std::fputs(s.c_str(), out());
+}
+
+} // namespace
+
+extern "C" {
+
+void _mlir_ciface_pallasc_debug_text(Memref1D *text) {
+  for (int64_t i = 0; i < text->size; ++i)
+    std::fputc(text->aligned[text->offset + i * text->stride], out());
+}
+void _mlir_ciface_pallasc_debug_i64(int64_t v) {
+  std::fputs(formatValue(v).c_str(), out());
+}
+void _mlir_ciface_pallasc_debug_bool(int64_t v) {
+  std::fputs(formatBool(v).c_str(), out());
+}
+void _mlir_ciface_pallasc_debug_f32(float v) {
+  std::fputs(formatValue(v).c_str(), out());
+}
+void _mlir_ciface_pallasc_debug_f64(double v) {
+  std::fputs(formatValue(v).c_str(), out());
+}
+void _mlir_ciface_pallasc_debug_tensor_i64(UnrankedMemRef *m) {
+  printTensor<int64_t>(m, [](int64_t v) { return formatValue(v); });
+}
+void _mlir_ciface_pallasc_debug_tensor_bool(UnrankedMemRef *m) {
+  printTensor<int64_t>(m, formatBool);
+}
+void _mlir_ciface_pallasc_debug_tensor_f32(UnrankedMemRef *m) {
+  printTensor<float>(m, [](float v) { return formatValue(v); });
+}
+void _mlir_ciface_pallasc_debug_tensor_f64(UnrankedMemRef *m) {
+  printTensor<double>(m, [](double v) { return formatValue(v); });
+}
+
+/// memref.copy between non-contiguous memrefs of the same shape (what
+/// finalize-memref-to-llvm calls; same contract as MLIR's runner utils).
+void memrefCopy(int64_t elemSize, UnrankedMemRef *src, UnrankedMemRef *dst) {
+  int64_t rank = src->rank;
+  const Descriptor *s = src->descriptor, *d = dst->descriptor;
+  const int64_t *sizes = s->dims;
+  const int64_t *sStrides = s->dims + rank, *dStrides = d->dims + rank;
+  const char *sBase = s->aligned + s->offset * elemSize;
+  char *dBase = d->aligned + d->offset * elemSize;
+  if (rank == 0) {
+    std::memcpy(dBase, sBase, elemSize);
+    return;
+  }
+  for (int64_t i = 0; i < rank; ++i)
+    if (sizes[i] == 0)
+      return;
+  // Odometer over all but the last dimension; the last is copied as a run
+  // when both sides are unit-stride.
+  int64_t inner = sizes[rank - 1];
+  bool contiguous = sStrides[rank - 1] == 1 && dStrides[rank - 1] == 1;
+  int64_t idx[16] = {0};
+  if (rank > 16) {
+    std::fprintf(stderr, "memrefCopy: rank %lld is not supported\n",
+                 static_cast<long long>(rank));
+    std::abort();
+  }
+  while (true) {
+    int64_t so = 0, dof = 0;
+    for (int64_t i = 0; i + 1 < rank; ++i) {
+      so += idx[i] * sStrides[i];
+      dof += idx[i] * dStrides[i];
+    }
+    if (contiguous) {
+      std::memmove(dBase + dof * elemSize, sBase + so * elemSize,
+                   inner * elemSize);
+    } else {
+      for (int64_t j = 0; j < inner; ++j)
+        std::memcpy(dBase + (dof + j * dStrides[rank - 1]) * elemSize,
+                    sBase + (so + j * sStrides[rank - 1]) * elemSize,
+                    elemSize);
+    }
+    int64_t i = rank - 2;
+    for (; i >= 0; --i) {
+      if (++idx[i] < sizes[i])
+        break;
+      idx[i] = 0;
+    }
+    if (i < 0)
+      break;
+  }
+}
+
+} // extern "C"
+
+namespace pallasc::runtime {
+
+void setDebugPrintStream(std::FILE *stream) { debugStream = stream; }
+
+std::vector<std::pair<const char *, void *>> runtimeSymbols() {
+  return {
+      {"_mlir_ciface_pallasc_debug_text",
+       reinterpret_cast<void *>(&_mlir_ciface_pallasc_debug_text)},
+      {"_mlir_ciface_pallasc_debug_i64",
+       reinterpret_cast<void *>(&_mlir_ciface_pallasc_debug_i64)},
+      {"_mlir_ciface_pallasc_debug_bool",
+       reinterpret_cast<void *>(&_mlir_ciface_pallasc_debug_bool)},
+      {"_mlir_ciface_pallasc_debug_f32",
+       reinterpret_cast<void *>(&_mlir_ciface_pallasc_debug_f32)},
+      {"_mlir_ciface_pallasc_debug_f64",
+       reinterpret_cast<void *>(&_mlir_ciface_pallasc_debug_f64)},
+      {"_mlir_ciface_pallasc_debug_tensor_i64",
+       reinterpret_cast<void *>(&_mlir_ciface_pallasc_debug_tensor_i64)},
+      {"_mlir_ciface_pallasc_debug_tensor_bool",
+       reinterpret_cast<void *>(&_mlir_ciface_pallasc_debug_tensor_bool)},
+      {"_mlir_ciface_pallasc_debug_tensor_f32",
+       reinterpret_cast<void *>(&_mlir_ciface_pallasc_debug_tensor_f32)},
+      {"_mlir_ciface_pallasc_debug_tensor_f64",
+       reinterpret_cast<void *>(&_mlir_ciface_pallasc_debug_tensor_f64)},
+      {"memrefCopy", reinterpret_cast<void *>(&memrefCopy)},
+  };
+}
+
+} // namespace pallasc::runtime
