@@ -75,4 +75,6 @@ def PallasToLinalg : Pass<"pallas-to-linalg", "ModuleOp"> {
 }
 
 
+include "passes/Conversion/PallasToTPU/PallasToTPU.td"
+
 #endif // PALLASC_PASSES_CONVERSION_PASSES_TD

@@ -10,6 +10,7 @@
 #include "src/Manifest/Manifest.h"
 #include "src/Spec/SpecToIR.h"
 #include "src/Support/InputChecks.h"
+#include "src/Target/TPUArtifacts.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -159,7 +160,7 @@ int Compilation::run() {
   const std::string &kernelText = fe.kernelText, &specText = fe.specText;
 
   for (const std::string &target : options.targets) {
-    if (isCpuTarget(target))
+    if (isTpuTarget(target) || isCpuTarget(target))
       continue;
     logError("error: no code generation target is available in this build "
              "(asked for '" +
@@ -189,6 +190,19 @@ int Compilation::run() {
     if (failed(outputs.stage(file, text)))
       return kExitUserError;
     manifestInputs.emitted.push_back(file);
+  }
+
+  // --target tpu: <name>.tpu.mlirbc + <name>.tpu.json (src/Target).
+  if (llvm::any_of(options.targets, isTpuTarget)) {
+    FailureOr<TpuArtifacts> tpu =
+        emitTpuArtifacts(*module, spec->name, emitMlir);
+    if (failed(tpu))
+      return kExitUserError;
+    for (const TpuArtifacts::File &f : tpu->files)
+      if (failed(outputs.stage(f.name, f.contents)))
+        return kExitUserError;
+    llvm::append_range(manifestInputs.artifacts, tpu->manifestEntries);
+    llvm::append_range(manifestInputs.emitted, tpu->emitted);
   }
 
   // --target cpu: <name>.cpu.o, the lowering `pallasc run` executes.

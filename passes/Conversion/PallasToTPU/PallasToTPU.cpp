@@ -1,0 +1,604 @@
+//===- PallasToTPU.cpp - pallas-to-tpu ---------------------------*- C++ -*-===//
+//
+// The call level of the TPU lowering: what jax/_src/pallas/mosaic/lowering.py
+// (lower_jaxpr_into_pipelined_module, MosaicGridMapping,
+// _check_block_mappings, lower_jaxpr_to_transform_func) does around the
+// kernel body: the kernel signature and attributes, the window params, the
+// transform functions and the TPU block-shape rules. The body itself is
+// lowered by KernelBody.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Conversion/PallasToTPU/Lowering.h"
+#include "passes/Conversion/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/MathExtras.h"
+
+#define DEBUG_TYPE "pallas-to-tpu"
+
+namespace mlir::pallas {
+#define GEN_PASS_DEF_PALLASTOTPU
+#include "passes/Conversion/Passes.h.inc"
+} // namespace mlir::pallas
+
+using namespace mlir;
+using namespace mlir::pallas;
+using namespace mlir::pallas::tpu_lowering;
+
+namespace {
+
+/// One blocked operand of the call (an in_spec or an out_spec).
+struct BlockOperand {
+  std::string name; ///< "in_specs[i]" / "out_specs[i]"
+  BlockSpecAttr spec;
+  RankedTensorType array;
+  tpu::MemorySpace space = tpu::MemorySpace::kVmem;
+  bool windowed = true; ///< false for any/hbm/semaphore operands
+  bool trivialWindow = false;
+};
+
+std::string shapeString(ArrayRef<int64_t> shape) {
+  std::string s = "[";
+  for (auto [i, d] : llvm::enumerate(shape))
+    s += (i ? ", " : "") + std::to_string(d);
+  return s + "]";
+}
+
+std::string typeString(Type t) {
+  if (t.isInteger(1))
+    return "bool";
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  t.print(os);
+  return s;
+}
+
+/// The block shape as the spec wrote it: `null` for squeezed dims.
+std::string blockShapeString(BlockSpecAttr spec) {
+  std::string s = "[";
+  for (unsigned i = 0, e = spec.getRank(); i < e; ++i) {
+    s += i ? ", " : "";
+    switch (spec.getKind(i)) {
+    case BlockDimKind::Blocked:
+      s += std::to_string(spec.getSizes()[i]);
+      break;
+    case BlockDimKind::Squeezed:
+      s += "null";
+      break;
+    case BlockDimKind::Element:
+      s += "element(" + std::to_string(spec.getSizes()[i]) + ")";
+      break;
+    }
+  }
+  return s + "]";
+}
+
+/// The block's sizes with squeezed dims as 1 (Mosaic's window bounds).
+SmallVector<int64_t> windowBounds(const BlockOperand &op) {
+  if (op.spec.isWholeArray())
+    return SmallVector<int64_t>(op.array.getShape());
+  return SmallVector<int64_t>(op.spec.getSizes());
+}
+
+Type memrefElementType(Type t) {
+  // Mosaic keeps booleans in memory as i32.
+  return t.isInteger(1) ? IntegerType::get(t.getContext(), 32) : t;
+}
+
+FailureOr<tpu::MemorySpace> toTpuSpace(Operation *diagOp,
+                                       const std::string &name,
+                                       MemorySpace ms) {
+  switch (ms) {
+  case MemorySpace::Default:
+  case MemorySpace::Vmem:
+    return tpu::MemorySpace::kVmem;
+  case MemorySpace::Smem:
+    return tpu::MemorySpace::kSmem;
+  case MemorySpace::Any:
+    return tpu::MemorySpace::kAny;
+  case MemorySpace::Hbm:
+    return tpu::MemorySpace::kHbm;
+  case MemorySpace::Semaphore:
+    return tpu::MemorySpace::kSemaphoreMem;
+  case MemorySpace::Gmem:
+    break;
+  }
+  diagOp->emitError() << name
+                      << ": memory space gmem is GPU-only; TPU kernels use "
+                         "vmem, smem, any, hbm or semaphore";
+  return failure();
+}
+
+MemRefType makeMemRef(ArrayRef<int64_t> shape, Type element,
+                      tpu::MemorySpace space) {
+  MLIRContext *ctx = element.getContext();
+  return MemRefType::get(shape, element, MemRefLayoutAttrInterface(),
+                         tpu::MemorySpaceAttr::get(ctx, space));
+}
+
+/// True when the block is the whole array and the index map is all zeros
+/// (BlockMapping.has_trivial_window).
+bool hasTrivialWindow(BlockSpecAttr spec, RankedTensorType array) {
+  if (spec.isWholeArray())
+    return true;
+  if (!llvm::equal(spec.getSizes(), array.getShape()))
+    return false;
+  AffineMap map = spec.getIndexMap();
+  if (!map)
+    return false;
+  return llvm::all_of(map.getResults(), [](AffineExpr e) {
+    auto c = dyn_cast<AffineConstantExpr>(e);
+    return c && c.getValue() == 0;
+  });
+}
+
+/// `_check_block_mappings`: the TPU's tiling rules for one block.
+LogicalResult checkBlockShape(Operation *diagOp, const BlockOperand &op) {
+  if (op.space == tpu::MemorySpace::kSemaphoreMem)
+    return success();
+  if (op.space == tpu::MemorySpace::kSmem && op.trivialWindow)
+    return success();
+  if (op.spec.isWholeArray())
+    return success();
+  BlockSpecAttr spec = op.spec;
+  unsigned rank = spec.getRank();
+  Type elem = op.array.getElementType();
+  std::string what = op.name + ": block shape " + blockShapeString(spec) +
+                     " for " + typeString(elem) + " array " +
+                     shapeString(op.array.getShape());
+  if (rank < 1)
+    return diagOp->emitError()
+           << op.name << ": the TPU lowering supports only blocks of rank >= 1";
+  if ((op.space == tpu::MemorySpace::kAny ||
+       op.space == tpu::MemorySpace::kHbm) &&
+      !op.trivialWindow)
+    return diagOp->emitError()
+           << what
+           << ": an operand in memory space "
+           << tpu::stringifyMemorySpace(op.space)
+           << " must be the whole array with an all-zero index map on TPU";
+  bool anyElement = false, allElementOrSqueezed = true;
+  for (unsigned i = 0; i < rank; ++i) {
+    anyElement |= spec.getKind(i) == BlockDimKind::Element;
+    allElementOrSqueezed &= spec.getKind(i) != BlockDimKind::Blocked;
+  }
+  if (anyElement && !allElementOrSqueezed)
+    return diagOp->emitError()
+           << what
+           << ": when one block dim is an element dim, all must be element or "
+              "squeezed dims on TPU";
+  ArrayRef<int64_t> bs = spec.getSizes(), as = op.array.getShape();
+  int64_t bs0 = bs[rank - 1], as0 = as[rank - 1];
+  if (rank >= 2) {
+    int64_t bs1 = bs[rank - 2], as1 = as[rank - 2];
+    if (!((bs0 == as0 || bs0 % 128 == 0) && (bs1 == as1 || bs1 % 8 == 0)))
+      return diagOp->emitError()
+             << what
+             << ": the last two dims must be divisible by 8 and 128, or equal "
+                "the array's";
+    return success();
+  }
+  unsigned bitwidth =
+      elem.isInteger(1) ? 32 : std::max(1u, elem.getIntOrFloatBitWidth());
+  int64_t packing = std::max<int64_t>(1, 32 / bitwidth);
+  constexpr int64_t kLanes = 128, kSublanes = 8;
+  int64_t minTiling = kLanes * packing, chunk = kSublanes * kLanes;
+  if (bs0 == as0 || bs0 % chunk == 0 ||
+      (bs0 >= minTiling && llvm::isPowerOf2_64(bs0)))
+    return success();
+  return diagOp->emitError()
+         << what << ": a rank-1 block must equal the array's size, be a "
+         << "multiple of " << chunk << ", or be a power of 2 of at least "
+         << minTiling << " (128 * 32 / " << bitwidth << ")";
+}
+
+/// Lowers an affine expression over the grid indices to i32 arithmetic.
+class AffineToArith {
+public:
+  AffineToArith(OpBuilder &b, Location loc, ValueRange dims)
+      : b(b), loc(loc), dims(dims) {}
+
+  Value lower(AffineExpr e) {
+    switch (e.getKind()) {
+    case AffineExprKind::DimId:
+      return dims[cast<AffineDimExpr>(e).getPosition()];
+    case AffineExprKind::Constant:
+      return constI32(b, loc, cast<AffineConstantExpr>(e).getValue());
+    case AffineExprKind::SymbolId:
+      llvm_unreachable("index maps have no symbols (checked by the importer)");
+    default:
+      break;
+    }
+    auto bin = cast<AffineBinaryOpExpr>(e);
+    Value l = lower(bin.getLHS()), r = lower(bin.getRHS());
+    bool nonNeg = isNonNegative(bin.getLHS());
+    switch (e.getKind()) {
+    case AffineExprKind::Add:
+      return arith::AddIOp::create(b, loc, l, r);
+    case AffineExprKind::Mul:
+      return arith::MulIOp::create(b, loc, l, r);
+    case AffineExprKind::Mod: {
+      // Affine mod is non-negative (the divisor is a positive constant).
+      Value rem = arith::RemSIOp::create(b, loc, l, r);
+      if (nonNeg)
+        return rem;
+      Value neg = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, rem,
+                                        constI32(b, loc, 0));
+      return arith::SelectOp::create(
+          b, loc, neg, arith::AddIOp::create(b, loc, rem, r), rem);
+    }
+    case AffineExprKind::FloorDiv: {
+      Value q = arith::DivSIOp::create(b, loc, l, r);
+      if (nonNeg)
+        return q;
+      // Round towards -inf: q - 1 where the remainder is negative.
+      Value rem = arith::RemSIOp::create(b, loc, l, r);
+      Value neg = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, rem,
+                                        constI32(b, loc, 0));
+      return arith::SelectOp::create(
+          b, loc, neg, arith::SubIOp::create(b, loc, q, constI32(b, loc, 1)),
+          q);
+    }
+    case AffineExprKind::CeilDiv: {
+      // ceil(l / r) = -floor(-l / r) = (l + r - 1) floordiv r for r > 0.
+      Value num = arith::AddIOp::create(
+          b, loc, l,
+          arith::SubIOp::create(b, loc, r, constI32(b, loc, 1)));
+      Value q = arith::DivSIOp::create(b, loc, num, r);
+      if (nonNeg)
+        return q;
+      Value rem = arith::RemSIOp::create(b, loc, num, r);
+      Value neg = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, rem,
+                                        constI32(b, loc, 0));
+      return arith::SelectOp::create(
+          b, loc, neg, arith::SubIOp::create(b, loc, q, constI32(b, loc, 1)),
+          q);
+    }
+    default:
+      llvm_unreachable("unexpected affine expression kind");
+    }
+  }
+
+private:
+  /// Grid indices are non-negative; so is anything built from them with +,
+  /// *, floordiv, ceildiv and mod by positive constants and non-negative
+  /// constants.
+  static bool isNonNegative(AffineExpr e) {
+    switch (e.getKind()) {
+    case AffineExprKind::DimId:
+      return true;
+    case AffineExprKind::Constant:
+      return cast<AffineConstantExpr>(e).getValue() >= 0;
+    case AffineExprKind::Mod:
+      return true;
+    case AffineExprKind::Add:
+    case AffineExprKind::Mul:
+    case AffineExprKind::FloorDiv:
+    case AffineExprKind::CeilDiv: {
+      auto bin = cast<AffineBinaryOpExpr>(e);
+      return isNonNegative(bin.getLHS()) && isNonNegative(bin.getRHS());
+    }
+    default:
+      return false;
+    }
+  }
+
+  OpBuilder &b;
+  Location loc;
+  ValueRange dims;
+};
+
+struct PallasToTPUPass
+    : public mlir::pallas::impl::PallasToTPUBase<PallasToTPUPass> {
+  using PallasToTPUBase::PallasToTPUBase;
+  void runOnOperation() override;
+};
+
+} // namespace
+
+void PallasToTPUPass::runOnOperation() {
+  ModuleOp module = getOperation();
+  MLIRContext *ctx = &getContext();
+
+  SmallVector<CallOp> calls;
+  module.walk([&](CallOp c) { calls.push_back(c); });
+  if (calls.size() != 1) {
+    module.emitError() << "pallas-to-tpu lowers one pallas.call; the module "
+                          "holds "
+                       << calls.size();
+    return signalPassFailure();
+  }
+  CallOp call = calls.front();
+  auto kernel = SymbolTable::lookupNearestSymbolFrom<KernelOp>(
+      call, call.getKernelAttr());
+  if (!kernel) {
+    call.emitError() << "no pallas.kernel @" << call.getKernel();
+    return signalPassFailure();
+  }
+  Location callLoc = call.getLoc();
+
+  // The grid, as the kernel sees it and as Mosaic iterates it.
+  GridInfo grid;
+  grid.grid.assign(call.getGrid().begin(), call.getGrid().end());
+  grid.vmappedDims.assign(call.getVmappedDims().begin(),
+                          call.getVmappedDims().end());
+  int64_t gridRank = grid.grid.size();
+  int64_t userRank = gridRank - grid.vmappedDims.size();
+
+  // dimension_semantics: the user's, per kernel-visible dim (default
+  // arbitrary); vmapped dims are parallel.
+  SmallVector<StringRef> userSemantics;
+  if (auto params = call.getCompilerParamsAttr())
+    if (auto tpuParams = params.getAs<DictionaryAttr>("tpu"))
+      if (auto sem = tpuParams.getAs<ArrayAttr>("dimension_semantics"))
+        for (Attribute a : sem)
+          userSemantics.push_back(cast<StringAttr>(a).getValue());
+  if (!userSemantics.empty() &&
+      static_cast<int64_t>(userSemantics.size()) != userRank) {
+    call.emitError() << "compiler_params.tpu.dimension_semantics has "
+                     << userSemantics.size()
+                     << " entries but the kernel's grid has rank " << userRank;
+    return signalPassFailure();
+  }
+  SmallVector<Attribute> semantics;
+  for (int64_t d = 0, u = 0; d < gridRank; ++d) {
+    StringRef s = "parallel";
+    if (!llvm::is_contained(grid.vmappedDims, d))
+      s = userSemantics.empty() ? StringRef("arbitrary") : userSemantics[u++];
+    std::optional<tpu::DimensionSemantics> sem =
+        tpu::symbolizeDimensionSemantics(s);
+    if (!sem) {
+      call.emitError() << "unknown dimension semantics '" << s << "'";
+      return signalPassFailure();
+    }
+    semantics.push_back(tpu::DimensionSemanticsAttr::get(ctx, *sem));
+  }
+
+  // Operands: scalar prefetch, blocked inputs and outputs, scratch.
+  int64_t nsp = call.getNumScalarPrefetch();
+  SmallVector<BlockOperand> blocks;
+  auto addBlock = [&](const std::string &name, Attribute spec, Type array) {
+    BlockOperand op;
+    op.name = name;
+    op.spec = cast<BlockSpecAttr>(spec);
+    op.array = cast<RankedTensorType>(array);
+    FailureOr<tpu::MemorySpace> space =
+        toTpuSpace(call, name, op.spec.getMemorySpace());
+    if (failed(space))
+      return failure();
+    op.space = *space;
+    op.windowed = op.space != tpu::MemorySpace::kAny &&
+                  op.space != tpu::MemorySpace::kHbm &&
+                  op.space != tpu::MemorySpace::kSemaphoreMem;
+    op.trivialWindow = hasTrivialWindow(op.spec, op.array);
+    if (failed(checkBlockShape(call, op)))
+      return failure();
+    blocks.push_back(op);
+    return success();
+  };
+  for (auto [i, spec] : llvm::enumerate(call.getInSpecs()))
+    if (failed(addBlock("in_specs[" + std::to_string(i) + "]", spec,
+                        call.getBlockedInputs()[i].getType())))
+      return signalPassFailure();
+  for (auto [i, spec] : llvm::enumerate(call.getOutSpecs()))
+    if (failed(addBlock("out_specs[" + std::to_string(i) + "]", spec,
+                        call.getResult(i).getType())))
+      return signalPassFailure();
+  if (gridRank == 0)
+    for (const BlockOperand &op : blocks)
+      if (!op.trivialWindow) {
+        call.emitError() << op.name
+                         << ": a pallas_call without a grid supports only "
+                            "whole-array blocks on TPU";
+        return signalPassFailure();
+      }
+
+  SmallVector<Type> argTypes(gridRank, IntegerType::get(ctx, 32));
+  SmallVector<RefInfo> infos;
+  SmallVector<Type> prefetchTypes;
+  for (int64_t i = 0; i < nsp; ++i) {
+    auto array = cast<RankedTensorType>(call.getInputs()[i].getType());
+    RefInfo info;
+    info.type = makeMemRef(array.getShape(),
+                           memrefElementType(array.getElementType()),
+                           tpu::MemorySpace::kSmem);
+    info.squeezed.assign(array.getRank(), false);
+    info.boolAsI32 = array.getElementType().isInteger(1);
+    info.name = "inputs[" + std::to_string(i) + "] (scalar prefetch)";
+    prefetchTypes.push_back(info.type);
+    infos.push_back(info);
+  }
+  for (const BlockOperand &op : blocks) {
+    RefInfo info;
+    SmallVector<int64_t> shape = windowBounds(op);
+    info.type = makeMemRef(shape, memrefElementType(op.array.getElementType()),
+                           op.space);
+    info.squeezed.assign(shape.size(), false);
+    if (!op.spec.isWholeArray())
+      for (unsigned d = 0, e = op.spec.getRank(); d < e; ++d)
+        info.squeezed[d] = op.spec.getKind(d) == BlockDimKind::Squeezed;
+    info.boolAsI32 = op.array.getElementType().isInteger(1);
+    info.name = op.name;
+    infos.push_back(info);
+  }
+  for (auto [i, attr] : llvm::enumerate(call.getScratch())) {
+    auto ref = cast<RefType>(cast<TypeAttr>(attr).getValue());
+    std::string name = "scratch[" + std::to_string(i) + "]";
+    FailureOr<tpu::MemorySpace> space =
+        toTpuSpace(call, name, ref.getMemorySpace());
+    if (failed(space))
+      return signalPassFailure();
+    RefInfo info;
+    Type elem = *space == tpu::MemorySpace::kSemaphoreMem
+                    ? Type(tpu::SemaphoreType::get(ctx))
+                    : memrefElementType(ref.getElementType());
+    info.type = makeMemRef(ref.getShape(), elem, *space);
+    info.squeezed.assign(ref.getRank(), false);
+    info.boolAsI32 = ref.getElementType().isInteger(1);
+    info.name = name;
+    infos.push_back(info);
+  }
+  if (kernel.getNumArguments() != infos.size()) {
+    kernel.emitError() << "the kernel takes " << kernel.getNumArguments()
+                       << " refs but the call provides " << infos.size();
+    return signalPassFailure();
+  }
+  for (auto [info, type] : llvm::zip(infos, kernel.getArgumentTypes())) {
+    info.refType = dyn_cast<RefType>(type);
+    if (!info.refType) {
+      kernel.emitError() << "kernel argument of type " << type
+                         << " is not a ref";
+      return signalPassFailure();
+    }
+    argTypes.push_back(info.type);
+  }
+
+  // The kernel function, named as the pallas_call.
+  std::string name = call.getName() && !call.getName()->empty()
+                         ? call.getName()->str()
+                         : call.getKernel().str();
+  if (StringRef(name).starts_with("transform_")) {
+    call.emitError() << "kernel name '" << name
+                     << "' clashes with Mosaic's transform_<i> functions";
+    return signalPassFailure();
+  }
+  OpBuilder b(ctx);
+  b.setInsertionPointToEnd(module.getBody());
+  auto func = func::FuncOp::create(b, kernel.getLoc(), name,
+                                   b.getFunctionType(argTypes, {}));
+  SmallVector<Operation *> created{func};
+  func.getBody().takeBody(kernel.getBody());
+  Block &entry = func.getBody().front();
+  for (int64_t d = 0; d < gridRank; ++d)
+    grid.indices.push_back(
+        entry.insertArgument(d, b.getI32Type(), kernel.getLoc()));
+  llvm::DenseMap<Value, RefInfo> refs;
+  for (auto [i, info] : llvm::enumerate(infos)) {
+    BlockArgument arg = entry.getArgument(gridRank + i);
+    arg.setType(info.type);
+    refs[arg] = info;
+  }
+  if (failed(lowerBody(func.getBody(), grid, refs)))
+    return signalPassFailure();
+
+  func->setAttr("tpu.core_type",
+                tpu::CoreTypeAttr::get(ctx, tpu::CoreType::kTc));
+  if (gridRank > 0) {
+    SmallVector<Attribute> windowParams;
+    int64_t nextTransform = 0;
+    for (const BlockOperand &op : blocks) {
+      int64_t index = nextTransform++;
+      if (!op.windowed) {
+        windowParams.push_back(b.getDictionaryAttr({}));
+        continue;
+      }
+      std::string fname = "transform_" + std::to_string(index);
+      b.setInsertionPointToEnd(module.getBody());
+      func::FuncOp transform;
+      SmallVector<Type> tArgs(gridRank, b.getI32Type());
+      tArgs.append(prefetchTypes.begin(), prefetchTypes.end());
+      SmallVector<Type> tResults(op.array.getRank(), b.getI32Type());
+      if (AffineMap map = op.spec.getIndexMap()) {
+        transform = func::FuncOp::create(b, callLoc, fname,
+                                         b.getFunctionType(tArgs, tResults));
+        Block *tb = transform.addEntryBlock();
+        OpBuilder tbld = OpBuilder::atBlockEnd(tb);
+        AffineToArith lowerExpr(tbld, callLoc,
+                                tb->getArguments().take_front(gridRank));
+        SmallVector<Value> results;
+        for (AffineExpr e : map.getResults())
+          results.push_back(lowerExpr.lower(e));
+        func::ReturnOp::create(tbld, callLoc, results);
+      } else {
+        auto indexFunc = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+            call, op.spec.getIndexFunc());
+        if (!indexFunc || indexFunc.isExternal()) {
+          call.emitError() << op.name << ": index map @"
+                           << op.spec.getIndexFunc().getValue()
+                           << " is not a func.func with a body";
+          return signalPassFailure();
+        }
+        if (indexFunc.getNumArguments() != tArgs.size() ||
+            indexFunc.getNumResults() != tResults.size()) {
+          indexFunc.emitError()
+              << op.name << ": the TPU transform function must take "
+              << gridRank << " grid indices and " << nsp
+              << " scalar-prefetch refs and return " << tResults.size()
+              << " indices; @" << indexFunc.getName() << " takes "
+              << indexFunc.getNumArguments() << " and returns "
+              << indexFunc.getNumResults();
+          return signalPassFailure();
+        }
+        transform = cast<func::FuncOp>(b.clone(*indexFunc));
+        transform.setSymName(fname);
+        transform.setFunctionType(b.getFunctionType(tArgs, tResults));
+        transform.setVisibility(SymbolTable::Visibility::Public);
+        Block &tb = transform.getBody().front();
+        llvm::DenseMap<Value, RefInfo> prefetchRefs;
+        for (int64_t i = 0; i < nsp; ++i) {
+          BlockArgument arg = tb.getArgument(gridRank + i);
+          RefInfo info = infos[i];
+          info.refType = dyn_cast<RefType>(arg.getType());
+          if (!info.refType) {
+            indexFunc.emitError() << op.name << ": argument " << gridRank + i
+                                  << " of @" << indexFunc.getName()
+                                  << " must be a scalar-prefetch ref";
+            return signalPassFailure();
+          }
+          arg.setType(info.type);
+          prefetchRefs[arg] = info;
+        }
+        GridInfo noGrid; // index maps see grid indices as arguments
+        noGrid.grid = grid.grid;
+        noGrid.vmappedDims = grid.vmappedDims;
+        if (failed(lowerBody(transform.getBody(), noGrid, prefetchRefs)))
+          return signalPassFailure();
+      }
+      created.push_back(transform);
+
+      SmallVector<NamedAttribute> params;
+      params.push_back(b.getNamedAttr("transform_indices",
+                                      FlatSymbolRefAttr::get(ctx, fname)));
+      params.push_back(b.getNamedAttr(
+          "window_bounds", b.getDenseI64ArrayAttr(windowBounds(op))));
+      bool element = false;
+      SmallVector<int64_t> lo, hi;
+      for (unsigned d = 0, e = op.spec.getRank(); d < e; ++d) {
+        bool isElement = op.spec.getKind(d) == BlockDimKind::Element;
+        element |= isElement;
+        lo.push_back(isElement ? op.spec.getPadLow()[d] : 0);
+        hi.push_back(isElement ? op.spec.getPadHigh()[d] : 0);
+      }
+      if (element)
+        params.push_back(b.getNamedAttr(
+            "window_kind", tpu::ElementWindowAttr::get(ctx, lo, hi)));
+      // Pallas single-buffers VMEM blocks that never move.
+      if (op.space == tpu::MemorySpace::kVmem && op.trivialWindow)
+        params.push_back(b.getNamedAttr(
+            "pipeline_mode", tpu::PipelineModeAttr::get(
+                                 ctx, tpu::PipelineMode::kSynchronous)));
+      windowParams.push_back(b.getDictionaryAttr(params));
+    }
+    func->setAttr("window_params", b.getArrayAttr(windowParams));
+    SmallVector<int64_t> bounds;
+    for (int64_t g : grid.grid)
+      bounds.push_back(g < 0 ? ShapedType::kDynamic : g);
+    func->setAttr("iteration_bounds", b.getDenseI64ArrayAttr(bounds));
+  }
+  func->setAttr("scalar_prefetch", b.getI64IntegerAttr(nsp));
+  func->setAttr("scratch_operands",
+                b.getI64IntegerAttr(call.getScratch().size()));
+  func->setAttr("dimension_semantics", b.getArrayAttr(semantics));
+
+  // The module now holds only the Mosaic kernel and its transforms.
+  for (Operation &op : llvm::make_early_inc_range(*module.getBody()))
+    if (!llvm::is_contained(created, &op))
+      op.erase();
+}

@@ -1,0 +1,149 @@
+//===- TPUArtifacts.cpp - --target tpu: Mosaic module + config -*- C++ -*-===//
+
+#include "src/Target/TPUArtifacts.h"
+
+#include "src/Target/TPUSerialize.h"
+
+#include "dialects/Pallas/IR/PallasOps.h"
+#include "passes/Conversion/Passes.h"
+#include "src/Spec/SpecToIR.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/AttrTypeSubElements.h"
+#include "mlir/IR/Location.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/Support/Path.h"
+
+using namespace mlir;
+using json = nlohmann::json;
+
+namespace pallasc {
+
+bool isTpuTarget(llvm::StringRef target) { return target == "tpu"; }
+
+/// File locations keep only the file name, so the artifact does not depend
+/// on where the build ran.
+static void stripLocationDirectories(ModuleOp module) {
+  AttrTypeReplacer replacer;
+  replacer.addReplacement([](FileLineColLoc loc) -> Attribute {
+    StringRef file = loc.getFilename().getValue();
+    return FileLineColLoc::get(loc.getContext(),
+                               llvm::sys::path::filename(file),
+                               loc.getLine(), loc.getColumn());
+  });
+  replacer.recursivelyReplaceElementsIn(module, /*replaceAttrs=*/false,
+                                        /*replaceLocs=*/true,
+                                        /*replaceTypes=*/false);
+}
+
+/// The launch description of the custom call, from the call before
+/// lowering.
+static json launchJson(pallas::CallOp call, const std::string &kernelName,
+                       int version, const std::string &configFile) {
+  json j = json::object();
+  j["custom_call_target"] = "tpu_custom_call";
+  j["kernel_name"] = kernelName;
+  j["mosaic_version"] = version;
+  j["backend_config"] = configFile;
+  json grid = json::array();
+  for (int64_t g : call.getGrid())
+    grid.push_back(g < 0 ? json("dynamic") : json(g));
+  j["iteration_bounds"] = grid;
+  // Operands of the custom call: dynamic grid bounds (i32), then inputs.
+  j["num_dynamic_grid_bounds"] = call.getDynamicGridBounds().size();
+  bool sideEffects = false;
+  if (auto params = call.getCompilerParamsAttr())
+    if (auto tpuParams = params.getAs<DictionaryAttr>("tpu"))
+      if (auto b = tpuParams.getAs<BoolAttr>("has_side_effects"))
+        sideEffects = b.getValue();
+  j["has_side_effects"] = sideEffects;
+  json aliases = json::object();
+  for (auto [in, out] : call.getAliasPairs())
+    aliases[std::to_string(in)] = out;
+  j["input_output_aliases"] = aliases;
+  return j;
+}
+
+FailureOr<TpuArtifacts> emitTpuArtifacts(ModuleOp module,
+                                         const std::string &name,
+                                         bool emitText) {
+  MLIRContext *ctx = module.getContext();
+  SmallVector<pallas::CallOp> calls;
+  module.walk([&](pallas::CallOp c) { calls.push_back(c); });
+  if (calls.empty()) {
+    // dce eliminated the call: nothing runs, so there is no kernel to write
+    // (the manifest says `eliminated`).
+    auto wrapper = module.lookupSymbol<func::FuncOp>(spec::kCallWrapperName);
+    if (wrapper && wrapper->hasAttr(kEliminatedAttrName))
+      return TpuArtifacts();
+  }
+  if (calls.size() != 1) {
+    module.emitError() << "--target tpu needs exactly one pallas.call; the "
+                          "module holds "
+                       << calls.size();
+    return failure();
+  }
+  pallas::CallOp call = calls.front();
+
+  tpu::BackendConfig config;
+  if (auto cost = call.getCostEstimateAttr())
+    config.costEstimate = tpu::BackendConfig::Cost{
+        cost.getFlops(), cost.getTranscendentals(), cost.getBytesAccessed(), 0};
+  if (auto params = call.getCompilerParamsAttr())
+    if (auto tpuParams = params.getAs<DictionaryAttr>("tpu"))
+      if (auto limit = tpuParams.getAs<IntegerAttr>("vmem_limit_bytes"))
+        config.vmemLimitBytes = limit.getInt();
+  std::string kernelName =
+      call.getName() && !call.getName()->empty() ? call.getName()->str()
+                                                 : call.getKernel().str();
+  const int version = tpu::kDefaultMosaicVersion;
+
+  // Lower a copy: the manifest is written from the original call.
+  OwningOpRef<ModuleOp> mosaic = cast<ModuleOp>(module->clone());
+  PassManager pm(ctx);
+  pm.addPass(pallas::createPallasToTPU());
+  if (failed(pm.run(*mosaic)))
+    return failure();
+  stripLocationDirectories(*mosaic);
+
+  TpuArtifacts out;
+  if (emitText) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    mosaic->print(os);
+    std::string file = name + ".tpu.mlir";
+    out.files.push_back({file, text});
+    out.emitted.push_back(file);
+  }
+
+  // mosaic-serde creates unregistered stable_mosaic.* ops.
+  bool allowed = ctx->allowsUnregisteredDialects();
+  ctx->allowUnregisteredDialects(true);
+  LogicalResult serialized = tpu::serializeForMosaic(*mosaic, version);
+  FailureOr<std::string> bytecode =
+      succeeded(serialized) ? tpu::writeMosaicBytecode(*mosaic)
+                            : FailureOr<std::string>(failure());
+  mosaic = nullptr;
+  ctx->allowUnregisteredDialects(allowed);
+  if (failed(bytecode))
+    return failure();
+
+  std::string moduleFile = name + ".tpu.mlirbc";
+  std::string configFile = name + ".tpu.json";
+  std::string configText = tpu::backendConfigJson(*bytecode, config);
+  out.files.push_back({moduleFile, *bytecode});
+  out.files.push_back({configFile, configText});
+
+  json launch = launchJson(call, kernelName, version, configFile);
+  ManifestArtifact moduleEntry{"tpu", moduleFile, sha256Hex(*bytecode),
+                               launch};
+  moduleEntry.launch["kind"] = "mosaic_module";
+  ManifestArtifact configEntry{"tpu", configFile, sha256Hex(configText),
+                               launch};
+  configEntry.launch["kind"] = "backend_config";
+  out.manifestEntries.push_back(moduleEntry);
+  out.manifestEntries.push_back(configEntry);
+  return out;
+}
+
+} // namespace pallasc
