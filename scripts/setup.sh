@@ -18,8 +18,18 @@ for p in "${packages[@]}"; do
   fi
 done
 
+# Python packages for the numeric and jaxlib cross-check tests (numpy; jax
+# on the CPU for its Mosaic TPU bindings). Tests that need them skip with a
+# message when they are absent; here they are installed from PyPI.
+if command -v python3 >/dev/null 2>&1 &&
+   ! python3 -c "import numpy, jax" >/dev/null 2>&1; then
+  echo "setup: installing numpy and jax (CPU) with pip"
+  python3 -m pip install --quiet --disable-pip-version-check numpy jax ||
+    echo "setup: warning: pip install failed; numpy/jax tests will be skipped"
+fi
+
 if [ ${#missing[@]} -eq 0 ]; then
-  echo "setup: all ${#packages[@]} packages already installed"
+  echo "setup: all ${#packages[@]} Debian packages already installed"
   exit 0
 fi
 
