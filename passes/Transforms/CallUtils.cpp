@@ -1,4 +1,5 @@
-//===- CallUtils.cpp - helpers shared by the call-level passes ---*- C++ -*-===//
+//===- CallUtils.cpp - helpers shared by the call-level passes ---*- C++
+//-*-===//
 
 #include "passes/Transforms/CallUtils.h"
 

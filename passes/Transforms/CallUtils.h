@@ -1,4 +1,5 @@
-//===- CallUtils.h - helpers shared by the call-level passes -----*- C++ -*-===//
+//===- CallUtils.h - helpers shared by the call-level passes -----*- C++
+//-*-===//
 //
 // Small pieces the call-level transforms (vmap, dce, discharge-state,
 // hi-to-lo) share: rebuilding a pallas.call with new operands, giving a call

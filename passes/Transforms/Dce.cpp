@@ -81,11 +81,11 @@ private:
 LogicalResult CallDce::run(CallOp call) {
   KernelOp kernel = lookupKernel(call);
   if (!kernel)
-    return call.emitOpError() << "'" << call.getKernel()
-                              << "' does not name a pallas.kernel";
+    return call.emitOpError()
+           << "'" << call.getKernel() << "' does not name a pallas.kernel";
   unsigned numOutputs = call.getNumResults();
-  bool anyUsed = llvm::any_of(call.getResults(),
-                              [](Value v) { return !v.use_empty(); });
+  bool anyUsed =
+      llvm::any_of(call.getResults(), [](Value v) { return !v.use_empty(); });
   bool liveRefs = closesOverRefs(kernel);
   bool sideEffects = hasSideEffects(call);
 
@@ -193,8 +193,8 @@ LogicalResult CallDce::prune(CallOp call, const llvm::BitVector &deadOutputs) {
     return failure();
 
   // The call.
-  SmallVector<int64_t> newInputIndex(numInputs, -1), newOutputIndex(numOutputs,
-                                                                    -1);
+  SmallVector<int64_t> newInputIndex(numInputs, -1),
+      newOutputIndex(numOutputs, -1);
   SmallVector<Value> inputs;
   SmallVector<Attribute> inSpecs, outSpecs, scratch;
   for (unsigned i = 0; i < numInputs; ++i) {
@@ -236,8 +236,7 @@ LogicalResult CallDce::prune(CallOp call, const llvm::BitVector &deadOutputs) {
   recordTransform(pruned, "dce");
   for (unsigned i = 0; i < numOutputs; ++i)
     if (newOutputIndex[i] >= 0)
-      call.getResult(i).replaceAllUsesWith(
-          pruned.getResult(newOutputIndex[i]));
+      call.getResult(i).replaceAllUsesWith(pruned.getResult(newOutputIndex[i]));
   call.erase();
   return success();
 }

@@ -40,7 +40,8 @@ bool isNeutralMemorySpace(MemorySpace ms) {
 SmallVector<RefGlobalOp> closedOverRefs(KernelOp kernel,
                                         ArrayRef<RefGlobalOp> globals) {
   llvm::SmallDenseSet<StringAttr> names;
-  kernel.walk([&](GetGlobalOp get) { names.insert(get.getNameAttr().getAttr()); });
+  kernel.walk(
+      [&](GetGlobalOp get) { names.insert(get.getNameAttr().getAttr()); });
   SmallVector<RefGlobalOp> used;
   for (RefGlobalOp g : globals)
     if (names.contains(g.getSymNameAttr()))
@@ -89,8 +90,8 @@ LogicalResult Discharger::run() {
       continue;
     auto kernel = module.lookupSymbol<KernelOp>(name);
     if (!kernel)
-      return call.emitOpError() << "'" << call.getKernel()
-                                << "' does not name a pallas.kernel";
+      return call.emitOpError()
+             << "'" << call.getKernel() << "' does not name a pallas.kernel";
     SmallVector<RefGlobalOp> refs = closedOverRefs(kernel, globals);
     if (!refs.empty() && failed(dischargeKernel(kernel, refs, call)))
       return failure();
@@ -136,18 +137,17 @@ Value Discharger::currentValue(func::FuncOp func, CallOp call,
                                RefGlobalOp ref) {
   WrapperState &state = wrappers[func];
   if (state.initial.empty() && state.current.empty())
-    state.argPosition =
-        std::min<unsigned>(call.getDynamicGridBounds().size() +
-                               call.getNumScalarPrefetch(),
-                           func.getNumArguments());
+    state.argPosition = std::min<unsigned>(call.getDynamicGridBounds().size() +
+                                               call.getNumScalarPrefetch(),
+                                           func.getNumArguments());
   auto it = state.current.find(ref);
   if (it != state.current.end())
     return it->second;
   // A new wrapper argument, after those added before it.
   unsigned position = state.argPosition + state.initial.size();
   RankedTensorType type = cast<RefType>(ref.getType()).getValueType();
-  if (failed(func.insertArgument(position, type, DictionaryAttr(),
-                                 ref.getLoc())))
+  if (failed(
+          func.insertArgument(position, type, DictionaryAttr(), ref.getLoc())))
     return {};
   Value arg = func.getArgument(position);
   state.initial[ref] = arg;
@@ -171,8 +171,8 @@ LogicalResult Discharger::dischargeKernel(KernelOp kernel,
         use.emitOpError()
         << "pallas_call does not support closing over Refs in memory space "
         << stringifyMemorySpace(ms) << "; use pl.kernel instead";
-    diag.attachNote(ref.getLoc()) << "ref @" << ref.getSymName()
-                                  << " declared here";
+    diag.attachNote(ref.getLoc())
+        << "ref @" << ref.getSymName() << " declared here";
     return diag;
   }
 
@@ -187,8 +187,8 @@ LogicalResult Discharger::dischargeKernel(KernelOp kernel,
   for (unsigned side = 0; side < 2; ++side)
     for (RefGlobalOp ref : refs) {
       positions.push_back(side == 0 ? nsp : nsp + numBlocked);
-      types.push_back(cast<RefType>(ref.getType())
-                          .withMemorySpace(MemorySpace::Any));
+      types.push_back(
+          cast<RefType>(ref.getType()).withMemorySpace(MemorySpace::Any));
       attrs.push_back(DictionaryAttr());
       locs.push_back(ref.getLoc());
     }

@@ -103,9 +103,8 @@ private:
   FailureOr<SmallVector<Attribute>> lowerSpec(CallOp call, BlockSpecAttr spec,
                                               HiType hi, StringRef what,
                                               int64_t index);
-  FailureOr<FlatSymbolRefAttr> prefixIndexFunc(CallOp call,
-                                               FlatSymbolRefAttr name,
-                                               unsigned rank);
+  FailureOr<FlatSymbolRefAttr>
+  prefixIndexFunc(CallOp call, FlatSymbolRefAttr name, unsigned rank);
   LogicalResult lowerKernel(CallOp call, KernelOp kernel,
                             ArrayRef<SmallVector<Attribute>> partSpecs);
 
@@ -120,8 +119,8 @@ FailureOr<FlatSymbolRefAttr>
 Lowerer::prefixIndexFunc(CallOp call, FlatSymbolRefAttr name, unsigned rank) {
   auto func = symbols.lookup<func::FuncOp>(name.getAttr());
   if (!func)
-    return call.emitOpError() << "index map " << name
-                              << " does not name a func.func";
+    return call.emitOpError()
+           << "index map " << name << " does not name a func.func";
   auto key = std::make_pair(func.getOperation(), rank);
   if (auto it = prefixFuncs.find(key); it != prefixFuncs.end())
     return it->second;
@@ -133,25 +132,25 @@ Lowerer::prefixIndexFunc(CallOp call, FlatSymbolRefAttr name, unsigned rank) {
   copy.walk([&](func::ReturnOp ret) {
     ret->setOperands(ret.getOperands().take_front(rank));
   });
-  copy.setType(FunctionType::get(
-      call.getContext(), copy.getArgumentTypes(),
-      copy.getFunctionType().getResults().take_front(rank)));
+  copy.setType(
+      FunctionType::get(call.getContext(), copy.getArgumentTypes(),
+                        copy.getFunctionType().getResults().take_front(rank)));
   auto ref = FlatSymbolRefAttr::get(copy.getSymNameAttr());
   prefixFuncs[key] = ref;
   return ref;
 }
 
-FailureOr<SmallVector<Attribute>>
-Lowerer::lowerSpec(CallOp call, BlockSpecAttr spec, HiType hi, StringRef what,
-                   int64_t index) {
+FailureOr<SmallVector<Attribute>> Lowerer::lowerSpec(CallOp call,
+                                                     BlockSpecAttr spec,
+                                                     HiType hi, StringRef what,
+                                                     int64_t index) {
   MLIRContext *ctx = call.getContext();
   SmallVector<Attribute> specs;
   for (auto [j, part] : llvm::enumerate(hi.getParts())) {
     auto tensor = dyn_cast<RankedTensorType>(part);
     if (!tensor)
-      return call.emitOpError()
-             << what << " " << index << ": part " << j << " of " << hi
-             << " is not a ranked tensor";
+      return call.emitOpError() << what << " " << index << ": part " << j
+                                << " of " << hi << " is not a ranked tensor";
     if (spec.isWholeArray()) {
       specs.push_back(spec);
       continue;
@@ -164,8 +163,8 @@ Lowerer::lowerSpec(CallOp call, BlockSpecAttr spec, HiType hi, StringRef what,
     if (rank > spec.getRank())
       return call.emitOpError()
              << "cannot lower block spec " << spec << " on " << hi << " ("
-             << what << " " << index << "): part " << j << " has rank "
-             << rank << ", more than the spec's " << spec.getRank();
+             << what << " " << index << "): part " << j << " has rank " << rank
+             << ", more than the spec's " << spec.getRank();
     AffineMap map = spec.getIndexMap();
     if (map)
       map = map.getSliceMap(0, rank);
@@ -207,8 +206,8 @@ LogicalResult Lowerer::lowerKernel(CallOp call, KernelOp kernel,
         hiArg.getParts().size() != hiOperand.getParts().size())
       return call.emitOpError()
              << "kernel @" << kernel.getSymName() << " argument #" << nsp + a
-             << " has type " << argTypes[nsp + a]
-             << " but the call passes " << operandTypes[nsp + a];
+             << " has type " << argTypes[nsp + a] << " but the call passes "
+             << operandTypes[nsp + a];
     for (auto [j, part] : llvm::enumerate(hiOperand.getParts())) {
       auto tensor = cast<RankedTensorType>(part);
       auto spec = cast<BlockSpecAttr>(partSpecs[a][j]);
@@ -216,10 +215,9 @@ LogicalResult Lowerer::lowerKernel(CallOp call, KernelOp kernel,
                                tensor.getElementType(), spec.getMemorySpace());
       if (hiArg.getParts()[j] != want)
         return call.emitOpError()
-               << "kernel @" << kernel.getSymName() << " argument #"
-               << nsp + a << " part " << j << " has type "
-               << hiArg.getParts()[j] << " but the lowered block spec "
-               << spec << " gives " << want;
+               << "kernel @" << kernel.getSymName() << " argument #" << nsp + a
+               << " part " << j << " has type " << hiArg.getParts()[j]
+               << " but the lowered block spec " << spec << " gives " << want;
     }
   }
   if (loweredKernels.contains(kernel))
@@ -282,8 +280,8 @@ LogicalResult Lowerer::lowerCall(CallOp call) {
                              [](Type t) { return isa<HiType>(t); });
   KernelOp kernel = lookupKernel(call);
   if (!kernel)
-    return call.emitOpError() << "'" << call.getKernel()
-                              << "' does not name a pallas.kernel";
+    return call.emitOpError()
+           << "'" << call.getKernel() << "' does not name a pallas.kernel";
   bool hiKernel = llvm::any_of(kernel.getArgumentTypes(),
                                [](Type t) { return isa<HiType>(t); });
   if (!hiCall && !hiKernel) {
@@ -315,8 +313,8 @@ LogicalResult Lowerer::lowerCall(CallOp call) {
     return success();
   };
   for (auto [i, v] : llvm::enumerate(call.getBlockedInputs()))
-    if (failed(lowerOperand(v.getType(), call.getInSpecs()[i], "input",
-                            nsp + i, inSpecs)))
+    if (failed(lowerOperand(v.getType(), call.getInSpecs()[i], "input", nsp + i,
+                            inSpecs)))
       return failure();
   for (auto [i, v] : llvm::enumerate(call.getResults()))
     if (failed(lowerOperand(v.getType(), call.getOutSpecs()[i], "output", i,
@@ -351,8 +349,8 @@ LogicalResult Lowerer::lowerCall(CallOp call) {
   SmallVector<Type> resultTypes;
   for (Type t : call.getResultTypes())
     llvm::append_range(resultTypes, loTypes(t));
-  CallOp lowered = cloneCallWith(b, call, call.getDynamicGridBounds(), inputs,
-                                 resultTypes);
+  CallOp lowered =
+      cloneCallWith(b, call, call.getDynamicGridBounds(), inputs, resultTypes);
   lowered.setInSpecsAttr(b.getArrayAttr(inSpecs));
   lowered.setOutSpecsAttr(b.getArrayAttr(outSpecs));
   lowered.setInputOutputAliases(aliases);
@@ -405,9 +403,8 @@ LogicalResult Lowerer::lowerWrapper(func::FuncOp func) {
         results.push_back(v);
         continue;
       }
-      llvm::append_range(
-          results,
-          HiUnpackOp::create(b, ret.getLoc(), v).getResults());
+      llvm::append_range(results,
+                         HiUnpackOp::create(b, ret.getLoc(), v).getResults());
     }
     ret->setOperands(results);
   }

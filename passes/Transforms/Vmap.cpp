@@ -81,9 +81,8 @@ private:
                                   SmallVector<BDim> inDims);
   FailureOr<BlockSpecAttr> batchBlockSpec(CallOp call, BlockSpecAttr spec,
                                           BDim dim, RankedTensorType array);
-  FailureOr<FlatSymbolRefAttr> batchIndexFunc(CallOp call,
-                                              FlatSymbolRefAttr funcName,
-                                              BDim dim);
+  FailureOr<FlatSymbolRefAttr>
+  batchIndexFunc(CallOp call, FlatSymbolRefAttr funcName, BDim dim);
   LogicalResult batchReturn(func::ReturnOp ret);
 
   /// `_broadcast_input_output_aliases`: aliased inputs end up batched at 0.
@@ -121,9 +120,8 @@ LogicalResult FunctionBatcher::run(ArrayRef<int64_t> inAxes) {
     targets = allArgs;
   else
     return func.emitError()
-           << "pallas-vmap: in-axes has " << inAxes.size()
-           << " entries but @" << func.getSymName() << " takes "
-           << tensorArgs.size() << " inputs"
+           << "pallas-vmap: in-axes has " << inAxes.size() << " entries but @"
+           << func.getSymName() << " takes " << tensorArgs.size() << " inputs"
            << (tensorArgs.size() != allArgs.size()
                    ? " (" + std::to_string(allArgs.size()) +
                          " with its dynamic grid bounds)"
@@ -188,8 +186,8 @@ LogicalResult FunctionBatcher::batchOp(Operation *op) {
   if (!batched && op->getNumRegions()) {
     SetVector<Value> captured;
     getUsedValuesDefinedAbove(op->getRegions(), captured);
-    batched = llvm::any_of(captured,
-                           [&](Value v) { return dimOf(v).has_value(); });
+    batched =
+        llvm::any_of(captured, [&](Value v) { return dimOf(v).has_value(); });
   }
   if (!batched) {
     if (auto call = dyn_cast<CallOp>(op))
@@ -382,8 +380,8 @@ LogicalResult FunctionBatcher::batchCall(CallOp call) {
   }
 
   OpBuilder b(call);
-  CallOp batched = cloneCallWith(b, call, call.getDynamicGridBounds(), inputs,
-                                 resultTypes);
+  CallOp batched =
+      cloneCallWith(b, call, call.getDynamicGridBounds(), inputs, resultTypes);
   batched.setInSpecsAttr(b.getArrayAttr(inSpecs));
   batched.setOutSpecsAttr(b.getArrayAttr(outSpecs));
   batched.setGrid(insertDim(call.getGrid(), 0, axisSize));
@@ -405,7 +403,8 @@ LogicalResult FunctionBatcher::batchCall(CallOp call) {
       return call.emitOpError()
              << "cost estimate overflows int64 when scaled by the axis size "
              << axisSize;
-    batched.setCostEstimateAttr(CostEstimateAttr::get(ctx, flops, bytes, trans));
+    batched.setCostEstimateAttr(
+        CostEstimateAttr::get(ctx, flops, bytes, trans));
   }
   recordTransform(batched, "vmap");
   for (auto [oldResult, newResult] :
@@ -442,8 +441,8 @@ LogicalResult FunctionBatcher::batchCallSqueezed(CallOp call,
     inputs.push_back(ReshapeOp::create(
         b, loc, RankedTensorType::get(shape, type.getElementType()), v));
   }
-  CallOp squeezed = cloneCallWith(b, call, bounds, inputs,
-                                  call.getResultTypes());
+  CallOp squeezed =
+      cloneCallWith(b, call, bounds, inputs, call.getResultTypes());
   recordTransform(squeezed, "vmap");
   for (auto [oldResult, newResult] :
        llvm::zip(call.getResults(), squeezed.getResults())) {
@@ -497,8 +496,8 @@ LogicalResult FunctionBatcher::batchCallWithLoop(CallOp call,
           for (int64_t i = 0; i < type.getRank(); ++i) {
             offsets.push_back(i == axis ? OpFoldResult(iv)
                                         : OpFoldResult(lb.getIndexAttr(0)));
-            sizes.push_back(lb.getIndexAttr(i == axis ? 1
-                                                      : type.getDimSize(i)));
+            sizes.push_back(
+                lb.getIndexAttr(i == axis ? 1 : type.getDimSize(i)));
             strides.push_back(lb.getIndexAttr(1));
           }
           SmallVector<int64_t> shape(type.getShape());
@@ -509,9 +508,8 @@ LogicalResult FunctionBatcher::batchCallWithLoop(CallOp call,
         };
         SmallVector<Value> bounds, args;
         for (auto [v, d] : llvm::zip(call.getDynamicGridBounds(), boundDims))
-          bounds.push_back(d ? tensor::ExtractOp::create(lb, loc, v, iv)
-                                   .getResult()
-                             : v);
+          bounds.push_back(
+              d ? tensor::ExtractOp::create(lb, loc, v, iv).getResult() : v);
         for (auto [v, d] : llvm::zip(inputs, inDims))
           args.push_back(d ? slice(v, *d) : v);
         CallOp inner =
@@ -528,9 +526,8 @@ LogicalResult FunctionBatcher::batchCallWithLoop(CallOp call,
             sizes.push_back(lb.getIndexAttr(n));
             strides.push_back(lb.getIndexAttr(1));
           }
-          updated.push_back(tensor::InsertSliceOp::create(lb, loc, r, a,
-                                                          offsets, sizes,
-                                                          strides));
+          updated.push_back(tensor::InsertSliceOp::create(
+              lb, loc, r, a, offsets, sizes, strides));
         }
         scf::YieldOp::create(lb, loc, updated);
       });
@@ -578,8 +575,7 @@ FunctionBatcher::batchBlockSpec(CallOp call, BlockSpecAttr spec, BDim dim,
   AffineMap map = spec.getIndexMap();
   FlatSymbolRefAttr indexFunc = spec.getIndexFunc();
   if (indexFunc) {
-    FailureOr<FlatSymbolRefAttr> batched =
-        batchIndexFunc(call, indexFunc, dim);
+    FailureOr<FlatSymbolRefAttr> batched = batchIndexFunc(call, indexFunc, dim);
     if (failed(batched))
       return failure();
     indexFunc = *batched;
@@ -607,8 +603,8 @@ FunctionBatcher::batchIndexFunc(CallOp call, FlatSymbolRefAttr funcName,
   auto indexFunc =
       SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(call, funcName);
   if (!indexFunc)
-    return call.emitOpError() << "index map " << funcName
-                              << " does not name a func.func";
+    return call.emitOpError()
+           << "index map " << funcName << " does not name a func.func";
   auto key = std::make_pair(indexFunc.getOperation(), dim ? *dim : -1);
   if (auto it = indexFuncs.find(key); it != indexFuncs.end())
     return it->second;
@@ -637,8 +633,7 @@ FunctionBatcher::batchIndexFunc(CallOp call, FlatSymbolRefAttr funcName,
     SmallVector<Type> resultTypes(batched.getResultTypes());
     resultTypes.insert(resultTypes.begin() + *dim, indexType);
     batched.setType(FunctionType::get(call.getContext(),
-                                      batched.getArgumentTypes(),
-                                      resultTypes));
+                                      batched.getArgumentTypes(), resultTypes));
   }
   auto ref = FlatSymbolRefAttr::get(batched.getSymNameAttr());
   indexFuncs[key] = ref;
