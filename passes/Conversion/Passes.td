@@ -77,4 +77,43 @@ def PallasToLinalg : Pass<"pallas-to-linalg", "ModuleOp"> {
 
 include "passes/Conversion/PallasToTPU/PallasToTPU.td"
 
+def PallasCpuOptimize : Pass<"pallas-cpu-optimize", "::mlir::func::FuncOp"> {
+  let summary = "Host-specific rewrites of lowered kernels (loop order, math)";
+  let description = [{
+    Runs in the CPU pipeline after pallas-to-linalg, on tensors:
+    - `linalg.matmul`/`linalg.batch_matmul` become `linalg.generic`s whose
+      loops run (m, k, n) instead of (m, n, k), so the innermost loop walks
+      rows of the right operand and of the result (unit stride, vectorized
+      by LLVM) instead of a column.
+    - With `approximate-math`, `math.exp`, `expm1`, `log`, `log1p`, `log2`,
+      `tanh` and `erf` on f32 become MLIR's polynomial approximations (pure
+      arithmetic that LLVM vectorizes) instead of a libm call per element.
+      XLA's CPU backend, which runs interpret mode, approximates the same way.
+
+    Before:
+    ```mlir
+    %d = linalg.matmul ins(%a, %b : tensor<8x4xf32>, tensor<4x16xf32>)
+                       outs(%c : tensor<8x16xf32>) -> tensor<8x16xf32>
+    ```
+    After:
+    ```mlir
+    %d = linalg.generic {indexing_maps = [(d0, d1, d2) -> (d0, d1),
+                                          (d0, d1, d2) -> (d1, d2),
+                                          (d0, d1, d2) -> (d0, d2)],
+        iterator_types = ["parallel", "reduction", "parallel"]} ...
+    ```
+  }];
+  let options = [
+    Option<"approximateMath", "approximate-math", "bool", /*default=*/"true",
+           "Replace f32 transcendental functions by polynomial "
+           "approximations">
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::vector::VectorDialect"
+  ];
+}
+
 #endif // PALLASC_PASSES_CONVERSION_PASSES_TD

@@ -44,6 +44,13 @@ void mlir::pallas::buildCpuPipeline(OpPassManager &pm) {
   pm.addPass(createPallasToLinalg());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  // Fuse elementwise producers (broadcasts, casts, masks) into their
+  // consumers: fewer temporary blocks and passes over memory.
+  pm.addPass(createLinalgElementwiseOpFusionPass());
+  pm.addPass(createCanonicalizerPass());
+  // f16/bf16 math runs in f32; then matmul loop order and vectorizable math.
+  pm.addPass(math::createMathExtendToSupportedTypes());
+  pm.addNestedPass<func::FuncOp>(createPallasCpuOptimize());
   // Every function gets a C-interface wrapper: kernels and index maps are
   // called through `_mlir_ciface_<name>`, the runtime's debug printers are
   // reached through theirs.
@@ -62,9 +69,8 @@ void mlir::pallas::buildCpuPipeline(OpPassManager &pm) {
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
-  // f16/bf16 math runs in f32; bf16 conversions become integer code (the
-  // host may lack bf16 instructions and their libgcc helpers).
-  pm.addPass(math::createMathExtendToSupportedTypes());
+  // bf16 conversions become integer code (the host may lack bf16
+  // instructions and their libgcc helpers).
   arith::ArithExpandOpsPassOptions expand;
   expand.includeBf16 = true;
   pm.addPass(arith::createArithExpandOpsPass(expand));

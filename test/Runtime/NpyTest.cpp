@@ -1,0 +1,223 @@
+//===- NpyTest.cpp - .npy reading and writing -----------------------------===//
+
+#include "src/Runtime/Npy.h"
+
+#include "src/Runtime/Float16.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+
+#include <catch2/catch.hpp>
+
+#include <cstring>
+#include <fstream>
+
+using namespace pallasc::runtime;
+
+namespace {
+
+HostArray makeArray(DType dtype, std::vector<int64_t> shape) {
+  HostArray a(dtype, std::move(shape));
+  REQUIRE(a.allocate());
+  // Distinct bytes, valid for every dtype (bools get 0/1).
+  for (size_t i = 0; i < a.byteSize(); ++i)
+    a.data()[i] = dtype == DType::Bool ? i % 2 : static_cast<uint8_t>(i * 37 + 5);
+  return a;
+}
+
+/// A .npy file with the given header dictionary and data bytes.
+std::string npyWith(const std::string &dict, const std::string &data,
+                    int major = 1) {
+  std::string header = dict;
+  size_t prefix = major == 1 ? 10 : 12;
+  header.append((64 - (prefix + header.size() + 1) % 64) % 64, ' ');
+  header += '\n';
+  std::string out("\x93NUMPY", 6);
+  out += static_cast<char>(major);
+  out += '\0';
+  for (size_t i = 0; i < (major == 1 ? 2u : 4u); ++i)
+    out += static_cast<char>((header.size() >> (8 * i)) & 0xff);
+  return out + header + data;
+}
+
+std::string decodeError(const std::string &bytes) {
+  HostArray a;
+  std::string error;
+  CHECK_FALSE(decodeNpy(bytes, "bad.npy", a, error));
+  return error;
+}
+
+} // namespace
+
+TEST_CASE("npy round trip for every dtype", "[npy]") {
+  const DType all[] = {DType::Bool, DType::I8,  DType::I16, DType::I32,
+                       DType::I64,  DType::U8,  DType::U16, DType::U32,
+                       DType::U64,  DType::F16, DType::BF16, DType::F32,
+                       DType::F64};
+  for (DType d : all) {
+    for (std::vector<int64_t> shape :
+         {std::vector<int64_t>{}, {7}, {3, 5}, {2, 0, 4}, {2, 3, 4}}) {
+      HostArray a = makeArray(d, shape);
+      std::string bytes = encodeNpy(a);
+      // The data starts on a 64-byte boundary, as numpy writes it.
+      uint16_t headerLen = static_cast<uint8_t>(bytes[8]) |
+                           (static_cast<uint8_t>(bytes[9]) << 8);
+      CHECK((10 + headerLen) % 64 == 0);
+      HostArray b;
+      std::string error;
+      INFO(dtypeName(d) << " " << a.describe());
+      REQUIRE(decodeNpy(bytes, "x.npy", b, error));
+      CHECK(b.dtype == d);
+      CHECK(b.shape == a.shape);
+      CHECK(std::memcmp(a.data(), b.data(), a.byteSize()) == 0);
+    }
+  }
+}
+
+TEST_CASE("npy headers as numpy and ml_dtypes write them", "[npy]") {
+  // np.save(f, np.ones((2, 3), np.float32))
+  float ones[6] = {1, 1, 1, 1, 1, 1};
+  std::string data(reinterpret_cast<char *>(ones), sizeof(ones));
+  HostArray a;
+  std::string error;
+  REQUIRE(decodeNpy(
+      npyWith("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }",
+              data),
+      "x.npy", a, error));
+  CHECK(a.shape == std::vector<int64_t>{2, 3});
+  CHECK(a.dtype == DType::F32);
+  // ml_dtypes.bfloat16: np.save writes the 2-byte void dtype.
+  for (const char *descr : {"<V2", "|V2", "bfloat16"}) {
+    uint16_t v[2] = {floatToBF16(1.5f), floatToBF16(-2.0f)};
+    REQUIRE(decodeNpy(npyWith(std::string("{'descr': '") + descr +
+                                  "', 'fortran_order': False, 'shape': (2,), }",
+                              std::string(reinterpret_cast<char *>(v), 4)),
+                      "x.npy", a, error));
+    CHECK(a.dtype == DType::BF16);
+    CHECK(bf16ToFloat(reinterpret_cast<uint16_t *>(a.data())[1]) == -2.0f);
+  }
+  // The bf16 we write reads back as '<V2' (what np.load then returns as V2).
+  HostArray bf = makeArray(DType::BF16, {3});
+  CHECK(encodeNpy(bf).find("'descr': '<V2'") != std::string::npos);
+  // Version 2.0 headers, '=' byte order, a 0-d array, double quotes.
+  double pi = 3.25;
+  REQUIRE(decodeNpy(npyWith("{\"descr\": \"=f8\", \"fortran_order\": False, "
+                            "\"shape\": ()}",
+                            std::string(reinterpret_cast<char *>(&pi), 8), 2),
+                    "x.npy", a, error));
+  CHECK(a.shape.empty());
+  CHECK(*reinterpret_cast<double *>(a.data()) == 3.25);
+}
+
+TEST_CASE("npy Fortran order is read as C order", "[npy]") {
+  // Column-major [[0, 1, 2], [3, 4, 5]] is stored 0 3 1 4 2 5.
+  int32_t v[6] = {0, 3, 1, 4, 2, 5};
+  HostArray a;
+  std::string error;
+  REQUIRE(decodeNpy(
+      npyWith("{'descr': '<i4', 'fortran_order': True, 'shape': (2, 3), }",
+              std::string(reinterpret_cast<char *>(v), sizeof(v))),
+      "x.npy", a, error));
+  const int32_t *p = reinterpret_cast<const int32_t *>(a.data());
+  for (int i = 0; i < 6; ++i)
+    CHECK(p[i] == i);
+}
+
+TEST_CASE("npy errors name the file and the problem", "[npy]") {
+  std::string f4 = "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }";
+  std::string eight(8, '\0');
+  CHECK_THAT(decodeError("hello"), Catch::Contains("bad.npy: error: not a .npy "
+                                                   "file"));
+  CHECK_THAT(decodeError(std::string("\x93NUMPY\x04\x00\x10\x00{}", 12)),
+             Catch::Contains("unsupported .npy format version 4.0"));
+  CHECK_THAT(decodeError(std::string("\x93NUMPY\x01\x00\xff\x00{", 11)),
+             Catch::Contains("truncated .npy header"));
+  CHECK_THAT(decodeError(npyWith("['descr']", eight)),
+             Catch::Contains("bad .npy header: expected '{'"));
+  CHECK_THAT(decodeError(npyWith("{'descr': '<f4', 'shape': (2,), }", eight)),
+             Catch::Contains("lacks 'fortran_order'"));
+  CHECK_THAT(decodeError(npyWith("{'descr': '<f4', 'fortran_order': False, "
+                                 "'shape': (2,), 'extra': 1}",
+                                 eight)),
+             Catch::Contains("unexpected key 'extra'"));
+  CHECK_THAT(decodeError(npyWith("{'descr': '<f4', 'fortran_order': Maybe, "
+                                 "'shape': (2,), }",
+                                 eight)),
+             Catch::Contains("'fortran_order' must be True or False"));
+  CHECK_THAT(decodeError(npyWith("{'descr': '<f4', 'fortran_order': False, "
+                                 "'shape': (2, -1), }",
+                                 eight)),
+             Catch::Contains("'shape' must hold non-negative integers"));
+  CHECK_THAT(decodeError(npyWith("{'descr': '<f4', 'fortran_order': False, "
+                                 "'shape': (99999999999999999999,), }",
+                                 eight)),
+             Catch::Contains("overflows"));
+  CHECK_THAT(decodeError(npyWith("{'descr': '<f4', 'fortran_order': False, "
+                                 "'shape': (4294967296, 4294967296), }",
+                                 eight)),
+             Catch::Contains("element count overflows"));
+  CHECK_THAT(decodeError(npyWith("{'descr': '<c8', 'fortran_order': False, "
+                                 "'shape': (2,), }",
+                                 eight)),
+             Catch::Contains("unsupported dtype '<c8'"));
+  CHECK_THAT(decodeError(npyWith("{'descr': '>f4', 'fortran_order': False, "
+                                 "'shape': (2,), }",
+                                 eight)),
+             Catch::Contains("big-endian"));
+  CHECK_THAT(decodeError(npyWith("{'descr': [('a', '<f4')], "
+                                 "'fortran_order': False, 'shape': (2,), }",
+                                 eight)),
+             Catch::Contains("structured dtypes"));
+  CHECK_THAT(decodeError(npyWith(f4, std::string(7, '\0'))),
+             Catch::Contains("truncated data: the header says [2] f32 (8 "
+                             "bytes) but only 7 bytes follow it"));
+  CHECK_THAT(decodeError(npyWith(f4, std::string(9, '\0'))),
+             Catch::Contains("1 unexpected bytes after the data"));
+  CHECK_THAT(decodeError(npyWith("{'descr': '|b1', 'fortran_order': False, "
+                                 "'shape': (2,), }",
+                                 std::string("\x01\x07", 2))),
+             Catch::Contains("bool element 1 is 7"));
+  HostArray a;
+  std::string error;
+  CHECK_FALSE(decodeNpy(npyWith(f4, eight), "big.npy", a, error, 4));
+  CHECK_THAT(error, Catch::Contains("over the limit of 4 bytes"));
+}
+
+TEST_CASE("npy files are written atomically and read back", "[npy]") {
+  llvm::SmallString<128> dir;
+  REQUIRE(!llvm::sys::fs::createUniqueDirectory("pallasc-npy", dir));
+  std::string path = (dir + "/a.npy").str();
+  HostArray a = makeArray(DType::I16, {4, 3});
+  std::string error;
+  REQUIRE(writeNpy(path, a, error));
+  HostArray b;
+  REQUIRE(readNpy(path, b, error));
+  CHECK(b.shape == a.shape);
+  CHECK(std::memcmp(a.data(), b.data(), a.byteSize()) == 0);
+  // Only the file itself is left (no temporaries).
+  std::error_code ec;
+  int entries = 0;
+  for (llvm::sys::fs::directory_iterator it(dir, ec), end; it != end && !ec;
+       it.increment(ec))
+    ++entries;
+  CHECK(entries == 1);
+  CHECK_FALSE(readNpy((dir + "/missing.npy").str(), b, error));
+  CHECK_THAT(error, Catch::Contains("missing.npy: error: cannot read the file"));
+  CHECK_FALSE(writeNpy(dir.str().str(), a, error));
+  CHECK_THAT(error, Catch::Contains("it is a directory"));
+  llvm::sys::fs::remove_directories(dir);
+}
+
+TEST_CASE("f16 and bf16 conversions round to nearest even", "[npy]") {
+  CHECK(floatToHalf(1.0f) == 0x3c00);
+  CHECK(floatToHalf(65504.0f) == 0x7bff);
+  CHECK(floatToHalf(1e6f) == 0x7c00);
+  CHECK(floatToHalf(5.960464477539063e-08f) == 0x0001);
+  CHECK(halfToFloat(0x0001) == 5.960464477539063e-08f);
+  CHECK(halfToFloat(0xc000) == -2.0f);
+  CHECK(floatToBF16(1.0f) == 0x3f80);
+  CHECK(floatToBF16(1.00390625f) == 0x3f80); // tie, even stays
+  CHECK(floatToBF16(1.01171875f) == 0x3f82); // tie, odd rounds up
+  for (float f : {0.1f, -3.7f, 1234.5f, 1e-3f})
+    CHECK(std::abs(halfToFloat(floatToHalf(f)) - f) <= std::abs(f) * 1e-3f);
+}
