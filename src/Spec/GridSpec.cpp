@@ -1457,6 +1457,8 @@ void Validator::parseTransforms(const json &root) {
                           ? static_cast<int64_t>(spec.inputs[i].shape.size())
                           : -1);
 
+  // True while the operand list is still the spec's own (only vmaps so far).
+  bool operandsKnown = true;
   for (size_t ti = 0; ti < v->size(); ++ti) {
     std::string path = indexPath("transforms", ti);
     const json &e = (*v)[ti];
@@ -1495,7 +1497,41 @@ void Validator::parseTransforms(const json &root) {
     if (!expectObject(body, bpath))
       continue;
 
-    if (t.kind == Transform::Kind::Vmap) {
+    if (t.kind == Transform::Kind::Vmap && !operandsKnown) {
+      // After a transform that changes the operand list (jvp, dce,
+      // discharge_state, hi_to_lo) the counts and ranks are only known to
+      // the passes, which check them: take the axes as written.
+      checkKeys(body, bpath, {"in_axes", "axis_size"});
+      if (const json *s = require(body, bpath, "axis_size"))
+        if (auto n = intValue(*s, joinPath(bpath, "axis_size"), 1,
+                              "a positive integer"))
+          t.axisSize = *n;
+      if (const json *ax = require(body, bpath, "in_axes")) {
+        std::string apath = joinPath(bpath, "in_axes");
+        if (expectArray(*ax, apath, "an array of integers and nulls"))
+          for (size_t i = 0; i < ax->size(); ++i) {
+            if ((*ax)[i].is_null()) {
+              t.inAxes.push_back(std::nullopt);
+              continue;
+            }
+            if (auto n = intValue((*ax)[i], indexPath(apath, i), 0,
+                                  "a non-negative axis or null (negative "
+                                  "axes are accepted only before jvp, dce, "
+                                  "discharge_state and hi_to_lo, which "
+                                  "change the operands)"))
+              t.inAxes.push_back(*n);
+          }
+      }
+    } else if (t.kind == Transform::Kind::Dce && !operandsKnown) {
+      checkKeys(body, bpath, {"used_outputs"});
+      if (const json *u = require(body, bpath, "used_outputs")) {
+        std::string upath = joinPath(bpath, "used_outputs");
+        if (expectArray(*u, upath, "an array of booleans"))
+          for (size_t i = 0; i < u->size(); ++i)
+            if (auto b = boolValue((*u)[i], indexPath(upath, i)))
+              t.usedOutputs.push_back(*b);
+      }
+    } else if (t.kind == Transform::Kind::Vmap) {
       checkKeys(body, bpath, {"in_axes", "axis_size"});
       if (const json *s = require(body, bpath, "axis_size"))
         if (auto n = intValue(*s, joinPath(bpath, "axis_size"), 1,
@@ -1558,6 +1594,8 @@ void Validator::parseTransforms(const json &root) {
     } else {
       checkKeys(body, bpath, {});
     }
+    if (t.kind != Transform::Kind::Vmap)
+      operandsKnown = false;
     spec.transforms.push_back(std::move(t));
   }
 }

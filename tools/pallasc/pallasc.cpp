@@ -38,17 +38,23 @@ spec::Transform parseVmapFlag(const std::string &text) {
       t.inAxes.push_back(std::nullopt);
       continue;
     }
+    long long v = 0;
     try {
       size_t used = 0;
-      long long v = std::stoll(axis, &used);
+      v = std::stoll(axis, &used);
       if (used != axis.size())
         throw std::invalid_argument(axis);
-      t.inAxes.push_back(v);
     } catch (const std::exception &) {
       throw CLI::ValidationError("--vmap", "bad input axis '" + axis +
                                                "' (expected an integer or "
                                                "none)");
     }
+    if (v < 0)
+      throw CLI::ValidationError(
+          "--vmap", "input axis " + axis +
+                        " is negative: give the axis counted from the front "
+                        "(0 = leading) on the command line");
+    t.inAxes.push_back(v);
   }
   try {
     size_t used = 0;
