@@ -14,6 +14,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <csignal>
 #include <cstring>
 #include <iostream>
 #include <sstream>
@@ -264,6 +265,10 @@ int run(int argc, char **argv) {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
+  // Past a file-size limit (ulimit -f), let write() fail with EFBIG so the
+  // driver reports it and removes its temporary files, instead of the
+  // process dying of SIGXFSZ with a partial file left behind.
+  signal(SIGXFSZ, SIG_IGN);
   try {
     return run(argc, argv);
   } catch (const std::exception &e) {
