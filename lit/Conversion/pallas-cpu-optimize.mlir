@@ -39,3 +39,48 @@ func.func @exp(%x: f32) -> f32 {
   %e = math.exp %x : f32
   return %e : f32
 }
+
+// -----
+
+// Tests that a store whose value is computed privately from a tensor.empty,
+// into a ref nothing else writes, becomes restrict (computed in place).
+// CHECK-LABEL: func.func @in_place
+// CHECK: bufferization.materialize_in_destination %{{.+}} in restrict writable %{{.+}}
+func.func @in_place(%x: memref<8xf32>, %o: memref<8xf32, strided<[?], offset: ?>>) {
+  %t = bufferization.to_tensor %x restrict : memref<8xf32> to tensor<8xf32>
+  %e = tensor.empty() : tensor<8xf32>
+  %s = linalg.add ins(%t, %t : tensor<8xf32>, tensor<8xf32>) outs(%e : tensor<8xf32>) -> tensor<8xf32>
+  bufferization.materialize_in_destination %s in writable %o : (tensor<8xf32>, memref<8xf32, strided<[?], offset: ?>>) -> ()
+  return
+}
+
+// -----
+
+// Tests that an init shared by two computations, or a ref read after the
+// value is computed, keeps the store a plain copy.
+// CHECK-LABEL: func.func @shared
+// CHECK: bufferization.materialize_in_destination %{{.+}} in writable
+// CHECK: bufferization.materialize_in_destination %{{.+}} in writable
+// CHECK-LABEL: func.func @read_between
+// CHECK: bufferization.materialize_in_destination %{{.+}} in writable
+func.func @shared(%x: memref<8xf32>, %o: memref<8xf32>, %p: memref<8xf32>) {
+  %t = bufferization.to_tensor %x restrict : memref<8xf32> to tensor<8xf32>
+  %e = tensor.empty() : tensor<8xf32>
+  %c = arith.constant 0.0 : f32
+  %z = linalg.fill ins(%c : f32) outs(%e : tensor<8xf32>) -> tensor<8xf32>
+  %a = linalg.add ins(%t, %t : tensor<8xf32>, tensor<8xf32>) outs(%z : tensor<8xf32>) -> tensor<8xf32>
+  %b = linalg.mul ins(%t, %t : tensor<8xf32>, tensor<8xf32>) outs(%z : tensor<8xf32>) -> tensor<8xf32>
+  bufferization.materialize_in_destination %a in writable %o : (tensor<8xf32>, memref<8xf32>) -> ()
+  bufferization.materialize_in_destination %b in writable %p : (tensor<8xf32>, memref<8xf32>) -> ()
+  return
+}
+func.func @read_between(%x: memref<8xf32>, %o: memref<8xf32>) -> tensor<8xf32> {
+  %t = bufferization.to_tensor %x restrict : memref<8xf32> to tensor<8xf32>
+  %e = tensor.empty() : tensor<8xf32>
+  %a = linalg.add ins(%t, %t : tensor<8xf32>, tensor<8xf32>) outs(%e : tensor<8xf32>) -> tensor<8xf32>
+  %buf = memref.alloc() : memref<8xf32>
+  linalg.copy ins(%o : memref<8xf32>) outs(%buf : memref<8xf32>)
+  %old = bufferization.to_tensor %buf restrict : memref<8xf32> to tensor<8xf32>
+  bufferization.materialize_in_destination %a in writable %o : (tensor<8xf32>, memref<8xf32>) -> ()
+  return %old : tensor<8xf32>
+}

@@ -62,6 +62,13 @@ def PallasToLinalg : Pass<"pallas-to-linalg", "ModuleOp"> {
     }
     ```
   }];
+  let options = [
+    Option<"stridedRefs", "strided-refs", "bool", /*default=*/"false",
+           "Give ref arguments a fully dynamic strided layout "
+           "(`strided<[?, ...], offset: ?>`) instead of the identity, so a "
+           "caller can pass a view of a larger array (the CPU runtime passes "
+           "blocks in place)">
+  ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::bufferization::BufferizationDialect",
@@ -89,6 +96,12 @@ def PallasCpuOptimize : Pass<"pallas-cpu-optimize", "::mlir::func::FuncOp"> {
       `tanh` and `erf` on f32 become MLIR's polynomial approximations (pure
       arithmetic that LLVM vectorizes) instead of a libm call per element.
       XLA's CPU backend, which runs interpret mode, approximates the same way.
+    - A `bufferization.materialize_in_destination` into a ref is marked
+      `restrict` when the value can be computed in the ref itself: the ref is
+      written by that store only (other uses are snapshot copies taken
+      before the value is computed) and the value's chain of linalg inits
+      back to a `tensor.empty` is used by nothing else. `eliminate-empty-tensors`
+      then makes the computation write the ref directly.
 
     Before:
     ```mlir
@@ -110,6 +123,7 @@ def PallasCpuOptimize : Pass<"pallas-cpu-optimize", "::mlir::func::FuncOp"> {
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
+    "::mlir::bufferization::BufferizationDialect",
     "::mlir::linalg::LinalgDialect",
     "::mlir::math::MathDialect",
     "::mlir::vector::VectorDialect"

@@ -41,7 +41,11 @@
 using namespace mlir;
 
 void mlir::pallas::buildCpuPipeline(OpPassManager &pm) {
-  pm.addPass(createPallasToLinalg());
+  // Refs take strided memrefs: the runtime passes blocks as views into the
+  // (padded) arrays, without copying them.
+  PallasToLinalgOptions toLinalg;
+  toLinalg.stridedRefs = true;
+  pm.addPass(createPallasToLinalg(toLinalg));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   // Fuse elementwise producers (broadcasts, casts, masks) into their
@@ -56,6 +60,9 @@ void mlir::pallas::buildCpuPipeline(OpPassManager &pm) {
   // reached through theirs.
   pm.addNestedPass<func::FuncOp>(LLVM::createLLVMRequestCWrappersPass());
 
+  // Values stored whole into a ref (a `restrict` store) are computed in
+  // the ref's buffer.
+  pm.addPass(bufferization::createEmptyTensorEliminationPass());
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
   // Kernel loops carry freshly computed blocks (flash attention's state).

@@ -56,8 +56,9 @@ LogicalResult emitCpuArtifact(ModuleOp module, const std::string &name,
       {"grid_axes", axes},
       {"arguments",
        "i32 program id per kernel-visible grid axis, then i32 grid size per "
-       "axis, then a pointer to a memref descriptor per ref (scalar "
-       "prefetch, inputs, outputs, scratch) of the block's shape"},
+       "axis, then a pointer to a strided memref descriptor per ref (scalar "
+       "prefetch, inputs, outputs, scratch) of the block's shape, which may "
+       "view a larger array"},
       {"index_maps", indexMaps},
       {"runtime_symbols", runtimeSymbols},
   };

@@ -271,6 +271,8 @@ int runOnCpu(const RunOptions &options) {
   ExecuteOptions exec;
   exec.dynamicBounds = options.gridBounds;
   exec.maxBytes = maxBytes;
+  double walkMs = 0;
+  exec.gridWalkMs = &walkMs;
   std::vector<HostArray> outputs;
   Clock::time_point t3 = Clock::now();
   double cpu3 = cpuMs();
@@ -296,8 +298,9 @@ int runOnCpu(const RunOptions &options) {
   if (options.timing) {
     llvm::errs() << llvm::format(
         "pallasc run: front end %.1f ms, lowering %.1f ms, JIT %.1f ms, "
-        "execution %.3f ms (cpu %.3f ms), writing outputs %.1f ms\n",
-        frontMs, lowerMs, jitMs, runMs, runCpuMs, writeMs);
+        "execution %.3f ms (cpu %.3f ms; grid walk %.3f ms), writing outputs "
+        "%.1f ms\n",
+        frontMs, lowerMs, jitMs, runMs, runCpuMs, walkMs, writeMs);
   }
   return kExitSuccess;
 }

@@ -5,6 +5,7 @@
 #include "mlir/IR/AffineExpr.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <deque>
 #include <limits>
@@ -67,6 +68,27 @@ Descriptor describe(void *base, const std::vector<int64_t> &shape) {
     strides[i - 1] = strides[i] * shape[i];
   for (int64_t s : strides)
     d.words.push_back(s);
+  return d;
+}
+
+/// A view of the block of `blockShape` (squeezed dims dropped from the
+/// descriptor) inside a row-major buffer of `dims`; the offset is set per
+/// step.
+Descriptor describeView(void *base, const std::vector<int64_t> &dims,
+                        const std::vector<int64_t> &kernelShape,
+                        const std::vector<bool> &squeezed) {
+  Descriptor d;
+  d.words.push_back(reinterpret_cast<int64_t>(base));
+  d.words.push_back(reinterpret_cast<int64_t>(base));
+  d.words.push_back(0);
+  for (int64_t s : kernelShape)
+    d.words.push_back(s);
+  std::vector<int64_t> strides(dims.size(), 1);
+  for (size_t i = dims.size(); i-- > 1;)
+    strides[i - 1] = strides[i] * dims[i];
+  for (size_t i = 0; i < dims.size(); ++i)
+    if (!squeezed[i])
+      d.words.push_back(strides[i]);
   return d;
 }
 
@@ -148,6 +170,10 @@ struct Mapping {
   bool isOutput = false;
   bool writesBack = false; ///< output, or an input the kernel writes
   bool alwaysCopy = false; ///< shares its carry with another mapping
+  /// The kernel sees the block in place, as a strided view of the carry (no
+  /// copies); otherwise through a block buffer.
+  bool inPlace = false;
+  std::vector<int64_t> carryStrides; ///< row-major strides of the carry
   std::vector<int64_t> total, lo; ///< own padded extent and low padding
   HostArray block;
   Descriptor desc;
@@ -387,8 +413,13 @@ bool executeGrid(const LaunchPlan &plan, JitModule &jit,
       Mapping &m = mappings[k];
       if (m.spec->wholeArray)
         continue;
+      m.inPlace = !m.alwaysCopy;
+      m.carryStrides.assign(rank, 1);
+      for (size_t d = rank; d-- > 1;)
+        m.carryStrides[d - 1] = m.carryStrides[d] * c.dims[d];
       m.block = HostArray(dtype, m.spec->kernelShape());
-      overflow |= !addBytes(needed, m.block.byteSize());
+      if (!m.inPlace)
+        overflow |= !addBytes(needed, m.block.byteSize());
     }
   }
   if (overflow || needed > options.maxBytes) {
@@ -431,6 +462,14 @@ bool executeGrid(const LaunchPlan &plan, JitModule &jit,
   for (Mapping &m : mappings) {
     if (m.spec->wholeArray) {
       m.desc = describe(m.carry->base(), m.carry->array->shape);
+      continue;
+    }
+    if (m.inPlace) {
+      std::vector<bool> squeezed;
+      for (BlockMapping::Kind k : m.spec->kinds)
+        squeezed.push_back(k == BlockMapping::Kind::Squeezed);
+      m.desc = describeView(m.carry->base(), m.carry->dims, m.block.shape,
+                            squeezed);
       continue;
     }
     if (!allocate(m.block, "a block of " + m.name))
@@ -510,6 +549,7 @@ bool executeGrid(const LaunchPlan &plan, JitModule &jit,
   }
 
   // The grid walk.
+  auto walkStart = std::chrono::steady_clock::now();
   std::vector<int64_t> point(grid.size(), 0);
   std::vector<int64_t> raw;
   for (uint64_t step = 0; step < steps; ++step) {
@@ -547,9 +587,18 @@ bool executeGrid(const LaunchPlan &plan, JitModule &jit,
         m.start[d] = s + (m.carry->lo[d] - m.lo[d]);
       }
     }
-    // Copy out blocks that leave, then copy in the new ones.
+    // In-place blocks: point the view at the block.
     for (Mapping &m : mappings) {
-      if (m.spec->wholeArray || !m.resident || !m.writesBack)
+      if (!m.inPlace)
+        continue;
+      int64_t offset = 0;
+      for (size_t d = 0; d < m.start.size(); ++d)
+        offset += m.start[d] * m.carryStrides[d];
+      m.desc.words[2] = offset;
+    }
+    // Copied blocks: copy out those that leave, then copy in the new ones.
+    for (Mapping &m : mappings) {
+      if (m.spec->wholeArray || m.inPlace || !m.resident || !m.writesBack)
         continue;
       if (m.alwaysCopy || m.start != m.last)
         copyBlock(m.carry->base(), m.carry->dims, m.block.data(),
@@ -557,7 +606,7 @@ bool executeGrid(const LaunchPlan &plan, JitModule &jit,
                   /*intoBuffer=*/false);
     }
     for (Mapping &m : mappings) {
-      if (m.spec->wholeArray)
+      if (m.spec->wholeArray || m.inPlace)
         continue;
       if (m.resident && !m.alwaysCopy && m.start == m.last)
         continue;
@@ -577,10 +626,15 @@ bool executeGrid(const LaunchPlan &plan, JitModule &jit,
     }
   }
   for (Mapping &m : mappings)
-    if (!m.spec->wholeArray && m.resident && m.writesBack)
+    if (!m.spec->wholeArray && !m.inPlace && m.resident && m.writesBack)
       copyBlock(m.carry->base(), m.carry->dims, m.block.data(),
                 m.spec->blockShape, m.last, dtypeSize(m.block.dtype),
                 /*intoBuffer=*/false);
+
+  if (options.gridWalkMs)
+    *options.gridWalkMs = std::chrono::duration<double, std::milli>(
+                              std::chrono::steady_clock::now() - walkStart)
+                              .count();
 
   // Cut the outputs out of their carries.
   for (Carry &c : carries)

@@ -8,14 +8,13 @@
 //   give block starts (block index x block size for blocked dims, element
 //   offsets for squeezed/element dims), clamped into the carry as
 //   `dynamic_slice` clamps them.
-// - The grid is walked row-major (last axis fastest). At each step, each
-//   operand's block is copied into a block buffer the kernel gets as a
-//   memref, and copied back afterwards when the operand is an output or the
-//   kernel writes it. A block whose index does not change between
-//   consecutive steps stays resident (the same result as interpret mode's
-//   copy-out/copy-in every step, without the copies); a revisited block is
-//   read back from the carry. Aliased input/output pairs share one carry and
-//   are copied every step.
+// - The grid is walked row-major (last axis fastest). At each step the
+//   kernel gets each operand's block as a strided view into its carry: its
+//   reads see what earlier steps wrote there, its writes land there, which
+//   is what interpret mode's copy-in/copy-out of every block at every step
+//   amounts to, without the copies. An aliased input/output pair shares one
+//   carry and gets block buffers instead, copied in before and out after
+//   every step (both mappings see the state at the start of the step).
 // - Outputs start uninitialized (or as the aliased input); reads past an
 //   array's edge see the padding, writes there are dropped when the output
 //   is cut out of its carry.
@@ -43,6 +42,9 @@ struct ExecuteOptions {
   /// Upper bound on the bytes the run may hold (inputs, outputs, padded
   /// carries, block buffers, scratch), checked before allocating.
   uint64_t maxBytes = UINT64_MAX;
+  /// If set, receives the wall time of the grid walk alone (milliseconds),
+  /// without allocation and initialization.
+  double *gridWalkMs = nullptr;
 };
 
 /// The value interpret mode uses for memory nobody wrote, for `dtype`,

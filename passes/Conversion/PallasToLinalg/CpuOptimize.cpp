@@ -1,7 +1,7 @@
 //===- CpuOptimize.cpp - pallas-cpu-optimize ---------------------*- C++ -*-===//
 //
 // Host-specific rewrites of lowered kernels: matmul loop order, vectorizable
-// math approximations.
+// math approximations, stores computed in place.
 //
 //===----------------------------------------------------------------------===//
 
@@ -37,6 +37,75 @@ LogicalResult reorderMatmul(OpT op, RewriterBase &rewriter,
   return linalg::interchangeGenericOp(rewriter, *generic, interchange);
 }
 
+/// The memref function argument `dest` is (a single-use subview of), and the
+/// copies reading it; null if anything else uses the argument.
+Value refAndSnapshots(func::FuncOp func, Value dest, Operation *store,
+                      SmallVectorImpl<Operation *> &reads) {
+  Value ref = dest;
+  Operation *view = nullptr;
+  if (auto subview = dest.getDefiningOp<memref::SubViewOp>()) {
+    if (!subview->hasOneUse())
+      return {};
+    view = subview;
+    ref = subview.getSource();
+  }
+  auto arg = dyn_cast<BlockArgument>(ref);
+  if (!arg || arg.getOwner() != &func.getBody().front())
+    return {};
+  auto isSnapshot = [](Operation *user, Value of) {
+    auto copy = dyn_cast<linalg::CopyOp>(user);
+    return copy && copy.getDpsInputOperand(0)->get() == of;
+  };
+  for (Operation *user : arg.getUsers()) {
+    if (user == store || user == view)
+      continue;
+    if (isSnapshot(user, arg)) {
+      reads.push_back(user);
+      continue;
+    }
+    auto subview = dyn_cast<memref::SubViewOp>(user);
+    if (!subview)
+      return {};
+    for (Operation *u : subview->getUsers()) {
+      if (!isSnapshot(u, subview))
+        return {};
+      reads.push_back(u);
+    }
+  }
+  return arg;
+}
+
+/// Marks a store `restrict` when its value can be computed directly in the
+/// destination ref: the ref is written by this store only (its other uses
+/// are snapshot copies, all taken before the value is computed) and the
+/// value's destination chain (linalg ops' inits back to a `tensor.empty`)
+/// is used by nothing else. eliminate-empty-tensors then makes the chain
+/// write into the ref, which saves a temporary and a copy per store.
+void markInPlaceStore(func::FuncOp func,
+                      bufferization::MaterializeInDestinationOp store) {
+  if (store.getRestrict() || !isa<BaseMemRefType>(store.getDest().getType()))
+    return;
+  SmallVector<Operation *> reads;
+  if (!refAndSnapshots(func, store.getDest(), store, reads))
+    return;
+  Value v = store.getSource();
+  while (true) {
+    Operation *def = v.getDefiningOp();
+    if (!v.hasOneUse() || !def || def->getBlock() != store->getBlock())
+      return;
+    for (Operation *read : reads)
+      if (read->getBlock() != def->getBlock() || !read->isBeforeInBlock(def))
+        return;
+    if (isa<tensor::EmptyOp>(def))
+      break;
+    auto dps = dyn_cast<DestinationStyleOpInterface>(def);
+    if (!dps)
+      return;
+    v = dps.getTiedOpOperand(cast<OpResult>(v))->get();
+  }
+  store.setRestrict(true);
+}
+
 struct PallasCpuOptimizePass
     : public mlir::pallas::impl::PallasCpuOptimizeBase<PallasCpuOptimizePass> {
   using PallasCpuOptimizeBase::PallasCpuOptimizeBase;
@@ -60,6 +129,10 @@ struct PallasCpuOptimizePass
         return signalPassFailure();
       }
     }
+
+    func.walk([&](bufferization::MaterializeInDestinationOp store) {
+      markInPlaceStore(func, store);
+    });
 
     if (!approximateMath)
       return;

@@ -84,9 +84,15 @@ bool writesRef(Operation *op) {
   return isa<StoreOp, SwapOp, AtomicRMWOp, AtomicCASOp>(op);
 }
 
-/// The memref type a ref lowers to.
-MemRefType memrefTypeOf(RefType ref) {
-  return MemRefType::get(ref.getShape(), ref.getElementType());
+/// The memref type a ref lowers to: identity layout, or fully dynamic
+/// strides and offset.
+MemRefType memrefTypeOf(RefType ref, bool strided) {
+  if (!strided)
+    return MemRefType::get(ref.getShape(), ref.getElementType());
+  SmallVector<int64_t> strides(ref.getRank(), ShapedType::kDynamic);
+  auto layout = StridedLayoutAttr::get(ref.getContext(), ShapedType::kDynamic,
+                                       strides);
+  return MemRefType::get(ref.getShape(), ref.getElementType(), layout);
 }
 
 struct PallasToLinalgPass
@@ -163,7 +169,7 @@ FailureOr<func::FuncOp> PallasToLinalgPass::convertKernel(KernelOp kernel,
   OpBuilder b(kernel);
   SmallVector<Type> argTypes(2 * numAxes, b.getI32Type());
   for (Type t : kernel.getArgumentTypes())
-    argTypes.push_back(memrefTypeOf(cast<RefType>(t)));
+    argTypes.push_back(memrefTypeOf(cast<RefType>(t), stridedRefs));
   auto func = func::FuncOp::create(b, kernel.getLoc(), kernel.getSymName(),
                                    b.getFunctionType(argTypes, {}));
   func->setAttr(kKernelFuncAttrName, b.getUnitAttr());
@@ -174,7 +180,7 @@ FailureOr<func::FuncOp> PallasToLinalgPass::convertKernel(KernelOp kernel,
   func.getBody().takeBody(kernel.getBody());
   Block &entry = func.getBody().front();
   for (BlockArgument arg : entry.getArguments())
-    arg.setType(memrefTypeOf(cast<RefType>(arg.getType())));
+    arg.setType(memrefTypeOf(cast<RefType>(arg.getType()), stridedRefs));
   for (int64_t i = 0; i < 2 * numAxes; ++i)
     entry.insertArgument(static_cast<unsigned>(i), b.getI32Type(),
                          kernel.getLoc());
@@ -190,14 +196,14 @@ LogicalResult PallasToLinalgPass::convertIndexMap(func::FuncOp func) {
   SmallVector<Type> argTypes;
   for (Type t : func.getArgumentTypes()) {
     if (auto ref = dyn_cast<RefType>(t))
-      argTypes.push_back(memrefTypeOf(ref));
+      argTypes.push_back(memrefTypeOf(ref, stridedRefs));
     else
       argTypes.push_back(t);
   }
   if (!func.isExternal())
     for (BlockArgument arg : func.getArguments())
       if (auto ref = dyn_cast<RefType>(arg.getType()))
-        arg.setType(memrefTypeOf(ref));
+        arg.setType(memrefTypeOf(ref, stridedRefs));
   func.setFunctionType(
       FunctionType::get(func.getContext(), argTypes, func.getResultTypes()));
   func->setAttr(kIndexMapFuncAttrName, UnitAttr::get(func.getContext()));
