@@ -5,6 +5,7 @@
 #include "dialects/Pallas/IR/PallasOps.h"
 #include "dialects/TPU/IR/TPUDialect.h"
 #include "passes/Conversion/Passes.h"
+#include "passes/Pipelines/CudaPipeline.h"
 #include "passes/Pipelines/Pipelines.h"
 #include "passes/Transforms/Passes.h"
 
@@ -26,6 +27,7 @@ void pallasc::registerAllDialects(mlir::DialectRegistry &registry) {
                   mlir::linalg::LinalgDialect, mlir::memref::MemRefDialect,
                   mlir::vector::VectorDialect, mlir::tpu::TPUDialect>();
   mlir::pallas::registerCpuPipelineDialects(registry);
+  mlir::pallas::registerCudaPipelineDialects(registry);
 }
 
 void pallasc::registerAllPasses() {
@@ -37,4 +39,5 @@ void pallasc::registerAllPasses() {
   mlir::pallas::registerPallasTransformsPasses();
   mlir::pallas::registerPallasConversionPasses();
   mlir::pallas::registerPallasPipelines();
+  mlir::pallas::registerCudaPipeline();
 }

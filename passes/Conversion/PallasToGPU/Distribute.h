@@ -1,0 +1,266 @@
+//===- Distribute.h - block programs over a thread block --------*- C++ -*-===//
+//
+// The distributor turns the body of a lowered kernel (a func.func over
+// memrefs holding tensor-level linalg/tensor/scf code, as pallas-to-linalg
+// leaves it) into SIMT code inside a gpu.func: every tensor value gets a
+// layout (Layout.h) and becomes the list of scalars each thread holds;
+// scalars stay uniform across the block (all control flow is uniform).
+//
+// Memory goes through Views: a memref (a kernel parameter or a slice of
+// dynamic shared memory) plus per-dimension start offsets and the bounds
+// checks interpret mode implies at array edges.
+//
+// Implemented in Distribute.cpp (analysis, elementwise, scf, reductions,
+// conversions), Memory.cpp (views, loads, stores, atomics) and Dot.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PALLASC_PASSES_CONVERSION_PALLASTOGPU_DISTRIBUTE_H
+#define PALLASC_PASSES_CONVERSION_PALLASTOGPU_DISTRIBUTE_H
+
+#include "passes/Conversion/PallasToGPU/Layout.h"
+#include "passes/Conversion/PallasToGPU/PallasToGPU.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/MapVector.h"
+
+#include <deque>
+
+namespace mlir::pallas::gpu {
+
+/// A memref seen through a block's window.
+struct View {
+  Value base;             ///< memref: kernel parameter or shared memory
+  MemRefType baseType;
+  /// Per base dimension: where the window starts (index) and a known
+  /// power-of-two divisor of that start.
+  SmallVector<Value> offsets;
+  SmallVector<int64_t> offsetDiv;
+  /// Per base dimension: whether an index may leave [0, dim) and must be
+  /// checked (reads give the uninitialized value, writes are dropped).
+  SmallVector<bool> checkLow, checkHigh;
+  /// Per view dimension: the base dimension it walks and the stride.
+  SmallVector<int64_t> dimOf, strides;
+  SmallVector<int64_t> shape;
+
+  Type elementType() const { return baseType.getElementType(); }
+  int64_t rank() const { return shape.size(); }
+  bool isShared() const;
+  bool needsChecks() const;
+};
+
+/// A distributed tensor: its layout (an index into the distributor's
+/// layout table) and one scalar per register.
+struct Dist {
+  int layout = -1;
+  SmallVector<Value> regs;
+};
+
+/// Set up by the pass for the distributor.
+struct KernelContext {
+  explicit KernelContext(Location loc) : loc(loc) {}
+  Location loc;
+  Value tid;                 ///< gpu.thread_id x, index
+  int64_t numWarps = 4;
+  Value smemBase;            ///< memref<?xi8, workgroup> (dynamic)
+  int64_t workspaceOffset = 0;
+  int64_t workspaceBytes = 0; ///< grows as the distributor needs
+  bool hasMma = false;       ///< mma.sync (sm_80+)
+  /// Where thread-invariant values (thread coordinates) are emitted.
+  Block *prologueBlock = nullptr;
+  Operation *prologueEnd = nullptr; ///< insert before this
+};
+
+class Distributor {
+public:
+  Distributor(KernelContext &kc, func::FuncOp kernel);
+
+  /// Argument bindings of the kernel function: scalars (program ids, grid
+  /// sizes) and memrefs (views).
+  void bindScalar(Value old, Value value) { scalars.map(old, value); }
+  void bindView(Value old, View view) { views[old] = std::move(view); }
+
+  /// Analyzes layouts and emits the body at `builder`'s insertion point.
+  LogicalResult run(OpBuilder &builder);
+
+  /// Shapes or element types the lowering rejects, checked before anything
+  /// is emitted.
+  LogicalResult checkSupported();
+
+  //===--------------------------------------------------------------------===//
+  // Internals, shared by the implementation files.
+  //===--------------------------------------------------------------------===//
+
+  KernelContext &kc;
+  func::FuncOp kernel;
+  OpBuilder b;
+
+  // Layouts.
+  std::deque<Layout> layouts; // stable references
+  int intern(const Layout &layout);
+  const Layout &layout(int id) const { return layouts[id]; }
+  int defaultLayout(RankedTensorType type);
+  /// Reduction slices: parent layout id, for lifting a broadcast back.
+  DenseMap<int, int> sliceParent;
+  /// The MMA family a layout descends from (warpsM, warpsN), if any.
+  DenseMap<int, std::pair<int64_t, int64_t>> mmaRoot;
+
+  // Analysis.
+  DenseMap<Value, int> layoutOf;
+  DenseSet<Value> flexible;
+  DenseSet<Value> deferred;
+  /// Loads of read-only memory whose only use is a dot operand staged in
+  /// shared memory: copied there group by group at the dot, never held
+  /// whole in registers.
+  DenseSet<Value> streamed;
+  /// Kernel memref arguments whose memory the kernel may write (through
+  /// themselves or an aliased operand).
+  DenseSet<Value> writableArgs;
+  bool isReadOnly(Value memref);
+  /// Moves reads of read-only memory and pure ops down to their first use
+  /// (within their block), so blocks are not held in registers across
+  /// unrelated work.
+  void sinkProducers(Block &block);
+  bool isMovable(Operation *op);
+  /// Registers per access group for `view` in layout `id`.
+  int64_t groupWidth(const View &view, int id);
+  LogicalResult analyze();
+  bool analyzeBlock(Block &block);
+  bool assign(Value v, int id);
+  int chooseElementwise(Operation *op);
+  int demandedLayout(OpOperand &use);
+  bool isScratch(Value memref);
+
+  // Emission state.
+  IRMapping scalars;
+  DenseMap<Value, View> views;
+  DenseMap<Value, View> snapshots; ///< snapshot alloc -> source view
+  DenseMap<Value, Dist> dists;
+  struct DefPoint {
+    Block *block = nullptr;
+    Operation *after = nullptr; ///< null: block start
+  };
+  DenseMap<Value, DefPoint> defPoints;
+  /// (value, layout) -> registers; conversions are placed at the value's
+  /// definition, materializations of flexible values where first used.
+  struct Memo {
+    Block *block;
+    SmallVector<Value> regs;
+  };
+  DenseMap<std::pair<Value, int>, Memo> memo;
+  DenseMap<std::pair<int, int64_t>, Value> threadCoordCache;
+  DenseMap<int, Value> primaryCache;
+  /// Inside a per-register copy of a tensor.generate body: lanes may
+  /// diverge, so no barriers and no elected accesses.
+  bool inLaneContext = false;
+  bool stagingFailed = false;
+
+  LogicalResult emitBlock(Block &block);
+  LogicalResult emitOp(Operation *op);
+  void setDist(Value v, Dist d);
+  /// `v` (a tensor) in layout `id`.
+  FailureOr<SmallVector<Value>> get(Value v, int id);
+  FailureOr<SmallVector<Value>> materialize(Value v, int id);
+  /// The layout `v` has (flexible values: `fallback`).
+  int layoutOrDefault(Value v);
+
+  // Coordinates.
+  Value idx(int64_t v);
+  Value i32(int64_t v);
+  Value threadCoord(int id, int64_t dim);
+  SmallVector<Value> coords(int id, int64_t reg);
+  /// i1: this thread is the first holder of its elements (replicated
+  /// copies are not written twice); null when the layout is not replicated.
+  Value primary(int id);
+  bool isReplicated(int id);
+
+  // Conversions through shared memory.
+  FailureOr<SmallVector<Value>> convert(const Dist &from, int to,
+                                        Type elementType);
+  /// A view of the workspace at `byteOffset` (relative to the workspace
+  /// start) holding `shape` elements of `type` (rows padded when `pad`).
+  View workspace(ArrayRef<int64_t> shape, Type type, int64_t byteOffset,
+                 bool pad, int64_t &bytes);
+  void barrier();
+
+  // Memory (Memory.cpp).
+  FailureOr<SmallVector<Value>> load(const View &view, int id,
+                                     ArrayRef<int64_t> regSubset = {});
+  /// Stores `regs` (all of the layout's registers; with `subset`, only
+  /// those are stored and read).
+  LogicalResult store(const View &view, int id, ArrayRef<Value> regs,
+                      ArrayRef<Value> mask = {},
+                      ArrayRef<int64_t> subset = {});
+  View subview(const View &view, ArrayRef<OpFoldResult> offsets,
+               ArrayRef<int64_t> offsetDivs, ArrayRef<int64_t> sizes, ArrayRef<int64_t> strides,
+               const llvm::SmallBitVector &dropped);
+  SmallVector<Value> baseIndices(const View &view, ArrayRef<Value> coords);
+  Value inBounds(const View &view, ArrayRef<Value> baseIdx);
+  Value uninitialized(Type type);
+  int64_t divisibility(Value oldValue);
+  LogicalResult emitMemrefOp(Operation *op);
+
+  // Memory-ordering barriers for kernel-visible memory.
+  struct AccessKey {
+    int layout = -1; ///< -1: unknown / uniform
+    SmallVector<Value> offsets;
+    bool write = false;
+  };
+  DenseSet<Value> writtenBases;
+  DenseMap<Value, SmallVector<AccessKey>> accessesSinceBarrier;
+  void beforeAccess(const View &view, int layout, bool write);
+  /// The kernel argument (or other root) a memref value is a view of.
+  Value rootMemref(Value memref);
+  void forgetAccesses(); ///< after control flow: everything unknown
+
+  // Ops (Distribute.cpp).
+  LogicalResult emitElementwise(Operation *op);
+  LogicalResult emitReduce(Operation *op);
+  LogicalResult emitFor(Operation *op);
+  LogicalResult emitIf(Operation *op);
+  LogicalResult emitWhile(Operation *op);
+  LogicalResult emitGenerate(Operation *op);
+  LogicalResult emitExtract(Operation *op);
+  LogicalResult emitInsert(Operation *op);
+  LogicalResult emitExtractSlice(Operation *op);
+  LogicalResult emitInsertSlice(Operation *op);
+  SmallVector<Value> combine(Block &body, ArrayRef<Value> in,
+                             ArrayRef<Value> acc);
+  Value shuffleXor(Value v, int64_t mask);
+
+  // Dot (Dot.cpp).
+  int dotLayout(Operation *op);
+  LogicalResult emitDot(Operation *op);
+  /// A dot operand in shared memory, stored along its contiguous
+  /// dimension with padded rows.
+  View tileView(RankedTensorType type, int id, int64_t absOffset,
+                int64_t &bytes);
+  LogicalResult storeTile(const View &tile, int id, ArrayRef<Value> regs,
+                          ArrayRef<int64_t> subset = {});
+  /// Dot operands staged where they are defined, in a tile of their own
+  /// (their registers die at once): the defining value -> tile.
+  struct EarlyTile {
+    Value operand;
+    int layout;
+    int64_t offset;
+  };
+  DenseMap<Value, EarlyTile> earlyTiles;
+  DenseMap<Value, View> stagedViews; ///< dot operand -> its tile
+  void planEarlyStaging();
+  LogicalResult stageEarly(Value def);
+  /// A shared-memory view of `baseShape` at byte `absOffset` of dynamic
+  /// shared memory (last dim padded by 16 bytes with `pad`).
+  View sharedView(ArrayRef<int64_t> baseShape, Type type, int64_t absOffset,
+                  bool pad, int64_t &bytes);
+};
+
+/// A power-of-two divisor of an affine expression's value (0 for none
+/// known beyond 1 is returned as 1).
+int64_t affineDivisor(AffineExpr expr, ArrayRef<int64_t> dimDivisors);
+
+} // namespace mlir::pallas::gpu
+
+#endif // PALLASC_PASSES_CONVERSION_PALLASTOGPU_DISTRIBUTE_H

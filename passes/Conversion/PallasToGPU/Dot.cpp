@@ -1,0 +1,590 @@
+//===- Dot.cpp - linalg.matmul on a thread block ----------------*- C++ -*-===//
+//
+// f16/bf16 x f16/bf16 -> f32 on sm_80+: `mma.sync.m16n8k16` (nvvm.mma.sync)
+// with the accumulator in the mma C fragment layout. Operands already held
+// in the A/B fragment layouts (e.g. a softmax computed in the accumulator
+// layout of a previous dot) are used from registers; small loop-invariant
+// ones are converted into it once; the rest is staged in shared memory
+// (padded rows, stored in the order the value is contiguous in) and each
+// fragment is read just before its mma.
+//
+// Everything else (f32, integers, batched dots): a SIMT dot with both
+// operands in shared memory and the accumulator in the result's layout.
+//
+// Upstream has no pattern from linalg.matmul on tensors to mma.sync on a
+// thread block's registers; this file is that pattern.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Conversion/PallasToGPU/Distribute.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+using namespace mlir;
+using namespace mlir::pallas;
+using namespace mlir::pallas::gpu;
+
+namespace {
+
+struct DotShape {
+  int64_t batch = 0; ///< 0: not batched
+  int64_t m, n, k;
+  Type a, b, c;
+};
+
+DotShape dotShape(Operation *op) {
+  auto lin = cast<linalg::LinalgOp>(op);
+  auto at = cast<RankedTensorType>(lin.getDpsInputs()[0].getType());
+  auto bt = cast<RankedTensorType>(lin.getDpsInputs()[1].getType());
+  auto ct = cast<RankedTensorType>(op->getResult(0).getType());
+  DotShape s;
+  int64_t r = ct.getRank();
+  if (r == 3)
+    s.batch = ct.getDimSize(0);
+  s.m = ct.getDimSize(r - 2);
+  s.n = ct.getDimSize(r - 1);
+  s.k = at.getDimSize(r - 1);
+  s.a = at.getElementType();
+  s.b = bt.getElementType();
+  s.c = ct.getElementType();
+  return s;
+}
+
+bool mmaTypes(const DotShape &s) {
+  return s.batch == 0 && s.a == s.b && (s.a.isF16() || s.a.isBF16()) &&
+         s.c.isF32();
+}
+
+} // namespace
+
+int Distributor::dotLayout(Operation *op) {
+  DotShape s = dotShape(op);
+  if (kc.hasMma && mmaTypes(s) && s.m % 16 == 0 && s.n % 8 == 0 &&
+      s.k % 16 == 0) {
+    int64_t wm = std::min<int64_t>(kc.numWarps, s.m / 16);
+    int64_t wn = kc.numWarps / wm;
+    if (s.n % (8 * wn) == 0)
+      return intern(mmaCLayout(s.m, s.n, wm, wn));
+  }
+  return defaultLayout(cast<RankedTensorType>(op->getResult(0).getType()));
+}
+
+namespace {
+
+/// Element conversion with linalg.matmul's cast semantics.
+Value castTo(OpBuilder &b, Location loc, Value v, Type to) {
+  Type from = v.getType();
+  if (from == to)
+    return v;
+  auto ff = dyn_cast<FloatType>(from), tf = dyn_cast<FloatType>(to);
+  if (ff && tf)
+    return tf.getWidth() > ff.getWidth() ||
+                   (tf.getWidth() == ff.getWidth() && tf.isF32())
+               ? arith::ExtFOp::create(b, loc, to, v).getResult()
+               : arith::TruncFOp::create(b, loc, to, v).getResult();
+  if (ff)
+    return arith::FPToSIOp::create(b, loc, to, v);
+  if (tf)
+    return arith::SIToFPOp::create(b, loc, to, v);
+  if (to.getIntOrFloatBitWidth() > from.getIntOrFloatBitWidth())
+    return arith::ExtSIOp::create(b, loc, to, v);
+  return arith::TruncIOp::create(b, loc, to, v);
+}
+
+} // namespace
+
+LogicalResult Distributor::emitDot(Operation *op) {
+  auto lin = cast<linalg::LinalgOp>(op);
+  Location loc = op->getLoc();
+  DotShape s = dotShape(op);
+  Value aVal = lin.getDpsInputs()[0], bVal = lin.getDpsInputs()[1];
+  Value init = lin.getDpsInits()[0];
+  int cId = layoutOf.count(op->getResult(0)) ? layoutOf.lookup(op->getResult(0))
+                                              : dotLayout(op);
+  const Layout &C = layout(cId);
+  auto cRegsOr = get(init, cId);
+  if (failed(cRegsOr))
+    return failure();
+  SmallVector<Value> acc = *cRegsOr;
+
+  // Stages `v` in the workspace, stored along the dimension its layout is
+  // contiguous in.
+  int64_t wsOffset = 0;
+  auto stage = [&](Value v) -> FailureOr<View> {
+    if (auto it = stagedViews.find(v); it != stagedViews.end())
+      return it->second;
+    auto type = cast<RankedTensorType>(v.getType());
+    int64_t bytes;
+    if (streamed.contains(v)) {
+      // A streamed load: copied group by group from its view.
+      Value x = v;
+      ArrayRef<int64_t> perm;
+      if (auto t = v.getDefiningOp<linalg::TransposeOp>()) {
+        x = t.getInput();
+        perm = t.getPermutation();
+      }
+      auto tt = x.getDefiningOp<bufferization::ToTensorOp>();
+      const View *source = nullptr;
+      if (auto it = snapshots.find(tt.getBuffer()); it != snapshots.end())
+        source = &it->second;
+      else if (auto it = views.find(tt.getBuffer()); it != views.end())
+        source = &it->second;
+      else
+        return tt.emitOpError() << "reads a memref that is not a view";
+      int sourceId = defaultLayout(cast<RankedTensorType>(x.getType()));
+      int id = perm.empty() ? sourceId
+                            : intern(projectLayout(layout(sourceId), perm,
+                                                   type.getShape()));
+      View tile = tileView(type, id, kc.workspaceOffset + wsOffset, bytes);
+      wsOffset += (bytes + 127) / 128 * 128;
+      kc.workspaceBytes = std::max(kc.workspaceBytes, wsOffset);
+      // Four access groups at a time: a few registers in flight.
+      int64_t chunk = 4 * groupWidth(*source, sourceId);
+      for (int64_t r0 = 0; r0 < layout(id).numRegs(); r0 += chunk) {
+        SmallVector<int64_t> subset;
+        for (int64_t r = r0; r < std::min(r0 + chunk, layout(id).numRegs());
+             ++r)
+          subset.push_back(r);
+        auto part = load(*source, sourceId, subset);
+        if (failed(part))
+          return failure();
+        if (failed(storeTile(tile, id, *part, subset)))
+          return failure();
+      }
+      return tile;
+    }
+    int id = layoutOrDefault(v);
+    auto regs = get(v, id);
+    if (failed(regs))
+      return failure();
+    View tile = tileView(type, id, kc.workspaceOffset + wsOffset, bytes);
+    wsOffset += (bytes + 127) / 128 * 128;
+    kc.workspaceBytes = std::max(kc.workspaceBytes, wsOffset);
+    if (failed(storeTile(tile, id, *regs)))
+      return failure();
+    return tile;
+  };
+
+  if (C.family == Layout::Family::MmaC && s.batch == 0) {
+    int64_t wm = C.warpsM, wn = C.warpsN;
+    int aId = intern(mmaALayout(s.m, s.k, wm, wn));
+    int bId = intern(mmaBLayout(s.k, s.n, wm, wn));
+    const Layout &A = layout(aId), &B = layout(bId);
+    // From registers when they already hold the fragments (e.g. a softmax
+    // computed in the accumulator layout of an earlier dot).
+    auto inRegisters = [&](Value v, int want, int64_t) {
+      if (stagedViews.count(v) || streamed.contains(v))
+        return false;
+      if (flexible.contains(v))
+        return true;
+      auto it = dists.find(v);
+      return it != dists.end() &&
+             providesLocally(layout(it->second.layout), layout(want));
+    };
+    std::optional<View> aStage, bStage;
+    SmallVector<Value> aRegs, bRegs;
+    if (inRegisters(aVal, aId, 64)) {
+      auto r = get(aVal, aId);
+      if (failed(r))
+        return failure();
+      aRegs = *r;
+    } else {
+      auto v = stage(aVal);
+      if (failed(v))
+        return failure();
+      aStage = *v;
+    }
+    if (inRegisters(bVal, bId, 32)) {
+      auto r = get(bVal, bId);
+      if (failed(r))
+        return failure();
+      bRegs = *r;
+    } else {
+      auto v = stage(bVal);
+      if (failed(v))
+        return failure();
+      bStage = *v;
+    }
+    bool staged = aStage || bStage;
+    if (staged)
+      barrier();
+    int64_t nbA = log2Exact(s.k), nbC = log2Exact(s.n), nbB = nbC;
+    auto mmaType = s.a.isBF16() ? NVVM::MMATypes::bf16 : NVVM::MMATypes::f16;
+    Type f32 = b.getF32Type();
+    Type resultType = LLVM::LLVMStructType::getLiteral(
+        b.getContext(), {f32, f32, f32, f32});
+    auto pack = [&](Value x, Value y) -> Value {
+      auto vt = VectorType::get({2}, s.a);
+      Value v = vector::FromElementsOp::create(b, loc, vt, ValueRange{x, y});
+      if (mmaType == NVVM::MMATypes::f16)
+        return v;
+      Value i = vector::BitCastOp::create(
+          b, loc, VectorType::get({1}, b.getI32Type()), v);
+      return vector::ExtractOp::create(b, loc, i, 0);
+    };
+    // Register-resident operands are packed in pairs where they are
+    // defined, so the unpacked values (e.g. f32 probabilities before their
+    // f16 truncation) die there rather than at the last mma.
+    auto packAll = [&](Value v, ArrayRef<Value> regs) {
+      SmallVector<Value> packed(regs.size());
+      OpBuilder::InsertionGuard guard(b);
+      if (auto dp = defPoints.find(v); dp != defPoints.end() &&
+                                        dp->second.block) {
+        if (dp->second.after)
+          b.setInsertionPointAfter(dp->second.after);
+        else
+          b.setInsertionPointToStart(dp->second.block);
+      }
+      for (size_t r = 0; r + 1 < regs.size(); r += 2)
+        packed[r] = pack(regs[r], regs[r + 1]);
+      return packed;
+    };
+    // ldmatrix on 16-bit tiles whose rows are 16-byte aligned: one
+    // instruction per four 8x8 matrices, transposing when the tile is
+    // stored along the fragment's row dimension.
+    auto ldmatrixOk = [&](const std::optional<View> &tile) {
+      if (!tile || !tile->isShared() || tile->rank() != 2 ||
+          tile->baseType.getRank() != 2)
+        return false;
+      Type e = tile->elementType();
+      return (e.isF16() || e.isBF16()) &&
+             (tile->baseType.getDimSize(1) * 2) % 16 == 0;
+    };
+    Value lane = arith::AndIOp::create(b, loc, kc.tid, idx(31));
+    Value laneRow = arith::AndIOp::create(b, loc, lane, idx(7));
+    Value laneMat = arith::ShRUIOp::create(b, loc, lane, idx(3));
+    Value warp = arith::ShRUIOp::create(b, loc, kc.tid, idx(5));
+    Value warpM = arith::MulIOp::create(
+        b, loc, arith::AndIOp::create(b, loc, warp, idx(wm - 1)),
+        idx(s.m / wm));
+    Value warpN = arith::MulIOp::create(
+        b, loc, arith::ShRUIOp::create(b, loc, warp, idx(log2Exact(wm))),
+        idx(s.n / wn));
+    Value matLo8 = arith::MulIOp::create(
+        b, loc, arith::AndIOp::create(b, loc, laneMat, idx(1)), idx(8));
+    Value matHi8 = arith::MulIOp::create(
+        b, loc, arith::ShRUIOp::create(b, loc, laneMat, idx(1)), idx(8));
+    // Fragments of operand `isB` at constant (fragment-row, k) offsets: 4 x
+    // vector<2xT> (A: a0a1..a6a7; B: b0b1, b2b3 of two n tiles). The lane's
+    // part of the address is computed once per tile; fragments are constant
+    // byte offsets from it (immediates in the PTX).
+    DenseMap<Value, Value> lanePtrs;
+    auto ldmatrix = [&](const View &tile, bool isB, int64_t fConst,
+                        int64_t kConst, int64_t numTiles) {
+      int64_t fDim = isB ? 1 : 0, kDim = isB ? 0 : 1;
+      bool transpose = tile.dimOf[kDim] != 1;
+      int64_t pitch = tile.baseType.getDimSize(1);
+      Value &lanePtr = lanePtrs[tile.base];
+      if (!lanePtr) {
+        Value f = arith::AddIOp::create(b, loc, isB ? warpN : warpM,
+                                        isB ? matHi8 : matLo8);
+        Value k = isB ? matLo8 : matHi8;
+        if (transpose)
+          k = arith::AddIOp::create(b, loc, k, laneRow);
+        else
+          f = arith::AddIOp::create(b, loc, f, laneRow);
+        SmallVector<Value> indices(2);
+        indices[tile.dimOf[fDim]] = f;
+        indices[tile.dimOf[kDim]] = k;
+        Value elem = arith::AddIOp::create(
+            b, loc, arith::MulIOp::create(b, loc, indices[0], idx(pitch)),
+            indices[1]);
+        auto viewOp = tile.base.getDefiningOp<memref::ViewOp>();
+        Value byteOffset = arith::AddIOp::create(
+            b, loc, viewOp.getByteShift(),
+            arith::MulIOp::create(b, loc, elem, idx(2)));
+        Value base = memref::ExtractAlignedPointerAsIndexOp::create(
+            b, loc, kc.smemBase);
+        lanePtr = arith::IndexCastOp::create(
+            b, loc, b.getI32Type(),
+            arith::AddIOp::create(b, loc, base, byteOffset));
+      }
+      int64_t c[2];
+      c[tile.dimOf[fDim]] = fConst;
+      c[tile.dimOf[kDim]] = kConst;
+      int64_t bytes = (c[0] * pitch + c[1]) * 2;
+      // Inline PTX (as Triton emits it): the 32-bit shared address plus an
+      // immediate, so no per-fragment address lives in a register. Marked
+      // as having side effects: it must stay between the barriers.
+      std::string text = "ldmatrix.sync.aligned.m8n8.x" +
+                         std::to_string(numTiles) +
+                         (transpose ? ".trans" : "") + ".shared.b16 {";
+      std::string constraints;
+      for (int64_t j = 0; j < numTiles; ++j) {
+        text += (j ? ", $" : "$") + std::to_string(j);
+        constraints += "=r,";
+      }
+      text += "}, [$" + std::to_string(numTiles) + "+" +
+              std::to_string(bytes) + "];";
+      constraints += "r";
+      Type i32t = b.getI32Type();
+      SmallVector<Type> fields(numTiles, i32t);
+      Type resType = LLVM::LLVMStructType::getLiteral(b.getContext(), fields);
+      Value m = LLVM::InlineAsmOp::create(
+                    b, loc, resType, ValueRange{lanePtr},
+                    b.getStringAttr(text), b.getStringAttr(constraints),
+                    b.getUnitAttr(), nullptr,
+                    LLVM::TailCallKindAttr::get(b.getContext(),
+                                                LLVM::tailcallkind::TailCallKind::None),
+                    nullptr, nullptr)
+                    .getResult(0);
+      SmallVector<Value> regs;
+      for (int64_t j = 0; j < numTiles; ++j) {
+        Value v = LLVM::ExtractValueOp::create(b, loc, m,
+                                               ArrayRef<int64_t>{j});
+        if (mmaType == NVVM::MMATypes::f16)
+          v = vector::BitCastOp::create(
+              b, loc, VectorType::get({2}, s.a),
+              vector::FromElementsOp::create(
+                  b, loc, VectorType::get({1}, i32t), ValueRange{v}));
+        regs.push_back(v);
+      }
+      return regs;
+    };
+    bool aLdm = ldmatrixOk(aStage), bLdm = ldmatrixOk(bStage);
+    int64_t nTiles = s.n / wn / 8;
+    SmallVector<Value> aPacked, bPacked;
+    if (!aStage)
+      aPacked = packAll(aVal, aRegs);
+    if (!bStage)
+      bPacked = packAll(bVal, bRegs);
+    SmallVector<Value> bPair;
+    for (int64_t kk = 0; kk < s.k / 16; ++kk) {
+      // Fragments of this k step.
+      SmallVector<SmallVector<Value>> aFrag, bFrag;
+      for (int64_t mi = 0; mi < s.m / wm / 16; ++mi) {
+        uint64_t lin = (uint64_t(mi * 16) << nbA) | uint64_t(kk * 16);
+        int64_t r0 = *registerOf(A, lin);
+        SmallVector<int64_t> subset;
+        for (int64_t j = 0; j < 8; ++j)
+          subset.push_back(r0 + j);
+        if (!aStage) {
+          aFrag.push_back({aPacked[r0], aPacked[r0 + 2], aPacked[r0 + 4],
+                           aPacked[r0 + 6]});
+          continue;
+        }
+        if (aLdm) {
+          aFrag.push_back(ldmatrix(*aStage, false, mi * 16, kk * 16, 4));
+          continue;
+        }
+        auto loaded = load(*aStage, aId, subset);
+        if (failed(loaded))
+          return failure();
+        SmallVector<Value> frag;
+        for (int64_t r : subset)
+          frag.push_back((*loaded)[r]);
+        aFrag.push_back({pack(frag[0], frag[1]), pack(frag[2], frag[3]),
+                         pack(frag[4], frag[5]), pack(frag[6], frag[7])});
+      }
+      for (int64_t ni = 0; ni < s.n / wn / 8; ++ni) {
+        bFrag.clear();
+        uint64_t lin = (uint64_t(kk * 16) << nbB) | uint64_t(ni * 8);
+        int64_t r0 = *registerOf(B, lin);
+        SmallVector<int64_t> subset = {r0, r0 + 1, r0 + 2, r0 + 3};
+        if (bStage && bLdm) {
+          // Two n tiles per ldmatrix.x4.
+          if (ni % 2 == 0) {
+            bPair = ldmatrix(*bStage, true, ni * 8, kk * 16,
+                             ni + 1 < nTiles ? 4 : 2);
+          }
+          bFrag.push_back({bPair[(ni % 2) * 2], bPair[(ni % 2) * 2 + 1]});
+        } else if (bStage) {
+          auto loaded = load(*bStage, bId, subset);
+          if (failed(loaded))
+            return failure();
+          SmallVector<Value> frag;
+          for (int64_t r : subset)
+            frag.push_back((*loaded)[r]);
+          bFrag.push_back({pack(frag[0], frag[1]), pack(frag[2], frag[3])});
+        } else {
+          bFrag.push_back({bPacked[r0], bPacked[r0 + 2]});
+        }
+        for (int64_t mi = 0; mi < s.m / wm / 16; ++mi) {
+          uint64_t lin = (uint64_t(mi * 16) << nbC) | uint64_t(ni * 8);
+          int64_t r0 = *registerOf(C, lin);
+          SmallVector<Value> cFrag = {acc[r0], acc[r0 + 1], acc[r0 + 2],
+                                      acc[r0 + 3]};
+          auto mma = NVVM::MmaOp::create(
+              b, loc, resultType, aFrag[mi], bFrag[0], cFrag, {16, 8, 16},
+              std::nullopt, std::nullopt,
+              std::array<NVVM::MMATypes, 2>{mmaType, mmaType},
+              std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                             NVVM::MMALayout::col});
+          for (int64_t j = 0; j < 4; ++j)
+            acc[r0 + j] = LLVM::ExtractValueOp::create(b, loc, mma.getResult(),
+                                                       ArrayRef<int64_t>{j});
+        }
+      }
+    }
+    if (staged)
+      barrier();
+    setDist(op->getResult(0), Dist{cId, acc});
+    return success();
+  }
+
+  // SIMT: both operands in shared memory, a loop over k.
+  auto aView = stage(aVal);
+  if (failed(aView))
+    return failure();
+  auto bView = stage(bVal);
+  if (failed(bView))
+    return failure();
+  barrier();
+  int64_t rank = C.rank();
+  SmallVector<SmallVector<Value>> cc;
+  for (int64_t r = 0; r < C.numRegs(); ++r)
+    cc.push_back(coords(cId, r));
+  auto loop = scf::ForOp::create(b, loc, idx(0), idx(s.k), idx(1), acc);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value kv = loop.getInductionVar();
+    auto element = [&](const View &v, SmallVector<Value> c) {
+      SmallVector<Value> bi = baseIndices(v, c);
+      Value x = memref::LoadOp::create(b, loc, v.base, bi);
+      if (x.getType() != v.elementType())
+        x = arith::TruncIOp::create(b, loc, b.getI1Type(), x);
+      return x;
+    };
+    SmallVector<Value> next;
+    for (int64_t r = 0; r < C.numRegs(); ++r) {
+      SmallVector<Value> ac, bc;
+      if (rank == 3) {
+        ac.push_back(cc[r][0]);
+        bc.push_back(cc[r][0]);
+      }
+      ac.push_back(cc[r][rank - 2]);
+      ac.push_back(kv);
+      bc.push_back(kv);
+      bc.push_back(cc[r][rank - 1]);
+      Value x = castTo(b, loc, element(*aView, ac), s.c);
+      Value y = castTo(b, loc, element(*bView, bc), s.c);
+      Value cur = loop.getRegionIterArgs()[r];
+      if (isa<FloatType>(s.c))
+        next.push_back(arith::AddFOp::create(
+            b, loc, cur, arith::MulFOp::create(b, loc, x, y)));
+      else if (s.c.isInteger(1))
+        next.push_back(arith::OrIOp::create(
+            b, loc, cur, arith::AndIOp::create(b, loc, x, y)));
+      else
+        next.push_back(arith::AddIOp::create(
+            b, loc, cur, arith::MulIOp::create(b, loc, x, y)));
+    }
+    scf::YieldOp::create(b, loc, next);
+  }
+  barrier();
+  setDist(op->getResult(0), Dist{cId, SmallVector<Value>(loop.getResults())});
+  return success();
+}
+
+View Distributor::tileView(RankedTensorType type, int id, int64_t absOffset,
+                           int64_t &bytes) {
+  const Layout &l = layout(id);
+  int64_t rank = type.getRank();
+  // Stored along the dimension of the first register basis (where the
+  // value is contiguous), rows padded by 16 bytes.
+  int64_t contiguous = rank - 1;
+  if (!l.regs.empty())
+    for (int64_t d = 0; d < rank; ++d)
+      if (l.coord(l.regs[0], d))
+        contiguous = d;
+  SmallVector<int64_t> order; // base dims, outermost first
+  for (int64_t d = 0; d < rank; ++d)
+    if (d != contiguous)
+      order.push_back(d);
+  order.push_back(contiguous);
+  SmallVector<int64_t> baseShape;
+  for (int64_t d : order)
+    baseShape.push_back(type.getDimSize(d));
+  View view = sharedView(baseShape, type.getElementType(), absOffset,
+                         /*pad=*/true, bytes);
+  view.shape.assign(type.getShape().begin(), type.getShape().end());
+  view.dimOf.assign(rank, 0);
+  view.strides.assign(rank, 1);
+  for (auto [pos, d] : llvm::enumerate(order))
+    view.dimOf[d] = pos;
+  return view;
+}
+
+LogicalResult Distributor::storeTile(const View &tile, int id,
+                                     ArrayRef<Value> regs,
+                                     ArrayRef<int64_t> subset) {
+  SmallVector<Value> values(regs);
+  for (Value &r : values)
+    if (r && r.getType().isInteger(1))
+      r = arith::ExtUIOp::create(b, kc.loc, b.getI8Type(), r);
+  return store(tile, id, values, {}, subset);
+}
+
+void Distributor::planEarlyStaging() {
+  int64_t offset = 0;
+  kernel.walk([&](Operation *op) {
+    if (!isa<linalg::MatmulOp>(op))
+      return;
+    auto it = layoutOf.find(op->getResult(0));
+    if (it == layoutOf.end() ||
+        layout(it->second).family != Layout::Family::MmaC)
+      return;
+    const Layout &C = layout(it->second);
+    DotShape s = dotShape(op);
+    auto lin = cast<linalg::LinalgOp>(op);
+    for (int k = 0; k < 2; ++k) {
+      Value operand = lin.getDpsInputs()[k];
+      if (streamed.contains(operand) || flexible.contains(operand) ||
+          !operand.hasOneUse())
+        continue;
+      Value def = operand;
+      if (auto t = operand.getDefiningOp<linalg::TransposeOp>()) {
+        def = t.getInput();
+        if (!def.hasOneUse() || flexible.contains(def))
+          continue;
+      }
+      auto opLayout = layoutOf.find(operand);
+      if (opLayout == layoutOf.end() || !layoutOf.count(def))
+        continue;
+      int want = k == 0 ? intern(mmaALayout(s.m, s.k, C.warpsM, C.warpsN))
+                        : intern(mmaBLayout(s.k, s.n, C.warpsM, C.warpsN));
+      if (providesLocally(layout(opLayout->second), layout(want)))
+        continue;
+      // The tile's size, as tileView lays it out.
+      auto type = cast<RankedTensorType>(operand.getType());
+      const Layout &l = layout(opLayout->second);
+      int64_t contiguous = type.getRank() - 1;
+      if (!l.regs.empty())
+        for (int64_t d = 0; d < type.getRank(); ++d)
+          if (l.coord(l.regs[0], d))
+            contiguous = d;
+      int64_t elemBytes =
+          std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
+      int64_t last = type.getDimSize(contiguous);
+      int64_t rows = type.getNumElements() / last;
+      if (last * elemBytes >= 64)
+        last += 16 / elemBytes;
+      int64_t bytes = rows * last * elemBytes;
+      earlyTiles[def] = EarlyTile{operand, opLayout->second,
+                                  kc.workspaceOffset + offset};
+      offset += (bytes + 127) / 128 * 128;
+    }
+  });
+  kc.workspaceOffset += offset;
+}
+
+LogicalResult Distributor::stageEarly(Value def) {
+  auto it = earlyTiles.find(def);
+  if (it == earlyTiles.end())
+    return success();
+  EarlyTile t = it->second;
+  earlyTiles.erase(it);
+  auto regs = get(def, layoutOrDefault(def));
+  if (failed(regs))
+    return failure();
+  int64_t bytes;
+  View tile = tileView(cast<RankedTensorType>(t.operand.getType()), t.layout,
+                       t.offset, bytes);
+  if (failed(storeTile(tile, t.layout, *regs)))
+    return failure();
+  stagedViews[t.operand] = tile;
+  return success();
+}

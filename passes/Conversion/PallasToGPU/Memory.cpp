@@ -1,0 +1,717 @@
+//===- Memory.cpp - views, distributed loads/stores, atomics ----*- C++ -*-===//
+//
+// A distributed load or store walks the registers of a layout in groups: a
+// group is a run of registers holding consecutive elements along the
+// innermost dimension of a contiguous memref dimension, read or written with
+// one `vector.load`/`vector.store` carrying the alignment the group's start
+// is proven to have (the base pointer is assumed 16-byte aligned, as the
+// manifest states). Bounds checks at array edges are per group when the
+// group cannot straddle the edge, else per element: reads load from a safe
+// index and select the uninitialized value, writes are predicated.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Conversion/PallasToGPU/Distribute.h"
+
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "llvm/ADT/SmallBitVector.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace mlir::pallas;
+using namespace mlir::pallas::gpu;
+
+namespace {
+
+constexpr int64_t kLargeDivisor = int64_t(1) << 30;
+
+int64_t lowBit(int64_t v) {
+  if (v == 0)
+    return kLargeDivisor;
+  uint64_t u = static_cast<uint64_t>(v);
+  return static_cast<int64_t>(std::min<uint64_t>(u & (~u + 1), kLargeDivisor));
+}
+
+int64_t byteSize(Type t) {
+  if (t.isIndex())
+    return 8;
+  if (t.isInteger(1))
+    return 1;
+  return t.getIntOrFloatBitWidth() / 8;
+}
+
+} // namespace
+
+int64_t mlir::pallas::gpu::affineDivisor(AffineExpr e,
+                                         ArrayRef<int64_t> dimDivisors) {
+  if (auto c = dyn_cast<AffineConstantExpr>(e))
+    return lowBit(c.getValue());
+  if (auto d = dyn_cast<AffineDimExpr>(e))
+    return d.getPosition() < dimDivisors.size()
+               ? dimDivisors[d.getPosition()]
+               : 1;
+  auto bin = dyn_cast<AffineBinaryOpExpr>(e);
+  if (!bin)
+    return 1;
+  int64_t l = affineDivisor(bin.getLHS(), dimDivisors);
+  int64_t r = affineDivisor(bin.getRHS(), dimDivisors);
+  switch (e.getKind()) {
+  case AffineExprKind::Add:
+    return std::min(l, r);
+  case AffineExprKind::Mul:
+    return std::min<int64_t>(l * r, kLargeDivisor);
+  default:
+    return 1;
+  }
+}
+
+int64_t Distributor::divisibility(Value v) {
+  Operation *def = v.getDefiningOp();
+  if (!def)
+    return 1;
+  if (auto c = dyn_cast<arith::ConstantOp>(def)) {
+    if (auto i = dyn_cast<IntegerAttr>(c.getValue()))
+      return lowBit(i.getInt());
+    return 1;
+  }
+  if (isa<arith::MulIOp>(def))
+    return std::min<int64_t>(divisibility(def->getOperand(0)) *
+                                 divisibility(def->getOperand(1)),
+                             kLargeDivisor);
+  if (isa<arith::AddIOp, arith::SubIOp, arith::MaxSIOp, arith::MinSIOp,
+          arith::MaxUIOp, arith::MinUIOp>(def))
+    return std::min(divisibility(def->getOperand(0)),
+                    divisibility(def->getOperand(1)));
+  if (isa<arith::SelectOp>(def))
+    return std::min(divisibility(def->getOperand(1)),
+                    divisibility(def->getOperand(2)));
+  if (isa<arith::AndIOp>(def)) {
+    int64_t d = 1;
+    for (Value o : def->getOperands())
+      if (auto c = getConstantIntValue(o))
+        d = std::max(d, lowBit(*c));
+    return std::max(d, std::max(divisibility(def->getOperand(0)),
+                                divisibility(def->getOperand(1))));
+  }
+  if (isa<arith::ShLIOp>(def)) {
+    if (auto c = getConstantIntValue(def->getOperand(1));
+        c && *c >= 0 && *c < 30)
+      return std::min<int64_t>(divisibility(def->getOperand(0)) << *c,
+                               kLargeDivisor);
+    return divisibility(def->getOperand(0));
+  }
+  if (isa<arith::IndexCastOp, arith::IndexCastUIOp, arith::ExtSIOp,
+          arith::ExtUIOp>(def))
+    return divisibility(def->getOperand(0));
+  return 1;
+}
+
+Value Distributor::uninitialized(Type type) {
+  Location loc = kc.loc;
+  if (auto f = dyn_cast<FloatType>(type))
+    return arith::ConstantOp::create(
+        b, loc, b.getFloatAttr(f, APFloat::getQNaN(f.getFloatSemantics())));
+  if (type.isIndex())
+    return idx(std::numeric_limits<int64_t>::min());
+  auto i = cast<IntegerType>(type);
+  unsigned w = i.getWidth();
+  APInt v = (w == 1 || w == 16) ? APInt(w, 0) : APInt::getSignedMinValue(w);
+  return arith::ConstantOp::create(b, loc, b.getIntegerAttr(i, v));
+}
+
+Value Distributor::rootMemref(Value memref) {
+  while (Operation *def = memref.getDefiningOp()) {
+    if (auto sv = dyn_cast<memref::SubViewOp>(def))
+      memref = sv.getSource();
+    else if (isa<UnrealizedConversionCastOp, memref::CastOp>(def) &&
+             def->getNumOperands() == 1)
+      memref = def->getOperand(0);
+    else
+      break;
+  }
+  return memref;
+}
+
+//===----------------------------------------------------------------------===//
+// Views
+//===----------------------------------------------------------------------===//
+
+View Distributor::subview(const View &view, ArrayRef<OpFoldResult> offsets,
+                          ArrayRef<int64_t> offsetDivs,
+                          ArrayRef<int64_t> sizes, ArrayRef<int64_t> strides,
+                          const llvm::SmallBitVector &dropped) {
+  View out = view;
+  out.dimOf.clear();
+  out.strides.clear();
+  out.shape.clear();
+  for (int64_t d = 0; d < view.rank(); ++d) {
+    int64_t base = view.dimOf[d];
+    OpFoldResult off = offsets[d];
+    int64_t div;
+    Value offValue;
+    if (auto c = getConstantIntValue(off)) {
+      div = lowBit(*c * view.strides[d]);
+      if (*c != 0)
+        offValue = idx(*c * view.strides[d]);
+    } else {
+      Value v = cast<Value>(off);
+      div = offsetDivs.empty() ? 1 : offsetDivs[d];
+      div = std::min<int64_t>(div * lowBit(view.strides[d]), kLargeDivisor);
+      offValue = view.strides[d] == 1
+                     ? v
+                     : arith::MulIOp::create(b, kc.loc, v,
+                                             idx(view.strides[d]))
+                           .getResult();
+    }
+    if (offValue)
+      out.offsets[base] =
+          arith::AddIOp::create(b, kc.loc, out.offsets[base], offValue);
+    out.offsetDiv[base] = std::min(out.offsetDiv[base], div);
+    if (dropped.size() > static_cast<size_t>(d) && dropped.test(d))
+      continue;
+    out.dimOf.push_back(base);
+    out.strides.push_back(view.strides[d] * strides[d]);
+    out.shape.push_back(sizes[d]);
+  }
+  return out;
+}
+
+SmallVector<Value> Distributor::baseIndices(const View &view,
+                                            ArrayRef<Value> c) {
+  SmallVector<Value> idxs(view.offsets);
+  for (int64_t d = 0; d < view.rank(); ++d) {
+    Value term = c[d];
+    if (view.strides[d] != 1)
+      term = arith::MulIOp::create(b, kc.loc, term, idx(view.strides[d]));
+    int64_t base = view.dimOf[d];
+    if (auto zero = getConstantIntValue(idxs[base]); zero && *zero == 0)
+      idxs[base] = term;
+    else
+      idxs[base] = arith::AddIOp::create(b, kc.loc, idxs[base], term);
+  }
+  return idxs;
+}
+
+Value Distributor::inBounds(const View &view, ArrayRef<Value> idxs) {
+  Value ok;
+  auto andWith = [&](Value c) {
+    ok = ok ? arith::AndIOp::create(b, kc.loc, ok, c).getResult() : c;
+  };
+  for (size_t d = 0; d < idxs.size(); ++d) {
+    if (view.checkLow[d])
+      andWith(arith::CmpIOp::create(b, kc.loc, arith::CmpIPredicate::sge,
+                                    idxs[d], idx(0)));
+    if (view.checkHigh[d])
+      andWith(arith::CmpIOp::create(
+          b, kc.loc, arith::CmpIPredicate::slt, idxs[d],
+          idx(view.baseType.getDimSize(d))));
+  }
+  return ok;
+}
+
+namespace {
+
+/// How many consecutive registers one access covers: the leading register
+/// bases must walk the view dimension that is the base's innermost (unit
+/// stride), and the group's start must be aligned for every thread.
+int64_t vectorWidth(const View &view, const Layout &l) {
+  Type elem = view.elementType();
+  if (elem.isInteger(1) || elem.isIndex() || view.rank() == 0)
+    return 1;
+  int64_t bytes = byteSize(elem);
+  if (bytes == 0)
+    return 1;
+  int64_t baseRank = view.baseType.getRank();
+  int64_t cdim = -1;
+  for (int64_t d = 0; d < view.rank(); ++d)
+    if (view.dimOf[d] == baseRank - 1 && view.strides[d] == 1)
+      cdim = d;
+  if (cdim < 0)
+    return 1;
+  int64_t shift = l.shift(cdim);
+  int64_t k = 0;
+  while (k < static_cast<int64_t>(l.regs.size()) &&
+         l.regs[k] == (uint64_t(1) << (k + shift)) &&
+         (int64_t(1) << k) < view.shape[cdim])
+    ++k;
+  int64_t v = std::min<int64_t>(int64_t(1) << k, 16 / bytes);
+  ArrayRef<int64_t> baseShape = view.baseType.getShape();
+  for (; v > 1; v /= 2) {
+    if (view.offsetDiv[baseRank - 1] % v)
+      continue;
+    bool ok = true;
+    int64_t pitch = 1;
+    for (int64_t d = baseRank - 1; d > 0; --d) {
+      pitch *= baseShape[d];
+      if (pitch % v)
+        ok = false;
+    }
+    for (uint64_t basis : llvm::concat<const uint64_t>(l.lanes, l.warps))
+      if (l.coord(basis, cdim) % v)
+        ok = false;
+    for (size_t i = llvm::Log2_64(v); i < l.regs.size(); ++i)
+      if (l.coord(l.regs[i], cdim) % v)
+        ok = false;
+    if ((view.checkHigh[baseRank - 1] || view.checkLow[baseRank - 1]) &&
+        baseShape[baseRank - 1] % v)
+      ok = false;
+    if (ok)
+      break;
+  }
+  return v;
+}
+
+} // namespace
+
+int64_t Distributor::groupWidth(const View &view, int id) {
+  return vectorWidth(view, layout(id));
+}
+
+namespace {
+/// Element addresses as one per-thread base plus a constant per register:
+/// `base[threadBase + constant(r)]` on the flattened memref, which LLVM
+/// turns into one pointer register and immediate offsets.
+struct FlatAccess {
+  Value flat;        ///< 1-D memref, null when not applicable
+  Value threadBase;  ///< index
+  SmallVector<int64_t> dimPitch; ///< per view dim, in elements
+};
+} // namespace
+
+static FlatAccess flatAccess(Distributor &d, const View &view, int id) {
+  FlatAccess fa;
+  const Layout &l = d.layout(id);
+  int64_t baseRank = view.baseType.getRank();
+  if (baseRank == 0)
+    return fa;
+  // Thread and register parts must add (disjoint bits) in every dim.
+  for (int64_t dim = 0; dim < l.rank(); ++dim) {
+    uint64_t threadMask = 0, regMask = 0;
+    for (uint64_t basis : llvm::concat<const uint64_t>(l.lanes, l.warps))
+      threadMask |= l.coord(basis, dim);
+    for (uint64_t basis : l.regs)
+      regMask |= l.coord(basis, dim);
+    if (threadMask & regMask)
+      return fa;
+  }
+  ArrayRef<int64_t> shape = view.baseType.getShape();
+  SmallVector<int64_t> pitch(baseRank, 1);
+  for (int64_t b = baseRank - 1; b > 0; --b)
+    pitch[b - 1] = pitch[b] * shape[b];
+  OpBuilder &b = d.b;
+  Location loc = d.kc.loc;
+  bool mayBeNegative = llvm::any_of(view.checkLow, [](bool c) { return c; });
+  auto flags = arith::IntegerOverflowFlagsAttr::get(
+      b.getContext(), mayBeNegative ? arith::IntegerOverflowFlags::none
+                                    : arith::IntegerOverflowFlags::nsw |
+                                          arith::IntegerOverflowFlags::nuw);
+  auto add = [&](Value x, Value y) -> Value {
+    if (!x)
+      return y;
+    return arith::AddIOp::create(b, loc, x, y, flags);
+  };
+  auto mul = [&](Value x, int64_t c) -> Value {
+    if (c == 1)
+      return x;
+    return arith::MulIOp::create(b, loc, x, d.idx(c), flags);
+  };
+  Value tb;
+  for (int64_t bd = 0; bd < baseRank; ++bd)
+    if (auto c = getConstantIntValue(view.offsets[bd]); !c || *c != 0)
+      tb = add(tb, mul(view.offsets[bd], pitch[bd]));
+  for (int64_t dim = 0; dim < view.rank(); ++dim) {
+    int64_t p = view.strides[dim] * pitch[view.dimOf[dim]];
+    fa.dimPitch.push_back(p);
+    Value tc = d.threadCoord(id, dim);
+    if (auto c = getConstantIntValue(tc); c && *c == 0)
+      continue;
+    tb = add(tb, mul(tc, p));
+  }
+  fa.threadBase = tb ? tb : d.idx(0);
+  if (baseRank == 1) {
+    fa.flat = view.base;
+  } else {
+    SmallVector<ReassociationIndices> all(1);
+    for (int64_t bd = 0; bd < baseRank; ++bd)
+      all[0].push_back(bd);
+    fa.flat = memref::CollapseShapeOp::create(b, loc, view.base, all);
+  }
+  return fa;
+}
+
+static Value flatIndex(Distributor &d, const FlatAccess &fa, int id,
+                       int64_t reg) {
+  const Layout &l = d.layout(id);
+  uint64_t lin = l.regLinear(reg);
+  int64_t c = 0;
+  for (int64_t dim = 0; dim < l.rank(); ++dim)
+    c += l.coord(lin, dim) * fa.dimPitch[dim];
+  if (c == 0)
+    return fa.threadBase;
+  return arith::AddIOp::create(
+      d.b, d.kc.loc, fa.threadBase, d.idx(c),
+      arith::IntegerOverflowFlags::nsw | arith::IntegerOverflowFlags::nuw);
+}
+
+FailureOr<SmallVector<Value>> Distributor::load(const View &view, int id,
+                                                ArrayRef<int64_t> subset) {
+  const Layout &l = layout(id);
+  Type elem = view.elementType();
+  int64_t v = vectorWidth(view, l);
+  SmallVector<Value> regs(l.numRegs());
+  SmallVector<bool> wanted(l.numRegs(), subset.empty());
+  for (int64_t r : subset)
+    wanted[r] = true;
+  int64_t align = v * byteSize(elem);
+  FlatAccess fa = flatAccess(*this, view, id);
+  bool checks = view.needsChecks();
+  for (int64_t r = 0; r < l.numRegs(); ++r) {
+    if (!wanted[r] || regs[r])
+      continue;
+    int64_t width = v;
+    if (r % v != 0)
+      width = 1;
+    for (int64_t j = 1; j < width; ++j)
+      if (!wanted[r + j])
+        width = 1;
+    Value ok;
+    SmallVector<Value> bi;
+    if (checks || !fa.flat) {
+      bi = baseIndices(view, coords(id, r));
+      ok = inBounds(view, bi);
+    }
+    Value memref = view.base;
+    SmallVector<Value> indices;
+    if (fa.flat) {
+      memref = fa.flat;
+      Value i = flatIndex(*this, fa, id, r);
+      if (ok)
+        i = arith::SelectOp::create(b, kc.loc, ok, i, idx(0));
+      indices.push_back(i);
+    } else {
+      if (ok)
+        for (size_t dd = 0; dd < bi.size(); ++dd)
+          if (view.checkLow[dd] || view.checkHigh[dd])
+            bi[dd] = arith::SelectOp::create(b, kc.loc, ok, bi[dd], idx(0));
+      indices = bi;
+    }
+    SmallVector<Value> values;
+    if (width > 1) {
+      auto vt = VectorType::get({width}, elem);
+      Value vec = vector::LoadOp::create(b, kc.loc, vt, memref, indices,
+                                         /*nontemporal=*/false,
+                                         llvm::MaybeAlign(align));
+      for (int64_t j = 0; j < width; ++j)
+        values.push_back(vector::ExtractOp::create(b, kc.loc, vec, j));
+    } else {
+      values.push_back(memref::LoadOp::create(b, kc.loc, memref, indices));
+    }
+    for (int64_t j = 0; j < width; ++j) {
+      Value x = values[j];
+      if (ok)
+        x = arith::SelectOp::create(b, kc.loc, ok, x, uninitialized(elem));
+      regs[r + j] = x;
+    }
+  }
+  return regs;
+}
+
+LogicalResult Distributor::store(const View &view, int id,
+                                 ArrayRef<Value> regs, ArrayRef<Value> mask,
+                                 ArrayRef<int64_t> subset) {
+  const Layout &l = layout(id);
+  Type elem = view.elementType();
+  int64_t v = mask.empty() ? vectorWidth(view, l) : 1;
+  int64_t align = v * byteSize(elem);
+  Value first = primary(id);
+  SmallVector<bool> wanted(l.numRegs(), subset.empty());
+  for (int64_t r : subset)
+    wanted[r] = true;
+  FlatAccess fa = flatAccess(*this, view, id);
+  bool checks = view.needsChecks();
+  for (int64_t r = 0; r < l.numRegs(); r += v) {
+    if (!wanted[r])
+      continue;
+    Value pred;
+    SmallVector<Value> bi;
+    if (checks || !fa.flat) {
+      bi = baseIndices(view, coords(id, r));
+      pred = inBounds(view, bi);
+    }
+    auto andWith = [&](Value x) {
+      if (x)
+        pred = pred ? arith::AndIOp::create(b, kc.loc, pred, x).getResult()
+                    : x;
+    };
+    andWith(first);
+    if (!mask.empty())
+      andWith(mask[r]);
+    Value memref = view.base;
+    SmallVector<Value> indices = bi;
+    if (fa.flat) {
+      memref = fa.flat;
+      indices = {flatIndex(*this, fa, id, r)};
+    }
+    OpBuilder::InsertionGuard guard(b);
+    if (pred) {
+      auto ifOp = scf::IfOp::create(b, kc.loc, pred, /*withElse=*/false);
+      b.setInsertionPointToStart(ifOp.thenBlock());
+    }
+    if (v > 1) {
+      auto vt = VectorType::get({v}, elem);
+      Value vec = vector::FromElementsOp::create(
+          b, kc.loc, vt, SmallVector<Value>(regs.slice(r, v)));
+      vector::StoreOp::create(b, kc.loc, vec, memref, indices,
+                              /*nontemporal=*/false, llvm::MaybeAlign(align));
+    } else {
+      memref::StoreOp::create(b, kc.loc, regs[r], memref, indices);
+    }
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// memref / bufferization ops of the kernel body
+//===----------------------------------------------------------------------===//
+
+LogicalResult Distributor::emitMemrefOp(Operation *op) {
+  Location loc = op->getLoc();
+  auto viewOf = [&](Value memref) -> const View * {
+    auto it = views.find(memref);
+    if (it == views.end()) {
+      op->emitOpError() << "accesses a memref that is not a kernel argument "
+                           "or a view of one; the CUDA lowering cannot "
+                           "place it";
+      return nullptr;
+    }
+    return &it->second;
+  };
+  auto scalarIndices = [&](const View &view, ValueRange indices) {
+    SmallVector<Value> c;
+    for (Value i : indices)
+      c.push_back(scalars.lookup(i));
+    return baseIndices(view, c);
+  };
+  // Thread 0 does what must happen once per block.
+  auto electFirst = [&]() {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, kc.tid,
+                                 idx(0))
+        .getResult();
+  };
+  // A scalar computed by thread 0, given to every thread.
+  auto broadcastFromFirst = [&](Value v) -> Value {
+    Type type = v.getType();
+    bool isBool = type.isInteger(1);
+    int64_t bytes;
+    View ws = workspace({1}, type, 0, false, bytes);
+    auto ifOp = scf::IfOp::create(b, loc, electFirst(), false);
+    {
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(ifOp.thenBlock());
+      Value s = isBool ? arith::ExtUIOp::create(b, loc, b.getI8Type(), v)
+                             .getResult()
+                       : v;
+      memref::StoreOp::create(b, loc, s, ws.base, ValueRange{idx(0)});
+    }
+    barrier();
+    Value r = memref::LoadOp::create(b, loc, ws.base, ValueRange{idx(0)});
+    barrier();
+    if (isBool)
+      r = arith::TruncIOp::create(b, loc, type, r);
+    return r;
+  };
+
+  if (auto sv = dyn_cast<memref::SubViewOp>(op)) {
+    const View *src = viewOf(sv.getSource());
+    if (!src)
+      return failure();
+    SmallVector<OpFoldResult> offsets;
+    SmallVector<int64_t> divs;
+    for (OpFoldResult o : sv.getMixedOffsets()) {
+      if (auto v = dyn_cast<Value>(o)) {
+        offsets.push_back(scalars.lookup(v));
+        divs.push_back(divisibility(v));
+      } else {
+        offsets.push_back(o);
+        divs.push_back(1);
+      }
+    }
+    if (ShapedType::isDynamicShape(sv.getStaticSizes()) ||
+        llvm::any_of(sv.getStaticStrides(), ShapedType::isDynamic))
+      return op->emitOpError() << "has dynamic sizes or strides";
+    views[sv.getResult()] =
+        subview(*src, offsets, divs, sv.getStaticSizes(), sv.getStaticStrides(),
+                sv.getDroppedDims());
+    return success();
+  }
+  if (isa<UnrealizedConversionCastOp, memref::CastOp>(op)) {
+    if (op->getNumOperands() != 1 || op->getNumResults() != 1 ||
+        !isa<MemRefType>(op->getResult(0).getType()))
+      return op->emitOpError() << "has no lowering to the CUDA target";
+    const View *src = viewOf(op->getOperand(0));
+    if (!src)
+      return failure();
+    views[op->getResult(0)] = *src;
+    return success();
+  }
+  if (isa<memref::AllocOp>(op)) {
+    for (Operation *user : op->getResult(0).getUsers()) {
+      if (auto copy = dyn_cast<linalg::CopyOp>(user);
+          copy && copy.getOutputs()[0] == op->getResult(0))
+        continue;
+      if (isa<bufferization::ToTensorOp, memref::DeallocOp>(user))
+        continue;
+      return op->emitOpError()
+             << "allocates memory inside the kernel, which the CUDA lowering "
+                "does not support (only snapshot copies of refs)";
+    }
+    return success();
+  }
+  if (isa<memref::DeallocOp>(op))
+    return success();
+  if (auto copy = dyn_cast<linalg::CopyOp>(op)) {
+    Value src = copy.getInputs()[0], dst = copy.getOutputs()[0];
+    const View *from = viewOf(src);
+    if (!from)
+      return failure();
+    if (dst.getDefiningOp<memref::AllocOp>()) {
+      snapshots[dst] = *from;
+      return success();
+    }
+    const View *to = viewOf(dst);
+    if (!to)
+      return failure();
+    auto type = RankedTensorType::get(from->shape, from->elementType());
+    int id = defaultLayout(type);
+    beforeAccess(*from, id, false);
+    auto regs = load(*from, id);
+    if (failed(regs))
+      return failure();
+    beforeAccess(*to, id, true);
+    return store(*to, id, *regs);
+  }
+  if (auto tt = dyn_cast<bufferization::ToTensorOp>(op)) {
+    Value buffer = tt.getBuffer();
+    const View *view = nullptr;
+    if (auto it = snapshots.find(buffer); it != snapshots.end())
+      view = &it->second;
+    else if (!(view = viewOf(buffer)))
+      return failure();
+    int id = layoutOrDefault(tt.getResult());
+    beforeAccess(*view, id, false);
+    auto regs = load(*view, id);
+    if (failed(regs))
+      return failure();
+    setDist(tt.getResult(), Dist{id, *regs});
+    return success();
+  }
+  if (auto mat = dyn_cast<bufferization::MaterializeInDestinationOp>(op)) {
+    const View *view = viewOf(mat.getDest());
+    if (!view)
+      return failure();
+    Value value = mat.getSource();
+    int id = layoutOrDefault(value);
+    auto regs = get(value, id);
+    if (failed(regs))
+      return failure();
+    beforeAccess(*view, id, true);
+    return store(*view, id, *regs);
+  }
+  if (auto ld = dyn_cast<memref::LoadOp>(op)) {
+    const View *view = viewOf(ld.getMemref());
+    if (!view)
+      return failure();
+    if (!inLaneContext)
+      beforeAccess(*view, -1, false);
+    SmallVector<Value> bi = scalarIndices(*view, ld.getIndices());
+    Value ok = inBounds(*view, bi);
+    if (ok)
+      for (size_t d = 0; d < bi.size(); ++d)
+        if (view->checkLow[d] || view->checkHigh[d])
+          bi[d] = arith::SelectOp::create(b, loc, ok, bi[d], idx(0));
+    Value v = memref::LoadOp::create(b, loc, view->base, bi);
+    if (ok)
+      v = arith::SelectOp::create(b, loc, ok, v,
+                                  uninitialized(view->elementType()));
+    scalars.map(ld.getResult(), v);
+    return success();
+  }
+  if (auto st = dyn_cast<memref::StoreOp>(op)) {
+    if (inLaneContext)
+      return op->emitOpError() << "stores inside a generated block";
+    const View *view = viewOf(st.getMemref());
+    if (!view)
+      return failure();
+    beforeAccess(*view, -1, true);
+    SmallVector<Value> bi = scalarIndices(*view, st.getIndices());
+    Value pred = electFirst();
+    if (Value ok = inBounds(*view, bi))
+      pred = arith::AndIOp::create(b, loc, pred, ok);
+    auto ifOp = scf::IfOp::create(b, loc, pred, false);
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    memref::StoreOp::create(b, loc, scalars.lookup(st.getValue()), view->base,
+                            bi);
+    return success();
+  }
+  if (isa<memref::AtomicRMWOp, memref::GenericAtomicRMWOp>(op)) {
+    if (inLaneContext)
+      return op->emitOpError() << "is an atomic inside a generated block";
+    Value memref = op->getOperand(isa<memref::AtomicRMWOp>(op) ? 1 : 0);
+    ValueRange indices =
+        isa<memref::AtomicRMWOp>(op)
+            ? cast<memref::AtomicRMWOp>(op).getIndices()
+            : cast<memref::GenericAtomicRMWOp>(op).getIndices();
+    const View *view = viewOf(memref);
+    if (!view)
+      return failure();
+    beforeAccess(*view, -1, true);
+    SmallVector<Value> bi = scalarIndices(*view, indices);
+    Value ok = inBounds(*view, bi);
+    Value pred = electFirst();
+    if (ok)
+      pred = arith::AndIOp::create(b, loc, pred, ok);
+    Type type = op->getResult(0).getType();
+    auto ifOp = scf::IfOp::create(b, loc, TypeRange{type}, pred, true);
+    {
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(ifOp.thenBlock());
+      Value old;
+      if (auto rmw = dyn_cast<memref::AtomicRMWOp>(op)) {
+        old = memref::AtomicRMWOp::create(b, loc, rmw.getKind(),
+                                          scalars.lookup(rmw.getValue()),
+                                          view->base, bi);
+      } else {
+        auto gen = cast<memref::GenericAtomicRMWOp>(op);
+        auto newGen = memref::GenericAtomicRMWOp::create(b, loc, view->base,
+                                                         bi);
+        IRMapping m(scalars);
+        m.map(gen.getCurrentValue(), newGen.getCurrentValue());
+        OpBuilder::InsertionGuard g2(b);
+        b.setInsertionPointToStart(newGen.getBody());
+        for (Operation &inner : gen.getBody()->getOperations())
+          b.clone(inner, m);
+        old = newGen.getResult();
+      }
+      scf::YieldOp::create(b, loc, old);
+      b.setInsertionPointToStart(ifOp.elseBlock());
+      scf::YieldOp::create(b, loc, uninitialized(type));
+    }
+    Value result = ifOp.getResult(0);
+    if (!op->getResult(0).use_empty())
+      result = broadcastFromFirst(result);
+    scalars.map(op->getResult(0), result);
+    return success();
+  }
+  if (auto dim = dyn_cast<memref::DimOp>(op)) {
+    auto ty = cast<MemRefType>(dim.getSource().getType());
+    auto c = getConstantIntValue(dim.getIndex());
+    if (!c || ty.isDynamicDim(*c))
+      return op->emitOpError() << "has no lowering to the CUDA target";
+    scalars.map(dim.getResult(), idx(ty.getDimSize(*c)));
+    return success();
+  }
+  return op->emitOpError() << "has no lowering to the CUDA target";
+}

@@ -1,0 +1,734 @@
+//===- PallasToGPU.cpp - pallas-to-gpu --------------------------*- C++ -*-===//
+//
+// The kernel skeleton: parameters, grid indices from the CUDA block index
+// (folded as Pallas' Triton lowering folds them), the in-block loop over
+// the axes that must run in order, each operand's block window from its
+// index map, scratch in dynamic shared memory; then the distributor
+// (Distribute.h) lowers the body.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Conversion/PallasToGPU/Distribute.h"
+
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/DLTI/DLTI.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/UB/IR/UBOps.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/Support/MathExtras.h"
+
+#define DEBUG_TYPE "pallas-to-gpu"
+
+namespace mlir::pallas {
+#define GEN_PASS_DEF_PALLASTOGPU
+#include "passes/Conversion/Passes.h.inc"
+} // namespace mlir::pallas
+
+using namespace mlir;
+using namespace mlir::pallas;
+using namespace mlir::pallas::gpu;
+
+namespace {
+
+constexpr int64_t kYZLimit = 65535;
+
+/// A CUDA entry name from the artifact name.
+std::string entryName(StringRef name) {
+  std::string s;
+  for (char c : name)
+    s += (std::isalnum(static_cast<unsigned char>(c)) || c == '_') ? c : '_';
+  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0])))
+    s = "_" + s;
+  return s;
+}
+
+//===----------------------------------------------------------------------===//
+// Tensor-level cleanups before distribution
+//===----------------------------------------------------------------------===//
+
+/// The input of a linalg.generic that only extends one float block
+/// (f16/bf16 -> f32), or null.
+Value extendedFrom(Value v) {
+  auto g = v.getDefiningOp<linalg::GenericOp>();
+  if (!g || g.getNumDpsInputs() != 1 || g->getNumResults() != 1 ||
+      g.getNumReductionLoops() != 0 ||
+      !llvm::all_of(g.getIndexingMapsArray(),
+                    [](AffineMap m) { return m.isIdentity(); }))
+    return Value();
+  Block &body = g.getRegion().front();
+  if (body.getOperations().size() != 2)
+    return Value();
+  auto ext = dyn_cast<arith::ExtFOp>(body.front());
+  if (!ext || ext.getIn() != body.getArgument(0))
+    return Value();
+  return g.getDpsInputs()[0];
+}
+
+/// matmul(extf(a), extf(b)) -> matmul(a, b) (linalg.matmul extends its
+/// operands to the accumulator type itself), looking through transposes.
+struct FoldDotExtension : OpRewritePattern<linalg::MatmulOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(linalg::MatmulOp op,
+                                PatternRewriter &rewriter) const override {
+    SmallVector<Value> ins(op.getDpsInputs());
+    bool changed = false;
+    for (Value &in : ins) {
+      if (Value src = extendedFrom(in)) {
+        in = src;
+        changed = true;
+        continue;
+      }
+      auto t = in.getDefiningOp<linalg::TransposeOp>();
+      if (!t)
+        continue;
+      Value src = extendedFrom(t.getInput());
+      if (!src)
+        continue;
+      auto srcType = cast<RankedTensorType>(src.getType());
+      auto outType = cast<RankedTensorType>(t->getResult(0).getType());
+      Value init = tensor::EmptyOp::create(rewriter, t.getLoc(),
+                                           outType.getShape(),
+                                           srcType.getElementType());
+      in = linalg::TransposeOp::create(rewriter, t.getLoc(), src, init,
+                                       t.getPermutation())
+               ->getResult(0);
+      changed = true;
+    }
+    if (!changed)
+      return failure();
+    auto lhsT = cast<RankedTensorType>(ins[0].getType()).getElementType();
+    auto rhsT = cast<RankedTensorType>(ins[1].getType()).getElementType();
+    if (lhsT != rhsT)
+      return failure();
+    rewriter.replaceOpWithNewOp<linalg::MatmulOp>(
+        op, op->getResultTypes(), ins, op.getDpsInits());
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Index maps
+//===----------------------------------------------------------------------===//
+
+/// An affine expression on index values (floor semantics as in affine).
+Value expandExpr(OpBuilder &b, Location loc, AffineExpr e,
+                 ArrayRef<Value> dims) {
+  auto cst = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
+  if (auto c = dyn_cast<AffineConstantExpr>(e))
+    return cst(c.getValue());
+  if (auto d = dyn_cast<AffineDimExpr>(e))
+    return dims[d.getPosition()];
+  auto bin = cast<AffineBinaryOpExpr>(e);
+  Value l = expandExpr(b, loc, bin.getLHS(), dims);
+  Value r = expandExpr(b, loc, bin.getRHS(), dims);
+  switch (e.getKind()) {
+  case AffineExprKind::Add:
+    return arith::AddIOp::create(b, loc, l, r);
+  case AffineExprKind::Mul:
+    return arith::MulIOp::create(b, loc, l, r);
+  case AffineExprKind::FloorDiv:
+    return arith::FloorDivSIOp::create(b, loc, l, r);
+  case AffineExprKind::CeilDiv:
+    return arith::CeilDivSIOp::create(b, loc, l, r);
+  case AffineExprKind::Mod: {
+    Value q = arith::FloorDivSIOp::create(b, loc, l, r);
+    return arith::SubIOp::create(b, loc, l,
+                                 arith::MulIOp::create(b, loc, q, r));
+  }
+  default:
+    llvm_unreachable("unexpected affine expression");
+  }
+}
+
+/// Inlines the body of a lowered `@func` index map; returns its results.
+FailureOr<SmallVector<Value>> inlineIndexMap(OpBuilder &b, func::FuncOp f,
+                                             ArrayRef<Value> args) {
+  if (!f.getBody().hasOneBlock())
+    return f.emitOpError() << "index map has control flow between blocks, "
+                              "which the CUDA lowering cannot inline";
+  Block &body = f.getBody().front();
+  IRMapping m;
+  for (auto [arg, v] : llvm::zip(body.getArguments(), args))
+    m.map(arg, v);
+  for (Operation &op : body.without_terminator())
+    b.clone(op, m);
+  SmallVector<Value> results;
+  for (Value r : body.getTerminator()->getOperands())
+    results.push_back(m.lookupOrDefault(r));
+  return results;
+}
+
+int64_t lowBit(int64_t v) {
+  if (v == 0)
+    return int64_t(1) << 30;
+  uint64_t u = static_cast<uint64_t>(v);
+  return static_cast<int64_t>(std::min<uint64_t>(u & (~u + 1), 1u << 30));
+}
+
+//===----------------------------------------------------------------------===//
+// The pass
+//===----------------------------------------------------------------------===//
+
+struct PallasToGPUPass
+    : public mlir::pallas::impl::PallasToGPUBase<PallasToGPUPass> {
+  using PallasToGPUBase::PallasToGPUBase;
+  void runOnOperation() override;
+};
+
+/// Everything read from the recorded pallas.call.
+struct CallInfo {
+  std::string kernel, name;
+  SmallVector<int64_t> grid;
+  SmallVector<int64_t> vmapped;
+  int64_t numScalarPrefetch = 0;
+  SmallVector<BlockSpecAttr> inSpecs, outSpecs;
+  SmallVector<RefType> scratch;
+  SmallVector<RankedTensorType> inputs, outputs;
+  int64_t numWarps = 4;
+  SmallVector<std::string> semantics;
+};
+
+LogicalResult readCall(ModuleOp module, CallInfo &info) {
+  auto dict = module->getAttrOfType<DictionaryAttr>(kGpuCallAttrName);
+  if (!dict)
+    return module.emitError()
+           << "no pallas.call was recorded; run pallas-gpu-prepare on a "
+              "module holding one";
+  info.kernel =
+      cast<FlatSymbolRefAttr>(dict.get("kernel")).getValue().str();
+  info.name = info.kernel;
+  if (auto n = dict.getAs<StringAttr>("name"))
+    info.name = n.str();
+  info.grid.assign(cast<DenseI64ArrayAttr>(dict.get("grid")).asArrayRef().begin(),
+                   cast<DenseI64ArrayAttr>(dict.get("grid")).asArrayRef().end());
+  if (auto v = dict.getAs<DenseI64ArrayAttr>("vmapped_dims"))
+    info.vmapped.assign(v.asArrayRef().begin(), v.asArrayRef().end());
+  if (auto n = dict.getAs<IntegerAttr>("num_scalar_prefetch"))
+    info.numScalarPrefetch = n.getInt();
+  for (Attribute a : dict.getAs<ArrayAttr>("in_specs"))
+    info.inSpecs.push_back(cast<BlockSpecAttr>(a));
+  for (Attribute a : dict.getAs<ArrayAttr>("out_specs"))
+    info.outSpecs.push_back(cast<BlockSpecAttr>(a));
+  if (auto s = dict.getAs<ArrayAttr>("scratch"))
+    for (Attribute a : s)
+      info.scratch.push_back(cast<RefType>(cast<TypeAttr>(a).getValue()));
+  for (Attribute a : dict.getAs<ArrayAttr>("input_types")) {
+    auto t = dyn_cast<RankedTensorType>(cast<TypeAttr>(a).getValue());
+    if (!t)
+      return module.emitError() << "call input of type "
+                                << cast<TypeAttr>(a).getValue()
+                                << " is not a ranked tensor";
+    info.inputs.push_back(t);
+  }
+  for (Attribute a : dict.getAs<ArrayAttr>("output_types")) {
+    auto t = dyn_cast<RankedTensorType>(cast<TypeAttr>(a).getValue());
+    if (!t)
+      return module.emitError() << "call output of type "
+                                << cast<TypeAttr>(a).getValue()
+                                << " is not a ranked tensor";
+    info.outputs.push_back(t);
+  }
+  if (auto params = dict.getAs<DictionaryAttr>("compiler_params")) {
+    if (auto gpu = params.getAs<DictionaryAttr>("gpu"))
+      if (auto nw = gpu.getAs<IntegerAttr>("num_warps"))
+        info.numWarps = nw.getInt();
+    if (auto tpu = params.getAs<DictionaryAttr>("tpu"))
+      if (auto sem = tpu.getAs<ArrayAttr>("dimension_semantics"))
+        for (Attribute a : sem)
+          if (auto s = dyn_cast<StringAttr>(a))
+            info.semantics.push_back(s.str());
+  }
+  return success();
+}
+
+/// The axes that must run in order inside one thread block: marked
+/// "arbitrary", or ignored by some blocked output's index map (its block is
+/// revisited, as an accumulator across the axis).
+SmallVector<int64_t> sequentialAxes(const CallInfo &info) {
+  int64_t rank = info.grid.size();
+  SmallVector<int64_t> visible;
+  for (int64_t a = 0; a < rank; ++a)
+    if (!llvm::is_contained(info.vmapped, a))
+      visible.push_back(a);
+  SmallVector<bool> seq(rank, false);
+  // dimension_semantics covers either every axis or the kernel's own ones.
+  if (static_cast<int64_t>(info.semantics.size()) == rank) {
+    for (int64_t a = 0; a < rank; ++a)
+      seq[a] = info.semantics[a] == "arbitrary";
+  } else if (info.semantics.size() == visible.size()) {
+    for (auto [i, a] : llvm::enumerate(visible))
+      seq[a] = info.semantics[i] == "arbitrary";
+  }
+  for (BlockSpecAttr spec : info.outSpecs) {
+    if (spec.isWholeArray() || !spec.getIndexMap())
+      continue;
+    AffineMap map = spec.getIndexMap();
+    for (int64_t a = 0; a < rank; ++a)
+      if (!map.isFunctionOfDim(a))
+        seq[a] = true;
+  }
+  SmallVector<int64_t> out;
+  for (int64_t a = 0; a < rank; ++a)
+    if (seq[a] && !llvm::is_contained(info.vmapped, a))
+      out.push_back(a);
+  return out;
+}
+
+} // namespace
+
+void PallasToGPUPass::runOnOperation() {
+  ModuleOp module = getOperation();
+  MLIRContext *ctx = &getContext();
+  CallInfo info;
+  if (failed(readCall(module, info)))
+    return signalPassFailure();
+  auto kernel = module.lookupSymbol<func::FuncOp>(info.kernel);
+  if (!kernel || !kernel->hasAttr(kKernelFuncAttrName)) {
+    module.emitError() << "kernel @" << info.kernel
+                       << " was not lowered; run pallas-to-linalg first";
+    return signalPassFailure();
+  }
+  int64_t numWarps = numWarpsOverride > 0 ? numWarpsOverride : info.numWarps;
+  if (numWarps < 1 || numWarps > 32 || !llvm::isPowerOf2_64(numWarps)) {
+    module.emitError() << "num_warps is " << numWarps
+                       << "; the CUDA lowering needs a power of two in "
+                          "[1, 32]";
+    return signalPassFailure();
+  }
+  int64_t arch = 0;
+  {
+    StringRef c = chip;
+    if (!c.consume_front("sm_") || c.take_while(llvm::isDigit).getAsInteger(
+                                       10, arch)) {
+      module.emitError() << "unknown CUDA chip '" << chip << "'";
+      return signalPassFailure();
+    }
+  }
+
+  {
+    RewritePatternSet patterns(ctx);
+    patterns.add<FoldDotExtension>(ctx);
+    if (failed(applyPatternsGreedily(kernel, std::move(patterns))))
+      return signalPassFailure();
+  }
+  // exp(x) on f32 as 2^(x log2 e): one ex2.approx instead of libdevice's
+  // range reduction, as Triton lowers it (relative error ~2^-22).
+  kernel.walk([&](math::ExpOp exp) {
+    if (!exp.getType().isF32())
+      return;
+    OpBuilder eb(exp);
+    Value log2e = arith::ConstantOp::create(
+        eb, exp.getLoc(), eb.getF32FloatAttr(1.4426950408889634f));
+    Value scaled = arith::MulFOp::create(eb, exp.getLoc(), exp.getOperand(),
+                                         log2e);
+    exp.replaceAllUsesWith(
+        math::Exp2Op::create(eb, exp.getLoc(), scaled).getResult());
+    exp.erase();
+  });
+
+  int64_t rank = info.grid.size();
+  int64_t nsp = info.numScalarPrefetch;
+  int64_t numIn = info.inputs.size(), numOut = info.outputs.size();
+  int64_t visibleAxes =
+      kernel->getAttrOfType<IntegerAttr>(kNumGridAxesAttrName).getInt();
+  if (visibleAxes != rank - static_cast<int64_t>(info.vmapped.size())) {
+    kernel.emitOpError() << "sees " << visibleAxes << " grid axes but the "
+                         << "call has " << rank << " with "
+                         << info.vmapped.size() << " vmapped";
+    return signalPassFailure();
+  }
+  int64_t expectedArgs = 2 * visibleAxes + numIn + numOut +
+                         static_cast<int64_t>(info.scratch.size());
+  if (kernel.getNumArguments() != expectedArgs) {
+    kernel.emitOpError() << "has " << kernel.getNumArguments()
+                         << " arguments; the call implies " << expectedArgs;
+    return signalPassFailure();
+  }
+  for (RefType s : info.scratch)
+    if (s.getMemorySpace() == MemorySpace::Semaphore) {
+      kernel.emitOpError() << "uses a semaphore scratch buffer, which the "
+                              "CUDA lowering does not support";
+      return signalPassFailure();
+    }
+
+  // Launch geometry.
+  SmallVector<int64_t> seqAxes = sequentialAxes(info);
+  SmallVector<int64_t> launch; // pallas axes, in launch order
+  for (int64_t a = 0; a < rank; ++a)
+    if (!llvm::is_contained(info.vmapped, a) && !llvm::is_contained(seqAxes, a))
+      launch.push_back(a);
+  for (int64_t a : llvm::reverse(info.vmapped))
+    launch.push_back(a);
+  auto sizeOf = [&](int64_t a) { return info.grid[a]; };
+  auto overLimit = [&](int64_t a) {
+    return sizeOf(a) < 0 || sizeOf(a) > kYZLimit;
+  };
+  int64_t n = launch.size();
+  int64_t numCollapse = std::max<int64_t>(0, n - 2);
+  if (numCollapse + 1 < n && overLimit(launch[numCollapse + 1]))
+    numCollapse += 2;
+  else if (numCollapse < n && overLimit(launch[numCollapse]))
+    numCollapse += 1;
+  SmallVector<SmallVector<int64_t>> cudaAxes(3);
+  if (numCollapse == 0) {
+    for (int64_t i = 0; i < n; ++i)
+      cudaAxes[i].push_back(launch[i]);
+  } else {
+    for (int64_t i = 0; i < numCollapse; ++i)
+      cudaAxes[0].push_back(launch[i]);
+    for (int64_t i = numCollapse; i < n; ++i)
+      cudaAxes[i - numCollapse + 1].push_back(launch[i]);
+  }
+  SmallVector<int64_t> cudaGrid;
+  for (auto &axes : cudaAxes) {
+    int64_t size = 1;
+    for (int64_t a : axes)
+      size = (size < 0 || sizeOf(a) < 0) ? -1 : size * sizeOf(a);
+    cudaGrid.push_back(size);
+  }
+  if (cudaGrid[0] > std::numeric_limits<int32_t>::max() ||
+      cudaGrid[1] > kYZLimit || cudaGrid[2] > kYZLimit) {
+    module.emitError() << "the grid does not fit CUDA's launch limits";
+    return signalPassFailure();
+  }
+
+  // The gpu.module and the kernel function.
+  OpBuilder b(ctx);
+  Location loc = kernel.getLoc();
+  module->setAttr(mlir::gpu::GPUDialect::getContainerModuleAttrName(),
+                  b.getUnitAttr());
+  std::string entry = entryName(info.name);
+  b.setInsertionPointToEnd(module.getBody());
+  auto gpuModule =
+      mlir::gpu::GPUModuleOp::create(b, loc, entry + "_kernels");
+  // 32-bit index arithmetic when every array has fewer than 2^31 elements
+  // (as Triton's default offsets): half the registers for addresses.
+  bool smallArrays = llvm::all_of(
+      llvm::concat<RankedTensorType>(info.inputs, info.outputs),
+      [](RankedTensorType t) {
+        return t.getNumElements() < (int64_t(1) << 31);
+      });
+  if (smallArrays)
+    gpuModule->setAttr(
+        DLTIDialect::kDataLayoutAttrName,
+        DataLayoutSpecAttr::get(
+            ctx, {DataLayoutEntryAttr::get(IndexType::get(ctx),
+                                           b.getI32IntegerAttr(32))}));
+  b.setInsertionPointToStart(gpuModule.getBody());
+  SmallVector<Type> params;
+  for (RankedTensorType t : llvm::concat<RankedTensorType>(info.inputs,
+                                                           info.outputs))
+    params.push_back(MemRefType::get(t.getShape(), t.getElementType()));
+  SmallVector<int64_t> dynamicAxes;
+  for (int64_t a = 0; a < rank; ++a)
+    if (info.grid[a] < 0) {
+      dynamicAxes.push_back(a);
+      params.push_back(b.getI32Type());
+    }
+  auto func = mlir::gpu::GPUFuncOp::create(b, loc, entry,
+                                           b.getFunctionType(params, {}));
+  func->setAttr(mlir::gpu::GPUDialect::getKernelFuncAttrName(),
+                b.getUnitAttr());
+  int64_t numThreads = numWarps * kThreadsPerWarp;
+  func.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr(
+      {static_cast<int32_t>(numThreads), 1, 1}));
+  Block &body = func.getBody().front();
+  b.setInsertionPointToStart(&body);
+
+  KernelContext kc(loc);
+  kc.numWarps = numWarps;
+  kc.hasMma = arch >= 80;
+  kc.tid = mlir::gpu::ThreadIdOp::create(b, loc, mlir::gpu::Dimension::x);
+  auto space = mlir::gpu::AddressSpaceAttr::get(
+      ctx, mlir::gpu::GPUDialect::getWorkgroupAddressSpace());
+  kc.smemBase = mlir::gpu::DynamicSharedMemoryOp::create(
+      b, loc,
+      MemRefType::get({ShapedType::kDynamic}, b.getI8Type(), nullptr, space));
+  auto cst = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
+  // Grid sizes (index).
+  SmallVector<Value> gridSize(rank);
+  {
+    int64_t next = numIn + numOut;
+    for (int64_t a = 0; a < rank; ++a)
+      gridSize[a] =
+          info.grid[a] >= 0
+              ? cst(info.grid[a]).getResult()
+              : arith::IndexCastOp::create(b, loc, b.getIndexType(),
+                                           body.getArgument(next++))
+                    .getResult();
+  }
+  // Grid indices of the launched axes.
+  SmallVector<Value> gridIdx(rank);
+  Operation *firstAfterPrologue = nullptr;
+  {
+    mlir::gpu::Dimension dims[3] = {mlir::gpu::Dimension::x,
+                                    mlir::gpu::Dimension::y,
+                                    mlir::gpu::Dimension::z};
+    for (int64_t c = 0; c < 3; ++c) {
+      if (cudaAxes[c].empty())
+        continue;
+      Value id = mlir::gpu::BlockIdOp::create(b, loc, dims[c]);
+      if (!firstAfterPrologue)
+        firstAfterPrologue = id.getDefiningOp();
+      for (auto [i, a] : llvm::enumerate(cudaAxes[c])) {
+        if (i + 1 == cudaAxes[c].size()) {
+          gridIdx[a] = cudaAxes[c].size() == 1
+                           ? id
+                           : arith::RemUIOp::create(b, loc, id, gridSize[a])
+                                 .getResult();
+          break;
+        }
+        gridIdx[a] = arith::RemUIOp::create(b, loc, id, gridSize[a]);
+        id = arith::DivUIOp::create(b, loc, id, gridSize[a]);
+      }
+    }
+  }
+  if (!firstAfterPrologue)
+    firstAfterPrologue = cst(0).getOperation();
+  kc.prologueBlock = &body;
+  kc.prologueEnd = firstAfterPrologue;
+
+  // Scratch buffers, then the workspace, in dynamic shared memory.
+  int64_t smemOffset = 0;
+  SmallVector<Value> scratchMemrefs;
+  for (RefType s : info.scratch) {
+    Type elem = s.getElementType();
+    auto type = MemRefType::get(s.getShape(), elem, nullptr, space);
+    Value v = memref::ViewOp::create(b, loc, type, kc.smemBase,
+                                     cst(smemOffset), ValueRange{});
+    scratchMemrefs.push_back(v);
+    int64_t bytes = s.getNumElements() *
+                    std::max<int64_t>(1, elem.getIntOrFloatBitWidth() / 8);
+    smemOffset += (bytes + 127) / 128 * 128;
+  }
+  kc.workspaceOffset = smemOffset;
+
+  // The sequential axes: loops inside the block.
+  for (int64_t a : seqAxes) {
+    auto loop = scf::ForOp::create(b, loc, cst(0), gridSize[a], cst(1));
+    gridIdx[a] = loop.getInductionVar();
+    b.setInsertionPoint(loop.getBody()->getTerminator());
+  }
+
+  // Bindings of the kernel function's arguments.
+  Distributor dist(kc, kernel);
+  {
+    int64_t arg = 0;
+    for (int64_t a = 0; a < rank; ++a) {
+      if (llvm::is_contained(info.vmapped, a))
+        continue;
+      dist.bindScalar(kernel.getArgument(arg),
+                      arith::IndexCastOp::create(b, loc, b.getI32Type(),
+                                                 gridIdx[a]));
+      dist.bindScalar(kernel.getArgument(visibleAxes + arg),
+                      arith::IndexCastOp::create(b, loc, b.getI32Type(),
+                                                 gridSize[a]));
+      ++arg;
+    }
+  }
+  SmallVector<Value> gridI32;
+  for (int64_t a = 0; a < rank; ++a)
+    gridI32.push_back(
+        arith::IndexCastOp::create(b, loc, b.getI32Type(), gridIdx[a]));
+  SmallVector<Value> prefetchParams;
+  for (int64_t i = 0; i < nsp; ++i)
+    prefetchParams.push_back(body.getArgument(i));
+
+  auto wholeView = [&](Value memref) {
+    View v;
+    v.base = memref;
+    v.baseType = cast<MemRefType>(memref.getType());
+    for (int64_t d = 0; d < v.baseType.getRank(); ++d) {
+      v.offsets.push_back(cst(0));
+      v.offsetDiv.push_back(int64_t(1) << 30);
+      v.checkLow.push_back(false);
+      v.checkHigh.push_back(false);
+      v.dimOf.push_back(d);
+      v.strides.push_back(1);
+      v.shape.push_back(v.baseType.getDimSize(d));
+    }
+    return v;
+  };
+  auto blockView = [&](Value param, BlockSpecAttr spec,
+                       StringRef what) -> FailureOr<View> {
+    View v = wholeView(param);
+    if (spec.isWholeArray())
+      return v;
+    ArrayRef<int64_t> shape = v.baseType.getShape();
+    int64_t r = v.baseType.getRank();
+    if (static_cast<int64_t>(spec.getRank()) != r)
+      return kernel.emitOpError() << what << " has rank " << r
+                                  << " but its block spec rank "
+                                  << spec.getRank();
+    SmallVector<Value> raw;
+    SmallVector<int64_t> rawDiv(r, 1);
+    if (spec.getIndexFunc()) {
+      auto f = module.lookupSymbol<func::FuncOp>(spec.getIndexFunc());
+      if (!f)
+        return kernel.emitOpError() << "index map " << spec.getIndexFunc()
+                                    << " of " << what << " is missing";
+      SmallVector<Value> args(gridI32);
+      llvm::append_range(args, prefetchParams);
+      auto results = inlineIndexMap(b, f, args);
+      if (failed(results))
+        return failure();
+      for (Value res : *results)
+        raw.push_back(res.getType().isIndex()
+                          ? res
+                          : arith::IndexCastOp::create(b, loc,
+                                                       b.getIndexType(), res)
+                                .getResult());
+    } else if (AffineMap map = spec.getIndexMap()) {
+      SmallVector<int64_t> dimDivs(rank, 1);
+      for (int64_t a : seqAxes)
+        dimDivs[a] = 1;
+      for (auto [i, e] : llvm::enumerate(map.getResults())) {
+        raw.push_back(expandExpr(b, loc, e, gridIdx));
+        rawDiv[i] = affineDivisor(e, dimDivs);
+      }
+    } else {
+      for (int64_t d = 0; d < r; ++d) {
+        raw.push_back(cst(0));
+        rawDiv[d] = int64_t(1) << 30;
+      }
+    }
+    if (static_cast<int64_t>(raw.size()) != r)
+      return kernel.emitOpError() << "index map of " << what << " returns "
+                                  << raw.size() << " values for rank " << r;
+    v.dimOf.clear();
+    v.strides.clear();
+    v.shape.clear();
+    for (int64_t d = 0; d < r; ++d) {
+      BlockDimKind kind = spec.getKind(d);
+      int64_t bs = kind == BlockDimKind::Squeezed ? 1 : spec.getSizes()[d];
+      int64_t lo = kind == BlockDimKind::Element ? spec.getPadLow()[d] : 0;
+      int64_t hi = kind == BlockDimKind::Element ? spec.getPadHigh()[d] : 0;
+      int64_t total = (lo + shape[d] + hi + bs - 1) / bs * bs;
+      Value start = raw[d];
+      int64_t div = rawDiv[d];
+      if (kind == BlockDimKind::Blocked) {
+        start = arith::MulIOp::create(b, loc, start, cst(bs));
+        div = std::min<int64_t>(div * lowBit(bs), int64_t(1) << 30);
+      }
+      start = arith::MaxSIOp::create(b, loc, start, cst(0));
+      start = arith::MinSIOp::create(b, loc, start, cst(total - bs));
+      div = std::min(div, lowBit(total - bs));
+      if (lo) {
+        start = arith::SubIOp::create(b, loc, start, cst(lo));
+        div = std::min(div, lowBit(lo));
+      }
+      v.offsets[d] = start;
+      v.offsetDiv[d] = div;
+      v.checkLow[d] = lo > 0;
+      v.checkHigh[d] = total - lo > shape[d];
+      if (kind == BlockDimKind::Squeezed)
+        continue;
+      v.dimOf.push_back(d);
+      v.strides.push_back(1);
+      v.shape.push_back(bs);
+    }
+    return v;
+  };
+
+  int64_t argBase = 2 * visibleAxes;
+  // An input aliased to an output is the output's memory: same base, so
+  // accesses through either are ordered.
+  DenseMap<int64_t, int64_t> aliasOf;
+  if (auto aliases = module->getAttrOfType<DictionaryAttr>(kGpuCallAttrName)
+                         .getAs<DenseI64ArrayAttr>("input_output_aliases")) {
+    ArrayRef<int64_t> pairs = aliases.asArrayRef();
+    for (size_t p = 0; p + 1 < pairs.size(); p += 2)
+      aliasOf[pairs[p]] = pairs[p + 1];
+  }
+  for (int64_t i = 0; i < numIn; ++i) {
+    Value param = body.getArgument(i);
+    Value old = kernel.getArgument(argBase + i);
+    if (auto it = aliasOf.find(i); it != aliasOf.end()) {
+      param = body.getArgument(numIn + it->second);
+      dist.writableArgs.insert(old);
+      dist.writableArgs.insert(kernel.getArgument(argBase + numIn +
+                                                  it->second));
+    }
+    if (i < nsp) {
+      dist.bindView(old, wholeView(param));
+      continue;
+    }
+    auto v = blockView(param, info.inSpecs[i - nsp],
+                       ("input " + std::to_string(i)));
+    if (failed(v))
+      return signalPassFailure();
+    dist.bindView(old, *v);
+  }
+  for (int64_t j = 0; j < numOut; ++j) {
+    auto v = blockView(body.getArgument(numIn + j), info.outSpecs[j],
+                       ("output " + std::to_string(j)));
+    if (failed(v))
+      return signalPassFailure();
+    dist.bindView(kernel.getArgument(argBase + numIn + j), *v);
+  }
+  for (auto [k, m] : llvm::enumerate(scratchMemrefs))
+    dist.bindView(kernel.getArgument(argBase + numIn + numOut + k),
+                  wholeView(m));
+
+  if (failed(dist.run(b)))
+    return signalPassFailure();
+  b.setInsertionPointToEnd(&body);
+  mlir::gpu::ReturnOp::create(b, loc);
+
+  // The launch, for the manifest.
+  int64_t smemBytes = kc.workspaceOffset + kc.workspaceBytes;
+  auto ints = [&](ArrayRef<int64_t> v) {
+    SmallVector<Attribute> a;
+    for (int64_t x : v)
+      a.push_back(b.getI64IntegerAttr(x));
+    return b.getArrayAttr(a);
+  };
+  SmallVector<Attribute> axes;
+  for (auto &ax : cudaAxes)
+    axes.push_back(ints(ax));
+  SmallVector<Attribute> paramAttrs;
+  for (int64_t i = 0; i < numIn; ++i)
+    paramAttrs.push_back(b.getDictionaryAttr(
+        {b.getNamedAttr("kind", b.getStringAttr("pointer")),
+         b.getNamedAttr("operand",
+                        b.getStringAttr("inputs[" + std::to_string(i) +
+                                        "]"))}));
+  for (int64_t j = 0; j < numOut; ++j)
+    paramAttrs.push_back(b.getDictionaryAttr(
+        {b.getNamedAttr("kind", b.getStringAttr("pointer")),
+         b.getNamedAttr("operand",
+                        b.getStringAttr("outputs[" + std::to_string(j) +
+                                        "]"))}));
+  for (auto [k, a] : llvm::enumerate(dynamicAxes))
+    paramAttrs.push_back(b.getDictionaryAttr(
+        {b.getNamedAttr("kind", b.getStringAttr("i32")),
+         b.getNamedAttr("operand",
+                        b.getStringAttr("grid_bounds[" + std::to_string(k) +
+                                        "]")),
+         b.getNamedAttr("axis", b.getI64IntegerAttr(a))}));
+  func->setAttr(
+      kGpuLaunchAttrName,
+      b.getDictionaryAttr(
+          {b.getNamedAttr("entry", b.getStringAttr(entry)),
+           b.getNamedAttr("grid", ints(cudaGrid)),
+           b.getNamedAttr("grid_axes", b.getArrayAttr(axes)),
+           b.getNamedAttr("block", ints({numThreads, 1, 1})),
+           b.getNamedAttr("num_warps", b.getI64IntegerAttr(numWarps)),
+           b.getNamedAttr("sequential_axes", ints(seqAxes)),
+           b.getNamedAttr("vmapped_axes", ints(info.vmapped)),
+           b.getNamedAttr("dynamic_shared_memory_bytes",
+                          b.getI64IntegerAttr(smemBytes)),
+           b.getNamedAttr("scratch_shared_memory_bytes",
+                          b.getI64IntegerAttr(kc.workspaceOffset)),
+           b.getNamedAttr("params", b.getArrayAttr(paramAttrs))}));
+
+  // Only the gpu.module remains.
+  for (Operation &op : llvm::make_early_inc_range(module.getBody()->getOperations()))
+    if (&op != gpuModule.getOperation())
+      op.erase();
+}

@@ -1,0 +1,102 @@
+//===- PallasToGPU.td - pallas to gpu/nvvm pass definitions -*- tablegen -*-===//
+//
+// Included from passes/Conversion/Passes.td.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PALLASC_PASSES_CONVERSION_PALLASTOGPU_TD
+#define PALLASC_PASSES_CONVERSION_PALLASTOGPU_TD
+
+include "mlir/Pass/PassBase.td"
+
+def PallasGPUPrepare : Pass<"pallas-gpu-prepare", "::mlir::ModuleOp"> {
+  let summary = "Record the grid mapping and rewrite the ops the GPU lowers "
+                "itself, before pallas-to-linalg";
+  let description = [{
+    The GPU lowering needs what `pallas-to-linalg` erases or lowers for the
+    CPU. This pass runs first and:
+
+    - copies the module's single `pallas.call` (grid, block specs, scratch,
+      aliases, compiler params, operand types) onto the module as the
+      `pallas.gpu.call` dictionary attribute;
+    - rewrites `pallas.atomic_rmw` / `pallas.atomic_cas` on scalars into
+      `memref.atomic_rmw` / `memref.generic_atomic_rmw` on the ref (seen as a
+      memref through an `unrealized_conversion_cast` that folds away once
+      the ref is a memref), with interpret mode's clamping of dynamic starts
+      and dropping of out-of-bounds lanes; block-valued atomics become a
+      loop over the lanes;
+    - rewrites `pallas.multiple_of %x, n` on `i32` scalars into
+      `arith.andi %x, -n` (exact when the hint holds), so the divisibility
+      survives for the alignment analysis;
+    - rewrites `pallas.debug_print` of scalars into `gpu.printf`.
+
+    ```mlir
+    %old = pallas.atomic_rmw add %hist[%b], %one : !pallas.ref<256xi32>, i32
+    ```
+    becomes
+    ```mlir
+    %m = builtin.unrealized_conversion_cast %hist
+        : !pallas.ref<256xi32> to memref<256xi32>
+    %old = scf.if %in_bounds -> (i32) {
+      %o = memref.atomic_rmw addi %one, %m[%i] : (i32, memref<256xi32>) -> i32
+      scf.yield %o : i32
+    } else { ... }
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",
+    "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+}
+
+def PallasToGPU : Pass<"pallas-to-gpu", "::mlir::ModuleOp"> {
+  let summary = "Distribute a lowered pallas kernel over a CUDA thread block";
+  let description = [{
+    Runs after `pallas-gpu-prepare` and `pallas-to-linalg`. Builds a
+    `gpu.module @<name>_kernels` holding one `gpu.func @<name> kernel`
+    (one grid point = one thread block of `num_warps` x 32 threads) and
+    erases the host functions:
+
+    - parameters: every call input (scalar-prefetch ones first) and output
+      as a memref of the whole array, then one `i32` per dynamic grid bound;
+    - grid: the axes that must run in order (marked `arbitrary` in
+      `compiler_params.tpu.dimension_semantics`, or that some output's index
+      map ignores, so its block is revisited) become an `scf.for` nest inside
+      the block; the others are the CUDA grid, folded into `x` beyond three
+      dimensions (and when y/z would exceed 65535) as Pallas' Triton lowering
+      does, vmapped axes last;
+    - each block's start is computed in the kernel from the grid indices and
+      the index map (clamped as interpret mode's `dynamic_slice` does);
+      accesses past an array's edge read the uninitialized value and are not
+      written;
+    - scratch buffers live in dynamic shared memory, as does the workspace
+      of layout conversions and cross-warp reductions;
+    - the block-level tensor program is distributed over the threads with
+      linear layouts (Layout.h): coalesced blocked layouts for memory,
+      `mma.sync` fragment layouts for dots on f16/bf16 (sm_80+),
+      warp shuffles for reductions within a warp and shared memory across
+      warps, vectorized global accesses where alignment is proven.
+
+    The launch geometry is recorded on the `gpu.func` as the
+    `pallas.gpu.launch` dictionary (grid, block, dynamic shared memory,
+    grid-axis mapping, parameters) for the manifest.
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", "\"sm_80\"",
+           "CUDA architecture (sm_80, sm_90, sm_90a): selects mma.sync">,
+    Option<"numWarpsOverride", "num-warps", "int64_t", "0",
+           "Warps per thread block (0: compiler_params.gpu.num_warps, "
+           "else 4)">
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",
+    "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect", "::mlir::NVVM::NVVMDialect",
+    "::mlir::nvgpu::NVGPUDialect",
+    "::mlir::LLVM::LLVMDialect", "::mlir::math::MathDialect",
+    "::mlir::ub::UBDialect", "::mlir::DLTIDialect"
+  ];
+}
+
+#endif // PALLASC_PASSES_CONVERSION_PALLASTOGPU_TD

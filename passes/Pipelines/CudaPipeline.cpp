@@ -1,0 +1,150 @@
+//===- CudaPipeline.cpp - pallas kernels to PTX -----------------*- C++ -*-===//
+//
+// The route measured in TOOLCHAIN.md (NVIDIA), after our distribution:
+// nvvm-attach-target{chip features=+ptx80 O=3}; in the gpu.module
+// convert-scf-to-cf, convert-gpu-to-nvvm (bare pointers: one .param per
+// array), convert-nvvm-to-llvm; gpu-module-to-binary{format=isa} with the
+// toolkit so libdevice is linked.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Pipelines/CudaPipeline.h"
+
+#include "passes/Conversion/PallasToGPU/PallasToGPU.h"
+
+#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVM.h"
+#include "mlir/Conversion/GPUToNVVM/GPUToNVVM.h"
+#include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
+#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
+#include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
+#include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVM.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/Index/IR/IndexDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/UB/IR/UBOps.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Target/LLVM/NVVM/Target.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
+#include "mlir/Transforms/Passes.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Process.h"
+
+using namespace mlir;
+
+std::string mlir::pallas::defaultCudaToolkitPath() {
+  if (auto home = llvm::sys::Process::GetEnv("CUDA_HOME");
+      home && !home->empty())
+    return *home;
+  if (llvm::sys::fs::is_directory("/usr/local/cuda"))
+    return "/usr/local/cuda";
+  return "";
+}
+
+void mlir::pallas::buildCudaPipeline(OpPassManager &pm,
+                                     const CudaPipelineOptions &options) {
+  pm.addPass(createPallasGPUPrepare());
+  pm.addPass(createPallasToLinalg());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  PallasToGPUOptions toGpu;
+  toGpu.chip = options.chip;
+  pm.addPass(createPallasToGPU(toGpu));
+
+  GpuNVVMAttachTargetOptions target;
+  target.chip = options.chip;
+  target.features = options.features;
+  target.optLevel = options.optLevel;
+  pm.addPass(createGpuNVVMAttachTarget(target));
+
+  OpPassManager &device = pm.nest<mlir::gpu::GPUModuleOp>();
+  device.addPass(createCanonicalizerPass());
+  device.addPass(createCSEPass());
+  // Collapsed views of the arrays (one base pointer per access stream).
+  device.addPass(memref::createExpandStridedMetadataPass());
+  device.addPass(createLowerAffinePass());
+  device.addPass(createSCFToControlFlowPass());
+  ConvertGpuOpsToNVVMOpsOptions toNvvm;
+  toNvvm.useBarePtrCallConv = true;
+  device.addPass(createConvertGpuOpsToNVVMOps(toNvvm));
+  device.addPass(createConvertNVVMToLLVMPass());
+  device.addPass(createCanonicalizerPass());
+  device.addPass(createCSEPass());
+  device.addPass(createReconcileUnrealizedCastsPass());
+
+  if (!options.serialize)
+    return;
+  GpuModuleToBinaryPassOptions binary;
+  binary.compilationTarget = "isa";
+  binary.toolkitPath = options.toolkitPath.empty() ? defaultCudaToolkitPath()
+                                                   : options.toolkitPath;
+  pm.addPass(createGpuModuleToBinaryPass(binary));
+}
+
+void mlir::pallas::registerCudaPipelineDialects(DialectRegistry &registry) {
+  registry.insert<mlir::gpu::GPUDialect, NVVM::NVVMDialect, LLVM::LLVMDialect,
+                  affine::AffineDialect, nvgpu::NVGPUDialect,
+                  cf::ControlFlowDialect, ub::UBDialect,
+                  vector::VectorDialect, index::IndexDialect>();
+  arith::registerConvertArithToLLVMInterface(registry);
+  cf::registerConvertControlFlowToLLVMInterface(registry);
+  registerConvertFuncToLLVMInterface(registry);
+  index::registerConvertIndexToLLVMInterface(registry);
+  registerConvertMathToLLVMInterface(registry);
+  registerConvertMemRefToLLVMInterface(registry);
+  ub::registerConvertUBToLLVMInterface(registry);
+  vector::registerConvertVectorToLLVMInterface(registry);
+  NVVM::registerConvertGpuToNVVMInterface(registry);
+  registerConvertNVVMToLLVMInterface(registry);
+  NVVM::registerNVVMTargetInterfaceExternalModels(registry);
+  registerAllGPUToLLVMIRTranslations(registry);
+}
+
+namespace {
+struct CudaPipelineCLOptions
+    : public PassPipelineOptions<CudaPipelineCLOptions> {
+  Option<std::string> chip{*this, "chip",
+                           llvm::cl::desc("CUDA architecture (sm_80, sm_90, "
+                                          "sm_90a)"),
+                           llvm::cl::init("sm_80")};
+  Option<std::string> toolkit{*this, "toolkit",
+                              llvm::cl::desc("CUDA toolkit root (libdevice)"),
+                              llvm::cl::init("")};
+  Option<bool> serialize{*this, "serialize",
+                         llvm::cl::desc("Serialize to PTX (else stop at the "
+                                        "NVVM dialect)"),
+                         llvm::cl::init(true)};
+};
+} // namespace
+
+void mlir::pallas::registerCudaPipeline() {
+  static bool done = false;
+  if (done)
+    return;
+  done = true;
+  PassPipelineRegistration<CudaPipelineCLOptions>(
+      "pallas-to-cuda-pipeline",
+      "Lower a pallas_call to PTX: prepare, pallas-to-linalg, pallas-to-gpu, "
+      "then gpu/nvvm and serialization",
+      [](OpPassManager &pm, const CudaPipelineCLOptions &cl) {
+        CudaPipelineOptions options;
+        options.chip = cl.chip;
+        options.toolkitPath = cl.toolkit;
+        options.serialize = cl.serialize;
+        buildCudaPipeline(pm, options);
+      });
+}

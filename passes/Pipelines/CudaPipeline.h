@@ -1,0 +1,52 @@
+//===- CudaPipeline.h - pallas kernels to PTX -------------------*- C++ -*-===//
+//
+// The NVIDIA pipeline (docs/cuda.md): pallas-gpu-prepare, pallas-to-linalg,
+// pallas-to-gpu, then upstream's gpu -> nvvm -> PTX. Registered as
+// `pallas-to-cuda-pipeline` so lit tests run what `pallasc --target cuda:*`
+// runs.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PALLASC_PASSES_PIPELINES_CUDAPIPELINE_H
+#define PALLASC_PASSES_PIPELINES_CUDAPIPELINE_H
+
+#include <string>
+
+namespace mlir {
+class DialectRegistry;
+class OpPassManager;
+} // namespace mlir
+
+namespace mlir::pallas {
+
+struct CudaPipelineOptions {
+  /// sm_80, sm_90, sm_90a, ...
+  std::string chip = "sm_80";
+  /// PTX ISA features for the NVPTX backend (sm_90 needs PTX 8.0).
+  std::string features = "+ptx80";
+  /// LLVM optimization level for the device code.
+  unsigned optLevel = 3;
+  /// CUDA toolkit root (libdevice is linked from <toolkit>/nvvm/libdevice);
+  /// empty: CUDA_HOME, else /usr/local/cuda when it exists.
+  std::string toolkitPath;
+  /// Stop before serializing (the module then holds the NVVM/LLVM dialect
+  /// gpu.module instead of a gpu.binary with PTX).
+  bool serialize = true;
+};
+
+/// The toolkit directory used when none is given ("" when there is none).
+std::string defaultCudaToolkitPath();
+
+void buildCudaPipeline(OpPassManager &pm, const CudaPipelineOptions &options);
+
+/// Interfaces and translations the pipeline needs (conversion-to-LLVM
+/// interfaces of the dialects in kernels, NVVM target, LLVM IR
+/// translations).
+void registerCudaPipelineDialects(DialectRegistry &registry);
+
+/// Registers `pallas-to-cuda-pipeline` (idempotent).
+void registerCudaPipeline();
+
+} // namespace mlir::pallas
+
+#endif // PALLASC_PASSES_PIPELINES_CUDAPIPELINE_H
