@@ -55,8 +55,8 @@ std::string mlir::pallas::defaultCudaToolkitPath() {
   return "";
 }
 
-void mlir::pallas::buildCudaPipeline(OpPassManager &pm,
-                                     const CudaPipelineOptions &options) {
+void mlir::pallas::buildCudaDistributionPipeline(
+    OpPassManager &pm, const CudaPipelineOptions &options) {
   pm.addPass(createPallasGPUPrepare());
   pm.addPass(createPallasToLinalg());
   pm.addPass(createCanonicalizerPass());
@@ -64,7 +64,10 @@ void mlir::pallas::buildCudaPipeline(OpPassManager &pm,
   PallasToGPUOptions toGpu;
   toGpu.chip = options.chip;
   pm.addPass(createPallasToGPU(toGpu));
+}
 
+void mlir::pallas::buildCudaCodegenPipeline(OpPassManager &pm,
+                                            const CudaPipelineOptions &options) {
   GpuNVVMAttachTargetOptions target;
   target.chip = options.chip;
   target.features = options.features;
@@ -93,6 +96,12 @@ void mlir::pallas::buildCudaPipeline(OpPassManager &pm,
   binary.toolkitPath = options.toolkitPath.empty() ? defaultCudaToolkitPath()
                                                    : options.toolkitPath;
   pm.addPass(createGpuModuleToBinaryPass(binary));
+}
+
+void mlir::pallas::buildCudaPipeline(OpPassManager &pm,
+                                     const CudaPipelineOptions &options) {
+  buildCudaDistributionPipeline(pm, options);
+  buildCudaCodegenPipeline(pm, options);
 }
 
 void mlir::pallas::registerCudaPipelineDialects(DialectRegistry &registry) {

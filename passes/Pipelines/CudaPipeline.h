@@ -39,6 +39,13 @@ std::string defaultCudaToolkitPath();
 
 void buildCudaPipeline(OpPassManager &pm, const CudaPipelineOptions &options);
 
+/// The two halves of buildCudaPipeline: up to the distributed gpu.module
+/// (which carries the launch record), then NVVM, LLVM and serialization.
+void buildCudaDistributionPipeline(OpPassManager &pm,
+                                   const CudaPipelineOptions &options);
+void buildCudaCodegenPipeline(OpPassManager &pm,
+                              const CudaPipelineOptions &options);
+
 /// Interfaces and translations the pipeline needs (conversion-to-LLVM
 /// interfaces of the dialects in kernels, NVVM target, LLVM IR
 /// translations).

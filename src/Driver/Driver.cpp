@@ -10,6 +10,7 @@
 #include "src/Manifest/Manifest.h"
 #include "src/Spec/SpecToIR.h"
 #include "src/Support/InputChecks.h"
+#include "src/Target/CudaArtifacts.h"
 #include "src/Target/TPUArtifacts.h"
 
 #include "mlir/IR/AsmState.h"
@@ -160,7 +161,7 @@ int Compilation::run() {
   const std::string &kernelText = fe.kernelText, &specText = fe.specText;
 
   for (const std::string &target : options.targets) {
-    if (isTpuTarget(target) || isCpuTarget(target))
+    if (isTpuTarget(target) || isCpuTarget(target) || isCudaTarget(target))
       continue;
     logError("error: no code generation target is available in this build "
              "(asked for '" +
@@ -203,6 +204,19 @@ int Compilation::run() {
         return kExitUserError;
     llvm::append_range(manifestInputs.artifacts, tpu->manifestEntries);
     llvm::append_range(manifestInputs.emitted, tpu->emitted);
+  }
+
+  // --target cuda:<arch>: <name>.<arch>.ptx per arch (src/Target).
+  if (llvm::any_of(options.targets, isCudaTarget)) {
+    FailureOr<CudaArtifacts> cuda =
+        emitCudaArtifacts(*module, spec->name, options.targets, emitMlir);
+    if (failed(cuda))
+      return kExitUserError;
+    for (const CudaArtifacts::File &f : cuda->files)
+      if (failed(outputs.stage(f.name, f.contents)))
+        return kExitUserError;
+    llvm::append_range(manifestInputs.artifacts, cuda->manifestEntries);
+    llvm::append_range(manifestInputs.emitted, cuda->emitted);
   }
 
   // --target cpu: <name>.cpu.o, the lowering `pallasc run` executes.

@@ -1,0 +1,270 @@
+//===- CudaArtifacts.cpp - --target cuda:<arch>: PTX + launch --*- C++ -*-===//
+
+#include "src/Target/CudaArtifacts.h"
+
+#include "dialects/Pallas/IR/PallasOps.h"
+#include "passes/Conversion/PallasToGPU/PallasToGPU.h"
+#include "passes/Pipelines/CudaPipeline.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/Regex.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using json = nlohmann::json;
+
+namespace pallasc {
+
+namespace {
+/// `sm_80`, `sm_90`, `sm_90a`, ... (sm_70 and newer).
+bool validArch(llvm::StringRef arch, int &number) {
+  llvm::StringRef rest = arch;
+  if (!rest.consume_front("sm_"))
+    return false;
+  rest.consume_back("a");
+  return !rest.getAsInteger(10, number) && number >= 70;
+}
+} // namespace
+
+bool isCudaTarget(const std::string &target) {
+  llvm::StringRef t(target);
+  int number;
+  return t.consume_front("cuda:") && validArch(t, number);
+}
+
+std::string findPtxas() {
+  if (auto p = llvm::sys::Process::GetEnv("PTXAS"); p && !p->empty())
+    return *p;
+  std::vector<std::string> candidates;
+  if (auto home = llvm::sys::Process::GetEnv("CUDA_HOME"); home && !home->empty())
+    candidates.push_back(*home + "/bin/ptxas");
+  candidates.push_back("/usr/local/cuda/bin/ptxas");
+  for (const std::string &c : candidates)
+    if (llvm::sys::fs::can_execute(c))
+      return c;
+  if (auto found = llvm::sys::findProgramByName("ptxas"))
+    return *found;
+  return "";
+}
+
+std::optional<PtxasUsage> parsePtxasVerbose(llvm::StringRef text,
+                                            llvm::StringRef entry) {
+  // ptxas prints, per entry:
+  //   ptxas info    : Compiling entry function 'add' for 'sm_90'
+  //   ptxas info    : Function properties for add
+  //       0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+  //   ptxas info    : Used 80 registers, used 0 barriers, 1 bytes smem
+  SmallVector<llvm::StringRef> lines;
+  text.split(lines, '\n');
+  bool inEntry = entry.empty();
+  std::optional<PtxasUsage> usage;
+  llvm::Regex props("([0-9]+) bytes stack frame, ([0-9]+) bytes spill "
+                    "stores, ([0-9]+) bytes spill loads");
+  llvm::Regex used("Used ([0-9]+) registers");
+  llvm::Regex barriers("used ([0-9]+) barriers");
+  llvm::Regex smem("([0-9]+) bytes smem");
+  for (llvm::StringRef line : lines) {
+    if (line.contains("Compiling entry function") ||
+        line.contains("Function properties for")) {
+      inEntry = entry.empty() || line.contains(("'" + entry + "'").str()) ||
+                line.ends_with((" " + entry).str());
+      continue;
+    }
+    if (!inEntry)
+      continue;
+    SmallVector<llvm::StringRef> m;
+    if (props.match(line, &m)) {
+      if (!usage)
+        usage = PtxasUsage();
+      m[1].getAsInteger(10, usage->stackFrame);
+      m[2].getAsInteger(10, usage->spillStores);
+      m[3].getAsInteger(10, usage->spillLoads);
+    }
+    if (used.match(line, &m)) {
+      if (!usage)
+        usage = PtxasUsage();
+      m[1].getAsInteger(10, usage->registers);
+      if (barriers.match(line, &m))
+        m[1].getAsInteger(10, usage->barriers);
+      if (smem.match(line, &m))
+        m[1].getAsInteger(10, usage->sharedStatic);
+    }
+  }
+  return usage;
+}
+
+namespace {
+
+json attrToJson(Attribute attr) {
+  if (auto d = dyn_cast<DictionaryAttr>(attr)) {
+    json j = json::object();
+    for (NamedAttribute na : d)
+      j[na.getName().str()] = attrToJson(na.getValue());
+    return j;
+  }
+  if (auto a = dyn_cast<ArrayAttr>(attr)) {
+    json j = json::array();
+    for (Attribute e : a)
+      j.push_back(attrToJson(e));
+    return j;
+  }
+  if (auto s = dyn_cast<StringAttr>(attr))
+    return s.str();
+  if (auto i = dyn_cast<IntegerAttr>(attr))
+    return i.getInt();
+  return nullptr;
+}
+
+/// The launch description for the manifest, from pallas-to-gpu's record.
+json launchJson(DictionaryAttr launch, llvm::StringRef arch) {
+  json j = attrToJson(launch);
+  json grid = json::array();
+  for (json &g : j["grid"])
+    grid.push_back(g.get<int64_t>() < 0 ? json(nullptr) : g);
+  j["grid"] = grid;
+  json axes = json::object();
+  const char *names[3] = {"x", "y", "z"};
+  for (size_t c = 0; c < 3; ++c)
+    axes[names[c]] = j["grid_axes"][c];
+  j["grid_axes"] = axes;
+  json params = json::array();
+  int64_t index = 0;
+  for (json p : j["params"]) {
+    p["index"] = index++;
+    params.push_back(p);
+  }
+  j["params"] = params;
+  j["arch"] = arch.str();
+  j["kind"] = "cuda";
+  j["pointer_alignment"] = 16;
+  return j;
+}
+
+} // namespace
+
+FailureOr<CudaArtifacts>
+emitCudaArtifacts(ModuleOp module, const std::string &name,
+                  const std::vector<std::string> &targets, bool emitText) {
+  CudaArtifacts out;
+  bool hasCall = false;
+  module.walk([&](pallas::CallOp) { hasCall = true; });
+  if (!hasCall)
+    return out; // eliminated by pallas-dce: nothing to run
+  std::string ptxas = findPtxas();
+  std::string toolkit = pallas::defaultCudaToolkitPath();
+  std::vector<std::string> seen;
+  for (const std::string &target : targets) {
+    if (!isCudaTarget(target) || llvm::is_contained(seen, target))
+      continue;
+    seen.push_back(target);
+    std::string arch = target.substr(5);
+    int number = 0;
+    if (!validArch(arch, number))
+      return emitError(module.getLoc())
+             << "unknown CUDA architecture '" << arch
+             << "' in --target " << target
+             << " (expected sm_70 or newer, e.g. cuda:sm_80, cuda:sm_90, "
+                "cuda:sm_90a)";
+    pallas::CudaPipelineOptions options;
+    options.chip = arch;
+    options.toolkitPath = toolkit;
+
+    OwningOpRef<ModuleOp> copy(module.clone());
+    PassManager distribute(module.getContext());
+    pallas::buildCudaDistributionPipeline(distribute, options);
+    if (failed(distribute.run(*copy)))
+      return failure();
+    DictionaryAttr launch;
+    std::string entry;
+    copy->walk([&](mlir::gpu::GPUFuncOp f) {
+      launch = f->getAttrOfType<DictionaryAttr>(pallas::kGpuLaunchAttrName);
+      entry = f.getName().str();
+    });
+    if (!launch)
+      return emitError(module.getLoc())
+             << "the CUDA lowering produced no kernel";
+    if (emitText) {
+      std::string text;
+      llvm::raw_string_ostream os(text);
+      copy->print(os);
+      std::string file = name + "." + arch + ".gpu.mlir";
+      out.files.push_back({file, text});
+      out.emitted.push_back(file);
+    }
+    PassManager codegen(module.getContext());
+    pallas::buildCudaCodegenPipeline(codegen, options);
+    if (failed(codegen.run(*copy)))
+      return failure();
+    std::string ptx;
+    copy->walk([&](mlir::gpu::BinaryOp binary) {
+      for (Attribute a : binary.getObjectsAttr())
+        if (auto obj = dyn_cast<mlir::gpu::ObjectAttr>(a))
+          ptx = obj.getObject().str();
+    });
+    if (ptx.empty())
+      return emitError(module.getLoc()) << "the CUDA lowering produced no PTX";
+    // Math functions come from libdevice, linked only with a toolkit.
+    if (llvm::StringRef(ptx).contains(".extern .func __nv_"))
+      return emitError(module.getLoc())
+             << "the kernel calls CUDA math functions (libdevice) but no CUDA "
+                "toolkit was found to link them; set CUDA_HOME to the "
+                "toolkit root (the directory holding nvvm/libdevice)";
+
+    ManifestArtifact entryJson;
+    entryJson.target = target;
+    entryJson.file = name + "." + arch + ".ptx";
+    entryJson.sha256 = sha256Hex(ptx);
+    json launchInfo = launchJson(launch, arch);
+    if (!ptxas.empty()) {
+      SmallString<128> ptxPath, logPath;
+      int fd;
+      if (llvm::sys::fs::createTemporaryFile("pallasc", "ptx", fd, ptxPath) ||
+          llvm::sys::fs::createTemporaryFile("pallasc", "log", logPath))
+        return emitError(module.getLoc()) << "cannot create temporary files "
+                                             "for ptxas";
+      {
+        llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
+        os << ptx;
+      }
+      std::string archFlag = "-arch=" + arch;
+      SmallVector<llvm::StringRef> args = {ptxas, archFlag, "-v",
+                                           ptxPath, "-o", "/dev/null"};
+      std::optional<llvm::StringRef> redirects[] = {std::nullopt, logPath,
+                                                    logPath};
+      std::string execError;
+      int rc = llvm::sys::ExecuteAndWait(ptxas, args, std::nullopt,
+                                         redirects, 120, 0, &execError);
+      auto log = llvm::MemoryBuffer::getFile(logPath);
+      std::string logText = log ? (*log)->getBuffer().str() : "";
+      llvm::sys::fs::remove(ptxPath);
+      llvm::sys::fs::remove(logPath);
+      if (rc != 0)
+        return emitError(module.getLoc())
+               << "ptxas rejected the generated PTX for " << arch << " ("
+               << (execError.empty() ? "exit " + std::to_string(rc)
+                                     : execError)
+               << "):\n"
+               << logText;
+      if (auto usage = parsePtxasVerbose(logText, entry))
+        launchInfo["ptxas"] = json{{"registers", usage->registers},
+                                   {"spill_stores_bytes", usage->spillStores},
+                                   {"spill_loads_bytes", usage->spillLoads},
+                                   {"stack_frame_bytes", usage->stackFrame},
+                                   {"barriers", usage->barriers}};
+    }
+    entryJson.launch = launchInfo;
+    out.files.push_back({entryJson.file, ptx});
+    out.manifestEntries.push_back(std::move(entryJson));
+  }
+  return out;
+}
+
+} // namespace pallasc

@@ -1,0 +1,66 @@
+//===- CudaArtifacts.h - --target cuda:<arch>: PTX + launch ----*- C++ -*-===//
+//
+// The NVIDIA target of the driver: lowers a copy of the compiled module with
+// the CUDA pipeline (passes/Pipelines/CudaPipeline.h) once per requested
+// architecture, writes `<name>.<arch>.ptx`, and describes the launch in the
+// manifest entry (grid, block, dynamic shared memory, how the pallas grid
+// maps to CUDA's, kernel parameters, and `ptxas -v` resource usage when
+// ptxas is installed). docs/cuda.md documents the fields.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PALLASC_SRC_TARGET_CUDAARTIFACTS_H
+#define PALLASC_SRC_TARGET_CUDAARTIFACTS_H
+
+#include "src/Manifest/Manifest.h"
+
+#include "mlir/IR/BuiltinOps.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace pallasc {
+
+/// True for the `cuda:<arch>` targets this build compiles for (`sm_70` and
+/// newer, with or without the `a` suffix: cuda:sm_80, cuda:sm_90a).
+bool isCudaTarget(const std::string &target);
+
+/// `ptxas -v` resource usage of one kernel.
+struct PtxasUsage {
+  int64_t registers = 0;
+  int64_t spillStores = 0, spillLoads = 0;
+  int64_t stackFrame = 0;
+  int64_t barriers = 0;
+  int64_t sharedStatic = 0;
+};
+
+/// Parses `ptxas -v` output for `entry`; nullopt when it has no usage line.
+std::optional<PtxasUsage> parsePtxasVerbose(llvm::StringRef text,
+                                            llvm::StringRef entry);
+
+/// The ptxas executable to validate PTX with: $PTXAS, $CUDA_HOME/bin,
+/// /usr/local/cuda/bin, then PATH; empty when there is none.
+std::string findPtxas();
+
+struct CudaArtifacts {
+  struct File {
+    std::string name;
+    std::string contents;
+  };
+  std::vector<File> files;
+  std::vector<ManifestArtifact> manifestEntries;
+  std::vector<std::string> emitted; ///< --emit=mlir extras
+};
+
+/// Builds the PTX of `module` (after the call-level transforms; not
+/// modified) for every `cuda:<arch>` in `targets`. `emitText` adds the
+/// distributed GPU IR as `<name>.<arch>.gpu.mlir`. Diagnostics go to the
+/// module's context. A call eliminated by pallas-dce yields no files.
+mlir::FailureOr<CudaArtifacts>
+emitCudaArtifacts(mlir::ModuleOp module, const std::string &name,
+                  const std::vector<std::string> &targets, bool emitText);
+
+} // namespace pallasc
+
+#endif // PALLASC_SRC_TARGET_CUDAARTIFACTS_H
