@@ -11,6 +11,10 @@ if(PALLASC_ENABLE_SANITIZERS)
   # UBSan's vptr check needs RTTI on both sides; LLVM's classes have none.
   add_compile_options(-fno-sanitize=vptr)
   add_link_options(-fsanitize=address,undefined)
+  # ASan defaults for every executable (see the file); add it to each
+  # add_executable / add_llvm_executable of a tool, test or fuzzer.
+  set(PALLASC_SANITIZER_SOURCES
+      ${PROJECT_SOURCE_DIR}/src/Support/AsanOptions.cpp)
   if(PALLASC_BUILD_FUZZERS)
     # Coverage for libFuzzer in every library the fuzz targets link.
     add_compile_options(-fsanitize=fuzzer-no-link)
