@@ -8,6 +8,7 @@
 
 #include "src/Driver/Driver.h"
 #include "src/Driver/Run.h"
+#include "src/Runtime/CudaRun.h"
 #include "src/Version.h"
 
 #include "llvm/Support/InitLLVM.h"
@@ -187,6 +188,32 @@ int run(int argc, char **argv) {
       ->check(CLI::Range(0, 3));
   runCmd->add_flag("-v,--verbose", runVerbose, "Verbose output");
   runCmd->add_flag("-q,--quiet", runQuiet, "Only print errors");
+  // pallasc run --target cuda:<arch>: on the GPU (src/Runtime/CudaRun.h).
+  CudaRunOptions cudaRun;
+  runCmd
+      ->add_option("--target", cudaRun.target,
+                   "Run on this target instead of the CPU: cuda:<arch>, "
+                   "e.g. cuda:sm_90a")
+      ->check([](const std::string &t) {
+        return t.rfind("cuda:sm_", 0) == 0
+                   ? std::string()
+                   : "expected cuda:<arch>, e.g. cuda:sm_90a, got '" + t +
+                         "'";
+      });
+  runCmd->add_flag("--check", cudaRun.check,
+                   "With --target: compare every output with the CPU result");
+  runCmd->add_flag("--emulate", cudaRun.emulate,
+                   "With --target: run the CUDA lowering on CPU threads "
+                   "(no GPU needed)");
+  runCmd->add_option("--rtol", cudaRun.rtol, "Relative tolerance of --check");
+  runCmd->add_option("--atol", cudaRun.atol, "Absolute tolerance of --check");
+  runCmd->add_option("--bench", cudaRun.benchReps,
+                     "With --target: time this many launches and print "
+                     "TFLOP/s and GB/s");
+  runCmd->add_flag("--bench-copy", cudaRun.benchCopy,
+                   "With --bench: also time a device-to-device copy of the "
+                   "bytes the kernel accesses");
+  runCmd->add_option("--device", cudaRun.device, "CUDA device ordinal");
   app.require_subcommand(0, 1);
 
   try {
@@ -255,6 +282,12 @@ int run(int argc, char **argv) {
                            : runVerbose ? Verbosity::Verbose
                                         : Verbosity::Normal;
     setupLogging(run.driver.verbosity);
+    if (!cudaRun.target.empty())
+      return runOnCuda(run, cudaRun);
+    if (cudaRun.check || cudaRun.emulate || cudaRun.benchReps)
+      return app.exit(CLI::ValidationError(
+                 "--check/--emulate/--bench", "need --target cuda:<arch>")),
+             kExitUsageError;
     return runOnCpu(run);
   }
   setupLogging(options.verbosity);

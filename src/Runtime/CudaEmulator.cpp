@@ -1,0 +1,626 @@
+//===- CudaEmulator.cpp - Run a distributed CUDA kernel on CPU threads -*- C++ -*-===//
+
+#include "src/Runtime/CudaEmulator.h"
+
+#include "passes/Conversion/PallasToGPU/PallasToGPU.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/Passes.h"
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstring>
+#include <memory>
+#include <sys/mman.h>
+#include <ucontext.h>
+#include <vector>
+
+using namespace mlir;
+
+namespace pallasc::runtime {
+namespace {
+
+using PackedFn = void (*)(void **);
+
+//===----------------------------------------------------------------------===//
+// Emulated hardware: one block at a time, its threads as fibers
+//===----------------------------------------------------------------------===//
+
+/// The threads of a block run as fibers (ucontext) on the calling thread and
+/// switch only at barriers: block barriers (`bar.sync`) and the implicit
+/// warp-wide synchronization of shuffles, mma.sync and ldmatrix. When no
+/// thread can run and some have not finished, a barrier is unreachable:
+/// the emulation reports a deadlock instead of hanging.
+struct Warp {
+  uint32_t exchange[32];
+  uint64_t addresses[32];
+  uint32_t a[32][4], b[32][2];
+};
+
+struct Fiber {
+  ucontext_t context;
+  std::vector<char> stack;
+  bool done = false;
+  int waitingOn = -1; ///< barrier index, -1: runnable
+};
+
+struct Scheduler {
+  ucontext_t main;
+  std::vector<Fiber> fibers;
+  int current = 0;
+  struct BarrierState {
+    int count = 0, arrived = 0;
+  };
+  /// 0: the block barrier; 1 + w: warp w.
+  std::vector<BarrierState> barriers;
+  std::vector<Warp> warps;
+  int64_t blockId[3] = {0, 0, 0};
+
+  void arrive(int id) {
+    BarrierState &bar = barriers[id];
+    if (++bar.arrived == bar.count) {
+      bar.arrived = 0;
+      for (Fiber &f : fibers)
+        if (f.waitingOn == id)
+          f.waitingOn = -1;
+      return;
+    }
+    Fiber &me = fibers[current];
+    me.waitingOn = id;
+    swapcontext(&me.context, &main);
+  }
+};
+Scheduler *scheduler = nullptr;
+
+Warp &myWarp() { return scheduler->warps[scheduler->current / 32]; }
+int myLane() { return scheduler->current % 32; }
+void warpSync() { scheduler->arrive(1 + scheduler->current / 32); }
+
+float halfToFloat(uint16_t h, bool bf16) {
+  uint32_t bits;
+  if (bf16) {
+    bits = static_cast<uint32_t>(h) << 16;
+  } else {
+    uint32_t sign = (h >> 15) & 1, exp = (h >> 10) & 0x1f, man = h & 0x3ff;
+    if (exp == 0) {
+      if (man == 0) {
+        bits = sign << 31;
+      } else {
+        exp = 127 - 15 + 1;
+        while (!(man & 0x400)) {
+          man <<= 1;
+          --exp;
+        }
+        man &= 0x3ff;
+        bits = (sign << 31) | (exp << 23) | (man << 13);
+      }
+    } else if (exp == 31) {
+      bits = (sign << 31) | 0x7f800000 | (man << 13);
+    } else {
+      bits = (sign << 31) | ((exp + 127 - 15) << 23) | (man << 13);
+    }
+  }
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+//===----------------------------------------------------------------------===//
+// The functions the rewritten kernel calls
+//===----------------------------------------------------------------------===//
+
+extern "C" int64_t pallasc_emu_tid() { return scheduler->current; }
+
+extern "C" int64_t pallasc_emu_bid(int32_t dim) {
+  return scheduler->blockId[dim];
+}
+
+extern "C" void pallasc_emu_barrier() { scheduler->arrive(0); }
+
+extern "C" int32_t pallasc_emu_shfl_xor(int32_t value, int32_t mask) {
+  Warp &w = myWarp();
+  int lane = myLane();
+  w.exchange[lane] = static_cast<uint32_t>(value);
+  warpSync();
+  uint32_t other = w.exchange[(lane ^ mask) & 31];
+  warpSync();
+  return static_cast<int32_t>(other);
+}
+
+/// mma.sync.aligned.m16n8k16.row.col.f32.{f16,bf16}: the fragments of all 32
+/// lanes are gathered, each lane computes its four accumulators.
+extern "C" void pallasc_emu_mma(int32_t kind, int32_t a0, int32_t a1,
+                                int32_t a2, int32_t a3, int32_t b0, int32_t b1,
+                                float c0, float c1, float c2, float c3,
+                                float *, float *out, int64_t offset, int64_t,
+                                int64_t) {
+  Warp &w = myWarp();
+  int lane = myLane();
+  uint32_t av[4] = {uint32_t(a0), uint32_t(a1), uint32_t(a2), uint32_t(a3)};
+  std::memcpy(w.a[lane], av, sizeof av);
+  w.b[lane][0] = uint32_t(b0);
+  w.b[lane][1] = uint32_t(b1);
+  warpSync();
+  bool bf16 = kind == 1;
+  float A[16][16], B[16][8];
+  for (int t = 0; t < 32; ++t) {
+    int row = t / 4, col = 2 * (t % 4);
+    for (int i = 0; i < 4; ++i)
+      for (int h = 0; h < 2; ++h) {
+        uint16_t bits = static_cast<uint16_t>(w.a[t][i] >> (16 * h));
+        // a0a1: (row, col); a2a3: (row+8, col); a4a5: (row, col+8);
+        // a6a7: (row+8, col+8).
+        int r = row + ((i & 1) ? 8 : 0), k = col + h + ((i & 2) ? 8 : 0);
+        A[r][k] = halfToFloat(bits, bf16);
+      }
+    for (int i = 0; i < 2; ++i)
+      for (int h = 0; h < 2; ++h) {
+        uint16_t bits = static_cast<uint16_t>(w.b[t][i] >> (16 * h));
+        // b0b1: (k = col, n = row); b2b3: k + 8.
+        B[col + h + 8 * i][row] = halfToFloat(bits, bf16);
+      }
+  }
+  warpSync();
+  float c[4] = {c0, c1, c2, c3};
+  int row = lane / 4, col = 2 * (lane % 4);
+  for (int i = 0; i < 4; ++i) {
+    int r = row + (i >= 2 ? 8 : 0), n = col + (i & 1);
+    float acc = c[i];
+    for (int k = 0; k < 16; ++k)
+      acc += A[r][k] * B[k][n];
+    out[offset + i] = acc;
+  }
+}
+
+/// ldmatrix.sync.aligned.m8n8.x{1,2,4}[.trans].shared.b16: lane 8j+r gives
+/// the address of row r of matrix j.
+extern "C" void pallasc_emu_ldmatrix(int64_t address, int32_t num,
+                                     int32_t trans, int32_t *, int32_t *out,
+                                     int64_t offset, int64_t, int64_t) {
+  Warp &w = myWarp();
+  int lane = myLane();
+  w.addresses[lane] = static_cast<uint64_t>(address);
+  warpSync();
+  int row = lane / 4, col = 2 * (lane % 4);
+  for (int j = 0; j < num; ++j) {
+    uint16_t h[2];
+    for (int e = 0; e < 2; ++e) {
+      const uint8_t *p;
+      if (!trans)
+        p = reinterpret_cast<const uint8_t *>(w.addresses[8 * j + row]) +
+            2 * (col + e);
+      else
+        p = reinterpret_cast<const uint8_t *>(w.addresses[8 * j + col + e]) +
+            2 * row;
+      std::memcpy(&h[e], p, 2);
+    }
+    out[offset + j] = static_cast<int32_t>(uint32_t(h[0]) |
+                                           (uint32_t(h[1]) << 16));
+  }
+  warpSync();
+}
+
+//===----------------------------------------------------------------------===//
+// Rewriting the gpu.func into a host function
+//===----------------------------------------------------------------------===//
+
+func::FuncOp declare(OpBuilder &b, ModuleOp module, StringRef name,
+                     TypeRange args, TypeRange results) {
+  if (auto f = module.lookupSymbol<func::FuncOp>(name))
+    return f;
+  OpBuilder::InsertionGuard g(b);
+  b.setInsertionPointToStart(module.getBody());
+  auto f = func::FuncOp::create(b, module.getLoc(), name,
+                                b.getFunctionType(args, results));
+  f.setPrivate();
+  return f;
+}
+
+Type stripSpace(Type t) {
+  auto m = dyn_cast<MemRefType>(t);
+  if (!m || !m.getMemorySpace())
+    return t;
+  return MemRefType::get(m.getShape(), m.getElementType(), m.getLayout());
+}
+
+/// Replaces `llvm.extractvalue %r[j]` users of `r` by loads of `buffer[j]`.
+LogicalResult replaceExtracts(OpBuilder &b, Value r, Value buffer) {
+  for (Operation *user : llvm::make_early_inc_range(r.getUsers())) {
+    auto ex = dyn_cast<LLVM::ExtractValueOp>(user);
+    if (!ex)
+      return user->emitOpError() << "uses an mma/ldmatrix result in a way "
+                                    "the emulator does not handle";
+    b.setInsertionPoint(ex);
+    Value j = arith::ConstantIndexOp::create(b, ex.getLoc(),
+                                             ex.getPosition()[0]);
+    Value v = memref::LoadOp::create(b, ex.getLoc(), buffer, ValueRange{j});
+    ex.getResult().replaceAllUsesWith(v);
+    ex.erase();
+  }
+  return success();
+}
+
+FailureOr<func::FuncOp> buildHostKernel(ModuleOp module, std::string &error) {
+  MLIRContext *ctx = module.getContext();
+  mlir::gpu::GPUFuncOp kernel;
+  module.walk([&](mlir::gpu::GPUFuncOp f) { kernel = f; });
+  if (!kernel) {
+    error = "no gpu.func to emulate";
+    return failure();
+  }
+  OpBuilder b(ctx);
+  Location loc = kernel.getLoc();
+  SmallVector<Type> args;
+  for (Type t : kernel.getArgumentTypes())
+    args.push_back(stripSpace(t));
+  args.push_back(MemRefType::get({ShapedType::kDynamic}, b.getI8Type()));
+  b.setInsertionPointToEnd(module.getBody());
+  auto host = func::FuncOp::create(b, loc, "pallasc_emu_kernel",
+                                   b.getFunctionType(args, {}));
+  host->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
+                b.getUnitAttr());
+  host.getBody().takeBody(kernel.getBody());
+  Block &entry = host.getBody().front();
+  Value smem = entry.addArgument(args.back(), loc);
+
+  // Rewrite the GPU-specific ops.
+  SmallVector<Operation *> ops;
+  host.walk([&](Operation *op) { ops.push_back(op); });
+  Type i32 = b.getI32Type(), f32 = b.getF32Type(), index = b.getIndexType();
+  auto buffer = [&](Type elem) {
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(&entry);
+    return memref::AllocaOp::create(b, loc, MemRefType::get({4}, elem))
+        .getResult();
+  };
+  auto toI32 = [&](Value v) -> Value {
+    if (v.getType().isInteger(32))
+      return v;
+    if (auto vt = dyn_cast<VectorType>(v.getType())) {
+      Value c = vector::BitCastOp::create(
+          b, loc, VectorType::get({1}, i32), v);
+      return vector::ExtractOp::create(b, loc, c, 0);
+    }
+    return arith::BitcastOp::create(b, loc, i32, v);
+  };
+  for (Operation *op : ops) {
+    b.setInsertionPoint(op);
+    Location l = op->getLoc();
+    if (isa<mlir::gpu::ThreadIdOp>(op)) {
+      auto f = declare(b, module, "pallasc_emu_tid", {}, {index});
+      op->getResult(0).replaceAllUsesWith(
+          func::CallOp::create(b, l, f, ValueRange{}).getResult(0));
+      op->erase();
+    } else if (auto bid = dyn_cast<mlir::gpu::BlockIdOp>(op)) {
+      auto f = declare(b, module, "pallasc_emu_bid", {i32}, {index});
+      Value d = arith::ConstantIntOp::create(
+          b, l, i32, static_cast<int64_t>(bid.getDimension()));
+      op->getResult(0).replaceAllUsesWith(
+          func::CallOp::create(b, l, f, ValueRange{d}).getResult(0));
+      op->erase();
+    } else if (isa<mlir::gpu::BarrierOp>(op)) {
+      auto f = declare(b, module, "pallasc_emu_barrier", {}, {});
+      func::CallOp::create(b, l, f, ValueRange{});
+      op->erase();
+    } else if (auto sh = dyn_cast<mlir::gpu::ShuffleOp>(op)) {
+      if (sh.getMode() != mlir::gpu::ShuffleMode::XOR) {
+        error = "the emulator handles xor shuffles only";
+        return failure();
+      }
+      auto f = declare(b, module, "pallasc_emu_shfl_xor", {i32, i32}, {i32});
+      Value v = sh.getValue();
+      bool isFloat = v.getType().isF32();
+      if (isFloat)
+        v = arith::BitcastOp::create(b, l, i32, v);
+      Value r = func::CallOp::create(b, l, f, ValueRange{v, sh.getOffset()})
+                    .getResult(0);
+      if (isFloat)
+        r = arith::BitcastOp::create(b, l, f32, r);
+      sh.getShuffleResult().replaceAllUsesWith(r);
+      sh.getValid().replaceAllUsesWith(
+          arith::ConstantIntOp::create(b, l, 1, 1).getResult());
+      op->erase();
+    } else if (isa<mlir::gpu::PrintfOp>(op)) {
+      op->erase();
+    } else if (isa<mlir::gpu::DynamicSharedMemoryOp>(op)) {
+      op->getResult(0).replaceAllUsesWith(smem);
+      op->erase();
+    } else if (isa<mlir::gpu::ReturnOp>(op)) {
+      func::ReturnOp::create(b, l);
+      op->erase();
+    } else if (auto mma = dyn_cast<NVVM::MmaOp>(op)) {
+      int32_t kind = 0;
+      if (auto t = mma.getMultiplicandAPtxType())
+        kind = *t == NVVM::MMATypes::bf16 ? 1 : 0;
+      Value out = buffer(f32);
+      SmallVector<Type> types = {i32};
+      SmallVector<Value> operands = {
+          arith::ConstantIntOp::create(b, l, i32, kind)};
+      for (Value a : mma.getOperandA()) {
+        operands.push_back(toI32(a));
+        types.push_back(i32);
+      }
+      for (Value v : mma.getOperandB()) {
+        operands.push_back(toI32(v));
+        types.push_back(i32);
+      }
+      for (Value c : mma.getOperandC()) {
+        operands.push_back(c);
+        types.push_back(f32);
+      }
+      if (operands.size() != 11) {
+        error = "the emulator handles m16n8k16 mma.sync only";
+        return failure();
+      }
+      operands.push_back(out);
+      types.push_back(out.getType());
+      auto f = declare(b, module, "pallasc_emu_mma", types, {});
+      func::CallOp::create(b, l, f, operands);
+      if (failed(replaceExtracts(b, mma.getResult(), out))) {
+        error = "unexpected use of an mma result";
+        return failure();
+      }
+      mma.erase();
+    } else if (auto asmOp = dyn_cast<LLVM::InlineAsmOp>(op)) {
+      StringRef text = asmOp.getAsmString();
+      if (!text.starts_with("ldmatrix.sync.aligned.m8n8.x")) {
+        error = "the emulator cannot run inline assembly '" + text.str() + "'";
+        return failure();
+      }
+      int32_t num = text[strlen("ldmatrix.sync.aligned.m8n8.x")] - '0';
+      int32_t trans = text.contains(".trans") ? 1 : 0;
+      int64_t offset = 0;
+      StringRef tail = text.substr(text.rfind('+') + 1);
+      tail = tail.take_while([](char c) { return std::isdigit(c); });
+      tail.getAsInteger(10, offset);
+      Value out = buffer(i32);
+      Value addr = arith::ExtUIOp::create(b, l, b.getI64Type(),
+                                          asmOp.getOperands()[0]);
+      addr = arith::AddIOp::create(
+          b, l, addr,
+          arith::ConstantIntOp::create(b, l, b.getI64Type(), offset));
+      auto f = declare(b, module, "pallasc_emu_ldmatrix",
+                       {b.getI64Type(), i32, i32, out.getType()}, {});
+      func::CallOp::create(
+          b, l, f,
+          ValueRange{addr, arith::ConstantIntOp::create(b, l, i32, num),
+                     arith::ConstantIntOp::create(b, l, i32, trans), out});
+      if (failed(replaceExtracts(b, asmOp.getResult(0), out))) {
+        error = "unexpected use of an ldmatrix result";
+        return failure();
+      }
+      asmOp.erase();
+    }
+  }
+  // Shared memory is plain host memory here.
+  host.walk([&](Operation *op) {
+    for (Value r : op->getResults())
+      r.setType(stripSpace(r.getType()));
+    for (Region &region : op->getRegions())
+      for (Block &blk : region)
+        for (BlockArgument a : blk.getArguments())
+          a.setType(stripSpace(a.getType()));
+  });
+  for (BlockArgument a : entry.getArguments())
+    a.setType(stripSpace(a.getType()));
+  // The gpu.module is no longer needed.
+  module.walk([&](mlir::gpu::GPUModuleOp m) { m.erase(); });
+  module->removeAttr(mlir::gpu::GPUDialect::getContainerModuleAttrName());
+  return host;
+}
+
+LogicalResult lowerHostKernel(ModuleOp module) {
+  PassManager pm(module.getContext());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(createConvertVectorToLLVMPass());
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createConvertMathToLibmPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createUBToLLVMConversionPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  return pm.run(module);
+}
+
+/// A memref descriptor for a static-shape, row-major buffer.
+std::vector<int64_t> descriptor(void *data, ArrayRef<int64_t> shape) {
+  std::vector<int64_t> d = {reinterpret_cast<int64_t>(data),
+                            reinterpret_cast<int64_t>(data), 0};
+  for (int64_t s : shape)
+    d.push_back(s);
+  std::vector<int64_t> strides(shape.size(), 1);
+  for (size_t i = shape.size(); i-- > 1;)
+    strides[i - 1] = strides[i] * shape[i];
+  for (int64_t s : strides)
+    d.push_back(s);
+  return d;
+}
+
+} // namespace
+
+bool emulateCudaKernel(ModuleOp module, ArrayRef<void *> buffers,
+                       ArrayRef<int32_t> scalars, const int64_t grid[3],
+                       std::string &error) {
+  DictionaryAttr launch;
+  SmallVector<MemRefType> params;
+  module.walk([&](mlir::gpu::GPUFuncOp f) {
+    launch = f->getAttrOfType<DictionaryAttr>(pallas::kGpuLaunchAttrName);
+    for (Type t : f.getArgumentTypes())
+      if (auto m = dyn_cast<MemRefType>(t))
+        params.push_back(m);
+  });
+  if (!launch) {
+    error = "the module has no distributed CUDA kernel";
+    return false;
+  }
+  int64_t threads =
+      cast<IntegerAttr>(launch.getAs<ArrayAttr>("block")[0]).getInt();
+  int64_t smemBytes =
+      launch.getAs<IntegerAttr>("dynamic_shared_memory_bytes").getInt();
+  if (params.size() != buffers.size()) {
+    error = "the kernel takes " + std::to_string(params.size()) +
+            " arrays, " + std::to_string(buffers.size()) + " were given";
+    return false;
+  }
+  if (failed(buildHostKernel(module, error)))
+    return false;
+  if (failed(lowerHostKernel(module))) {
+    error = "cannot lower the kernel for the host";
+    return false;
+  }
+
+  static bool init = [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+    return true;
+  }();
+  (void)init;
+  ExecutionEngineOptions options;
+  options.transformer = makeOptimizingTransformer(2, 0, nullptr);
+  auto engine = ExecutionEngine::create(module, options);
+  if (!engine) {
+    llvm::raw_string_ostream os(error);
+    os << "cannot JIT the emulated kernel: " << engine.takeError();
+    return false;
+  }
+  (*engine)->registerSymbols([](llvm::orc::MangleAndInterner interner) {
+    llvm::orc::SymbolMap map;
+    auto add = [&](const char *name, void *address) {
+      map[interner(name)] = {llvm::orc::ExecutorAddr::fromPtr(address),
+                             llvm::JITSymbolFlags::Exported};
+    };
+    add("pallasc_emu_tid", reinterpret_cast<void *>(&pallasc_emu_tid));
+    add("pallasc_emu_bid", reinterpret_cast<void *>(&pallasc_emu_bid));
+    add("pallasc_emu_barrier", reinterpret_cast<void *>(&pallasc_emu_barrier));
+    add("pallasc_emu_shfl_xor",
+        reinterpret_cast<void *>(&pallasc_emu_shfl_xor));
+    add("pallasc_emu_mma", reinterpret_cast<void *>(&pallasc_emu_mma));
+    add("pallasc_emu_ldmatrix",
+        reinterpret_cast<void *>(&pallasc_emu_ldmatrix));
+    return map;
+  });
+  auto fn = (*engine)->lookupPacked("_mlir_ciface_pallasc_emu_kernel");
+  if (!fn) {
+    llvm::raw_string_ostream os(error);
+    os << "the emulated kernel has no entry: " << fn.takeError();
+    return false;
+  }
+  PackedFn kernel = *fn;
+
+  // Shared memory below 2 GiB: the lowering computes 32-bit shared
+  // addresses (ldmatrix) from it.
+  size_t smemSize = std::max<int64_t>(16, (smemBytes + 4095) / 4096 * 4096);
+  void *smem = mmap(nullptr, smemSize, PROT_READ | PROT_WRITE,
+                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT, -1, 0);
+  if (smem == MAP_FAILED) {
+    error = "cannot map the emulated shared memory";
+    return false;
+  }
+
+  // Packed arguments: descriptors for arrays, values for scalars, then the
+  // shared memory descriptor.
+  std::vector<std::vector<int64_t>> descs;
+  for (auto [p, t] : llvm::zip(buffers, params))
+    descs.push_back(descriptor(p, t.getShape()));
+  std::vector<int64_t> smemDesc =
+      descriptor(smem, {static_cast<int64_t>(smemSize)});
+  std::vector<void *> descPtrs;
+  for (auto &d : descs)
+    descPtrs.push_back(d.data());
+  void *smemPtr = smemDesc.data();
+  std::vector<int32_t> scalarValues(scalars.begin(), scalars.end());
+  std::vector<void *> packed;
+  for (void *&p : descPtrs)
+    packed.push_back(&p);
+  for (int32_t &s : scalarValues)
+    packed.push_back(&s);
+  packed.push_back(&smemPtr);
+
+  Scheduler sched;
+  scheduler = &sched;
+  sched.fibers.resize(threads);
+  sched.warps.resize((threads + 31) / 32);
+  sched.barriers.resize(1 + sched.warps.size());
+  sched.barriers[0].count = static_cast<int>(threads);
+  for (size_t w = 0; w < sched.warps.size(); ++w)
+    sched.barriers[1 + w].count = 32;
+  static thread_local PackedFn entry;
+  static thread_local void **entryArgs;
+  entry = kernel;
+  entryArgs = packed.data();
+  auto trampoline = +[](int index) {
+    entry(entryArgs);
+    scheduler->fibers[index].done = true;
+    swapcontext(&scheduler->fibers[index].context, &scheduler->main);
+  };
+  constexpr size_t kStack = 1 << 20;
+  bool deadlock = false;
+  for (int64_t b = 0; b < grid[0] * grid[1] * grid[2] && !deadlock; ++b) {
+    // Unwritten shared memory reads as NaN / all ones.
+    std::memset(smem, 0xff, smemSize);
+    sched.blockId[0] = b % grid[0];
+    sched.blockId[1] = (b / grid[0]) % grid[1];
+    sched.blockId[2] = b / (grid[0] * grid[1]);
+    for (int64_t t = 0; t < threads; ++t) {
+      Fiber &f = sched.fibers[t];
+      f.stack.resize(kStack);
+      f.done = false;
+      f.waitingOn = -1;
+      getcontext(&f.context);
+      f.context.uc_stack.ss_sp = f.stack.data();
+      f.context.uc_stack.ss_size = kStack;
+      f.context.uc_link = &sched.main;
+      makecontext(&f.context, reinterpret_cast<void (*)()>(trampoline), 1,
+                  static_cast<int>(t));
+    }
+    for (auto &bar : sched.barriers)
+      bar.arrived = 0;
+    while (true) {
+      bool ran = false, finished = true;
+      for (int64_t t = 0; t < threads; ++t) {
+        Fiber &f = sched.fibers[t];
+        if (f.done)
+          continue;
+        finished = false;
+        if (f.waitingOn >= 0)
+          continue;
+        sched.current = static_cast<int>(t);
+        swapcontext(&sched.main, &f.context);
+        ran = true;
+      }
+      if (finished)
+        break;
+      if (!ran) {
+        deadlock = true;
+        break;
+      }
+    }
+  }
+  scheduler = nullptr;
+  munmap(smem, smemSize);
+  if (deadlock) {
+    error = "a barrier was not reached by every thread of a block (the "
+            "emulated kernel deadlocked)";
+    return false;
+  }
+  return true;
+}
+
+} // namespace pallasc::runtime
