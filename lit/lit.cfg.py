@@ -39,3 +39,8 @@ llvm_config.add_tool_substitutions(tools, tool_dirs)
 # Hardware- and toolkit-dependent tests say `REQUIRES: ptxas`.
 if os.path.exists("/usr/local/cuda/bin/ptxas") or shutil.which("ptxas"):
     config.available_features.add("ptxas")
+
+# Tests that need (or must not have) an NVIDIA GPU say `REQUIRES: cuda-gpu` /
+# `UNSUPPORTED: cuda-gpu`.
+if os.path.exists("/dev/nvidiactl"):
+    config.available_features.add("cuda-gpu")

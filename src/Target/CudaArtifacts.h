@@ -39,8 +39,9 @@ struct PtxasUsage {
 std::optional<PtxasUsage> parsePtxasVerbose(llvm::StringRef text,
                                             llvm::StringRef entry);
 
-/// The ptxas executable to validate PTX with: $PTXAS, $CUDA_HOME/bin,
-/// /usr/local/cuda/bin, then PATH; empty when there is none.
+/// The ptxas executable to validate PTX with: $PTXAS (`none`: do not
+/// validate), $CUDA_HOME/bin, /usr/local/cuda/bin, then PATH; empty when
+/// there is none.
 std::string findPtxas();
 
 struct CudaArtifacts {

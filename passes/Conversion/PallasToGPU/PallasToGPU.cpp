@@ -295,7 +295,7 @@ void PallasToGPUPass::runOnOperation() {
   }
   int64_t numWarps = numWarpsOverride > 0 ? numWarpsOverride : info.numWarps;
   if (numWarps < 1 || numWarps > 32 || !llvm::isPowerOf2_64(numWarps)) {
-    module.emitError() << "num_warps is " << numWarps
+    kernel.emitError() << "num_warps is " << numWarps
                        << "; the CUDA lowering needs a power of two in "
                           "[1, 32]";
     return signalPassFailure();

@@ -1,0 +1,50 @@
+// RUN: pallasc-opt %s -split-input-file -pallas-gpu-prepare -pallas-to-linalg -pallas-to-gpu=chip=sm_80 -verify-diagnostics
+
+// Tests that a block dimension that is not a power of two is rejected with
+// the shape, as Pallas' Triton lowering rejects it.
+pallas.kernel @odd_kernel(%x: !pallas.ref<100xf32>, %o: !pallas.ref<100xf32>) {
+  // expected-error @+1 {{works on 'tensor<100xf32>'; the CUDA lowering needs power-of-two block dimensions}}
+  %v = pallas.load %x[] : !pallas.ref<100xf32> -> tensor<100xf32>
+  pallas.store %o[], %v : !pallas.ref<100xf32>, tensor<100xf32>
+}
+func.func @main(%x: tensor<400xf32>) -> tensor<400xf32> {
+  %o = pallas.call @odd_kernel(%x) {grid = array<i64: 4>, name = "odd",
+      in_specs = [#pallas.block_spec<[100], (d0) -> (d0)>],
+      out_specs = [#pallas.block_spec<[100], (d0) -> (d0)>]}
+      : (tensor<400xf32>) -> tensor<400xf32>
+  return %o : tensor<400xf32>
+}
+
+// -----
+
+// Tests that num_warps must be a power of two.
+// expected-error @+1 {{num_warps is 3; the CUDA lowering needs a power of two in [1, 32]}}
+pallas.kernel @w3_kernel(%x: !pallas.ref<128xf32>, %o: !pallas.ref<128xf32>) {
+  %v = pallas.load %x[] : !pallas.ref<128xf32> -> tensor<128xf32>
+  pallas.store %o[], %v : !pallas.ref<128xf32>, tensor<128xf32>
+}
+func.func @main(%x: tensor<512xf32>) -> tensor<512xf32> {
+  %o = pallas.call @w3_kernel(%x) {grid = array<i64: 4>, name = "w3",
+      compiler_params = {gpu = {num_warps = 3 : i64}},
+      in_specs = [#pallas.block_spec<[128], (d0) -> (d0)>],
+      out_specs = [#pallas.block_spec<[128], (d0) -> (d0)>]}
+      : (tensor<512xf32>) -> tensor<512xf32>
+  return %o : tensor<512xf32>
+}
+
+// -----
+
+// Tests that printing a block is rejected (gpu.printf prints scalars).
+pallas.kernel @print_kernel(%x: !pallas.ref<128xf32>, %o: !pallas.ref<128xf32>) {
+  %v = pallas.load %x[] : !pallas.ref<128xf32> -> tensor<128xf32>
+  // expected-error @+1 {{prints a block ('tensor<128xf32>'); the CUDA lowering prints scalars only}}
+  pallas.debug_print "v = {}" %v : tensor<128xf32>
+  pallas.store %o[], %v : !pallas.ref<128xf32>, tensor<128xf32>
+}
+func.func @main(%x: tensor<128xf32>) -> tensor<128xf32> {
+  %o = pallas.call @print_kernel(%x) {grid = array<i64: 1>, name = "print",
+      in_specs = [#pallas.block_spec<[128], (d0) -> (d0)>],
+      out_specs = [#pallas.block_spec<[128], (d0) -> (d0)>]}
+      : (tensor<128xf32>) -> tensor<128xf32>
+  return %o : tensor<128xf32>
+}

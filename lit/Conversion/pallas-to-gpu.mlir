@@ -1,0 +1,216 @@
+// RUN: pallasc-opt %s -split-input-file -pallas-gpu-prepare -pallas-to-linalg -canonicalize -pallas-to-gpu=chip=sm_80 -canonicalize -cse | FileCheck %s
+// RUN: pallasc-opt %s -split-input-file -pallas-gpu-prepare -pallas-to-linalg -canonicalize -pallas-to-gpu=chip=sm_70 -canonicalize -cse | FileCheck %s --check-prefix=SIMT
+
+// Tests that an elementwise kernel becomes one kernel gpu.func over the
+// whole arrays with 16-byte vector accesses, 128 threads (4 warps), and the
+// launch record: one CUDA block per grid point, x and y from grid axes 0, 1.
+// CHECK-LABEL: gpu.module @add_kernels
+// CHECK: gpu.func @add(%[[X:.+]]: memref<32x256xf32>, %[[Y:.+]]: memref<32x256xf32>, %[[O:.+]]: memref<32x256xf32>) kernel
+// CHECK-SAME: known_block_size = array<i32: 128, 1, 1>
+// CHECK-SAME: pallas.gpu.launch = {block = [128, 1, 1], dynamic_shared_memory_bytes = 0 : i64, entry = "add", grid = [4, 2, 1], grid_axes = {{\[}}[0], [1], []]
+// CHECK-DAG: %[[TID:.+]] = gpu.thread_id x
+// CHECK-DAG: gpu.block_id x
+// CHECK-DAG: gpu.block_id y
+// CHECK: %[[XF:.+]] = memref.collapse_shape %[[X]]
+// CHECK: vector.load %[[XF]][%{{.+}}] {alignment = 16 : i64} : memref<8192xf32>, vector<4xf32>
+// CHECK: arith.addf
+// CHECK: %[[OF:.+]] = memref.collapse_shape %[[O]]
+// CHECK: vector.store %{{.+}}, %[[OF]][%{{.+}}] {alignment = 16 : i64}
+// CHECK-NOT: gpu.barrier
+// CHECK: gpu.return
+pallas.kernel @add_kernel(%x: !pallas.ref<8x128xf32>, %y: !pallas.ref<8x128xf32>,
+                          %o: !pallas.ref<8x128xf32>) {
+  %a = pallas.load %x[] : !pallas.ref<8x128xf32> -> tensor<8x128xf32>
+  %b = pallas.load %y[] : !pallas.ref<8x128xf32> -> tensor<8x128xf32>
+  %s = arith.addf %a, %b : tensor<8x128xf32>
+  pallas.store %o[], %s : !pallas.ref<8x128xf32>, tensor<8x128xf32>
+}
+func.func @main(%x: tensor<32x256xf32>, %y: tensor<32x256xf32>) -> tensor<32x256xf32> {
+  %o = pallas.call @add_kernel(%x, %y) {grid = array<i64: 4, 2>, name = "add",
+      in_specs = [#pallas.block_spec<[8, 128], (d0, d1) -> (d0, d1)>, #pallas.block_spec<[8, 128], (d0, d1) -> (d0, d1)>],
+      out_specs = [#pallas.block_spec<[8, 128], (d0, d1) -> (d0, d1)>]}
+      : (tensor<32x256xf32>, tensor<32x256xf32>) -> tensor<32x256xf32>
+  return %o : tensor<32x256xf32>
+}
+
+// -----
+
+// Tests a row reduction: partials in registers, xor shuffles across the
+// lanes of a warp, shared memory and a barrier across the warps.
+// CHECK-LABEL: gpu.func @rowmax(
+// CHECK: %[[SMEM:.+]] = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
+// CHECK: vector.load {{.+}} : memref<65536xf32>, vector<4xf32>
+// CHECK: arith.maximumf
+// CHECK: gpu.shuffle xor %{{.+}}, %{{.+}}, %[[W:.+]] : f32
+// CHECK-COUNT-4: gpu.shuffle xor
+// CHECK: %[[WS:.+]] = memref.view %[[SMEM]][%{{.+}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<4x1xf32, #gpu.address_space<workgroup>>
+// CHECK: memref.store %{{.+}}, %[[WS]]
+// CHECK: gpu.barrier
+// CHECK: memref.load %[[WS]]
+// CHECK: gpu.barrier
+pallas.kernel @rowmax_kernel(%x: !pallas.ref<1024xf32>, %o: !pallas.ref<1xf32>) {
+  %v = pallas.load %x[] : !pallas.ref<1024xf32> -> tensor<1024xf32>
+  %m = pallas.reduce max %v dims [0] : tensor<1024xf32> -> tensor<f32>
+  %r = pallas.reshape %m : tensor<f32> -> tensor<1xf32>
+  pallas.store %o[], %r : !pallas.ref<1xf32>, tensor<1xf32>
+}
+func.func @main(%x: tensor<64x1024xf32>) -> tensor<64x1xf32> {
+  %o = pallas.call @rowmax_kernel(%x) {grid = array<i64: 64>, name = "rowmax",
+      in_specs = [#pallas.block_spec<[squeezed, 1024], (d0) -> (d0, 0)>],
+      out_specs = [#pallas.block_spec<[squeezed, 1], (d0) -> (d0, 0)>]}
+      : (tensor<64x1024xf32>) -> tensor<64x1xf32>
+  return %o : tensor<64x1xf32>
+}
+
+// -----
+
+// Tests that a rank-4 grid folds its leading axes into CUDA x (Pallas'
+// Triton rule: the first axis fastest), and that the lanes past the
+// array's edge (1000 is not a multiple of 256) read NaN and are not
+// written; only the first of two replicated warps stores.
+// CHECK-LABEL: gpu.func @copy4(
+// CHECK-SAME: grid = [6, 4, 4], grid_axes = {{\[}}[0, 1], [2], [3]]
+// CHECK-DAG: %[[NAN:.+]] = arith.constant 0x7FC00000 : f32
+// CHECK: %[[BX:.+]] = gpu.block_id x
+// CHECK: %[[A0:.+]] = arith.remui %[[BX]], %{{.+}} : index
+// CHECK: %[[Q:.+]] = arith.divui %[[BX]], %{{.+}} : index
+// CHECK: %[[A1:.+]] = arith.remui %[[Q]], %{{.+}} : index
+// CHECK: gpu.block_id y
+// CHECK: gpu.block_id z
+// CHECK: %[[IN:.+]] = arith.cmpi slt, %{{.+}}, %{{.+}} : index
+// CHECK: %[[SAFE:.+]] = arith.select %[[IN]], %{{.+}}, %{{.+}} : index
+// CHECK: vector.load %{{.+}}[%[[SAFE]]]
+// CHECK: arith.select %[[IN]], %{{.+}}, %[[NAN]] : f32
+// CHECK: %[[P:.+]] = arith.andi %[[IN]], %{{.+}} : i1
+// CHECK: scf.if %[[P]] {
+// CHECK-NEXT: vector.from_elements
+// CHECK-NEXT: vector.store
+pallas.kernel @copy4_kernel(%x: !pallas.ref<256xf32>, %o: !pallas.ref<256xf32>) {
+  %v = pallas.load %x[] : !pallas.ref<256xf32> -> tensor<256xf32>
+  pallas.store %o[], %v : !pallas.ref<256xf32>, tensor<256xf32>
+}
+func.func @main(%x: tensor<2x3x4x1000xf32>) -> tensor<2x3x4x1000xf32> {
+  %o = pallas.call @copy4_kernel(%x) {grid = array<i64: 2, 3, 4, 4>, name = "copy4",
+      in_specs = [#pallas.block_spec<[squeezed, squeezed, squeezed, 256], (d0, d1, d2, d3) -> (d0, d1, d2, d3)>],
+      out_specs = [#pallas.block_spec<[squeezed, squeezed, squeezed, 256], (d0, d1, d2, d3) -> (d0, d1, d2, d3)>]}
+      : (tensor<2x3x4x1000xf32>) -> tensor<2x3x4x1000xf32>
+  return %o : tensor<2x3x4x1000xf32>
+}
+
+// -----
+
+// Tests a dot accumulating into scratch across an "arbitrary" k axis: k
+// runs as a loop inside the block, the scratch lives in dynamic shared
+// memory, the operands are staged (padded rows) and read with ldmatrix for
+// mma.sync on sm_80; sm_70 gets a SIMT loop over k.
+// CHECK-LABEL: gpu.func @mm(
+// CHECK-SAME: dynamic_shared_memory_bytes = 9216 : i64
+// CHECK-SAME: grid = [2, 2, 1], grid_axes = {{\[}}[0], [1], []]
+// CHECK-SAME: scratch_shared_memory_bytes = 4096 : i64, sequential_axes = [2]
+// CHECK: %[[SMEM:.+]] = gpu.dynamic_shared_memory
+// CHECK: %[[ACC:.+]] = memref.view %[[SMEM]][%{{.+}}][] : {{.+}} to memref<32x32xf32, #gpu.address_space<workgroup>>
+// CHECK: scf.for %[[K:.+]] = %{{.+}} to %{{.+}} step
+// CHECK: scf.if
+// CHECK: vector.store %{{.+}}, %{{.+}}[%{{.+}}] {alignment = 16 : i64} : memref<1024xf32, #gpu.address_space<workgroup>>
+// CHECK: gpu.barrier
+// CHECK: memref.view %[[SMEM]][%{{.+}}][] : {{.+}} to memref<32x40xbf16, #gpu.address_space<workgroup>>
+// CHECK: gpu.barrier
+// CHECK: llvm.inline_asm has_side_effects "ldmatrix.sync.aligned.m8n8.x4.shared.b16
+// CHECK: llvm.inline_asm has_side_effects "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
+// CHECK: nvvm.mma.sync A[{{.+}}] B[{{.+}}] C[{{.+}}] {{{.+}}multiplicandAPtxType = #nvvm.mma_type<bf16>{{.+}}shape = #nvvm.shape<m = 16, n = 8, k = 16>}
+// SIMT-LABEL: gpu.func @mm(
+// SIMT-NOT: nvvm.mma.sync
+// SIMT: scf.for %{{.+}} = %{{.+}} to %{{.+}} step %{{.+}} iter_args
+// SIMT: arith.extf %{{.+}} : bf16 to f32
+// SIMT: arith.mulf
+// SIMT: arith.addf
+pallas.kernel @mm_kernel(%a: !pallas.ref<32x32xbf16>, %b: !pallas.ref<32x32xbf16>,
+                         %o: !pallas.ref<32x32xf32>, %acc: !pallas.ref<32x32xf32, vmem>) {
+  %k = pallas.program_id 2 : i32
+  %nk = pallas.num_programs 2 : i32
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %first = arith.cmpi eq, %k, %c0 : i32
+  scf.if %first {
+    %z = arith.constant dense<0.0> : tensor<32x32xf32>
+    pallas.store %acc[], %z : !pallas.ref<32x32xf32, vmem>, tensor<32x32xf32>
+  }
+  %x = pallas.load %a[] : !pallas.ref<32x32xbf16> -> tensor<32x32xbf16>
+  %y = pallas.load %b[] : !pallas.ref<32x32xbf16> -> tensor<32x32xbf16>
+  %p = pallas.load %acc[] : !pallas.ref<32x32xf32, vmem> -> tensor<32x32xf32>
+  %d = pallas.dot %x, %y, %p : tensor<32x32xbf16>, tensor<32x32xbf16>, tensor<32x32xf32> -> tensor<32x32xf32>
+  pallas.store %acc[], %d : !pallas.ref<32x32xf32, vmem>, tensor<32x32xf32>
+  %lastk = arith.subi %nk, %c1 : i32
+  %last = arith.cmpi eq, %k, %lastk : i32
+  scf.if %last {
+    %r = pallas.load %acc[] : !pallas.ref<32x32xf32, vmem> -> tensor<32x32xf32>
+    pallas.store %o[], %r : !pallas.ref<32x32xf32>, tensor<32x32xf32>
+  }
+}
+func.func @main(%a: tensor<64x64xbf16>, %b: tensor<64x64xbf16>) -> tensor<64x64xf32> {
+  %o = pallas.call @mm_kernel(%a, %b) {grid = array<i64: 2, 2, 2>, name = "mm",
+      in_specs = [#pallas.block_spec<[32, 32], (d0, d1, d2) -> (d0, d2)>, #pallas.block_spec<[32, 32], (d0, d1, d2) -> (d2, d1)>],
+      out_specs = [#pallas.block_spec<[32, 32], (d0, d1, d2) -> (d0, d1)>],
+      scratch = [!pallas.ref<32x32xf32, vmem>],
+      compiler_params = {tpu = {dimension_semantics = ["parallel", "parallel", "arbitrary"]}}}
+      : (tensor<64x64xbf16>, tensor<64x64xbf16>) -> tensor<64x64xf32>
+  return %o : tensor<64x64xf32>
+}
+
+// -----
+
+// Tests a dynamic grid bound (an i32 parameter), a scalar-prefetch index
+// map inlined into the kernel (the row comes from the prefetched indices),
+// and a vmapped axis launched after the kernel's own axes.
+// CHECK-LABEL: gpu.func @gather(
+// CHECK-SAME: %[[IDX:.+]]: memref<8xi32>, %[[T:.+]]: memref<4x64x128xf32>, %[[O:.+]]: memref<4x8x128xf32>, %[[N:.+]]: i32) kernel
+// CHECK-SAME: grid = [-1, 4, 1], grid_axes = {{\[}}[1], [0], []]
+// CHECK-SAME: {axis = 1 : i64, kind = "i32", operand = "grid_bounds[0]"}
+// CHECK-SAME: vmapped_axes = [0]
+// CHECK: %[[J:.+]] = gpu.block_id x
+// CHECK: memref.load %[[IDX]]
+// CHECK: vector.load {{.+}} : memref<32768xf32>, vector<4xf32>
+pallas.kernel @gather_kernel(%idx: !pallas.ref<8xi32, smem>, %t: !pallas.ref<128xf32>, %o: !pallas.ref<128xf32>) {
+  %v = pallas.load %t[] : !pallas.ref<128xf32> -> tensor<128xf32>
+  pallas.store %o[], %v : !pallas.ref<128xf32>, tensor<128xf32>
+}
+func.func @row_map(%i: i32, %j: i32, %idx: !pallas.ref<8xi32, smem>) -> (i32, i32, i32) {
+  %r = pallas.load %idx[%j] : !pallas.ref<8xi32, smem> -> i32
+  %c0 = arith.constant 0 : i32
+  return %i, %r, %c0 : i32, i32, i32
+}
+func.func @main(%n: index, %idx: tensor<8xi32>, %t: tensor<4x64x128xf32>) -> tensor<4x8x128xf32> {
+  %o = pallas.call @gather_kernel[%n](%idx, %t) {grid = array<i64: 4, -1>, name = "gather",
+      num_scalar_prefetch = 1 : i64, vmapped_dims = array<i64: 0>,
+      in_specs = [#pallas.block_spec<[squeezed, squeezed, 128], @row_map>],
+      out_specs = [#pallas.block_spec<[squeezed, squeezed, 128], (d0, d1) -> (d0, d1, 0)>]}
+      : (tensor<8xi32>, tensor<4x64x128xf32>) -> tensor<4x8x128xf32>
+  return %o : tensor<4x8x128xf32>
+}
+
+// -----
+
+// Tests that an atomic is a real atomic, done once per block (thread 0),
+// and only in bounds, on an `any` output aliased to its input.
+// CHECK-LABEL: gpu.func @hist(
+// CHECK: %[[TID:.+]] = gpu.thread_id x
+// CHECK: %[[IN:.+]] = arith.cmpi slt
+// CHECK: scf.if %[[IN]] {
+// CHECK: %[[FIRST:.+]] = arith.cmpi eq, %[[TID]], %{{.+}} : index
+// CHECK: scf.if %[[FIRST]] {
+// CHECK: memref.atomic_rmw addi %{{.+}}, %{{.+}}[%{{.+}}] : (i32, memref<16xi32>) -> i32
+pallas.kernel @hist_kernel(%x: !pallas.ref<128xi32>, %hin: !pallas.ref<16xi32, any>,
+                           %h: !pallas.ref<16xi32, any>) {
+  %c0 = arith.constant 0 : i32
+  %v = pallas.load %x[%c0] : !pallas.ref<128xi32> -> i32
+  %one = arith.constant 1 : i32
+  %old = pallas.atomic_rmw add %h[%v], %one : !pallas.ref<16xi32, any>, i32
+}
+func.func @main(%x: tensor<1024xi32>, %h: tensor<16xi32>) -> tensor<16xi32> {
+  %o = pallas.call @hist_kernel(%x, %h) {grid = array<i64: 8>, name = "hist",
+      in_specs = [#pallas.block_spec<[128], (d0) -> (d0)>, #pallas.block_spec<any>],
+      out_specs = [#pallas.block_spec<any>],
+      input_output_aliases = array<i64: 1, 0>}
+      : (tensor<1024xi32>, tensor<16xi32>) -> tensor<16xi32>
+  return %o : tensor<16xi32>
+}
