@@ -75,7 +75,9 @@ void mlir::pallas::buildCudaCodegenPipeline(OpPassManager &pm,
   pm.addPass(createGpuNVVMAttachTarget(target));
 
   OpPassManager &device = pm.nest<mlir::gpu::GPUModuleOp>();
-  device.addPass(createCanonicalizerPass());
+  // Only CSE here: the distributed kernel is large and straight-line, the
+  // greedy canonicalizer would take most of the compile time for what
+  // LLVM's -O3 does anyway.
   device.addPass(createCSEPass());
   // Collapsed views of the arrays (one base pointer per access stream).
   device.addPass(memref::createExpandStridedMetadataPass());
@@ -133,6 +135,9 @@ struct CudaPipelineCLOptions
   Option<std::string> toolkit{*this, "toolkit",
                               llvm::cl::desc("CUDA toolkit root (libdevice)"),
                               llvm::cl::init("")};
+  Option<unsigned> optLevel{*this, "O",
+                            llvm::cl::desc("LLVM optimization level (0-3)"),
+                            llvm::cl::init(3)};
   Option<bool> serialize{*this, "serialize",
                          llvm::cl::desc("Serialize to PTX (else stop at the "
                                         "NVVM dialect)"),
@@ -154,6 +159,7 @@ void mlir::pallas::registerCudaPipeline() {
         options.chip = cl.chip;
         options.toolkitPath = cl.toolkit;
         options.serialize = cl.serialize;
+        options.optLevel = cl.optLevel;
         buildCudaPipeline(pm, options);
       });
 }
