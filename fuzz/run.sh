@@ -23,8 +23,12 @@ for target in spec kernel; do
               cp "$f" "$corpus/$(basename "$(dirname "$f")").mlir"; done ;;
   esac
   echo "fuzz: pallasc-fuzz-$target for ${seconds}s"
-  if ! ASAN_OPTIONS=detect_leaks=0 "$build/bin/pallasc-fuzz-$target" \
-      -max_total_time="$seconds" -max_len=65536 -timeout=10 -rss_limit_mb=4096 \
+  # A fresh MLIRContext per input is heavy under ASan (quarantine recycling
+  # in delete): a small quarantine and a generous per-input timeout keep a
+  # loaded machine from reporting slow units as hangs.
+  if ! ASAN_OPTIONS=detect_leaks=0:quarantine_size_mb=64 \
+      "$build/bin/pallasc-fuzz-$target" \
+      -max_total_time="$seconds" -max_len=65536 -timeout=60 -rss_limit_mb=4096 \
       -artifact_prefix="$root/fuzz/findings/$target-" -print_final_stats=1 \
       "$corpus" 2>"$build/fuzz-$target.log"; then
     echo "fuzz: pallasc-fuzz-$target FAILED (see $build/fuzz-$target.log)"
