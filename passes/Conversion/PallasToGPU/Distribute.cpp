@@ -295,6 +295,8 @@ void Distributor::sinkProducers(Block &block) {
 //===----------------------------------------------------------------------===//
 
 bool Distributor::isScratch(Value memref) {
+  if (llvm::is_contained(scratchArgs, memref))
+    return true;
   if (auto it = views.find(memref); it != views.end())
     return it->second.isShared();
   Operation *def = memref.getDefiningOp();
@@ -1080,41 +1082,94 @@ void Distributor::forgetAccesses() {
 // Emission
 //===----------------------------------------------------------------------===//
 
-LogicalResult Distributor::run(OpBuilder &builder) {
-  b.setInsertionPoint(builder.getInsertionBlock(),
-                      builder.getInsertionPoint());
+/// The memref a write op writes, if any.
+static Value writtenMemref(Operation *op) {
+  if (auto m = dyn_cast<bufferization::MaterializeInDestinationOp>(op))
+    return m.getDest();
+  if (auto s = dyn_cast<memref::StoreOp>(op))
+    return s.getMemref();
+  if (auto a = dyn_cast<memref::AtomicRMWOp>(op))
+    return a.getMemref();
+  if (auto a = dyn_cast<memref::GenericAtomicRMWOp>(op))
+    return a.getMemref();
+  if (auto c = dyn_cast<linalg::CopyOp>(op))
+    return c.getOutputs()[0];
+  return Value();
+}
+
+LogicalResult Distributor::prepare() {
   kernel.walk([&](Operation *op) {
-    Value written;
-    if (auto m = dyn_cast<bufferization::MaterializeInDestinationOp>(op))
-      written = m.getDest();
-    else if (auto s = dyn_cast<memref::StoreOp>(op))
-      written = s.getMemref();
-    else if (auto a = dyn_cast<memref::AtomicRMWOp>(op))
-      written = a.getMemref();
-    else if (auto a = dyn_cast<memref::GenericAtomicRMWOp>(op))
-      written = a.getMemref();
-    else if (auto c = dyn_cast<linalg::CopyOp>(op))
-      written = c.getOutputs()[0];
-    if (written)
+    if (Value written = writtenMemref(op))
       writableArgs.insert(rootMemref(written));
   });
   sinkProducers(kernel.getBody().front());
-  if (failed(checkSupported()) || failed(analyze()))
+  if (failed(checkSupported()))
     return failure();
+  findPromotable();
+  if (failed(analyze()))
+    return failure();
+  // A register-resident scratch keeps the layout of what is stored into it
+  // (e.g. a dot's accumulator layout); its loads produce that layout.
+  for (auto &[arg, p] : promoted) {
+    p.layout = -1;
+    for (Value v : p.stored)
+      if (auto l = layoutOf.find(v); l != layoutOf.end() && p.layout < 0 &&
+                                     !flexible.contains(v))
+        p.layout = l->second;
+    if (p.layout < 0)
+      p.layout = defaultLayout(p.type);
+    for (Value load : p.loads)
+      layoutOf[load] = p.layout;
+  }
+  // The other scratch buffers go to shared memory, first in it.
+  {
+    OpBuilder pb(kc.prologueEnd);
+    auto space = mlir::gpu::AddressSpaceAttr::get(
+        b.getContext(), mlir::gpu::GPUDialect::getWorkgroupAddressSpace());
+    for (Value arg : scratchArgs) {
+      if (promoted.count(arg))
+        continue;
+      auto t = cast<MemRefType>(arg.getType());
+      auto type = MemRefType::get(t.getShape(), t.getElementType(), nullptr,
+                                  space);
+      Value base = memref::ViewOp::create(
+          pb, kc.loc, type, kc.smemBase,
+          arith::ConstantIndexOp::create(pb, kc.loc, kc.workspaceOffset),
+          ValueRange{});
+      View v;
+      v.base = base;
+      v.baseType = type;
+      for (int64_t d = 0; d < t.getRank(); ++d) {
+        v.offsets.push_back(arith::ConstantIndexOp::create(pb, kc.loc, 0));
+        v.offsetDiv.push_back(int64_t(1) << 30);
+        v.checkLow.push_back(false);
+        v.checkHigh.push_back(false);
+        v.dimOf.push_back(d);
+        v.strides.push_back(1);
+        v.shape.push_back(t.getDimSize(d));
+      }
+      views[arg] = v;
+      int64_t bytes = t.getNumElements() *
+                      std::max<int64_t>(1, elementBits(t.getElementType()) / 8);
+      kc.workspaceOffset += (bytes + 127) / 128 * 128;
+    }
+    scratchSharedBytes = kc.workspaceOffset;
+  }
   planEarlyStaging();
+  return success();
+}
+
+Distributor::Promoted *Distributor::promotedOf(Value memref) {
+  auto it = promoted.find(memref);
+  return it == promoted.end() ? nullptr : &it->second;
+}
+
+LogicalResult Distributor::emit(OpBuilder &builder) {
+  b.setInsertionPoint(builder.getInsertionBlock(),
+                      builder.getInsertionPoint());
   // Bases written anywhere in the kernel need ordering barriers.
   kernel.walk([&](Operation *op) {
-    Value written;
-    if (auto m = dyn_cast<bufferization::MaterializeInDestinationOp>(op))
-      written = m.getDest();
-    else if (auto s = dyn_cast<memref::StoreOp>(op))
-      written = s.getMemref();
-    else if (auto a = dyn_cast<memref::AtomicRMWOp>(op))
-      written = a.getMemref();
-    else if (auto a = dyn_cast<memref::GenericAtomicRMWOp>(op))
-      written = a.getMemref();
-    else if (auto c = dyn_cast<linalg::CopyOp>(op))
-      written = c.getOutputs()[0];
+    Value written = writtenMemref(op);
     if (!written)
       return;
     if (auto it = views.find(rootMemref(written)); it != views.end())
@@ -1122,7 +1177,132 @@ LogicalResult Distributor::run(OpBuilder &builder) {
   });
   if (failed(emitBlock(kernel.getBody().front())) || stagingFailed)
     return failure();
+  builder.setInsertionPoint(b.getInsertionBlock(), b.getInsertionPoint());
   return success();
+}
+
+LogicalResult Distributor::run(OpBuilder &builder) {
+  if (failed(prepare()))
+    return failure();
+  SmallVector<Value> state = initialPromotedState(builder);
+  setPromotedState(state);
+  return emit(builder);
+}
+
+//===----------------------------------------------------------------------===//
+// Scratch buffers kept in registers
+//===----------------------------------------------------------------------===//
+
+/// Whether every op between `op` and the kernel body is an scf.if.
+static bool onlyUnderIfs(Operation *op, Block &body) {
+  while (op && op->getBlock() != &body) {
+    Operation *parent = op->getParentOp();
+    if (!parent || !isa<scf::IfOp>(parent))
+      return false;
+    op = parent;
+  }
+  return op != nullptr;
+}
+
+void Distributor::findPromotable() {
+  Block &body = kernel.getBody().front();
+  for (Value arg : scratchArgs) {
+    bool ok = true;
+    SmallVector<Value> stored;
+    SmallVector<Value> loads;
+    for (OpOperand &use : arg.getUses()) {
+      Operation *user = use.getOwner();
+      if (!onlyUnderIfs(user, body)) {
+        ok = false;
+        break;
+      }
+      if (auto tt = dyn_cast<bufferization::ToTensorOp>(user)) {
+        loads.push_back(tt.getResult());
+        continue;
+      }
+      if (auto m = dyn_cast<bufferization::MaterializeInDestinationOp>(user);
+          m && m.getDest() == arg) {
+        stored.push_back(m.getSource());
+        continue;
+      }
+      // A snapshot: copied into an alloc that is only read whole.
+      if (auto c = dyn_cast<linalg::CopyOp>(user);
+          c && c.getInputs()[0] == arg &&
+          c.getOutputs()[0].getDefiningOp<memref::AllocOp>()) {
+        Value alloc = c.getOutputs()[0];
+        for (Operation *u : alloc.getUsers()) {
+          if (u == user)
+            continue;
+          auto tt = dyn_cast<bufferization::ToTensorOp>(u);
+          if (!tt || tt->getBlock() != user->getBlock()) {
+            ok = false;
+            break;
+          }
+          loads.push_back(tt.getResult());
+        }
+        continue;
+      }
+      ok = false;
+      break;
+    }
+    if (!ok)
+      continue;
+    auto refType = cast<MemRefType>(arg.getType());
+    auto tensorType =
+        RankedTensorType::get(refType.getShape(), refType.getElementType());
+    Promoted p;
+    p.type = tensorType;
+    p.loads = loads;
+    p.stored = stored;
+    p.layout = -1;
+    promoted[arg] = p;
+  }
+}
+
+SmallVector<Value> Distributor::initialPromotedState(OpBuilder &builder) {
+  SmallVector<Value> out;
+  for (Value arg : scratchArgs) {
+    auto it = promoted.find(arg);
+    if (it == promoted.end())
+      continue;
+    Promoted &p = it->second;
+    // Scratch starts as memory nobody wrote (interpret mode: NaN / min).
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPoint(builder.getInsertionBlock(),
+                        builder.getInsertionPoint());
+    Value init = uninitialized(p.type.getElementType());
+    out.append(layout(p.layout).numRegs(), init);
+  }
+  return out;
+}
+
+void Distributor::setPromotedState(ValueRange state) {
+  size_t next = 0;
+  for (Value arg : scratchArgs) {
+    auto it = promoted.find(arg);
+    if (it == promoted.end())
+      continue;
+    int64_t n = layout(it->second.layout).numRegs();
+    it->second.regs.assign(state.begin() + next, state.begin() + next + n);
+    next += n;
+  }
+}
+
+SmallVector<Value> Distributor::promotedState() {
+  SmallVector<Value> out;
+  for (Value arg : scratchArgs)
+    if (auto it = promoted.find(arg); it != promoted.end())
+      llvm::append_range(out, it->second.regs);
+  return out;
+}
+
+SmallVector<Type> Distributor::promotedStateTypes() {
+  SmallVector<Type> out;
+  for (Value arg : scratchArgs)
+    if (auto it = promoted.find(arg); it != promoted.end())
+      out.append(layout(it->second.layout).numRegs(),
+                 it->second.type.getElementType());
+  return out;
 }
 
 LogicalResult Distributor::emitBlock(Block &block) {
@@ -1548,9 +1728,61 @@ LogicalResult Distributor::emitFor(Operation *op) {
   return success();
 }
 
+/// An scf.if whose branches only compute (pure ops) and update scratch
+/// buffers kept in registers: emitted as both branches plus selects, which
+/// avoids carrying the registers through control flow.
+bool Distributor::isSelectable(scf::IfOp ifOp) {
+  if (ifOp->getNumResults() != 0)
+    return false;
+  bool ok = true;
+  ifOp.walk([&](Operation *inner) {
+    if (inner == ifOp.getOperation() || isa<scf::YieldOp>(inner))
+      return;
+    if (auto m = dyn_cast<bufferization::MaterializeInDestinationOp>(inner)) {
+      if (!promotedOf(m.getDest()))
+        ok = false;
+      return;
+    }
+    if (auto tt = dyn_cast<bufferization::ToTensorOp>(inner)) {
+      if (!promotedOf(tt.getBuffer()))
+        ok = false;
+      return;
+    }
+    if (inner->getNumRegions() && !isa<linalg::LinalgOp>(inner))
+      ok = false;
+    else if (!isMemoryEffectFree(inner))
+      ok = false;
+  });
+  return ok;
+}
+
 LogicalResult Distributor::emitIf(Operation *op) {
   auto ifOp = cast<scf::IfOp>(op);
   Location loc = ifOp.getLoc();
+  if (isSelectable(ifOp)) {
+    SmallVector<Value> touched;
+    for (auto &[arg, p] : promoted)
+      touched.push_back(arg);
+    SmallVector<SmallVector<Value>> before, after;
+    for (Value arg : touched)
+      before.push_back(promotedOf(arg)->regs);
+    if (failed(emitBlock(*ifOp.thenBlock())))
+      return failure();
+    for (Value arg : touched)
+      after.push_back(promotedOf(arg)->regs);
+    for (auto [arg, regs] : llvm::zip(touched, before))
+      promotedOf(arg)->regs = regs;
+    if (ifOp.elseBlock() && failed(emitBlock(*ifOp.elseBlock())))
+      return failure();
+    Value cond = scalars.lookup(ifOp.getCondition());
+    for (auto [i, arg] : llvm::enumerate(touched)) {
+      Promoted *p = promotedOf(arg);
+      for (auto [r, reg] : llvm::enumerate(p->regs))
+        if (after[i][r] != reg)
+          reg = arith::SelectOp::create(b, loc, cond, after[i][r], reg);
+    }
+    return success();
+  }
   SmallVector<int> resLayouts;
   SmallVector<Type> types;
   SmallVector<std::pair<unsigned, unsigned>> segments;
@@ -1566,7 +1798,19 @@ LogicalResult Distributor::emitIf(Operation *op) {
     }
     segments.push_back({start, types.size() - start});
   }
-  bool hasElse = ifOp.elseBlock() != nullptr;
+  // Register-resident scratch written inside: carried through the if.
+  SmallVector<Value> modified;
+  ifOp.walk([&](bufferization::MaterializeInDestinationOp m) {
+    if (promotedOf(m.getDest()) && !llvm::is_contained(modified, m.getDest()))
+      modified.push_back(m.getDest());
+  });
+  SmallVector<SmallVector<Value>> before;
+  for (Value arg : modified) {
+    before.push_back(promotedOf(arg)->regs);
+    types.append(before.back().size(),
+                 promotedOf(arg)->type.getElementType());
+  }
+  bool hasElse = ifOp.elseBlock() != nullptr || !modified.empty();
   auto newIf = scf::IfOp::create(b, loc, types,
                                  scalars.lookup(ifOp.getCondition()), hasElse);
   auto saved = accessesSinceBarrier;
@@ -1578,10 +1822,14 @@ LogicalResult Distributor::emitIf(Operation *op) {
     else
       b.setInsertionPointToEnd(newBlock);
     accessesSinceBarrier = saved;
-    if (failed(emitBlock(*oldBlock)))
+    for (auto [arg, regs] : llvm::zip(modified, before))
+      promotedOf(arg)->regs = regs;
+    if (oldBlock && failed(emitBlock(*oldBlock)))
       return failure();
     SmallVector<Value> yields;
-    for (auto [i, v] : llvm::enumerate(oldBlock->getTerminator()->getOperands())) {
+    ValueRange oldYields = oldBlock ? oldBlock->getTerminator()->getOperands()
+                                    : ValueRange{};
+    for (auto [i, v] : llvm::enumerate(oldYields)) {
       if (resLayouts[i] >= 0) {
         auto regs = get(v, resLayouts[i]);
         if (failed(regs))
@@ -1591,6 +1839,8 @@ LogicalResult Distributor::emitIf(Operation *op) {
         yields.push_back(scalars.lookup(v));
       }
     }
+    for (Value arg : modified)
+      llvm::append_range(yields, promotedOf(arg)->regs);
     if (hadTerminator)
       newBlock->getTerminator()->erase();
     b.setInsertionPointToEnd(newBlock);
@@ -1601,6 +1851,15 @@ LogicalResult Distributor::emitIf(Operation *op) {
     return failure();
   if (hasElse && failed(emitBranch(ifOp.elseBlock(), newIf.elseBlock())))
     return failure();
+  {
+    size_t next = types.size();
+    for (Value arg : llvm::reverse(modified)) {
+      Promoted *p = promotedOf(arg);
+      next -= p->regs.size();
+      p->regs.assign(newIf.getResults().begin() + next,
+                     newIf.getResults().begin() + next + p->regs.size());
+    }
+  }
   for (auto [i, r] : llvm::enumerate(ifOp.getResults())) {
     auto [start, count] = segments[i];
     if (resLayouts[i] >= 0)

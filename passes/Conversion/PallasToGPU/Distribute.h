@@ -86,6 +86,20 @@ public:
   /// Analyzes layouts and emits the body at `builder`'s insertion point.
   LogicalResult run(OpBuilder &builder);
 
+  /// run() in two steps, for a caller that wraps the body in loops carrying
+  /// the scratch buffers kept in registers: prepare() analyzes; then
+  /// initialPromotedState() (emitted at `builder`), setPromotedState() with
+  /// the loop-carried values, emit(), and promotedState() to yield.
+  LogicalResult prepare();
+  LogicalResult emit(OpBuilder &builder);
+  SmallVector<Value> initialPromotedState(OpBuilder &builder);
+  void setPromotedState(ValueRange state);
+  SmallVector<Value> promotedState();
+  SmallVector<Type> promotedStateTypes();
+  /// Marks a kernel argument as a scratch buffer (candidate for living in
+  /// registers).
+  void markScratch(Value arg) { scratchArgs.push_back(arg); }
+
   /// Shapes or element types the lowering rejects, checked before anything
   /// is emitted.
   LogicalResult checkSupported();
@@ -120,6 +134,23 @@ public:
   /// themselves or an aliased operand).
   DenseSet<Value> writableArgs;
   bool isReadOnly(Value memref);
+
+  /// Scratch buffers only read and written whole (at the top level of the
+  /// kernel or under scf.if): kept in registers, in one layout, carried
+  /// across the in-block sequential loop by the caller.
+  struct Promoted {
+    RankedTensorType type;
+    int layout = -1;
+    SmallVector<Value> loads;
+    SmallVector<Value> stored;
+    SmallVector<Value> regs; ///< current value during emission
+  };
+  SmallVector<Value> scratchArgs;
+  int64_t scratchSharedBytes = 0; ///< shared memory of the others
+  llvm::MapVector<Value, Promoted> promoted;
+  DenseMap<Value, SmallVector<Value>> promotedSnapshots; ///< alloc -> regs
+  void findPromotable();
+  Promoted *promotedOf(Value memref);
   /// Moves reads of read-only memory and pure ops down to their first use
   /// (within their block), so blocks are not held in registers across
   /// unrelated work.
@@ -214,6 +245,8 @@ public:
   void beforeAccess(const View &view, int layout, bool write);
   /// The kernel argument (or other root) a memref value is a view of.
   Value rootMemref(Value memref);
+  /// The memref a snapshot alloc is copied from.
+  Value rootOfSnapshot(Value alloc);
   void forgetAccesses(); ///< after control flow: everything unknown
 
   // Ops (Distribute.cpp).
@@ -221,6 +254,7 @@ public:
   LogicalResult emitReduce(Operation *op);
   LogicalResult emitFor(Operation *op);
   LogicalResult emitIf(Operation *op);
+  bool isSelectable(scf::IfOp ifOp);
   LogicalResult emitWhile(Operation *op);
   LogicalResult emitGenerate(Operation *op);
   LogicalResult emitExtract(Operation *op);
@@ -233,6 +267,7 @@ public:
 
   // Dot (Dot.cpp).
   int dotLayout(Operation *op);
+  std::optional<int> rowsReduced; ///< computed once per kernel
   LogicalResult emitDot(Operation *op);
   /// A dot operand in shared memory, stored along its contiguous
   /// dimension with padded rows.

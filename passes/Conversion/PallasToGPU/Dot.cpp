@@ -59,14 +59,61 @@ bool mmaTypes(const DotShape &s) {
 
 } // namespace
 
+/// Whether a value computed from a dot's result is reduced along the dot's
+/// columns somewhere in the kernel (a softmax over the scores): then every
+/// dot keeps whole rows inside one warp.
+static bool rowsAreReduced(func::FuncOp kernel) {
+  bool reduced = false;
+  kernel.walk([&](Operation *op) {
+    if (!isa<linalg::MatmulOp>(op))
+      return;
+    SmallVector<Value> work = {op->getResult(0)};
+    DenseSet<Value> seen;
+    while (!work.empty() && !reduced) {
+      Value v = work.pop_back_val();
+      if (!seen.insert(v).second)
+        continue;
+      for (Operation *user : v.getUsers()) {
+        if (auto r = dyn_cast<linalg::ReduceOp>(user)) {
+          auto t = cast<RankedTensorType>(v.getType());
+          if (t.getRank() == 2 && llvm::is_contained(r.getDimensions(), 1))
+            reduced = true;
+        } else if (isa<linalg::GenericOp>(user) &&
+                   cast<linalg::GenericOp>(user).getNumReductionLoops() == 0) {
+          for (Value r : user->getResults())
+            work.push_back(r);
+        }
+      }
+    }
+  });
+  return reduced;
+}
+
 int Distributor::dotLayout(Operation *op) {
   DotShape s = dotShape(op);
   if (kc.hasMma && mmaTypes(s) && s.m % 16 == 0 && s.n % 8 == 0 &&
       s.k % 16 == 0) {
-    int64_t wm = std::min<int64_t>(kc.numWarps, s.m / 16);
-    int64_t wn = kc.numWarps / wm;
-    if (s.n % (8 * wn) == 0)
-      return intern(mmaCLayout(s.m, s.n, wm, wn));
+    if (!rowsReduced)
+      rowsReduced = rowsAreReduced(kernel) ? 1 : 0;
+    // Whole rows per warp when rows are reduced; otherwise the squarest
+    // warp tiles (operand tiles read from shared memory by fewer warps).
+    int64_t bestWm = 0;
+    for (int64_t wm = 1; wm <= kc.numWarps; wm *= 2) {
+      int64_t wn = kc.numWarps / wm;
+      if (s.m % (16 * wm) || s.n % (8 * wn))
+        continue;
+      if (*rowsReduced && wn != 1)
+        continue;
+      auto skew = [&](int64_t m) {
+        int64_t a = s.m / m, b = s.n / (kc.numWarps / m);
+        return a > b ? a / b : b / a;
+      };
+      if (!bestWm || skew(wm) < skew(bestWm) ||
+          (skew(wm) == skew(bestWm) && wm > bestWm))
+        bestWm = wm;
+    }
+    if (bestWm)
+      return intern(mmaCLayout(s.m, s.n, bestWm, kc.numWarps / bestWm));
   }
   return defaultLayout(cast<RankedTensorType>(op->getResult(0).getType()));
 }

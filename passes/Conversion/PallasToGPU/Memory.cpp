@@ -121,6 +121,14 @@ Value Distributor::uninitialized(Type type) {
   return arith::ConstantOp::create(b, loc, b.getIntegerAttr(i, v));
 }
 
+Value Distributor::rootOfSnapshot(Value alloc) {
+  for (Operation *user : alloc.getUsers())
+    if (auto copy = dyn_cast<linalg::CopyOp>(user);
+        copy && copy.getOutputs()[0] == alloc)
+      return copy.getInputs()[0];
+  return Value();
+}
+
 Value Distributor::rootMemref(Value memref) {
   while (Operation *def = memref.getDefiningOp()) {
     if (auto sv = dyn_cast<memref::SubViewOp>(def))
@@ -571,6 +579,35 @@ LogicalResult Distributor::emitMemrefOp(Operation *op) {
   }
   if (isa<memref::DeallocOp>(op))
     return success();
+  // Register-resident scratch (Distribute.cpp, findPromotable).
+  if (auto copy = dyn_cast<linalg::CopyOp>(op);
+      copy && promotedOf(copy.getInputs()[0])) {
+    promotedSnapshots[copy.getOutputs()[0]] =
+        promotedOf(copy.getInputs()[0])->regs;
+    return success();
+  }
+  if (auto tt = dyn_cast<bufferization::ToTensorOp>(op)) {
+    Value buffer = tt.getBuffer();
+    if (Promoted *p = promotedOf(buffer)) {
+      setDist(tt.getResult(), Dist{p->layout, p->regs});
+      return success();
+    }
+    if (auto it = promotedSnapshots.find(buffer);
+        it != promotedSnapshots.end()) {
+      setDist(tt.getResult(),
+              Dist{promotedOf(rootOfSnapshot(buffer))->layout, it->second});
+      return success();
+    }
+  }
+  if (auto mat = dyn_cast<bufferization::MaterializeInDestinationOp>(op)) {
+    if (Promoted *p = promotedOf(mat.getDest())) {
+      auto regs = get(mat.getSource(), p->layout);
+      if (failed(regs))
+        return failure();
+      p->regs = *regs;
+      return success();
+    }
+  }
   if (auto copy = dyn_cast<linalg::CopyOp>(op)) {
     Value src = copy.getInputs()[0], dst = copy.getOutputs()[0];
     const View *from = viewOf(src);

@@ -493,30 +493,50 @@ void PallasToGPUPass::runOnOperation() {
   kc.prologueBlock = &body;
   kc.prologueEnd = firstAfterPrologue;
 
-  // Scratch buffers, then the workspace, in dynamic shared memory.
-  int64_t smemOffset = 0;
-  SmallVector<Value> scratchMemrefs;
-  for (RefType s : info.scratch) {
-    Type elem = s.getElementType();
-    auto type = MemRefType::get(s.getShape(), elem, nullptr, space);
-    Value v = memref::ViewOp::create(b, loc, type, kc.smemBase,
-                                     cst(smemOffset), ValueRange{});
-    scratchMemrefs.push_back(v);
-    int64_t bytes = s.getNumElements() *
-                    std::max<int64_t>(1, elem.getIntOrFloatBitWidth() / 8);
-    smemOffset += (bytes + 127) / 128 * 128;
-  }
-  kc.workspaceOffset = smemOffset;
+  // Scratch buffers (those not kept in registers) and the workspace live in
+  // dynamic shared memory; the distributor places them.
+  kc.workspaceOffset = 0;
 
-  // The sequential axes: loops inside the block.
-  for (int64_t a : seqAxes) {
-    auto loop = scf::ForOp::create(b, loc, cst(0), gridSize[a], cst(1));
-    gridIdx[a] = loop.getInductionVar();
-    b.setInsertionPoint(loop.getBody()->getTerminator());
+  Distributor dist(kc, kernel);
+  // An input aliased to an output is the output's memory: same base, so
+  // accesses through either are ordered, and neither is read-only.
+  DenseMap<int64_t, int64_t> aliasOf;
+  if (auto aliases = module->getAttrOfType<DictionaryAttr>(kGpuCallAttrName)
+                         .getAs<DenseI64ArrayAttr>("input_output_aliases")) {
+    ArrayRef<int64_t> pairs = aliases.asArrayRef();
+    for (size_t p = 0; p + 1 < pairs.size(); p += 2)
+      aliasOf[pairs[p]] = pairs[p + 1];
   }
+  for (auto [in, out] : aliasOf) {
+    dist.writableArgs.insert(kernel.getArgument(2 * visibleAxes + in));
+    dist.writableArgs.insert(
+        kernel.getArgument(2 * visibleAxes + numIn + out));
+  }
+  for (size_t k = 0; k < info.scratch.size(); ++k)
+    dist.markScratch(
+        kernel.getArgument(2 * visibleAxes + numIn + numOut + k));
+  if (failed(dist.prepare()))
+    return signalPassFailure();
+
+  // The sequential axes: loops inside the block, carrying the scratch
+  // buffers that live in registers.
+  SmallVector<Value> state = dist.initialPromotedState(b);
+  SmallVector<scf::ForOp> loops;
+  for (int64_t a : seqAxes) {
+    auto loop =
+        scf::ForOp::create(b, loc, cst(0), gridSize[a], cst(1), state);
+    gridIdx[a] = loop.getInductionVar();
+    // Our own scf.yield (with the carried state) ends the body.
+    if (loop.getBody()->mightHaveTerminator())
+      loop.getBody()->getTerminator()->erase();
+    b.setInsertionPointToEnd(loop.getBody());
+    state.assign(loop.getRegionIterArgs().begin(),
+                 loop.getRegionIterArgs().end());
+    loops.push_back(loop);
+  }
+  dist.setPromotedState(state);
 
   // Bindings of the kernel function's arguments.
-  Distributor dist(kc, kernel);
   {
     int64_t arg = 0;
     for (int64_t a = 0; a < rank; ++a) {
@@ -636,24 +656,11 @@ void PallasToGPUPass::runOnOperation() {
   };
 
   int64_t argBase = 2 * visibleAxes;
-  // An input aliased to an output is the output's memory: same base, so
-  // accesses through either are ordered.
-  DenseMap<int64_t, int64_t> aliasOf;
-  if (auto aliases = module->getAttrOfType<DictionaryAttr>(kGpuCallAttrName)
-                         .getAs<DenseI64ArrayAttr>("input_output_aliases")) {
-    ArrayRef<int64_t> pairs = aliases.asArrayRef();
-    for (size_t p = 0; p + 1 < pairs.size(); p += 2)
-      aliasOf[pairs[p]] = pairs[p + 1];
-  }
   for (int64_t i = 0; i < numIn; ++i) {
     Value param = body.getArgument(i);
     Value old = kernel.getArgument(argBase + i);
-    if (auto it = aliasOf.find(i); it != aliasOf.end()) {
+    if (auto it = aliasOf.find(i); it != aliasOf.end())
       param = body.getArgument(numIn + it->second);
-      dist.writableArgs.insert(old);
-      dist.writableArgs.insert(kernel.getArgument(argBase + numIn +
-                                                  it->second));
-    }
     if (i < nsp) {
       dist.bindView(old, wholeView(param));
       continue;
@@ -671,12 +678,15 @@ void PallasToGPUPass::runOnOperation() {
       return signalPassFailure();
     dist.bindView(kernel.getArgument(argBase + numIn + j), *v);
   }
-  for (auto [k, m] : llvm::enumerate(scratchMemrefs))
-    dist.bindView(kernel.getArgument(argBase + numIn + numOut + k),
-                  wholeView(m));
 
-  if (failed(dist.run(b)))
+  if (failed(dist.emit(b)))
     return signalPassFailure();
+  state = dist.promotedState();
+  for (scf::ForOp loop : llvm::reverse(loops)) {
+    b.setInsertionPointToEnd(loop.getBody());
+    scf::YieldOp::create(b, loc, state);
+    state.assign(loop.getResults().begin(), loop.getResults().end());
+  }
   b.setInsertionPointToEnd(&body);
   mlir::gpu::ReturnOp::create(b, loc);
 
@@ -724,7 +734,7 @@ void PallasToGPUPass::runOnOperation() {
            b.getNamedAttr("dynamic_shared_memory_bytes",
                           b.getI64IntegerAttr(smemBytes)),
            b.getNamedAttr("scratch_shared_memory_bytes",
-                          b.getI64IntegerAttr(kc.workspaceOffset)),
+                          b.getI64IntegerAttr(dist.scratchSharedBytes)),
            b.getNamedAttr("params", b.getArrayAttr(paramAttrs))}));
 
   // Only the gpu.module remains.
