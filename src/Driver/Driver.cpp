@@ -209,7 +209,8 @@ int Compilation::run() {
   // --target cuda:<arch>: <name>.<arch>.ptx per arch (src/Target).
   if (llvm::any_of(options.targets, isCudaTarget)) {
     FailureOr<CudaArtifacts> cuda =
-        emitCudaArtifacts(*module, spec->name, options.targets, emitMlir);
+        emitCudaArtifacts(*module, spec->name, options.targets, emitMlir,
+                          llvm::is_contained(options.emit, "cubin"));
     if (failed(cuda))
       return kExitUserError;
     for (const CudaArtifacts::File &f : cuda->files)

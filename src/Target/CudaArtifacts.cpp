@@ -153,13 +153,18 @@ json launchJson(DictionaryAttr launch, llvm::StringRef arch) {
 
 FailureOr<CudaArtifacts>
 emitCudaArtifacts(ModuleOp module, const std::string &name,
-                  const std::vector<std::string> &targets, bool emitText) {
+                  const std::vector<std::string> &targets, bool emitText,
+                  bool emitCubin) {
   CudaArtifacts out;
   bool hasCall = false;
   module.walk([&](pallas::CallOp) { hasCall = true; });
   if (!hasCall)
     return out; // eliminated by pallas-dce: nothing to run
   std::string ptxas = findPtxas();
+  if (emitCubin && ptxas.empty())
+    return emitError(module.getLoc())
+           << "--emit=cubin needs ptxas (none in $PTXAS, $CUDA_HOME/bin, "
+              "/usr/local/cuda/bin or PATH)";
   std::string toolkit = pallas::defaultCudaToolkitPath();
   std::vector<std::string> seen;
   for (const std::string &target : targets) {
@@ -226,10 +231,12 @@ emitCudaArtifacts(ModuleOp module, const std::string &name,
     entryJson.sha256 = sha256Hex(ptx);
     json launchInfo = launchJson(launch, arch);
     if (!ptxas.empty()) {
-      SmallString<128> ptxPath, logPath;
+      SmallString<128> ptxPath, logPath, cubinPath;
       int fd;
       if (llvm::sys::fs::createTemporaryFile("pallasc", "ptx", fd, ptxPath) ||
-          llvm::sys::fs::createTemporaryFile("pallasc", "log", logPath))
+          llvm::sys::fs::createTemporaryFile("pallasc", "log", logPath) ||
+          (emitCubin && llvm::sys::fs::createTemporaryFile("pallasc", "cubin",
+                                                           cubinPath)))
         return emitError(module.getLoc()) << "cannot create temporary files "
                                              "for ptxas";
       {
@@ -237,8 +244,9 @@ emitCudaArtifacts(ModuleOp module, const std::string &name,
         os << ptx;
       }
       std::string archFlag = "-arch=" + arch;
-      SmallVector<llvm::StringRef> args = {ptxas, archFlag, "-v",
-                                           ptxPath, "-o", "/dev/null"};
+      SmallVector<llvm::StringRef> args = {
+          ptxas, archFlag, "-v", ptxPath, "-o",
+          emitCubin ? llvm::StringRef(cubinPath) : "/dev/null"};
       std::optional<llvm::StringRef> redirects[] = {std::nullopt, logPath,
                                                     logPath};
       std::string execError;
@@ -248,6 +256,16 @@ emitCudaArtifacts(ModuleOp module, const std::string &name,
       std::string logText = log ? (*log)->getBuffer().str() : "";
       llvm::sys::fs::remove(ptxPath);
       llvm::sys::fs::remove(logPath);
+      std::string cubin;
+      if (emitCubin) {
+        auto buf = llvm::MemoryBuffer::getFile(cubinPath, /*IsText=*/false);
+        if (buf)
+          cubin = (*buf)->getBuffer().str();
+        llvm::sys::fs::remove(cubinPath);
+        if (rc == 0 && cubin.empty())
+          return emitError(module.getLoc())
+                 << "ptxas wrote no cubin for " << arch;
+      }
       if (rc != 0)
         return emitError(module.getLoc())
                << "ptxas rejected the generated PTX for " << arch << " ("
@@ -261,6 +279,12 @@ emitCudaArtifacts(ModuleOp module, const std::string &name,
                                    {"spill_loads_bytes", usage->spillLoads},
                                    {"stack_frame_bytes", usage->stackFrame},
                                    {"barriers", usage->barriers}};
+      if (emitCubin) {
+        std::string file = name + "." + arch + ".cubin";
+        launchInfo["cubin"] = json{{"file", file}, {"sha256", sha256Hex(cubin)}};
+        out.files.push_back({file, std::move(cubin)});
+        out.emitted.push_back(file);
+      }
     }
     entryJson.launch = launchInfo;
     out.files.push_back({entryJson.file, ptx});

@@ -56,11 +56,14 @@ struct CudaArtifacts {
 
 /// Builds the PTX of `module` (after the call-level transforms; not
 /// modified) for every `cuda:<arch>` in `targets`. `emitText` adds the
-/// distributed GPU IR as `<name>.<arch>.gpu.mlir`. Diagnostics go to the
-/// module's context. A call eliminated by pallas-dce yields no files.
+/// distributed GPU IR as `<name>.<arch>.gpu.mlir`; `emitCubin` the cubin
+/// ptxas assembles, `<name>.<arch>.cubin` (an error without ptxas).
+/// Diagnostics go to the module's context. A call eliminated by pallas-dce
+/// yields no files.
 mlir::FailureOr<CudaArtifacts>
 emitCudaArtifacts(mlir::ModuleOp module, const std::string &name,
-                  const std::vector<std::string> &targets, bool emitText);
+                  const std::vector<std::string> &targets, bool emitText,
+                  bool emitCubin = false);
 
 } // namespace pallasc
 

@@ -119,10 +119,11 @@ int run(int argc, char **argv) {
   app.add_option("--target", options.targets,
                  "Code generation target (repeatable)");
   app.add_option("--emit", emit,
-                 "What to write: mlir (the final IR, besides the manifest) "
-                 "or manifest (the manifest only)")
+                 "What to write: mlir (the final IR, besides the manifest), "
+                 "manifest (the manifest only) or cubin (with --target "
+                 "cuda:<arch>: also <name>.<arch>.cubin, needs ptxas)")
       ->delimiter(',')
-      ->check(CLI::IsMember({"mlir", "manifest"}));
+      ->check(CLI::IsMember({"mlir", "manifest", "cubin"}));
   auto *vmapOpt = app.add_option("--vmap", vmap,
                                  "Append a vmap transform: IN_AXES:SIZE, "
                                  "e.g. 0,none:4");
