@@ -493,7 +493,11 @@ bool emulateCudaKernel(ModuleOp module, ArrayRef<void *> buffers,
   }();
   (void)init;
   ExecutionEngineOptions options;
-  options.transformer = makeOptimizingTransformer(2, 0, nullptr);
+  // ExecutionEngineOptions::transformer is a function_ref: keep the callable
+  // alive until ExecutionEngine::create has run.
+  std::function<llvm::Error(llvm::Module *)> transformer =
+      makeOptimizingTransformer(2, 0, nullptr);
+  options.transformer = transformer;
   auto engine = ExecutionEngine::create(module, options);
   if (!engine) {
     llvm::raw_string_ostream os(error);
