@@ -103,8 +103,10 @@ func.func @main(%x: tensor<2x3x4x1000xf32>) -> tensor<2x3x4x1000xf32> {
 // runs as a loop inside the block; the scratch accumulator, only ever read
 // and written whole in the accumulator layout, stays in registers carried by
 // the loop (the `k == 0` zeroing becomes selects); the operands are staged
-// (padded rows) and read with ldmatrix for mma.sync on sm_80; the output is
-// written at the last k. sm_70 gets a SIMT loop over k.
+// (padded rows) with cp.async in two chunks along k, each its own commit
+// group, and read with ldmatrix for mma.sync on sm_80 once its chunk has
+// landed; the output is written at the last k. sm_70 gets a SIMT loop over
+// k.
 // CHECK-LABEL: gpu.func @mm(
 // CHECK-SAME: dynamic_shared_memory_bytes = 5120 : i64
 // CHECK-SAME: grid = [2, 2, 1], grid_axes = {{\[}}[0], [1], []]
@@ -114,11 +116,21 @@ func.func @main(%x: tensor<2x3x4x1000xf32>) -> tensor<2x3x4x1000xf32> {
 // CHECK: scf.for %[[K:.+]] = %{{.+}} to %{{.+}} step %{{.+}} iter_args({{.+}}) -> (f32, f32, f32, f32, f32, f32, f32, f32)
 // CHECK-COUNT-8: arith.select
 // CHECK: memref.view %[[SMEM]][%{{.+}}][] : {{.+}} to memref<32x40xbf16, #gpu.address_space<workgroup>>
-// CHECK: vector.store %{{.+}}, %{{.+}}[%{{.+}}] {alignment = 16 : i64} : memref<1280xbf16, #gpu.address_space<workgroup>>, vector<8xbf16>
-// CHECK: gpu.barrier
+// CHECK: nvgpu.device_async_copy %{{.+}}[%{{.+}}], %{{.+}}[%{{.+}}], 8 {bypassL1} : memref<4096xbf16> to memref<1280xbf16, #gpu.address_space<workgroup>>
+// CHECK: nvgpu.device_async_copy
+// CHECK: nvvm.cp.async.commit.group
+// CHECK: nvgpu.device_async_copy
+// CHECK: nvgpu.device_async_copy
+// CHECK: nvvm.cp.async.commit.group
+// CHECK-NOT: vector.store {{.+}}#gpu.address_space<workgroup>
+// CHECK: nvvm.cp.async.wait.group 1
+// CHECK-NEXT: gpu.barrier
 // CHECK: llvm.inline_asm has_side_effects "ldmatrix.sync.aligned.m8n8.x4.shared.b16
 // CHECK: llvm.inline_asm has_side_effects "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
 // CHECK: nvvm.mma.sync A[{{.+}}] B[{{.+}}] C[{{.+}}] {{{.+}}multiplicandAPtxType = #nvvm.mma_type<bf16>{{.+}}shape = #nvvm.shape<m = 16, n = 8, k = 16>}
+// CHECK: nvvm.cp.async.wait.group 0
+// CHECK-NEXT: gpu.barrier
+// CHECK: nvvm.mma.sync
 // CHECK: gpu.barrier
 // CHECK: scf.if
 // CHECK: vector.store %{{.+}}, %{{.+}}[%{{.+}}] {alignment = 8 : i64} : memref<4096xf32>, vector<2xf32>

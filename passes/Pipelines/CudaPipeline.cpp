@@ -22,6 +22,7 @@
 #include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
 #include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVM.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
@@ -61,6 +62,11 @@ void mlir::pallas::buildCudaDistributionPipeline(
   pm.addPass(createPallasToLinalg());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  // Integer ranges (loop bounds, clamps) prove most dynamic slices in
+  // bounds: their checked slow paths fold away and the loads become plain
+  // views (streamed to dots with cp.async).
+  pm.addPass(arith::createIntRangeOptimizationsPass());
+  pm.addPass(createCanonicalizerPass());
   PallasToGPUOptions toGpu;
   toGpu.chip = options.chip;
   pm.addPass(createPallasToGPU(toGpu));
@@ -86,6 +92,8 @@ void mlir::pallas::buildCudaCodegenPipeline(OpPassManager &pm,
   ConvertGpuOpsToNVVMOpsOptions toNvvm;
   toNvvm.useBarePtrCallConv = true;
   device.addPass(createConvertGpuOpsToNVVMOps(toNvvm));
+  // cp.async (emitted as nvgpu.device_async_copy) with 32-bit indices.
+  device.addPass(createPallasNVGPUToNVVM());
   device.addPass(createConvertNVVMToLLVMPass());
   device.addPass(createCanonicalizerPass());
   device.addPass(createCSEPass());

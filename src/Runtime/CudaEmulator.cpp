@@ -12,6 +12,7 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
@@ -50,11 +51,20 @@ struct Warp {
   uint32_t a[32][4], b[32][2];
 };
 
+/// One thread's cp.async copies: performed when a wait.group retires their
+/// group, not when issued, so a read before the wait sees stale memory.
+struct AsyncCopy {
+  uint64_t dst, src;
+  int32_t bytes;
+};
+
 struct Fiber {
   ucontext_t context;
   std::vector<char> stack;
   bool done = false;
   int waitingOn = -1; ///< barrier index, -1: runnable
+  std::vector<AsyncCopy> open;                 ///< not yet committed
+  std::vector<std::vector<AsyncCopy>> groups;  ///< committed, oldest first
 };
 
 struct Scheduler {
@@ -138,6 +148,29 @@ extern "C" int32_t pallasc_emu_shfl_xor(int32_t value, int32_t mask) {
   uint32_t other = w.exchange[(lane ^ mask) & 31];
   warpSync();
   return static_cast<int32_t>(other);
+}
+
+extern "C" void pallasc_emu_cp_async(int64_t dst, int64_t src,
+                                     int32_t bytes) {
+  scheduler->fibers[scheduler->current].open.push_back(
+      {static_cast<uint64_t>(dst), static_cast<uint64_t>(src), bytes});
+}
+
+extern "C" void pallasc_emu_cp_commit() {
+  Fiber &f = scheduler->fibers[scheduler->current];
+  f.groups.push_back(std::move(f.open));
+  f.open.clear();
+}
+
+/// cp.async.wait_group n: all but the n most recent groups are complete.
+extern "C" void pallasc_emu_cp_wait(int32_t n) {
+  Fiber &f = scheduler->fibers[scheduler->current];
+  while (f.groups.size() > static_cast<size_t>(std::max(n, 0))) {
+    for (const AsyncCopy &c : f.groups.front())
+      std::memcpy(reinterpret_cast<void *>(c.dst),
+                  reinterpret_cast<const void *>(c.src), c.bytes);
+    f.groups.erase(f.groups.begin());
+  }
 }
 
 /// mma.sync.aligned.m16n8k16.row.col.f32.{f16,bf16}: the fragments of all 32
@@ -374,6 +407,52 @@ FailureOr<func::FuncOp> buildHostKernel(ModuleOp module, std::string &error) {
         return failure();
       }
       mma.erase();
+    } else if (auto copy = dyn_cast<nvgpu::DeviceAsyncCopyOp>(op)) {
+      // The byte addresses of both ends.
+      auto address = [&](Value m, ValueRange indices) -> Value {
+        auto type = cast<MemRefType>(m.getType());
+        Value ptr =
+            memref::ExtractAlignedPointerAsIndexOp::create(b, l, m);
+        auto meta = memref::ExtractStridedMetadataOp::create(b, l, m);
+        Value linear = meta.getOffset();
+        for (auto [i, stride] : llvm::zip(indices, meta.getStrides()))
+          linear = arith::AddIOp::create(
+              b, l, linear, arith::MulIOp::create(b, l, i, stride));
+        int64_t bytes = type.getElementTypeBitWidth() / 8;
+        Value a = arith::AddIOp::create(
+            b, l, ptr,
+            arith::MulIOp::create(
+                b, l, linear, arith::ConstantIndexOp::create(b, l, bytes)));
+        return arith::IndexCastOp::create(b, l, b.getI64Type(), a);
+      };
+      Value dst = address(copy.getDst(), copy.getDstIndices());
+      Value src = address(copy.getSrc(), copy.getSrcIndices());
+      if (copy.getSrcElements()) {
+        error = "the emulator does not handle partial cp.async copies";
+        return failure();
+      }
+      int64_t bytes = copy.getDstElements().getZExtValue() *
+                      copy.getDst().getType().getElementTypeBitWidth() / 8;
+      auto f = declare(b, module, "pallasc_emu_cp_async",
+                       {b.getI64Type(), b.getI64Type(), i32}, {});
+      func::CallOp::create(
+          b, l, f,
+          ValueRange{dst, src, arith::ConstantIntOp::create(b, l, i32, bytes)});
+      if (!copy.getAsyncToken().use_empty()) {
+        error = "the emulator does not handle nvgpu async tokens";
+        return failure();
+      }
+      op->erase();
+    } else if (isa<NVVM::CpAsyncCommitGroupOp>(op)) {
+      auto f = declare(b, module, "pallasc_emu_cp_commit", {}, {});
+      func::CallOp::create(b, l, f, ValueRange{});
+      op->erase();
+    } else if (auto wait = dyn_cast<NVVM::CpAsyncWaitGroupOp>(op)) {
+      auto f = declare(b, module, "pallasc_emu_cp_wait", {i32}, {});
+      func::CallOp::create(
+          b, l, f,
+          ValueRange{arith::ConstantIntOp::create(b, l, i32, wait.getN())});
+      op->erase();
     } else if (auto asmOp = dyn_cast<LLVM::InlineAsmOp>(op)) {
       StringRef text = asmOp.getAsmString();
       if (!text.starts_with("ldmatrix.sync.aligned.m8n8.x")) {
@@ -518,6 +597,11 @@ bool emulateCudaKernel(ModuleOp module, ArrayRef<void *> buffers,
     add("pallasc_emu_mma", reinterpret_cast<void *>(&pallasc_emu_mma));
     add("pallasc_emu_ldmatrix",
         reinterpret_cast<void *>(&pallasc_emu_ldmatrix));
+    add("pallasc_emu_cp_async",
+        reinterpret_cast<void *>(&pallasc_emu_cp_async));
+    add("pallasc_emu_cp_commit",
+        reinterpret_cast<void *>(&pallasc_emu_cp_commit));
+    add("pallasc_emu_cp_wait", reinterpret_cast<void *>(&pallasc_emu_cp_wait));
     return map;
   });
   auto fn = (*engine)->lookupPacked("_mlir_ciface_pallasc_emu_kernel");
@@ -587,6 +671,8 @@ bool emulateCudaKernel(ModuleOp module, ArrayRef<void *> buffers,
       f.stack.resize(kStack);
       f.done = false;
       f.waitingOn = -1;
+      f.open.clear();
+      f.groups.clear();
       getcontext(&f.context);
       f.context.uc_stack.ss_sp = f.stack.data();
       f.context.uc_stack.ss_size = kStack;

@@ -225,6 +225,16 @@ public:
   LogicalResult store(const View &view, int id, ArrayRef<Value> regs,
                       ArrayRef<Value> mask = {},
                       ArrayRef<int64_t> subset = {});
+  /// Registers per `cp.async` copying `src` (global memory, layout `srcId`)
+  /// into `dst` (shared memory, `dstId`: the same registers seen in dst's
+  /// coordinates); 0 when cp.async cannot be used (no sm_80, bounds
+  /// checks, widths other than 4/8/16 bytes).
+  int64_t asyncCopyWidth(const View &src, int srcId, const View &dst,
+                         int dstId);
+  /// Issues those copies (nvgpu.device_async_copy); the caller commits and
+  /// waits (nvvm.cp.async.commit.group / wait.group) and synchronizes.
+  LogicalResult copyAsync(const View &src, int srcId, const View &dst,
+                          int dstId, int64_t width);
   View subview(const View &view, ArrayRef<OpFoldResult> offsets,
                ArrayRef<int64_t> offsetDivs, ArrayRef<int64_t> sizes, ArrayRef<int64_t> strides,
                const llvm::SmallBitVector &dropped);

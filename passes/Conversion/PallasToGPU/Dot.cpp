@@ -232,7 +232,98 @@ LogicalResult Distributor::emitDot(Operation *op) {
     };
     std::optional<View> aStage, bStage;
     SmallVector<Value> aRegs, bRegs;
-    if (inRegisters(aVal, aId, 64)) {
+    // Streamed operands are copied with cp.async (sm_80+) in chunks along
+    // k, each committed as its own group: the mma steps of chunk c wait for
+    // that chunk only, and the copies of the later chunks overlap them.
+    int64_t numChunks = std::min<int64_t>(4, s.k / 16);
+    int64_t chunkK = s.k / numChunks;
+    struct AsyncPlan {
+      View source, tile;
+      int sourceId, tileId; ///< layouts of one chunk
+      int64_t sourceDim, tileDim, width;
+    };
+    SmallVector<AsyncPlan, 2> plans;
+    auto planAsync = [&](Value v, int64_t kdim) -> std::optional<View> {
+      if (!streamed.contains(v) || stagedViews.count(v))
+        return std::nullopt;
+      Value x = v;
+      SmallVector<int64_t> perm;
+      if (auto t = v.getDefiningOp<linalg::TransposeOp>()) {
+        x = t.getInput();
+        perm.assign(t.getPermutation().begin(), t.getPermutation().end());
+      }
+      auto tt = x.getDefiningOp<bufferization::ToTensorOp>();
+      if (!tt)
+        return std::nullopt;
+      const View *source = nullptr;
+      if (auto it = snapshots.find(tt.getBuffer()); it != snapshots.end())
+        source = &it->second;
+      else if (auto it = views.find(tt.getBuffer()); it != views.end())
+        source = &it->second;
+      else
+        return std::nullopt;
+      auto type = cast<RankedTensorType>(v.getType());
+      auto stype = cast<RankedTensorType>(x.getType());
+      int64_t sdim = perm.empty() ? kdim : perm[kdim];
+      // The whole tile as stage() lays it out (ldmatrix reads it the same).
+      int sourceId = defaultLayout(stype);
+      int id = perm.empty() ? sourceId
+                            : intern(projectLayout(layout(sourceId), perm,
+                                                   type.getShape()));
+      int64_t bytes;
+      View tile = tileView(type, id, kc.workspaceOffset + wsOffset, bytes);
+      // One chunk: its own blocked layout over the source, seen through the
+      // transpose in the tile.
+      SmallVector<int64_t> cshape(type.getShape()), scshape(stype.getShape());
+      cshape[kdim] = chunkK;
+      scshape[sdim] = chunkK;
+      int csId = defaultLayout(
+          RankedTensorType::get(scshape, stype.getElementType()));
+      int ctId = perm.empty() ? csId
+                              : intern(projectLayout(layout(csId), perm,
+                                                     cshape));
+      SmallVector<OpFoldResult> zeros(type.getRank(), b.getIndexAttr(0));
+      SmallVector<int64_t> ones(type.getRank(), 1);
+      View src0 = subview(*source, zeros, {}, scshape, ones, {});
+      View dst0 = subview(tile, zeros, {}, cshape, ones, {});
+      int64_t width = asyncCopyWidth(src0, csId, dst0, ctId);
+      if (!width) {
+        if (Operation *def = tile.base.getDefiningOp(); def && def->use_empty())
+          def->erase();
+        return std::nullopt;
+      }
+      wsOffset += (bytes + 127) / 128 * 128;
+      kc.workspaceBytes = std::max(kc.workspaceBytes, wsOffset);
+      plans.push_back(AsyncPlan{*source, tile, csId, ctId, sdim, kdim, width});
+      return tile;
+    };
+    if (kc.hasMma && !inRegisters(aVal, aId, 64))
+      aStage = planAsync(aVal, 1);
+    if (kc.hasMma && !inRegisters(bVal, bId, 32))
+      bStage = planAsync(bVal, 0);
+    for (int64_t c = 0; c < numChunks && !plans.empty(); ++c) {
+      for (const AsyncPlan &p : plans) {
+        int64_t rank = p.tile.rank();
+        SmallVector<OpFoldResult> so(rank, b.getIndexAttr(0)), to = so;
+        so[p.sourceDim] = b.getIndexAttr(c * chunkK);
+        to[p.tileDim] = b.getIndexAttr(c * chunkK);
+        SmallVector<int64_t> ones(rank, 1);
+        SmallVector<int64_t> sshape(layout(p.sourceId).shape.begin(),
+                                    layout(p.sourceId).shape.end());
+        SmallVector<int64_t> tshape(layout(p.tileId).shape.begin(),
+                                    layout(p.tileId).shape.end());
+        View src = subview(p.source, so, {}, sshape, ones, {});
+        View dst = subview(p.tile, to, {}, tshape, ones, {});
+        if (failed(copyAsync(src, p.sourceId, dst, p.tileId, p.width)))
+          return op->emitOpError() << "cannot copy a dot operand with "
+                                      "cp.async";
+      }
+      NVVM::CpAsyncCommitGroupOp::create(b, loc);
+    }
+    bool async = !plans.empty();
+    if (aStage) {
+      // staged by cp.async above
+    } else if (inRegisters(aVal, aId, 64)) {
       auto r = get(aVal, aId);
       if (failed(r))
         return failure();
@@ -243,7 +334,9 @@ LogicalResult Distributor::emitDot(Operation *op) {
         return failure();
       aStage = *v;
     }
-    if (inRegisters(bVal, bId, 32)) {
+    if (bStage) {
+      // staged by cp.async above
+    } else if (inRegisters(bVal, bId, 32)) {
       auto r = get(bVal, bId);
       if (failed(r))
         return failure();
@@ -255,7 +348,7 @@ LogicalResult Distributor::emitDot(Operation *op) {
       bStage = *v;
     }
     bool staged = aStage || bStage;
-    if (staged)
+    if (staged && !async)
       barrier();
     int64_t nbA = log2Exact(s.k), nbC = log2Exact(s.n), nbB = nbC;
     auto mmaType = s.a.isBF16() ? NVVM::MMATypes::bf16 : NVVM::MMATypes::f16;
@@ -399,6 +492,13 @@ LogicalResult Distributor::emitDot(Operation *op) {
       bPacked = packAll(bVal, bRegs);
     SmallVector<Value> bPair;
     for (int64_t kk = 0; kk < s.k / 16; ++kk) {
+      if (async && (kk * 16) % chunkK == 0) {
+        // This chunk's copies (and those of every thread) have landed.
+        int64_t c = kk * 16 / chunkK;
+        NVVM::CpAsyncWaitGroupOp::create(
+            b, loc, b.getI32IntegerAttr(numChunks - 1 - c));
+        barrier();
+      }
       // Fragments of this k step.
       SmallVector<SmallVector<Value>> aFrag, bFrag;
       for (int64_t mi = 0; mi < s.m / wm / 16; ++mi) {

@@ -14,6 +14,7 @@
 #include "passes/Conversion/PallasToGPU/Distribute.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "llvm/ADT/SmallBitVector.h"
@@ -288,13 +289,11 @@ struct FlatAccess {
 };
 } // namespace
 
-static FlatAccess flatAccess(Distributor &d, const View &view, int id) {
-  FlatAccess fa;
-  const Layout &l = d.layout(id);
-  int64_t baseRank = view.baseType.getRank();
-  if (baseRank == 0)
-    return fa;
-  // Thread and register parts must add (disjoint bits) in every dim.
+/// Whether flatAccess applies: thread and register parts of every
+/// coordinate add (disjoint bits).
+static bool flatFeasible(const Layout &l, const View &view) {
+  if (view.baseType.getRank() == 0)
+    return false;
   for (int64_t dim = 0; dim < l.rank(); ++dim) {
     uint64_t threadMask = 0, regMask = 0;
     for (uint64_t basis : llvm::concat<const uint64_t>(l.lanes, l.warps))
@@ -302,8 +301,17 @@ static FlatAccess flatAccess(Distributor &d, const View &view, int id) {
     for (uint64_t basis : l.regs)
       regMask |= l.coord(basis, dim);
     if (threadMask & regMask)
-      return fa;
+      return false;
   }
+  return true;
+}
+
+static FlatAccess flatAccess(Distributor &d, const View &view, int id) {
+  FlatAccess fa;
+  const Layout &l = d.layout(id);
+  int64_t baseRank = view.baseType.getRank();
+  if (!flatFeasible(l, view))
+    return fa;
   ArrayRef<int64_t> shape = view.baseType.getShape();
   SmallVector<int64_t> pitch(baseRank, 1);
   for (int64_t b = baseRank - 1; b > 0; --b)
@@ -476,6 +484,46 @@ LogicalResult Distributor::store(const View &view, int id,
     } else {
       memref::StoreOp::create(b, kc.loc, regs[r], memref, indices);
     }
+  }
+  return success();
+}
+
+int64_t Distributor::asyncCopyWidth(const View &src, int srcId,
+                                    const View &dst, int dstId) {
+  if (!kc.hasMma || src.isShared() || !dst.isShared() || src.needsChecks() ||
+      dst.needsChecks() || src.elementType() != dst.elementType())
+    return 0;
+  const Layout &ls = layout(srcId), &ld = layout(dstId);
+  if (ls.numRegs() != ld.numRegs() || !flatFeasible(ls, src) ||
+      !flatFeasible(ld, dst))
+    return 0;
+  int64_t w = std::min(vectorWidth(src, ls), vectorWidth(dst, ld));
+  int64_t bytes = w * byteSize(src.elementType());
+  return (bytes == 4 || bytes == 8 || bytes == 16) ? w : 0;
+}
+
+LogicalResult Distributor::copyAsync(const View &src, int srcId,
+                                     const View &dst, int dstId,
+                                     int64_t width) {
+  FlatAccess fs = flatAccess(*this, src, srcId);
+  FlatAccess fd = flatAccess(*this, dst, dstId);
+  if (!fs.flat || !fd.flat)
+    return failure();
+  Value first = primary(srcId);
+  bool bypassL1 = width * byteSize(src.elementType()) == 16;
+  auto token = nvgpu::DeviceAsyncTokenType::get(b.getContext());
+  for (int64_t r = 0; r < layout(srcId).numRegs(); r += width) {
+    Value si = flatIndex(*this, fs, srcId, r);
+    Value di = flatIndex(*this, fd, dstId, r);
+    OpBuilder::InsertionGuard guard(b);
+    if (first) {
+      auto ifOp = scf::IfOp::create(b, kc.loc, first, /*withElse=*/false);
+      b.setInsertionPointToStart(ifOp.thenBlock());
+    }
+    nvgpu::DeviceAsyncCopyOp::create(
+        b, kc.loc, token, fd.flat, ValueRange{di}, fs.flat, ValueRange{si},
+        b.getIndexAttr(width), /*srcElements=*/Value(),
+        bypassL1 ? b.getUnitAttr() : UnitAttr());
   }
   return success();
 }

@@ -99,4 +99,20 @@ def PallasToGPU : Pass<"pallas-to-gpu", "::mlir::ModuleOp"> {
   ];
 }
 
+def PallasNVGPUToNVVM : Pass<"pallas-nvgpu-to-nvvm", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Lower the nvgpu ops pallas-to-gpu emits (cp.async) to NVVM, "
+                "with the gpu.module's index width";
+  let description = [{
+    Runs after `convert-gpu-to-nvvm`. Upstream's `convert-nvgpu-to-nvvm`
+    always converts memrefs with 64-bit indices, while `pallas-to-gpu`
+    gives small kernels 32-bit ones (`dlti.dl_spec` on the `gpu.module`),
+    leaving casts between mismatched descriptors; this pass applies the same
+    upstream patterns (`populateNVGPUToNVVMConversionPatterns`) with a type
+    converter built from the module's data layout.
+  }];
+  let dependentDialects = [
+    "::mlir::LLVM::LLVMDialect", "::mlir::NVVM::NVVMDialect"
+  ];
+}
+
 #endif // PALLASC_PASSES_CONVERSION_PALLASTOGPU_TD
