@@ -311,7 +311,16 @@ FailureOr<func::FuncOp> buildHostKernel(ModuleOp module, std::string &error) {
 
   // Rewrite the GPU-specific ops.
   SmallVector<Operation *> ops;
-  host.walk([&](Operation *op) { ops.push_back(op); });
+  // Only the ops rewritten below: rewriting an mma/ldmatrix also erases the
+  // llvm.extractvalue ops that use it, which must not be visited afterwards.
+  host.walk([&](Operation *op) {
+    if (isa<mlir::gpu::ThreadIdOp, mlir::gpu::BlockIdOp, mlir::gpu::BarrierOp,
+            mlir::gpu::ShuffleOp, mlir::gpu::PrintfOp,
+            mlir::gpu::DynamicSharedMemoryOp, mlir::gpu::ReturnOp, NVVM::MmaOp,
+            nvgpu::DeviceAsyncCopyOp, NVVM::CpAsyncCommitGroupOp,
+            NVVM::CpAsyncWaitGroupOp, LLVM::InlineAsmOp>(op))
+      ops.push_back(op);
+  });
   Type i32 = b.getI32Type(), f32 = b.getF32Type(), index = b.getIndexType();
   auto buffer = [&](Type elem) {
     OpBuilder::InsertionGuard g(b);
