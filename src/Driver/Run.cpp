@@ -2,11 +2,14 @@
 
 #include "src/Driver/Run.h"
 
+#include "dialects/Pallas/IR/PallasOps.h"
+
 #include "src/Driver/Frontend.h"
 #include "src/Driver/OutputFiles.h"
 #include "src/Runtime/Float16.h"
 #include "src/Runtime/GridExecutor.h"
 #include "src/Runtime/HostCode.h"
+#include "src/Runtime/HostProgram.h"
 #include "src/Runtime/Launch.h"
 #include "src/Runtime/Npy.h"
 
@@ -146,12 +149,27 @@ int runOnCpu(const RunOptions &options) {
   if (int rc = runFrontend(options.driver, context, router, fe))
     return rc;
 
+  // A wrapper that is one call on its arguments runs on the grid executor
+  // directly; anything else the transforms left in @main (vmap's batch
+  // loop, reshapes, broadcasts, several calls) is compiled with the kernels
+  // and launches each call (src/Runtime/HostProgram.h).
+  bool hasCall = false;
+  fe.module->walk([&](pallas::CallOp) { hasCall = true; });
+  bool direct = !hasCall || isDirectCall(*fe.module);
   LaunchPlan plan;
+  HostProgram program;
   std::string error;
-  if (!planLaunch(*fe.module, plan, error)) {
+  if (direct ? !planLaunch(*fe.module, plan, error)
+             : !prepareHostProgram(*fe.module, program, error)) {
     logError(specPath + ": error: " + error);
     return kExitUserError;
   }
+  const std::vector<ArrayType> &wantInputs =
+      direct ? plan.inputs : program.inputs;
+  const std::vector<ArrayType> &wantOutputs =
+      direct ? plan.outputs : program.outputs;
+  int64_t numBounds =
+      direct ? plan.numDynamicBounds() : program.numBoundValues();
   if (plan.eliminated) {
     if (!options.outputs.empty()) {
       logError(specPath +
@@ -167,25 +185,23 @@ int runOnCpu(const RunOptions &options) {
   }
 
   // Check the command line against the call before any heavy work.
-  if (!options.randomSeed && options.inputs.size() != plan.inputs.size()) {
-    logError("error: the call takes " + std::to_string(plan.inputs.size()) +
-             " inputs (" + describeOperands(plan.inputs) + ") but " +
+  if (!options.randomSeed && options.inputs.size() != wantInputs.size()) {
+    logError("error: the call takes " + std::to_string(wantInputs.size()) +
+             " inputs (" + describeOperands(wantInputs) + ") but " +
              std::to_string(options.inputs.size()) +
              " --input files were given");
     return kExitUserError;
   }
   if (!options.outputs.empty() &&
-      options.outputs.size() != plan.outputs.size()) {
-    logError("error: the call has " + std::to_string(plan.outputs.size()) +
-             " outputs (" + describeOperands(plan.outputs) + ") but " +
+      options.outputs.size() != wantOutputs.size()) {
+    logError("error: the call has " + std::to_string(wantOutputs.size()) +
+             " outputs (" + describeOperands(wantOutputs) + ") but " +
              std::to_string(options.outputs.size()) +
              " --output files were given");
     return kExitUserError;
   }
-  if (static_cast<int64_t>(options.gridBounds.size()) !=
-      plan.numDynamicBounds()) {
-    logError("error: the grid has " +
-             std::to_string(plan.numDynamicBounds()) +
+  if (static_cast<int64_t>(options.gridBounds.size()) != numBounds) {
+    logError("error: the grid has " + std::to_string(numBounds) +
              " dynamic bounds but " +
              std::to_string(options.gridBounds.size()) +
              " --grid-bound values were given");
@@ -194,10 +210,10 @@ int runOnCpu(const RunOptions &options) {
   uint64_t maxBytes = options.maxBytes ? options.maxBytes : physicalMemory();
 
   // Inputs.
-  std::vector<HostArray> inputs(plan.inputs.size());
+  std::vector<HostArray> inputs(wantInputs.size());
   uint64_t inputBytes = 0;
-  for (size_t i = 0; i < plan.inputs.size(); ++i) {
-    const ArrayType &want = plan.inputs[i];
+  for (size_t i = 0; i < wantInputs.size(); ++i) {
+    const ArrayType &want = wantInputs[i];
     if (options.randomSeed) {
       inputs[i] = HostArray(want.dtype, want.shape);
       uint64_t bytes = inputs[i].byteSize();
@@ -234,9 +250,9 @@ int runOnCpu(const RunOptions &options) {
   // Output dtypes: an aliased output is its input; integer outputs take the
   // spec's signedness when the spec still describes them.
   std::vector<DType> outputDTypes;
-  for (size_t j = 0; j < plan.outputs.size(); ++j) {
-    DType d = plan.outputs[j].dtype;
-    if (fe.spec.outputs.size() == plan.outputs.size())
+  for (size_t j = 0; j < wantOutputs.size(); ++j) {
+    DType d = wantOutputs[j].dtype;
+    if (fe.spec.outputs.size() == wantOutputs.size())
       if (std::optional<DType> s = parseDType(fe.spec.outputs[j].dtype))
         if (compatible(*s, d))
           d = *s;
@@ -254,14 +270,15 @@ int runOnCpu(const RunOptions &options) {
     return kExitUserError;
   double lowerMs = msSince(t1);
   Clock::time_point t2 = Clock::now();
-  std::unique_ptr<JitModule> jit = JitModule::create(*fe.module, error);
+  std::unique_ptr<JitModule> jit =
+      JitModule::create(*fe.module, error, {launcherSymbol()});
   if (!jit) {
     logError("error: " + error);
     return kExitInternalError;
   }
   // The JIT compiles lazily; look the kernel up now so compile time is not
   // counted as run time.
-  if (!jit->lookupCInterface(plan.kernel, error)) {
+  if (!jit->lookupCInterface(direct ? plan.kernel : "main", error)) {
     logError("error: " + error);
     return kExitInternalError;
   }
@@ -276,7 +293,10 @@ int runOnCpu(const RunOptions &options) {
   std::vector<HostArray> outputs;
   Clock::time_point t3 = Clock::now();
   double cpu3 = cpuMs();
-  if (!executeGrid(plan, *jit, inputs, outputDTypes, outputs, exec, error)) {
+  if (direct ? !executeGrid(plan, *jit, inputs, outputDTypes, outputs, exec,
+                            error)
+             : !runHostProgram(program, *jit, inputs, options.gridBounds,
+                               outputDTypes, outputs, exec, error)) {
     logError(specPath + ": error: " + error);
     return kExitUserError;
   }

@@ -293,8 +293,12 @@ bool executeGrid(const LaunchPlan &plan, JitModule &jit,
   bool overflow = false;
   for (const HostArray &a : inputs)
     overflow |= !addBytes(needed, a.byteSize());
+  auto givenStorage = [&](size_t j) -> uint8_t * {
+    return j < options.outputStorage.size() ? options.outputStorage[j]
+                                            : nullptr;
+  };
   for (size_t j = 0; j < numOut; ++j)
-    if (aliasOf[j] < 0)
+    if (aliasOf[j] < 0 && !givenStorage(j))
       overflow |= !addBytes(needed, HostArray(outputDTypes[j],
                                               plan.outputs[j].shape)
                                         .byteSize());
@@ -444,9 +448,14 @@ bool executeGrid(const LaunchPlan &plan, JitModule &jit,
   for (size_t j = 0; j < numOut; ++j) {
     if (aliasOf[j] >= 0)
       continue;
-    outputs[j] = HostArray(outputDTypes[j], plan.outputs[j].shape);
-    if (!allocate(outputs[j], "output " + std::to_string(j)))
-      return false;
+    if (uint8_t *storage = givenStorage(j)) {
+      outputs[j] =
+          HostArray::view(outputDTypes[j], plan.outputs[j].shape, storage);
+    } else {
+      outputs[j] = HostArray(outputDTypes[j], plan.outputs[j].shape);
+      if (!allocate(outputs[j], "output " + std::to_string(j)))
+        return false;
+    }
     fillUninitialized(outputs[j].data(), outputs[j].numElements(),
                       outputs[j].dtype);
   }

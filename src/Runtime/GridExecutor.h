@@ -45,6 +45,10 @@ struct ExecuteOptions {
   /// If set, receives the wall time of the grid walk alone (milliseconds),
   /// without allocation and initialization.
   double *gridWalkMs = nullptr;
+  /// Per output (may be shorter, or hold null): storage the output is
+  /// written into instead of a fresh allocation (the caller's buffer of the
+  /// output's dtype and shape). Aliased outputs ignore it.
+  std::vector<uint8_t *> outputStorage;
 };
 
 /// The value interpret mode uses for memory nobody wrote, for `dtype`,

@@ -56,8 +56,9 @@ mlir::LogicalResult lowerForHost(mlir::ModuleOp module, bool printIRAfterAll) {
 
 JitModule::~JitModule() = default;
 
-std::unique_ptr<JitModule> JitModule::create(mlir::ModuleOp lowered,
-                                             std::string &error) {
+std::unique_ptr<JitModule> JitModule::create(
+    mlir::ModuleOp lowered, std::string &error,
+    const std::vector<std::pair<const char *, void *>> &extraSymbols) {
   initializeNativeTarget();
   auto builder = llvm::orc::JITTargetMachineBuilder::detectHost();
   if (!builder) {
@@ -84,9 +85,12 @@ std::unique_ptr<JitModule> JitModule::create(mlir::ModuleOp lowered,
     error = "JIT compilation failed: " + errorText(engine.takeError());
     return nullptr;
   }
-  (*engine)->registerSymbols([](llvm::orc::MangleAndInterner interner) {
+  (*engine)->registerSymbols([&](llvm::orc::MangleAndInterner interner) {
     llvm::orc::SymbolMap map;
     for (auto [name, address] : runtimeSymbols())
+      map[interner(name)] = {llvm::orc::ExecutorAddr::fromPtr(address),
+                             llvm::JITSymbolFlags::Exported};
+    for (auto [name, address] : extraSymbols)
       map[interner(name)] = {llvm::orc::ExecutorAddr::fromPtr(address),
                              llvm::JITSymbolFlags::Exported};
     return map;

@@ -14,6 +14,8 @@
 
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace mlir {
 class ExecutionEngine;
@@ -33,9 +35,12 @@ public:
   ~JitModule();
 
   /// Compiles `lowered` for this machine, with the runtime's functions
-  /// (debug printing, memrefCopy) resolvable.
-  static std::unique_ptr<JitModule> create(mlir::ModuleOp lowered,
-                                           std::string &error);
+  /// (debug printing, memrefCopy) and `extraSymbols` (name, address)
+  /// resolvable.
+  static std::unique_ptr<JitModule>
+  create(mlir::ModuleOp lowered, std::string &error,
+         const std::vector<std::pair<const char *, void *>> &extraSymbols =
+             {});
 
   /// The packed-argument entry of `func`'s C interface
   /// (`_mlir_ciface_<func>`): `args[i]` points at argument `i` (memrefs are

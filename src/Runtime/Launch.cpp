@@ -67,24 +67,6 @@ std::string printed(Type t) {
   return s;
 }
 
-bool arrayTypeOf(Type t, const std::string &what, ArrayType &out,
-                 std::string &error) {
-  auto tensor = dyn_cast<RankedTensorType>(t);
-  if (!tensor || !tensor.hasStaticShape()) {
-    error = what + " has type " + printed(t) +
-            "; the CPU runtime runs statically shaped arrays only";
-    return false;
-  }
-  std::optional<DType> d = dtypeOf(tensor.getElementType());
-  if (!d) {
-    error = what + " has element type " + printed(tensor.getElementType()) +
-            ", which the CPU runtime does not support";
-    return false;
-  }
-  out.dtype = *d;
-  out.shape.assign(tensor.getShape().begin(), tensor.getShape().end());
-  return true;
-}
 
 BlockMapping mappingOf(pallas::BlockSpecAttr spec) {
   BlockMapping m;
@@ -186,6 +168,30 @@ std::vector<bool> kernelWrites(pallas::KernelOp kernel) {
 
 } // namespace
 
+bool arrayTypeOf(Type t, const std::string &what, ArrayType &out,
+                 std::string &error) {
+  if (isa<pallas::HiType>(t)) {
+    error = what + " has the hi type " + printed(t) +
+            "; run pallas-hi-to-lo first (--hi-to-lo) to run its parts";
+    return false;
+  }
+  auto tensor = dyn_cast<RankedTensorType>(t);
+  if (!tensor || !tensor.hasStaticShape()) {
+    error = what + " has type " + printed(t) +
+            "; the CPU runtime runs statically shaped arrays only";
+    return false;
+  }
+  std::optional<DType> d = dtypeOf(tensor.getElementType());
+  if (!d) {
+    error = what + " has element type " + printed(tensor.getElementType()) +
+            ", which the CPU runtime does not support";
+    return false;
+  }
+  out.dtype = *d;
+  out.shape.assign(tensor.getShape().begin(), tensor.getShape().end());
+  return true;
+}
+
 bool planLaunch(ModuleOp module, LaunchPlan &plan, std::string &error) {
   SmallVector<pallas::CallOp> calls;
   module.walk([&](pallas::CallOp c) { calls.push_back(c); });
@@ -203,7 +209,12 @@ bool planLaunch(ModuleOp module, LaunchPlan &plan, std::string &error) {
             " pallas.call ops; the CPU runtime runs one";
     return false;
   }
-  pallas::CallOp call = calls.front();
+  return planCall(module, calls.front(), "__pallasc_index_map_", plan, error);
+}
+
+bool planCall(ModuleOp module, pallas::CallOp call,
+              const std::string &wrapperPrefix, LaunchPlan &plan,
+              std::string &error) {
   plan.kernel = call.getKernel().str();
   auto kernel = module.lookupSymbol<pallas::KernelOp>(call.getKernel());
   if (!kernel) {
@@ -267,8 +278,7 @@ bool planLaunch(ModuleOp module, LaunchPlan &plan, std::string &error) {
                 " is not a func.func in the module";
         return false;
       }
-      std::string name = std::string("__pallasc_index_map_") + what + "_" +
-                         std::to_string(i);
+      std::string name = wrapperPrefix + what + "_" + std::to_string(i);
       if (!addIndexWrapper(
               module, func, name, static_cast<int64_t>(plan.grid.size()),
               prefetchTypes,

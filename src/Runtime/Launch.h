@@ -21,6 +21,10 @@
 #include <utility>
 #include <vector>
 
+namespace mlir::pallas {
+class CallOp;
+} // namespace mlir::pallas
+
 namespace pallasc::runtime {
 
 /// An array operand: its dtype and shape.
@@ -73,6 +77,17 @@ struct LaunchPlan {
 /// the index-map wrappers. Fails with a message for calls the CPU runtime
 /// cannot run.
 bool planLaunch(mlir::ModuleOp module, LaunchPlan &plan, std::string &error);
+
+/// Reads the plan of one `call` of `module` and adds the wrappers of its
+/// `@func` index maps, named `<wrapperPrefix>in_<i>` / `out_<i>`.
+bool planCall(mlir::ModuleOp module, mlir::pallas::CallOp call,
+              const std::string &wrapperPrefix, LaunchPlan &plan,
+              std::string &error);
+
+/// Reads a statically shaped tensor type of a supported dtype into `out`;
+/// otherwise fails with a message starting with `what`.
+bool arrayTypeOf(mlir::Type type, const std::string &what, ArrayType &out,
+                 std::string &error);
 
 /// Maps an MLIR element type and the spec's dtype spelling to a DType.
 std::optional<DType> dtypeOf(mlir::Type elementType);

@@ -69,7 +69,17 @@ int64_t HostArray::numElements() const {
   return checkedNumElements(shape).value_or(0);
 }
 
-void HostArray::Free::operator()(uint8_t *p) const { std::free(p); }
+void HostArray::Free::operator()(uint8_t *p) const {
+  if (owned)
+    std::free(p);
+}
+
+HostArray HostArray::view(DType dtype, std::vector<int64_t> shape,
+                          uint8_t *data) {
+  HostArray a(dtype, std::move(shape));
+  a.storage = std::unique_ptr<uint8_t, Free>(data, Free{false});
+  return a;
+}
 
 bool HostArray::allocate() {
   std::optional<int64_t> n = checkedNumElements(shape);
@@ -84,7 +94,8 @@ bool HostArray::allocate() {
   if (!p)
     return false;
   std::memset(p, 0, rounded);
-  storage.reset(static_cast<uint8_t *>(p));
+  storage =
+      std::unique_ptr<uint8_t, Free>(static_cast<uint8_t *>(p), Free{true});
   return true;
 }
 

@@ -46,6 +46,12 @@ public:
   /// allocation fails.
   bool allocate();
 
+  /// A non-owning array over `data` (dense, row-major, at least byteSize()
+  /// bytes), which must outlive it: how the runtime hands buffers owned by
+  /// compiled code to the grid executor.
+  static HostArray view(DType dtype, std::vector<int64_t> shape,
+                        uint8_t *data);
+
   DType dtype = DType::F32;
   std::vector<int64_t> shape;
 
@@ -58,6 +64,7 @@ public:
 
 private:
   struct Free {
+    bool owned; // false: a view (see view())
     void operator()(uint8_t *p) const;
   };
   std::unique_ptr<uint8_t, Free> storage;

@@ -153,7 +153,10 @@ int64_t PallasToLinalgPass::numKernelAxes(KernelOp kernel, ModuleOp module) {
   });
   if (axes >= 0)
     return axes;
-  // No call: as many axes as the kernel asks for.
+  // No call: the count recorded on the kernel by whoever replaced its calls
+  // (pallasc run's host program), else as many axes as the kernel asks for.
+  if (auto recorded = kernel->getAttrOfType<IntegerAttr>(kNumGridAxesAttrName))
+    return recorded.getInt();
   axes = 0;
   kernel.walk([&](Operation *op) {
     if (auto p = dyn_cast<ProgramIdOp>(op))
