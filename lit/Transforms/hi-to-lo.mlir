@@ -203,3 +203,19 @@ func.func @main(%q: !pallas.hi<"q", tensor<16x4xi8>, tensor<16xf32>>) -> tensor<
       : (!pallas.hi<"q", tensor<16x4xi8>, tensor<16xf32>>) -> tensor<16xf32>
   return %o : tensor<16xf32>
 }
+
+// -----
+
+// Tests that every part of a hi operand must be a ranked tensor (its block
+// spec is lowered per part).
+
+pallas.kernel @k(%q: !pallas.hi<"q", !pallas.ref<8xi8>, !pallas.ref<8xf32>>, %o: !pallas.ref<8xf32>) {
+}
+func.func @main(%q: !pallas.hi<"q", tensor<16xi8>, tensor<*xf32>>) -> tensor<16xf32> {
+  // expected-error @+1 {{input 0: part 1 of '!pallas.hi<"q", tensor<16xi8>, tensor<*xf32>>' is not a ranked tensor}}
+  %o = pallas.call @k(%q) {grid = array<i64: 2>,
+      in_specs = [#pallas.block_spec<[8], (i) -> (i)>],
+      out_specs = [#pallas.block_spec<[8], (i) -> (i)>]}
+      : (!pallas.hi<"q", tensor<16xi8>, tensor<*xf32>>) -> tensor<16xf32>
+  return %o : tensor<16xf32>
+}

@@ -90,6 +90,7 @@ constexpr size_t kMaxErrors = 50;
 constexpr size_t kMaxRank = 16;
 constexpr size_t kMaxGridRank = 16;
 constexpr size_t kMaxOperands = 4096; // inputs, outputs, scratch_shapes
+constexpr size_t kMaxHiParts = 16;    // parts of a hi input
 constexpr size_t kMaxTransforms = 256;
 
 //===----------------------------------------------------------------------===//
@@ -930,6 +931,8 @@ void Validator::parseArrays(const json &root, const char *key, bool isInput,
   static const std::vector<std::string> kInputKeys = {"shape", "dtype",
                                                       "linear"};
   static const std::vector<std::string> kOutputKeys = {"shape", "dtype"};
+  static const std::vector<std::string> kHiKeys = {"hi", "parts"};
+  static const std::vector<std::string> kPartKeys = {"shape", "dtype"};
   out.resize(v.size());
   info.resize(v.size());
   for (size_t i = 0; i < v.size(); ++i) {
@@ -939,6 +942,61 @@ void Validator::parseArrays(const json &root, const char *key, bool isInput,
     const json &e = v[i];
     if (!expectObject(e, path, "an object with \"shape\" and \"dtype\""))
       continue;
+    if (isInput && e.contains("hi")) {
+      // A hi aggregate: {"hi": name, "parts": [{"shape", "dtype"}, ...]}.
+      checkKeys(e, path, kHiKeys);
+      if (auto name = identifier(e.at("hi"), joinPath(path, "hi")))
+        a.hiName = *name;
+      const json *p = require(e, path, "parts");
+      std::string ppath = joinPath(path, "parts");
+      if (!p || !expectArray(*p, ppath, "an array of {\"shape\", \"dtype\"} "
+                                        "objects"))
+        continue;
+      if (p->empty() || p->size() > kMaxHiParts) {
+        error(ppath, "a hi aggregate has " +
+                         countOf(p->size(), "part", "parts") +
+                         "; expected 1 to " + std::to_string(kMaxHiParts));
+        continue;
+      }
+      bool ok = true;
+      for (size_t j = 0; j < p->size(); ++j) {
+        ArraySpec &part = a.parts.emplace_back();
+        part.path = indexPath(ppath, j);
+        const json &pe = (*p)[j];
+        if (!expectObject(pe, part.path,
+                          "an object with \"shape\" and \"dtype\"")) {
+          ok = false;
+          continue;
+        }
+        checkKeys(pe, part.path, kPartKeys);
+        bool shapeOk = false, dtypeOk = false;
+        if (const json *s = require(pe, part.path, "shape"))
+          shapeOk = shapeValue(*s, joinPath(part.path, "shape"), part.shape);
+        if (const json *d = require(pe, part.path, "dtype"))
+          if (auto dt = dtypeValue(*d, joinPath(part.path, "dtype"))) {
+            part.dtype = *dt;
+            dtypeOk = true;
+          }
+        if (shapeOk && dtypeOk)
+          checkByteSize(part.shape, part.dtype, part.path);
+        ok &= shapeOk && dtypeOk;
+      }
+      if (!ok)
+        continue;
+      const ArraySpec *widest = &a.parts.front();
+      for (const ArraySpec &part : a.parts)
+        if (part.shape.size() > widest->shape.size())
+          widest = &part;
+      a.shape = widest->shape;
+      a.dtype = widest->dtype;
+      info[i].shapeOk = info[i].dtypeOk = true;
+      continue;
+    }
+    if (!isInput && e.contains("hi")) {
+      error(joinPath(path, "hi"),
+            "unknown key 'hi' (only inputs can be hi aggregates)");
+      continue;
+    }
     if (!isInput && e.contains("linear")) {
       error(joinPath(path, "linear"),
             "unknown key 'linear' (only inputs can be linear)");
@@ -985,6 +1043,12 @@ void Validator::parseScalarPrefetch(const json &root) {
     return;
   for (int64_t i = 0; i < *n; ++i) {
     const ArraySpec &a = spec.inputs[i];
+    if (a.isHi()) {
+      error(joinPath(a.path, "hi"),
+            a.path + " is a scalar-prefetch operand (num_scalar_prefetch is " +
+                std::to_string(*n) + ") and cannot be a hi aggregate");
+      continue;
+    }
     if (!inputInfo[i].dtypeOk)
       continue;
     bool isInt = a.dtype[0] == 'i' || a.dtype[0] == 'u';
@@ -1303,6 +1367,14 @@ void Validator::parseAliases(const json &root) {
       const ArraySpec &a = spec.inputs[in];
       const ArraySpec &b = spec.outputs[*out];
       const ArrayInfo &ai = inputInfo[in], &bi = outputInfo[*out];
+      if (a.isHi()) {
+        error(path, "input_output_aliases contains the mapping " + mapping +
+                        " but " + a.path +
+                        " is a hi aggregate, which the grid spec cannot "
+                        "alias (outputs are lo arrays)");
+        aliasesOk = false;
+        continue;
+      }
       if (ai.shapeOk && ai.dtypeOk && bi.shapeOk && bi.dtypeOk &&
           (a.shape != b.shape || a.dtype != b.dtype)) {
         error(path, "input_output_aliases contains the mapping " + mapping +

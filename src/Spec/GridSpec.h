@@ -77,6 +77,14 @@ struct ArraySpec {
   /// `"linear": true`: a pinned buffer that must be aliased to an output.
   bool linear = false;
   std::string path; ///< e.g. "inputs[0]".
+  /// A hi (aggregate) input, `{"hi": NAME, "parts": [array, ...]}`: the
+  /// aggregate's name and its lo parts (`!pallas.hi<NAME, parts...>`).
+  /// `shape` and `dtype` are then those of its first part of the highest
+  /// rank: the array its block spec describes (pallas-hi-to-lo gives a part
+  /// of lower rank the spec's leading dimensions).
+  std::string hiName;
+  std::vector<ArraySpec> parts;
+  bool isHi() const { return !parts.empty(); }
 };
 
 /// One of `scratch_shapes`.

@@ -74,7 +74,8 @@ private:
   void error(const std::string &path, const std::string &message) {
     errors.push_back(SpecError{path, message, 0, 0});
   }
-  RankedTensorType arrayType(const ArraySpec &array);
+  /// A tensor, or a `!pallas.hi` of tensors for a hi input.
+  Type arrayType(const ArraySpec &array);
   pallas::BlockSpecAttr blockSpec(const BlockSpec &bs, const ArraySpec &array);
   AffineMap parseIndexMap(const std::string &text, const std::string &path,
                           size_t rank);
@@ -87,7 +88,17 @@ private:
 };
 } // namespace
 
-RankedTensorType Importer::arrayType(const ArraySpec &array) {
+Type Importer::arrayType(const ArraySpec &array) {
+  if (array.isHi()) {
+    SmallVector<Type> parts;
+    for (const ArraySpec &part : array.parts) {
+      Type t = arrayType(part);
+      if (!t)
+        return {};
+      parts.push_back(t);
+    }
+    return pallas::HiType::get(module.getContext(), array.hiName, parts);
+  }
   Type element = dtypeToType(module.getContext(), array.dtype);
   if (!element) {
     error(array.path + ".dtype", "unsupported dtype '" + array.dtype + "'");
@@ -251,6 +262,17 @@ bool Importer::run() {
     return false;
   }
 
+  // Hi inputs reach the backends, the runtime and the manifest only as
+  // their parts: the call must be flattened.
+  bool flattened = llvm::any_of(spec.transforms, [](const Transform &t) {
+    return t.kind == Transform::Kind::HiToLo;
+  });
+  for (const ArraySpec &a : spec.inputs)
+    if (a.isHi() && !flattened)
+      error(a.path + ".hi",
+            a.path + " is a hi aggregate ('" + a.hiName +
+                "'), which needs the hi_to_lo transform: add {\"hi_to_lo\": "
+                "{}} to transforms or pass --hi-to-lo");
   SmallVector<Type> inputTypes, outputTypes;
   for (const ArraySpec &a : spec.inputs)
     inputTypes.push_back(arrayType(a));
