@@ -221,3 +221,25 @@ TEST_CASE("f16 and bf16 conversions round to nearest even", "[npy]") {
   for (float f : {0.1f, -3.7f, 1234.5f, 1e-3f})
     CHECK(std::abs(halfToFloat(floatToHalf(f)) - f) <= std::abs(f) * 1e-3f);
 }
+
+TEST_CASE("a HostArray view reads foreign memory and never frees it",
+          "[npy]") {
+  alignas(64) float buffer[6] = {1, 2, 3, 4, 5, 6};
+  {
+    HostArray view = HostArray::view(DType::F32, {2, 3},
+                                     reinterpret_cast<uint8_t *>(buffer));
+    REQUIRE(view.data() == reinterpret_cast<uint8_t *>(buffer));
+    REQUIRE(view.byteSize() == sizeof(buffer));
+    reinterpret_cast<float *>(view.data())[5] = 60;
+    // Moving the view keeps it a view; the moved-to array owns nothing.
+    HostArray moved = std::move(view);
+    REQUIRE(moved.data() == reinterpret_cast<uint8_t *>(buffer));
+    // Allocating replaces the view with owned storage (freed normally).
+    REQUIRE(moved.allocate());
+    REQUIRE(moved.data() != reinterpret_cast<uint8_t *>(buffer));
+  }
+  // The buffer is intact: written through the view, never freed (a free of
+  // stack memory would abort, and ASan would report it).
+  REQUIRE(buffer[5] == 60);
+  REQUIRE(buffer[0] == 1);
+}
