@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (ASan + UBSan + coverage) and runs each for
 # SECONDS (default 60), seeding the corpus from examples/ and keeping it in
-# fuzz/corpus-out/<target> (not committed). Crashes are written to
-# fuzz/findings/; add each one to lit/Robustness/ as a regression test.
+# fuzz/corpus-out/<target> (not committed). The pipeline target's inputs are
+# a kernel, a line `// ----- spec -----`, then a grid spec (FuzzPipeline.cpp).
+# Crashes are written to fuzz/findings/; add each one to lit/Robustness/ as a
+# regression test.
 #   fuzz/run.sh [SECONDS] [BUILD_DIR]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -10,10 +12,10 @@ seconds=${1:-60}
 build=${2:-"$root/build-asan"}
 bash "$root/scripts/build.sh" "$build" -DPALLASC_ENABLE_SANITIZERS=ON \
   -DPALLASC_BUILD_FUZZERS=ON
-ninja -C "$build" pallasc-fuzz-spec pallasc-fuzz-kernel
+ninja -C "$build" pallasc-fuzz-spec pallasc-fuzz-kernel pallasc-fuzz-pipeline
 mkdir -p "$root/fuzz/findings"
 status=0
-for target in spec kernel; do
+for target in spec kernel pipeline; do
   corpus="$root/fuzz/corpus-out/$target"
   mkdir -p "$corpus"
   case $target in
@@ -21,6 +23,9 @@ for target in spec kernel; do
             cp "$f" "$corpus/$(basename "$(dirname "$f")").json"; done ;;
     kernel) for f in "$root"/examples/*/kernel.mlir; do
               cp "$f" "$corpus/$(basename "$(dirname "$f")").mlir"; done ;;
+    pipeline) for d in "$root"/examples/*/; do
+                { cat "$d/kernel.mlir"; printf '\n// ----- spec -----\n'
+                  cat "$d/spec.json"; } >"$corpus/$(basename "$d").txt"; done ;;
   esac
   echo "fuzz: pallasc-fuzz-$target for ${seconds}s"
   # A fresh MLIRContext per input is heavy under ASan (quarantine recycling
@@ -29,6 +34,7 @@ for target in spec kernel; do
   if ! ASAN_OPTIONS=detect_leaks=0:quarantine_size_mb=64 \
       "$build/bin/pallasc-fuzz-$target" \
       -max_total_time="$seconds" -max_len=65536 -timeout=60 -rss_limit_mb=4096 \
+      -dict="$root/fuzz/pallasc.dict" \
       -artifact_prefix="$root/fuzz/findings/$target-" -print_final_stats=1 \
       "$corpus" 2>"$build/fuzz-$target.log"; then
     echo "fuzz: pallasc-fuzz-$target FAILED (see $build/fuzz-$target.log)"

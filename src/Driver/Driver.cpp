@@ -156,18 +156,8 @@ int Compilation::run() {
   FrontendResult fe;
   if (int rc = runFrontend(options, context, router, fe))
     return rc;
-  OwningOpRef<ModuleOp> &module = fe.module;
-  spec::GridSpec *spec = &fe.spec;
-  const std::string &kernelText = fe.kernelText, &specText = fe.specText;
-
-  for (const std::string &target : options.targets) {
-    if (isTpuTarget(target) || isCpuTarget(target) || isCudaTarget(target))
-      continue;
-    logError("error: no code generation target is available in this build "
-             "(asked for '" +
-             target + "'); use --emit=mlir or --emit=manifest");
-    return kExitUsageError;
-  }
+  if (int rc = checkTargets(options))
+    return rc;
 
   // Outputs, all staged in temporary files and renamed at the end.
   OutputFiles outputs(options.outputDir);
@@ -175,70 +165,12 @@ int Compilation::run() {
   outputs.protectInput(options.specPath, "grid spec");
   if (failed(outputs.prepare()))
     return kExitUserError;
-  ManifestInputs manifestInputs;
-  manifestInputs.kernel = {baseName(options.kernelPath),
-                           sha256Hex(kernelText)};
-  manifestInputs.spec = {baseName(options.specPath), sha256Hex(specText)};
-  manifestInputs.name = spec->name;
-
-  bool emitMlir = llvm::is_contained(options.emit, "mlir");
-  if (emitMlir) {
-    std::string text;
-    llvm::raw_string_ostream os(text);
-    OpPrintingFlags flags;
-    module->print(os, flags);
-    std::string file = spec->name + ".mlir";
-    if (failed(outputs.stage(file, text)))
+  std::vector<CompiledFile> files;
+  if (int rc = emitArtifacts(options, fe, files))
+    return rc;
+  for (const CompiledFile &f : files)
+    if (failed(outputs.stage(f.name, f.contents)))
       return kExitUserError;
-    manifestInputs.emitted.push_back(file);
-  }
-
-  // --target tpu: <name>.tpu.mlirbc + <name>.tpu.json (src/Target).
-  if (llvm::any_of(options.targets, isTpuTarget)) {
-    FailureOr<TpuArtifacts> tpu =
-        emitTpuArtifacts(*module, spec->name, emitMlir);
-    if (failed(tpu))
-      return kExitUserError;
-    for (const TpuArtifacts::File &f : tpu->files)
-      if (failed(outputs.stage(f.name, f.contents)))
-        return kExitUserError;
-    llvm::append_range(manifestInputs.artifacts, tpu->manifestEntries);
-    llvm::append_range(manifestInputs.emitted, tpu->emitted);
-  }
-
-  // --target cuda:<arch>: <name>.<arch>.ptx per arch (src/Target).
-  if (llvm::any_of(options.targets, isCudaTarget)) {
-    FailureOr<CudaArtifacts> cuda =
-        emitCudaArtifacts(*module, spec->name, options.targets, emitMlir,
-                          llvm::is_contained(options.emit, "cubin"));
-    if (failed(cuda))
-      return kExitUserError;
-    for (const CudaArtifacts::File &f : cuda->files)
-      if (failed(outputs.stage(f.name, f.contents)))
-        return kExitUserError;
-    llvm::append_range(manifestInputs.artifacts, cuda->manifestEntries);
-    llvm::append_range(manifestInputs.emitted, cuda->emitted);
-  }
-
-  // --target cpu: <name>.cpu.o, the lowering `pallasc run` executes.
-  if (llvm::any_of(options.targets, isCpuTarget)) {
-    std::string file, object;
-    ManifestArtifact entry;
-    if (failed(emitCpuArtifact(*module, spec->name, file, object, entry)))
-      return kExitUserError;
-    if (!file.empty()) {
-      if (failed(outputs.stage(file, object)))
-        return kExitUserError;
-      manifestInputs.artifacts.push_back(std::move(entry));
-    }
-  }
-
-  FailureOr<nlohmann::json> manifest = buildManifest(*module, manifestInputs);
-  if (failed(manifest))
-    return kExitInternalError;
-  if (failed(outputs.stage(spec->name + ".manifest.json",
-                           manifestToString(*manifest))))
-    return kExitUserError;
 
   if (!options.depfile.empty()) {
     std::string rule;
@@ -258,6 +190,108 @@ int Compilation::run() {
 
 } // namespace
 
+const std::vector<std::string> &everyTarget() {
+  // One spelling per code generation target of this build. A new target
+  // adds its line here (the pipeline fuzzer compiles every input for each).
+  static const std::vector<std::string> targets = {
+      "cpu",
+      "cuda:sm_80",
+      "tpu",
+  };
+  return targets;
+}
+
+int checkTargets(const DriverOptions &options) {
+  for (const std::string &target : options.targets) {
+    if (isTpuTarget(target) || isCpuTarget(target) || isCudaTarget(target))
+      continue;
+    logError("error: no code generation target is available in this build "
+             "(asked for '" +
+             target + "'); use --emit=mlir or --emit=manifest");
+    return kExitUsageError;
+  }
+  return kExitSuccess;
+}
+
+int emitArtifacts(const DriverOptions &options, const FrontendResult &fe,
+                  std::vector<CompiledFile> &files) {
+  ModuleOp module = *fe.module;
+  const spec::GridSpec *spec = &fe.spec;
+  ManifestInputs manifestInputs;
+  manifestInputs.kernel = {baseName(options.kernelPath),
+                           sha256Hex(fe.kernelText)};
+  manifestInputs.spec = {baseName(options.specPath), sha256Hex(fe.specText)};
+  manifestInputs.name = spec->name;
+
+  bool emitMlir = llvm::is_contained(options.emit, "mlir");
+  if (emitMlir) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    OpPrintingFlags flags;
+    module->print(os, flags);
+    std::string file = spec->name + ".mlir";
+    files.push_back({file, std::move(text)});
+    manifestInputs.emitted.push_back(file);
+  }
+
+  // --target tpu: <name>.tpu.mlirbc + <name>.tpu.json (src/Target).
+  if (llvm::any_of(options.targets, isTpuTarget)) {
+    FailureOr<TpuArtifacts> tpu =
+        emitTpuArtifacts(module, spec->name, emitMlir);
+    if (failed(tpu))
+      return kExitUserError;
+    for (TpuArtifacts::File &f : tpu->files)
+      files.push_back({f.name, std::move(f.contents)});
+    llvm::append_range(manifestInputs.artifacts, tpu->manifestEntries);
+    llvm::append_range(manifestInputs.emitted, tpu->emitted);
+  }
+
+  // --target cuda:<arch>: <name>.<arch>.ptx per arch (src/Target).
+  if (llvm::any_of(options.targets, isCudaTarget)) {
+    FailureOr<CudaArtifacts> cuda =
+        emitCudaArtifacts(module, spec->name, options.targets, emitMlir,
+                          llvm::is_contained(options.emit, "cubin"));
+    if (failed(cuda))
+      return kExitUserError;
+    for (CudaArtifacts::File &f : cuda->files)
+      files.push_back({f.name, std::move(f.contents)});
+    llvm::append_range(manifestInputs.artifacts, cuda->manifestEntries);
+    llvm::append_range(manifestInputs.emitted, cuda->emitted);
+  }
+
+  // --target cpu: <name>.cpu.o, the lowering `pallasc run` executes.
+  if (llvm::any_of(options.targets, isCpuTarget)) {
+    std::string file, object;
+    ManifestArtifact entry;
+    if (failed(emitCpuArtifact(module, spec->name, file, object, entry)))
+      return kExitUserError;
+    if (!file.empty()) {
+      files.push_back({file, std::move(object)});
+      manifestInputs.artifacts.push_back(std::move(entry));
+    }
+  }
+
+  FailureOr<nlohmann::json> manifest = buildManifest(module, manifestInputs);
+  if (failed(manifest))
+    return kExitInternalError;
+  files.push_back({spec->name + ".manifest.json", manifestToString(*manifest)});
+  return kExitSuccess;
+}
+
+int compileToMemory(const DriverOptions &options, llvm::StringRef kernelText,
+                    std::string specText, std::vector<CompiledFile> &files) {
+  MLIRContext context(makeDriverRegistry());
+  configureDriverContext(context);
+  DiagnosticRouter router(&context);
+  FrontendResult fe;
+  if (int rc = runFrontendOnText(options, kernelText, std::move(specText),
+                                 context, router, fe))
+    return rc;
+  if (int rc = checkTargets(options))
+    return rc;
+  return emitArtifacts(options, fe, files);
+}
+
 DialectRegistry makeDriverRegistry() {
   DialectRegistry registry;
   registerAllDialects(registry);
@@ -272,19 +306,14 @@ void configureDriverContext(MLIRContext &context) {
   context.loadAllAvailableDialects();
 }
 
-int runFrontend(const DriverOptions &options, MLIRContext &context,
-                DiagnosticRouter &router, FrontendResult &result) {
-  auto kernelBuffer =
-      readInput(options.kernelPath, kMaxKernelBytes, "kernel");
-  if (!kernelBuffer)
-    return kExitUserError;
-  auto specBuffer = readInput(options.specPath, kMaxSpecBytes, "grid spec");
-  if (!specBuffer)
-    return kExitUserError;
+static int runFrontendOnBuffers(const DriverOptions &options,
+                                std::unique_ptr<llvm::MemoryBuffer> kernelBuffer,
+                                std::string specText, MLIRContext &context,
+                                DiagnosticRouter &router,
+                                FrontendResult &result) {
   std::string kernelText = kernelBuffer->getBuffer().str();
   if (failed(checkText(options.kernelPath, kernelText, "kernel")))
     return kExitUserError;
-  std::string specText = specBuffer->getBuffer().str();
 
   router.addFileWithoutSnippets(options.specPath);
   // Kernel IR: parsed and verified by MLIR; diagnostics carry file:line:col.
@@ -323,6 +352,29 @@ int runFrontend(const DriverOptions &options, MLIRContext &context,
   result.kernelText = std::move(kernelText);
   result.specText = std::move(specText);
   return kExitSuccess;
+}
+
+int runFrontend(const DriverOptions &options, MLIRContext &context,
+                DiagnosticRouter &router, FrontendResult &result) {
+  auto kernelBuffer =
+      readInput(options.kernelPath, kMaxKernelBytes, "kernel");
+  if (!kernelBuffer)
+    return kExitUserError;
+  auto specBuffer = readInput(options.specPath, kMaxSpecBytes, "grid spec");
+  if (!specBuffer)
+    return kExitUserError;
+  return runFrontendOnBuffers(options, std::move(kernelBuffer),
+                              specBuffer->getBuffer().str(), context, router,
+                              result);
+}
+
+int runFrontendOnText(const DriverOptions &options, llvm::StringRef kernelText,
+                      std::string specText, MLIRContext &context,
+                      DiagnosticRouter &router, FrontendResult &result) {
+  return runFrontendOnBuffers(
+      options,
+      llvm::MemoryBuffer::getMemBufferCopy(kernelText, options.kernelPath),
+      std::move(specText), context, router, result);
 }
 
 int runCompile(const DriverOptions &options) {

@@ -21,6 +21,7 @@
 #include "mlir/IR/OwningOpRef.h"
 
 #include <string>
+#include <vector>
 
 namespace pallasc {
 
@@ -43,6 +44,40 @@ struct FrontendResult {
 /// or the exit code after a diagnostic was printed.
 int runFrontend(const DriverOptions &options, mlir::MLIRContext &context,
                 DiagnosticRouter &router, FrontendResult &result);
+
+/// runFrontend on inputs already in memory: `options.kernelPath` and
+/// `options.specPath` only name them (in diagnostics and the manifest).
+int runFrontendOnText(const DriverOptions &options, llvm::StringRef kernelText,
+                      std::string specText, mlir::MLIRContext &context,
+                      DiagnosticRouter &router, FrontendResult &result);
+
+/// One spelling of every code generation target this build has (`cpu`,
+/// `cuda:sm_80`, `tpu`, ...). The pipeline fuzzer compiles each input for
+/// every one of them; a new target adds its line in Driver.cpp.
+const std::vector<std::string> &everyTarget();
+
+/// kExitSuccess if every `options.targets` entry names a target of this
+/// build; otherwise prints an error and returns kExitUsageError.
+int checkTargets(const DriverOptions &options);
+
+/// One output of a compilation, in memory.
+struct CompiledFile {
+  std::string name; ///< inside the output directory
+  std::string contents;
+};
+
+/// The back half of a compilation, to memory: the --emit=mlir text, each
+/// target's artifacts and the manifest (last), for the module and spec of
+/// `fe` (not modified). Writes no file; the driver stages these. Returns
+/// kExitSuccess, or the exit code after a diagnostic was printed.
+int emitArtifacts(const DriverOptions &options, const FrontendResult &fe,
+                  std::vector<CompiledFile> &files);
+
+/// A whole compilation of in-memory inputs to in-memory outputs, in a fresh
+/// context: runFrontendOnText, checkTargets, emitArtifacts. No file is read
+/// or written (except by ptxas, when found: see findPtxas).
+int compileToMemory(const DriverOptions &options, llvm::StringRef kernelText,
+                    std::string specText, std::vector<CompiledFile> &files);
 
 } // namespace pallasc
 
