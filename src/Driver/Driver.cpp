@@ -36,6 +36,8 @@ namespace pallasc {
 /// Inputs larger than this are rejected before parsing.
 constexpr uint64_t kMaxKernelBytes = 64ull << 20;
 constexpr uint64_t kMaxSpecBytes = 16ull << 20;
+/// Operations a kernel file may hold (docs/limits.md says why this many).
+constexpr int64_t kMaxKernelOps = 100000;
 
 std::string transformToPassPipeline(const spec::Transform &t) {
   auto joinInts = [](const auto &values, auto toInt) {
@@ -98,6 +100,21 @@ LogicalResult checkText(const std::string &path, llvm::StringRef text,
            ": error: the " + what + " is " +
            message.substr(message.find(": ") + 2));
   return failure();
+}
+
+/// Rejects a parsed kernel file with more than kMaxKernelOps operations
+/// (the module itself not counted), at the first operation past the cap, in
+/// textual order.
+LogicalResult checkKernelSize(ModuleOp module) {
+  int64_t count = 0;
+  WalkResult result = module->walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (op == module.getOperation() || ++count <= kMaxKernelOps)
+      return WalkResult::advance();
+    op->emitError() << "the kernel has more than " << kMaxKernelOps
+                    << " operations, the limit; this is operation " << count;
+    return WalkResult::interrupt();
+  });
+  return failure(result.wasInterrupted());
 }
 
 std::string baseName(const std::string &path) {
@@ -321,7 +338,7 @@ static int runFrontendOnBuffers(const DriverOptions &options,
   ParserConfig config(&context);
   OwningOpRef<ModuleOp> module =
       parseSourceFile<ModuleOp>(router.sourceMgr(), config);
-  if (!module)
+  if (!module || failed(checkKernelSize(*module)))
     return kExitUserError;
 
   // Grid spec: JSON with JSON-path diagnostics.
