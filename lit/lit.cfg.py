@@ -40,6 +40,11 @@ llvm_config.add_tool_substitutions(tools, tool_dirs)
 if os.path.exists("/usr/local/cuda/bin/ptxas") or shutil.which("ptxas"):
     config.available_features.add("ptxas")
 
+# Tests whose point is a permission that root ignores (chmod 555 on an output
+# directory) say `UNSUPPORTED: root`; CI runs the suite as root.
+if hasattr(os, "geteuid") and os.geteuid() == 0:
+    config.available_features.add("root")
+
 # Tests that need (or must not have) an NVIDIA GPU say `REQUIRES: cuda-gpu` /
 # `UNSUPPORTED: cuda-gpu`.
 if os.path.exists("/dev/nvidiactl"):
