@@ -49,3 +49,11 @@ if hasattr(os, "geteuid") and os.geteuid() == 0:
 # `UNSUPPORTED: cuda-gpu`.
 if os.path.exists("/dev/nvidiactl"):
     config.available_features.add("cuda-gpu")
+
+# AMD targets link ROCm's device libraries (ocml/ockl bitcode, Debian's
+# rocm-device-libs, installed by scripts/setup.sh): tests that compile math
+# for rocm:<arch> say `REQUIRES: rocm-device-libs`.
+if any(os.path.exists(os.path.join(root, "amdgcn", "bitcode", "ocml.bc"))
+       for root in (os.environ.get("ROCM_PATH", "/opt/rocm"),
+                    "/usr/lib/x86_64-linux-gnu")):
+    config.available_features.add("rocm-device-libs")

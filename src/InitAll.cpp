@@ -7,6 +7,7 @@
 #include "passes/Conversion/Passes.h"
 #include "passes/Pipelines/CudaPipeline.h"
 #include "passes/Pipelines/Pipelines.h"
+#include "passes/Pipelines/RocmPipeline.h"
 #include "passes/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -28,6 +29,7 @@ void pallasc::registerAllDialects(mlir::DialectRegistry &registry) {
                   mlir::vector::VectorDialect, mlir::tpu::TPUDialect>();
   mlir::pallas::registerCpuPipelineDialects(registry);
   mlir::pallas::registerCudaPipelineDialects(registry);
+  mlir::pallas::registerRocmPipelineDialects(registry);
 }
 
 void pallasc::registerAllPasses() {
@@ -40,4 +42,5 @@ void pallasc::registerAllPasses() {
   mlir::pallas::registerPallasConversionPasses();
   mlir::pallas::registerPallasPipelines();
   mlir::pallas::registerCudaPipeline();
+  mlir::pallas::registerRocmPipeline();
 }

@@ -11,6 +11,7 @@
 #include "src/Spec/SpecToIR.h"
 #include "src/Support/InputChecks.h"
 #include "src/Target/CudaArtifacts.h"
+#include "src/Target/RocmArtifacts.h"
 #include "src/Target/TPUArtifacts.h"
 
 #include "mlir/IR/AsmState.h"
@@ -213,6 +214,7 @@ const std::vector<std::string> &everyTarget() {
   static const std::vector<std::string> targets = {
       "cpu",
       "cuda:sm_80",
+      "rocm:gfx942",
       "tpu",
   };
   return targets;
@@ -220,7 +222,8 @@ const std::vector<std::string> &everyTarget() {
 
 int checkTargets(const DriverOptions &options) {
   for (const std::string &target : options.targets) {
-    if (isTpuTarget(target) || isCpuTarget(target) || isCudaTarget(target))
+    if (isTpuTarget(target) || isCpuTarget(target) || isCudaTarget(target) ||
+        isRocmTarget(target))
       continue;
     logError("error: no code generation target is available in this build "
              "(asked for '" +
@@ -274,6 +277,20 @@ int emitArtifacts(const DriverOptions &options, const FrontendResult &fe,
       files.push_back({f.name, std::move(f.contents)});
     llvm::append_range(manifestInputs.artifacts, cuda->manifestEntries);
     llvm::append_range(manifestInputs.emitted, cuda->emitted);
+  }
+
+  // --target rocm:<arch>: <name>.<arch>.hsaco per arch (src/Target).
+  if (llvm::any_of(options.targets, isRocmTarget)) {
+    FailureOr<RocmArtifacts> rocm = emitRocmArtifacts(
+        module, spec->name, options.targets, emitMlir,
+        llvm::is_contained(options.emit, "asm"),
+        options.rocmCodeObjectVersion);
+    if (failed(rocm))
+      return kExitUserError;
+    for (RocmArtifacts::File &f : rocm->files)
+      files.push_back({f.name, std::move(f.contents)});
+    llvm::append_range(manifestInputs.artifacts, rocm->manifestEntries);
+    llvm::append_range(manifestInputs.emitted, rocm->emitted);
   }
 
   // --target cpu: <name>.cpu.o, the lowering `pallasc run` executes.

@@ -30,7 +30,8 @@ struct DriverOptions {
   std::string kernelPath;
   std::string specPath;
   std::string outputDir = ".";
-  /// What to write besides the manifest: "mlir" (the final IR). "manifest"
+  /// What to write besides the manifest: "mlir" (the final IR), "cubin"
+  /// (cuda targets), "asm" (rocm targets: the AMDGPU assembly). "manifest"
   /// alone writes only the manifest.
   std::vector<std::string> emit;
   std::vector<std::string> targets;
@@ -40,6 +41,8 @@ struct DriverOptions {
   /// -MD -MF: write a Makefile depfile.
   std::string depfile;
   int optLevel = 2;
+  /// AMDHSA code object version of --target rocm:<arch> (4, 5 or 6).
+  int rocmCodeObjectVersion = 5;
   Verbosity verbosity = Verbosity::Normal;
 };
 

@@ -5,6 +5,7 @@
 #include "passes/Conversion/PallasToGPU/PallasToGPU.h"
 
 #include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -46,9 +47,9 @@ using PackedFn = void (*)(void **);
 /// thread can run and some have not finished, a barrier is unreachable:
 /// the emulation reports a deadlock instead of hanging.
 struct Warp {
-  uint32_t exchange[32];
-  uint64_t addresses[32];
-  uint32_t a[32][4], b[32][2];
+  uint32_t exchange[64];
+  uint64_t addresses[64];
+  uint32_t a[64][4], b[64][2];
 };
 
 /// One thread's cp.async copies: performed when a wait.group retires their
@@ -78,6 +79,8 @@ struct Scheduler {
   std::vector<BarrierState> barriers;
   std::vector<Warp> warps;
   int64_t blockId[3] = {0, 0, 0};
+  /// 32 (NVIDIA warps) or 64 (AMD wave64 wavefronts).
+  int warpSize = 32;
 
   void arrive(int id) {
     BarrierState &bar = barriers[id];
@@ -95,9 +98,13 @@ struct Scheduler {
 };
 Scheduler *scheduler = nullptr;
 
-Warp &myWarp() { return scheduler->warps[scheduler->current / 32]; }
-int myLane() { return scheduler->current % 32; }
-void warpSync() { scheduler->arrive(1 + scheduler->current / 32); }
+Warp &myWarp() {
+  return scheduler->warps[scheduler->current / scheduler->warpSize];
+}
+int myLane() { return scheduler->current % scheduler->warpSize; }
+void warpSync() {
+  scheduler->arrive(1 + scheduler->current / scheduler->warpSize);
+}
 
 float halfToFloat(uint16_t h, bool bf16) {
   uint32_t bits;
@@ -145,7 +152,7 @@ extern "C" int32_t pallasc_emu_shfl_xor(int32_t value, int32_t mask) {
   int lane = myLane();
   w.exchange[lane] = static_cast<uint32_t>(value);
   warpSync();
-  uint32_t other = w.exchange[(lane ^ mask) & 31];
+  uint32_t other = w.exchange[(lane ^ mask) & (scheduler->warpSize - 1)];
   warpSync();
   return static_cast<int32_t>(other);
 }
@@ -215,6 +222,43 @@ extern "C" void pallasc_emu_mma(int32_t kind, int32_t a0, int32_t a1,
     for (int k = 0; k < 16; ++k)
       acc += A[r][k] * B[k][n];
     out[offset + i] = acc;
+  }
+}
+
+/// AMD v_mfma_f32_16x16x16{f16,bf16} on a wave64: lane l holds
+/// A[l % 16][4 (l / 16) + j], B[4 (l / 16) + j][l % 16] and accumulates
+/// D[4 (l / 16) + j][l % 16], j = 0..3 (the 16-bit operands packed in an
+/// i64, element j in bits 16j..16j+15).
+extern "C" void pallasc_emu_mfma(int32_t kind, int64_t a, int64_t b,
+                                 float c0, float c1, float c2, float c3,
+                                 float *, float *out, int64_t offset, int64_t,
+                                 int64_t) {
+  Warp &w = myWarp();
+  int lane = myLane();
+  w.a[lane][0] = static_cast<uint32_t>(a);
+  w.a[lane][1] = static_cast<uint32_t>(static_cast<uint64_t>(a) >> 32);
+  w.b[lane][0] = static_cast<uint32_t>(b);
+  w.b[lane][1] = static_cast<uint32_t>(static_cast<uint64_t>(b) >> 32);
+  warpSync();
+  bool bf16 = kind == 1;
+  auto element = [&](const uint32_t *packed, int j) {
+    return halfToFloat(static_cast<uint16_t>(packed[j / 2] >> (16 * (j % 2))),
+                       bf16);
+  };
+  float A[16][16], B[16][16];
+  for (int t = 0; t < 64; ++t)
+    for (int j = 0; j < 4; ++j) {
+      A[t % 16][4 * (t / 16) + j] = element(w.a[t], j);
+      B[4 * (t / 16) + j][t % 16] = element(w.b[t], j);
+    }
+  warpSync();
+  float c[4] = {c0, c1, c2, c3};
+  for (int j = 0; j < 4; ++j) {
+    int row = 4 * (lane / 16) + j, col = lane % 16;
+    float acc = c[j];
+    for (int k = 0; k < 16; ++k)
+      acc += A[row][k] * B[k][col];
+    out[offset + j] = acc;
   }
 }
 
@@ -317,6 +361,7 @@ FailureOr<func::FuncOp> buildHostKernel(ModuleOp module, std::string &error) {
     if (isa<mlir::gpu::ThreadIdOp, mlir::gpu::BlockIdOp, mlir::gpu::BarrierOp,
             mlir::gpu::ShuffleOp, mlir::gpu::PrintfOp,
             mlir::gpu::DynamicSharedMemoryOp, mlir::gpu::ReturnOp, NVVM::MmaOp,
+            amdgpu::MFMAOp,
             nvgpu::DeviceAsyncCopyOp, NVVM::CpAsyncCommitGroupOp,
             NVVM::CpAsyncWaitGroupOp, LLVM::InlineAsmOp>(op))
       ops.push_back(op);
@@ -416,6 +461,44 @@ FailureOr<func::FuncOp> buildHostKernel(ModuleOp module, std::string &error) {
         return failure();
       }
       mma.erase();
+    } else if (auto mfma = dyn_cast<amdgpu::MFMAOp>(op)) {
+      auto at = dyn_cast<VectorType>(mfma.getSourceA().getType());
+      auto ct = dyn_cast<VectorType>(mfma.getDestC().getType());
+      if (mfma.getM() != 16 || mfma.getN() != 16 || mfma.getK() != 16 ||
+          mfma.getBlocks() != 1 || !at || at.getNumElements() != 4 ||
+          !(at.getElementType().isF16() || at.getElementType().isBF16()) ||
+          !ct || ct.getNumElements() != 4 || !ct.getElementType().isF32()) {
+        error = "the emulator handles 16x16x16 f16/bf16 MFMA only";
+        return failure();
+      }
+      Type i64 = b.getI64Type();
+      auto pack = [&](Value v) -> Value {
+        Value c = vector::BitCastOp::create(
+            b, l, VectorType::get({1}, i64), v);
+        return vector::ExtractOp::create(b, l, c, 0);
+      };
+      Value out = buffer(f32);
+      SmallVector<Value> operands = {
+          arith::ConstantIntOp::create(b, l, i32,
+                                       at.getElementType().isBF16() ? 1 : 0),
+          pack(mfma.getSourceA()), pack(mfma.getSourceB())};
+      SmallVector<Type> types = {i32, i64, i64};
+      for (int64_t j = 0; j < 4; ++j) {
+        operands.push_back(
+            vector::ExtractOp::create(b, l, mfma.getDestC(), j));
+        types.push_back(f32);
+      }
+      operands.push_back(out);
+      types.push_back(out.getType());
+      auto f = declare(b, module, "pallasc_emu_mfma", types, {});
+      func::CallOp::create(b, l, f, operands);
+      SmallVector<Value> results;
+      for (int64_t j = 0; j < 4; ++j)
+        results.push_back(memref::LoadOp::create(
+            b, l, out, ValueRange{arith::ConstantIndexOp::create(b, l, j)}));
+      mfma.getDestD().replaceAllUsesWith(
+          vector::FromElementsOp::create(b, l, ct, results).getResult());
+      op->erase();
     } else if (auto copy = dyn_cast<nvgpu::DeviceAsyncCopyOp>(op)) {
       // The byte addresses of both ends.
       auto address = [&](Value m, ValueRange indices) -> Value {
@@ -562,6 +645,14 @@ bool emulateCudaKernel(ModuleOp module, ArrayRef<void *> buffers,
       cast<IntegerAttr>(launch.getAs<ArrayAttr>("block")[0]).getInt();
   int64_t smemBytes =
       launch.getAs<IntegerAttr>("dynamic_shared_memory_bytes").getInt();
+  int warpSize = 32;
+  if (auto ws = launch.getAs<IntegerAttr>("warp_size"))
+    warpSize = static_cast<int>(ws.getInt());
+  if (warpSize != 32 && warpSize != 64) {
+    error = "the emulator runs 32- or 64-thread warps, not " +
+            std::to_string(warpSize);
+    return false;
+  }
   if (params.size() != buffers.size()) {
     error = "the kernel takes " + std::to_string(params.size()) +
             " arrays, " + std::to_string(buffers.size()) + " were given";
@@ -604,6 +695,7 @@ bool emulateCudaKernel(ModuleOp module, ArrayRef<void *> buffers,
     add("pallasc_emu_shfl_xor",
         reinterpret_cast<void *>(&pallasc_emu_shfl_xor));
     add("pallasc_emu_mma", reinterpret_cast<void *>(&pallasc_emu_mma));
+    add("pallasc_emu_mfma", reinterpret_cast<void *>(&pallasc_emu_mfma));
     add("pallasc_emu_ldmatrix",
         reinterpret_cast<void *>(&pallasc_emu_ldmatrix));
     add("pallasc_emu_cp_async",
@@ -653,11 +745,12 @@ bool emulateCudaKernel(ModuleOp module, ArrayRef<void *> buffers,
   Scheduler sched;
   scheduler = &sched;
   sched.fibers.resize(threads);
-  sched.warps.resize((threads + 31) / 32);
+  sched.warpSize = warpSize;
+  sched.warps.resize((threads + warpSize - 1) / warpSize);
   sched.barriers.resize(1 + sched.warps.size());
   sched.barriers[0].count = static_cast<int>(threads);
   for (size_t w = 0; w < sched.warps.size(); ++w)
-    sched.barriers[1 + w].count = 32;
+    sched.barriers[1 + w].count = warpSize;
   static thread_local PackedFn entry;
   static thread_local void **entryArgs;
   entry = kernel;

@@ -15,9 +15,11 @@
 #include "src/Runtime/HostCode.h"
 #include "src/Runtime/Launch.h"
 #include "src/Runtime/Npy.h"
+#include "src/Target/RocmArtifacts.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -152,6 +154,21 @@ bool compareOutput(size_t index, const HostArray &got, const HostArray &want,
 int runOnCuda(const RunOptions &options, const CudaRunOptions &cuda) {
   const std::string &specPath = options.driver.specPath;
   std::string arch = cuda.target.substr(cuda.target.find(':') + 1);
+  // rocm:<arch>: the AMD lowering (wave64, MFMA), on the emulator only (no
+  // HIP runtime is linked).
+  bool amd = llvm::StringRef(cuda.target).starts_with("rocm:");
+  if (amd && !cuda.emulate) {
+    logError("error: pallasc run cannot launch on AMD GPUs (no HIP runtime "
+             "support); add --emulate to run the AMD lowering on CPU "
+             "threads");
+    return kExitUsageError;
+  }
+  if (amd && !llvm::is_contained(supportedRocmArchs(), arch)) {
+    logError("error: unsupported AMD architecture '" + arch +
+             "' (expected one of " + llvm::join(supportedRocmArchs(), ", ") +
+             ")");
+    return kExitUsageError;
+  }
   MLIRContext context(makeDriverRegistry());
   configureDriverContext(context);
   DiagnosticRouter router(&context);
@@ -296,7 +313,8 @@ int runOnCuda(const RunOptions &options, const CudaRunOptions &cuda) {
 
   if (cuda.emulate) {
     if (!emulateCudaKernel(*gpuModule, hostBuffers, scalars, grid, error)) {
-      logError("error: emulating the CUDA kernel: " + error);
+      logError("error: emulating the " + std::string(amd ? "AMD" : "CUDA") +
+               " kernel: " + error);
       return kExitInternalError;
     }
   } else {
@@ -420,7 +438,8 @@ int runOnCuda(const RunOptions &options, const CudaRunOptions &cuda) {
       ok &= compareOutput(j, outputs[j], reference[j], cuda.rtol, cuda.atol);
     if (!ok) {
       logError("error: the " + std::string(cuda.emulate ? "emulated " : "") +
-               "CUDA result differs from the CPU result");
+               std::string(amd ? "AMD" : "CUDA") +
+               " result differs from the CPU result");
       return kExitUserError;
     }
   }

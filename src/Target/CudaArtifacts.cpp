@@ -124,8 +124,10 @@ json attrToJson(Attribute attr) {
   return nullptr;
 }
 
-/// The launch description for the manifest, from pallas-to-gpu's record.
-json launchJson(DictionaryAttr launch, llvm::StringRef arch) {
+} // namespace
+
+json gpuLaunchJson(DictionaryAttr launch, llvm::StringRef arch,
+                   llvm::StringRef kind) {
   json j = attrToJson(launch);
   json grid = json::array();
   for (json &g : j["grid"])
@@ -144,12 +146,10 @@ json launchJson(DictionaryAttr launch, llvm::StringRef arch) {
   }
   j["params"] = params;
   j["arch"] = arch.str();
-  j["kind"] = "cuda";
+  j["kind"] = kind.str();
   j["pointer_alignment"] = 16;
   return j;
 }
-
-} // namespace
 
 FailureOr<CudaArtifacts>
 emitCudaArtifacts(ModuleOp module, const std::string &name,
@@ -229,7 +229,7 @@ emitCudaArtifacts(ModuleOp module, const std::string &name,
     entryJson.target = target;
     entryJson.file = name + "." + arch + ".ptx";
     entryJson.sha256 = sha256Hex(ptx);
-    json launchInfo = launchJson(launch, arch);
+    json launchInfo = gpuLaunchJson(launch, arch, "cuda");
     if (!ptxas.empty()) {
       SmallString<128> ptxPath, logPath, cubinPath;
       int fd;

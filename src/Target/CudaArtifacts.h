@@ -54,6 +54,13 @@ struct CudaArtifacts {
   std::vector<std::string> emitted; ///< --emit=mlir extras
 };
 
+/// The manifest's `launch` object of a GPU artifact from pallas-to-gpu's
+/// `pallas.gpu.launch` record (docs/cuda.md, docs/rocm.md): grid (null for
+/// a dynamic size), grid_axes as {x, y, z}, indexed params, arch, kind
+/// ("cuda" or "hip").
+nlohmann::json gpuLaunchJson(mlir::DictionaryAttr launch, llvm::StringRef arch,
+                             llvm::StringRef kind);
+
 /// Builds the PTX of `module` (after the call-level transforms; not
 /// modified) for every `cuda:<arch>` in `targets`. `emitText` adds the
 /// distributed GPU IR as `<name>.<arch>.gpu.mlir`; `emitCubin` the cubin

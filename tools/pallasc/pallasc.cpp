@@ -120,10 +120,16 @@ int run(int argc, char **argv) {
                  "Code generation target (repeatable)");
   app.add_option("--emit", emit,
                  "What to write: mlir (the final IR, besides the manifest), "
-                 "manifest (the manifest only) or cubin (with --target "
-                 "cuda:<arch>: also <name>.<arch>.cubin, needs ptxas)")
+                 "manifest (the manifest only), cubin (with --target "
+                 "cuda:<arch>: also <name>.<arch>.cubin, needs ptxas) or "
+                 "asm (with --target rocm:<arch>: also the AMDGPU assembly "
+                 "<name>.<arch>.s)")
       ->delimiter(',')
-      ->check(CLI::IsMember({"mlir", "manifest", "cubin"}));
+      ->check(CLI::IsMember({"mlir", "manifest", "cubin", "asm"}));
+  app.add_option("--code-object-version", options.rocmCodeObjectVersion,
+                 "AMDHSA code object version of --target rocm:<arch> "
+                 "(4, 5 or 6; default 5, which ROCm 5.x and 6.x load)")
+      ->check(CLI::IsMember({4, 5, 6}));
   auto *vmapOpt = app.add_option("--vmap", vmap,
                                  "Append a vmap transform: IN_AXES:SIZE, "
                                  "e.g. 0,none:4");
@@ -194,12 +200,13 @@ int run(int argc, char **argv) {
   runCmd
       ->add_option("--target", cudaRun.target,
                    "Run on this target instead of the CPU: cuda:<arch>, "
-                   "e.g. cuda:sm_90a")
+                   "e.g. cuda:sm_90a, or rocm:<arch> with --emulate")
       ->check([](const std::string &t) {
-        return t.rfind("cuda:sm_", 0) == 0
+        return t.rfind("cuda:sm_", 0) == 0 || t.rfind("rocm:gfx", 0) == 0
                    ? std::string()
-                   : "expected cuda:<arch>, e.g. cuda:sm_90a, got '" + t +
-                         "'";
+                   : "expected cuda:<arch> or rocm:<arch>, e.g. cuda:sm_90a "
+                     "or rocm:gfx942, got '" +
+                         t + "'";
       });
   runCmd->add_flag("--check", cudaRun.check,
                    "With --target: compare every output with the CPU result");
@@ -287,7 +294,8 @@ int run(int argc, char **argv) {
       return runOnCuda(run, cudaRun);
     if (cudaRun.check || cudaRun.emulate || cudaRun.benchReps)
       return app.exit(CLI::ValidationError(
-                 "--check/--emulate/--bench", "need --target cuda:<arch>")),
+                 "--check/--emulate/--bench",
+                 "need --target cuda:<arch> or rocm:<arch>")),
              kExitUsageError;
     return runOnCpu(run);
   }

@@ -134,7 +134,8 @@ int Distributor::intern(const Layout &l) {
   layouts.push_back(l);
   int id = static_cast<int>(layouts.size()) - 1;
   if (l.family == Layout::Family::MmaC || l.family == Layout::Family::MmaA ||
-      l.family == Layout::Family::MmaB)
+      l.family == Layout::Family::MmaB || l.family == Layout::Family::MfmaC ||
+      l.family == Layout::Family::MfmaA || l.family == Layout::Family::MfmaB)
     mmaRoot[id] = {l.warpsM, l.warpsN};
   return id;
 }
@@ -142,7 +143,7 @@ int Distributor::intern(const Layout &l) {
 int Distributor::defaultLayout(RankedTensorType type) {
   return intern(blockedLayout(type.getShape(),
                               elementBits(type.getElementType()),
-                              kc.numWarps));
+                              kc.numWarps, kc.laneBits));
 }
 
 Value Distributor::idx(int64_t v) {
@@ -349,7 +350,9 @@ int Distributor::chooseElementwise(Operation *op) {
     if (auto m = mmaRoot.find(it->second); m != mmaRoot.end() && rank == 2) {
       auto [wm, wn] = m->second;
       int64_t mm = resultType.getDimSize(0), nn = resultType.getDimSize(1);
-      if (mm % (16 * wm) == 0 && nn % (8 * wn) == 0)
+      if (kc.hasMfma && mm % (16 * wm) == 0 && nn % (16 * wn) == 0)
+        candidates.push_back(mfmaCLayout(mm, nn, wm, wn));
+      else if (!kc.hasMfma && mm % (16 * wm) == 0 && nn % (8 * wn) == 0)
         candidates.push_back(mmaCLayout(mm, nn, wm, wn));
     }
     candidates.push_back(layout(defaultLayout(resultType)));
@@ -776,7 +779,7 @@ Value Distributor::primary(int id) {
       mask |= int64_t(1) << i;
   for (auto [i, basis] : llvm::enumerate(l.warps))
     if (basis == 0)
-      mask |= int64_t(1) << (kLaneBits + i);
+      mask |= int64_t(1) << (kc.laneBits + i);
   Value result;
   if (mask) {
     OpBuilder pb(kc.prologueEnd);
@@ -1424,7 +1427,7 @@ Value Distributor::shuffleXor(Value v, int64_t mask) {
   Type t = v.getType();
   auto shfl = [&](Value x) {
     return mlir::gpu::ShuffleOp::create(b, loc, x, static_cast<int32_t>(mask),
-                                        static_cast<int32_t>(kThreadsPerWarp),
+                                        static_cast<int32_t>(kc.threadsPerWarp()),
                                         mlir::gpu::ShuffleMode::XOR)
         .getShuffleResult();
   };
@@ -1552,7 +1555,7 @@ LogicalResult Distributor::emitReduce(Operation *op) {
     for (auto [k, bit] : llvm::enumerate(warpBits)) {
       Value t = arith::AndIOp::create(
           b, kc.loc,
-          arith::ShRUIOp::create(b, kc.loc, kc.tid, idx(kLaneBits + bit)),
+          arith::ShRUIOp::create(b, kc.loc, kc.tid, idx(kc.laneBits + bit)),
           idx(1));
       if (k)
         t = arith::ShLIOp::create(b, kc.loc, t, idx(k));

@@ -68,7 +68,11 @@ struct KernelContext {
   Value smemBase;            ///< memref<?xi8, workgroup> (dynamic)
   int64_t workspaceOffset = 0;
   int64_t workspaceBytes = 0; ///< grows as the distributor needs
-  bool hasMma = false;       ///< mma.sync (sm_80+)
+  bool hasMma = false;       ///< mma.sync, ldmatrix, cp.async (sm_80+)
+  bool hasMfma = false;      ///< amdgpu.mfma 16x16x16 f16/bf16 (CDNA2+)
+  /// log2 of the threads per warp (32 on NVIDIA, 64 on AMD CDNA).
+  int64_t laneBits = kNvidiaLaneBits;
+  int64_t threadsPerWarp() const { return int64_t(1) << laneBits; }
   /// Where thread-invariant values (thread coordinates) are emitted.
   Block *prologueBlock = nullptr;
   Operation *prologueEnd = nullptr; ///< insert before this

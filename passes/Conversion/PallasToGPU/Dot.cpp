@@ -8,6 +8,10 @@
 // (padded rows, stored in the order the value is contiguous in) and each
 // fragment is read just before its mma.
 //
+// On AMD CDNA (gfx90a, gfx94x): `v_mfma_f32_16x16x16{f16,bf16}`
+// (amdgpu.mfma) on wave64, with the operands staged in LDS (or taken from
+// registers already in the fragment layouts) and read per k step.
+//
 // Everything else (f32, integers, batched dots): a SIMT dot with both
 // operands in shared memory and the accumulator in the result's layout.
 //
@@ -18,6 +22,7 @@
 
 #include "passes/Conversion/PallasToGPU/Distribute.h"
 
+#include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -91,8 +96,10 @@ static bool rowsAreReduced(func::FuncOp kernel) {
 
 int Distributor::dotLayout(Operation *op) {
   DotShape s = dotShape(op);
-  if (kc.hasMma && mmaTypes(s) && s.m % 16 == 0 && s.n % 8 == 0 &&
-      s.k % 16 == 0) {
+  // Tile width along n: 8 for mma.sync.m16n8k16, 16 for MFMA 16x16x16.
+  int64_t tileN = kc.hasMfma ? 16 : 8;
+  if ((kc.hasMma || kc.hasMfma) && mmaTypes(s) && s.m % 16 == 0 &&
+      s.n % tileN == 0 && s.k % 16 == 0) {
     if (!rowsReduced)
       rowsReduced = rowsAreReduced(kernel) ? 1 : 0;
     // Whole rows per warp when rows are reduced; otherwise the squarest
@@ -100,7 +107,7 @@ int Distributor::dotLayout(Operation *op) {
     int64_t bestWm = 0;
     for (int64_t wm = 1; wm <= kc.numWarps; wm *= 2) {
       int64_t wn = kc.numWarps / wm;
-      if (s.m % (16 * wm) || s.n % (8 * wn))
+      if (s.m % (16 * wm) || s.n % (tileN * wn))
         continue;
       if (*rowsReduced && wn != 1)
         continue;
@@ -113,7 +120,9 @@ int Distributor::dotLayout(Operation *op) {
         bestWm = wm;
     }
     if (bestWm)
-      return intern(mmaCLayout(s.m, s.n, bestWm, kc.numWarps / bestWm));
+      return intern(kc.hasMfma
+                        ? mfmaCLayout(s.m, s.n, bestWm, kc.numWarps / bestWm)
+                        : mmaCLayout(s.m, s.n, bestWm, kc.numWarps / bestWm));
   }
   return defaultLayout(cast<RankedTensorType>(op->getResult(0).getType()));
 }
@@ -213,6 +222,194 @@ LogicalResult Distributor::emitDot(Operation *op) {
       return failure();
     return tile;
   };
+
+  if (C.family == Layout::Family::MfmaC && s.batch == 0) {
+    int64_t wm = C.warpsM, wn = C.warpsN;
+    int aId = intern(mfmaALayout(s.m, s.k, wm, wn));
+    int bId = intern(mfmaBLayout(s.k, s.n, wm, wn));
+    // An operand comes from registers when they already hold its fragments
+    // (e.g. probabilities computed in the accumulator layout of an earlier
+    // dot); otherwise it is staged in LDS and each fragment is read just
+    // before its MFMA.
+    auto fromRegisters = [&](Value v, int want) -> std::optional<
+                                                    SmallVector<Value>> {
+      if (stagedViews.count(v) || streamed.contains(v))
+        return std::nullopt;
+      auto it = dists.find(v);
+      if (!flexible.contains(v) &&
+          (it == dists.end() ||
+           !providesLocally(layout(it->second.layout), layout(want))))
+        return std::nullopt;
+      auto regs = get(v, want);
+      if (failed(regs))
+        return std::nullopt;
+      return *regs;
+    };
+    std::optional<SmallVector<Value>> aRegs = fromRegisters(aVal, aId);
+    std::optional<SmallVector<Value>> bRegs = fromRegisters(bVal, bId);
+    // Operands loaded from global memory for this dot only are staged one
+    // k chunk at a time in a chunk-sized LDS tile (LDS is 64 KiB on CDNA:
+    // two padded 128x128 bf16 tiles would not fit); the others whole.
+    int64_t chunkK = std::min<int64_t>(s.k, 32);
+    struct Chunked {
+      const View *source;
+      int sourceId, tileId; ///< layouts of one chunk (source, tile shape)
+      int64_t sourceDim;
+      View tile;
+    };
+    int aChunkId = intern(mfmaALayout(s.m, chunkK, wm, wn));
+    int bChunkId = intern(mfmaBLayout(chunkK, s.n, wm, wn));
+    // `fragmentId`: the MFMA operand layout of one chunk; the tile is stored
+    // along the dimension its fragments are contiguous in (k), so each
+    // fragment is one 8-byte LDS read (B's copy transposes on the way in).
+    auto planChunked = [&](Value v, int64_t kdim,
+                           int fragmentId) -> std::optional<Chunked> {
+      if (!streamed.contains(v) || stagedViews.count(v) || chunkK == s.k)
+        return std::nullopt;
+      Value x = v;
+      SmallVector<int64_t> perm;
+      if (auto t = v.getDefiningOp<linalg::TransposeOp>()) {
+        x = t.getInput();
+        perm.assign(t.getPermutation().begin(), t.getPermutation().end());
+      }
+      auto tt = x.getDefiningOp<bufferization::ToTensorOp>();
+      if (!tt)
+        return std::nullopt;
+      const View *source = nullptr;
+      if (auto it = snapshots.find(tt.getBuffer()); it != snapshots.end())
+        source = &it->second;
+      else if (auto it = views.find(tt.getBuffer()); it != views.end())
+        source = &it->second;
+      else
+        return std::nullopt;
+      auto type = cast<RankedTensorType>(v.getType());
+      auto stype = cast<RankedTensorType>(x.getType());
+      int64_t sdim = perm.empty() ? kdim : perm[kdim];
+      SmallVector<int64_t> cshape(type.getShape()), scshape(stype.getShape());
+      cshape[kdim] = chunkK;
+      scshape[sdim] = chunkK;
+      int csId = defaultLayout(
+          RankedTensorType::get(scshape, stype.getElementType()));
+      int ctId = perm.empty() ? csId
+                              : intern(projectLayout(layout(csId), perm,
+                                                     cshape));
+      int64_t bytes;
+      View tile =
+          tileView(RankedTensorType::get(cshape, type.getElementType()),
+                   fragmentId, kc.workspaceOffset + wsOffset, bytes);
+      wsOffset += (bytes + 127) / 128 * 128;
+      kc.workspaceBytes = std::max(kc.workspaceBytes, wsOffset);
+      return Chunked{source, csId, ctId, sdim, tile};
+    };
+    std::optional<Chunked> aChunked, bChunked;
+    std::optional<View> aStage, bStage;
+    if (!aRegs && !(aChunked = planChunked(aVal, 1, aChunkId))) {
+      auto v = stage(aVal);
+      if (failed(v))
+        return failure();
+      aStage = *v;
+    }
+    if (!bRegs && !(bChunked = planChunked(bVal, 0, bChunkId))) {
+      auto v = stage(bVal);
+      if (failed(v))
+        return failure();
+      bStage = *v;
+    }
+    if (aStage || bStage)
+      barrier();
+    // Copies chunk `c` of a chunked operand into its tile.
+    auto copyChunk = [&](const Chunked &ch, int64_t c) -> LogicalResult {
+      int64_t rank = ch.source->rank();
+      SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0));
+      offsets[ch.sourceDim] = b.getIndexAttr(c * chunkK);
+      SmallVector<int64_t> shape(layout(ch.sourceId).shape.begin(),
+                                 layout(ch.sourceId).shape.end());
+      SmallVector<int64_t> ones(rank, 1);
+      View src = subview(*ch.source, offsets, {}, shape, ones, {});
+      auto regs = load(src, ch.sourceId);
+      if (failed(regs))
+        return failure();
+      return storeTile(ch.tile, ch.tileId, *regs);
+    };
+    int64_t nbA = log2Exact(s.k), nbB = log2Exact(s.n), nbC = nbB;
+    int64_t nbAChunk = log2Exact(chunkK);
+    Type f32 = b.getF32Type();
+    auto accType = VectorType::get({4}, f32);
+    auto opType = VectorType::get({4}, s.a);
+    // Registers r0..r0+3 of an operand's tile at `lin` in layout `l` as
+    // vector<4xT>, read from `tile` or taken from `regs`.
+    auto fragment = [&](int lId, uint64_t lin, const View *tile,
+                        const std::optional<SmallVector<Value>> &regs)
+        -> FailureOr<Value> {
+      int64_t r0 = *registerOf(layout(lId), lin);
+      SmallVector<int64_t> subset = {r0, r0 + 1, r0 + 2, r0 + 3};
+      SmallVector<Value> elems;
+      if (tile) {
+        auto loaded = load(*tile, lId, subset);
+        if (failed(loaded))
+          return failure();
+        for (int64_t r : subset)
+          elems.push_back((*loaded)[r]);
+      } else {
+        for (int64_t r : subset)
+          elems.push_back((*regs)[r]);
+      }
+      return vector::FromElementsOp::create(b, loc, opType, elems)
+          .getResult();
+    };
+    for (int64_t kk = 0; kk < s.k / 16; ++kk) {
+      int64_t kc0 = kk * 16 % chunkK; // k offset inside the chunk
+      if ((aChunked || bChunked) && kc0 == 0) {
+        if (kk)
+          barrier(); // every wavefront is done with the previous chunk
+        if (aChunked && failed(copyChunk(*aChunked, kk * 16 / chunkK)))
+          return failure();
+        if (bChunked && failed(copyChunk(*bChunked, kk * 16 / chunkK)))
+          return failure();
+        barrier();
+      }
+      SmallVector<Value> aFrag;
+      for (int64_t mi = 0; mi < s.m / wm / 16; ++mi) {
+        FailureOr<Value> f =
+            aChunked
+                ? fragment(aChunkId,
+                           (uint64_t(mi * 16) << nbAChunk) | uint64_t(kc0),
+                           &aChunked->tile, std::nullopt)
+                : fragment(aId, (uint64_t(mi * 16) << nbA) | uint64_t(kk * 16),
+                           aStage ? &*aStage : nullptr, aRegs);
+        if (failed(f))
+          return failure();
+        aFrag.push_back(*f);
+      }
+      for (int64_t ni = 0; ni < s.n / wn / 16; ++ni) {
+        FailureOr<Value> bFrag =
+            bChunked
+                ? fragment(bChunkId, (uint64_t(kc0) << nbB) | uint64_t(ni * 16),
+                           &bChunked->tile, std::nullopt)
+                : fragment(bId, (uint64_t(kk * 16) << nbB) | uint64_t(ni * 16),
+                           bStage ? &*bStage : nullptr, bRegs);
+        if (failed(bFrag))
+          return failure();
+        for (int64_t mi = 0; mi < s.m / wm / 16; ++mi) {
+          uint64_t lin = (uint64_t(mi * 16) << nbC) | uint64_t(ni * 16);
+          int64_t r0 = *registerOf(C, lin);
+          Value c = vector::FromElementsOp::create(
+              b, loc, accType,
+              ValueRange{acc[r0], acc[r0 + 1], acc[r0 + 2], acc[r0 + 3]});
+          Value d = amdgpu::MFMAOp::create(b, loc, accType, 16, 16, 16, 1,
+                                           aFrag[mi], *bFrag, c)
+                        .getResult();
+          for (int64_t j = 0; j < 4; ++j)
+            acc[r0 + j] = vector::ExtractOp::create(b, loc, d, j);
+        }
+      }
+    }
+    bool staged = aStage || bStage || aChunked || bChunked;
+    if (staged)
+      barrier();
+    setDist(op->getResult(0), Dist{cId, acc});
+    return success();
+  }
 
   if (C.family == Layout::Family::MmaC && s.batch == 0) {
     int64_t wm = C.warpsM, wn = C.warpsN;
@@ -672,8 +869,10 @@ void Distributor::planEarlyStaging() {
       return;
     auto it = layoutOf.find(op->getResult(0));
     if (it == layoutOf.end() ||
-        layout(it->second).family != Layout::Family::MmaC)
+        (layout(it->second).family != Layout::Family::MmaC &&
+         layout(it->second).family != Layout::Family::MfmaC))
       return;
+    bool mfma = layout(it->second).family == Layout::Family::MfmaC;
     const Layout &C = layout(it->second);
     DotShape s = dotShape(op);
     auto lin = cast<linalg::LinalgOp>(op);
@@ -691,8 +890,11 @@ void Distributor::planEarlyStaging() {
       auto opLayout = layoutOf.find(operand);
       if (opLayout == layoutOf.end() || !layoutOf.count(def))
         continue;
-      int want = k == 0 ? intern(mmaALayout(s.m, s.k, C.warpsM, C.warpsN))
-                        : intern(mmaBLayout(s.k, s.n, C.warpsM, C.warpsN));
+      int want =
+          k == 0 ? intern(mfma ? mfmaALayout(s.m, s.k, C.warpsM, C.warpsN)
+                               : mmaALayout(s.m, s.k, C.warpsM, C.warpsN))
+                 : intern(mfma ? mfmaBLayout(s.k, s.n, C.warpsM, C.warpsN)
+                               : mmaBLayout(s.k, s.n, C.warpsM, C.warpsN));
       if (providesLocally(layout(opLayout->second), layout(want)))
         continue;
       // The tile's size, as tileView lays it out.

@@ -115,7 +115,8 @@ struct Echelon {
 
 Layout mlir::pallas::gpu::blockedLayout(llvm::ArrayRef<int64_t> shape,
                                         int64_t elementBits,
-                                        int64_t numWarps) {
+                                        int64_t numWarps,
+                                        int64_t laneBits) {
   Layout l;
   l.shape.assign(shape.begin(), shape.end());
   l.family = Layout::Family::Blocked;
@@ -128,7 +129,7 @@ Layout mlir::pallas::gpu::blockedLayout(llvm::ArrayRef<int64_t> shape,
   for (int64_t i = 0; i < vecBits; ++i)
     l.regs.push_back(uint64_t(1) << i);
   int64_t next = vecBits;
-  for (int64_t i = 0; i < kLaneBits; ++i)
+  for (int64_t i = 0; i < laneBits; ++i)
     l.lanes.push_back(next < n ? uint64_t(1) << next++ : 0);
   int64_t warpBits = log2Exact(numWarps);
   int64_t available = std::min<int64_t>(warpBits, n - next);
@@ -202,6 +203,75 @@ Layout mlir::pallas::gpu::mmaBLayout(int64_t k, int64_t n, int64_t wm,
   for (int64_t c = 8; c < n / wn; c *= 2)
     l.regs.push_back(col(c));
   l.lanes = {row(2), row(4), col(1), col(2), col(4)};
+  for (int64_t i = 0; (int64_t(1) << i) < wm; ++i)
+    l.warps.push_back(0);
+  for (int64_t j = 0; (int64_t(1) << j) < wn; ++j)
+    l.warps.push_back(col((n / wn) << j));
+  return l;
+}
+
+Layout mlir::pallas::gpu::mfmaCLayout(int64_t m, int64_t n, int64_t wm,
+                                      int64_t wn) {
+  Layout l;
+  l.shape = {m, n};
+  l.family = Layout::Family::MfmaC;
+  l.warpsM = wm;
+  l.warpsN = wn;
+  int64_t nb = log2Exact(n);
+  auto row = [&](int64_t x) { return uint64_t(x) << nb; };
+  auto col = [&](int64_t x) { return uint64_t(x); };
+  l.regs = {row(1), row(2)};
+  for (int64_t c = 16; c < n / wn; c *= 2)
+    l.regs.push_back(col(c));
+  for (int64_t r = 16; r < m / wm; r *= 2)
+    l.regs.push_back(row(r));
+  l.lanes = {col(1), col(2), col(4), col(8), row(4), row(8)};
+  for (int64_t i = 0; (int64_t(1) << i) < wm; ++i)
+    l.warps.push_back(row((m / wm) << i));
+  for (int64_t j = 0; (int64_t(1) << j) < wn; ++j)
+    l.warps.push_back(col((n / wn) << j));
+  return l;
+}
+
+Layout mlir::pallas::gpu::mfmaALayout(int64_t m, int64_t k, int64_t wm,
+                                      int64_t wn) {
+  Layout l;
+  l.shape = {m, k};
+  l.family = Layout::Family::MfmaA;
+  l.warpsM = wm;
+  l.warpsN = wn;
+  int64_t kb = log2Exact(k);
+  auto row = [&](int64_t x) { return uint64_t(x) << kb; };
+  auto col = [&](int64_t x) { return uint64_t(x); };
+  l.regs = {col(1), col(2)};
+  for (int64_t c = 16; c < k; c *= 2)
+    l.regs.push_back(col(c));
+  for (int64_t r = 16; r < m / wm; r *= 2)
+    l.regs.push_back(row(r));
+  l.lanes = {row(1), row(2), row(4), row(8), col(4), col(8)};
+  for (int64_t i = 0; (int64_t(1) << i) < wm; ++i)
+    l.warps.push_back(row((m / wm) << i));
+  for (int64_t j = 0; (int64_t(1) << j) < wn; ++j)
+    l.warps.push_back(0);
+  return l;
+}
+
+Layout mlir::pallas::gpu::mfmaBLayout(int64_t k, int64_t n, int64_t wm,
+                                      int64_t wn) {
+  Layout l;
+  l.shape = {k, n};
+  l.family = Layout::Family::MfmaB;
+  l.warpsM = wm;
+  l.warpsN = wn;
+  int64_t nb = log2Exact(n);
+  auto row = [&](int64_t x) { return uint64_t(x) << nb; };
+  auto col = [&](int64_t x) { return uint64_t(x); };
+  l.regs = {row(1), row(2)};
+  for (int64_t r = 16; r < k; r *= 2)
+    l.regs.push_back(row(r));
+  for (int64_t c = 16; c < n / wn; c *= 2)
+    l.regs.push_back(col(c));
+  l.lanes = {col(1), col(2), col(4), col(8), row(4), row(8)};
   for (int64_t i = 0; (int64_t(1) << i) < wm; ++i)
     l.warps.push_back(0);
   for (int64_t j = 0; (int64_t(1) << j) < wn; ++j)

@@ -34,9 +34,11 @@
 
 namespace mlir::pallas::gpu {
 
-/// Lanes per warp.
-constexpr int64_t kThreadsPerWarp = 32;
-constexpr int64_t kLaneBits = 5;
+/// log2 of the lanes per warp: 5 on NVIDIA (32-thread warps), 6 on AMD
+/// CDNA (64-thread wavefronts). Every layout of one kernel has the same
+/// number of lane bases.
+constexpr int64_t kNvidiaLaneBits = 5;
+constexpr int64_t kAmdLaneBits = 6;
 
 /// True when every dimension of `shape` is a power of two (a rank-0 shape
 /// qualifies).
@@ -49,7 +51,7 @@ struct Layout {
   /// What the layout was built as; used to re-instantiate a related layout
   /// at another shape (e.g. the MMA accumulator layout of a 128x64 block
   /// whose rows match those of a 128x128 one).
-  enum class Family { Blocked, MmaC, MmaA, MmaB, Derived };
+  enum class Family { Blocked, MmaC, MmaA, MmaB, MfmaC, MfmaA, MfmaB, Derived };
 
   llvm::SmallVector<int64_t, 4> shape;
   llvm::SmallVector<uint64_t> regs, lanes, warps;
@@ -72,10 +74,11 @@ struct Layout {
 };
 
 /// The default coalesced layout of a block: `vec` contiguous elements per
-/// thread along the innermost dimension (16 bytes), the 32 lanes along the
-/// next bits, the warps along the outermost bits, registers for the rest.
+/// thread along the innermost dimension (16 bytes), the 2^laneBits lanes
+/// along the next bits, the warps along the outermost bits, registers for
+/// the rest.
 Layout blockedLayout(llvm::ArrayRef<int64_t> shape, int64_t elementBits,
-                     int64_t numWarps);
+                     int64_t numWarps, int64_t laneBits);
 
 /// Operand and accumulator layouts of `mma.sync.m16n8k16` tiles, with
 /// `warpsM` x `warpsN` warps each owning a (M/warpsM) x (N/warpsN) tile of
@@ -85,6 +88,15 @@ Layout blockedLayout(llvm::ArrayRef<int64_t> shape, int64_t elementBits,
 Layout mmaCLayout(int64_t m, int64_t n, int64_t warpsM, int64_t warpsN);
 Layout mmaALayout(int64_t m, int64_t k, int64_t warpsM, int64_t warpsN);
 Layout mmaBLayout(int64_t k, int64_t n, int64_t warpsM, int64_t warpsN);
+
+/// Operand and accumulator layouts of AMD's `v_mfma_f32_16x16x16{f16,bf16}`
+/// (wave64) tiles, with `warpsM` x `warpsN` wavefronts as for mma.sync. Lane
+/// l holds A[l % 16][4 (l / 16) + j], B[4 (l / 16) + j][l % 16] and
+/// C[4 (l / 16) + j][l % 16] in its register j = 0..3 of a tile; the tile
+/// repetitions follow (k first for A and B).
+Layout mfmaCLayout(int64_t m, int64_t n, int64_t warpsM, int64_t warpsN);
+Layout mfmaALayout(int64_t m, int64_t k, int64_t warpsM, int64_t warpsN);
+Layout mfmaBLayout(int64_t k, int64_t n, int64_t warpsM, int64_t warpsN);
 
 /// The layout of a value indexed through `dims`: operand dimension `j` is
 /// dimension `dims[j]` of `layout` (or, for -1, a size-1 dimension). Used

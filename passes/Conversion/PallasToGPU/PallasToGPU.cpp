@@ -14,6 +14,7 @@
 #include "mlir/Dialect/DLTI/DLTI.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/UB/IR/UBOps.h"
@@ -293,21 +294,36 @@ void PallasToGPUPass::runOnOperation() {
                        << " was not lowered; run pallas-to-linalg first";
     return signalPassFailure();
   }
-  int64_t numWarps = numWarpsOverride > 0 ? numWarpsOverride : info.numWarps;
-  if (numWarps < 1 || numWarps > 32 || !llvm::isPowerOf2_64(numWarps)) {
-    kernel.emitError() << "num_warps is " << numWarps
-                       << "; the CUDA lowering needs a power of two in "
-                          "[1, 32]";
-    return signalPassFailure();
-  }
+  // The chip: sm_<NN>[a] (NVIDIA, 32-thread warps) or gfx<...> (AMD CDNA,
+  // 64-thread wavefronts).
   int64_t arch = 0;
+  bool amd = false;
   {
     StringRef c = chip;
-    if (!c.consume_front("sm_") || c.take_while(llvm::isDigit).getAsInteger(
-                                       10, arch)) {
-      module.emitError() << "unknown CUDA chip '" << chip << "'";
+    if (c.consume_front("sm_")) {
+      if (c.take_while(llvm::isDigit).getAsInteger(10, arch)) {
+        module.emitError() << "unknown CUDA chip '" << chip << "'";
+        return signalPassFailure();
+      }
+    } else if (c.starts_with("gfx9") && c.size() >= 6) {
+      amd = true;
+    } else {
+      module.emitError() << "unknown GPU chip '" << chip
+                         << "'; expected sm_<NN>[a] (NVIDIA) or gfx9<xx> "
+                            "(AMD CDNA)";
       return signalPassFailure();
     }
+  }
+  int64_t laneBits = amd ? kAmdLaneBits : kNvidiaLaneBits;
+  int64_t maxWarps = 1024 >> laneBits;
+  int64_t numWarps = numWarpsOverride > 0 ? numWarpsOverride : info.numWarps;
+  if (numWarps < 1 || numWarps > maxWarps || !llvm::isPowerOf2_64(numWarps)) {
+    kernel.emitError() << "num_warps is " << numWarps << "; the "
+                       << (amd ? "AMD" : "CUDA")
+                       << " lowering needs a power of two in [1, " << maxWarps
+                       << "] (" << (amd ? 64 : 32) << " threads each, at "
+                       << "most 1024 per block)";
+    return signalPassFailure();
   }
 
   {
@@ -434,7 +450,7 @@ void PallasToGPUPass::runOnOperation() {
                                            b.getFunctionType(params, {}));
   func->setAttr(mlir::gpu::GPUDialect::getKernelFuncAttrName(),
                 b.getUnitAttr());
-  int64_t numThreads = numWarps * kThreadsPerWarp;
+  int64_t numThreads = numWarps << laneBits;
   func.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr(
       {static_cast<int32_t>(numThreads), 1, 1}));
   Block &body = func.getBody().front();
@@ -442,7 +458,13 @@ void PallasToGPUPass::runOnOperation() {
 
   KernelContext kc(loc);
   kc.numWarps = numWarps;
-  kc.hasMma = arch >= 80;
+  kc.hasMma = !amd && arch >= 80;
+  // MFMA with 16x16x16 f16/bf16 tiles: CDNA2 (gfx90a) and CDNA3 (gfx94x,
+  // gfx950).
+  kc.hasMfma = amd && (chip == "gfx90a" || StringRef(chip).starts_with(
+                                               "gfx94") ||
+                       chip == "gfx950");
+  kc.laneBits = laneBits;
   kc.tid = mlir::gpu::ThreadIdOp::create(b, loc, mlir::gpu::Dimension::x);
   auto space = mlir::gpu::AddressSpaceAttr::get(
       ctx, mlir::gpu::GPUDialect::getWorkgroupAddressSpace());
@@ -729,6 +751,8 @@ void PallasToGPUPass::runOnOperation() {
            b.getNamedAttr("grid_axes", b.getArrayAttr(axes)),
            b.getNamedAttr("block", ints({numThreads, 1, 1})),
            b.getNamedAttr("num_warps", b.getI64IntegerAttr(numWarps)),
+           b.getNamedAttr("warp_size", b.getI64IntegerAttr(numThreads /
+                                                            numWarps)),
            b.getNamedAttr("sequential_axes", ints(seqAxes)),
            b.getNamedAttr("vmapped_axes", ints(info.vmapped)),
            b.getNamedAttr("dynamic_shared_memory_bytes",

@@ -51,11 +51,13 @@ def PallasGPUPrepare : Pass<"pallas-gpu-prepare", "::mlir::ModuleOp"> {
 }
 
 def PallasToGPU : Pass<"pallas-to-gpu", "::mlir::ModuleOp"> {
-  let summary = "Distribute a lowered pallas kernel over a CUDA thread block";
+  let summary = "Distribute a lowered pallas kernel over a GPU thread block "
+                "(CUDA CTA or HIP workgroup)";
   let description = [{
     Runs after `pallas-gpu-prepare` and `pallas-to-linalg`. Builds a
     `gpu.module @<name>_kernels` holding one `gpu.func @<name> kernel`
-    (one grid point = one thread block of `num_warps` x 32 threads) and
+    (one grid point = one thread block of `num_warps` x 32 threads, or
+    `num_warps` x 64 on AMD, whose warps are wave64 wavefronts) and
     erases the host functions:
 
     - parameters: every call input (scalar-prefetch ones first) and output
@@ -74,7 +76,8 @@ def PallasToGPU : Pass<"pallas-to-gpu", "::mlir::ModuleOp"> {
       of layout conversions and cross-warp reductions;
     - the block-level tensor program is distributed over the threads with
       linear layouts (Layout.h): coalesced blocked layouts for memory,
-      `mma.sync` fragment layouts for dots on f16/bf16 (sm_80+),
+      `mma.sync` fragment layouts for dots on f16/bf16 (sm_80+), MFMA
+      16x16x16 fragment layouts (`amdgpu.mfma`) on gfx90a/gfx94x,
       warp shuffles for reductions within a warp and shared memory across
       warps, vectorized global accesses where alignment is proven.
 
@@ -84,7 +87,9 @@ def PallasToGPU : Pass<"pallas-to-gpu", "::mlir::ModuleOp"> {
   }];
   let options = [
     Option<"chip", "chip", "std::string", "\"sm_80\"",
-           "CUDA architecture (sm_80, sm_90, sm_90a): selects mma.sync">,
+           "GPU architecture: sm_80, sm_90, sm_90a (NVIDIA: 32-thread "
+           "warps, mma.sync) or gfx90a, gfx942 (AMD CDNA: 64-thread "
+           "wavefronts, MFMA)">,
     Option<"numWarpsOverride", "num-warps", "int64_t", "0",
            "Warps per thread block (0: compiler_params.gpu.num_warps, "
            "else 4)">
@@ -93,7 +98,7 @@ def PallasToGPU : Pass<"pallas-to-gpu", "::mlir::ModuleOp"> {
     "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",
     "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect",
     "::mlir::vector::VectorDialect", "::mlir::NVVM::NVVMDialect",
-    "::mlir::nvgpu::NVGPUDialect",
+    "::mlir::nvgpu::NVGPUDialect", "::mlir::amdgpu::AMDGPUDialect",
     "::mlir::LLVM::LLVMDialect", "::mlir::math::MathDialect",
     "::mlir::ub::UBDialect", "::mlir::DLTIDialect"
   ];

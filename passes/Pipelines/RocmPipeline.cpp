@@ -1,0 +1,147 @@
+//===- RocmPipeline.cpp - pallas kernels to AMDGPU ------------*- C++ -*-===//
+//
+// The route measured in TOOLCHAIN.md (AMD), after our distribution:
+// rocdl-attach-target{chip abi O}; in the gpu.module convert-scf-to-cf,
+// convert-amdgpu-to-rocdl (MFMA), convert-gpu-to-rocdl (bare pointers: one
+// kernel argument per array); gpu-module-to-binary{format=isa} with the
+// device-library root so ocml/ockl are linked.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Pipelines/RocmPipeline.h"
+
+#include "passes/Pipelines/CudaPipeline.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
+#include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Target/LLVM/ROCDL/Target.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
+
+using namespace mlir;
+
+std::string mlir::pallas::defaultRocmDeviceLibsRoot() {
+  auto has = [](llvm::StringRef root) {
+    llvm::SmallString<128> p(root);
+    llvm::sys::path::append(p, "amdgcn", "bitcode", "ocml.bc");
+    return llvm::sys::fs::exists(p);
+  };
+  // A ROCM_PATH that is set decides: no fallback when it lacks the bitcode.
+  if (auto rocm = llvm::sys::Process::GetEnv("ROCM_PATH"); rocm)
+    return has(*rocm) ? *rocm : "";
+  for (const char *root : {"/opt/rocm", "/usr/lib/x86_64-linux-gnu"})
+    if (has(root))
+      return root;
+  return "";
+}
+
+void mlir::pallas::buildRocmDistributionPipeline(
+    OpPassManager &pm, const RocmPipelineOptions &options) {
+  CudaPipelineOptions shared;
+  shared.chip = options.chip;
+  buildCudaDistributionPipeline(pm, shared);
+}
+
+void mlir::pallas::buildRocmCodegenPipeline(
+    OpPassManager &pm, const RocmPipelineOptions &options) {
+  GpuROCDLAttachTargetOptions target;
+  target.chip = options.chip;
+  target.abiVersion = options.abiVersion;
+  target.optLevel = options.optLevel;
+  target.wave64Flag = true;
+  pm.addPass(createGpuROCDLAttachTarget(target));
+
+  OpPassManager &device = pm.nest<mlir::gpu::GPUModuleOp>();
+  device.addPass(createCSEPass());
+  device.addPass(memref::createExpandStridedMetadataPass());
+  device.addPass(createLowerAffinePass());
+  device.addPass(createSCFToControlFlowPass());
+  ConvertAMDGPUToROCDLPassOptions amdgpu;
+  amdgpu.chipset = options.chip;
+  device.addPass(createConvertAMDGPUToROCDLPass(amdgpu));
+  ConvertGpuOpsToROCDLOpsOptions toRocdl;
+  toRocdl.chipset = options.chip;
+  toRocdl.useBarePtrCallConv = true;
+  toRocdl.runtime = mlir::gpu::amd::Runtime::HIP;
+  device.addPass(createConvertGpuOpsToROCDLOps(toRocdl));
+  device.addPass(createCanonicalizerPass());
+  device.addPass(createCSEPass());
+  device.addPass(createReconcileUnrealizedCastsPass());
+
+  if (!options.serialize)
+    return;
+  GpuModuleToBinaryPassOptions binary;
+  binary.compilationTarget = "isa";
+  binary.toolkitPath = options.deviceLibsRoot.empty()
+                           ? defaultRocmDeviceLibsRoot()
+                           : options.deviceLibsRoot;
+  pm.addPass(createGpuModuleToBinaryPass(binary));
+}
+
+void mlir::pallas::buildRocmPipeline(OpPassManager &pm,
+                                     const RocmPipelineOptions &options) {
+  buildRocmDistributionPipeline(pm, options);
+  buildRocmCodegenPipeline(pm, options);
+}
+
+void mlir::pallas::registerRocmPipelineDialects(DialectRegistry &registry) {
+  registry.insert<amdgpu::AMDGPUDialect, ROCDL::ROCDLDialect>();
+  ROCDL::registerROCDLTargetInterfaceExternalModels(registry);
+}
+
+namespace {
+struct RocmPipelineCLOptions
+    : public PassPipelineOptions<RocmPipelineCLOptions> {
+  Option<std::string> chip{*this, "chip",
+                           llvm::cl::desc("AMD GPU architecture (gfx90a, "
+                                          "gfx942)"),
+                           llvm::cl::init("gfx90a")};
+  Option<std::string> abi{*this, "abi",
+                          llvm::cl::desc("Code object version: 400, 500 or "
+                                         "600"),
+                          llvm::cl::init("500")};
+  Option<std::string> deviceLibs{
+      *this, "device-libs",
+      llvm::cl::desc("Directory holding amdgcn/bitcode (ocml, ockl)"),
+      llvm::cl::init("")};
+  Option<unsigned> optLevel{*this, "O",
+                            llvm::cl::desc("LLVM optimization level (0-3)"),
+                            llvm::cl::init(3)};
+  Option<bool> serialize{*this, "serialize",
+                         llvm::cl::desc("Serialize to AMDGPU assembly (else "
+                                        "stop at the ROCDL dialect)"),
+                         llvm::cl::init(true)};
+};
+} // namespace
+
+void mlir::pallas::registerRocmPipeline() {
+  static bool done = false;
+  if (done)
+    return;
+  done = true;
+  PassPipelineRegistration<RocmPipelineCLOptions>(
+      "pallas-to-rocm-pipeline",
+      "Lower a pallas_call to AMDGPU assembly: prepare, pallas-to-linalg, "
+      "pallas-to-gpu (wave64, MFMA), then amdgpu/gpu -> rocdl and "
+      "serialization",
+      [](OpPassManager &pm, const RocmPipelineCLOptions &cl) {
+        RocmPipelineOptions options;
+        options.chip = cl.chip;
+        options.abiVersion = cl.abi;
+        options.deviceLibsRoot = cl.deviceLibs;
+        options.serialize = cl.serialize;
+        options.optLevel = cl.optLevel;
+        buildRocmPipeline(pm, options);
+      });
+}

@@ -1,0 +1,59 @@
+//===- RocmArtifacts.h - --target rocm:<arch>: HSACO + launch --*- C++ -*-===//
+//
+// The AMD target of the driver: lowers a copy of the compiled module with
+// the ROCm pipeline (passes/Pipelines/RocmPipeline.h) once per requested
+// architecture, assembles the AMDGPU assembly and links the code object
+// with ld.lld into `<name>.<arch>.hsaco`, and describes the launch in the
+// manifest entry (grid, block, LDS, how the pallas grid maps to HIP's,
+// kernel arguments, and the SGPR/VGPR/spill counts read from the code
+// object's AMDHSA notes). docs/rocm.md documents the fields.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PALLASC_SRC_TARGET_ROCMARTIFACTS_H
+#define PALLASC_SRC_TARGET_ROCMARTIFACTS_H
+
+#include "src/Manifest/Manifest.h"
+
+#include "mlir/IR/BuiltinOps.h"
+
+#include <string>
+#include <vector>
+
+namespace pallasc {
+
+/// True for `rocm:<arch>` (the architecture is checked when compiling, so
+/// an unsupported one gets its own message).
+bool isRocmTarget(const std::string &target);
+
+/// The AMD architectures this build compiles for (CDNA, wave64).
+const std::vector<std::string> &supportedRocmArchs();
+
+/// The ld.lld executable that links code objects: $PALLASC_LD_LLD, the
+/// LLVM this build uses, then ld.lld-22 / ld.lld on PATH; empty when none.
+std::string findLdLld();
+
+struct RocmArtifacts {
+  struct File {
+    std::string name;
+    std::string contents;
+  };
+  std::vector<File> files;
+  std::vector<ManifestArtifact> manifestEntries;
+  std::vector<std::string> emitted; ///< --emit=mlir / --emit=asm extras
+};
+
+/// Builds the HSACO of `module` (after the call-level transforms; not
+/// modified) for every `rocm:<arch>` in `targets`, as code object version
+/// `codeObjectVersion` (4, 5 or 6). `emitText` adds the distributed GPU IR
+/// as `<name>.<arch>.gpu.mlir`; `emitAsm` the AMDGPU assembly as
+/// `<name>.<arch>.s`. Diagnostics go to the module's context. A call
+/// eliminated by pallas-dce yields no files.
+mlir::FailureOr<RocmArtifacts>
+emitRocmArtifacts(mlir::ModuleOp module, const std::string &name,
+                  const std::vector<std::string> &targets, bool emitText,
+                  bool emitAsm, int codeObjectVersion = 5);
+
+} // namespace pallasc
+
+#endif // PALLASC_SRC_TARGET_ROCMARTIFACTS_H
