@@ -12,6 +12,7 @@
 #include "src/Runtime/CudaEmulator.h"
 #include "src/Runtime/Float16.h"
 #include "src/Runtime/GridExecutor.h"
+#include "src/Runtime/HostProgram.h"
 #include "src/Runtime/HostCode.h"
 #include "src/Runtime/Launch.h"
 #include "src/Runtime/Npy.h"
@@ -176,6 +177,20 @@ int runOnCuda(const RunOptions &options, const CudaRunOptions &cuda) {
   if (int rc = runFrontend(options.driver, context, router, fe))
     return rc;
 
+  // The GPU runners launch one call on @main's arguments; what else the
+  // transforms can leave in @main (vmap's per-batch loop, reshapes,
+  // broadcasts of aliased inputs) runs only on the CPU.
+  bool hasCall = false;
+  fe.module->walk([&](pallas::CallOp) { hasCall = true; });
+  if (hasCall && !isDirectCall(*fe.module)) {
+    logError(specPath + ": error: after the transforms, @main does more than "
+                        "one pallas.call on its arguments (e.g. vmap's "
+                        "per-batch loop or a broadcast of an aliased input); "
+                        "pallasc run --target " +
+             cuda.target +
+             " launches a single call: run it on the CPU (without --target)");
+    return kExitUserError;
+  }
   OwningOpRef<ModuleOp> cpuModule(fe.module->clone());
   LaunchPlan plan;
   std::string error;
