@@ -314,15 +314,41 @@ func.func @main(%q: !pallas.hi<"qarray", tensor<8xi8>, tensor<1xf32>>, %y: tenso
 
 // -----
 
-// Tests that an op of the wrapper without a batching rule is an error when it
-// uses a batched value.
+// Tests that an op of the wrapper without a batching rule runs once per
+// batch element in a loop of its own (jax.vmap of an op without a rule under
+// lax.map): the batched operand sliced at the loop index, the result
+// inserted into a batch-major tensor, then the call batched as usual.
+// CHECK-LABEL: func.func @main(
+// CHECK-SAME: %[[X:.+]]: tensor<4x8xf32>, %[[Y:.+]]: tensor<8xf32>) -> tensor<4x8xf32>
+// CHECK: %[[E:.+]] = tensor.empty() : tensor<4x8xf32>
+// CHECK: %[[N:.+]] = scf.for %[[I:.+]] = %{{.+}} to %{{.+}} step %{{.+}} iter_args(%[[A:.+]] = %[[E]]) -> (tensor<4x8xf32>)
+// CHECK:   %[[S:.+]] = tensor.extract_slice %[[X]][%[[I]], 0] [1, 8] [1, 1] : tensor<4x8xf32> to tensor<8xf32>
+// CHECK:   %[[NF:.+]] = arith.negf %[[S]] : tensor<8xf32>
+// CHECK:   %[[U:.+]] = tensor.insert_slice %[[NF]] into %[[A]][%[[I]], 0] [1, 8] [1, 1] : tensor<8xf32> into tensor<4x8xf32>
+// CHECK:   scf.yield %[[U]]
+// CHECK: pallas.call @neg(%[[N]]) {{.+}}grid = array<i64: 4, 1>
 
 pallas.kernel @neg(%x: !pallas.ref<8xf32>, %o: !pallas.ref<8xf32>) {
 }
 func.func @main(%x: tensor<8xf32>, %y: tensor<8xf32>) -> tensor<8xf32> {
-  // expected-error @+1 {{pallas-vmap has no batching rule for 'arith.negf' (it uses a batched value)}}
   %n = arith.negf %x : tensor<8xf32>
   %o = pallas.call @neg(%n) {grid = array<i64: 1>,
+      in_specs = [#pallas.block_spec<[8]>], out_specs = [#pallas.block_spec<[8]>]}
+      : (tensor<8xf32>) -> tensor<8xf32>
+  return %o : tensor<8xf32>
+}
+
+// -----
+
+// Tests that an op without a rule whose result cannot hold a batch (not a
+// tensor or scalar) is an error.
+
+pallas.kernel @cast(%x: !pallas.ref<8xf32>, %o: !pallas.ref<8xf32>) {
+}
+func.func @main(%x: tensor<8xf32>, %y: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{pallas-vmap cannot batch 'builtin.unrealized_conversion_cast': its result of type 'memref<8xf32>' cannot hold a batch}}
+  %m = builtin.unrealized_conversion_cast %x : tensor<8xf32> to memref<8xf32>
+  %o = pallas.call @cast(%y) {grid = array<i64: 1>,
       in_specs = [#pallas.block_spec<[8]>], out_specs = [#pallas.block_spec<[8]>]}
       : (tensor<8xf32>) -> tensor<8xf32>
   return %o : tensor<8xf32>

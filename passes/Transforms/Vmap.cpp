@@ -10,7 +10,10 @@
 // from a batched value is batched, and its results are batched at axis 0. The
 // ops a wrapper holds each have a rule: pallas.call (the seed's rule),
 // pallas.broadcast_in_dim / transpose / reshape (those pallasc itself puts in
-// wrappers) and func.return; any other op with a batched operand is an error.
+// wrappers) and func.return; any other op with a batched operand (e.g. the
+// scf.for of an earlier vmap's explicit loop) runs once per batch element in
+// an scf.for of its own, as jax.vmap of an op without a batching rule would
+// under lax.map.
 //
 //===----------------------------------------------------------------------===//
 
@@ -84,6 +87,14 @@ private:
   FailureOr<FlatSymbolRefAttr>
   batchIndexFunc(CallOp call, FlatSymbolRefAttr funcName, BDim dim);
   LogicalResult batchReturn(func::ReturnOp ret);
+  /// The fallback rule: `op` once per batch element in an scf.for.
+  LogicalResult batchWithLoop(Operation *op);
+  /// Element `iv` of `v` along its batch axis `axis`: a rank-reduced slice,
+  /// or the scalar of a batched index (a tensor<N x index>).
+  Value sliceBatch(OpBuilder &b, Location loc, Value v, int64_t axis,
+                   Value iv);
+  /// `acc` (batched at 0) with element `iv` replaced by `v`.
+  Value insertBatch(OpBuilder &b, Location loc, Value v, Value acc, Value iv);
 
   /// `_broadcast_input_output_aliases`: aliased inputs end up batched at 0.
   LogicalResult broadcastAliases(CallOp call, SmallVectorImpl<Value> &inputs,
@@ -236,8 +247,93 @@ LogicalResult FunctionBatcher::batchOp(Operation *op) {
     reshape.erase();
     return success();
   }
-  return op->emitError() << "pallas-vmap has no batching rule for '"
-                         << op->getName() << "' (it uses a batched value)";
+  return batchWithLoop(op);
+}
+
+Value FunctionBatcher::sliceBatch(OpBuilder &b, Location loc, Value v,
+                                  int64_t axis, Value iv) {
+  auto type = cast<RankedTensorType>(v.getType());
+  if (type.getRank() == 1 && type.getElementType().isIndex())
+    return tensor::ExtractOp::create(b, loc, v, iv);
+  SmallVector<OpFoldResult> offsets, sizes, strides;
+  for (int64_t i = 0; i < type.getRank(); ++i) {
+    offsets.push_back(i == axis ? OpFoldResult(iv)
+                                : OpFoldResult(b.getIndexAttr(0)));
+    sizes.push_back(b.getIndexAttr(i == axis ? 1 : type.getDimSize(i)));
+    strides.push_back(b.getIndexAttr(1));
+  }
+  SmallVector<int64_t> shape(type.getShape());
+  shape.erase(shape.begin() + axis);
+  return tensor::ExtractSliceOp::create(
+      b, loc, RankedTensorType::get(shape, type.getElementType()), v, offsets,
+      sizes, strides);
+}
+
+Value FunctionBatcher::insertBatch(OpBuilder &b, Location loc, Value v,
+                                   Value acc, Value iv) {
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  if (!type)
+    return tensor::InsertOp::create(b, loc, v, acc, iv);
+  SmallVector<OpFoldResult> offsets{iv}, sizes{b.getIndexAttr(1)},
+      strides{b.getIndexAttr(1)};
+  for (int64_t n : type.getShape()) {
+    offsets.push_back(b.getIndexAttr(0));
+    sizes.push_back(b.getIndexAttr(n));
+    strides.push_back(b.getIndexAttr(1));
+  }
+  return tensor::InsertSliceOp::create(b, loc, v, acc, offsets, sizes,
+                                       strides);
+}
+
+LogicalResult FunctionBatcher::batchWithLoop(Operation *op) {
+  // Results become tensors batched at 0: ranked tensors gain a leading
+  // dimension, index and integer/float scalars become 1-D tensors.
+  SmallVector<Type> batchedTypes;
+  for (Type t : op->getResultTypes()) {
+    if (auto rt = dyn_cast<RankedTensorType>(t))
+      batchedTypes.push_back(batchedType(rt, 0, axisSize));
+    else if (t.isIntOrIndexOrFloat())
+      batchedTypes.push_back(RankedTensorType::get({axisSize}, t));
+    else
+      return op->emitError() << "pallas-vmap cannot batch '" << op->getName()
+                             << "': its result of type " << t
+                             << " cannot hold a batch";
+  }
+  // Batched values the op reads, directly or inside its regions.
+  SetVector<Value> reads(op->getOperands().begin(), op->getOperands().end());
+  getUsedValuesDefinedAbove(op->getRegions(), reads);
+  OpBuilder b(op);
+  Location loc = op->getLoc();
+  SmallVector<Value> inits;
+  for (Type t : batchedTypes) {
+    auto rt = cast<RankedTensorType>(t);
+    inits.push_back(tensor::EmptyOp::create(b, loc, rt.getShape(),
+                                            rt.getElementType()));
+  }
+  Value lower = arith::ConstantIndexOp::create(b, loc, 0);
+  Value upper = arith::ConstantIndexOp::create(b, loc, axisSize);
+  Value step = arith::ConstantIndexOp::create(b, loc, 1);
+  auto loop = scf::ForOp::create(
+      b, loc, lower, upper, step, inits,
+      [&](OpBuilder &lb, Location loc, Value iv, ValueRange acc) {
+        IRMapping mapping;
+        for (Value v : reads)
+          if (BDim d = dimOf(v))
+            mapping.map(v, sliceBatch(lb, loc, v, *d, iv));
+        Operation *inner = lb.clone(*op, mapping);
+        inner->walk([&](CallOp call) { recordTransform(call, "vmap"); });
+        SmallVector<Value> updated;
+        for (auto [r, a] : llvm::zip(inner->getResults(), acc))
+          updated.push_back(insertBatch(lb, loc, r, a, iv));
+        scf::YieldOp::create(lb, loc, updated);
+      });
+  for (auto [oldResult, newResult] :
+       llvm::zip(op->getResults(), loop.getResults())) {
+    oldResult.replaceAllUsesWith(newResult);
+    bdims[newResult] = 0;
+  }
+  op->erase();
+  return success();
 }
 
 LogicalResult FunctionBatcher::batchReturn(func::ReturnOp ret) {
@@ -489,46 +585,19 @@ LogicalResult FunctionBatcher::batchCallWithLoop(CallOp call,
   auto loop = scf::ForOp::create(
       b, loc, lower, upper, step, inits,
       [&](OpBuilder &lb, Location loc, Value iv, ValueRange acc) {
-        // A slice of size 1 at the batch index, the batch axis dropped.
-        auto slice = [&](Value v, int64_t axis) -> Value {
-          auto type = cast<RankedTensorType>(v.getType());
-          SmallVector<OpFoldResult> offsets, sizes, strides;
-          for (int64_t i = 0; i < type.getRank(); ++i) {
-            offsets.push_back(i == axis ? OpFoldResult(iv)
-                                        : OpFoldResult(lb.getIndexAttr(0)));
-            sizes.push_back(
-                lb.getIndexAttr(i == axis ? 1 : type.getDimSize(i)));
-            strides.push_back(lb.getIndexAttr(1));
-          }
-          SmallVector<int64_t> shape(type.getShape());
-          shape.erase(shape.begin() + axis);
-          return tensor::ExtractSliceOp::create(
-              lb, loc, RankedTensorType::get(shape, type.getElementType()), v,
-              offsets, sizes, strides);
-        };
         SmallVector<Value> bounds, args;
         for (auto [v, d] : llvm::zip(call.getDynamicGridBounds(), boundDims))
           bounds.push_back(
               d ? tensor::ExtractOp::create(lb, loc, v, iv).getResult() : v);
         for (auto [v, d] : llvm::zip(inputs, inDims))
-          args.push_back(d ? slice(v, *d) : v);
+          args.push_back(d ? sliceBatch(lb, loc, v, *d, iv) : v);
         CallOp inner =
             cloneCallWith(lb, call, bounds, args, call.getResultTypes());
         inner->setAttr(kBatchLoopAttrName, loopAttr);
         recordTransform(inner, "vmap");
         SmallVector<Value> updated;
-        for (auto [r, a] : llvm::zip(inner.getResults(), acc)) {
-          auto type = cast<RankedTensorType>(r.getType());
-          SmallVector<OpFoldResult> offsets{iv}, sizes{lb.getIndexAttr(1)},
-              strides{lb.getIndexAttr(1)};
-          for (int64_t n : type.getShape()) {
-            offsets.push_back(lb.getIndexAttr(0));
-            sizes.push_back(lb.getIndexAttr(n));
-            strides.push_back(lb.getIndexAttr(1));
-          }
-          updated.push_back(tensor::InsertSliceOp::create(
-              lb, loc, r, a, offsets, sizes, strides));
-        }
+        for (auto [r, a] : llvm::zip(inner.getResults(), acc))
+          updated.push_back(insertBatch(lb, loc, r, a, iv));
         scf::YieldOp::create(lb, loc, updated);
       });
   for (auto [oldResult, newResult] :

@@ -138,3 +138,17 @@ for flags, what in [(["--vmap", "0:2", "--jvp"], "vmap then jvp"),
         if not err < 1e-5:
             sys.exit(f"softmax {what}: the {name} differs from numpy by {err}")
     print(f"softmax {what}: primal and tangent equal numpy per batch")
+
+# vmap of a wrapper that already holds vmap's explicit loop (a batched
+# scalar-prefetch operand, twice): the outer vmap has no rule for the inner
+# loop's scf.for, so it runs it once per outer batch element in a loop of
+# its own. out[a, b, i, :] = table[a, b, idx[a, b, i], :].
+idx2 = rng.integers(0, 256, size=(2, 3, 16)).astype(np.int32)
+table2 = rng.standard_normal((2, 3, 256, 512)).astype(np.float32)
+nested = [os.path.join(EXAMPLES, "scalar_prefetch", "kernel.mlir"),
+          os.path.join(INPUTS, "gather-vmap.json")]
+out, = run(*nested, [idx2, table2], 1, ["--vmap", "0,0:2"])
+want = np.stack([np.stack([table2[a, b][idx2[a, b]] for b in range(3)])
+                 for a in range(2)])
+expect_equal("vmap of vmap scalar_prefetch", out, want)
+print("vmap of vmap scalar_prefetch (nested explicit loops): equals numpy")
