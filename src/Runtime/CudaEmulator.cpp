@@ -66,6 +66,17 @@ struct Fiber {
   int waitingOn = -1; ///< barrier index, -1: runnable
   std::vector<AsyncCopy> open;                 ///< not yet committed
   std::vector<std::vector<AsyncCopy>> groups;  ///< committed, oldest first
+  /// wgmma protocol: a wgmma.fence since the last wait_group; wgmmas not
+  /// yet committed; committed groups not yet waited for.
+  bool wgmmaFenced = false;
+  int wgmmaOpen = 0, wgmmaPending = 0;
+};
+
+/// The operands the 128 threads of a warpgroup give one wgmma.mma_async.
+struct WarpGroup {
+  int32_t flags[128];
+  int64_t aDesc[128], bDesc[128];
+  uint32_t a[128][4];
 };
 
 struct Scheduler {
@@ -78,6 +89,18 @@ struct Scheduler {
   /// 0: the block barrier; 1 + w: warp w.
   std::vector<BarrierState> barriers;
   std::vector<Warp> warps;
+  /// Barriers 1 + warps.size() + g: warpgroup g (wgmma).
+  std::vector<WarpGroup> warpGroups;
+  /// The emulated shared memory: 2^18-aligned, so the 18 address bits a
+  /// wgmma matrix descriptor keeps are the offset into it.
+  char *smem = nullptr;
+  size_t smemSize = 0;
+  /// The first protocol violation seen (reported after the run).
+  std::string failure;
+  void fail(const std::string &what) {
+    if (failure.empty())
+      failure = what;
+  }
   int64_t blockId[3] = {0, 0, 0};
   /// 32 (NVIDIA warps) or 64 (AMD wave64 wavefronts).
   int warpSize = 32;
@@ -262,6 +285,139 @@ extern "C" void pallasc_emu_mfma(int32_t kind, int64_t a, int64_t b,
   }
 }
 
+//===----------------------------------------------------------------------===//
+// wgmma (sm_90a), written from the PTX ISA's description of
+// wgmma.mma_async.m64nNk16, its register fragments, the shared memory
+// matrix layouts and the matrix descriptor.
+//===----------------------------------------------------------------------===//
+
+extern "C" void pallasc_emu_wgmma_fence() {
+  scheduler->fibers[scheduler->current].wgmmaFenced = true;
+}
+
+extern "C" void pallasc_emu_wgmma_commit() {
+  Fiber &f = scheduler->fibers[scheduler->current];
+  f.wgmmaPending += 1;
+  f.wgmmaOpen = 0;
+}
+
+/// wgmma.wait_group n: at most n committed groups stay pending. The
+/// products were computed when issued; this checks the protocol (the
+/// accumulators are read only after a wait_group that retires them).
+extern "C" void pallasc_emu_wgmma_wait(int32_t n) {
+  Fiber &f = scheduler->fibers[scheduler->current];
+  if (f.wgmmaOpen)
+    scheduler->fail("wgmma.wait_group with wgmma.mma_async operations not "
+                    "committed (wgmma.commit_group)");
+  f.wgmmaPending = std::min(f.wgmmaPending, std::max(n, 0));
+  f.wgmmaFenced = false;
+}
+
+namespace {
+/// Element (mn, k) of a 16-bit operand in shared memory described by a
+/// wgmma matrix descriptor: bits 0-13 start address >> 4, 16-29 leading
+/// dimension byte offset >> 4, 32-45 stride dimension byte offset >> 4,
+/// 49-51 base offset, 62-63 swizzle mode. Without swizzling the matrix is
+/// made of core matrices of 8 rows x 16 bytes, stored contiguously: rows
+/// along M/N for K-major (transpose 0), along K for M/N-major (transpose
+/// 1). The leading dimension byte offset is the distance between core
+/// matrices adjacent in K, the stride one between those adjacent in M/N.
+float descElement(int64_t desc, bool transposed, int mn, int k, bool bf16) {
+  uint64_t d = static_cast<uint64_t>(desc);
+  uint64_t start = (d & 0x3FFF) << 4;
+  uint64_t lbo = ((d >> 16) & 0x3FFF) << 4;
+  uint64_t sbo = ((d >> 32) & 0x3FFF) << 4;
+  if (((d >> 62) & 3) != 0 || ((d >> 49) & 7) != 0) {
+    scheduler->fail("the emulator handles wgmma descriptors without "
+                    "swizzling only");
+    return 0;
+  }
+  uint64_t offset = start + (mn / 8) * sbo + (k / 8) * lbo +
+                    (transposed ? (k % 8) * 16 + (mn % 8) * 2
+                                : (mn % 8) * 16 + (k % 8) * 2);
+  if (offset + 2 > scheduler->smemSize) {
+    scheduler->fail("a wgmma descriptor addresses memory outside the "
+                    "shared memory");
+    return 0;
+  }
+  uint16_t h;
+  std::memcpy(&h, scheduler->smem + offset, 2);
+  return halfToFloat(h, bf16);
+}
+} // namespace
+
+/// wgmma.mma_async.sync.aligned.m64nNk16.f32.{f16,bf16} with scale-d = 1,
+/// by the warpgroup (128 consecutive threads). `flags`: bit 0 bf16, bit 1
+/// A from registers, bit 2 transpose A, bit 3 transpose B, bits 8..: N.
+/// Thread t (warp w = t / 32 of the warpgroup, lane l) holds, with
+/// g = l / 4 and q = l % 4:
+///   A (registers): a_i (element i of its four 32-bit registers, two per
+///     register, low half first) at row 16w + g + 8 ((i / 2) % 2),
+///     column 2q + i % 2 + 8 (i / 4);
+///   D: d_i at row 16w + g + 8 ((i / 2) % 2), column 8 (i / 4) + 2q + i % 2.
+extern "C" void pallasc_emu_wgmma(int32_t flags, int64_t aDesc, int32_t a0,
+                                  int32_t a1, int32_t a2, int32_t a3,
+                                  int64_t bDesc, float *, float *din,
+                                  int64_t dinOffset, int64_t, int64_t,
+                                  float *, float *dout, int64_t doutOffset,
+                                  int64_t, int64_t) {
+  Scheduler &s = *scheduler;
+  Fiber &me = s.fibers[s.current];
+  int n = flags >> 8;
+  bool bf16 = flags & 1, aRegs = flags & 2, transA = flags & 4,
+       transB = flags & 8;
+  if (!me.wgmmaFenced)
+    s.fail("wgmma.mma_async without a wgmma.fence before it");
+  me.wgmmaOpen += 1;
+  int group = s.current / 128, t = s.current % 128;
+  if (group >= static_cast<int>(s.warpGroups.size())) {
+    s.fail("wgmma.mma_async in a block of fewer than 128 threads");
+    return;
+  }
+  WarpGroup &wg = s.warpGroups[group];
+  wg.flags[t] = flags;
+  wg.aDesc[t] = aDesc;
+  wg.bDesc[t] = bDesc;
+  uint32_t regs[4] = {uint32_t(a0), uint32_t(a1), uint32_t(a2), uint32_t(a3)};
+  std::memcpy(wg.a[t], regs, sizeof regs);
+  int barrier = 1 + static_cast<int>(s.warps.size()) + group;
+  s.arrive(barrier);
+  for (int u = 0; u < 128; ++u)
+    if (wg.flags[u] != flags || wg.bDesc[u] != bDesc ||
+        (!aRegs && wg.aDesc[u] != aDesc))
+      s.fail("wgmma.mma_async operands (shape, types, descriptors) differ "
+             "across the warpgroup");
+  static thread_local float A[64][16], B[16][256];
+  if (aRegs) {
+    for (int u = 0; u < 128; ++u) {
+      int w = u / 32, g = (u % 32) / 4, q = u % 4;
+      for (int i = 0; i < 8; ++i) {
+        uint16_t h = static_cast<uint16_t>(wg.a[u][i / 2] >> (16 * (i % 2)));
+        A[16 * w + g + 8 * ((i / 2) % 2)][2 * q + i % 2 + 8 * (i / 4)] =
+            halfToFloat(h, bf16);
+      }
+    }
+  } else {
+    for (int m = 0; m < 64; ++m)
+      for (int k = 0; k < 16; ++k)
+        A[m][k] = descElement(aDesc, transA, m, k, bf16);
+  }
+  for (int k = 0; k < 16; ++k)
+    for (int c = 0; c < n; ++c)
+      B[k][c] = descElement(bDesc, transB, c, k, bf16);
+  int w = t / 32, g = (t % 32) / 4, q = t % 4;
+  for (int i = 0; i < n / 2; ++i) {
+    int row = 16 * w + g + 8 * ((i / 2) % 2);
+    int col = 8 * (i / 4) + 2 * q + i % 2;
+    float acc = din[dinOffset + i];
+    for (int k = 0; k < 16; ++k)
+      acc += A[row][k] * B[k][col];
+    dout[doutOffset + i] = acc;
+  }
+  // Nobody overwrites the warpgroup's operands before all have read them.
+  s.arrive(barrier);
+}
+
 /// ldmatrix.sync.aligned.m8n8.x{1,2,4}[.trans].shared.b16: lane 8j+r gives
 /// the address of row r of matrix j.
 extern "C" void pallasc_emu_ldmatrix(int64_t address, int32_t num,
@@ -330,6 +486,126 @@ LogicalResult replaceExtracts(OpBuilder &b, Value r, Value buffer) {
   return success();
 }
 
+/// The wgmma.mma_async inline PTX the CUDA lowering emits:
+///   { .reg .pred p; setp.ne.b32 p, 1, 0;
+///     wgmma.mma_async.sync.aligned.m64nNk16.f32.T.T {$0, ..}, A, $b, p, 1, 1,
+///     [trans-a,] trans-b; }
+/// with A a descriptor `$a` or four registers `{$a0, $a1, $a2, $a3}`, the
+/// accumulators tied to the outputs. Becomes a call of pallasc_emu_wgmma.
+LogicalResult rewriteWgmma(OpBuilder &b, ModuleOp module,
+                           LLVM::InlineAsmOp asmOp, std::string &error) {
+  Location l = asmOp.getLoc();
+  StringRef text = asmOp.getAsmString();
+  auto bad = [&](const std::string &why) {
+    error = "the emulator cannot run this wgmma (" + why + "): " + text.str();
+    return failure();
+  };
+  if (!text.contains("setp.ne.b32 p, 1, 0;"))
+    return bad("scale-d must be 1");
+  StringRef rest = text.substr(text.find("wgmma.mma_async"));
+  if (!rest.consume_front("wgmma.mma_async.sync.aligned.m64n"))
+    return bad("not m64nNk16");
+  int n = 0;
+  if (rest.consumeInteger(10, n) || n % 8 || n < 8 || n > 256 ||
+      !rest.consume_front("k16.f32."))
+    return bad("not m64nNk16 with f32 accumulators");
+  bool bf16;
+  if (rest.consume_front("bf16.bf16 "))
+    bf16 = true;
+  else if (rest.consume_front("f16.f16 "))
+    bf16 = false;
+  else
+    return bad("types other than f16/bf16");
+  // Placeholders: outputs first ($0 .. $(n/2-1)), then the operands.
+  int nd = n / 2;
+  auto placeholder = [&](StringRef &r) -> int {
+    r = r.ltrim(" ,{}");
+    int v = -1;
+    if (!r.consume_front("$") || r.consumeInteger(10, v))
+      return -1;
+    return v;
+  };
+  for (int i = 0; i < nd; ++i)
+    if (placeholder(rest) != i)
+      return bad("unexpected accumulator list");
+  if (!rest.consume_front("}, "))
+    return bad("unexpected accumulator list");
+  bool aRegs = rest.starts_with("{");
+  SmallVector<int> aOps;
+  for (int j = 0; j < (aRegs ? 4 : 1); ++j)
+    aOps.push_back(placeholder(rest) - nd);
+  int bOp = placeholder(rest) - nd;
+  rest = rest.ltrim(" ,");
+  SmallVector<StringRef> imms;
+  rest.take_until([](char c) { return c == ';'; }).split(imms, ", ");
+  // p, scale-a, scale-b, [trans-a,] trans-b
+  if (imms.size() != (aRegs ? 4u : 5u) || imms[0] != "p" || imms[1] != "1" ||
+      imms[2] != "1")
+    return bad("unexpected immediates");
+  bool transA = !aRegs && imms[3] == "1";
+  bool transB = imms.back() == "1";
+  // Tied accumulator inputs from the constraints.
+  SmallVector<StringRef> constraints;
+  asmOp.getConstraints().split(constraints, ',');
+  ValueRange operands = asmOp.getOperands();
+  if (constraints.size() != static_cast<size_t>(nd) + operands.size())
+    return bad("unexpected constraints");
+  SmallVector<Value> d(nd);
+  for (size_t i = 0; i < operands.size(); ++i) {
+    int tied;
+    if (!constraints[nd + i].getAsInteger(10, tied) && tied >= 0 && tied < nd)
+      d[tied] = operands[i];
+  }
+  for (int op : aOps)
+    if (op < 0 || op >= static_cast<int>(operands.size()))
+      return bad("unexpected A operand");
+  if (bOp < 0 || bOp >= static_cast<int>(operands.size()) ||
+      llvm::any_of(d, [](Value v) { return !v; }))
+    return bad("unexpected operands");
+  b.setInsertionPoint(asmOp);
+  Type i32 = b.getI32Type(), i64 = b.getI64Type(), f32 = b.getF32Type();
+  auto bufferType = MemRefType::get({128}, f32);
+  Value din, dout;
+  {
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(
+        &asmOp->getParentOfType<func::FuncOp>().getBody().front());
+    din = memref::AllocaOp::create(b, l, bufferType);
+    dout = memref::AllocaOp::create(b, l, bufferType);
+  }
+  for (int i = 0; i < nd; ++i)
+    memref::StoreOp::create(b, l, d[i], din,
+                            ValueRange{arith::ConstantIndexOp::create(b, l, i)});
+  int32_t flags = (bf16 ? 1 : 0) | (aRegs ? 2 : 0) | (transA ? 4 : 0) |
+                  (transB ? 8 : 0) | (n << 8);
+  SmallVector<Value> args = {arith::ConstantIntOp::create(b, l, i32, flags)};
+  if (aRegs) {
+    args.push_back(arith::ConstantIntOp::create(b, l, i64, 0));
+    for (int op : aOps)
+      args.push_back(operands[op]);
+  } else {
+    args.push_back(operands[aOps[0]]);
+    for (int j = 0; j < 4; ++j)
+      args.push_back(arith::ConstantIntOp::create(b, l, i32, 0));
+  }
+  args.push_back(operands[bOp]);
+  args.push_back(din);
+  args.push_back(dout);
+  SmallVector<Type> types;
+  for (Value a : args)
+    types.push_back(a.getType());
+  if (types[1] != i64 || types[6] != i64 ||
+      llvm::any_of(ArrayRef<Type>(types).slice(2, 4),
+                   [&](Type t) { return t != i32; }))
+    return bad("unexpected operand types");
+  auto f = declare(b, module, "pallasc_emu_wgmma", types, {});
+  func::CallOp::create(b, l, f, args);
+  if (failed(replaceExtracts(b, asmOp.getResult(0), dout)))
+    return bad("unexpected use of its result");
+  asmOp.erase();
+  return success();
+}
+
 FailureOr<func::FuncOp> buildHostKernel(ModuleOp module, std::string &error) {
   MLIRContext *ctx = module.getContext();
   mlir::gpu::GPUFuncOp kernel;
@@ -363,7 +639,9 @@ FailureOr<func::FuncOp> buildHostKernel(ModuleOp module, std::string &error) {
             mlir::gpu::DynamicSharedMemoryOp, mlir::gpu::ReturnOp, NVVM::MmaOp,
             amdgpu::MFMAOp,
             nvgpu::DeviceAsyncCopyOp, NVVM::CpAsyncCommitGroupOp,
-            NVVM::CpAsyncWaitGroupOp, LLVM::InlineAsmOp>(op))
+            NVVM::CpAsyncWaitGroupOp, NVVM::WgmmaFenceAlignedOp,
+            NVVM::WgmmaGroupSyncAlignedOp, NVVM::WgmmaWaitGroupSyncOp,
+            NVVM::FenceProxyOp, LLVM::InlineAsmOp>(op))
       ops.push_back(op);
   });
   Type i32 = b.getI32Type(), f32 = b.getF32Type(), index = b.getIndexType();
@@ -545,6 +823,28 @@ FailureOr<func::FuncOp> buildHostKernel(ModuleOp module, std::string &error) {
           b, l, f,
           ValueRange{arith::ConstantIntOp::create(b, l, i32, wait.getN())});
       op->erase();
+    } else if (isa<NVVM::WgmmaFenceAlignedOp>(op)) {
+      auto f = declare(b, module, "pallasc_emu_wgmma_fence", {}, {});
+      func::CallOp::create(b, l, f, ValueRange{});
+      op->erase();
+    } else if (isa<NVVM::WgmmaGroupSyncAlignedOp>(op)) {
+      auto f = declare(b, module, "pallasc_emu_wgmma_commit", {}, {});
+      func::CallOp::create(b, l, f, ValueRange{});
+      op->erase();
+    } else if (auto wait = dyn_cast<NVVM::WgmmaWaitGroupSyncOp>(op)) {
+      auto f = declare(b, module, "pallasc_emu_wgmma_wait", {i32}, {});
+      func::CallOp::create(
+          b, l, f,
+          ValueRange{arith::ConstantIntOp::create(
+              b, l, i32, static_cast<int64_t>(wait.getGroup()))});
+      op->erase();
+    } else if (isa<NVVM::FenceProxyOp>(op)) {
+      // Host memory has one proxy.
+      op->erase();
+    } else if (auto asmOp = dyn_cast<LLVM::InlineAsmOp>(op);
+               asmOp && asmOp.getAsmString().contains("wgmma.mma_async")) {
+      if (failed(rewriteWgmma(b, module, asmOp, error)))
+        return failure();
     } else if (auto asmOp = dyn_cast<LLVM::InlineAsmOp>(op)) {
       StringRef text = asmOp.getAsmString();
       if (!text.starts_with("ldmatrix.sync.aligned.m8n8.x")) {
@@ -703,6 +1003,13 @@ bool emulateCudaKernel(ModuleOp module, ArrayRef<void *> buffers,
     add("pallasc_emu_cp_commit",
         reinterpret_cast<void *>(&pallasc_emu_cp_commit));
     add("pallasc_emu_cp_wait", reinterpret_cast<void *>(&pallasc_emu_cp_wait));
+    add("pallasc_emu_wgmma", reinterpret_cast<void *>(&pallasc_emu_wgmma));
+    add("pallasc_emu_wgmma_fence",
+        reinterpret_cast<void *>(&pallasc_emu_wgmma_fence));
+    add("pallasc_emu_wgmma_commit",
+        reinterpret_cast<void *>(&pallasc_emu_wgmma_commit));
+    add("pallasc_emu_wgmma_wait",
+        reinterpret_cast<void *>(&pallasc_emu_wgmma_wait));
     return map;
   });
   auto fn = (*engine)->lookupPacked("_mlir_ciface_pallasc_emu_kernel");
@@ -714,14 +1021,20 @@ bool emulateCudaKernel(ModuleOp module, ArrayRef<void *> buffers,
   PackedFn kernel = *fn;
 
   // Shared memory below 2 GiB: the lowering computes 32-bit shared
-  // addresses (ldmatrix) from it.
+  // addresses (ldmatrix) from it. Aligned to 2^18 bytes: a wgmma matrix
+  // descriptor keeps address bits 4..17, the offset into it.
   size_t smemSize = std::max<int64_t>(16, (smemBytes + 4095) / 4096 * 4096);
-  void *smem = mmap(nullptr, smemSize, PROT_READ | PROT_WRITE,
-                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT, -1, 0);
-  if (smem == MAP_FAILED) {
+  constexpr size_t kSmemAlign = size_t(1) << 18;
+  size_t mapSize = smemSize + kSmemAlign;
+  void *mapping = mmap(nullptr, mapSize, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT, -1, 0);
+  if (mapping == MAP_FAILED) {
     error = "cannot map the emulated shared memory";
     return false;
   }
+  void *smem = reinterpret_cast<void *>(
+      (reinterpret_cast<uintptr_t>(mapping) + kSmemAlign - 1) &
+      ~(kSmemAlign - 1));
 
   // Packed arguments: descriptors for arrays, values for scalars, then the
   // shared memory descriptor.
@@ -747,22 +1060,33 @@ bool emulateCudaKernel(ModuleOp module, ArrayRef<void *> buffers,
   sched.fibers.resize(threads);
   sched.warpSize = warpSize;
   sched.warps.resize((threads + warpSize - 1) / warpSize);
-  sched.barriers.resize(1 + sched.warps.size());
+  sched.warpGroups.resize(threads / 128);
+  sched.barriers.resize(1 + sched.warps.size() + sched.warpGroups.size());
   sched.barriers[0].count = static_cast<int>(threads);
   for (size_t w = 0; w < sched.warps.size(); ++w)
     sched.barriers[1 + w].count = warpSize;
+  for (size_t g = 0; g < sched.warpGroups.size(); ++g)
+    sched.barriers[1 + sched.warps.size() + g].count = 128;
+  sched.smem = static_cast<char *>(smem);
+  sched.smemSize = smemSize;
   static thread_local PackedFn entry;
   static thread_local void **entryArgs;
   entry = kernel;
   entryArgs = packed.data();
   auto trampoline = +[](int index) {
     entry(entryArgs);
+    Fiber &self = scheduler->fibers[index];
+    if (self.wgmmaOpen || self.wgmmaPending)
+      scheduler->fail("a thread finished with wgmma.mma_async operations "
+                      "not waited for (wgmma.commit_group / wait_group)");
     scheduler->fibers[index].done = true;
     swapcontext(&scheduler->fibers[index].context, &scheduler->main);
   };
   constexpr size_t kStack = 1 << 20;
   bool deadlock = false;
-  for (int64_t b = 0; b < grid[0] * grid[1] * grid[2] && !deadlock; ++b) {
+  for (int64_t b = 0;
+       b < grid[0] * grid[1] * grid[2] && !deadlock && sched.failure.empty();
+       ++b) {
     // Unwritten shared memory reads as NaN / all ones.
     std::memset(smem, 0xff, smemSize);
     sched.blockId[0] = b % grid[0];
@@ -775,6 +1099,8 @@ bool emulateCudaKernel(ModuleOp module, ArrayRef<void *> buffers,
       f.waitingOn = -1;
       f.open.clear();
       f.groups.clear();
+      f.wgmmaFenced = false;
+      f.wgmmaOpen = f.wgmmaPending = 0;
       getcontext(&f.context);
       f.context.uc_stack.ss_sp = f.stack.data();
       f.context.uc_stack.ss_size = kStack;
@@ -806,10 +1132,14 @@ bool emulateCudaKernel(ModuleOp module, ArrayRef<void *> buffers,
     }
   }
   scheduler = nullptr;
-  munmap(smem, smemSize);
+  munmap(mapping, mapSize);
   if (deadlock) {
     error = "a barrier was not reached by every thread of a block (the "
             "emulated kernel deadlocked)";
+    return false;
+  }
+  if (!sched.failure.empty()) {
+    error = sched.failure;
     return false;
   }
   return true;

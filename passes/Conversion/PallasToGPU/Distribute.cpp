@@ -136,7 +136,9 @@ int Distributor::intern(const Layout &l) {
   if (l.family == Layout::Family::MmaC || l.family == Layout::Family::MmaA ||
       l.family == Layout::Family::MmaB || l.family == Layout::Family::MfmaC ||
       l.family == Layout::Family::MfmaA || l.family == Layout::Family::MfmaB)
-    mmaRoot[id] = {l.warpsM, l.warpsN};
+    mmaRoot[id] = {l.warpsM, l.warpsN, false};
+  if (l.family == Layout::Family::WgmmaC || l.family == Layout::Family::WgmmaA)
+    mmaRoot[id] = {l.warpsM, l.warpsN, true};
   return id;
 }
 
@@ -348,9 +350,12 @@ int Distributor::chooseElementwise(Operation *op) {
     if (auto p = sliceParent.find(it->second); p != sliceParent.end())
       candidates.push_back(layout(p->second));
     if (auto m = mmaRoot.find(it->second); m != mmaRoot.end() && rank == 2) {
-      auto [wm, wn] = m->second;
+      auto [wm, wn, wg] = m->second;
       int64_t mm = resultType.getDimSize(0), nn = resultType.getDimSize(1);
-      if (kc.hasMfma && mm % (16 * wm) == 0 && nn % (16 * wn) == 0)
+      if (wg) {
+        if (mm % (16 * wm) == 0 && nn % (8 * wn) == 0)
+          candidates.push_back(wgmmaCLayout(mm, nn, wm / 4, wn));
+      } else if (kc.hasMfma && mm % (16 * wm) == 0 && nn % (16 * wn) == 0)
         candidates.push_back(mfmaCLayout(mm, nn, wm, wn));
       else if (!kc.hasMfma && mm % (16 * wm) == 0 && nn % (8 * wn) == 0)
         candidates.push_back(mmaCLayout(mm, nn, wm, wn));

@@ -70,6 +70,8 @@ struct KernelContext {
   int64_t workspaceBytes = 0; ///< grows as the distributor needs
   bool hasMma = false;       ///< mma.sync, ldmatrix, cp.async (sm_80+)
   bool hasMfma = false;      ///< amdgpu.mfma 16x16x16 f16/bf16 (CDNA2+)
+  /// wgmma.mma_async m64nNk16 f16/bf16 -> f32 (sm_90a only).
+  bool hasWgmma = false;
   /// log2 of the threads per warp (32 on NVIDIA, 64 on AMD CDNA).
   int64_t laneBits = kNvidiaLaneBits;
   int64_t threadsPerWarp() const { return int64_t(1) << laneBits; }
@@ -123,8 +125,13 @@ public:
   int defaultLayout(RankedTensorType type);
   /// Reduction slices: parent layout id, for lifting a broadcast back.
   DenseMap<int, int> sliceParent;
-  /// The MMA family a layout descends from (warpsM, warpsN), if any.
-  DenseMap<int, std::pair<int64_t, int64_t>> mmaRoot;
+  /// The MMA family a layout descends from (warpsM, warpsN; whether it is
+  /// a wgmma layout), if any.
+  struct MmaRoot {
+    int64_t warpsM, warpsN;
+    bool wgmma = false;
+  };
+  DenseMap<int, MmaRoot> mmaRoot;
 
   // Analysis.
   DenseMap<Value, int> layoutOf;
@@ -295,9 +302,28 @@ public:
     Value operand;
     int layout;
     int64_t offset;
+    bool core = false; ///< a wgmma core-matrix tile (coreTile)
   };
   DenseMap<Value, EarlyTile> earlyTiles;
   DenseMap<Value, View> stagedViews; ///< dot operand -> its tile
+  /// A 16-bit wgmma operand [R, C] in shared memory in the no-swizzle
+  /// canonical layout: 8x8 core matrices (8 rows of 16 contiguous bytes,
+  /// 128 bytes each), stored as [O/8, Cc/8, 8, 8] where Cc is the
+  /// dimension `cdim` stored contiguously and O the other one.
+  struct CoreTile {
+    View view;
+    int64_t cdim = 1;
+    int64_t offset = 0; ///< byte offset in dynamic shared memory
+    int64_t rows = 0, cols = 0;
+  };
+  DenseMap<Value, CoreTile> coreTiles; ///< early-staged wgmma operands
+  CoreTile coreTile(RankedTensorType type, int64_t cdim, int64_t absOffset,
+                    int64_t &bytes);
+  /// Layout `id` of a [R, C] value seen as its [O/8, Cc/8, 8, 8] core tile
+  /// (the same registers).
+  int coreLayout(int id, int64_t cdim);
+  /// The wgmma lowering of a dot whose accumulator is in layout `cId`.
+  LogicalResult emitWgmma(Operation *op, int cId, SmallVector<Value> acc);
   void planEarlyStaging();
   LogicalResult stageEarly(Value def);
   /// A shared-memory view of `baseShape` at byte `absOffset` of dynamic

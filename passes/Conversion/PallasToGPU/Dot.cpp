@@ -96,6 +96,19 @@ static bool rowsAreReduced(func::FuncOp kernel) {
 
 int Distributor::dotLayout(Operation *op) {
   DotShape s = dotShape(op);
+  // wgmma (sm_90a): warpgroups of 4 warps, 64-row slabs; warpgroups along M
+  // first, the rest along N (whole rows per warp when rows are reduced).
+  if (kc.hasWgmma && mmaTypes(s) && kc.numWarps % 4 == 0 && s.k % 16 == 0) {
+    if (!rowsReduced)
+      rowsReduced = rowsAreReduced(kernel) ? 1 : 0;
+    int64_t groups = kc.numWarps / 4;
+    for (int64_t gm = groups; gm >= 1; gm /= 2) {
+      int64_t gn = groups / gm;
+      if (s.m % (64 * gm) || s.n % (8 * gn) || (*rowsReduced && gn != 1))
+        continue;
+      return intern(wgmmaCLayout(s.m, s.n, gm, gn));
+    }
+  }
   // Tile width along n: 8 for mma.sync.m16n8k16, 16 for MFMA 16x16x16.
   int64_t tileN = kc.hasMfma ? 16 : 8;
   if ((kc.hasMma || kc.hasMfma) && mmaTypes(s) && s.m % 16 == 0 &&
@@ -149,6 +162,17 @@ Value castTo(OpBuilder &b, Location loc, Value v, Type to) {
   return arith::TruncIOp::create(b, loc, to, v);
 }
 
+/// The dimension a layout's first register basis walks (where each thread's
+/// elements are contiguous); the last one for layouts without registers.
+int64_t contiguousDim(const Layout &l) {
+  int64_t contiguous = l.rank() - 1;
+  if (!l.regs.empty())
+    for (int64_t d = 0; d < l.rank(); ++d)
+      if (l.coord(l.regs[0], d))
+        contiguous = d;
+  return contiguous;
+}
+
 } // namespace
 
 LogicalResult Distributor::emitDot(Operation *op) {
@@ -164,6 +188,8 @@ LogicalResult Distributor::emitDot(Operation *op) {
   if (failed(cRegsOr))
     return failure();
   SmallVector<Value> acc = *cRegsOr;
+  if (C.family == Layout::Family::WgmmaC && s.batch == 0)
+    return emitWgmma(op, cId, acc);
 
   // Stages `v` in the workspace, stored along the dimension its layout is
   // contiguous in.
@@ -870,9 +896,11 @@ void Distributor::planEarlyStaging() {
     auto it = layoutOf.find(op->getResult(0));
     if (it == layoutOf.end() ||
         (layout(it->second).family != Layout::Family::MmaC &&
-         layout(it->second).family != Layout::Family::MfmaC))
+         layout(it->second).family != Layout::Family::MfmaC &&
+         layout(it->second).family != Layout::Family::WgmmaC))
       return;
     bool mfma = layout(it->second).family == Layout::Family::MfmaC;
+    bool wgmma = layout(it->second).family == Layout::Family::WgmmaC;
     const Layout &C = layout(it->second);
     DotShape s = dotShape(op);
     auto lin = cast<linalg::LinalgOp>(op);
@@ -890,6 +918,21 @@ void Distributor::planEarlyStaging() {
       auto opLayout = layoutOf.find(operand);
       if (opLayout == layoutOf.end() || !layoutOf.count(def))
         continue;
+      if (wgmma) {
+        // B is always read from shared memory; A from registers when they
+        // hold its fragments.
+        if (k == 0 &&
+            providesLocally(layout(opLayout->second),
+                            layout(intern(wgmmaALayout(
+                                s.m, s.k, C.warpsM / 4, C.warpsN)))))
+          continue;
+        auto type = cast<RankedTensorType>(operand.getType());
+        int64_t bytes = type.getNumElements() * 2;
+        earlyTiles[def] = EarlyTile{operand, opLayout->second,
+                                    kc.workspaceOffset + offset, true};
+        offset += (bytes + 127) / 128 * 128;
+        continue;
+      }
       int want =
           k == 0 ? intern(mfma ? mfmaALayout(s.m, s.k, C.warpsM, C.warpsN)
                                : mmaALayout(s.m, s.k, C.warpsM, C.warpsN))
@@ -930,10 +973,417 @@ LogicalResult Distributor::stageEarly(Value def) {
   if (failed(regs))
     return failure();
   int64_t bytes;
+  if (t.core) {
+    int64_t cdim = contiguousDim(layout(t.layout));
+    CoreTile tile = coreTile(cast<RankedTensorType>(t.operand.getType()),
+                             cdim, t.offset, bytes);
+    if (failed(store(tile.view, coreLayout(t.layout, cdim), *regs)))
+      return failure();
+    coreTiles[t.operand] = tile;
+    return success();
+  }
   View tile = tileView(cast<RankedTensorType>(t.operand.getType()), t.layout,
                        t.offset, bytes);
   if (failed(storeTile(tile, t.layout, *regs)))
     return failure();
   stagedViews[t.operand] = tile;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// wgmma (sm_90a)
+//===----------------------------------------------------------------------===//
+
+Distributor::CoreTile Distributor::coreTile(RankedTensorType type,
+                                            int64_t cdim, int64_t absOffset,
+                                            int64_t &bytes) {
+  int64_t rows = type.getDimSize(0), cols = type.getDimSize(1);
+  int64_t outer = cdim == 1 ? rows : cols, inner = cdim == 1 ? cols : rows;
+  View v = sharedView({outer / 8, inner / 8, 8, 8}, type.getElementType(),
+                      absOffset, /*pad=*/false, bytes);
+  return CoreTile{v, cdim, absOffset, rows, cols};
+}
+
+int Distributor::coreLayout(int id, int64_t cdim) {
+  const Layout &l = layout(id);
+  int64_t rows = l.shape[0], cols = l.shape[1];
+  // [R, C] -> [R/8, 8, C/8, 8] (the same linear index), then the core
+  // matrices' order.
+  Layout split = reshapeLayout(l, {rows / 8, 8, cols / 8, 8});
+  if (cdim == 1)
+    return intern(
+        projectLayout(split, {0, 2, 1, 3}, {rows / 8, cols / 8, 8, 8}));
+  return intern(
+      projectLayout(split, {2, 0, 3, 1}, {cols / 8, rows / 8, 8, 8}));
+}
+
+/// `wgmma.mma_async.sync.aligned.m64nNk16.f32.{f16,bf16}` per warpgroup:
+/// B (and A unless its registers already hold the A fragments) in shared
+/// memory as core-matrix tiles described by 64-bit matrix descriptors (no
+/// swizzle: start address, leading (K) and stride (M/N) byte offsets, all
+/// >> 4; K-major or, with the transpose bit, M/N-major, whichever way the
+/// operand is contiguous), the accumulator in registers (wgmmaCLayout).
+/// Streamed operands are copied with cp.async in up to four k chunks, one
+/// commit group each, as for mma.sync. Sequence: stores / cp.async waits,
+/// fence.proxy.async (generic-proxy writes made visible to the async proxy
+/// wgmma reads through), barrier, wgmma.fence, the wgmmas, commit, wait 0.
+/// The wgmma itself is inline PTX: nvvm.wgmma.mma_async takes A from shared
+/// memory only.
+LogicalResult Distributor::emitWgmma(Operation *op, int cId,
+                                     SmallVector<Value> acc) {
+  auto lin = cast<linalg::LinalgOp>(op);
+  Location loc = op->getLoc();
+  DotShape s = dotShape(op);
+  Value aVal = lin.getDpsInputs()[0], bVal = lin.getDpsInputs()[1];
+  int64_t gm = layout(cId).warpsM / 4, gn = layout(cId).warpsN;
+  int64_t mW = s.m / gm, nW = s.n / gn;
+  int64_t instrN = std::min<int64_t>(nW, 256);
+  int aId = intern(wgmmaALayout(s.m, s.k, gm, gn));
+  bool bf16 = s.a.isBF16();
+  Type i32t = b.getI32Type(), i64t = b.getI64Type(), f32 = b.getF32Type();
+
+  int64_t wsOffset = 0;
+  auto reserve = [&](int64_t bytes) {
+    int64_t off = kc.workspaceOffset + wsOffset;
+    wsOffset += (bytes + 127) / 128 * 128;
+    kc.workspaceBytes = std::max(kc.workspaceBytes, wsOffset);
+    return off;
+  };
+  // The view a streamed operand is read from (through a transpose).
+  auto streamSource = [&](Value v, SmallVector<int64_t> &perm,
+                          Value &x) -> const View * {
+    x = v;
+    if (auto t = v.getDefiningOp<linalg::TransposeOp>()) {
+      x = t.getInput();
+      perm.assign(t.getPermutation().begin(), t.getPermutation().end());
+    }
+    auto tt = x.getDefiningOp<bufferization::ToTensorOp>();
+    if (!tt)
+      return nullptr;
+    if (auto it = snapshots.find(tt.getBuffer()); it != snapshots.end())
+      return &it->second;
+    if (auto it = views.find(tt.getBuffer()); it != views.end())
+      return &it->second;
+    return nullptr;
+  };
+
+  bool aInRegisters =
+      !coreTiles.count(aVal) && !streamed.contains(aVal) &&
+      (flexible.contains(aVal) ||
+       (dists.count(aVal) &&
+        providesLocally(layout(dists.lookup(aVal).layout), layout(aId))));
+
+  // Streamed operands: cp.async in chunks along k.
+  int64_t numChunks = std::min<int64_t>(4, s.k / 16);
+  int64_t chunkK = s.k / numChunks;
+  struct AsyncPlan {
+    View source;
+    CoreTile tile;
+    int sourceId, tileId; ///< layouts of one chunk (source; 4-D tile)
+    int64_t sourceDim, tileDim, width;
+  };
+  SmallVector<AsyncPlan, 2> plans;
+  auto planAsync = [&](Value v, int64_t kdim) -> std::optional<CoreTile> {
+    if (!kc.hasMma || !streamed.contains(v) || coreTiles.count(v))
+      return std::nullopt;
+    SmallVector<int64_t> perm;
+    Value x;
+    const View *source = streamSource(v, perm, x);
+    if (!source)
+      return std::nullopt;
+    auto type = cast<RankedTensorType>(v.getType());
+    auto stype = cast<RankedTensorType>(x.getType());
+    int64_t sdim = perm.empty() ? kdim : perm[kdim];
+    int sourceId = defaultLayout(stype);
+    int id = perm.empty() ? sourceId
+                          : intern(projectLayout(layout(sourceId), perm,
+                                                 type.getShape()));
+    int64_t cdim = contiguousDim(layout(id));
+    int64_t bytes;
+    CoreTile tile =
+        coreTile(type, cdim, kc.workspaceOffset + wsOffset, bytes);
+    SmallVector<int64_t> cshape(type.getShape()), scshape(stype.getShape());
+    cshape[kdim] = chunkK;
+    scshape[sdim] = chunkK;
+    int csId =
+        defaultLayout(RankedTensorType::get(scshape, stype.getElementType()));
+    int ctId = perm.empty()
+                   ? csId
+                   : intern(projectLayout(layout(csId), perm, cshape));
+    int ct4 = coreLayout(ctId, cdim);
+    SmallVector<int64_t> t4shape(layout(ct4).shape.begin(),
+                                 layout(ct4).shape.end());
+    SmallVector<OpFoldResult> zeros2(2, b.getIndexAttr(0)),
+        zeros4(4, b.getIndexAttr(0));
+    SmallVector<int64_t> ones2(2, 1), ones4(4, 1);
+    View src0 = subview(*source, zeros2, {}, scshape, ones2, {});
+    View dst0 = subview(tile.view, zeros4, {}, t4shape, ones4, {});
+    int64_t width = asyncCopyWidth(src0, csId, dst0, ct4);
+    if (!width) {
+      if (Operation *def = tile.view.base.getDefiningOp();
+          def && def->use_empty())
+        def->erase();
+      return std::nullopt;
+    }
+    reserve(bytes);
+    // The 4-D tile dimension walking k: the core-matrix column when k is
+    // the contiguous dimension, else the core-matrix row.
+    plans.push_back(AsyncPlan{*source, tile, csId, ct4, sdim,
+                              cdim == kdim ? 1 : 0, width});
+    return tile;
+  };
+  // Other operands: stored from registers (or loaded and stored, for a
+  // streamed one cp.async cannot copy) into a core-matrix tile.
+  auto stageCore = [&](Value v) -> FailureOr<CoreTile> {
+    if (auto it = coreTiles.find(v); it != coreTiles.end())
+      return it->second;
+    auto type = cast<RankedTensorType>(v.getType());
+    int64_t bytes;
+    if (streamed.contains(v)) {
+      SmallVector<int64_t> perm;
+      Value x;
+      const View *source = streamSource(v, perm, x);
+      if (!source)
+        return op->emitOpError() << "reads a memref that is not a view";
+      int sourceId = defaultLayout(cast<RankedTensorType>(x.getType()));
+      int id = perm.empty() ? sourceId
+                            : intern(projectLayout(layout(sourceId), perm,
+                                                   type.getShape()));
+      int64_t cdim = contiguousDim(layout(id));
+      CoreTile tile =
+          coreTile(type, cdim, kc.workspaceOffset + wsOffset, bytes);
+      reserve(bytes);
+      int id4 = coreLayout(id, cdim);
+      int64_t chunk = 4 * groupWidth(*source, sourceId);
+      for (int64_t r0 = 0; r0 < layout(id).numRegs(); r0 += chunk) {
+        SmallVector<int64_t> subset;
+        for (int64_t r = r0; r < std::min(r0 + chunk, layout(id).numRegs());
+             ++r)
+          subset.push_back(r);
+        auto part = load(*source, sourceId, subset);
+        if (failed(part))
+          return failure();
+        if (failed(store(tile.view, id4, *part, {}, subset)))
+          return failure();
+      }
+      return tile;
+    }
+    int id = layoutOrDefault(v);
+    auto regs = get(v, id);
+    if (failed(regs))
+      return failure();
+    int64_t cdim = contiguousDim(layout(id));
+    CoreTile tile = coreTile(type, cdim, kc.workspaceOffset + wsOffset, bytes);
+    reserve(bytes);
+    if (failed(store(tile.view, coreLayout(id, cdim), *regs)))
+      return failure();
+    return tile;
+  };
+
+  std::optional<CoreTile> aTile, bTile;
+  if (!aInRegisters)
+    aTile = planAsync(aVal, 1);
+  bTile = planAsync(bVal, 0);
+  for (int64_t c = 0; c < numChunks && !plans.empty(); ++c) {
+    for (const AsyncPlan &p : plans) {
+      SmallVector<OpFoldResult> so(2, b.getIndexAttr(0)),
+          to(4, b.getIndexAttr(0));
+      so[p.sourceDim] = b.getIndexAttr(c * chunkK);
+      to[p.tileDim] = b.getIndexAttr(c * chunkK / 8);
+      SmallVector<int64_t> sshape(layout(p.sourceId).shape.begin(),
+                                  layout(p.sourceId).shape.end());
+      SmallVector<int64_t> tshape(layout(p.tileId).shape.begin(),
+                                  layout(p.tileId).shape.end());
+      View src = subview(p.source, so, {}, sshape, {1, 1}, {});
+      View dst = subview(p.tile.view, to, {}, tshape, {1, 1, 1, 1}, {});
+      if (failed(copyAsync(src, p.sourceId, dst, p.tileId, p.width)))
+        return op->emitOpError() << "cannot copy a dot operand with cp.async";
+    }
+    NVVM::CpAsyncCommitGroupOp::create(b, loc);
+  }
+  bool async = !plans.empty();
+  SmallVector<Value> aRegs;
+  if (aInRegisters) {
+    auto r = get(aVal, aId);
+    if (failed(r))
+      return failure();
+    aRegs = *r;
+  } else if (!aTile) {
+    auto t = stageCore(aVal);
+    if (failed(t))
+      return failure();
+    aTile = *t;
+  }
+  if (!bTile) {
+    auto t = stageCore(bVal);
+    if (failed(t))
+      return failure();
+    bTile = *t;
+  }
+  // Writes through the generic proxy (st.shared, cp.async) become visible
+  // to wgmma's async-proxy reads after fence.proxy.async and a barrier.
+  auto fenceProxy = [&] {
+    NVVM::FenceProxyOp::create(
+        b, loc, NVVM::ProxyKind::async_shared,
+        NVVM::SharedSpaceAttr::get(b.getContext(),
+                                   NVVM::SharedSpace::shared_cta));
+  };
+  if (!async) {
+    fenceProxy();
+    barrier();
+  }
+
+  // Descriptors: the warpgroup's part of each tile.
+  Value warp = arith::ShRUIOp::create(b, loc, kc.tid, idx(5));
+  Value group = arith::ShRUIOp::create(b, loc, warp, idx(2));
+  Value groupM = arith::AndIOp::create(b, loc, group, idx(gm - 1));
+  Value groupN = arith::ShRUIOp::create(b, loc, group, idx(log2Exact(gm)));
+  Value smemAddr = arith::IndexCastOp::create(
+      b, loc, i32t,
+      memref::ExtractAlignedPointerAsIndexOp::create(b, loc, kc.smemBase));
+  struct Desc {
+    Value value; ///< i64, the warpgroup's first row (A) / column (B), k = 0
+    int64_t strideK, strideMN;
+    int trans;
+  };
+  auto makeDesc = [&](const CoreTile &t, int64_t kdim, Value groupIndex,
+                      int64_t groupSpan) {
+    bool kContiguous = t.cdim == kdim;
+    int64_t inner = t.cdim == 1 ? t.cols : t.rows;
+    int64_t outer = inner / 8 * 128; // bytes between core-matrix rows
+    Desc d;
+    d.strideK = kContiguous ? 128 : outer;
+    d.strideMN = kContiguous ? outer : 128;
+    d.trans = kContiguous ? 0 : 1;
+    Value first = arith::MulIOp::create(
+        b, loc, groupIndex, idx(groupSpan / 8 * d.strideMN));
+    Value addr = arith::AddIOp::create(
+        b, loc, smemAddr,
+        arith::AddIOp::create(
+            b, loc, i32(t.offset),
+            arith::IndexCastOp::create(b, loc, i32t, first)));
+    Value start = arith::ShRUIOp::create(
+        b, loc, arith::AndIOp::create(b, loc, addr, i32(0x3FFFF)), i32(4));
+    Value wide = arith::ExtUIOp::create(b, loc, i64t, start);
+    uint64_t fields = (uint64_t(d.strideK >> 4) << 16) |
+                      (uint64_t(d.strideMN >> 4) << 32);
+    d.value = arith::OrIOp::create(
+        b, loc, wide,
+        arith::ConstantIntOp::create(b, loc, i64t,
+                                     static_cast<int64_t>(fields)));
+    return d;
+  };
+  std::optional<Desc> aDesc;
+  if (aTile)
+    aDesc = makeDesc(*aTile, 1, groupM, mW);
+  Desc bDesc = makeDesc(*bTile, 0, groupN, nW);
+  auto at = [&](const Desc &d, int64_t mn, int64_t k) -> Value {
+    int64_t bytes = mn / 8 * d.strideMN + k / 8 * d.strideK;
+    if (bytes == 0)
+      return d.value;
+    return arith::AddIOp::create(
+        b, loc, d.value, arith::ConstantIntOp::create(b, loc, i64t, bytes >> 4));
+  };
+  auto pack = [&](Value x, Value y) -> Value {
+    Value v = vector::FromElementsOp::create(
+        b, loc, VectorType::get({2}, s.a), ValueRange{x, y});
+    Value i = vector::BitCastOp::create(b, loc, VectorType::get({1}, i32t), v);
+    return vector::ExtractOp::create(b, loc, i, 0);
+  };
+  SmallVector<Value> aPacked;
+  if (aInRegisters)
+    for (size_t r = 0; r + 1 < aRegs.size(); r += 2)
+      aPacked.push_back(pack(aRegs[r], aRegs[r + 1]));
+  std::string type = bf16 ? "bf16" : "f16";
+  auto wgmma = [&](MutableArrayRef<Value> d, Value aD,
+                   ArrayRef<Value> aFrag, Value bD) {
+    int64_t nd = d.size();
+    std::string text = "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
+                       "wgmma.mma_async.sync.aligned.m64n" +
+                       std::to_string(2 * nd) + "k16.f32." + type + "." +
+                       type + " {";
+    std::string constraints;
+    for (int64_t i = 0; i < nd; ++i) {
+      text += (i ? ", $" : "$") + std::to_string(i);
+      constraints += "=f,";
+    }
+    text += "}, ";
+    SmallVector<Value> operands;
+    int64_t next = nd;
+    if (aD) {
+      text += "$" + std::to_string(next++);
+      operands.push_back(aD);
+      constraints += "l,";
+    } else {
+      text += "{";
+      for (int64_t j = 0; j < 4; ++j) {
+        text += (j ? ", $" : "$") + std::to_string(next++);
+        operands.push_back(aFrag[j]);
+        constraints += "r,";
+      }
+      text += "}";
+    }
+    text += ", $" + std::to_string(next++);
+    operands.push_back(bD);
+    constraints += "l";
+    text += ", p, 1, 1";
+    if (aD)
+      text += ", " + std::to_string(aDesc->trans);
+    text += ", " + std::to_string(bDesc.trans) + ";\n}";
+    for (int64_t i = 0; i < nd; ++i) {
+      operands.push_back(d[i]);
+      constraints += "," + std::to_string(i);
+    }
+    SmallVector<Type> fields(nd, f32);
+    Type resType = LLVM::LLVMStructType::getLiteral(b.getContext(), fields);
+    // Side effects: it reads shared memory and must stay between the
+    // barriers and the wgmma fence / commit / wait.
+    Value r = LLVM::InlineAsmOp::create(
+                  b, loc, resType, operands, b.getStringAttr(text),
+                  b.getStringAttr(constraints), b.getUnitAttr(), nullptr,
+                  LLVM::TailCallKindAttr::get(
+                      b.getContext(), LLVM::tailcallkind::TailCallKind::None),
+                  nullptr, nullptr)
+                  .getResult(0);
+    for (int64_t i = 0; i < nd; ++i)
+      d[i] = LLVM::ExtractValueOp::create(b, loc, r, ArrayRef<int64_t>{i});
+  };
+
+  const Layout &A = layout(aId), &C = layout(cId);
+  int64_t nbA = log2Exact(s.k), nbC = log2Exact(s.n);
+  NVVM::WgmmaFenceAlignedOp::create(b, loc);
+  for (int64_t kk = 0; kk < s.k / 16; ++kk) {
+    if (async && (kk * 16) % chunkK == 0) {
+      // This chunk's copies (and those of every thread) have landed.
+      int64_t c = kk * 16 / chunkK;
+      NVVM::CpAsyncWaitGroupOp::create(
+          b, loc, b.getI32IntegerAttr(numChunks - 1 - c));
+      fenceProxy();
+      barrier();
+    }
+    for (int64_t mi = 0; mi < mW / 64; ++mi) {
+      SmallVector<Value> aFrag;
+      Value aD;
+      if (aInRegisters) {
+        int64_t r0 = *registerOf(A, (uint64_t(mi * 64) << nbA) |
+                                        uint64_t(kk * 16));
+        for (int64_t j = 0; j < 4; ++j)
+          aFrag.push_back(aPacked[r0 / 2 + j]);
+      } else {
+        aD = at(*aDesc, mi * 64, kk * 16);
+      }
+      for (int64_t ni = 0; ni < nW / instrN; ++ni) {
+        int64_t r0 = *registerOf(C, (uint64_t(mi * 64) << nbC) |
+                                        uint64_t(ni * instrN));
+        MutableArrayRef<Value> d(acc.data() + r0, instrN / 2);
+        wgmma(d, aD, aFrag, at(bDesc, ni * instrN, kk * 16));
+      }
+    }
+  }
+  NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+  // Every warpgroup is done with the tiles before the workspace is reused.
+  barrier();
+  setDist(op->getResult(0), Dist{cId, acc});
   return success();
 }

@@ -210,6 +210,54 @@ Layout mlir::pallas::gpu::mmaBLayout(int64_t k, int64_t n, int64_t wm,
   return l;
 }
 
+Layout mlir::pallas::gpu::wgmmaCLayout(int64_t m, int64_t n, int64_t gm,
+                                       int64_t gn) {
+  Layout l;
+  l.shape = {m, n};
+  l.family = Layout::Family::WgmmaC;
+  l.warpsM = 4 * gm;
+  l.warpsN = gn;
+  int64_t nb = log2Exact(n);
+  auto row = [&](int64_t x) { return uint64_t(x) << nb; };
+  auto col = [&](int64_t x) { return uint64_t(x); };
+  l.regs = {col(1), row(8)};
+  for (int64_t c = 8; c < n / gn; c *= 2)
+    l.regs.push_back(col(c));
+  for (int64_t r = 64; r < m / gm; r *= 2)
+    l.regs.push_back(row(r));
+  l.lanes = {col(2), col(4), row(1), row(2), row(4)};
+  l.warps = {row(16), row(32)};
+  for (int64_t i = 0; (int64_t(1) << i) < gm; ++i)
+    l.warps.push_back(row((m / gm) << i));
+  for (int64_t j = 0; (int64_t(1) << j) < gn; ++j)
+    l.warps.push_back(col((n / gn) << j));
+  return l;
+}
+
+Layout mlir::pallas::gpu::wgmmaALayout(int64_t m, int64_t k, int64_t gm,
+                                       int64_t gn) {
+  Layout l;
+  l.shape = {m, k};
+  l.family = Layout::Family::WgmmaA;
+  l.warpsM = 4 * gm;
+  l.warpsN = gn;
+  int64_t kb = log2Exact(k);
+  auto row = [&](int64_t x) { return uint64_t(x) << kb; };
+  auto col = [&](int64_t x) { return uint64_t(x); };
+  l.regs = {col(1), row(8)};
+  for (int64_t c = 8; c < k; c *= 2)
+    l.regs.push_back(col(c));
+  for (int64_t r = 64; r < m / gm; r *= 2)
+    l.regs.push_back(row(r));
+  l.lanes = {col(2), col(4), row(1), row(2), row(4)};
+  l.warps = {row(16), row(32)};
+  for (int64_t i = 0; (int64_t(1) << i) < gm; ++i)
+    l.warps.push_back(row((m / gm) << i));
+  for (int64_t j = 0; (int64_t(1) << j) < gn; ++j)
+    l.warps.push_back(0);
+  return l;
+}
+
 Layout mlir::pallas::gpu::mfmaCLayout(int64_t m, int64_t n, int64_t wm,
                                       int64_t wn) {
   Layout l;

@@ -51,12 +51,24 @@ struct Layout {
   /// What the layout was built as; used to re-instantiate a related layout
   /// at another shape (e.g. the MMA accumulator layout of a 128x64 block
   /// whose rows match those of a 128x128 one).
-  enum class Family { Blocked, MmaC, MmaA, MmaB, MfmaC, MfmaA, MfmaB, Derived };
+  enum class Family {
+    Blocked,
+    MmaC,
+    MmaA,
+    MmaB,
+    MfmaC,
+    MfmaA,
+    MfmaB,
+    WgmmaC,
+    WgmmaA,
+    Derived
+  };
 
   llvm::SmallVector<int64_t, 4> shape;
   llvm::SmallVector<uint64_t> regs, lanes, warps;
   Family family = Family::Derived;
-  /// MMA families: warps along M and along N.
+  /// MMA families: warps along M and along N (wgmma: 4 x the warpgroups
+  /// along M, and the warpgroups along N).
   int64_t warpsM = 1, warpsN = 1;
 
   int64_t rank() const { return shape.size(); }
@@ -88,6 +100,16 @@ Layout blockedLayout(llvm::ArrayRef<int64_t> shape, int64_t elementBits,
 Layout mmaCLayout(int64_t m, int64_t n, int64_t warpsM, int64_t warpsN);
 Layout mmaALayout(int64_t m, int64_t k, int64_t warpsM, int64_t warpsN);
 Layout mmaBLayout(int64_t k, int64_t n, int64_t warpsM, int64_t warpsN);
+
+/// Accumulator and register-A layouts of Hopper's `wgmma.mma_async.m64nNk16`
+/// (sm_90a): `gm` x `gn` warpgroups (4 consecutive warps each; warpgroups
+/// along M first), each owning an (M/gm) x (N/gn) tile of the [M, N] result
+/// as 64-row slabs. Warp w of a warpgroup holds rows 16 (w % 4) .. +15 of
+/// every slab in the mma.sync m16n8 C (A: m16k16 A) fragment order, repeated
+/// along N (A: along K), then the slabs. The registers of one instruction
+/// (n columns n0..n0+nInstr of one slab) are consecutive: d0..d(nInstr/2-1).
+Layout wgmmaCLayout(int64_t m, int64_t n, int64_t gm, int64_t gn);
+Layout wgmmaALayout(int64_t m, int64_t k, int64_t gm, int64_t gn);
 
 /// Operand and accumulator layouts of AMD's `v_mfma_f32_16x16x16{f16,bf16}`
 /// (wave64) tiles, with `warpsM` x `warpsN` wavefronts as for mma.sync. Lane

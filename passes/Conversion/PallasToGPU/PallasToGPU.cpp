@@ -459,6 +459,9 @@ void PallasToGPUPass::runOnOperation() {
   KernelContext kc(loc);
   kc.numWarps = numWarps;
   kc.hasMma = !amd && arch >= 80;
+  // wgmma is Hopper's architecture-specific feature: sm_90a only (not
+  // sm_90, not sm_100a).
+  kc.hasWgmma = !amd && chip == "sm_90a";
   // MFMA with 16x16x16 f16/bf16 tiles: CDNA2 (gfx90a) and CDNA3 (gfx94x,
   // gfx950).
   kc.hasMfma = amd && (chip == "gfx90a" || StringRef(chip).starts_with(
