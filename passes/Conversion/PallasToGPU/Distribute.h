@@ -141,6 +141,10 @@ public:
   /// shared memory: copied there group by group at the dot, never held
   /// whole in registers.
   DenseSet<Value> streamed;
+  /// The view a streamed dot operand `v` is read from: `x` is the loaded
+  /// tensor (v itself, or the input of the transpose `v` is, whose
+  /// permutation goes to `perm`); null when it is not a view's load.
+  const View *streamedSource(Value v, SmallVector<int64_t> &perm, Value &x);
   /// Kernel memref arguments whose memory the kernel may write (through
   /// themselves or an aliased operand).
   DenseSet<Value> writableArgs;

@@ -175,6 +175,24 @@ int64_t contiguousDim(const Layout &l) {
 
 } // namespace
 
+const View *Distributor::streamedSource(Value v, SmallVector<int64_t> &perm,
+                                        Value &x) {
+  x = v;
+  perm.clear();
+  if (auto t = v.getDefiningOp<linalg::TransposeOp>()) {
+    x = t.getInput();
+    perm.assign(t.getPermutation().begin(), t.getPermutation().end());
+  }
+  auto tt = x.getDefiningOp<bufferization::ToTensorOp>();
+  if (!tt)
+    return nullptr;
+  if (auto it = snapshots.find(tt.getBuffer()); it != snapshots.end())
+    return &it->second;
+  if (auto it = views.find(tt.getBuffer()); it != views.end())
+    return &it->second;
+  return nullptr;
+}
+
 LogicalResult Distributor::emitDot(Operation *op) {
   auto lin = cast<linalg::LinalgOp>(op);
   Location loc = op->getLoc();
@@ -201,20 +219,12 @@ LogicalResult Distributor::emitDot(Operation *op) {
     int64_t bytes;
     if (streamed.contains(v)) {
       // A streamed load: copied group by group from its view.
-      Value x = v;
-      ArrayRef<int64_t> perm;
-      if (auto t = v.getDefiningOp<linalg::TransposeOp>()) {
-        x = t.getInput();
-        perm = t.getPermutation();
-      }
-      auto tt = x.getDefiningOp<bufferization::ToTensorOp>();
-      const View *source = nullptr;
-      if (auto it = snapshots.find(tt.getBuffer()); it != snapshots.end())
-        source = &it->second;
-      else if (auto it = views.find(tt.getBuffer()); it != views.end())
-        source = &it->second;
-      else
-        return tt.emitOpError() << "reads a memref that is not a view";
+      Value x;
+      SmallVector<int64_t> perm;
+      const View *source = streamedSource(v, perm, x);
+      if (!source)
+        return v.getDefiningOp()->emitOpError()
+               << "reads a memref that is not a view";
       int sourceId = defaultLayout(cast<RankedTensorType>(x.getType()));
       int id = perm.empty() ? sourceId
                             : intern(projectLayout(layout(sourceId), perm,
@@ -292,21 +302,10 @@ LogicalResult Distributor::emitDot(Operation *op) {
                            int fragmentId) -> std::optional<Chunked> {
       if (!streamed.contains(v) || stagedViews.count(v) || chunkK == s.k)
         return std::nullopt;
-      Value x = v;
+      Value x;
       SmallVector<int64_t> perm;
-      if (auto t = v.getDefiningOp<linalg::TransposeOp>()) {
-        x = t.getInput();
-        perm.assign(t.getPermutation().begin(), t.getPermutation().end());
-      }
-      auto tt = x.getDefiningOp<bufferization::ToTensorOp>();
-      if (!tt)
-        return std::nullopt;
-      const View *source = nullptr;
-      if (auto it = snapshots.find(tt.getBuffer()); it != snapshots.end())
-        source = &it->second;
-      else if (auto it = views.find(tt.getBuffer()); it != views.end())
-        source = &it->second;
-      else
+      const View *source = streamedSource(v, perm, x);
+      if (!source)
         return std::nullopt;
       auto type = cast<RankedTensorType>(v.getType());
       auto stype = cast<RankedTensorType>(x.getType());
@@ -469,21 +468,10 @@ LogicalResult Distributor::emitDot(Operation *op) {
     auto planAsync = [&](Value v, int64_t kdim) -> std::optional<View> {
       if (!streamed.contains(v) || stagedViews.count(v))
         return std::nullopt;
-      Value x = v;
+      Value x;
       SmallVector<int64_t> perm;
-      if (auto t = v.getDefiningOp<linalg::TransposeOp>()) {
-        x = t.getInput();
-        perm.assign(t.getPermutation().begin(), t.getPermutation().end());
-      }
-      auto tt = x.getDefiningOp<bufferization::ToTensorOp>();
-      if (!tt)
-        return std::nullopt;
-      const View *source = nullptr;
-      if (auto it = snapshots.find(tt.getBuffer()); it != snapshots.end())
-        source = &it->second;
-      else if (auto it = views.find(tt.getBuffer()); it != views.end())
-        source = &it->second;
-      else
+      const View *source = streamedSource(v, perm, x);
+      if (!source)
         return std::nullopt;
       auto type = cast<RankedTensorType>(v.getType());
       auto stype = cast<RankedTensorType>(x.getType());
@@ -1049,23 +1037,6 @@ LogicalResult Distributor::emitWgmma(Operation *op, int cId,
     kc.workspaceBytes = std::max(kc.workspaceBytes, wsOffset);
     return off;
   };
-  // The view a streamed operand is read from (through a transpose).
-  auto streamSource = [&](Value v, SmallVector<int64_t> &perm,
-                          Value &x) -> const View * {
-    x = v;
-    if (auto t = v.getDefiningOp<linalg::TransposeOp>()) {
-      x = t.getInput();
-      perm.assign(t.getPermutation().begin(), t.getPermutation().end());
-    }
-    auto tt = x.getDefiningOp<bufferization::ToTensorOp>();
-    if (!tt)
-      return nullptr;
-    if (auto it = snapshots.find(tt.getBuffer()); it != snapshots.end())
-      return &it->second;
-    if (auto it = views.find(tt.getBuffer()); it != views.end())
-      return &it->second;
-    return nullptr;
-  };
 
   bool aInRegisters =
       !coreTiles.count(aVal) && !streamed.contains(aVal) &&
@@ -1088,7 +1059,7 @@ LogicalResult Distributor::emitWgmma(Operation *op, int cId,
       return std::nullopt;
     SmallVector<int64_t> perm;
     Value x;
-    const View *source = streamSource(v, perm, x);
+    const View *source = streamedSource(v, perm, x);
     if (!source)
       return std::nullopt;
     auto type = cast<RankedTensorType>(v.getType());
@@ -1142,7 +1113,7 @@ LogicalResult Distributor::emitWgmma(Operation *op, int cId,
     if (streamed.contains(v)) {
       SmallVector<int64_t> perm;
       Value x;
-      const View *source = streamSource(v, perm, x);
+      const View *source = streamedSource(v, perm, x);
       if (!source)
         return op->emitOpError() << "reads a memref that is not a view";
       int sourceId = defaultLayout(cast<RankedTensorType>(x.getType()));
