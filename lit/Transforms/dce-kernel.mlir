@@ -88,3 +88,37 @@ func.func @main(%x: tensor<8xf32>) -> tensor<8xf32> {
       : (tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>)
   return %o#0 : tensor<8xf32>
 }
+
+// -----
+
+// Tests that DMAs stay (they write their dst and semaphore) while a dead load
+// goes, and that the `any` input they read stays an operand of the call.
+
+// CHECK-LABEL: pallas.kernel @dma(
+// CHECK-SAME: %[[X:[^:]+]]: !pallas.ref<32x128xf32, any>, %[[O:[^:]+]]: !pallas.ref<8x128xf32>, %[[BUF:[^:]+]]: !pallas.ref<8x128xf32, vmem>, %[[SEM:[^:]+]]: !pallas.ref<2xi32, semaphore>)
+// CHECK-NEXT: pallas.dma_start %[[X]][0 : 8, 0 : 128], %[[BUF]][], %[[SEM]][0]
+// CHECK-NEXT: pallas.dma_wait %[[X]][0 : 8, 0 : 128], %[[BUF]][], %[[SEM]][0]
+// CHECK-NEXT: %[[V:.+]] = pallas.load %[[BUF]][]
+// CHECK-NEXT: pallas.store %[[O]][], %[[V]]
+// CHECK-NEXT: }
+pallas.kernel @dma(%x: !pallas.ref<32x128xf32, any>, %o: !pallas.ref<8x128xf32>,
+                   %buf: !pallas.ref<8x128xf32, vmem>, %sem: !pallas.ref<2xi32, semaphore>) {
+  pallas.dma_start %x[0 : 8, 0 : 128], %buf[], %sem[0]
+      : !pallas.ref<32x128xf32, any>, !pallas.ref<8x128xf32, vmem>, !pallas.ref<2xi32, semaphore>
+  pallas.dma_wait %x[0 : 8, 0 : 128], %buf[], %sem[0]
+      : !pallas.ref<32x128xf32, any>, !pallas.ref<8x128xf32, vmem>, !pallas.ref<2xi32, semaphore>
+  %dead = pallas.load %buf[0 : 4, 0 : 128] : !pallas.ref<8x128xf32, vmem> -> tensor<4x128xf32>
+  %v = pallas.load %buf[] : !pallas.ref<8x128xf32, vmem> -> tensor<8x128xf32>
+  pallas.store %o[], %v : !pallas.ref<8x128xf32>, tensor<8x128xf32>
+}
+
+// CHECK-LABEL: func.func @main(
+// CHECK-SAME: %[[XA:.+]]: tensor<32x128xf32>)
+// CHECK: pallas.call @dma(%[[XA]])
+func.func @main(%x: tensor<32x128xf32>) -> tensor<32x128xf32> {
+  %o = pallas.call @dma(%x) {grid = array<i64: 4>, in_specs = [#pallas.block_spec<any>],
+      out_specs = [#pallas.block_spec<[8, 128], (i) -> (i, 0)>],
+      scratch = [!pallas.ref<8x128xf32, vmem>, !pallas.ref<2xi32, semaphore>]}
+      : (tensor<32x128xf32>) -> tensor<32x128xf32>
+  return %o : tensor<32x128xf32>
+}

@@ -1010,6 +1010,28 @@ func.func @main(%x: tensor<8xf32>) -> tensor<8xf32> {
 
 // -----
 
+// Tests that a TPU async copy has no JVP rule (it is not differentiated).
+
+#s = #pallas.block_spec<[8, 128], (i) -> (i, 0)>
+pallas.kernel @dma(%x: !pallas.ref<32x128xf32, any>, %o: !pallas.ref<8x128xf32>,
+                   %buf: !pallas.ref<8x128xf32, vmem>, %sem: !pallas.ref<2xi32, semaphore>) {
+  // expected-error @+1 {{pallas-jvp: no differentiation rule for 'pallas.dma_start' (TPU async copies are not differentiated)}}
+  pallas.dma_start %x[0 : 8, 0 : 128], %buf[], %sem[0]
+      : !pallas.ref<32x128xf32, any>, !pallas.ref<8x128xf32, vmem>, !pallas.ref<2xi32, semaphore>
+  pallas.dma_wait %x[0 : 8, 0 : 128], %buf[], %sem[0]
+      : !pallas.ref<32x128xf32, any>, !pallas.ref<8x128xf32, vmem>, !pallas.ref<2xi32, semaphore>
+  %v = pallas.load %buf[] : !pallas.ref<8x128xf32, vmem> -> tensor<8x128xf32>
+  pallas.store %o[], %v : !pallas.ref<8x128xf32>, tensor<8x128xf32>
+}
+func.func @main(%x: tensor<32x128xf32>) -> tensor<32x128xf32> {
+  %o = pallas.call @dma(%x) {grid = array<i64: 4>, in_specs = [#pallas.block_spec<any>], out_specs = [#s],
+      scratch = [!pallas.ref<8x128xf32, vmem>, !pallas.ref<2xi32, semaphore>]}
+      : (tensor<32x128xf32>) -> tensor<32x128xf32>
+  return %o : tensor<32x128xf32>
+}
+
+// -----
+
 // Tests that a kernel closing over a ref is rejected.
 
 #s = #pallas.block_spec<[8], (i) -> (i)>

@@ -151,6 +151,10 @@ LogicalResult Emitter::emitOp(Operation *op) {
     return op->emitError() << "pallas-jvp: no differentiation rule for '"
                            << op->getName()
                            << "': run pallas-hi-to-lo before pallas-jvp";
+  if (isa<DmaStartOp, DmaWaitOp>(op))
+    return op->emitError() << "pallas-jvp: no differentiation rule for '"
+                           << op->getName()
+                           << "' (TPU async copies are not differentiated)";
   return emitGeneric(op);
 }
 

@@ -158,9 +158,13 @@ std::vector<bool> kernelWrites(pallas::KernelOp kernel) {
   std::vector<bool> writes;
   for (BlockArgument arg : kernel.getBody().getArguments()) {
     bool w = false;
-    for (Operation *user : arg.getUsers())
-      if (!isa<pallas::LoadOp>(user))
+    for (Operation *user : arg.getUsers()) {
+      // A DMA writes its dst only; dma_wait writes nothing.
+      if (auto dma = dyn_cast<pallas::DmaStartOp>(user))
+        w |= dma.getDst() == arg;
+      else if (!isa<pallas::LoadOp, pallas::DmaWaitOp>(user))
         w = true;
+    }
     writes.push_back(w);
   }
   return writes;
@@ -246,10 +250,7 @@ bool planCall(ModuleOp module, pallas::CallOp call,
     plan.outMappings.push_back(mappingOf(cast<pallas::BlockSpecAttr>(a)));
   for (Attribute a : call.getScratch()) {
     auto ref = cast<pallas::RefType>(cast<TypeAttr>(a).getValue());
-    if (ref.getMemorySpace() == pallas::MemorySpace::Semaphore) {
-      error = "scratch semaphores are not supported by the CPU runtime";
-      return false;
-    }
+    // A semaphore scratch is a plain buffer: DMAs signal nothing on the CPU.
     ArrayType s;
     if (!arrayTypeOf(ref.getValueType(), "a scratch buffer", s, error))
       return false;

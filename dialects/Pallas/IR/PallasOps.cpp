@@ -142,37 +142,40 @@ Indexer pallas::detail::buildIndexer(RefType refType, ValueRange dynStarts,
   return indexer;
 }
 
-/// Checks an indexer against its ref and the type of the value read or
-/// written; `what` names that value in messages.
-static LogicalResult verifyIndexedAccess(Operation *op, RefType refType,
-                                         size_t numDynStarts,
-                                         ArrayRef<int64_t> starts,
-                                         ArrayRef<int64_t> sizes,
-                                         ArrayRef<int64_t> strides,
-                                         Type valueType, StringRef what) {
+/// Checks an indexer against its ref; on success `resultShape` is the shape
+/// it selects (integer-indexed dims dropped). `which` prefixes messages
+/// ("" or e.g. "src ").
+static LogicalResult verifyIndexer(Operation *op, RefType refType,
+                                   size_t numDynStarts,
+                                   ArrayRef<int64_t> starts,
+                                   ArrayRef<int64_t> sizes,
+                                   ArrayRef<int64_t> strides,
+                                   SmallVectorImpl<int64_t> &resultShape,
+                                   StringRef which = "") {
   if (starts.size() != sizes.size() || starts.size() != strides.size())
-    return op->emitOpError("indexer arrays must have equal lengths");
+    return op->emitOpError() << which
+                             << "indexer arrays must have equal lengths";
   size_t expectedDyn = llvm::count_if(starts, ShapedType::isDynamic);
   if (expectedDyn != numDynStarts)
-    return op->emitOpError() << "indexer has " << expectedDyn
+    return op->emitOpError() << which << "indexer has " << expectedDyn
                              << " dynamic starts but " << numDynStarts
                              << " start operands";
   ArrayRef<int64_t> shape = refType.getShape();
   if (!starts.empty() && starts.size() != shape.size())
     return op->emitOpError()
-           << "indexer has " << starts.size() << " entries but the ref "
-           << refType << " has rank " << shape.size();
-  SmallVector<int64_t> resultShape;
+           << which << "indexer has " << starts.size()
+           << " entries but the ref " << refType << " has rank "
+           << shape.size();
   for (size_t i = 0; i < starts.size(); ++i) {
     bool point = sizes[i] == kPointIndex;
     if (!point && sizes[i] < 0)
-      return op->emitOpError() << "indexer size in dimension " << i
+      return op->emitOpError() << which << "indexer size in dimension " << i
                                << " must be non-negative, got " << sizes[i];
     if (strides[i] < 1)
-      return op->emitOpError() << "indexer stride in dimension " << i
+      return op->emitOpError() << which << "indexer stride in dimension " << i
                                << " must be positive, got " << strides[i];
     if (point && strides[i] != 1)
-      return op->emitOpError() << "integer index in dimension " << i
+      return op->emitOpError() << which << "integer index in dimension " << i
                                << " cannot have a stride";
     int64_t size = point ? 1 : sizes[i];
     if (!ShapedType::isDynamic(starts[i]) && size > 0) {
@@ -181,7 +184,7 @@ static LogicalResult verifyIndexedAccess(Operation *op, RefType refType,
                       static_cast<__int128>(size - 1) * strides[i];
       if (last >= shape[i])
         return op->emitOpError()
-               << "indexer reads past the end of dimension " << i
+               << which << "indexer reads past the end of dimension " << i
                << " (size " << shape[i] << "): start " << starts[i]
                << ", size " << size << ", stride " << strides[i];
     }
@@ -190,7 +193,21 @@ static LogicalResult verifyIndexedAccess(Operation *op, RefType refType,
   }
   if (starts.empty())
     resultShape.assign(shape.begin(), shape.end());
+  return success();
+}
 
+/// Checks an indexer against its ref and the type of the value read or
+/// written; `what` names that value in messages.
+static LogicalResult verifyIndexedAccess(Operation *op, RefType refType,
+                                         size_t numDynStarts,
+                                         ArrayRef<int64_t> starts,
+                                         ArrayRef<int64_t> sizes,
+                                         ArrayRef<int64_t> strides,
+                                         Type valueType, StringRef what) {
+  SmallVector<int64_t> resultShape;
+  if (failed(verifyIndexer(op, refType, numDynStarts, starts, sizes, strides,
+                           resultShape)))
+    return failure();
   Type elementType = refType.getElementType();
   if (getElementTypeOf(valueType) != elementType)
     return op->emitOpError() << what << " element type "
@@ -301,6 +318,85 @@ LogicalResult AtomicRMWOp::verify() {
 LogicalResult AtomicCASOp::verify() {
   return verifyIndexed(*this, getValue().getType(), "value");
 }
+
+//===----------------------------------------------------------------------===//
+// DmaStartOp / DmaWaitOp
+//===----------------------------------------------------------------------===//
+
+#define PALLAS_DMA_INDEXERS_IMPL(OP)                                           \
+  Indexer OP::getSrcIndexer() {                                                \
+    return pallas::detail::buildIndexer(                                       \
+        cast<RefType>(getSrc().getType()), getSrcDynStarts(),                  \
+        getSrcStaticStarts(), getSrcStaticSizes(), getSrcStaticStrides());     \
+  }                                                                            \
+  Indexer OP::getDstIndexer() {                                                \
+    return pallas::detail::buildIndexer(                                       \
+        cast<RefType>(getDst().getType()), getDstDynStarts(),                  \
+        getDstStaticStarts(), getDstStaticSizes(), getDstStaticStrides());     \
+  }                                                                            \
+  Indexer OP::getSemIndexer() {                                                \
+    return pallas::detail::buildIndexer(                                       \
+        cast<RefType>(getSem().getType()), getSemDynStarts(),                  \
+        getSemStaticStarts(), getSemStaticSizes(), getSemStaticStrides());     \
+  }
+PALLAS_DMA_INDEXERS_IMPL(DmaStartOp)
+PALLAS_DMA_INDEXERS_IMPL(DmaWaitOp)
+#undef PALLAS_DMA_INDEXERS_IMPL
+
+/// The checks shared by dma_start and dma_wait: data slices of the same shape
+/// and element type outside semaphore memory, without strides; one integer
+/// index per dimension of a `semaphore` ref.
+template <typename OpT>
+static LogicalResult verifyDma(OpT op) {
+  auto srcType = cast<RefType>(op.getSrc().getType());
+  auto dstType = cast<RefType>(op.getDst().getType());
+  auto semType = cast<RefType>(op.getSem().getType());
+  SmallVector<int64_t> srcShape, dstShape, semShape;
+  if (failed(verifyIndexer(op, srcType, op.getSrcDynStarts().size(),
+                           op.getSrcStaticStarts(), op.getSrcStaticSizes(),
+                           op.getSrcStaticStrides(), srcShape, "src ")) ||
+      failed(verifyIndexer(op, dstType, op.getDstDynStarts().size(),
+                           op.getDstStaticStarts(), op.getDstStaticSizes(),
+                           op.getDstStaticStrides(), dstShape, "dst ")) ||
+      failed(verifyIndexer(op, semType, op.getSemDynStarts().size(),
+                           op.getSemStaticStarts(), op.getSemStaticSizes(),
+                           op.getSemStaticStrides(), semShape, "sem ")))
+    return failure();
+  for (auto [which, type] : {std::pair<StringRef, RefType>{"src", srcType},
+                             {"dst", dstType}})
+    if (type.getMemorySpace() == MemorySpace::Semaphore)
+      return op.emitOpError() << which << " " << type
+                              << " is a semaphore ref; DMAs copy data refs";
+  for (auto [which, strides] :
+       {std::pair<StringRef, ArrayRef<int64_t>>{"src",
+                                                op.getSrcStaticStrides()},
+        {"dst", op.getDstStaticStrides()}})
+    if (llvm::any_of(strides, [](int64_t s) { return s != 1; }))
+      return op.emitOpError() << which
+                              << " slice has a stride; DMA slices are "
+                                 "contiguous (pl.ds without stride)";
+  if (srcType.getElementType() != dstType.getElementType())
+    return op.emitOpError()
+           << "src element type " << srcType.getElementType()
+           << " does not match dst element type " << dstType.getElementType();
+  if (srcShape != dstShape)
+    return op.emitOpError() << "src slice has shape [" << srcShape
+                            << "] but dst slice has shape [" << dstShape
+                            << "]";
+  if (semType.getMemorySpace() != MemorySpace::Semaphore)
+    return op.emitOpError() << "sem must be a ref in the semaphore memory "
+                               "space, got "
+                            << semType;
+  if (!semShape.empty())
+    return op.emitOpError()
+           << "sem indexer must pick one semaphore with an integer index per "
+              "dimension of "
+           << semType << ", but it selects shape [" << semShape << "]";
+  return success();
+}
+
+LogicalResult DmaStartOp::verify() { return verifyDma(*this); }
+LogicalResult DmaWaitOp::verify() { return verifyDma(*this); }
 
 //===----------------------------------------------------------------------===//
 // KernelOp

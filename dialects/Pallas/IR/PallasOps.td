@@ -277,6 +277,99 @@ def Pallas_AtomicCASOp : Pallas_IndexedOp<"atomic_cas", [
 }
 
 //===----------------------------------------------------------------------===//
+// DMA (TPU async copies)
+//===----------------------------------------------------------------------===//
+
+// `pltpu.make_async_copy(src.at[...], dst.at[...], sem.at[...])`: src and dst
+// slices use the load/store indexer (no strides); the semaphore is selected
+// by one integer index per dimension of a `semaphore` ref.
+class Pallas_DmaOp<string mnemonic, list<Trait> traits = []>
+    : Pallas_Op<mnemonic, !listconcat(traits, [AttrSizedOperandSegments])> {
+  let assemblyFormat = [{
+    $src `[` custom<Indexer>($src_dyn_starts, $src_static_starts,
+                             $src_static_sizes, $src_static_strides) `]` `,`
+    $dst `[` custom<Indexer>($dst_dyn_starts, $dst_static_starts,
+                             $dst_static_sizes, $dst_static_strides) `]` `,`
+    $sem `[` custom<Indexer>($sem_dyn_starts, $sem_static_starts,
+                             $sem_static_sizes, $sem_static_strides) `]`
+    attr-dict `:` qualified(type($src)) `,` qualified(type($dst)) `,`
+    qualified(type($sem))
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    ::mlir::pallas::Indexer getSrcIndexer();
+    ::mlir::pallas::Indexer getDstIndexer();
+    ::mlir::pallas::Indexer getSemIndexer();
+  }];
+}
+
+def Pallas_DmaStartOp : Pallas_DmaOp<"dma_start"> {
+  let summary = "starts an async copy of a ref slice into another (TPU)";
+  let description = [{
+    `dma_start_p` (`pltpu.make_async_copy(src, dst, sem).start()`): copies
+    the `src` slice into the `dst` slice (same shape and element type) and
+    signals the DMA semaphore `sem[idx...]` when done. Only the TPU target
+    lowers it (`tpu.enqueue_dma`); the CPU lowering copies at once (Pallas'
+    interpret mode).
+
+    ```mlir
+    pallas.dma_start %x[%off : 8, 0 : 128], %buf[], %sem[0]
+        : !pallas.ref<32x128xf32, any>, !pallas.ref<8x128xf32, vmem>,
+          !pallas.ref<2xi32, semaphore>
+    ```
+  }];
+  let arguments = (ins
+      Arg<Pallas_AnyRef, "the ref copied from", [MemRead]>:$src,
+      Variadic<I32>:$src_dyn_starts,
+      DenseI64ArrayAttr:$src_static_starts,
+      DenseI64ArrayAttr:$src_static_sizes,
+      DenseI64ArrayAttr:$src_static_strides,
+      Arg<Pallas_AnyRef, "the ref copied to", [MemWrite]>:$dst,
+      Variadic<I32>:$dst_dyn_starts,
+      DenseI64ArrayAttr:$dst_static_starts,
+      DenseI64ArrayAttr:$dst_static_sizes,
+      DenseI64ArrayAttr:$dst_static_strides,
+      Arg<Pallas_AnyRef, "the semaphore signalled", [MemRead, MemWrite]>:$sem,
+      Variadic<I32>:$sem_dyn_starts,
+      DenseI64ArrayAttr:$sem_static_starts,
+      DenseI64ArrayAttr:$sem_static_sizes,
+      DenseI64ArrayAttr:$sem_static_strides);
+}
+
+def Pallas_DmaWaitOp : Pallas_DmaOp<"dma_wait"> {
+  let summary = "waits for an async copy started by pallas.dma_start (TPU)";
+  let description = [{
+    `dma_wait_p` (`pltpu.make_async_copy(src, dst, sem).wait()`): blocks
+    until the copy of the `src` slice into the `dst` slice signalled on
+    `sem[idx...]` has landed (the slices give the byte count to wait for).
+    Lowers to `tpu.wait_dma2`; a no-op on the CPU.
+
+    ```mlir
+    pallas.dma_wait %x[%off : 8, 0 : 128], %buf[], %sem[0]
+        : !pallas.ref<32x128xf32, any>, !pallas.ref<8x128xf32, vmem>,
+          !pallas.ref<2xi32, semaphore>
+    ```
+  }];
+  let arguments = (ins
+      Arg<Pallas_AnyRef, "the ref copied from", [MemRead]>:$src,
+      Variadic<I32>:$src_dyn_starts,
+      DenseI64ArrayAttr:$src_static_starts,
+      DenseI64ArrayAttr:$src_static_sizes,
+      DenseI64ArrayAttr:$src_static_strides,
+      Arg<Pallas_AnyRef, "the ref whose copy completes",
+          [MemRead, MemWrite]>:$dst,
+      Variadic<I32>:$dst_dyn_starts,
+      DenseI64ArrayAttr:$dst_static_starts,
+      DenseI64ArrayAttr:$dst_static_sizes,
+      DenseI64ArrayAttr:$dst_static_strides,
+      Arg<Pallas_AnyRef, "the semaphore waited on", [MemRead, MemWrite]>:$sem,
+      Variadic<I32>:$sem_dyn_starts,
+      DenseI64ArrayAttr:$sem_static_starts,
+      DenseI64ArrayAttr:$sem_static_sizes,
+      DenseI64ArrayAttr:$sem_static_strides);
+}
+
+//===----------------------------------------------------------------------===//
 // Block computations
 //===----------------------------------------------------------------------===//
 

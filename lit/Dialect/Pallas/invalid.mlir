@@ -1469,3 +1469,84 @@ func.func @index_func_result_type(%x: tensor<32xf32>) -> tensor<32xf32> {
                           out_specs = [#pallas.block_spec<[8], (i) -> (i)>]} : (tensor<32xf32>) -> tensor<32xf32>
   return %o : tensor<32xf32>
 }
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// DMA
+//===----------------------------------------------------------------------===//
+
+// Tests that a DMA's slices must have the same shape.
+
+pallas.kernel @dma_shape(%x: !pallas.ref<32x128xf32, any>, %buf: !pallas.ref<8x128xf32, vmem>,
+                         %sem: !pallas.ref<2xi32, semaphore>) {
+  // expected-error @+1 {{'pallas.dma_start' op src slice has shape [16, 128] but dst slice has shape [8, 128]}}
+  pallas.dma_start %x[0 : 16, 0 : 128], %buf[], %sem[0]
+      : !pallas.ref<32x128xf32, any>, !pallas.ref<8x128xf32, vmem>, !pallas.ref<2xi32, semaphore>
+}
+
+// -----
+
+// Tests that a DMA's slices must have the same element type.
+
+pallas.kernel @dma_dtype(%x: !pallas.ref<32x128xbf16, any>, %buf: !pallas.ref<8x128xf32, vmem>,
+                         %sem: !pallas.ref<2xi32, semaphore>) {
+  // expected-error @+1 {{'pallas.dma_wait' op src element type 'bf16' does not match dst element type 'f32'}}
+  pallas.dma_wait %x[0 : 8, 0 : 128], %buf[], %sem[0]
+      : !pallas.ref<32x128xbf16, any>, !pallas.ref<8x128xf32, vmem>, !pallas.ref<2xi32, semaphore>
+}
+
+// -----
+
+// Tests that the semaphore must be a ref in the semaphore memory space.
+
+pallas.kernel @dma_sem_space(%x: !pallas.ref<32x128xf32, any>, %buf: !pallas.ref<8x128xf32, vmem>,
+                             %sem: !pallas.ref<2xi32, smem>) {
+  // expected-error @+1 {{'pallas.dma_start' op sem must be a ref in the semaphore memory space, got '!pallas.ref<2xi32, smem>'}}
+  pallas.dma_start %x[0 : 8, 0 : 128], %buf[], %sem[0]
+      : !pallas.ref<32x128xf32, any>, !pallas.ref<8x128xf32, vmem>, !pallas.ref<2xi32, smem>
+}
+
+// -----
+
+// Tests that the semaphore indexer picks one semaphore.
+
+pallas.kernel @dma_sem_slice(%x: !pallas.ref<32x128xf32, any>, %buf: !pallas.ref<8x128xf32, vmem>,
+                             %sem: !pallas.ref<2xi32, semaphore>) {
+  // expected-error @+1 {{'pallas.dma_start' op sem indexer must pick one semaphore with an integer index per dimension of '!pallas.ref<2xi32, semaphore>', but it selects shape [2]}}
+  pallas.dma_start %x[0 : 8, 0 : 128], %buf[], %sem[]
+      : !pallas.ref<32x128xf32, any>, !pallas.ref<8x128xf32, vmem>, !pallas.ref<2xi32, semaphore>
+}
+
+// -----
+
+// Tests that a semaphore ref is not DMA data.
+
+pallas.kernel @dma_sem_data(%s: !pallas.ref<2xi32, semaphore>, %buf: !pallas.ref<2xi32, vmem>,
+                            %sem: !pallas.ref<2xi32, semaphore>) {
+  // expected-error @+1 {{'pallas.dma_start' op src '!pallas.ref<2xi32, semaphore>' is a semaphore ref; DMAs copy data refs}}
+  pallas.dma_start %s[], %buf[], %sem[0]
+      : !pallas.ref<2xi32, semaphore>, !pallas.ref<2xi32, vmem>, !pallas.ref<2xi32, semaphore>
+}
+
+// -----
+
+// Tests that DMA slices have no stride.
+
+pallas.kernel @dma_stride(%x: !pallas.ref<32x128xf32, any>, %buf: !pallas.ref<8x128xf32, vmem>,
+                          %sem: !pallas.ref<2xi32, semaphore>) {
+  // expected-error @+1 {{'pallas.dma_start' op src slice has a stride; DMA slices are contiguous (pl.ds without stride)}}
+  pallas.dma_start %x[0 : 8 : 2, 0 : 128], %buf[], %sem[0]
+      : !pallas.ref<32x128xf32, any>, !pallas.ref<8x128xf32, vmem>, !pallas.ref<2xi32, semaphore>
+}
+
+// -----
+
+// Tests that each indexer is checked against its own ref, naming it.
+
+pallas.kernel @dma_oob(%x: !pallas.ref<32x128xf32, any>, %buf: !pallas.ref<8x128xf32, vmem>,
+                       %sem: !pallas.ref<2xi32, semaphore>) {
+  // expected-error @+1 {{'pallas.dma_start' op sem indexer reads past the end of dimension 0 (size 2): start 2, size 1, stride 1}}
+  pallas.dma_start %x[0 : 8, 0 : 128], %buf[], %sem[2]
+      : !pallas.ref<32x128xf32, any>, !pallas.ref<8x128xf32, vmem>, !pallas.ref<2xi32, semaphore>
+}

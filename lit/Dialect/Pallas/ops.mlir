@@ -570,3 +570,24 @@ func.func @call_no_inputs() -> tensor<8xf32> {
 ^bb0(%x: !pallas.ref<8xf32>):
   "pallas.return"() : () -> ()
 }) {pallas.note = "kept"} : () -> ()
+
+// -----
+
+// Tests that dma_start / dma_wait round-trip with dynamic and static slices,
+// a whole-ref indexer, integer (dropped) dims and a rank-0 semaphore.
+
+// CHECK-LABEL: pallas.kernel @dma
+// CHECK: pallas.dma_start %{{.+}}[%[[I:.+]] : 8, 0 : 128], %{{.+}}[], %{{.+}}[1] : !pallas.ref<32x128xf32, any>, !pallas.ref<8x128xf32, vmem>, !pallas.ref<2xi32, semaphore>
+// CHECK: pallas.dma_wait %{{.+}}[%[[I]] : 8, 0 : 128], %{{.+}}[], %{{.+}}[1] : !pallas.ref<32x128xf32, any>, !pallas.ref<8x128xf32, vmem>, !pallas.ref<2xi32, semaphore>
+// CHECK: pallas.dma_start %{{.+}}[], %{{.+}}[3, 0 : 8, 0 : 128], %{{.+}}[] : !pallas.ref<8x128xf32, vmem>, !pallas.ref<4x8x128xf32, hbm>, !pallas.ref<i32, semaphore>
+pallas.kernel @dma(%x: !pallas.ref<32x128xf32, any>, %buf: !pallas.ref<8x128xf32, vmem>,
+                   %sems: !pallas.ref<2xi32, semaphore>, %h: !pallas.ref<4x8x128xf32, hbm>,
+                   %sem: !pallas.ref<i32, semaphore>) {
+  %i = pallas.program_id 0 : i32
+  pallas.dma_start %x[%i : 8, 0 : 128], %buf[], %sems[1]
+      : !pallas.ref<32x128xf32, any>, !pallas.ref<8x128xf32, vmem>, !pallas.ref<2xi32, semaphore>
+  pallas.dma_wait %x[%i : 8, 0 : 128], %buf[], %sems[1]
+      : !pallas.ref<32x128xf32, any>, !pallas.ref<8x128xf32, vmem>, !pallas.ref<2xi32, semaphore>
+  pallas.dma_start %buf[], %h[3, 0 : 8, 0 : 128], %sem[]
+      : !pallas.ref<8x128xf32, vmem>, !pallas.ref<4x8x128xf32, hbm>, !pallas.ref<i32, semaphore>
+}

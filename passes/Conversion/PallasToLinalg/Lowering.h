@@ -42,6 +42,11 @@ Value convertElementType(OpBuilder &b, Location loc, Value value, Type to);
 LogicalResult lowerRefAccess(Operation *op, FuncState &state,
                              RewriterBase &rewriter);
 
+/// Lowers pallas.dma_start as interpret mode runs it: the src slice is
+/// copied into the dst slice at once; pallas.dma_wait does nothing.
+LogicalResult lowerDma(Operation *op, FuncState &state,
+                       RewriterBase &rewriter);
+
 /// Lowers dot, reduce, broadcast_in_dim, iota, reshape, transpose, select,
 /// cumsum and the hints.
 LogicalResult lowerBlockOp(Operation *op, RewriterBase &rewriter);

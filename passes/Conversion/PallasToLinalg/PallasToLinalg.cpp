@@ -84,6 +84,15 @@ bool writesRef(Operation *op) {
   return isa<StoreOp, SwapOp, AtomicRMWOp, AtomicCASOp>(op);
 }
 
+/// The ref an op writes, or null.
+Value writtenRef(Operation *op) {
+  if (writesRef(op))
+    return op->getOperand(0);
+  if (auto dma = dyn_cast<pallas::DmaStartOp>(op))
+    return dma.getDst();
+  return Value();
+}
+
 /// The memref type a ref lowers to: identity layout, or fully dynamic
 /// strides and offset.
 MemRefType memrefTypeOf(RefType ref, bool strided) {
@@ -131,12 +140,8 @@ LogicalResult PallasToLinalgPass::checkSupported(ModuleOp module) {
               << "; run pallas-hi-to-lo before pallas-to-linalg";
           return WalkResult::interrupt();
         }
-        if (ref.getMemorySpace() == MemorySpace::Semaphore) {
-          kernel.emitOpError() << "argument #" << i
-                               << " is a semaphore ref, which the CPU "
-                                  "lowering does not support";
-          return WalkResult::interrupt();
-        }
+        // Semaphore refs become plain buffers: the only ops on them are
+        // DMAs, which copy at once on the CPU (interpret mode).
       }
     }
     return WalkResult::advance();
@@ -217,8 +222,8 @@ LogicalResult PallasToLinalgPass::lowerBody(FuncState &state,
                                             ModuleOp module) {
   // Refs written anywhere in the function.
   state.func.walk([&](Operation *op) {
-    if (writesRef(op))
-      state.writtenRefs.insert(op->getOperand(0));
+    if (Value ref = writtenRef(op))
+      state.writtenRefs.insert(ref);
   });
 
   SmallVector<Operation *> ops;
@@ -249,6 +254,9 @@ LogicalResult PallasToLinalgPass::lowerBody(FuncState &state,
                 [&](Operation *access) {
                   return lowerRefAccess(access, state, rewriter);
                 })
+            .Case<pallas::DmaStartOp, pallas::DmaWaitOp>([&](Operation *dma) {
+              return lowerDma(dma, state, rewriter);
+            })
             .Case<DebugPrintOp>([&](DebugPrintOp print) {
               return lowerDebugPrint(print, module, rewriter);
             })

@@ -379,3 +379,30 @@ LogicalResult lowering::lowerRefAccess(Operation *op, FuncState &state,
   rewriter.replaceOp(op, old);
   return success();
 }
+
+LogicalResult lowering::lowerDma(Operation *op, FuncState &,
+                                 RewriterBase &rewriter) {
+  Location loc = op->getLoc();
+  OpBuilder &b = rewriter;
+  if (isa<pallas::DmaWaitOp>(op)) {
+    rewriter.eraseOp(op);
+    return success();
+  }
+  auto dma = cast<pallas::DmaStartOp>(op);
+  for (Value ref : {dma.getSrc(), dma.getDst()})
+    if (!isa<MemRefType>(ref.getType()))
+      return op->emitOpError() << "accesses " << ref.getType()
+                               << ", which is not a kernel argument; only "
+                                  "argument refs can be lowered";
+  Access src = buildAccess(b, loc, dma.getSrc(), dma.getSrcIndexer());
+  Type elementType = src.refType.getElementType();
+  Type type = src.resultShape.empty()
+                  ? elementType
+                  : Type(RankedTensorType::get(src.resultShape, elementType));
+  // A snapshot: src and dst may be the same ref.
+  Value value = emitLoad(b, loc, src, type, /*snapshot=*/true);
+  Access dst = buildAccess(b, loc, dma.getDst(), dma.getDstIndexer());
+  emitStore(b, loc, dst, value, Value());
+  rewriter.eraseOp(op);
+  return success();
+}
