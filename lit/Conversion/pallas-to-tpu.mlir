@@ -333,3 +333,50 @@ func.func @main(%x: tensor<16x128xf32>, %b: tensor<8x128xi1>, %q: tensor<2x64x32
       : (tensor<16x128xf32>, tensor<8x128xi1>, tensor<2x64x32xbf16>) -> (tensor<128x8xf32>, tensor<8x128xi1>, tensor<8x128xi32>)
   return %0#0, %0#1, %0#2 : tensor<128x8xf32>, tensor<8x128xi1>, tensor<8x128xi32>
 }
+
+// -----
+
+// Tests the DMA lowering, as Pallas lowers pltpu.make_async_copy(...).start()
+// / .wait(): the semaphore scratch handed to DMAs is a DMA semaphore, each op
+// slices (and squeezes) its semaphore, then its source; a whole-ref operand is
+// passed as is, an integer index is squeezed away.
+// CHECK-LABEL: func.func @dma(
+// CHECK-SAME: %[[I:[^:]+]]: i32, %[[X:[^:]+]]: memref<32x128xf32, #tpu.memory_space<any>>, %[[H:[^:]+]]: memref<4x8x128xf32, #tpu.memory_space<hbm>>, %{{[^:]+}}: memref<8x128xf32, #tpu.memory_space<vmem>>, %[[BUF:[^:]+]]: memref<8x128xf32, #tpu.memory_space<vmem>>, %[[SEMS:[^:]+]]: memref<2x!tpu.dma_semaphore, #tpu.memory_space<semaphore_mem>>)
+// CHECK: %[[ROW:.+]] = arith.muli %[[I]], %{{.+}} : i32
+// CHECK: %[[C1:.+]] = arith.constant 1 : i32
+// CHECK: %[[S1:.+]] = tpu.memref_slice %[[SEMS]][%[[C1]]] : memref<2x!tpu.dma_semaphore, #tpu.memory_space<semaphore_mem>> -> memref<1x!tpu.dma_semaphore, #tpu.memory_space<semaphore_mem>>
+// CHECK: %[[SEM:.+]] = tpu.memref_squeeze %[[S1]] : memref<1x!tpu.dma_semaphore, #tpu.memory_space<semaphore_mem>> -> memref<!tpu.dma_semaphore, #tpu.memory_space<semaphore_mem>>
+// CHECK: %[[C0:.+]] = arith.constant 0 : i32
+// CHECK: %[[XS:.+]] = tpu.memref_slice %[[X]][%[[ROW]], %[[C0]]] : memref<32x128xf32, #tpu.memory_space<any>> -> memref<8x128xf32, #tpu.memory_space<any>>
+// CHECK: tpu.enqueue_dma source(%[[XS]] : memref<8x128xf32, #tpu.memory_space<any>>) target(%[[BUF]] : memref<8x128xf32, #tpu.memory_space<vmem>>) target_semaphore(%[[SEM]] : memref<!tpu.dma_semaphore, #tpu.memory_space<semaphore_mem>>)
+// CHECK: tpu.memref_slice %[[SEMS]]
+// CHECK: tpu.memref_squeeze
+// CHECK: %[[XW:.+]] = tpu.memref_slice %[[X]][%[[ROW]], %{{.+}}]
+// CHECK: tpu.wait_dma2 semaphore(%{{.+}} : memref<!tpu.dma_semaphore, #tpu.memory_space<semaphore_mem>>) src(%[[XW]] : memref<8x128xf32, #tpu.memory_space<any>>) dst(%[[BUF]] : memref<8x128xf32, #tpu.memory_space<vmem>>)
+// CHECK: vector.load %[[BUF]]
+// CHECK: %[[HS:.+]] = tpu.memref_slice %[[H]][%[[I]], %{{.+}}, %{{.+}}] : memref<4x8x128xf32, #tpu.memory_space<hbm>> -> memref<1x8x128xf32, #tpu.memory_space<hbm>>
+// CHECK: %[[HQ:.+]] = tpu.memref_squeeze %[[HS]] : memref<1x8x128xf32, #tpu.memory_space<hbm>> -> memref<8x128xf32, #tpu.memory_space<hbm>>
+// CHECK: tpu.enqueue_dma source(%[[BUF]] : memref<8x128xf32, #tpu.memory_space<vmem>>) target(%[[HQ]] : memref<8x128xf32, #tpu.memory_space<hbm>>)
+pallas.kernel @dma_kernel(%x: !pallas.ref<32x128xf32, any>, %h: !pallas.ref<4x8x128xf32, hbm>,
+                          %o: !pallas.ref<8x128xf32>, %buf: !pallas.ref<8x128xf32, vmem>,
+                          %sem: !pallas.ref<2xi32, semaphore>) {
+  %i = pallas.program_id 0 : i32
+  %c8 = arith.constant 8 : i32
+  %row = arith.muli %i, %c8 : i32
+  pallas.dma_start %x[%row : 8, 0 : 128], %buf[], %sem[1]
+      : !pallas.ref<32x128xf32, any>, !pallas.ref<8x128xf32, vmem>, !pallas.ref<2xi32, semaphore>
+  pallas.dma_wait %x[%row : 8, 0 : 128], %buf[], %sem[1]
+      : !pallas.ref<32x128xf32, any>, !pallas.ref<8x128xf32, vmem>, !pallas.ref<2xi32, semaphore>
+  %v = pallas.load %buf[] : !pallas.ref<8x128xf32, vmem> -> tensor<8x128xf32>
+  pallas.store %o[], %v : !pallas.ref<8x128xf32>, tensor<8x128xf32>
+  pallas.dma_start %buf[], %h[%i, 0 : 8, 0 : 128], %sem[0]
+      : !pallas.ref<8x128xf32, vmem>, !pallas.ref<4x8x128xf32, hbm>, !pallas.ref<2xi32, semaphore>
+}
+func.func @main(%x: tensor<32x128xf32>, %h: tensor<4x8x128xf32>) -> tensor<32x128xf32> {
+  %0 = pallas.call @dma_kernel(%x, %h) {grid = array<i64: 4>, name = "dma",
+      in_specs = [#pallas.block_spec<any>, #pallas.block_spec<[4, 8, 128], (d0) -> (0, 0, 0), hbm>],
+      out_specs = [#pallas.block_spec<[8, 128], (d0) -> (d0, 0)>],
+      scratch = [!pallas.ref<8x128xf32, vmem>, !pallas.ref<2xi32, semaphore>]}
+      : (tensor<32x128xf32>, tensor<4x8x128xf32>) -> tensor<32x128xf32>
+  return %0 : tensor<32x128xf32>
+}

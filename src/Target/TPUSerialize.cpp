@@ -32,6 +32,21 @@ static LogicalResult downgrade(Operation *op, StringRef name,
   }
   if (name == "tpu.matmul" && version >= 13 && !attrs.get("transpose_lhs_hint"))
     attrs.set("transpose_lhs_hint", BoolAttr::get(op->getContext(), false));
+  if (name == "tpu.enqueue_dma" && version < 14) {
+    // The subcore_id operand (the last segment) appeared in version 14.
+    auto segments =
+        dyn_cast_or_null<DenseI32ArrayAttr>(attrs.get("operandSegmentSizes"));
+    if (!segments || segments.size() != 7)
+      return op->emitError() << "tpu.enqueue_dma without its 7 operand "
+                                "segment sizes";
+    if (segments[6] != 0)
+      return op->emitError() << "tpu.enqueue_dma with a subcore_id cannot be "
+                                "written at Mosaic version "
+                             << version << " (needs 14)";
+    attrs.set("operandSegmentSizes",
+              DenseI32ArrayAttr::get(op->getContext(),
+                                     segments.asArrayRef().drop_back()));
+  }
   return success();
 }
 

@@ -11,7 +11,8 @@ For each <name>.tpu.mlirbc given (or found in a directory given), this:
      round-trips to the same module,
   5. checks <name>.tpu.json: the tpu_custom_call backend config, whose body
      must be the base64 of the .tpu.mlirbc.
-With --print, the deserialized module is printed (for FileCheck).
+With --print, the deserialized module is printed (for FileCheck); --generic
+prints it in MLIR's generic op form (properties and operand segments shown).
 
 Exit 0 when everything was accepted; 1 when jaxlib rejected something; 0 with
 a "SKIP:" line when jax is not installed (pip install jax).
@@ -42,7 +43,7 @@ def make_context(jaxlib):
   return ctx
 
 
-def check_module(jaxlib, path, print_module):
+def check_module(jaxlib, path, print_module, generic=False):
   _, ir, passmanager, _ = jaxlib
   errors = []
   body = open(path, "rb").read()
@@ -79,7 +80,9 @@ def check_module(jaxlib, path, print_module):
     except Exception as e:
       errors.append(f"jaxlib cannot re-serialize the module: {e}")
     if print_module:
-      print(text)
+      print(module.operation.get_asm(enable_debug_info=False,
+                                     print_generic_op_form=True)
+            if generic else text)
   return errors, version
 
 
@@ -131,6 +134,8 @@ def main():
                       help=".tpu.mlirbc files or directories holding them")
   parser.add_argument("--print", action="store_true",
                       help="print each deserialized module")
+  parser.add_argument("--generic", action="store_true",
+                      help="with --print, in MLIR's generic op form")
   args = parser.parse_args()
 
   jaxlib, why = load_jaxlib()
@@ -152,7 +157,7 @@ def main():
 
   failed = 0
   for path in modules:
-    errors, version = check_module(jaxlib, path, args.print)
+    errors, version = check_module(jaxlib, path, args.print, args.generic)
     config = path[: -len(".mlirbc")] + ".json"
     if os.path.exists(config):
       errors += [f"{os.path.basename(config)}: {e}"

@@ -163,6 +163,20 @@ def jax_kernels():
       out_specs=pl.BlockSpec((8, 128), lambda i: (i, 0)),
       compiler_params=pltpu.CompilerParams(dimension_semantics=("arbitrary",)),
       out_shape=S((32, 128), f32))(x)), [S((3, 32, 128), f32)])
+
+  def dma_rows_kernel(x_hbm, o_ref, buf, sem):
+    i = pl.program_id(0)
+    copy = pltpu.make_async_copy(x_hbm.at[pl.ds(i * 8, 8)], buf, sem.at[0])
+    copy.start()
+    copy.wait()
+    o_ref[...] = buf[...] * 2
+  kernels["dma_rows"] = (lambda x: pl.pallas_call(
+      dma_rows_kernel, grid=(4,),
+      in_specs=[pl.BlockSpec(memory_space=pl.ANY)],
+      out_specs=pl.BlockSpec((8, 128), lambda i: (i, 0)),
+      scratch_shapes=[pltpu.VMEM((8, 128), f32),
+                      pltpu.SemaphoreType.DMA((2,))],
+      out_shape=S((32, 128), f32))(x), [S((32, 128), f32)])
   return kernels
 
 

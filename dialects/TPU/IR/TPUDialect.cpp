@@ -160,3 +160,67 @@ LogicalResult ReduceIndexOp::verify() {
     return emitOpError("kind must be arg_max or arg_min");
   return success();
 }
+
+LogicalResult MemRefSliceOp::verify() {
+  auto source = cast<MemRefType>(getMemRef().getType());
+  auto result = cast<MemRefType>(getResult().getType());
+  if (getBaseIdx().size() != static_cast<size_t>(source.getRank()))
+    return emitOpError() << "needs one base index per dimension of " << source;
+  if (result.getRank() != source.getRank() ||
+      result.getElementType() != source.getElementType() ||
+      result.getMemorySpace() != source.getMemorySpace())
+    return emitOpError() << "result " << result
+                         << " must keep the rank, element type and memory "
+                            "space of "
+                         << source;
+  if (getDynamicSizes().size() !=
+      static_cast<size_t>(result.getNumDynamicDims()))
+    return emitOpError("needs one dynamic size per dynamic result dimension");
+  for (auto [r, s] : llvm::zip(result.getShape(), source.getShape()))
+    if (!ShapedType::isDynamic(r) && r > s)
+      return emitOpError() << "result " << result << " is larger than "
+                           << source;
+  return success();
+}
+
+LogicalResult MemRefSqueezeOp::verify() {
+  auto source = cast<MemRefType>(getInput().getType());
+  auto result = cast<MemRefType>(getResult().getType());
+  // The result's dims are the source's with some unit dims removed.
+  ArrayRef<int64_t> in = source.getShape(), out = result.getShape();
+  size_t j = 0;
+  for (int64_t d : in) {
+    if (j < out.size() && out[j] == d)
+      ++j;
+    else if (d != 1)
+      break;
+  }
+  if (j != out.size() || result.getElementType() != source.getElementType() ||
+      result.getMemorySpace() != source.getMemorySpace() ||
+      result.getRank() + llvm::count(in, 1) < source.getRank())
+    return emitOpError() << "result " << result << " must be " << source
+                         << " with some unit dims removed";
+  return success();
+}
+
+/// DMA data operands: same element type and shape.
+static LogicalResult verifyDmaPair(Operation *op, Value src, Value dst) {
+  auto s = cast<MemRefType>(src.getType());
+  auto d = cast<MemRefType>(dst.getType());
+  if (s.getElementType() != d.getElementType() || s.getShape() != d.getShape())
+    return op->emitOpError() << "source " << s << " and target " << d
+                             << " must have the same shape and element type";
+  return success();
+}
+
+LogicalResult EnqueueDMAOp::verify() {
+  if (cast<MemRefType>(getTargetSemaphore().getType()).getRank() != 0)
+    return emitOpError("target_semaphore must be a rank-0 memref");
+  return verifyDmaPair(*this, getSource(), getTarget());
+}
+
+LogicalResult WaitDMA2Op::verify() {
+  if (cast<MemRefType>(getSemaphore().getType()).getRank() != 0)
+    return emitOpError("semaphore must be a rank-0 memref");
+  return verifyDmaPair(*this, getSrc(), getDst());
+}

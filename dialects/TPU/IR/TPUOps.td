@@ -71,6 +71,114 @@ def TPU_StridedStoreOp : TPU_Op<"strided_store", [TPU_MemWrite]> {
 }
 
 //===----------------------------------------------------------------------===//
+// Ref views and DMA
+//===----------------------------------------------------------------------===//
+
+def TPU_SomeSemaphoreType : AnyTypeOf<[TPU_SemaphoreType, TPU_DMASemaphoreType]>;
+
+def TPU_MemRefSliceOp : TPU_Op<"memref_slice", [Pure, AttrSizedOperandSegments]> {
+  let summary = "a static-shaped window of a memref at i32 offsets";
+  let description = [{
+    `ref.at[...]` in Pallas: the result keeps the rank; `dynamic_sizes` is
+    empty for static result shapes (all pallasc emits).
+
+    ```mlir
+    %s = tpu.memref_slice %x[%i, %c0_i32] : memref<32x128xf32, #tpu.memory_space<any>>
+        -> memref<8x128xf32, #tpu.memory_space<any>>
+    ```
+  }];
+  let arguments = (ins AnyMemRef:$mem_ref, Variadic<I32>:$base_idx,
+                       Variadic<I32>:$dynamic_sizes);
+  let results = (outs AnyMemRef:$result);
+  let assemblyFormat = [{
+    $mem_ref `[` $base_idx `]` (`<` $dynamic_sizes^ `>`)?
+    attr-dict `:` type($mem_ref) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def TPU_MemRefSqueezeOp : TPU_Op<"memref_squeeze", [Pure]> {
+  let summary = "drops unit dimensions of a memref";
+  let description = [{
+    ```mlir
+    %s = tpu.memref_squeeze %m : memref<1x!tpu.dma_semaphore, #tpu.memory_space<semaphore_mem>>
+        -> memref<!tpu.dma_semaphore, #tpu.memory_space<semaphore_mem>>
+    ```
+  }];
+  let arguments = (ins AnyMemRef:$input);
+  let results = (outs AnyMemRef:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def TPU_EnqueueDMAOp : TPU_Op<"enqueue_dma", [AttrSizedOperandSegments]> {
+  let summary = "starts a DMA from source to target";
+  let description = [{
+    Mosaic's DMA start (Pallas `dma_start_p`): `target_semaphore` is
+    signalled when the copy lands. `subcore_id` exists from Mosaic IR version
+    14 on; the serializer drops its operand segment for older versions.
+
+    ```mlir
+    tpu.enqueue_dma source(%s : memref<8x128xf32, #tpu.memory_space<any>>)
+        target(%buf : memref<8x128xf32, #tpu.memory_space<vmem>>)
+        target_semaphore(%sem : memref<!tpu.dma_semaphore, #tpu.memory_space<semaphore_mem>>)
+    ```
+  }];
+  let arguments = (ins
+    AnyMemRef:$source,
+    Optional<MemRefOf<[TPU_SomeSemaphoreType]>>:$source_semaphore,
+    AnyMemRef:$target,
+    MemRefOf<[TPU_SomeSemaphoreType]>:$target_semaphore,
+    Optional<I32>:$device_id,
+    Optional<I32>:$core_id,
+    Optional<I32>:$subcore_id,
+    DefaultValuedAttr<I32Attr, "0">:$priority,
+    DefaultValuedAttr<BoolAttr, "false">:$strict_ordering
+  );
+  let assemblyFormat = [{
+    `source` `(` $source `:` type($source) `)`
+    `target` `(` $target `:` type($target) `)`
+    (`source_semaphore` `(` $source_semaphore^ `:` type($source_semaphore) `)`)?
+    `target_semaphore` `(` $target_semaphore `:` type($target_semaphore) `)`
+    (`device_id` `(` $device_id^ `)`)?
+    (`core_id` `(` $core_id^ `)`)?
+    (`subcore_id` `(` $subcore_id^ `)`)?
+    attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+def TPU_WaitDMA2Op : TPU_Op<"wait_dma2", [AttrSizedOperandSegments]> {
+  let summary = "waits until the DMA from src to dst signalled its semaphore";
+  let description = [{
+    Pallas `dma_wait_p`; the byte count waited for is the size of `dst`.
+
+    ```mlir
+    tpu.wait_dma2 semaphore(%sem : memref<!tpu.dma_semaphore, #tpu.memory_space<semaphore_mem>>)
+        src(%s : memref<8x128xf32, #tpu.memory_space<any>>)
+        dst(%buf : memref<8x128xf32, #tpu.memory_space<vmem>>)
+    ```
+  }];
+  let arguments = (ins
+    MemRefOf<[TPU_DMASemaphoreType]>:$semaphore,
+    AnyMemRef:$src,
+    AnyMemRef:$dst,
+    Optional<I32>:$device_id,
+    Optional<I32>:$core_id,
+    DefaultValuedAttr<BoolAttr, "false">:$strict_ordering
+  );
+  let assemblyFormat = [{
+    `semaphore` `(` $semaphore `:` type($semaphore) `)`
+    `src` `(` $src `:` type($src) `)`
+    `dst` `(` $dst `:` type($dst) `)`
+    (`device_id` `(` $device_id^ `)`)?
+    (`core_id` `(` $core_id^ `)`)?
+    attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
 // Vector computations
 //===----------------------------------------------------------------------===//
 

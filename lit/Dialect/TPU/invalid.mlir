@@ -59,3 +59,29 @@ func.func @transpose_perm(%x: vector<8x128xf32>) {
 func.func @bad_space(%m: memref<8xf32, #tpu.memory_space<register>>) {
   return
 }
+
+// -----
+
+func.func @dma_shapes(%x: memref<16x128xf32, #tpu.memory_space<any>>,
+                      %buf: memref<8x128xf32, #tpu.memory_space<vmem>>,
+                      %sem: memref<!tpu.dma_semaphore, #tpu.memory_space<semaphore_mem>>) {
+  // expected-error @+1 {{'tpu.enqueue_dma' op source 'memref<16x128xf32, #tpu.memory_space<any>>' and target 'memref<8x128xf32, #tpu.memory_space<vmem>>' must have the same shape and element type}}
+  tpu.enqueue_dma source(%x : memref<16x128xf32, #tpu.memory_space<any>>) target(%buf : memref<8x128xf32, #tpu.memory_space<vmem>>) target_semaphore(%sem : memref<!tpu.dma_semaphore, #tpu.memory_space<semaphore_mem>>)
+  return
+}
+
+// -----
+
+func.func @slice_rank(%x: memref<32x128xf32, #tpu.memory_space<any>>, %i: i32) {
+  // expected-error @+1 {{'tpu.memref_slice' op needs one base index per dimension of 'memref<32x128xf32, #tpu.memory_space<any>>'}}
+  %s = tpu.memref_slice %x[%i] : memref<32x128xf32, #tpu.memory_space<any>> -> memref<8x128xf32, #tpu.memory_space<any>>
+  return
+}
+
+// -----
+
+func.func @squeeze_non_unit(%x: memref<8x128xf32, #tpu.memory_space<vmem>>) {
+  // expected-error @+1 {{'tpu.memref_squeeze' op result 'memref<128xf32, #tpu.memory_space<vmem>>' must be 'memref<8x128xf32, #tpu.memory_space<vmem>>' with some unit dims removed}}
+  %s = tpu.memref_squeeze %x : memref<8x128xf32, #tpu.memory_space<vmem>> -> memref<128xf32, #tpu.memory_space<vmem>>
+  return
+}

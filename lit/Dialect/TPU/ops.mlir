@@ -71,3 +71,24 @@ func.func @scalar_ops(%x: i32) {
   tpu.log "hello"
   return
 }
+
+// -----
+
+// Tests the ref view and DMA ops with Mosaic's assembly formats.
+// CHECK-LABEL: func.func @dma_ops
+// CHECK: %[[S:.+]] = tpu.memref_slice %{{.+}}[%{{.+}}] : memref<2x!tpu.dma_semaphore, #tpu.memory_space<semaphore_mem>> -> memref<1x!tpu.dma_semaphore, #tpu.memory_space<semaphore_mem>>
+// CHECK: %[[SEM:.+]] = tpu.memref_squeeze %[[S]] : memref<1x!tpu.dma_semaphore, #tpu.memory_space<semaphore_mem>> -> memref<!tpu.dma_semaphore, #tpu.memory_space<semaphore_mem>>
+// CHECK: %[[X:.+]] = tpu.memref_slice %{{.+}}[%{{.+}}, %{{.+}}] : memref<32x128xf32, #tpu.memory_space<any>> -> memref<8x128xf32, #tpu.memory_space<any>>
+// CHECK: tpu.enqueue_dma source(%[[X]] : memref<8x128xf32, #tpu.memory_space<any>>) target(%{{.+}} : memref<8x128xf32, #tpu.memory_space<vmem>>) target_semaphore(%[[SEM]] : memref<!tpu.dma_semaphore, #tpu.memory_space<semaphore_mem>>)
+// CHECK: tpu.wait_dma2 semaphore(%[[SEM]] : memref<!tpu.dma_semaphore, #tpu.memory_space<semaphore_mem>>) src(%[[X]] : memref<8x128xf32, #tpu.memory_space<any>>) dst(%{{.+}} : memref<8x128xf32, #tpu.memory_space<vmem>>)
+func.func @dma_ops(%i: i32, %x: memref<32x128xf32, #tpu.memory_space<any>>,
+                   %buf: memref<8x128xf32, #tpu.memory_space<vmem>>,
+                   %sems: memref<2x!tpu.dma_semaphore, #tpu.memory_space<semaphore_mem>>) {
+  %c0 = arith.constant 0 : i32
+  %s = tpu.memref_slice %sems[%c0] : memref<2x!tpu.dma_semaphore, #tpu.memory_space<semaphore_mem>> -> memref<1x!tpu.dma_semaphore, #tpu.memory_space<semaphore_mem>>
+  %sem = tpu.memref_squeeze %s : memref<1x!tpu.dma_semaphore, #tpu.memory_space<semaphore_mem>> -> memref<!tpu.dma_semaphore, #tpu.memory_space<semaphore_mem>>
+  %xs = tpu.memref_slice %x[%i, %c0] : memref<32x128xf32, #tpu.memory_space<any>> -> memref<8x128xf32, #tpu.memory_space<any>>
+  tpu.enqueue_dma source(%xs : memref<8x128xf32, #tpu.memory_space<any>>) target(%buf : memref<8x128xf32, #tpu.memory_space<vmem>>) target_semaphore(%sem : memref<!tpu.dma_semaphore, #tpu.memory_space<semaphore_mem>>)
+  tpu.wait_dma2 semaphore(%sem : memref<!tpu.dma_semaphore, #tpu.memory_space<semaphore_mem>>) src(%xs : memref<8x128xf32, #tpu.memory_space<any>>) dst(%buf : memref<8x128xf32, #tpu.memory_space<vmem>>)
+  return
+}

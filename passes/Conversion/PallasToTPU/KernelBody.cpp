@@ -20,6 +20,7 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
 
+#include <array>
 #include <limits>
 
 #define DEBUG_TYPE "pallas-to-tpu"
@@ -123,7 +124,16 @@ private:
   LogicalResult lower(MultipleOfOp op);
   LogicalResult lower(MaxContiguousOp op);
   LogicalResult lower(DebugPrintOp op);
+  LogicalResult lower(pallas::DmaStartOp op);
+  LogicalResult lower(pallas::DmaWaitOp op);
   LogicalResult lower(ReturnOp op);
+
+  FailureOr<Value> dmaView(OpBuilder &b, Operation *op, Value ref,
+                           ValueRange dynStarts, ArrayRef<int64_t> starts,
+                           ArrayRef<int64_t> sizes, ArrayRef<int64_t> strides);
+  /// The (source, target, semaphore) memrefs of a DMA op.
+  template <typename OpTy>
+  FailureOr<std::array<Value, 3>> dmaOperands(OpBuilder &b, OpTy op);
 
   void replace(Operation *op, Value v) {
     op->getResult(0).replaceAllUsesWith(v);
@@ -157,7 +167,8 @@ LogicalResult BodyLowerer::lowerOp(Operation *op) {
         .Case<ProgramIdOp, NumProgramsOp, LoadOp, StoreOp, SwapOp, DotOp,
               ReduceOp, BroadcastInDimOp, IotaOp, ReshapeOp, TransposeOp,
               SelectOp, MultipleOfOp, MaxContiguousOp, DebugPrintOp,
-              ReturnOp>([&](auto typed) { return lower(typed); })
+              pallas::DmaStartOp, pallas::DmaWaitOp, ReturnOp>(
+            [&](auto typed) { return lower(typed); })
         .Case<AtomicRMWOp, AtomicCASOp>([&](Operation *) {
           return op->emitError()
                  << "'" << op->getName()
@@ -522,6 +533,130 @@ LogicalResult BodyLowerer::lower(SwapOp op) {
   if (failed(emitStore(b, op, op.getValue(), op.getMask())))
     return failure();
   replace(op, *old);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// DMA
+//===----------------------------------------------------------------------===//
+
+/// A DMA operand as Pallas' lowering passes it (`_lower_transformed_refs`):
+/// the memref itself when the indexer selects all of it, else a
+/// `tpu.memref_slice` at the indexer's i32 starts; integer-indexed and
+/// squeezed block dims are then dropped with `tpu.memref_squeeze`.
+FailureOr<Value> BodyLowerer::dmaView(OpBuilder &b, Operation *op, Value ref,
+                                      ValueRange dynStarts,
+                                      ArrayRef<int64_t> starts,
+                                      ArrayRef<int64_t> sizes,
+                                      ArrayRef<int64_t> strides) {
+  const RefInfo *info = lookupRef(op, ref);
+  if (!info)
+    return failure();
+  if (info->boolAsI32)
+    return op->emitError() << "'" << op->getName() << "' copies " << info->name
+                           << " of booleans; Pallas' TPU lowering has no "
+                              "DMAs of bool data";
+  Location loc = op->getLoc();
+  Indexer indexer = pallas::detail::buildIndexer(info->refType, dynStarts,
+                                                 starts, sizes, strides);
+  size_t visible = llvm::count(info->squeezed, false);
+  if (indexer.dims.size() != visible)
+    return op->emitError() << "indexer has " << indexer.dims.size()
+                           << " entries but the ref has rank " << visible;
+  ArrayRef<int64_t> memShape = info->type.getShape();
+  SmallVector<Value> base;
+  SmallVector<int64_t> sliceShape, keptShape;
+  bool whole = true, squeeze = false;
+  auto next = indexer.dims.begin();
+  for (auto [dim, squeezed] : llvm::enumerate(info->squeezed)) {
+    if (squeezed) {
+      base.push_back(constI32(b, loc, 0));
+      sliceShape.push_back(1);
+      squeeze = true;
+      continue;
+    }
+    const IndexerDim &d = *next++;
+    base.push_back(d.isDynamic() ? d.dynStart
+                                 : constI32(b, loc, d.staticStart));
+    sliceShape.push_back(d.size);
+    if (d.isPoint)
+      squeeze = true;
+    else
+      keptShape.push_back(d.size);
+    whole &= !d.isPoint && !d.isDynamic() && d.staticStart == 0 &&
+             d.size == memShape[dim];
+  }
+  Type elem = info->type.getElementType();
+  Attribute space = info->type.getMemorySpace();
+  Value view = ref;
+  if (!whole)
+    view = tpu::MemRefSliceOp::create(
+        b, loc, MemRefType::get(sliceShape, elem, MemRefLayoutAttrInterface(),
+                                space),
+        ref, base, ValueRange{});
+  if (squeeze)
+    view = tpu::MemRefSqueezeOp::create(
+        b, loc, MemRefType::get(keptShape, elem, MemRefLayoutAttrInterface(),
+                                space),
+        view);
+  return view;
+}
+
+template <typename OpTy>
+FailureOr<std::array<Value, 3>> BodyLowerer::dmaOperands(OpBuilder &b,
+                                                         OpTy op) {
+  // Pallas lowers the semaphore first, then the source and the target.
+  FailureOr<Value> sem =
+      dmaView(b, op, op.getSem(), op.getSemDynStarts(),
+              op.getSemStaticStarts(), op.getSemStaticSizes(),
+              op.getSemStaticStrides());
+  if (failed(sem))
+    return failure();
+  if (!isa<tpu::DMASemaphoreType>(
+          cast<MemRefType>(sem->getType()).getElementType()))
+    return op.emitError() << "the semaphore of '" << op->getName()
+                          << "' must be a semaphore scratch ref (a DMA "
+                             "semaphore)";
+  FailureOr<Value> src =
+      dmaView(b, op, op.getSrc(), op.getSrcDynStarts(),
+              op.getSrcStaticStarts(), op.getSrcStaticSizes(),
+              op.getSrcStaticStrides());
+  if (failed(src))
+    return failure();
+  FailureOr<Value> dst =
+      dmaView(b, op, op.getDst(), op.getDstDynStarts(),
+              op.getDstStaticStarts(), op.getDstStaticSizes(),
+              op.getDstStaticStrides());
+  if (failed(dst))
+    return failure();
+  return std::array<Value, 3>{*src, *dst, *sem};
+}
+
+LogicalResult BodyLowerer::lower(pallas::DmaStartOp op) {
+  OpBuilder b(op);
+  FailureOr<std::array<Value, 3>> v = dmaOperands(b, op);
+  if (failed(v))
+    return failure();
+  auto [src, dst, sem] = *v;
+  tpu::EnqueueDMAOp::create(b, op.getLoc(), src, /*source_semaphore=*/Value(),
+                            dst, sem, /*device_id=*/Value(),
+                            /*core_id=*/Value(), /*subcore_id=*/Value(),
+                            /*priority=*/b.getI32IntegerAttr(0),
+                            /*strict_ordering=*/b.getBoolAttr(false));
+  op.erase();
+  return success();
+}
+
+LogicalResult BodyLowerer::lower(pallas::DmaWaitOp op) {
+  OpBuilder b(op);
+  FailureOr<std::array<Value, 3>> v = dmaOperands(b, op);
+  if (failed(v))
+    return failure();
+  auto [src, dst, sem] = *v;
+  tpu::WaitDMA2Op::create(b, op.getLoc(), sem, src, dst,
+                          /*device_id=*/Value(), /*core_id=*/Value(),
+                          /*strict_ordering=*/b.getBoolAttr(false));
+  op.erase();
   return success();
 }
 

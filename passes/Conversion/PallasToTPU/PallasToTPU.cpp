@@ -436,9 +436,19 @@ void PallasToTPUPass::runOnOperation() {
     if (failed(space))
       return signalPassFailure();
     RefInfo info;
-    Type elem = *space == tpu::MemorySpace::kSemaphoreMem
-                    ? Type(tpu::SemaphoreType::get(ctx))
-                    : memrefElementType(ref.getElementType());
+    // A semaphore the kernel hands to DMAs is a DMA semaphore
+    // (pltpu.SemaphoreType.DMA), any other a regular one.
+    Type elem = memrefElementType(ref.getElementType());
+    if (*space == tpu::MemorySpace::kSemaphoreMem) {
+      elem = tpu::SemaphoreType::get(ctx);
+      size_t argIndex = infos.size();
+      if (argIndex < kernel.getNumArguments() &&
+          llvm::any_of(kernel.getArgument(argIndex).getUsers(),
+                       [](Operation *user) {
+                         return isa<pallas::DmaStartOp, pallas::DmaWaitOp>(user);
+                       }))
+        elem = tpu::DMASemaphoreType::get(ctx);
+    }
     info.type = makeMemRef(ref.getShape(), elem, *space);
     info.squeezed.assign(ref.getRank(), false);
     info.boolAsI32 = ref.getElementType().isInteger(1);
