@@ -335,6 +335,18 @@ struct PallasGPUPreparePass
       module->setAttr(kGpuCallAttrName, b.getDictionaryAttr(entries));
     }
 
+    // TPU async copies have no GPU lowering (Pallas' GPU backends copy with
+    // their own primitives).
+    WalkResult dma = module.walk([&](Operation *op) {
+      if (!isa<pallas::DmaStartOp, pallas::DmaWaitOp>(op))
+        return WalkResult::advance();
+      op->emitOpError() << "is a TPU DMA (pltpu.make_async_copy); DMAs are "
+                           "TPU-only and have no GPU lowering";
+      return WalkResult::interrupt();
+    });
+    if (dma.wasInterrupted())
+      return signalPassFailure();
+
     SmallVector<Operation *> ops;
     module.walk([&](Operation *op) {
       if (isa<AtomicRMWOp, AtomicCASOp, MultipleOfOp, DebugPrintOp>(op))
