@@ -246,3 +246,21 @@ func.func @main(%x: tensor<64x128xi16>) -> tensor<64x128xi16> {
       : (tensor<64x128xi16>) -> tensor<64x128xi16>
   return %0 : tensor<64x128xi16>
 }
+
+// -----
+
+// Pallas' TPU lowering has no DMAs of booleans (stored as i32 in Mosaic).
+pallas.kernel @k(%x: !pallas.ref<32x128xi1, any>, %o: !pallas.ref<8x128xi1>,
+                 %buf: !pallas.ref<8x128xi1, vmem>, %sem: !pallas.ref<2xi32, semaphore>) {
+  // expected-error @+1 {{'pallas.dma_start' copies in_specs[0] of booleans; Pallas' TPU lowering has no DMAs of bool data}}
+  pallas.dma_start %x[0 : 8, 0 : 128], %buf[], %sem[0]
+      : !pallas.ref<32x128xi1, any>, !pallas.ref<8x128xi1, vmem>, !pallas.ref<2xi32, semaphore>
+}
+func.func @main(%x: tensor<32x128xi1>) -> tensor<32x128xi1> {
+  %0 = pallas.call @k(%x) {grid = array<i64: 4>,
+      in_specs = [#pallas.block_spec<any>],
+      out_specs = [#pallas.block_spec<[8, 128], (d0) -> (d0, 0)>],
+      scratch = [!pallas.ref<8x128xi1, vmem>, !pallas.ref<2xi32, semaphore>]}
+      : (tensor<32x128xi1>) -> tensor<32x128xi1>
+  return %0 : tensor<32x128xi1>
+}
