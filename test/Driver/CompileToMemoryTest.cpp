@@ -9,6 +9,7 @@
 
 #include "src/Driver/Driver.h"
 #include "src/Driver/Frontend.h"
+#include "passes/Pipelines/RocmPipeline.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
@@ -71,7 +72,14 @@ TEST_CASE("compileToMemory gives the bytes runCompile writes", "[driver]") {
   options.kernelPath = dir + "/kernel.mlir";
   options.specPath = dir + "/spec.json";
   options.emit = {"mlir"};
-  options.targets = everyTarget();
+  // The AMD targets link ROCm's device libraries (scripts/setup.sh installs
+  // them); without them layernorm's rsqrt cannot be compiled for rocm.
+  bool rocmLibs = !mlir::pallas::defaultRocmDeviceLibsRoot().empty();
+  for (const std::string &t : everyTarget())
+    if (rocmLibs || !llvm::StringRef(t).starts_with("rocm:"))
+      options.targets.push_back(t);
+  if (!rocmLibs)
+    WARN("no ROCm device libraries (rocm-device-libs): rocm targets skipped");
 
   llvm::SmallString<128> out;
   REQUIRE(!llvm::sys::fs::createUniqueDirectory("pallasc-memtest", out));
@@ -89,7 +97,7 @@ TEST_CASE("compileToMemory gives the bytes runCompile writes", "[driver]") {
     inMemory[f.name] = f.contents;
   CHECK(llvm::StringRef(files.back().name).ends_with(".manifest.json"));
   // One file per target at least, plus the .mlir and the manifest.
-  CHECK(files.size() >= everyTarget().size() + 2);
+  CHECK(files.size() >= options.targets.size() + 2);
   CHECK(inMemory.size() == files.size());
   CHECK(inMemory == written);
 }
