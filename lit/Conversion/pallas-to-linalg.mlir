@@ -186,6 +186,24 @@ pallas.kernel @dot(%a: !pallas.ref<16x8xbf16>, %b: !pallas.ref<32x8xbf16>, %o: !
 
 // -----
 
+// Tests that a dot's non-default precision travels to its linalg.matmul as
+// the discardable `pallas.precision` attribute (the GPU lowering chooses tf32
+// or exact f32 from it); the default precision adds nothing.
+// CHECK-LABEL: func.func @dot_precision
+// CHECK: linalg.matmul {pallas.precision = #pallas.precision<highest>} ins(
+// CHECK: linalg.matmul {pallas.precision = #pallas.precision<high>} ins(
+// CHECK: linalg.matmul ins(
+
+pallas.kernel @dot_precision(%a: !pallas.ref<16x16xf32>, %o: !pallas.ref<16x16xf32>) {
+  %x = pallas.load %a[] : !pallas.ref<16x16xf32> -> tensor<16x16xf32>
+  %d0 = pallas.dot %x, %x {precision = #pallas.precision<highest>} : tensor<16x16xf32>, tensor<16x16xf32> -> tensor<16x16xf32>
+  %d1 = pallas.dot %x, %d0 {precision = #pallas.precision<high>} : tensor<16x16xf32>, tensor<16x16xf32> -> tensor<16x16xf32>
+  %d2 = pallas.dot %x, %d1 : tensor<16x16xf32>, tensor<16x16xf32> -> tensor<16x16xf32>
+  pallas.store %o[], %d2 : !pallas.ref<16x16xf32>, tensor<16x16xf32>
+}
+
+// -----
+
 // Tests a batched dot without accumulator: zero-filled batch_matmul.
 // CHECK-LABEL: func.func @bdot
 // CHECK: arith.extsi %{{.+}} : i8 to i32

@@ -24,6 +24,7 @@
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cmath>
 #include <cstring>
 #include <memory>
 #include <sys/mman.h>
@@ -203,8 +204,54 @@ extern "C" void pallasc_emu_cp_wait(int32_t n) {
   }
 }
 
-/// mma.sync.aligned.m16n8k16.row.col.f32.{f16,bf16}: the fragments of all 32
-/// lanes are gathered, each lane computes its four accumulators.
+/// cvt.rna.tf32.f32: round to nearest, ties away from zero, keeping 10
+/// mantissa bits (the low 13 bits zero); NaN becomes the canonical NaN.
+extern "C" int32_t pallasc_emu_cvt_rna_tf32(float x) {
+  if (std::isnan(x))
+    return 0x7fffffff;
+  uint32_t bits;
+  std::memcpy(&bits, &x, sizeof bits);
+  bits = (bits + 0x1000u) & ~0x1fffu;
+  return static_cast<int32_t>(bits);
+}
+
+/// A tf32 operand register as mma.sync reads it: the f32 bits with the low
+/// 13 mantissa bits ignored.
+static float tf32ToFloat(uint32_t bits) {
+  bits &= ~0x1fffu;
+  float f;
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
+/// mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 (kind 2): with
+/// g = lane / 4, t = lane % 4, a0..a3 = A[g][t], A[g+8][t], A[g][t+4],
+/// A[g+8][t+4] and b0, b1 = B[t][g], B[t+4][g]; C as for m16n8k16.
+static void emulateMmaTf32(Warp &w, int lane, const float c[4], float *out) {
+  float A[16][8], B[8][8];
+  for (int t = 0; t < 32; ++t) {
+    int g = t / 4, q = t % 4;
+    A[g][q] = tf32ToFloat(w.a[t][0]);
+    A[g + 8][q] = tf32ToFloat(w.a[t][1]);
+    A[g][q + 4] = tf32ToFloat(w.a[t][2]);
+    A[g + 8][q + 4] = tf32ToFloat(w.a[t][3]);
+    B[q][g] = tf32ToFloat(w.b[t][0]);
+    B[q + 4][g] = tf32ToFloat(w.b[t][1]);
+  }
+  warpSync();
+  int row = lane / 4, col = 2 * (lane % 4);
+  for (int i = 0; i < 4; ++i) {
+    int r = row + (i >= 2 ? 8 : 0), n = col + (i & 1);
+    float acc = c[i];
+    for (int k = 0; k < 8; ++k)
+      acc += A[r][k] * B[k][n];
+    out[i] = acc;
+  }
+}
+
+/// mma.sync.aligned.m16n8k16.row.col.f32.{f16,bf16} (kind 0: f16, 1: bf16)
+/// and m16n8k8 tf32 (kind 2): the fragments of all 32 lanes are gathered,
+/// each lane computes its four accumulators.
 extern "C" void pallasc_emu_mma(int32_t kind, int32_t a0, int32_t a1,
                                 int32_t a2, int32_t a3, int32_t b0, int32_t b1,
                                 float c0, float c1, float c2, float c3,
@@ -217,6 +264,11 @@ extern "C" void pallasc_emu_mma(int32_t kind, int32_t a0, int32_t a1,
   w.b[lane][0] = uint32_t(b0);
   w.b[lane][1] = uint32_t(b1);
   warpSync();
+  if (kind == 2) {
+    float c[4] = {c0, c1, c2, c3};
+    emulateMmaTf32(w, lane, c, out + offset);
+    return;
+  }
   bool bf16 = kind == 1;
   float A[16][16], B[16][8];
   for (int t = 0; t < 32; ++t) {
@@ -637,6 +689,7 @@ FailureOr<func::FuncOp> buildHostKernel(ModuleOp module, std::string &error) {
     if (isa<mlir::gpu::ThreadIdOp, mlir::gpu::BlockIdOp, mlir::gpu::BarrierOp,
             mlir::gpu::ShuffleOp, mlir::gpu::PrintfOp,
             mlir::gpu::DynamicSharedMemoryOp, mlir::gpu::ReturnOp, NVVM::MmaOp,
+            NVVM::ConvertFloatToTF32Op,
             amdgpu::MFMAOp,
             nvgpu::DeviceAsyncCopyOp, NVVM::CpAsyncCommitGroupOp,
             NVVM::CpAsyncWaitGroupOp, NVVM::WgmmaFenceAlignedOp,
@@ -706,10 +759,29 @@ FailureOr<func::FuncOp> buildHostKernel(ModuleOp module, std::string &error) {
     } else if (isa<mlir::gpu::ReturnOp>(op)) {
       func::ReturnOp::create(b, l);
       op->erase();
+    } else if (auto cvt = dyn_cast<NVVM::ConvertFloatToTF32Op>(op)) {
+      if (cvt.getRnd() != NVVM::FPRoundingMode::RNA || cvt.getRelu() ||
+          cvt.getSat() != NVVM::SaturationMode::NONE) {
+        error = "the emulator handles cvt.rna.tf32.f32 only";
+        return failure();
+      }
+      auto f = declare(b, module, "pallasc_emu_cvt_rna_tf32", {f32}, {i32});
+      cvt.getResult().replaceAllUsesWith(
+          func::CallOp::create(b, l, f, ValueRange{cvt.getSrc()})
+              .getResult(0));
+      cvt.erase();
     } else if (auto mma = dyn_cast<NVVM::MmaOp>(op)) {
       int32_t kind = 0;
       if (auto t = mma.getMultiplicandAPtxType())
-        kind = *t == NVVM::MMATypes::bf16 ? 1 : 0;
+        kind = *t == NVVM::MMATypes::bf16   ? 1
+               : *t == NVVM::MMATypes::tf32 ? 2
+                                            : 0;
+      auto shape = mma.getShapeAttr();
+      if (shape.getK() != (kind == 2 ? 8 : 16)) {
+        error = "the emulator handles m16n8k16 f16/bf16 and m16n8k8 tf32 "
+                "mma.sync only";
+        return failure();
+      }
       Value out = buffer(f32);
       SmallVector<Type> types = {i32};
       SmallVector<Value> operands = {
@@ -998,6 +1070,8 @@ bool emulateCudaKernel(ModuleOp module, ArrayRef<void *> buffers,
     add("pallasc_emu_mfma", reinterpret_cast<void *>(&pallasc_emu_mfma));
     add("pallasc_emu_ldmatrix",
         reinterpret_cast<void *>(&pallasc_emu_ldmatrix));
+    add("pallasc_emu_cvt_rna_tf32",
+        reinterpret_cast<void *>(&pallasc_emu_cvt_rna_tf32));
     add("pallasc_emu_cp_async",
         reinterpret_cast<void *>(&pallasc_emu_cp_async));
     add("pallasc_emu_cp_commit",

@@ -30,6 +30,25 @@
 using namespace mlir;
 using namespace pallasc::runtime;
 
+/// Whether the CUDA lowering puts some dot of `module` on tf32 tensor cores:
+/// f32 operands at a precision other than highest, on sm_80 or newer.
+static bool usesTf32(ModuleOp module, bool amd, llvm::StringRef arch) {
+  unsigned number = 0;
+  if (amd || !arch.consume_front("sm_") ||
+      arch.take_while(llvm::isDigit).getAsInteger(10, number) || number < 80)
+    return false;
+  bool found = false;
+  module.walk([&](pallas::DotOp dot) {
+    auto isF32 = [](Value v) {
+      return cast<ShapedType>(v.getType()).getElementType().isF32();
+    };
+    if (isF32(dot.getLhs()) && isF32(dot.getRhs()) && isF32(dot.getResult()) &&
+        dot.getPrecision() != pallas::DotPrecision::Highest)
+      found = true;
+  });
+  return found;
+}
+
 namespace pallasc {
 
 namespace {
@@ -455,6 +474,11 @@ int runOnCuda(const RunOptions &options, const CudaRunOptions &cuda) {
       logError("error: the " + std::string(cuda.emulate ? "emulated " : "") +
                std::string(amd ? "AMD" : "CUDA") +
                " result differs from the CPU result");
+      if (usesTf32(*fe.module, amd, arch))
+        logError("note: f32 dots at the default or high precision run on "
+                 "tf32 tensor cores (10-bit mantissa), the CPU reference in "
+                 "exact f32; widen --rtol/--atol for them, or give the dot "
+                 "precision = #pallas.precision<highest> for exact f32");
       return kExitUserError;
     }
   }

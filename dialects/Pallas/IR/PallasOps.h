@@ -22,6 +22,10 @@ namespace mlir::pallas {
 /// integer and dropped from the result.
 constexpr int64_t kPointIndex = -1;
 
+/// Discardable attribute carrying a `pallas.dot`'s non-default precision
+/// (a #pallas.precision) onto the linalg matmul it lowers to.
+constexpr llvm::StringLiteral kDotPrecisionAttrName = "pallas.precision";
+
 /// One dimension of a normalized ref indexer.
 struct IndexerDim {
   bool isPoint = false;  ///< integer index: dimension dropped

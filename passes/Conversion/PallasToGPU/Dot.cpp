@@ -12,7 +12,12 @@
 // (amdgpu.mfma) on wave64, with the operands staged in LDS (or taken from
 // registers already in the fragment layouts) and read per k step.
 //
-// Everything else (f32, integers, batched dots): a SIMT dot with both
+// f32 x f32 -> f32 at the default or `high` precision on sm_80+: tf32 tensor
+// cores, `mma.sync.m16n8k8.tf32` with the operands rounded to tf32 (cvt.rna)
+// as they are read, as Pallas' Triton lowering does (DEFAULT and HIGH map to
+// tf32, HIGHEST to IEEE f32).
+//
+// Everything else (exact f32, integers, batched dots): a SIMT dot with both
 // operands in shared memory and the accumulator in the result's layout.
 //
 // Upstream has no pattern from linalg.matmul on tensors to mma.sync on a
@@ -21,6 +26,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Conversion/PallasToGPU/Distribute.h"
+
+#include "dialects/Pallas/IR/PallasOps.h"
 
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -60,6 +67,14 @@ DotShape dotShape(Operation *op) {
 bool mmaTypes(const DotShape &s) {
   return s.batch == 0 && s.a == s.b && (s.a.isF16() || s.a.isBF16()) &&
          s.c.isF32();
+}
+
+/// f32 x f32 -> f32 at a precision that allows tf32 (default or high).
+bool tf32Types(Operation *op, const DotShape &s) {
+  if (s.batch != 0 || !s.a.isF32() || !s.b.isF32() || !s.c.isF32())
+    return false;
+  auto p = op->getAttrOfType<DotPrecisionAttr>(kDotPrecisionAttrName);
+  return !p || p.getValue() != DotPrecision::Highest;
 }
 
 } // namespace
@@ -111,8 +126,10 @@ int Distributor::dotLayout(Operation *op) {
   }
   // Tile width along n: 8 for mma.sync.m16n8k16, 16 for MFMA 16x16x16.
   int64_t tileN = kc.hasMfma ? 16 : 8;
-  if ((kc.hasMma || kc.hasMfma) && mmaTypes(s) && s.m % 16 == 0 &&
-      s.n % tileN == 0 && s.k % 16 == 0) {
+  bool tf32 = kc.hasMma && tf32Types(op, s);
+  if ((((kc.hasMma || kc.hasMfma) && mmaTypes(s) && s.k % 16 == 0) ||
+       (tf32 && s.k % 8 == 0)) &&
+      s.m % 16 == 0 && s.n % tileN == 0) {
     if (!rowsReduced)
       rowsReduced = rowsAreReduced(kernel) ? 1 : 0;
     // Whole rows per warp when rows are reduced; otherwise the squarest
@@ -438,8 +455,13 @@ LogicalResult Distributor::emitDot(Operation *op) {
 
   if (C.family == Layout::Family::MmaC && s.batch == 0) {
     int64_t wm = C.warpsM, wn = C.warpsN;
-    int aId = intern(mmaALayout(s.m, s.k, wm, wn));
-    int bId = intern(mmaBLayout(s.k, s.n, wm, wn));
+    // f16/bf16: m16n8k16; f32: m16n8k8 on tf32.
+    bool tf32 = tf32Types(op, s);
+    int64_t kStep = tf32 ? 8 : 16;
+    int aId = intern(tf32 ? mmaTf32ALayout(s.m, s.k, wm, wn)
+                          : mmaALayout(s.m, s.k, wm, wn));
+    int bId = intern(tf32 ? mmaTf32BLayout(s.k, s.n, wm, wn)
+                          : mmaBLayout(s.k, s.n, wm, wn));
     const Layout &A = layout(aId), &B = layout(bId);
     // From registers when they already hold the fragments (e.g. a softmax
     // computed in the accumulator layout of an earlier dot).
@@ -457,7 +479,7 @@ LogicalResult Distributor::emitDot(Operation *op) {
     // Streamed operands are copied with cp.async (sm_80+) in chunks along
     // k, each committed as its own group: the mma steps of chunk c wait for
     // that chunk only, and the copies of the later chunks overlap them.
-    int64_t numChunks = std::min<int64_t>(4, s.k / 16);
+    int64_t numChunks = std::min<int64_t>(4, s.k / kStep);
     int64_t chunkK = s.k / numChunks;
     struct AsyncPlan {
       View source, tile;
@@ -562,7 +584,16 @@ LogicalResult Distributor::emitDot(Operation *op) {
     if (staged && !async)
       barrier();
     int64_t nbA = log2Exact(s.k), nbC = log2Exact(s.n), nbB = nbC;
-    auto mmaType = s.a.isBF16() ? NVVM::MMATypes::bf16 : NVVM::MMATypes::f16;
+    auto mmaType = tf32          ? NVVM::MMATypes::tf32
+                   : s.a.isBF16() ? NVVM::MMATypes::bf16
+                                  : NVVM::MMATypes::f16;
+    // An f32 operand element as the tf32 the instruction reads (rounded to
+    // nearest, ties away, as cvt.rna.tf32.f32 does).
+    auto toTf32 = [&](Value x) -> Value {
+      return NVVM::ConvertFloatToTF32Op::create(
+          b, loc, b.getI32Type(), x, NVVM::FPRoundingMode::RNA,
+          NVVM::SaturationMode::NONE, false);
+    };
     Type f32 = b.getF32Type();
     Type resultType = LLVM::LLVMStructType::getLiteral(
         b.getContext(), {f32, f32, f32, f32});
@@ -587,6 +618,11 @@ LogicalResult Distributor::emitDot(Operation *op) {
           b.setInsertionPointAfter(dp->second.after);
         else
           b.setInsertionPointToStart(dp->second.block);
+      }
+      if (tf32) {
+        for (size_t r = 0; r < regs.size(); ++r)
+          packed[r] = toTf32(regs[r]);
+        return packed;
       }
       for (size_t r = 0; r + 1 < regs.size(); r += 2)
         packed[r] = pack(regs[r], regs[r + 1]);
@@ -702,17 +738,35 @@ LogicalResult Distributor::emitDot(Operation *op) {
     if (!bStage)
       bPacked = packAll(bVal, bRegs);
     SmallVector<Value> bPair;
-    for (int64_t kk = 0; kk < s.k / 16; ++kk) {
-      if (async && (kk * 16) % chunkK == 0) {
+    for (int64_t kk = 0; kk < s.k / kStep; ++kk) {
+      if (async && (kk * kStep) % chunkK == 0) {
         // This chunk's copies (and those of every thread) have landed.
-        int64_t c = kk * 16 / chunkK;
+        int64_t c = kk * kStep / chunkK;
         NVVM::CpAsyncWaitGroupOp::create(
             b, loc, b.getI32IntegerAttr(numChunks - 1 - c));
         barrier();
       }
       // Fragments of this k step.
       SmallVector<SmallVector<Value>> aFrag, bFrag;
-      for (int64_t mi = 0; mi < s.m / wm / 16; ++mi) {
+      for (int64_t mi = 0; mi < s.m / wm / 16 && tf32; ++mi) {
+        // a0..a3: registers r0..r0+3 of the tile (Layout.h).
+        uint64_t lin = (uint64_t(mi * 16) << nbA) | uint64_t(kk * 8);
+        int64_t r0 = *registerOf(A, lin);
+        SmallVector<int64_t> subset = {r0, r0 + 1, r0 + 2, r0 + 3};
+        if (!aStage) {
+          aFrag.push_back({aPacked[r0], aPacked[r0 + 1], aPacked[r0 + 2],
+                           aPacked[r0 + 3]});
+          continue;
+        }
+        auto loaded = load(*aStage, aId, subset);
+        if (failed(loaded))
+          return failure();
+        SmallVector<Value> frag;
+        for (int64_t r : subset)
+          frag.push_back(toTf32((*loaded)[r]));
+        aFrag.push_back(frag);
+      }
+      for (int64_t mi = 0; mi < s.m / wm / 16 && !tf32; ++mi) {
         uint64_t lin = (uint64_t(mi * 16) << nbA) | uint64_t(kk * 16);
         int64_t r0 = *registerOf(A, lin);
         SmallVector<int64_t> subset;
@@ -738,10 +792,20 @@ LogicalResult Distributor::emitDot(Operation *op) {
       }
       for (int64_t ni = 0; ni < s.n / wn / 8; ++ni) {
         bFrag.clear();
-        uint64_t lin = (uint64_t(kk * 16) << nbB) | uint64_t(ni * 8);
+        uint64_t lin = (uint64_t(kk * kStep) << nbB) | uint64_t(ni * 8);
         int64_t r0 = *registerOf(B, lin);
         SmallVector<int64_t> subset = {r0, r0 + 1, r0 + 2, r0 + 3};
-        if (bStage && bLdm) {
+        if (tf32) {
+          // b0, b1: registers r0, r0+1.
+          if (bStage) {
+            auto loaded = load(*bStage, bId, {r0, r0 + 1});
+            if (failed(loaded))
+              return failure();
+            bFrag.push_back({toTf32((*loaded)[r0]), toTf32((*loaded)[r0 + 1])});
+          } else {
+            bFrag.push_back({bPacked[r0], bPacked[r0 + 1]});
+          }
+        } else if (bStage && bLdm) {
           // Two n tiles per ldmatrix.x4.
           if (ni % 2 == 0) {
             bPair = ldmatrix(*bStage, true, ni * 8, kk * 16,
@@ -765,7 +829,8 @@ LogicalResult Distributor::emitDot(Operation *op) {
           SmallVector<Value> cFrag = {acc[r0], acc[r0 + 1], acc[r0 + 2],
                                       acc[r0 + 3]};
           auto mma = NVVM::MmaOp::create(
-              b, loc, resultType, aFrag[mi], bFrag[0], cFrag, {16, 8, 16},
+              b, loc, resultType, aFrag[mi], bFrag[0], cFrag,
+              {16, 8, static_cast<int32_t>(kStep)},
               std::nullopt, std::nullopt,
               std::array<NVVM::MMATypes, 2>{mmaType, mmaType},
               std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
@@ -921,11 +986,14 @@ void Distributor::planEarlyStaging() {
         offset += (bytes + 127) / 128 * 128;
         continue;
       }
+      bool tf32 = !mfma && tf32Types(op, s);
       int want =
-          k == 0 ? intern(mfma ? mfmaALayout(s.m, s.k, C.warpsM, C.warpsN)
-                               : mmaALayout(s.m, s.k, C.warpsM, C.warpsN))
-                 : intern(mfma ? mfmaBLayout(s.k, s.n, C.warpsM, C.warpsN)
-                               : mmaBLayout(s.k, s.n, C.warpsM, C.warpsN));
+          k == 0 ? intern(mfma   ? mfmaALayout(s.m, s.k, C.warpsM, C.warpsN)
+                          : tf32 ? mmaTf32ALayout(s.m, s.k, C.warpsM, C.warpsN)
+                                 : mmaALayout(s.m, s.k, C.warpsM, C.warpsN))
+                 : intern(mfma   ? mfmaBLayout(s.k, s.n, C.warpsM, C.warpsN)
+                          : tf32 ? mmaTf32BLayout(s.k, s.n, C.warpsM, C.warpsN)
+                                 : mmaBLayout(s.k, s.n, C.warpsM, C.warpsN));
       if (providesLocally(layout(opLayout->second), layout(want)))
         continue;
       // The tile's size, as tileView lays it out.

@@ -210,6 +210,52 @@ Layout mlir::pallas::gpu::mmaBLayout(int64_t k, int64_t n, int64_t wm,
   return l;
 }
 
+Layout mlir::pallas::gpu::mmaTf32ALayout(int64_t m, int64_t k, int64_t wm,
+                                         int64_t wn) {
+  Layout l;
+  l.shape = {m, k};
+  l.family = Layout::Family::MmaA;
+  l.warpsM = wm;
+  l.warpsN = wn;
+  int64_t kb = log2Exact(k);
+  auto row = [&](int64_t x) { return uint64_t(x) << kb; };
+  auto col = [&](int64_t x) { return uint64_t(x); };
+  l.regs = {row(8), col(4)};
+  for (int64_t c = 8; c < k; c *= 2)
+    l.regs.push_back(col(c));
+  for (int64_t r = 16; r < m / wm; r *= 2)
+    l.regs.push_back(row(r));
+  l.lanes = {col(1), col(2), row(1), row(2), row(4)};
+  for (int64_t i = 0; (int64_t(1) << i) < wm; ++i)
+    l.warps.push_back(row((m / wm) << i));
+  for (int64_t j = 0; (int64_t(1) << j) < wn; ++j)
+    l.warps.push_back(0);
+  return l;
+}
+
+Layout mlir::pallas::gpu::mmaTf32BLayout(int64_t k, int64_t n, int64_t wm,
+                                         int64_t wn) {
+  Layout l;
+  l.shape = {k, n};
+  l.family = Layout::Family::MmaB;
+  l.warpsM = wm;
+  l.warpsN = wn;
+  int64_t nb = log2Exact(n);
+  auto row = [&](int64_t x) { return uint64_t(x) << nb; };
+  auto col = [&](int64_t x) { return uint64_t(x); };
+  l.regs = {row(4)};
+  for (int64_t r = 8; r < k; r *= 2)
+    l.regs.push_back(row(r));
+  for (int64_t c = 8; c < n / wn; c *= 2)
+    l.regs.push_back(col(c));
+  l.lanes = {row(1), row(2), col(1), col(2), col(4)};
+  for (int64_t i = 0; (int64_t(1) << i) < wm; ++i)
+    l.warps.push_back(0);
+  for (int64_t j = 0; (int64_t(1) << j) < wn; ++j)
+    l.warps.push_back(col((n / wn) << j));
+  return l;
+}
+
 Layout mlir::pallas::gpu::wgmmaCLayout(int64_t m, int64_t n, int64_t gm,
                                        int64_t gn) {
   Layout l;

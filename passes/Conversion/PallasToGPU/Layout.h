@@ -101,6 +101,14 @@ Layout mmaCLayout(int64_t m, int64_t n, int64_t warpsM, int64_t warpsN);
 Layout mmaALayout(int64_t m, int64_t k, int64_t warpsM, int64_t warpsN);
 Layout mmaBLayout(int64_t k, int64_t n, int64_t warpsM, int64_t warpsN);
 
+/// Operand layouts of `mma.sync.m16n8k8.tf32` tiles (f32 values, rounded to
+/// tf32 on their way into the instruction), warps as for mmaALayout. With
+/// g = lane / 4 and t = lane % 4, a lane holds a0..a3 = A[g][t], A[g+8][t],
+/// A[g][t+4], A[g+8][t+4] and b0, b1 = B[t][g], B[t+4][g] of a tile; the tile
+/// repetitions follow (k first). The accumulator is mmaCLayout's.
+Layout mmaTf32ALayout(int64_t m, int64_t k, int64_t warpsM, int64_t warpsN);
+Layout mmaTf32BLayout(int64_t k, int64_t n, int64_t warpsM, int64_t warpsN);
+
 /// Accumulator and register-A layouts of Hopper's `wgmma.mma_async.m64nNk16`
 /// (sm_90a): `gm` x `gn` warpgroups (4 consecutive warps each; warpgroups
 /// along M first), each owning an (M/gm) x (N/gn) tile of the [M, N] result

@@ -106,8 +106,10 @@ struct FoldDotExtension : OpRewritePattern<linalg::MatmulOp> {
     auto rhsT = cast<RankedTensorType>(ins[1].getType()).getElementType();
     if (lhsT != rhsT)
       return failure();
-    rewriter.replaceOpWithNewOp<linalg::MatmulOp>(
+    auto folded = rewriter.replaceOpWithNewOp<linalg::MatmulOp>(
         op, op->getResultTypes(), ins, op.getDpsInits());
+    if (Attribute p = op->getAttr(kDotPrecisionAttrName))
+      folded->setAttr(kDotPrecisionAttrName, p);
     return success();
   }
 };

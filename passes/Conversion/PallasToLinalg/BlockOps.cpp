@@ -58,13 +58,20 @@ Value lowerDot(OpBuilder &b, DotOp op) {
     Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(elementType));
     init = fill(b, loc, zero, resultType);
   }
-  if (rank == 2)
-    return linalg::MatmulOp::create(b, loc, TypeRange{resultType},
-                                    ValueRange{lhs, rhs}, ValueRange{init})
-        .getResult(0);
-  return linalg::BatchMatmulOp::create(b, loc, TypeRange{resultType},
-                                       ValueRange{lhs, rhs}, ValueRange{init})
-      .getResult(0);
+  Operation *mm =
+      rank == 2
+          ? linalg::MatmulOp::create(b, loc, TypeRange{resultType},
+                                     ValueRange{lhs, rhs}, ValueRange{init})
+                .getOperation()
+          : linalg::BatchMatmulOp::create(b, loc, TypeRange{resultType},
+                                          ValueRange{lhs, rhs},
+                                          ValueRange{init})
+                .getOperation();
+  // A precision other than the default travels as a discardable attribute:
+  // the GPU lowering reads it to choose tf32 tensor cores or exact f32.
+  if (op.getPrecision() != DotPrecision::Default)
+    mm->setAttr(kDotPrecisionAttrName, op.getPrecisionAttr());
+  return mm->getResult(0);
 }
 
 //===----------------------------------------------------------------------===//
