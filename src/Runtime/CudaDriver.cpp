@@ -49,6 +49,12 @@ struct CudaDevice::Api {
   CUresult (*cuEventElapsedTime)(float *, void *, void *);
   CUresult (*cuEventDestroy)(void *);
   CUresult (*cuGetErrorString)(CUresult, const char **);
+  /// cuTensorMapEncodeTiled (CUDA 12+): the CUtensorMap (128 bytes,
+  /// 64-byte aligned) a TMA copy reads.
+  CUresult (*cuTensorMapEncodeTiled)(void *, int, uint32_t, void *,
+                                     const uint64_t *, const uint64_t *,
+                                     const uint32_t *, const uint32_t *, int,
+                                     int, int, int);
 
   std::string describe(CUresult r) {
     const char *s = nullptr;
@@ -124,7 +130,8 @@ std::unique_ptr<CudaDevice> CudaDevice::open(int ordinal, std::string &error) {
             bind(handle, a.cuEventSynchronize, "cuEventSynchronize") &&
             bind(handle, a.cuEventElapsedTime, "cuEventElapsedTime_v2") &&
             bind(handle, a.cuEventDestroy, "cuEventDestroy_v2") &&
-            bind(handle, a.cuGetErrorString, "cuGetErrorString");
+            bind(handle, a.cuGetErrorString, "cuGetErrorString") &&
+            bind(handle, a.cuTensorMapEncodeTiled, "cuTensorMapEncodeTiled");
   if (!ok) {
     error = "the CUDA driver (libcuda.so.1) lacks a needed entry point; is "
             "it older than CUDA 12?";
@@ -193,6 +200,30 @@ bool CudaDevice::alloc(size_t bytes, uint64_t &ptr, std::string &error) {
            "cannot allocate " + std::to_string(bytes) + " bytes on the GPU");
   allocations.push_back(p);
   ptr = p;
+  return true;
+}
+
+bool CudaDevice::tensorMap(uint64_t array, bool bf16,
+                           const int64_t globalShape[2],
+                           const int64_t boxShape[2], uint64_t &ptr,
+                           std::string &error) {
+  // The driver's enums: CU_TENSOR_MAP_DATA_TYPE_FLOAT16 = 6, _BFLOAT16 = 9;
+  // INTERLEAVE_NONE = 0; SWIZZLE_128B = 3; L2_PROMOTION_L2_128B = 2;
+  // FLOAT_OOB_FILL_NONE = 0 (zeros). Dimensions innermost first.
+  alignas(64) unsigned char map[128] = {};
+  uint64_t dims[2] = {static_cast<uint64_t>(globalShape[1]),
+                      static_cast<uint64_t>(globalShape[0])};
+  uint64_t strides[1] = {static_cast<uint64_t>(globalShape[1]) * 2};
+  uint32_t box[2] = {static_cast<uint32_t>(boxShape[1]),
+                     static_cast<uint32_t>(boxShape[0])};
+  uint32_t elementStrides[2] = {1, 1};
+  CU_CHECK(api->cuTensorMapEncodeTiled(map, bf16 ? 9 : 6, 2,
+                                       reinterpret_cast<void *>(array), dims,
+                                       strides, box, elementStrides, 0, 3, 2,
+                                       0),
+           "cannot encode a tensor map");
+  if (!alloc(sizeof map, ptr, error) || !upload(ptr, map, sizeof map, error))
+    return false;
   return true;
 }
 

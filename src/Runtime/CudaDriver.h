@@ -40,6 +40,12 @@ public:
   bool upload(uint64_t dst, const void *src, size_t bytes,
               std::string &error);
   bool download(void *dst, uint64_t src, size_t bytes, std::string &error);
+  /// A CUtensorMap of the 2-D 16-bit array at device address `array`
+  /// (128-byte swizzle, boxes of `boxShape`, zeros out of bounds), encoded
+  /// with cuTensorMapEncodeTiled and copied to device memory: `ptr`.
+  bool tensorMap(uint64_t array, bool bf16, const int64_t globalShape[2],
+                 const int64_t boxShape[2], uint64_t &ptr,
+                 std::string &error);
   bool copy(uint64_t dst, uint64_t src, size_t bytes, std::string &error);
 
   /// Launches the loaded kernel and waits for it. `params` holds pointers to

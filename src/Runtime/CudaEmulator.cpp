@@ -25,6 +25,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cmath>
+#include <map>
 #include <cstring>
 #include <memory>
 #include <sys/mman.h>
@@ -80,6 +81,20 @@ struct WarpGroup {
   uint32_t a[128][4];
 };
 
+/// An mbarrier object: arrivals still expected in the current phase, the
+/// transaction bytes still expected, the phase, and the TMA copies that
+/// land when the phase completes (they are made when a waiter sees the
+/// phase complete, so a read without a wait sees stale memory).
+struct MBarrier {
+  int expected = 0, pending = 0;
+  int64_t tx = 0;
+  int64_t phase = 0;
+  std::vector<std::pair<uint64_t, std::vector<char>>> copies;
+};
+
+/// Fiber::waitingOn for a thread blocked in mbarrier.try_wait.parity.
+constexpr int kMbarrierWait = 1 << 30;
+
 struct Scheduler {
   ucontext_t main;
   std::vector<Fiber> fibers;
@@ -96,6 +111,8 @@ struct Scheduler {
   /// wgmma matrix descriptor keeps are the offset into it.
   char *smem = nullptr;
   size_t smemSize = 0;
+  /// mbarrier objects by shared memory offset.
+  std::map<uint64_t, MBarrier> mbarriers;
   /// The first protocol violation seen (reported after the run).
   std::string failure;
   void fail(const std::string &what) {
@@ -365,9 +382,143 @@ extern "C" void pallasc_emu_wgmma_wait(int32_t n) {
   f.wgmmaFenced = false;
 }
 
+//===----------------------------------------------------------------------===//
+// TMA and mbarriers (sm_90a), from the PTX ISA: cp.async.bulk.tensor copies
+// a box of a tensor map into shared memory and completes its bytes on an
+// mbarrier; mbarrier.try_wait.parity waits for a phase to complete.
+//===----------------------------------------------------------------------===//
+
+/// The launch record's description of a CUtensorMap (2-D, 16-bit elements,
+/// 128-byte swizzle, zero fill out of bounds), as the emulated kernel's
+/// tensor-map parameters point to it.
+struct EmuTensorMap {
+  const char *base = nullptr;
+  int64_t rows = 0, cols = 0;       ///< the array
+  int64_t boxRows = 0, boxCols = 0; ///< one copy
+  int64_t elemBytes = 2;
+};
+
+/// CU_TENSOR_MAP_SWIZZLE_128B (and wgmma's 128B swizzle mode): address bits
+/// 4-6 (the 16-byte chunk in a 128-byte row) xor bits 7-9 (the row mod 8).
+static uint64_t swizzle128(uint64_t offset) {
+  return offset ^ (((offset >> 7) & 7) << 4);
+}
+
+static MBarrier *mbarrierAt(int64_t addr) {
+  uint64_t offset = static_cast<uint64_t>(addr) -
+                    reinterpret_cast<uint64_t>(scheduler->smem);
+  auto it = scheduler->mbarriers.find(offset);
+  if (it == scheduler->mbarriers.end()) {
+    scheduler->fail("an mbarrier is used before mbarrier.init");
+    return nullptr;
+  }
+  return &it->second;
+}
+
+static void wakeMbarrierWaiters() {
+  for (Fiber &f : scheduler->fibers)
+    if (f.waitingOn == kMbarrierWait)
+      f.waitingOn = -1;
+}
+
+/// Completes the current phase: the copies land, the phase advances, the
+/// pending arrivals reset.
+static void completePhase(MBarrier &m) {
+  for (auto &[offset, image] : m.copies)
+    std::memcpy(scheduler->smem + offset, image.data(), image.size());
+  m.copies.clear();
+  m.phase += 1;
+  m.pending = m.expected;
+  wakeMbarrierWaiters();
+}
+
+extern "C" void pallasc_emu_mbar_init(int64_t addr, int32_t count) {
+  uint64_t offset = static_cast<uint64_t>(addr) -
+                    reinterpret_cast<uint64_t>(scheduler->smem);
+  if (offset % 8 || offset + 8 > scheduler->smemSize) {
+    scheduler->fail("mbarrier.init at an address that is not an 8-byte "
+                    "aligned shared memory address");
+    return;
+  }
+  MBarrier m;
+  m.expected = m.pending = count;
+  scheduler->mbarriers[offset] = m;
+}
+
+extern "C" void pallasc_emu_mbar_arrive_tx(int64_t addr, int32_t tx) {
+  MBarrier *m = mbarrierAt(addr);
+  if (!m)
+    return;
+  // A phase whose arrivals and bytes are all in completes before the next
+  // one starts.
+  if (m->pending == 0 && m->tx == 0)
+    completePhase(*m);
+  m->tx += tx;
+  if (--m->pending < 0)
+    scheduler->fail("more arrivals on an mbarrier than its count");
+  wakeMbarrierWaiters();
+}
+
+extern "C" void pallasc_emu_tma_load(int64_t dst, int64_t map, int64_t mbar,
+                                     int32_t c0, int32_t c1) {
+  Scheduler &s = *scheduler;
+  const auto *t = reinterpret_cast<const EmuTensorMap *>(map);
+  MBarrier *m = mbarrierAt(mbar);
+  if (!m || !t)
+    return;
+  uint64_t offset =
+      static_cast<uint64_t>(dst) - reinterpret_cast<uint64_t>(s.smem);
+  int64_t rowBytes = t->boxCols * t->elemBytes;
+  int64_t bytes = t->boxRows * rowBytes;
+  if (rowBytes != 128) {
+    s.fail("the emulator handles TMA boxes 128 bytes wide only");
+    return;
+  }
+  if (offset % 1024 || offset + bytes > s.smemSize) {
+    s.fail("a 128-byte swizzled TMA destination must be 1024-byte aligned "
+           "and inside the shared memory");
+    return;
+  }
+  // The box image, swizzled; read now (the inputs do not change), written
+  // when the phase completes.
+  std::vector<char> image(bytes, 0);
+  for (int64_t r = 0; r < t->boxRows; ++r)
+    for (int64_t c = 0; c < t->boxCols; ++c) {
+      int64_t gr = c1 + r, gc = c0 + c;
+      if (gr < 0 || gr >= t->rows || gc < 0 || gc >= t->cols)
+        continue; // zero fill
+      std::memcpy(image.data() + swizzle128(r * rowBytes + c * t->elemBytes),
+                  t->base + (gr * t->cols + gc) * t->elemBytes, t->elemBytes);
+    }
+  m->copies.push_back({offset, std::move(image)});
+  m->tx -= bytes;
+  wakeMbarrierWaiters();
+}
+
+/// mbarrier.try_wait.parity in a loop: returns once the phase with parity
+/// `parity` has completed.
+extern "C" void pallasc_emu_mbar_wait(int64_t addr, int32_t parity) {
+  Scheduler &s = *scheduler;
+  while (true) {
+    MBarrier *m = mbarrierAt(addr);
+    if (!m)
+      return;
+    if ((m->phase & 1) != (parity & 1))
+      return;
+    if (m->pending == 0 && m->tx == 0) {
+      completePhase(*m);
+      continue;
+    }
+    Fiber &me = s.fibers[s.current];
+    me.waitingOn = kMbarrierWait;
+    swapcontext(&me.context, &s.main);
+  }
+}
+
 namespace {
 /// Element (mn, k) of a 16-bit operand in shared memory described by a
-/// wgmma matrix descriptor: bits 0-13 start address >> 4, 16-29 leading
+/// wgmma matrix descriptor (18-bit offsets into the 2^18-aligned emulated
+/// shared memory): bits 0-13 start address >> 4, 16-29 leading
 /// dimension byte offset >> 4, 32-45 stride dimension byte offset >> 4,
 /// 49-51 base offset, 62-63 swizzle mode. Without swizzling the matrix is
 /// made of core matrices of 8 rows x 16 bytes, stored contiguously: rows
@@ -379,14 +530,26 @@ float descElement(int64_t desc, bool transposed, int mn, int k, bool bf16) {
   uint64_t start = (d & 0x3FFF) << 4;
   uint64_t lbo = ((d >> 16) & 0x3FFF) << 4;
   uint64_t sbo = ((d >> 32) & 0x3FFF) << 4;
-  if (((d >> 62) & 3) != 0 || ((d >> 49) & 7) != 0) {
+  uint64_t mode = (d >> 62) & 3;
+  if ((mode != 0 && mode != 1) || ((d >> 49) & 7) != 0) {
     scheduler->fail("the emulator handles wgmma descriptors without "
-                    "swizzling only");
+                    "swizzling or with 128-byte swizzling, base offset 0");
     return 0;
   }
-  uint64_t offset = start + (mn / 8) * sbo + (k / 8) * lbo +
-                    (transposed ? (k % 8) * 16 + (mn % 8) * 2
-                                : (mn % 8) * 16 + (k % 8) * 2);
+  uint64_t offset;
+  if (mode == 0) {
+    offset = start + (mn / 8) * sbo + (k / 8) * lbo +
+             (transposed ? (k % 8) * 16 + (mn % 8) * 2
+                         : (mn % 8) * 16 + (k % 8) * 2);
+  } else {
+    // 128-byte swizzle: rows of 128 bytes, 8-row groups `sbo` apart; K-major
+    // rows along M/N (k in the row), MN-major rows along K with 64-element
+    // M/N panels `lbo` apart. The swizzle applies to the address.
+    offset = transposed ? start + (mn / 64) * lbo + (mn % 64) * 2 +
+                              (k / 8) * sbo + (k % 8) * 128
+                        : start + (mn / 8) * sbo + (mn % 8) * 128 + k * 2;
+    offset = swizzle128(offset);
+  }
   if (offset + 2 > scheduler->smemSize) {
     scheduler->fail("a wgmma descriptor addresses memory outside the "
                     "shared memory");
@@ -658,6 +821,59 @@ LogicalResult rewriteWgmma(OpBuilder &b, ModuleOp module,
   return success();
 }
 
+/// A pointer operand as an i64 address: an llvm.inttoptr of a 32-bit
+/// shared address (zero-extended), or a pointer argument (a tensor map).
+Value addressOf(OpBuilder &b, Location l, Value ptr) {
+  if (auto cast = ptr.getDefiningOp<LLVM::IntToPtrOp>())
+    return arith::ExtUIOp::create(b, l, b.getI64Type(), cast.getArg());
+  return LLVM::PtrToIntOp::create(b, l, b.getI64Type(), ptr);
+}
+
+/// mbarrier.init / arrive.expect_tx / try_wait.parity and the TMA load
+/// become calls of the emulator's functions.
+LogicalResult rewriteTmaOp(OpBuilder &b, ModuleOp module, Operation *op,
+                           std::string &error) {
+  Location l = op->getLoc();
+  Type i32 = b.getI32Type(), i64 = b.getI64Type();
+  auto call = [&](StringRef name, ArrayRef<Value> args) {
+    SmallVector<Type> types;
+    for (Value a : args)
+      types.push_back(a.getType());
+    func::CallOp::create(b, l, declare(b, module, name, types, {}), args);
+  };
+  if (auto init = dyn_cast<NVVM::MBarrierInitOp>(op)) {
+    if (init.getPredicate())
+      return error = "the emulator runs mbarrier.init without a predicate",
+             failure();
+    call("pallasc_emu_mbar_init",
+         {addressOf(b, l, init.getAddr()), init.getCount()});
+  } else if (auto arrive = dyn_cast<NVVM::MBarrierArriveExpectTxOp>(op)) {
+    if (arrive.getPredicate() || arrive.getNumResults())
+      return error = "the emulator runs mbarrier.arrive.expect_tx without a "
+                     "predicate or result",
+             failure();
+    call("pallasc_emu_mbar_arrive_tx",
+         {addressOf(b, l, arrive.getAddr()), arrive.getTxcount()});
+  } else if (auto wait = dyn_cast<NVVM::MBarrierTryWaitParityOp>(op)) {
+    call("pallasc_emu_mbar_wait",
+         {addressOf(b, l, wait.getAddr()), wait.getPhase()});
+  } else {
+    auto tma = cast<NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp>(op);
+    if (tma.getCoordinates().size() != 2 || !tma.getIm2colOffsets().empty() ||
+        tma.getMulticastMask() || tma.getL2CacheHint() || tma.getPredicate())
+      return error = "the emulator runs 2-D tiled TMA loads only", failure();
+    call("pallasc_emu_tma_load",
+         {addressOf(b, l, tma.getDstMem()),
+          addressOf(b, l, tma.getTmaDescriptor()),
+          addressOf(b, l, tma.getMbar()), tma.getCoordinates()[0],
+          tma.getCoordinates()[1]});
+  }
+  (void)i32;
+  (void)i64;
+  op->erase();
+  return success();
+}
+
 FailureOr<func::FuncOp> buildHostKernel(ModuleOp module, std::string &error) {
   MLIRContext *ctx = module.getContext();
   mlir::gpu::GPUFuncOp kernel;
@@ -694,7 +910,10 @@ FailureOr<func::FuncOp> buildHostKernel(ModuleOp module, std::string &error) {
             nvgpu::DeviceAsyncCopyOp, NVVM::CpAsyncCommitGroupOp,
             NVVM::CpAsyncWaitGroupOp, NVVM::WgmmaFenceAlignedOp,
             NVVM::WgmmaGroupSyncAlignedOp, NVVM::WgmmaWaitGroupSyncOp,
-            NVVM::FenceProxyOp, LLVM::InlineAsmOp>(op))
+            NVVM::FenceProxyOp, LLVM::InlineAsmOp, NVVM::MBarrierInitOp,
+            NVVM::MBarrierArriveExpectTxOp, NVVM::MBarrierTryWaitParityOp,
+            NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp,
+            NVVM::FenceMbarrierInitOp>(op))
       ops.push_back(op);
   });
   Type i32 = b.getI32Type(), f32 = b.getF32Type(), index = b.getIndexType();
@@ -910,9 +1129,14 @@ FailureOr<func::FuncOp> buildHostKernel(ModuleOp module, std::string &error) {
           ValueRange{arith::ConstantIntOp::create(
               b, l, i32, static_cast<int64_t>(wait.getGroup()))});
       op->erase();
-    } else if (isa<NVVM::FenceProxyOp>(op)) {
-      // Host memory has one proxy.
+    } else if (isa<NVVM::FenceProxyOp, NVVM::FenceMbarrierInitOp>(op)) {
+      // Host memory has one proxy; mbarrier.init is seen at once.
       op->erase();
+    } else if (isa<NVVM::MBarrierInitOp, NVVM::MBarrierArriveExpectTxOp,
+                   NVVM::MBarrierTryWaitParityOp,
+                   NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp>(op)) {
+      if (failed(rewriteTmaOp(b, module, op, error)))
+        return failure();
     } else if (auto asmOp = dyn_cast<LLVM::InlineAsmOp>(op);
                asmOp && asmOp.getAsmString().contains("wgmma.mma_async")) {
       if (failed(rewriteWgmma(b, module, asmOp, error)))
@@ -948,6 +1172,11 @@ FailureOr<func::FuncOp> buildHostKernel(ModuleOp module, std::string &error) {
       asmOp.erase();
     }
   }
+  // Addresses made for the rewritten ops.
+  host.walk([&](LLVM::IntToPtrOp op) {
+    if (op->use_empty())
+      op->erase();
+  });
   // Shared memory is plain host memory here.
   host.walk([&](Operation *op) {
     for (Value r : op->getResults())
@@ -1084,6 +1313,14 @@ bool emulateCudaKernel(ModuleOp module, ArrayRef<void *> buffers,
         reinterpret_cast<void *>(&pallasc_emu_wgmma_commit));
     add("pallasc_emu_wgmma_wait",
         reinterpret_cast<void *>(&pallasc_emu_wgmma_wait));
+    add("pallasc_emu_mbar_init",
+        reinterpret_cast<void *>(&pallasc_emu_mbar_init));
+    add("pallasc_emu_mbar_arrive_tx",
+        reinterpret_cast<void *>(&pallasc_emu_mbar_arrive_tx));
+    add("pallasc_emu_mbar_wait",
+        reinterpret_cast<void *>(&pallasc_emu_mbar_wait));
+    add("pallasc_emu_tma_load",
+        reinterpret_cast<void *>(&pallasc_emu_tma_load));
     return map;
   });
   auto fn = (*engine)->lookupPacked("_mlir_ciface_pallasc_emu_kernel");
@@ -1127,6 +1364,35 @@ bool emulateCudaKernel(ModuleOp module, ArrayRef<void *> buffers,
     packed.push_back(&p);
   for (int32_t &s : scalarValues)
     packed.push_back(&s);
+  // Tensor maps: the emulator's description of each (the launch record's).
+  std::vector<EmuTensorMap> maps;
+  for (Attribute a : launch.getAs<ArrayAttr>("params")) {
+    auto d = cast<DictionaryAttr>(a);
+    if (d.getAs<StringAttr>("kind").getValue() != "tensor_map")
+      continue;
+    StringRef operand = d.getAs<StringAttr>("operand").getValue();
+    size_t input = 0;
+    if (!operand.consume_front("inputs[") || !operand.consume_back("]") ||
+        operand.getAsInteger(10, input) || input >= buffers.size()) {
+      error = "a tensor map names an unknown operand";
+      return false;
+    }
+    auto ints = [&](StringRef key, int64_t i) {
+      return cast<IntegerAttr>(d.getAs<ArrayAttr>(key)[i]).getInt();
+    };
+    EmuTensorMap m;
+    m.base = static_cast<const char *>(buffers[input]);
+    m.rows = ints("global_shape", 0);
+    m.cols = ints("global_shape", 1);
+    m.boxRows = ints("box_shape", 0);
+    m.boxCols = ints("box_shape", 1);
+    maps.push_back(m);
+  }
+  std::vector<void *> mapPtrs;
+  for (EmuTensorMap &m : maps)
+    mapPtrs.push_back(&m);
+  for (void *&p : mapPtrs)
+    packed.push_back(&p);
   packed.push_back(&smemPtr);
 
   Scheduler sched;
@@ -1184,6 +1450,7 @@ bool emulateCudaKernel(ModuleOp module, ArrayRef<void *> buffers,
     }
     for (auto &bar : sched.barriers)
       bar.arrived = 0;
+    sched.mbarriers.clear();
     while (true) {
       bool ran = false, finished = true;
       for (int64_t t = 0; t < threads; ++t) {

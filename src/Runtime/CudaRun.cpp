@@ -388,11 +388,42 @@ int runOnCuda(const RunOptions &options, const CudaRunOptions &cuda) {
       }
       devBuffers.push_back(p);
     }
+    // Tensor maps (TMA on sm_90a), as the launch record describes them.
+    std::vector<uint64_t> tensorMaps;
+    for (Attribute a : launch.getAs<ArrayAttr>("params")) {
+      auto d = cast<DictionaryAttr>(a);
+      if (d.getAs<StringAttr>("kind").getValue() != "tensor_map")
+        continue;
+      StringRef operand = d.getAs<StringAttr>("operand").getValue();
+      size_t input = 0;
+      if (!operand.consume_front("inputs[") || !operand.consume_back("]") ||
+          operand.getAsInteger(10, input) || input >= inputs.size()) {
+        logError("error: a tensor map names an unknown operand");
+        return kExitInternalError;
+      }
+      int64_t shape[2], box[2];
+      for (int i = 0; i < 2; ++i) {
+        shape[i] = cast<IntegerAttr>(d.getAs<ArrayAttr>("global_shape")[i])
+                       .getInt();
+        box[i] =
+            cast<IntegerAttr>(d.getAs<ArrayAttr>("box_shape")[i]).getInt();
+      }
+      uint64_t map;
+      if (!dev->tensorMap(devBuffers[input],
+                          d.getAs<StringAttr>("dtype").getValue() == "bf16",
+                          shape, box, map, error)) {
+        logError("error: " + error);
+        return kExitUserError;
+      }
+      tensorMaps.push_back(map);
+    }
     std::vector<void *> params;
     for (uint64_t &p : devBuffers)
       params.push_back(&p);
     for (int32_t &s : scalars)
       params.push_back(&s);
+    for (uint64_t &m : tensorMaps)
+      params.push_back(&m);
     double ms = 0;
     if (!dev->launch(grid, threads, smemBytes, params, 0, ms, error)) {
       logError("error: " + error);

@@ -1164,6 +1164,7 @@ LogicalResult Distributor::prepare() {
     scratchSharedBytes = kc.workspaceOffset;
   }
   planEarlyStaging();
+  planTma();
   return success();
 }
 
@@ -1183,6 +1184,7 @@ LogicalResult Distributor::emit(OpBuilder &builder) {
     if (auto it = views.find(rootMemref(written)); it != views.end())
       writtenBases.insert(it->second.base);
   });
+  initTmaBarriers();
   if (failed(emitBlock(kernel.getBody().front())) || stagingFailed)
     return failure();
   builder.setInsertionPoint(b.getInsertionBlock(), b.getInsertionPoint());

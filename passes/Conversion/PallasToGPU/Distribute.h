@@ -28,6 +28,7 @@
 #include "llvm/ADT/MapVector.h"
 
 #include <deque>
+#include <functional>
 
 namespace mlir::pallas::gpu {
 
@@ -78,6 +79,32 @@ struct KernelContext {
   /// Where thread-invariant values (thread coordinates) are emitted.
   Block *prologueBlock = nullptr;
   Operation *prologueEnd = nullptr; ///< insert before this
+
+  /// TMA pipelining (sm_90a): set by the pass when the grid has exactly one
+  /// sequential axis, run as the loop whose induction variable and trip
+  /// count are `seqIv` and `seqCount` (index; set before emit()).
+  bool oneSequentialAxis = false;
+  Value seqIv, seqCount;
+  /// Inputs a TMA may read: a kernel argument bound to a 2-D block of an
+  /// input array that every block covers whole (no edge checks), and a way
+  /// to compute its block at another step of the sequential axis.
+  struct TmaSource {
+    int64_t input = 0;
+    SmallVector<int64_t, 2> globalShape, blockShape;
+    std::function<FailureOr<View>(OpBuilder &, Value iv)> viewAt;
+  };
+  DenseMap<Value, TmaSource> tmaSources;
+  /// Appends a kernel parameter of `type` and returns it (set by the pass).
+  std::function<Value(Type)> addParam;
+  /// The tensor maps the kernel takes (one parameter each, after the
+  /// others): the input, its element type and shape, the box a copy moves.
+  struct TensorMap {
+    int64_t input = 0;
+    Type elementType;
+    SmallVector<int64_t, 2> globalShape, boxShape;
+    Value param;
+  };
+  SmallVector<TensorMap> tensorMaps;
 };
 
 class Distributor {
@@ -330,6 +357,28 @@ public:
   LogicalResult emitWgmma(Operation *op, int cId, SmallVector<Value> acc);
   void planEarlyStaging();
   LogicalResult stageEarly(Value def);
+  /// wgmma operands a TMA copies (128-byte swizzled panels, see Dot.cpp),
+  /// prefetched `stages` steps ahead along the sequential grid axis, one
+  /// mbarrier per (stage, 64-wide k chunk).
+  struct TmaOperand {
+    Value value, arg;   ///< the dot operand; the kernel argument it reads
+    int64_t kdim = 0;   ///< the operand's k dimension (A: 1, B: 0)
+    bool kMajor = true; ///< k is the source's contiguous dimension
+    int64_t rows = 0, cols = 0; ///< the source block ([rows, cols])
+    int64_t offset = 0; ///< the tile's byte offset in a stage
+    int map = 0;        ///< index into kc.tensorMaps
+  };
+  struct TmaPlan {
+    SmallVector<TmaOperand, 2> operands;
+    int64_t stages = 1, chunkK = 64, numChunks = 1, stageBytes = 0;
+    int64_t region = 0;   ///< workspace offset of the stages (+1 KiB slack)
+    int64_t barriers = 0; ///< workspace offset of the mbarriers
+  };
+  DenseMap<Operation *, TmaPlan> tmaPlans;
+  int64_t numStages = 0; ///< compiler_params.gpu.num_stages (0: absent)
+  void planTma();
+  /// Initializes the plans' mbarriers in the prologue.
+  void initTmaBarriers();
   /// A shared-memory view of `baseShape` at byte `absOffset` of dynamic
   /// shared memory (last dim padded by 16 bytes with `pad`).
   View sharedView(ArrayRef<int64_t> baseShape, Type type, int64_t absOffset,

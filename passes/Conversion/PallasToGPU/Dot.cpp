@@ -1050,6 +1050,157 @@ LogicalResult Distributor::stageEarly(Value def) {
 // wgmma (sm_90a)
 //===----------------------------------------------------------------------===//
 
+// TMA operands (sm_90a). A dot at the top of the kernel body runs once per
+// step of the one sequential grid axis; an operand it reads whole from a
+// 2-D input block (kc.tmaSources) is copied by the TMA unit into shared
+// memory, `stages` steps ahead. The source block [R, C] (C contiguous) is
+// stored as C/64 panels of R rows x 128 bytes, 128-byte swizzled (16-byte
+// chunk j of row r at chunk j ^ (r % 8): the CU_TENSOR_MAP_SWIZZLE_128B
+// image of a box 64 elements wide), each panel 1024-byte aligned. The
+// wgmma descriptors use the canonical 128B-swizzle layouts: k contiguous
+// ("K-major"): stride byte offset 1024 (8 rows), leading byte offset unused,
+// a k step of 16 adds 32 bytes to the start address within a panel; M/N
+// contiguous ("MN-major", transpose bit): leading byte offset = the panel
+// stride (64 M/N elements), stride byte offset 1024 (8 k rows). k is
+// fetched in chunks of 64 (K-major: one panel, one box [R, 64]; MN-major:
+// 64 rows of every panel, boxes [64, 64]), one mbarrier per (stage, chunk):
+// the wgmmas of chunk c start when its bytes have landed.
+
+void Distributor::planTma() {
+  if (!kc.hasWgmma || !kc.oneSequentialAxis || !kc.addParam)
+    return;
+  // Shared memory a block may use on sm_90 (227 KiB), less room for the
+  // other operands' workspace.
+  constexpr int64_t kMaxShared = 232448, kReserve = 32768;
+  for (Operation &o : kernel.getBody().front()) {
+    if (!isa<linalg::MatmulOp>(o))
+      continue;
+    auto lit = layoutOf.find(o.getResult(0));
+    if (lit == layoutOf.end() ||
+        layout(lit->second).family != Layout::Family::WgmmaC)
+      continue;
+    DotShape s = dotShape(&o);
+    if (s.batch || s.k % 64)
+      continue;
+    const Layout &C = layout(lit->second);
+    int64_t nW = s.n / C.warpsN;
+    auto lin = cast<linalg::LinalgOp>(&o);
+    TmaPlan plan;
+    for (int k = 0; k < 2; ++k) {
+      Value v = lin.getDpsInputs()[k];
+      if (!streamed.contains(v) || !v.hasOneUse())
+        continue;
+      Value x = v;
+      SmallVector<int64_t> perm;
+      if (auto t = v.getDefiningOp<linalg::TransposeOp>()) {
+        x = t.getInput();
+        perm.assign(t.getPermutation().begin(), t.getPermutation().end());
+      }
+      auto tt = x.getDefiningOp<bufferization::ToTensorOp>();
+      if (!tt)
+        continue;
+      auto src = kc.tmaSources.find(tt.getBuffer());
+      if (src == kc.tmaSources.end())
+        continue;
+      TmaOperand op;
+      op.value = v;
+      op.arg = tt.getBuffer();
+      op.kdim = k == 0 ? 1 : 0;
+      int64_t sdim = perm.empty() ? op.kdim : perm[op.kdim];
+      op.kMajor = sdim == 1;
+      op.rows = src->second.blockShape[0];
+      op.cols = src->second.blockShape[1];
+      // Boxes are at most 256 rows; panels 64 elements wide; MN-major
+      // instructions start on a panel.
+      if (op.cols % 64 || op.rows % 64 || (op.kMajor && op.rows > 256) ||
+          (!op.kMajor && k == 1 && nW % 64))
+        continue;
+      SmallVector<int64_t, 2> box = {op.kMajor ? op.rows : 64, 64};
+      int map = -1;
+      for (auto [i, m] : llvm::enumerate(kc.tensorMaps))
+        if (m.input == src->second.input && m.boxShape == box)
+          map = static_cast<int>(i);
+      if (map < 0) {
+        KernelContext::TensorMap m;
+        m.input = src->second.input;
+        m.elementType = s.a;
+        m.globalShape = src->second.globalShape;
+        m.boxShape = box;
+        m.param = kc.addParam(LLVM::LLVMPointerType::get(b.getContext()));
+        kc.tensorMaps.push_back(m);
+        map = static_cast<int>(kc.tensorMaps.size()) - 1;
+      }
+      op.map = map;
+      op.offset = plan.stageBytes;
+      plan.stageBytes += op.rows * op.cols * 2;
+      plan.operands.push_back(op);
+    }
+    if (plan.operands.empty())
+      continue;
+    plan.numChunks = s.k / plan.chunkK;
+    int64_t room = kMaxShared - kReserve - kc.workspaceOffset - 1024 -
+                   8 * 8 * plan.numChunks;
+    plan.stages = std::min<int64_t>(numStages > 0 ? numStages : 3,
+                                    room / plan.stageBytes);
+    plan.stages = std::min<int64_t>(plan.stages, 8);
+    if (plan.stages < 1)
+      continue;
+    plan.region = kc.workspaceOffset;
+    kc.workspaceOffset += plan.stages * plan.stageBytes + 1024;
+    plan.barriers = kc.workspaceOffset;
+    kc.workspaceOffset +=
+        (plan.stages * plan.numChunks * 8 + 127) / 128 * 128;
+    tmaPlans[&o] = plan;
+  }
+}
+
+/// An i32 shared-memory address as the pointer the NVVM ops take.
+static Value sharedPtr(OpBuilder &b, Location loc, Value addr) {
+  return LLVM::IntToPtrOp::create(
+      b, loc, LLVM::LLVMPointerType::get(b.getContext(), 3), addr);
+}
+
+/// The same address in the shared::cluster window (a CTA's own shared
+/// memory has the same address in both), for TMA destinations.
+static Value clusterPtr(OpBuilder &b, Location loc, Value addr) {
+  return LLVM::IntToPtrOp::create(
+      b, loc, LLVM::LLVMPointerType::get(b.getContext(), 7), addr);
+}
+
+void Distributor::initTmaBarriers() {
+  if (tmaPlans.empty())
+    return;
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(kc.prologueEnd);
+  Location loc = kc.loc;
+  Value smemAddr = arith::IndexCastOp::create(
+      b, loc, b.getI32Type(),
+      memref::ExtractAlignedPointerAsIndexOp::create(b, loc, kc.smemBase));
+  Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                      kc.tid, idx(0));
+  auto ifOp = scf::IfOp::create(b, loc, first, /*withElseRegion=*/false);
+  {
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    // Deterministic order: by the plans' barrier offsets.
+    SmallVector<const TmaPlan *> plans;
+    for (auto &entry : tmaPlans)
+      plans.push_back(&entry.second);
+    llvm::sort(plans, [](const TmaPlan *x, const TmaPlan *y) {
+      return x->barriers < y->barriers;
+    });
+    for (const TmaPlan *plan : plans)
+      for (int64_t i = 0; i < plan->stages * plan->numChunks; ++i) {
+        Value addr = arith::AddIOp::create(b, loc, smemAddr,
+                                           i32(plan->barriers + 8 * i));
+        NVVM::MBarrierInitOp::create(b, loc, sharedPtr(b, loc, addr), i32(1),
+                                     Value());
+      }
+  }
+  NVVM::FenceMbarrierInitOp::create(b, loc);
+  barrier();
+}
+
 Distributor::CoreTile Distributor::coreTile(RankedTensorType type,
                                             int64_t cdim, int64_t absOffset,
                                             int64_t &bytes) {
@@ -1111,6 +1262,20 @@ LogicalResult Distributor::emitWgmma(Operation *op, int cId,
       (flexible.contains(aVal) ||
        (dists.count(aVal) &&
         providesLocally(layout(dists.lookup(aVal).layout), layout(aId))));
+
+  // Operands the TMA copies (planTma).
+  const TmaPlan *tma = nullptr;
+  if (auto it = tmaPlans.find(op); it != tmaPlans.end())
+    tma = &it->second;
+  auto tmaOf = [&](Value v) -> const TmaOperand * {
+    if (tma)
+      for (const TmaOperand &t : tma->operands)
+        if (t.value == v)
+          return &t;
+    return nullptr;
+  };
+  const TmaOperand *aTma = aInRegisters ? nullptr : tmaOf(aVal);
+  const TmaOperand *bTma = tmaOf(bVal);
 
   // Streamed operands: cp.async in chunks along k.
   int64_t numChunks = std::min<int64_t>(4, s.k / 16);
@@ -1220,9 +1385,10 @@ LogicalResult Distributor::emitWgmma(Operation *op, int cId,
   };
 
   std::optional<CoreTile> aTile, bTile;
-  if (!aInRegisters)
+  if (!aInRegisters && !aTma)
     aTile = planAsync(aVal, 1);
-  bTile = planAsync(bVal, 0);
+  if (!bTma)
+    bTile = planAsync(bVal, 0);
   for (int64_t c = 0; c < numChunks && !plans.empty(); ++c) {
     for (const AsyncPlan &p : plans) {
       SmallVector<OpFoldResult> so(2, b.getIndexAttr(0)),
@@ -1247,13 +1413,13 @@ LogicalResult Distributor::emitWgmma(Operation *op, int cId,
     if (failed(r))
       return failure();
     aRegs = *r;
-  } else if (!aTile) {
+  } else if (!aTile && !aTma) {
     auto t = stageCore(aVal);
     if (failed(t))
       return failure();
     aTile = *t;
   }
-  if (!bTile) {
+  if (!bTile && !bTma) {
     auto t = stageCore(bVal);
     if (failed(t))
       return failure();
@@ -1267,7 +1433,8 @@ LogicalResult Distributor::emitWgmma(Operation *op, int cId,
         NVVM::SharedSpaceAttr::get(b.getContext(),
                                    NVVM::SharedSpace::shared_cta));
   };
-  if (!async) {
+  // (Tiles a TMA fills are waited for on their mbarriers instead.)
+  if (!async && (aTile || bTile)) {
     fenceProxy();
     barrier();
   }
@@ -1284,6 +1451,9 @@ LogicalResult Distributor::emitWgmma(Operation *op, int cId,
     Value value; ///< i64, the warpgroup's first row (A) / column (B), k = 0
     int64_t strideK, strideMN;
     int trans;
+    /// A TMA tile (128B swizzle): K-major or not, its rows (see planTma).
+    bool swizzled = false, kMajor = true;
+    int64_t rows = 0;
   };
   auto makeDesc = [&](const CoreTile &t, int64_t kdim, Value groupIndex,
                       int64_t groupSpan) {
@@ -1312,12 +1482,172 @@ LogicalResult Distributor::emitWgmma(Operation *op, int cId,
                                      static_cast<int64_t>(fields)));
     return d;
   };
+  // TMA: the stage of this step, the copies of a later step, the wait
+  // for a chunk.
+  Value tmaStage;
+  auto barrierAt = [&](Value stage, int64_t c) {
+    Value slot = arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, stage, i32(tma->numChunks)),
+        i32(c));
+    return sharedPtr(
+        b, loc,
+        arith::AddIOp::create(
+            b, loc, smemAddr,
+            arith::AddIOp::create(b, loc, i32(tma->barriers),
+                                  arith::MulIOp::create(b, loc, slot, i32(8)))));
+  };
+  Value tmaRegion;
+  if (tma) {
+    // The stages, 1024-byte aligned (the swizzle pattern's period).
+    tmaRegion = arith::AndIOp::create(
+        b, loc,
+        arith::AddIOp::create(b, loc, smemAddr, i32(tma->region + 1023)),
+        i32(~int64_t(1023)));
+    Value iv = kc.seqIv, n = kc.seqCount;
+    Value numStagesV = idx(tma->stages);
+    auto stageOf = [&](Value j) {
+      return arith::IndexCastOp::create(
+          b, loc, i32t, arith::RemUIOp::create(b, loc, j, numStagesV));
+    };
+    // Copies step `j` into its stage: per chunk, the expected bytes on the
+    // chunk's mbarrier, then the boxes.
+    auto issue = [&](Value j) -> LogicalResult {
+      Value stage = stageOf(j);
+      Value base = arith::AddIOp::create(
+          b, loc, tmaRegion,
+          arith::MulIOp::create(b, loc, stage, i32(tma->stageBytes)));
+      SmallVector<std::pair<Value, Value>> origins; // (row, col) i32
+      for (const TmaOperand &t : tma->operands) {
+        auto view = kc.tmaSources.lookup(t.arg).viewAt(b, j);
+        if (failed(view))
+          return failure();
+        origins.push_back(
+            {arith::IndexCastOp::create(b, loc, i32t, view->offsets[0]),
+             arith::IndexCastOp::create(b, loc, i32t, view->offsets[1])});
+      }
+      for (int64_t c = 0; c < tma->numChunks; ++c) {
+        int64_t bytes = 0;
+        for (const TmaOperand &t : tma->operands)
+          bytes += t.kMajor ? t.rows * 128 : t.cols * 128;
+        Value bar = barrierAt(stage, c);
+        NVVM::MBarrierArriveExpectTxOp::create(b, loc, Type(), bar,
+                                               i32(bytes),
+                                               NVVM::MemScopeKind::CTA, false,
+                                               Value());
+        for (size_t ti = 0; ti < tma->operands.size(); ++ti) {
+          const TmaOperand &t = tma->operands[ti];
+          std::pair<Value, Value> origin = origins[ti];
+          Value map = kc.tensorMaps[t.map].param;
+          auto box = [&](int64_t dstOffset, int64_t row, int64_t col) {
+            Value dst = arith::AddIOp::create(b, loc, base,
+                                              i32(t.offset + dstOffset));
+            Value c0 = arith::AddIOp::create(b, loc, origin.second, i32(col));
+            Value c1 = arith::AddIOp::create(b, loc, origin.first, i32(row));
+            NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+                b, loc, clusterPtr(b, loc, dst), map, ValueRange{c0, c1},
+                barrierAt(stage, c), ValueRange{}, Value(), Value(),
+                NVVM::TMALoadMode::TILE, false, nullptr, Value());
+          };
+          if (t.kMajor)
+            box(c * t.rows * 128, 0, c * tma->chunkK);
+          else
+            for (int64_t p = 0; p < t.cols / 64; ++p)
+              box(p * t.rows * 128 + c * tma->chunkK * 128,
+                  c * tma->chunkK, p * 64);
+        }
+      }
+      return success();
+    };
+    // One thread issues: at the first step the first stages - 1 steps,
+    // then at every step the step stages - 1 ahead (whose stage the
+    // previous step has finished reading: the barrier ending each dot).
+    Value tid0 = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                       kc.tid, idx(0));
+    auto outer = scf::IfOp::create(b, loc, tid0, false);
+    {
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(outer.thenBlock());
+      Value atFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                            iv, idx(0));
+      auto prologue = scf::IfOp::create(b, loc, atFirst, false);
+      {
+        OpBuilder::InsertionGuard g2(b);
+        b.setInsertionPointToStart(prologue.thenBlock());
+        for (int64_t j = 0; j + 1 < tma->stages; ++j) {
+          Value inRange = arith::CmpIOp::create(
+              b, loc, arith::CmpIPredicate::slt, idx(j), n);
+          auto guardIf = scf::IfOp::create(b, loc, inRange, false);
+          OpBuilder::InsertionGuard g3(b);
+          b.setInsertionPointToStart(guardIf.thenBlock());
+          if (failed(issue(idx(j))))
+            return failure();
+        }
+      }
+      Value ahead = arith::AddIOp::create(b, loc, iv, idx(tma->stages - 1));
+      Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                            ahead, n);
+      auto steady = scf::IfOp::create(b, loc, inRange, false);
+      b.setInsertionPointToStart(steady.thenBlock());
+      if (failed(issue(ahead)))
+        return failure();
+    }
+    tmaStage = stageOf(iv);
+  }
+  // The phase parity of this step's use of its stage's mbarriers.
+  auto waitChunk = [&](int64_t c) {
+    Value round = arith::DivUIOp::create(b, loc, kc.seqIv, idx(tma->stages));
+    Value parity = arith::IndexCastOp::create(
+        b, loc, i32t, arith::AndIOp::create(b, loc, round, idx(1)));
+    NVVM::MBarrierTryWaitParityOp::create(b, loc, barrierAt(tmaStage, c),
+                                          parity, i32(0x989680));
+  };
+  auto makeTmaDesc = [&](const TmaOperand &t, Value groupIndex,
+                         int64_t groupSpan) {
+    Desc d;
+    d.swizzled = true;
+    d.kMajor = t.kMajor;
+    d.rows = t.rows;
+    d.trans = t.kMajor ? 0 : 1;
+    d.strideK = d.strideMN = 0;
+    // The warpgroup's first row (K-major) / panel (MN-major).
+    Value first = t.kMajor
+                      ? arith::MulIOp::create(b, loc, groupIndex,
+                                              idx(groupSpan * 128))
+                      : arith::MulIOp::create(b, loc, groupIndex,
+                                              idx(groupSpan / 64 * t.rows *
+                                                  128));
+    Value stageBase = arith::AddIOp::create(
+        b, loc, tmaRegion,
+        arith::MulIOp::create(b, loc, tmaStage, i32(tma->stageBytes)));
+    Value addr = arith::AddIOp::create(
+        b, loc, stageBase,
+        arith::AddIOp::create(
+            b, loc, i32(t.offset),
+            arith::IndexCastOp::create(b, loc, i32t, first)));
+    Value start = arith::ShRUIOp::create(
+        b, loc, arith::AndIOp::create(b, loc, addr, i32(0x3FFFF)), i32(4));
+    Value wide = arith::ExtUIOp::create(b, loc, i64t, start);
+    uint64_t lbo = t.kMajor ? 1 : (t.rows * 128) >> 4;
+    uint64_t fields = (lbo << 16) | (uint64_t(1024 >> 4) << 32) |
+                      (uint64_t(1) << 62);
+    d.value = arith::OrIOp::create(
+        b, loc, wide,
+        arith::ConstantIntOp::create(b, loc, i64t,
+                                     static_cast<int64_t>(fields)));
+    return d;
+  };
   std::optional<Desc> aDesc;
   if (aTile)
     aDesc = makeDesc(*aTile, 1, groupM, mW);
-  Desc bDesc = makeDesc(*bTile, 0, groupN, nW);
+  else if (aTma)
+    aDesc = makeTmaDesc(*aTma, groupM, mW);
+  Desc bDesc = bTma ? makeTmaDesc(*bTma, groupN, nW)
+                    : makeDesc(*bTile, 0, groupN, nW);
   auto at = [&](const Desc &d, int64_t mn, int64_t k) -> Value {
     int64_t bytes = mn / 8 * d.strideMN + k / 8 * d.strideK;
+    if (d.swizzled)
+      bytes = d.kMajor ? mn * 128 + k / 64 * d.rows * 128 + k % 64 * 2
+                       : mn / 64 * d.rows * 128 + k * 128;
     if (bytes == 0)
       return d.value;
     return arith::AddIOp::create(
@@ -1392,6 +1722,8 @@ LogicalResult Distributor::emitWgmma(Operation *op, int cId,
   int64_t nbA = log2Exact(s.k), nbC = log2Exact(s.n);
   NVVM::WgmmaFenceAlignedOp::create(b, loc);
   for (int64_t kk = 0; kk < s.k / 16; ++kk) {
+    if (tma && (kk * 16) % tma->chunkK == 0)
+      waitChunk(kk * 16 / tma->chunkK);
     if (async && (kk * 16) % chunkK == 0) {
       // This chunk's copies (and those of every thread) have landed.
       int64_t c = kk * 16 / chunkK;

@@ -193,6 +193,7 @@ struct CallInfo {
   SmallVector<RefType> scratch;
   SmallVector<RankedTensorType> inputs, outputs;
   int64_t numWarps = 4;
+  int64_t numStages = 0; ///< 0: not given
   SmallVector<std::string> semantics;
 };
 
@@ -238,8 +239,12 @@ LogicalResult readCall(ModuleOp module, CallInfo &info) {
   }
   if (auto params = dict.getAs<DictionaryAttr>("compiler_params")) {
     if (auto gpu = params.getAs<DictionaryAttr>("gpu"))
+    {
       if (auto nw = gpu.getAs<IntegerAttr>("num_warps"))
         info.numWarps = nw.getInt();
+      if (auto ns = gpu.getAs<IntegerAttr>("num_stages"))
+        info.numStages = ns.getInt();
+    }
     if (auto tpu = params.getAs<DictionaryAttr>("tpu"))
       if (auto sem = tpu.getAs<ArrayAttr>("dimension_semantics"))
         for (Attribute a : sem)
@@ -542,6 +547,40 @@ void PallasToGPUPass::runOnOperation() {
   for (size_t k = 0; k < info.scratch.size(); ++k)
     dist.markScratch(
         kernel.getArgument(2 * visibleAxes + numIn + numOut + k));
+  // TMA (sm_90a, one sequential axis): the inputs whose blocks a tensor map
+  // can describe: 2-D, 16-bit, plain blocked specs whose blocks tile the
+  // array exactly (no edge checks), rows a multiple of 16 bytes, not
+  // aliased to an output.
+  dist.numStages = info.numStages;
+  if (kc.hasWgmma && seqAxes.size() == 1) {
+    kc.oneSequentialAxis = true;
+    kc.addParam = [&, func](Type type) mutable -> Value {
+      unsigned n = func.getNumArguments();
+      (void)func.insertArgument(n, type, DictionaryAttr(), loc);
+      return func.getArgument(n);
+    };
+    for (int64_t i = nsp; i < numIn; ++i) {
+      RankedTensorType t = info.inputs[i];
+      BlockSpecAttr spec = info.inSpecs[i - nsp];
+      if (aliasOf.count(i) || t.getRank() != 2 ||
+          t.getElementTypeBitWidth() != 16 || spec.isWholeArray() ||
+          static_cast<int64_t>(spec.getRank()) != 2 ||
+          (t.getDimSize(1) * 2) % 16 ||
+          t.getNumElements() >= (int64_t(1) << 31))
+        continue;
+      bool plain = true;
+      for (int64_t d = 0; d < 2; ++d)
+        plain &= spec.getKind(d) == BlockDimKind::Blocked &&
+                 t.getDimSize(d) % spec.getSizes()[d] == 0;
+      if (!plain)
+        continue;
+      KernelContext::TmaSource src;
+      src.input = i;
+      src.globalShape.assign(t.getShape().begin(), t.getShape().end());
+      src.blockShape.assign(spec.getSizes().begin(), spec.getSizes().end());
+      kc.tmaSources[kernel.getArgument(2 * visibleAxes + i)] = src;
+    }
+  }
   if (failed(dist.prepare()))
     return signalPassFailure();
 
@@ -697,6 +736,26 @@ void PallasToGPUPass::runOnOperation() {
     if (failed(v))
       return signalPassFailure();
     dist.bindView(old, *v);
+    // The same block at another step of the sequential axis (TMA
+    // prefetching), computed where the distributor's builder stands.
+    if (auto it = kc.tmaSources.find(old); it != kc.tmaSources.end()) {
+      int64_t axis = seqAxes.front();
+      BlockSpecAttr spec = info.inSpecs[i - nsp];
+      it->second.viewAt = [&, param, spec, axis,
+                           i](OpBuilder &at, Value iv) -> FailureOr<View> {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPoint(at.getInsertionBlock(), at.getInsertionPoint());
+        Value savedIdx = gridIdx[axis], savedI32 = gridI32[axis];
+        gridIdx[axis] = iv;
+        gridI32[axis] =
+            arith::IndexCastOp::create(b, loc, b.getI32Type(), iv);
+        auto view = blockView(param, spec, "input " + std::to_string(i));
+        gridIdx[axis] = savedIdx;
+        gridI32[axis] = savedI32;
+        at.setInsertionPoint(b.getInsertionBlock(), b.getInsertionPoint());
+        return view;
+      };
+    }
   }
   for (int64_t j = 0; j < numOut; ++j) {
     auto v = blockView(body.getArgument(numIn + j), info.outSpecs[j],
@@ -706,6 +765,10 @@ void PallasToGPUPass::runOnOperation() {
     dist.bindView(kernel.getArgument(argBase + numIn + j), *v);
   }
 
+  if (kc.oneSequentialAxis) {
+    kc.seqIv = loops.back().getInductionVar();
+    kc.seqCount = gridSize[seqAxes.front()];
+  }
   if (failed(dist.emit(b)))
     return signalPassFailure();
   state = dist.promotedState();
@@ -748,6 +811,23 @@ void PallasToGPUPass::runOnOperation() {
                         b.getStringAttr("grid_bounds[" + std::to_string(k) +
                                         "]")),
          b.getNamedAttr("axis", b.getI64IntegerAttr(a))}));
+  // Tensor maps: a pointer each to a CUtensorMap in global memory, encoded
+  // by the launcher (cuTensorMapEncodeTiled) as the record describes.
+  for (const KernelContext::TensorMap &m : kc.tensorMaps)
+    paramAttrs.push_back(b.getDictionaryAttr(
+        {b.getNamedAttr("kind", b.getStringAttr("tensor_map")),
+         b.getNamedAttr("operand",
+                        b.getStringAttr("inputs[" + std::to_string(m.input) +
+                                        "]")),
+         b.getNamedAttr("dtype", b.getStringAttr(m.elementType.isBF16()
+                                                     ? "bf16"
+                                                     : "f16")),
+         b.getNamedAttr("global_shape", ints(m.globalShape)),
+         b.getNamedAttr("box_shape", ints(m.boxShape)),
+         b.getNamedAttr("swizzle", b.getStringAttr("128B")),
+         b.getNamedAttr("interleave", b.getStringAttr("none")),
+         b.getNamedAttr("l2_promotion", b.getStringAttr("128B")),
+         b.getNamedAttr("oob_fill", b.getStringAttr("zero"))}));
   func->setAttr(
       kGpuLaunchAttrName,
       b.getDictionaryAttr(
