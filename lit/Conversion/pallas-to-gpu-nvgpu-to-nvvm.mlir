@@ -2,7 +2,8 @@
 
 // Tests pallas-nvgpu-to-nvvm inside the CUDA pipeline: the cp.async copies
 // pallas-to-gpu emits for dot operands (nvgpu.device_async_copy) lower to
-// nvvm.cp.async with the gpu.module's 32-bit indices, leaving no casts
+// nvvm.cp.async with the gpu.module's 32-bit indices (here prefetched three
+// stages ahead: wait_group 2), leaving no casts
 // between 32-bit and 64-bit memref descriptors behind.
 // CHECK-LABEL: gpu.module @mm_kernels
 // CHECK: llvm.func @mm(
@@ -10,9 +11,8 @@
 // CHECK: llvm.addrspacecast {{.+}} : !llvm.ptr to !llvm.ptr<1>
 // CHECK: nvvm.cp.async.shared.global %{{.+}}, %{{.+}}, 16, cache = cg : !llvm.ptr<3>, !llvm.ptr<1>
 // CHECK: nvvm.cp.async.commit.group
-// CHECK: nvvm.cp.async.wait.group 1
+// CHECK: nvvm.cp.async.wait.group 2
 // CHECK: nvvm.mma.sync
-// CHECK: nvvm.cp.async.wait.group 0
 // CHECK-NOT: unrealized_conversion_cast
 // CHECK-NOT: nvgpu.
 pallas.kernel @mm_kernel(%a: !pallas.ref<32x32xbf16>, %b: !pallas.ref<32x32xbf16>,

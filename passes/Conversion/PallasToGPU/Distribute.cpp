@@ -1165,6 +1165,7 @@ LogicalResult Distributor::prepare() {
   }
   planEarlyStaging();
   planTma();
+  planStages();
   return success();
 }
 

@@ -85,6 +85,8 @@ struct KernelContext {
   /// count are `seqIv` and `seqCount` (index; set before emit()).
   bool oneSequentialAxis = false;
   Value seqIv, seqCount;
+  /// Dynamic shared memory a block may use on the target architecture.
+  int64_t maxSharedBytes = 232448;
   /// Inputs a TMA may read: a kernel argument bound to a 2-D block of an
   /// input array that every block covers whole (no edge checks), and a way
   /// to compute its block at another step of the sequential axis.
@@ -377,6 +379,16 @@ public:
   DenseMap<Operation *, TmaPlan> tmaPlans;
   int64_t numStages = 0; ///< compiler_params.gpu.num_stages (0: absent)
   void planTma();
+  /// mma.sync operands copied with cp.async `stages` steps ahead along the
+  /// sequential grid axis (sm_80+; whole 2-D input blocks, as for TMA):
+  /// padded tiles (tileView) at `offsets` in each stage of the region.
+  struct StagePlan {
+    SmallVector<Value, 2> values;
+    SmallVector<int64_t, 2> kdims, offsets;
+    int64_t stages = 1, stageBytes = 0, region = 0;
+  };
+  DenseMap<Operation *, StagePlan> stagePlans;
+  void planStages();
   /// Initializes the plans' mbarriers in the prologue.
   void initTmaBarriers();
   /// A shared-memory view of `baseShape` at byte `absOffset` of dynamic

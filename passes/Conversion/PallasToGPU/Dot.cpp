@@ -530,9 +530,111 @@ LogicalResult Distributor::emitDot(Operation *op) {
       plans.push_back(AsyncPlan{*source, tile, csId, ctId, sdim, kdim, width});
       return tile;
     };
-    if (kc.hasMma && !inRegisters(aVal, aId, 64))
+    // Operands copied stages steps ahead (planStages).
+    const StagePlan *sp = nullptr;
+    if (auto it = stagePlans.find(op); it != stagePlans.end())
+      sp = &it->second;
+    if (sp) {
+      Value iv = kc.seqIv, n = kc.seqCount;
+      Value numStagesV = idx(sp->stages);
+      struct Staged {
+        Value arg;
+        int sourceId, tileId;
+        View tile; ///< stage 0
+        int64_t width;
+      };
+      SmallVector<Staged, 2> staged;
+      for (auto [i, v] : llvm::enumerate(sp->values)) {
+        Value x;
+        SmallVector<int64_t> perm;
+        const View *source = streamedSource(v, perm, x);
+        auto tt = x.getDefiningOp<bufferization::ToTensorOp>();
+        if (!source || !tt)
+          return op->emitOpError() << "lost a prefetched dot operand";
+        auto type = cast<RankedTensorType>(v.getType());
+        auto stype = cast<RankedTensorType>(x.getType());
+        int sourceId = defaultLayout(stype);
+        int id = perm.empty() ? sourceId
+                              : intern(projectLayout(layout(sourceId), perm,
+                                                     type.getShape()));
+        int64_t bytes;
+        View tile = tileView(type, id, sp->region + sp->offsets[i], bytes);
+        int64_t width = asyncCopyWidth(*source, sourceId, tile, id);
+        if (!width || bytes > sp->stageBytes)
+          return op->emitOpError()
+                 << "cannot prefetch a dot operand with cp.async";
+        staged.push_back({tt.getBuffer(), sourceId, id, tile, width});
+      }
+      // The tile of `stage` (index): stage 0's view shifted.
+      auto stageView = [&](const View &tile, Value stage) {
+        auto viewOp = tile.base.getDefiningOp<memref::ViewOp>();
+        Value shift = arith::AddIOp::create(
+            b, loc, viewOp.getByteShift(),
+            arith::MulIOp::create(b, loc, stage, idx(sp->stageBytes)));
+        View v = tile;
+        v.base = memref::ViewOp::create(b, loc, viewOp.getType(),
+                                        viewOp.getSource(), shift,
+                                        viewOp.getSizes());
+        return v;
+      };
+      auto issue = [&](Value j) -> LogicalResult {
+        Value stage = arith::RemUIOp::create(b, loc, j, numStagesV);
+        for (const Staged &st : staged) {
+          auto src = kc.tmaSources.lookup(st.arg).viewAt(b, j);
+          if (failed(src) ||
+              failed(copyAsync(*src, st.sourceId, stageView(st.tile, stage),
+                               st.tileId, st.width)))
+            return op->emitOpError() << "cannot prefetch a dot operand "
+                                        "with cp.async";
+        }
+        return success();
+      };
+      auto inRangeIf = [&](Value j) {
+        Value in = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                         j, n);
+        return scf::IfOp::create(b, loc, in, false);
+      };
+      Value atFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                            iv, idx(0));
+      auto prologue = scf::IfOp::create(b, loc, atFirst, false);
+      {
+        OpBuilder::InsertionGuard g(b);
+        b.setInsertionPointToStart(prologue.thenBlock());
+        for (int64_t j = 0; j + 1 < sp->stages; ++j) {
+          {
+            OpBuilder::InsertionGuard g2(b);
+            auto guardIf = inRangeIf(idx(j));
+            b.setInsertionPointToStart(guardIf.thenBlock());
+            if (failed(issue(idx(j))))
+              return failure();
+          }
+          NVVM::CpAsyncCommitGroupOp::create(b, loc);
+        }
+      }
+      Value ahead = arith::AddIOp::create(b, loc, iv, idx(sp->stages - 1));
+      {
+        OpBuilder::InsertionGuard g(b);
+        auto guardIf = inRangeIf(ahead);
+        b.setInsertionPointToStart(guardIf.thenBlock());
+        if (failed(issue(ahead)))
+          return failure();
+      }
+      NVVM::CpAsyncCommitGroupOp::create(b, loc);
+      NVVM::CpAsyncWaitGroupOp::create(
+          b, loc, b.getI32IntegerAttr(sp->stages - 1));
+      barrier();
+      Value stage = arith::RemUIOp::create(b, loc, iv, numStagesV);
+      for (auto [i, v] : llvm::enumerate(sp->values)) {
+        View t = stageView(staged[i].tile, stage);
+        if (v == aVal)
+          aStage = t;
+        else
+          bStage = t;
+      }
+    }
+    if (!sp && kc.hasMma && !inRegisters(aVal, aId, 64))
       aStage = planAsync(aVal, 1);
-    if (kc.hasMma && !inRegisters(bVal, bId, 32))
+    if (!sp && kc.hasMma && !inRegisters(bVal, bId, 32))
       bStage = planAsync(bVal, 0);
     for (int64_t c = 0; c < numChunks && !plans.empty(); ++c) {
       for (const AsyncPlan &p : plans) {
@@ -554,6 +656,7 @@ LogicalResult Distributor::emitDot(Operation *op) {
       NVVM::CpAsyncCommitGroupOp::create(b, loc);
     }
     bool async = !plans.empty();
+    bool storedNow = false; // an operand stored into the workspace here
     if (aStage) {
       // staged by cp.async above
     } else if (inRegisters(aVal, aId, 64)) {
@@ -566,6 +669,7 @@ LogicalResult Distributor::emitDot(Operation *op) {
       if (failed(v))
         return failure();
       aStage = *v;
+      storedNow = true;
     }
     if (bStage) {
       // staged by cp.async above
@@ -579,9 +683,10 @@ LogicalResult Distributor::emitDot(Operation *op) {
       if (failed(v))
         return failure();
       bStage = *v;
+      storedNow = true;
     }
     bool staged = aStage || bStage;
-    if (staged && !async)
+    if (staged && !async && (!sp || storedNow))
       barrier();
     int64_t nbA = log2Exact(s.k), nbC = log2Exact(s.n), nbB = nbC;
     auto mmaType = tf32          ? NVVM::MMATypes::tf32
@@ -1151,6 +1256,68 @@ void Distributor::planTma() {
     kc.workspaceOffset +=
         (plan.stages * plan.numChunks * 8 + 127) / 128 * 128;
     tmaPlans[&o] = plan;
+  }
+}
+
+// cp.async stages (sm_80+, mma.sync). As for TMA, a dot at the top of the
+// kernel body with one sequential grid axis: every operand it streams from
+// global memory is a whole 2-D input block (kc.tmaSources), copied with
+// cp.async into the padded tile stage() would use, `stages` steps ahead.
+// Per step each thread commits one cp.async group (empty when the step is
+// out of range), so `cp.async.wait_group stages-1` leaves the current
+// step's copies complete; a barrier publishes them.
+
+void Distributor::planStages() {
+  if (!kc.hasMma || !kc.oneSequentialAxis)
+    return;
+  constexpr int64_t kReserve = 16384;
+  for (Operation &o : kernel.getBody().front()) {
+    if (!isa<linalg::MatmulOp>(o) || tmaPlans.count(&o))
+      continue;
+    auto lit = layoutOf.find(o.getResult(0));
+    if (lit == layoutOf.end() ||
+        layout(lit->second).family != Layout::Family::MmaC)
+      continue;
+    DotShape s = dotShape(&o);
+    if (s.batch)
+      continue;
+    auto lin = cast<linalg::LinalgOp>(&o);
+    StagePlan plan;
+    bool ok = true;
+    for (int k = 0; k < 2 && ok; ++k) {
+      Value v = lin.getDpsInputs()[k];
+      if (!streamed.contains(v))
+        continue;
+      Value x = v;
+      if (auto t = v.getDefiningOp<linalg::TransposeOp>())
+        x = t.getInput();
+      auto tt = x.getDefiningOp<bufferization::ToTensorOp>();
+      auto src = tt ? kc.tmaSources.find(tt.getBuffer()) : kc.tmaSources.end();
+      if (!v.hasOneUse() || src == kc.tmaSources.end()) {
+        ok = false; // not mixed with the per-step chunked copies
+        break;
+      }
+      int64_t rows = src->second.blockShape[0];
+      int64_t cols = src->second.blockShape[1];
+      if (cols * 2 >= 64)
+        cols += 8; // tileView's padding (16 bytes)
+      plan.values.push_back(v);
+      plan.kdims.push_back(k == 0 ? 1 : 0);
+      plan.offsets.push_back(plan.stageBytes);
+      plan.stageBytes += (rows * cols * 2 + 127) / 128 * 128;
+    }
+    if (!ok || plan.values.empty())
+      continue;
+    int64_t room = kc.maxSharedBytes - kReserve - kc.workspaceOffset;
+    plan.stages = std::min<int64_t>(numStages > 0 ? numStages : 3,
+                                    room / plan.stageBytes);
+    plan.stages = std::min<int64_t>(plan.stages, 8);
+    // One stage: the chunked copies of the step itself do better.
+    if (plan.stages < 2)
+      continue;
+    plan.region = kc.workspaceOffset;
+    kc.workspaceOffset += plan.stages * plan.stageBytes;
+    stagePlans[&o] = plan;
   }
 }
 

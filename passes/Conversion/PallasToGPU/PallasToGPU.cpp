@@ -552,7 +552,14 @@ void PallasToGPUPass::runOnOperation() {
   // array exactly (no edge checks), rows a multiple of 16 bytes, not
   // aliased to an output.
   dist.numStages = info.numStages;
-  if (kc.hasWgmma && seqAxes.size() == 1) {
+  // Shared memory per block: 227 KiB on sm_90+, 163 KiB on sm_80/87,
+  // 99 KiB on sm_86/89, 64 KiB on sm_75, 96 KiB on sm_70/72.
+  kc.maxSharedBytes = arch >= 90                  ? 232448
+                      : (arch == 80 || arch == 87) ? 166912
+                      : arch >= 86                 ? 101376
+                      : arch == 75                 ? 65536
+                                                   : 98304;
+  if ((kc.hasWgmma || kc.hasMma) && seqAxes.size() == 1) {
     kc.oneSequentialAxis = true;
     kc.addParam = [&, func](Type type) mutable -> Value {
       unsigned n = func.getNumArguments();
