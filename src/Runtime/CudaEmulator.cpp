@@ -1,6 +1,7 @@
 //===- CudaEmulator.cpp - Run a distributed CUDA kernel on CPU threads -*- C++ -*-===//
 
 #include "src/Runtime/CudaEmulator.h"
+#include "src/Runtime/CudaLaunch.h"
 
 #include "passes/Conversion/PallasToGPU/PallasToGPU.h"
 
@@ -1365,27 +1366,17 @@ bool emulateCudaKernel(ModuleOp module, ArrayRef<void *> buffers,
   for (int32_t &s : scalarValues)
     packed.push_back(&s);
   // Tensor maps: the emulator's description of each (the launch record's).
+  std::vector<TensorMapParam> mapParams;
+  if (!readTensorMapParams(launch, buffers.size(), mapParams, error))
+    return false;
   std::vector<EmuTensorMap> maps;
-  for (Attribute a : launch.getAs<ArrayAttr>("params")) {
-    auto d = cast<DictionaryAttr>(a);
-    if (d.getAs<StringAttr>("kind").getValue() != "tensor_map")
-      continue;
-    StringRef operand = d.getAs<StringAttr>("operand").getValue();
-    size_t input = 0;
-    if (!operand.consume_front("inputs[") || !operand.consume_back("]") ||
-        operand.getAsInteger(10, input) || input >= buffers.size()) {
-      error = "a tensor map names an unknown operand";
-      return false;
-    }
-    auto ints = [&](StringRef key, int64_t i) {
-      return cast<IntegerAttr>(d.getAs<ArrayAttr>(key)[i]).getInt();
-    };
+  for (const TensorMapParam &p : mapParams) {
     EmuTensorMap m;
-    m.base = static_cast<const char *>(buffers[input]);
-    m.rows = ints("global_shape", 0);
-    m.cols = ints("global_shape", 1);
-    m.boxRows = ints("box_shape", 0);
-    m.boxCols = ints("box_shape", 1);
+    m.base = static_cast<const char *>(buffers[p.input]);
+    m.rows = p.globalShape[0];
+    m.cols = p.globalShape[1];
+    m.boxRows = p.boxShape[0];
+    m.boxCols = p.boxShape[1];
     maps.push_back(m);
   }
   std::vector<void *> mapPtrs;

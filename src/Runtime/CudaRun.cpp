@@ -10,6 +10,7 @@
 #include "src/Driver/OutputFiles.h"
 #include "src/Runtime/CudaDriver.h"
 #include "src/Runtime/CudaEmulator.h"
+#include "src/Runtime/CudaLaunch.h"
 #include "src/Runtime/Float16.h"
 #include "src/Runtime/GridExecutor.h"
 #include "src/Runtime/HostProgram.h"
@@ -389,29 +390,16 @@ int runOnCuda(const RunOptions &options, const CudaRunOptions &cuda) {
       devBuffers.push_back(p);
     }
     // Tensor maps (TMA on sm_90a), as the launch record describes them.
+    std::vector<TensorMapParam> mapParams;
+    if (!readTensorMapParams(launch, inputs.size(), mapParams, error)) {
+      logError("error: " + error);
+      return kExitInternalError;
+    }
     std::vector<uint64_t> tensorMaps;
-    for (Attribute a : launch.getAs<ArrayAttr>("params")) {
-      auto d = cast<DictionaryAttr>(a);
-      if (d.getAs<StringAttr>("kind").getValue() != "tensor_map")
-        continue;
-      StringRef operand = d.getAs<StringAttr>("operand").getValue();
-      size_t input = 0;
-      if (!operand.consume_front("inputs[") || !operand.consume_back("]") ||
-          operand.getAsInteger(10, input) || input >= inputs.size()) {
-        logError("error: a tensor map names an unknown operand");
-        return kExitInternalError;
-      }
-      int64_t shape[2], box[2];
-      for (int i = 0; i < 2; ++i) {
-        shape[i] = cast<IntegerAttr>(d.getAs<ArrayAttr>("global_shape")[i])
-                       .getInt();
-        box[i] =
-            cast<IntegerAttr>(d.getAs<ArrayAttr>("box_shape")[i]).getInt();
-      }
+    for (const TensorMapParam &m : mapParams) {
       uint64_t map;
-      if (!dev->tensorMap(devBuffers[input],
-                          d.getAs<StringAttr>("dtype").getValue() == "bf16",
-                          shape, box, map, error)) {
+      if (!dev->tensorMap(devBuffers[m.input], m.bf16, m.globalShape,
+                          m.boxShape, map, error)) {
         logError("error: " + error);
         return kExitUserError;
       }

@@ -389,6 +389,13 @@ public:
   };
   DenseMap<Operation *, StagePlan> stagePlans;
   void planStages();
+  /// The prefetch schedule of both: at the first step of the sequential
+  /// loop, `issue` steps 0 .. stages-2, then at every step s the step
+  /// s+stages-1, each only when below the trip count; `after` runs after
+  /// each (issued or not).
+  LogicalResult prefetchSteps(int64_t stages,
+                              function_ref<LogicalResult(Value)> issue,
+                              function_ref<void()> after);
   /// Initializes the plans' mbarriers in the prologue.
   void initTmaBarriers();
   /// A shared-memory view of `baseShape` at byte `absOffset` of dynamic

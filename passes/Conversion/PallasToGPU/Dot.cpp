@@ -535,7 +535,7 @@ LogicalResult Distributor::emitDot(Operation *op) {
     if (auto it = stagePlans.find(op); it != stagePlans.end())
       sp = &it->second;
     if (sp) {
-      Value iv = kc.seqIv, n = kc.seqCount;
+      Value iv = kc.seqIv;
       Value numStagesV = idx(sp->stages);
       struct Staged {
         Value arg;
@@ -589,37 +589,11 @@ LogicalResult Distributor::emitDot(Operation *op) {
         }
         return success();
       };
-      auto inRangeIf = [&](Value j) {
-        Value in = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
-                                         j, n);
-        return scf::IfOp::create(b, loc, in, false);
-      };
-      Value atFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                            iv, idx(0));
-      auto prologue = scf::IfOp::create(b, loc, atFirst, false);
-      {
-        OpBuilder::InsertionGuard g(b);
-        b.setInsertionPointToStart(prologue.thenBlock());
-        for (int64_t j = 0; j + 1 < sp->stages; ++j) {
-          {
-            OpBuilder::InsertionGuard g2(b);
-            auto guardIf = inRangeIf(idx(j));
-            b.setInsertionPointToStart(guardIf.thenBlock());
-            if (failed(issue(idx(j))))
-              return failure();
-          }
-          NVVM::CpAsyncCommitGroupOp::create(b, loc);
-        }
-      }
-      Value ahead = arith::AddIOp::create(b, loc, iv, idx(sp->stages - 1));
-      {
-        OpBuilder::InsertionGuard g(b);
-        auto guardIf = inRangeIf(ahead);
-        b.setInsertionPointToStart(guardIf.thenBlock());
-        if (failed(issue(ahead)))
-          return failure();
-      }
-      NVVM::CpAsyncCommitGroupOp::create(b, loc);
+      // One commit group per step, in range or not.
+      if (failed(prefetchSteps(sp->stages, issue, [&] {
+            NVVM::CpAsyncCommitGroupOp::create(b, loc);
+          })))
+        return failure();
       NVVM::CpAsyncWaitGroupOp::create(
           b, loc, b.getI32IntegerAttr(sp->stages - 1));
       barrier();
@@ -853,33 +827,20 @@ LogicalResult Distributor::emitDot(Operation *op) {
       }
       // Fragments of this k step.
       SmallVector<SmallVector<Value>> aFrag, bFrag;
-      for (int64_t mi = 0; mi < s.m / wm / 16 && tf32; ++mi) {
-        // a0..a3: registers r0..r0+3 of the tile (Layout.h).
-        uint64_t lin = (uint64_t(mi * 16) << nbA) | uint64_t(kk * 8);
+      // A fragments: tf32 a0..a3 are registers r0..r0+3 of the tile;
+      // f16/bf16 a0a1..a6a7 are r0..r0+7 in pairs.
+      for (int64_t mi = 0; mi < s.m / wm / 16; ++mi) {
+        uint64_t lin = (uint64_t(mi * 16) << nbA) | uint64_t(kk * kStep);
         int64_t r0 = *registerOf(A, lin);
-        SmallVector<int64_t> subset = {r0, r0 + 1, r0 + 2, r0 + 3};
-        if (!aStage) {
-          aFrag.push_back({aPacked[r0], aPacked[r0 + 1], aPacked[r0 + 2],
-                           aPacked[r0 + 3]});
-          continue;
-        }
-        auto loaded = load(*aStage, aId, subset);
-        if (failed(loaded))
-          return failure();
-        SmallVector<Value> frag;
-        for (int64_t r : subset)
-          frag.push_back(toTf32((*loaded)[r]));
-        aFrag.push_back(frag);
-      }
-      for (int64_t mi = 0; mi < s.m / wm / 16 && !tf32; ++mi) {
-        uint64_t lin = (uint64_t(mi * 16) << nbA) | uint64_t(kk * 16);
-        int64_t r0 = *registerOf(A, lin);
+        int64_t count = tf32 ? 4 : 8;
         SmallVector<int64_t> subset;
-        for (int64_t j = 0; j < 8; ++j)
+        for (int64_t j = 0; j < count; ++j)
           subset.push_back(r0 + j);
         if (!aStage) {
-          aFrag.push_back({aPacked[r0], aPacked[r0 + 2], aPacked[r0 + 4],
-                           aPacked[r0 + 6]});
+          SmallVector<Value> frag;
+          for (int64_t j = 0; j < 4; ++j)
+            frag.push_back(aPacked[r0 + (tf32 ? j : 2 * j)]);
+          aFrag.push_back(frag);
           continue;
         }
         if (aLdm) {
@@ -890,10 +851,11 @@ LogicalResult Distributor::emitDot(Operation *op) {
         if (failed(loaded))
           return failure();
         SmallVector<Value> frag;
-        for (int64_t r : subset)
-          frag.push_back((*loaded)[r]);
-        aFrag.push_back({pack(frag[0], frag[1]), pack(frag[2], frag[3]),
-                         pack(frag[4], frag[5]), pack(frag[6], frag[7])});
+        for (int64_t j = 0; j < 4; ++j)
+          frag.push_back(tf32 ? toTf32((*loaded)[r0 + j])
+                              : pack((*loaded)[r0 + 2 * j],
+                                     (*loaded)[r0 + 2 * j + 1]));
+        aFrag.push_back(frag);
       }
       for (int64_t ni = 0; ni < s.n / wn / 8; ++ni) {
         bFrag.clear();
@@ -1321,6 +1283,39 @@ void Distributor::planStages() {
   }
 }
 
+LogicalResult
+Distributor::prefetchSteps(int64_t stages,
+                           function_ref<LogicalResult(Value)> issue,
+                           function_ref<void()> after) {
+  Location loc = kc.loc;
+  Value iv = kc.seqIv, n = kc.seqCount;
+  // Issues step `j` (index) when it is below the trip count.
+  auto guarded = [&](Value j) -> LogicalResult {
+    {
+      OpBuilder::InsertionGuard g(b);
+      Value in =
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, j, n);
+      auto ifOp = scf::IfOp::create(b, loc, in, false);
+      b.setInsertionPointToStart(ifOp.thenBlock());
+      if (failed(issue(j)))
+        return failure();
+    }
+    after();
+    return success();
+  };
+  Value atFirst =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, iv, idx(0));
+  auto prologue = scf::IfOp::create(b, loc, atFirst, false);
+  {
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(prologue.thenBlock());
+    for (int64_t j = 0; j + 1 < stages; ++j)
+      if (failed(guarded(idx(j))))
+        return failure();
+  }
+  return guarded(arith::AddIOp::create(b, loc, iv, idx(stages - 1)));
+}
+
 /// An i32 shared-memory address as the pointer the NVVM ops take.
 static Value sharedPtr(OpBuilder &b, Location loc, Value addr) {
   return LLVM::IntToPtrOp::create(
@@ -1622,6 +1617,23 @@ LogicalResult Distributor::emitWgmma(Operation *op, int cId,
     bool swizzled = false, kMajor = true;
     int64_t rows = 0;
   };
+  // A matrix descriptor: the start address `base` + `offset` + `first`
+  // (bytes; i32, constant, index), the constant fields (strides, swizzle).
+  auto descriptor = [&](Value base, int64_t offset, Value first,
+                        uint64_t fields) -> Value {
+    Value addr = arith::AddIOp::create(
+        b, loc, base,
+        arith::AddIOp::create(
+            b, loc, i32(offset),
+            arith::IndexCastOp::create(b, loc, i32t, first)));
+    Value start = arith::ShRUIOp::create(
+        b, loc, arith::AndIOp::create(b, loc, addr, i32(0x3FFFF)), i32(4));
+    Value wide = arith::ExtUIOp::create(b, loc, i64t, start);
+    return arith::OrIOp::create(
+        b, loc, wide,
+        arith::ConstantIntOp::create(b, loc, i64t,
+                                     static_cast<int64_t>(fields)));
+  };
   auto makeDesc = [&](const CoreTile &t, int64_t kdim, Value groupIndex,
                       int64_t groupSpan) {
     bool kContiguous = t.cdim == kdim;
@@ -1633,20 +1645,9 @@ LogicalResult Distributor::emitWgmma(Operation *op, int cId,
     d.trans = kContiguous ? 0 : 1;
     Value first = arith::MulIOp::create(
         b, loc, groupIndex, idx(groupSpan / 8 * d.strideMN));
-    Value addr = arith::AddIOp::create(
-        b, loc, smemAddr,
-        arith::AddIOp::create(
-            b, loc, i32(t.offset),
-            arith::IndexCastOp::create(b, loc, i32t, first)));
-    Value start = arith::ShRUIOp::create(
-        b, loc, arith::AndIOp::create(b, loc, addr, i32(0x3FFFF)), i32(4));
-    Value wide = arith::ExtUIOp::create(b, loc, i64t, start);
-    uint64_t fields = (uint64_t(d.strideK >> 4) << 16) |
-                      (uint64_t(d.strideMN >> 4) << 32);
-    d.value = arith::OrIOp::create(
-        b, loc, wide,
-        arith::ConstantIntOp::create(b, loc, i64t,
-                                     static_cast<int64_t>(fields)));
+    d.value = descriptor(smemAddr, t.offset, first,
+                         (uint64_t(d.strideK >> 4) << 16) |
+                             (uint64_t(d.strideMN >> 4) << 32));
     return d;
   };
   // TMA: the stage of this step, the copies of a later step, the wait
@@ -1670,7 +1671,7 @@ LogicalResult Distributor::emitWgmma(Operation *op, int cId,
         b, loc,
         arith::AddIOp::create(b, loc, smemAddr, i32(tma->region + 1023)),
         i32(~int64_t(1023)));
-    Value iv = kc.seqIv, n = kc.seqCount;
+    Value iv = kc.seqIv;
     Value numStagesV = idx(tma->stages);
     auto stageOf = [&](Value j) {
       return arith::IndexCastOp::create(
@@ -1734,28 +1735,7 @@ LogicalResult Distributor::emitWgmma(Operation *op, int cId,
     {
       OpBuilder::InsertionGuard g(b);
       b.setInsertionPointToStart(outer.thenBlock());
-      Value atFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                            iv, idx(0));
-      auto prologue = scf::IfOp::create(b, loc, atFirst, false);
-      {
-        OpBuilder::InsertionGuard g2(b);
-        b.setInsertionPointToStart(prologue.thenBlock());
-        for (int64_t j = 0; j + 1 < tma->stages; ++j) {
-          Value inRange = arith::CmpIOp::create(
-              b, loc, arith::CmpIPredicate::slt, idx(j), n);
-          auto guardIf = scf::IfOp::create(b, loc, inRange, false);
-          OpBuilder::InsertionGuard g3(b);
-          b.setInsertionPointToStart(guardIf.thenBlock());
-          if (failed(issue(idx(j))))
-            return failure();
-        }
-      }
-      Value ahead = arith::AddIOp::create(b, loc, iv, idx(tma->stages - 1));
-      Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
-                                            ahead, n);
-      auto steady = scf::IfOp::create(b, loc, inRange, false);
-      b.setInsertionPointToStart(steady.thenBlock());
-      if (failed(issue(ahead)))
+      if (failed(prefetchSteps(tma->stages, issue, [] {})))
         return failure();
     }
     tmaStage = stageOf(iv);
@@ -1786,21 +1766,12 @@ LogicalResult Distributor::emitWgmma(Operation *op, int cId,
     Value stageBase = arith::AddIOp::create(
         b, loc, tmaRegion,
         arith::MulIOp::create(b, loc, tmaStage, i32(tma->stageBytes)));
-    Value addr = arith::AddIOp::create(
-        b, loc, stageBase,
-        arith::AddIOp::create(
-            b, loc, i32(t.offset),
-            arith::IndexCastOp::create(b, loc, i32t, first)));
-    Value start = arith::ShRUIOp::create(
-        b, loc, arith::AndIOp::create(b, loc, addr, i32(0x3FFFF)), i32(4));
-    Value wide = arith::ExtUIOp::create(b, loc, i64t, start);
+    // Leading byte offset (unused when K-major), stride byte offset 1024,
+    // swizzle mode 1 (128B).
     uint64_t lbo = t.kMajor ? 1 : (t.rows * 128) >> 4;
-    uint64_t fields = (lbo << 16) | (uint64_t(1024 >> 4) << 32) |
-                      (uint64_t(1) << 62);
-    d.value = arith::OrIOp::create(
-        b, loc, wide,
-        arith::ConstantIntOp::create(b, loc, i64t,
-                                     static_cast<int64_t>(fields)));
+    d.value = descriptor(stageBase, t.offset, first,
+                         (lbo << 16) | (uint64_t(1024 >> 4) << 32) |
+                             (uint64_t(1) << 62));
     return d;
   };
   std::optional<Desc> aDesc;
