@@ -106,10 +106,11 @@ struct FoldDotExtension : OpRewritePattern<linalg::MatmulOp> {
     auto rhsT = cast<RankedTensorType>(ins[1].getType()).getElementType();
     if (lhsT != rhsT)
       return failure();
+    Attribute precision = op->getAttr(kDotPrecisionAttrName);
     auto folded = rewriter.replaceOpWithNewOp<linalg::MatmulOp>(
         op, op->getResultTypes(), ins, op.getDpsInits());
-    if (Attribute p = op->getAttr(kDotPrecisionAttrName))
-      folded->setAttr(kDotPrecisionAttrName, p);
+    if (precision)
+      folded->setAttr(kDotPrecisionAttrName, precision);
     return success();
   }
 };
