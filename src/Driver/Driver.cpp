@@ -214,6 +214,8 @@ const std::vector<std::string> &everyTarget() {
   static const std::vector<std::string> targets = {
       "cpu",
       "cuda:sm_80",
+      // wgmma, TMA and mbarriers are sm_90a's alone.
+      "cuda:sm_90a",
       "rocm:gfx942",
       "tpu",
   };
