@@ -7,10 +7,11 @@
 // parameter (!llvm.ptr, after the arrays; box [64, 64]: A K-major, B
 // N-major) described in the launch record. Two stages (num_stages) x one
 // 64-wide k chunk: two mbarriers, initialized once by thread 0 before the
-// loop. Per step, thread 0 issues (at the first step) step 0, and step s+1
-// (when in range): arrive.expect_tx with the chunk's 16 KiB, then one TMA
-// box per operand into the stage (1024-byte aligned region) at the block's
-// coordinates (A: {k*64, m*64}, B: {n*64, k*64}, innermost first). The
+// loop. Per step, thread 0 issues from one site, a loop over the steps
+// [s == 0 ? 0 : s + 1, s + 1] (when in range): arrive.expect_tx with the
+// chunk's 16 KiB, then one TMA box per operand into the stage j mod 2
+// (1024-byte aligned region) at the block's coordinates (A: {k*64, m*64},
+// B: {n*64, k*64}, innermost first). The
 // warpgroup waits for its stage's phase (parity (s / 2) mod 2) before the
 // wgmmas, whose descriptors set the 128B swizzle mode (bit 62), stride byte
 // offset 1024 and leading byte offset 1 (A, K-major) or the panel stride
@@ -30,19 +31,18 @@
 // CHECK: scf.for %[[K:.+]] = %c0 to %c4 step %c1
 // CHECK: %[[REGION:.+]] = arith.andi %{{.+}}, %c-1024_i32 : i32
 // CHECK: scf.if %[[T0]] {
+// CHECK: %[[AHEAD:.+]] = arith.addi %[[K]], %c1 : index
 // CHECK: %[[FIRST:.+]] = arith.cmpi eq, %[[K]], %c0 : index
-// CHECK: scf.if %[[FIRST]] {
+// CHECK: %[[LO:.+]] = arith.select %[[FIRST]], %c0, %[[AHEAD]] : index
+// CHECK: %[[HI:.+]] = arith.addi %[[K]], %c2 : index
+// CHECK: scf.for %[[J:.+]] = %[[LO]] to %[[HI]] step %c1 {
+// CHECK: %[[IN:.+]] = arith.cmpi slt, %[[J]], %c4 : index
+// CHECK: scf.if %[[IN]] {
+// CHECK: %[[STAGE:.+]] = arith.remui %[[J]], %c2 : index
 // CHECK: nvvm.mbarrier.arrive.expect_tx %[[BAR:.+]], %c16384_i32 : !llvm.ptr<3>, i32
-// CHECK: %[[DSTA:.+]] = llvm.inttoptr %[[REGION]] : i32 to !llvm.ptr<7>
-// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %[[DSTA]], %[[MAPA]], %[[BAR]], box[%c0_i32, %{{.+}}] : !llvm.ptr<7>, !llvm.ptr
-// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.+}}, %[[MAPB]], %[[BAR]], box[%{{.+}}, %c0_i32] : !llvm.ptr<7>, !llvm.ptr
-// CHECK: }
-// CHECK: %[[NEXT:.+]] = arith.addi %[[K]], %c1 : index
-// CHECK: %[[INRANGE:.+]] = arith.cmpi slt, %[[NEXT]], %c4 : index
-// CHECK: scf.if %[[INRANGE]] {
-// CHECK: nvvm.mbarrier.arrive.expect_tx %{{.+}}, %c16384_i32
-// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.+}}, %[[MAPA]]
-// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.+}}, %[[MAPB]]
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.+}}, %[[MAPA]], %[[BAR]], box[%{{.+}}, %{{.+}}] : !llvm.ptr<7>, !llvm.ptr
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.+}}, %[[MAPB]], %[[BAR]], box[%{{.+}}, %{{.+}}] : !llvm.ptr<7>, !llvm.ptr
+// CHECK-NOT: nvvm.cp.async.bulk.tensor
 // CHECK: arith.ori %{{.+}}, %[[DESCA]] : i64
 // CHECK: arith.ori %{{.+}}, %[[DESCB]] : i64
 // CHECK: nvvm.wgmma.fence.aligned

@@ -105,13 +105,14 @@ func.func @main(%x: tensor<2x3x4x1000xf32>) -> tensor<2x3x4x1000xf32> {
 // and written whole in the accumulator layout, stays in registers carried by
 // the loop (the `k == 0` zeroing becomes selects). The operands (whole
 // blocks) are prefetched with cp.async into padded tiles, num_stages (3 by
-// default) steps ahead: at k == 0 steps 0 and 1 (one commit group each),
-// then at every step step k+2 when in range (its group committed even when
-// empty), `wait_group 2` (this step's copies landed) and a barrier; the
-// stage k mod 3 is read with ldmatrix (a view shifted by 5120 bytes a
-// stage) for mma.sync on sm_80; a barrier ends the step (its stage is
-// refilled next); the output is written at the last k. sm_70 gets a SIMT
-// loop over k.
+// default) steps ahead, from one issue site: a loop over the steps
+// [k == 0 ? 0 : k + 2, k + 2] (all three at the first step, then one), each
+// copied into its stage (j mod 3, a view shifted by 5120 bytes a stage)
+// when in range and committed as its own group either way; then
+// `wait_group 2` (this step's copies landed) and a barrier; the stage
+// k mod 3 is read with ldmatrix for mma.sync on sm_80; a barrier ends the
+// step (its stage is refilled next); the output is written at the last k.
+// sm_70 gets a SIMT loop over k.
 // CHECK-LABEL: gpu.func @mm(
 // CHECK-SAME: dynamic_shared_memory_bytes = 15360 : i64
 // CHECK-SAME: grid = [2, 2, 1], grid_axes = {{\[}}[0], [1], []]
@@ -120,25 +121,21 @@ func.func @main(%x: tensor<2x3x4x1000xf32>) -> tensor<2x3x4x1000xf32> {
 // CHECK-NOT: memref<32x32xf32, #gpu.address_space<workgroup>>
 // CHECK: scf.for %[[K:.+]] = %{{.+}} to %{{.+}} step %{{.+}} iter_args({{.+}}) -> (f32, f32, f32, f32, f32, f32, f32, f32)
 // CHECK-COUNT-8: arith.select
-// CHECK: %[[FIRST:.+]] = arith.cmpi eq, %[[K]], %c0 : index
-// CHECK: scf.if %[[FIRST]] {
-// CHECK: memref.view %[[SMEM]][%c0][] : {{.+}} to memref<32x40xbf16, #gpu.address_space<workgroup>>
-// CHECK: nvgpu.device_async_copy %{{.+}}[%{{.+}}], %{{.+}}[%{{.+}}], 8 {bypassL1} : memref<4096xbf16> to memref<1280xbf16, #gpu.address_space<workgroup>>
-// CHECK: memref.view %[[SMEM]][%c2560][]
-// CHECK: nvgpu.device_async_copy
-// CHECK: nvvm.cp.async.commit.group
-// CHECK: memref.view %[[SMEM]][%c5120][]
-// CHECK: nvgpu.device_async_copy
-// CHECK: memref.view %[[SMEM]][%c7680][]
-// CHECK: nvgpu.device_async_copy
-// CHECK: nvvm.cp.async.commit.group
 // CHECK: %[[AHEAD:.+]] = arith.addi %[[K]], %c2 : index
-// CHECK: %[[IN:.+]] = arith.cmpi slt, %[[AHEAD]], %c2 : index
+// CHECK: %[[FIRST:.+]] = arith.cmpi eq, %[[K]], %c0 : index
+// CHECK: %[[LO:.+]] = arith.select %[[FIRST]], %c0, %[[AHEAD]] : index
+// CHECK: %[[HI:.+]] = arith.addi %[[K]], %c3 : index
+// CHECK: scf.for %[[J:.+]] = %[[LO]] to %[[HI]] step %c1 {
+// CHECK: %[[IN:.+]] = arith.cmpi slt, %[[J]], %c2 : index
 // CHECK: scf.if %[[IN]] {
-// CHECK: nvgpu.device_async_copy
+// CHECK: %[[STAGE:.+]] = arith.remui %[[J]], %c3 : index
+// CHECK: memref.view %[[SMEM]][%{{.+}}][] : {{.+}} to memref<32x40xbf16, #gpu.address_space<workgroup>>
+// CHECK: nvgpu.device_async_copy %{{.+}}[%{{.+}}], %{{.+}}[%{{.+}}], 8 {bypassL1} : memref<4096xbf16> to memref<1280xbf16, #gpu.address_space<workgroup>>
+// CHECK: memref.view %[[SMEM]][%{{.+}}][] : {{.+}} to memref<32x40xbf16, #gpu.address_space<workgroup>>
 // CHECK: nvgpu.device_async_copy
 // CHECK: nvvm.cp.async.commit.group
-// CHECK-NEXT: nvvm.cp.async.wait.group 2
+// CHECK-NOT: nvgpu.device_async_copy
+// CHECK: nvvm.cp.async.wait.group 2
 // CHECK-NEXT: gpu.barrier
 // CHECK-NOT: vector.store {{.+}}#gpu.address_space<workgroup>
 // CHECK: llvm.inline_asm has_side_effects "ldmatrix.sync.aligned.m8n8.x4.shared.b16

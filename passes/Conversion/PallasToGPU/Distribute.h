@@ -390,9 +390,9 @@ public:
   DenseMap<Operation *, StagePlan> stagePlans;
   void planStages();
   /// The prefetch schedule of both: at the first step of the sequential
-  /// loop, `issue` steps 0 .. stages-2, then at every step s the step
-  /// s+stages-1, each only when below the trip count; `after` runs after
-  /// each (issued or not).
+  /// loop, `issue` steps 0 .. stages-1, at every later step s the step
+  /// s+stages-1, each only when below the trip count (one issue site, in a
+  /// loop); `after` runs after each (issued or not).
   LogicalResult prefetchSteps(int64_t stages,
                               function_ref<LogicalResult(Value)> issue,
                               function_ref<void()> after);

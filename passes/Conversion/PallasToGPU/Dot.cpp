@@ -1289,31 +1289,27 @@ Distributor::prefetchSteps(int64_t stages,
                            function_ref<void()> after) {
   Location loc = kc.loc;
   Value iv = kc.seqIv, n = kc.seqCount;
-  // Issues step `j` (index) when it is below the trip count.
-  auto guarded = [&](Value j) -> LogicalResult {
-    {
-      OpBuilder::InsertionGuard g(b);
-      Value in =
-          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, j, n);
-      auto ifOp = scf::IfOp::create(b, loc, in, false);
-      b.setInsertionPointToStart(ifOp.thenBlock());
-      if (failed(issue(j)))
-        return failure();
-    }
-    after();
-    return success();
-  };
+  // One issue site: steps [first, s + stages - 1] with first = 0 at the
+  // first step, else s + stages - 1 (a loop of `stages` iterations or one).
+  Value ahead = arith::AddIOp::create(b, loc, iv, idx(stages - 1));
   Value atFirst =
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, iv, idx(0));
-  auto prologue = scf::IfOp::create(b, loc, atFirst, false);
+  Value first = arith::SelectOp::create(b, loc, atFirst, idx(0), ahead);
+  Value end = arith::AddIOp::create(b, loc, ahead, idx(1));
+  auto loop = scf::ForOp::create(b, loc, first, end, idx(1));
+  OpBuilder::InsertionGuard g(b);
+  b.setInsertionPointToStart(loop.getBody());
+  Value j = loop.getInductionVar();
   {
-    OpBuilder::InsertionGuard g(b);
-    b.setInsertionPointToStart(prologue.thenBlock());
-    for (int64_t j = 0; j + 1 < stages; ++j)
-      if (failed(guarded(idx(j))))
-        return failure();
+    OpBuilder::InsertionGuard g2(b);
+    Value in = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, j, n);
+    auto ifOp = scf::IfOp::create(b, loc, in, false);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    if (failed(issue(j)))
+      return failure();
   }
-  return guarded(arith::AddIOp::create(b, loc, iv, idx(stages - 1)));
+  after();
+  return success();
 }
 
 /// An i32 shared-memory address as the pointer the NVVM ops take.
