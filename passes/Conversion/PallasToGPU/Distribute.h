@@ -174,6 +174,11 @@ public:
   /// tensor (v itself, or the input of the transpose `v` is, whose
   /// permutation goes to `perm`); null when it is not a view's load.
   const View *streamedSource(Value v, SmallVector<int64_t> &perm, Value &x);
+  /// The layouts such an operand is copied with: the loaded tensor's
+  /// default layout (`sourceId`) and that layout seen through the
+  /// transpose, in `v`'s shape (returned).
+  int streamedLayouts(Value v, Value x, ArrayRef<int64_t> perm,
+                      int &sourceId);
   /// Kernel memref arguments whose memory the kernel may write (through
   /// themselves or an aliased operand).
   DenseSet<Value> writableArgs;

@@ -210,6 +210,15 @@ const View *Distributor::streamedSource(Value v, SmallVector<int64_t> &perm,
   return nullptr;
 }
 
+int Distributor::streamedLayouts(Value v, Value x, ArrayRef<int64_t> perm,
+                                 int &sourceId) {
+  sourceId = defaultLayout(cast<RankedTensorType>(x.getType()));
+  if (perm.empty())
+    return sourceId;
+  return intern(projectLayout(layout(sourceId), perm,
+                              cast<RankedTensorType>(v.getType()).getShape()));
+}
+
 LogicalResult Distributor::emitDot(Operation *op) {
   auto lin = cast<linalg::LinalgOp>(op);
   Location loc = op->getLoc();
@@ -242,10 +251,8 @@ LogicalResult Distributor::emitDot(Operation *op) {
       if (!source)
         return v.getDefiningOp()->emitOpError()
                << "reads a memref that is not a view";
-      int sourceId = defaultLayout(cast<RankedTensorType>(x.getType()));
-      int id = perm.empty() ? sourceId
-                            : intern(projectLayout(layout(sourceId), perm,
-                                                   type.getShape()));
+      int sourceId;
+      int id = streamedLayouts(v, x, perm, sourceId);
       View tile = tileView(type, id, kc.workspaceOffset + wsOffset, bytes);
       wsOffset += (bytes + 127) / 128 * 128;
       kc.workspaceBytes = std::max(kc.workspaceBytes, wsOffset);
@@ -499,10 +506,8 @@ LogicalResult Distributor::emitDot(Operation *op) {
       auto stype = cast<RankedTensorType>(x.getType());
       int64_t sdim = perm.empty() ? kdim : perm[kdim];
       // The whole tile as stage() lays it out (ldmatrix reads it the same).
-      int sourceId = defaultLayout(stype);
-      int id = perm.empty() ? sourceId
-                            : intern(projectLayout(layout(sourceId), perm,
-                                                   type.getShape()));
+      int sourceId;
+      int id = streamedLayouts(v, x, perm, sourceId);
       int64_t bytes;
       View tile = tileView(type, id, kc.workspaceOffset + wsOffset, bytes);
       // One chunk: its own blocked layout over the source, seen through the
@@ -552,11 +557,8 @@ LogicalResult Distributor::emitDot(Operation *op) {
         if (!source || !tt)
           return op->emitOpError() << "lost a prefetched dot operand";
         auto type = cast<RankedTensorType>(v.getType());
-        auto stype = cast<RankedTensorType>(x.getType());
-        int sourceId = defaultLayout(stype);
-        int id = perm.empty() ? sourceId
-                              : intern(projectLayout(layout(sourceId), perm,
-                                                     type.getShape()));
+        int sourceId;
+        int id = streamedLayouts(v, x, perm, sourceId);
         int64_t bytes;
         View tile = tileView(type, id, sp->region + sp->offsets[i], bytes);
         int64_t width = asyncCopyWidth(*source, sourceId, tile, id);
@@ -1456,10 +1458,8 @@ LogicalResult Distributor::emitWgmma(Operation *op, int cId,
     auto type = cast<RankedTensorType>(v.getType());
     auto stype = cast<RankedTensorType>(x.getType());
     int64_t sdim = perm.empty() ? kdim : perm[kdim];
-    int sourceId = defaultLayout(stype);
-    int id = perm.empty() ? sourceId
-                          : intern(projectLayout(layout(sourceId), perm,
-                                                 type.getShape()));
+    int sourceId;
+    int id = streamedLayouts(v, x, perm, sourceId);
     int64_t cdim = contiguousDim(layout(id));
     int64_t bytes;
     CoreTile tile =
@@ -1507,10 +1507,8 @@ LogicalResult Distributor::emitWgmma(Operation *op, int cId,
       const View *source = streamedSource(v, perm, x);
       if (!source)
         return op->emitOpError() << "reads a memref that is not a view";
-      int sourceId = defaultLayout(cast<RankedTensorType>(x.getType()));
-      int id = perm.empty() ? sourceId
-                            : intern(projectLayout(layout(sourceId), perm,
-                                                   type.getShape()));
+      int sourceId;
+      int id = streamedLayouts(v, x, perm, sourceId);
       int64_t cdim = contiguousDim(layout(id));
       CoreTile tile =
           coreTile(type, cdim, kc.workspaceOffset + wsOffset, bytes);
