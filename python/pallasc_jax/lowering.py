@@ -1,0 +1,1670 @@
+"""Kernel jaxpr -> `pallas` dialect MLIR text, one JAX equation at a time.
+
+A `Lowering` walks a jaxpr and writes MLIR lines into a `Function`. Values:
+  - `V`: an SSA value of a JAX array: an MLIR scalar (rank 0 only) or a ranked
+    tensor (rank 0 included: the result of a full reduction stays a
+    `tensor<f32>`, as in the hand-written kernels);
+  - `RefV`: a `!pallas.ref` (a kernel argument).
+Every line carries the location of the JAX equation that produced it
+(`loc(#locN)`, the Python file:line:col of its user frame).
+
+Rules are registered per primitive name in `RULES`; a primitive without a rule
+(or a parameter a rule cannot express) raises `ExportError` naming it and the
+Python line.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Any, Callable
+
+import numpy as np
+
+from jax._src import core as jax_core
+from jax._src import source_info_util
+from jax._src import tree_util
+
+from . import mlir as M
+from .errors import ExportError
+
+
+# ---------------------------------------------------------------------------
+# Values
+# ---------------------------------------------------------------------------
+
+@dataclasses.dataclass(frozen=True)
+class V:
+  name: str
+  shape: tuple
+  dtype: Any
+  scalar: bool  # an MLIR scalar (shape must be ())
+
+  @property
+  def type(self) -> str:
+    return M.value_type(self.shape, self.dtype, self.scalar)
+
+
+@dataclasses.dataclass(frozen=True)
+class RefV:
+  name: str
+  shape: tuple
+  dtype: Any
+  space: str
+
+  @property
+  def type(self) -> str:
+    return M.ref_type(self.shape, self.dtype, self.space)
+
+
+@dataclasses.dataclass(frozen=True)
+class Lin:
+  """An integer array known to be `base + sum_k strides[k] * index_k` over
+  its shape (an iota pattern): how contiguous and strided index vectors
+  (`x_ref.at[i * bs + jnp.arange(bs)]`) become slices."""
+  base: Any  # int, or a scalar i32 V
+  strides: tuple  # one int per dimension of the array
+
+
+class Locations:
+  """The module's location aliases (`#locN = loc("file":line:col)`)."""
+
+  def __init__(self, source_root: str | None = None):
+    self.aliases: dict[str, str] = {}
+    self.source_root = source_root
+
+  def alias(self, text: str) -> str:
+    if text not in self.aliases:
+      self.aliases[text] = f"#loc{len(self.aliases)}"
+    return self.aliases[text]
+
+  def file_loc(self, file: str, line: int, col: int) -> str:
+    return self.alias(f"loc({M.quote(self.display(file))}:{line}:{col})")
+
+  def display(self, file: str) -> str:
+    import os
+    root = self.source_root if self.source_root is not None else os.getcwd()
+    try:
+      rel = os.path.relpath(file, root)
+    except ValueError:
+      return file
+    return file if rel.startswith("..") else rel
+
+  def header(self) -> list[str]:
+    return [f"{a} = {t}" for t, a in self.aliases.items()]
+
+
+def frame_of(source_info):
+  """The user's Python frame of an equation (None when unknown)."""
+  if source_info is None:
+    return None
+  try:
+    return source_info_util.user_frame(source_info.traceback)
+  except Exception:  # pragma: no cover - defensive
+    return None
+
+
+def where(source_info) -> str:
+  f = frame_of(source_info)
+  if f is None:
+    return ""
+  return f"{f.file_name}:{f.start_line}:{f.start_column + 1}"
+
+
+# ---------------------------------------------------------------------------
+# Text builder
+# ---------------------------------------------------------------------------
+
+class Function:
+  """Lines of one function-like op; names are unique in the module."""
+
+  def __init__(self, counter: list[int]):
+    self.lines: list[str] = []
+    self.depth = 1
+    self.counter = counter
+
+  def fresh(self, hint: str = "") -> str:
+    self.counter[0] += 1
+    return f"%{hint}{self.counter[0]}" if hint else f"%{self.counter[0]}"
+
+  def line(self, text: str):
+    self.lines.append("  " * self.depth + text)
+
+
+# ---------------------------------------------------------------------------
+# The lowering
+# ---------------------------------------------------------------------------
+
+RULES: dict[str, Callable] = {}
+
+
+def rule(*names):
+  def deco(fn):
+    for n in names:
+      RULES[n] = fn
+    return fn
+  return deco
+
+
+class Lowering:
+  """Translates the equations of a jaxpr into a `Function`."""
+
+  def __init__(self, fn: Function, locs: Locations, kernel_axes=None):
+    self.fn = fn
+    self.locs = locs
+    self.loc = None  # the current equation's location alias
+    self.eqn = None
+    self.env: dict[Any, Any] = {}
+    self.lin: dict[Any, Lin] = {}      # var -> iota pattern
+    self.bool_src: dict[Any, V] = {}   # int var converted from a bool V
+    self.used: set = set()             # vars some equation reads
+    # program_id axis -> grid axis (vmapped grid axes are skipped)
+    self.kernel_axes = kernel_axes
+
+  # -- errors and emission --------------------------------------------------
+
+  def error(self, message: str) -> ExportError:
+    return ExportError(message, where(self.eqn.source_info) if self.eqn
+                       else "")
+
+  def emit(self, text: str, loc: bool = True):
+    if loc and self.loc:
+      text = f"{text} loc({self.loc})"
+    self.fn.line(text)
+
+  def op(self, text: str, shape, dtype, scalar: bool, hint="") -> V:
+    name = self.fn.fresh(hint)
+    self.emit(f"{name} = {text}")
+    return V(name, tuple(shape), np.dtype(dtype), scalar)
+
+  # -- reading atoms ----------------------------------------------------------
+
+  def read(self, atom):
+    if isinstance(atom, jax_core.Literal):
+      val = atom.val
+      aval = atom.aval
+      arr = np.asarray(val)
+      return self.constant(arr, tuple(aval.shape), aval.dtype)
+    try:
+      return self.env[atom]
+    except KeyError:
+      raise self.error(f"internal error: {atom} has no value") from None
+
+  def constant(self, arr, shape, dtype, scalar=None) -> V:
+    dtype = np.dtype(dtype)
+    shape = tuple(shape)
+    if scalar is None:
+      scalar = shape == ()
+    arr = np.asarray(arr)
+    if scalar:
+      lit = M.scalar_literal(arr.reshape(()).item() if not M.is_float(dtype)
+                             else arr.reshape(()), dtype)
+      if M.is_bool(dtype):
+        return self.op(f"arith.constant {lit}", (), dtype, True)
+      return self.op(f"arith.constant {lit} : {M.elem_type(dtype)}", (),
+                     dtype, True)
+    if arr.shape != shape:
+      arr = np.broadcast_to(arr, shape)
+    return self.op(f"arith.constant {M.dense_literal(arr, dtype)} : "
+                   f"{M.tensor_type(shape, dtype)}", shape, dtype, False)
+
+  def int_const(self, value: int, dtype="int32") -> V:
+    return self.constant(np.array(value), (), dtype)
+
+  def index_const(self, value: int) -> str:
+    name = self.fn.fresh()
+    self.emit(f"{name} = arith.constant {value} : index")
+    return name
+
+  # -- representation changes -------------------------------------------------
+
+  def as_scalar(self, v: V) -> V:
+    if v.scalar:
+      return v
+    if v.shape != ():
+      raise self.error(f"expected a scalar, got an array of shape {v.shape}")
+    return self.op(f"tensor.extract {v.name}[] : {v.type}", (), v.dtype, True)
+
+  def as_tensor(self, v: V, shape) -> V:
+    """`v` as a tensor of `shape` (broadcasting a scalar or size-1 dims)."""
+    shape = tuple(shape)
+    if not v.scalar and v.shape == shape:
+      return v
+    if v.scalar or v.shape == ():
+      dims = []
+    else:
+      r, vr = len(shape), len(v.shape)
+      if vr > r:
+        raise self.error(f"cannot broadcast shape {v.shape} to {shape}")
+      dims = list(range(r - vr, r))
+      for d, s in zip(dims, v.shape):
+        if s != 1 and s != shape[d]:
+          raise self.error(f"cannot broadcast shape {v.shape} to {shape}")
+    return self.op(
+        f"pallas.broadcast_in_dim {v.name} dims [{', '.join(map(str, dims))}]"
+        f" : {v.type} -> {M.tensor_type(shape, v.dtype)}", shape, v.dtype,
+        False)
+
+  def operand(self, atom, shape, tensor0=False) -> V:
+    """An elementwise operand in the representation of the result `shape`."""
+    shape = tuple(shape)
+    if isinstance(atom, jax_core.Literal):
+      arr = np.asarray(atom.val)
+      scalar = shape == () and not tensor0
+      return self.constant(arr, shape, atom.aval.dtype, scalar=scalar)
+    v = self.read(atom)
+    if shape == ():
+      return self.as_tensor(v, ()) if tensor0 else v
+    return self.as_tensor(v, shape)
+
+  def operands(self, atoms, shape):
+    """Elementwise operands: rank-0 ones are scalars unless one is a tensor."""
+    shape = tuple(shape)
+    tensor0 = shape == () and any(
+        not isinstance(a, jax_core.Literal) and not self.read(a).scalar
+        for a in atoms)
+    return [self.operand(a, shape, tensor0) for a in atoms]
+
+  def convert(self, v: V, dtype) -> V:
+    """`convert_element_type` of a value (JAX's semantics)."""
+    src, dst = np.dtype(v.dtype), np.dtype(dtype)
+    if src == dst:
+      return v
+    sb, db = M.bitwidth(src), M.bitwidth(dst)
+    st, dt = M.elem_type(src), M.elem_type(dst)
+    res_t = M.value_type(v.shape, dst, v.scalar)
+
+    def cast(opname, x=v):
+      return self.op(f"{opname} {x.name} : {x.type} to {res_t}", v.shape,
+                     dst, v.scalar)
+    if M.is_bool(dst):
+      zero = self.constant(np.zeros((), src), v.shape, src, v.scalar)
+      if M.is_float(src):
+        return self.op(f"arith.cmpf une, {v.name}, {zero.name} : {v.type}",
+                       v.shape, dst, v.scalar)
+      return self.op(f"arith.cmpi ne, {v.name}, {zero.name} : {v.type}",
+                     v.shape, dst, v.scalar)
+    if M.is_float(src) and M.is_float(dst):
+      if st == dt:
+        return V(v.name, v.shape, dst, v.scalar)
+      if {st, dt} == {"f16", "bf16"}:
+        return self.convert(self.convert(v, np.float32), dst)
+      return cast("arith.extf" if db > sb else "arith.truncf")
+    if M.is_float(src):
+      return cast("arith.fptoui" if M.is_unsigned(dst) else "arith.fptosi")
+    if M.is_float(dst):
+      unsigned = M.is_unsigned(src) or M.is_bool(src)
+      return cast("arith.uitofp" if unsigned else "arith.sitofp")
+    # integer -> integer
+    if sb == db:
+      return V(v.name, v.shape, dst, v.scalar)
+    if db < sb:
+      return cast("arith.trunci")
+    unsigned = M.is_unsigned(src) or M.is_bool(src)
+    return cast("arith.extui" if unsigned else "arith.extsi")
+
+  def index_i32(self, v: V) -> V:
+    """A scalar index as the i32 a dynamic start needs."""
+    v = self.as_scalar(v)
+    if not (M.is_int(v.dtype) or M.is_bool(v.dtype)):
+      raise self.error(f"index of dtype {v.dtype} is not an integer")
+    return self.convert(v, np.int32)
+
+  def to_index(self, v: V) -> str:
+    v = self.as_scalar(v)
+    name = self.fn.fresh()
+    self.emit(f"{name} = arith.index_cast {v.name} : {v.type} to index")
+    return name
+
+  # -- jaxpr walking ----------------------------------------------------------
+
+  def bind(self, var, value):
+    if isinstance(var, jax_core.DropVar):
+      return
+    self.env[var] = value
+
+  def lower_jaxpr(self, jaxpr, args, consts=()):
+    """Lowers `jaxpr` (open or closed) with `args` bound to its invars;
+    returns the values of its outvars (read lazily by the caller)."""
+    if isinstance(jaxpr, jax_core.ClosedJaxpr):
+      consts = list(jaxpr.consts)
+      jaxpr = jaxpr.jaxpr
+    for var, c in zip(jaxpr.constvars, consts):
+      self.bind(var, self.const_value(c, var.aval))
+    for var, a in zip(jaxpr.invars, args):
+      self.bind(var, a)
+    for eqn in jaxpr.eqns:
+      for a in eqn.invars:
+        if isinstance(a, jax_core.Var):
+          self.used.add(a)
+    for o in jaxpr.outvars:
+      if isinstance(o, jax_core.Var):
+        self.used.add(o)
+    for eqn in jaxpr.eqns:
+      self.lower_eqn(eqn)
+    return [self.read(o) for o in jaxpr.outvars]
+
+  def const_value(self, c, aval):
+    if isinstance(c, RefV) or isinstance(c, V):
+      return c
+    arr = np.asarray(c)
+    if arr.size > 65536:
+      raise self.error(f"a constant of {arr.size} elements captured by the "
+                       "kernel is too large to inline (limit 65536)")
+    return self.constant(arr, tuple(arr.shape), arr.dtype)
+
+  def lower_eqn(self, eqn):
+    saved = (self.eqn, self.loc)
+    self.eqn = eqn
+    f = frame_of(eqn.source_info)
+    if f is not None:
+      self.loc = self.locs.file_loc(f.file_name, f.start_line,
+                                    f.start_column + 1)
+    name = eqn.primitive.name
+    fn = RULES.get(name)
+    if fn is None:
+      raise self.error(f"primitive '{name}' is not supported by pallasc-export"
+                       " (see docs/jax.md for the supported primitives)")
+    outs = fn(self, eqn)
+    if eqn.primitive.multiple_results:
+      outs = list(outs)
+    else:
+      outs = [outs]
+    if len(outs) != len(eqn.outvars):
+      raise self.error(f"internal error: rule for '{name}' returned "
+                       f"{len(outs)} values for {len(eqn.outvars)} results")
+    for var, val in zip(eqn.outvars, outs):
+      if val is None:
+        continue
+      self.bind(var, val)
+    self.eqn, self.loc = saved
+
+
+def out_aval(eqn, i=0):
+  return eqn.outvars[i].aval
+
+
+# ---------------------------------------------------------------------------
+# Elementwise
+# ---------------------------------------------------------------------------
+
+def _kind(dtype):
+  if M.is_float(dtype):
+    return "f"
+  if M.is_bool(dtype) or M.is_unsigned(dtype):
+    return "u"
+  return "s"
+
+
+def _track_lin(low: Lowering, eqn):
+  """Follows iota patterns through add/sub/mul of integer arrays."""
+  aval = out_aval(eqn)
+  name = eqn.primitive.name
+  if not M.is_int(aval.dtype) or tuple(aval.shape) == () or name not in (
+      "add", "sub", "mul"):
+    return
+  rank = len(aval.shape)
+  parts = []
+  for a in eqn.invars:
+    if a in low.lin:
+      parts.append(low.lin[a])
+    elif isinstance(a, jax_core.Literal) and np.asarray(a.val).shape == ():
+      parts.append(Lin(("const", int(np.asarray(a.val))), (0,) * rank))
+    elif tuple(a.aval.shape) == ():
+      parts.append(Lin(("val", a), (0,) * rank))
+    else:
+      return
+  x, y = parts
+  if len(x.strides) != rank or len(y.strides) != rank:
+    return
+  if name == "add":
+    low.lin[eqn.outvars[0]] = Lin(("add", x.base, y.base),
+                                  tuple(p + q for p, q in zip(x.strides,
+                                                              y.strides)))
+  elif name == "sub":
+    if any(y.strides):
+      return
+    low.lin[eqn.outvars[0]] = Lin(("sub", x.base, y.base), x.strides)
+  else:
+    for u, w in ((x, y), (y, x)):
+      if w.base[0] == "const" and not any(w.strides):
+        k = w.base[1]
+        low.lin[eqn.outvars[0]] = Lin(("mul", u.base, k),
+                                      tuple(s * k for s in u.strides))
+        return
+
+
+def _binary(low: Lowering, eqn, ops: dict):
+  _track_lin(low, eqn)
+  aval = out_aval(eqn)
+  shape, dtype = tuple(aval.shape), aval.dtype
+  a, b = low.operands(eqn.invars, shape)
+  # out_dtype (mixed precision) or operands of another dtype: compute in the
+  # result dtype, as the operands would be promoted.
+  if a.dtype != dtype and not ops.get("cmp"):
+    a = low.convert(a, dtype)
+  if b.dtype != dtype and not ops.get("cmp"):
+    b = low.convert(b, dtype)
+  k = _kind(a.dtype)
+  name = ops.get(k)
+  if name is None:
+    raise low.error(f"'{eqn.primitive.name}' is not supported on {a.dtype}")
+  if callable(name):
+    return name(low, a, b, shape, dtype)
+  return low.op(f"{name} {a.name}, {b.name} : {a.type}", shape, dtype,
+                a.scalar)
+
+
+def _mk_binary(f=None, s=None, u=None):
+  ops = {"f": f, "s": s, "u": u if u is not None else s}
+  return lambda low, eqn: _binary(low, eqn, ops)
+
+
+RULES["add"] = _mk_binary("arith.addf", "arith.addi")
+RULES["sub"] = _mk_binary("arith.subf", "arith.subi")
+RULES["mul"] = _mk_binary("arith.mulf", "arith.muli")
+RULES["div"] = _mk_binary("arith.divf", "arith.divsi", "arith.divui")
+RULES["rem"] = _mk_binary("arith.remf", "arith.remsi", "arith.remui")
+RULES["max"] = _mk_binary("arith.maximumf", "arith.maxsi", "arith.maxui")
+RULES["min"] = _mk_binary("arith.minimumf", "arith.minsi", "arith.minui")
+RULES["and"] = _mk_binary(None, "arith.andi")
+RULES["or"] = _mk_binary(None, "arith.ori")
+RULES["xor"] = _mk_binary(None, "arith.xori")
+RULES["pow"] = _mk_binary("math.powf")
+RULES["atan2"] = _mk_binary("math.atan2")
+RULES["nextafter"] = None  # refused below (no pallasc equivalent)
+del RULES["nextafter"]
+
+
+def _shift(kind):
+  def build(low, a, b, shape, dtype):
+    # XLA's shifts: an amount >= the bit width (as unsigned) gives 0 (or the
+    # sign for arithmetic right shifts); MLIR's are poison there.
+    bits = M.bitwidth(dtype)
+    width = low.constant(np.array(bits), shape, dtype, a.scalar)
+    big = low.op(f"arith.cmpi uge, {b.name}, {width.name} : {a.type}", shape,
+                 np.bool_, a.scalar)
+    if kind == "arith.shrsi":
+      top = low.constant(np.array(bits - 1), shape, dtype, a.scalar)
+      amt = low.op(f"arith.select {big.name}, {top.name}, {b.name} : "
+                   f"{M.value_type(shape, np.bool_, a.scalar)}, {a.type}"
+                   if not a.scalar else
+                   f"arith.select {big.name}, {top.name}, {b.name} : {a.type}",
+                   shape, dtype, a.scalar)
+      return low.op(f"arith.shrsi {a.name}, {amt.name} : {a.type}", shape,
+                    dtype, a.scalar)
+    r = low.op(f"{kind} {a.name}, {b.name} : {a.type}", shape, dtype,
+               a.scalar)
+    zero = low.constant(np.array(0), shape, dtype, a.scalar)
+    return _select(low, big, zero, r)
+  return build
+
+
+def _select(low, c: V, t: V, f: V) -> V:
+  if t.scalar and c.scalar:
+    return low.op(f"arith.select {c.name}, {t.name}, {f.name} : {t.type}",
+                  t.shape, t.dtype, True)
+  return low.op(f"pallas.select {c.name}, {t.name}, {f.name} : {c.type}, "
+                f"{t.type}", t.shape, t.dtype, False)
+
+
+RULES["shift_left"] = _mk_binary(None, _shift("arith.shli"))
+RULES["shift_right_logical"] = _mk_binary(None, _shift("arith.shrui"))
+RULES["shift_right_arithmetic"] = _mk_binary(None, _shift("arith.shrsi"))
+
+
+_CMP = {
+    "eq": ("oeq", "eq", "eq"), "ne": ("une", "ne", "ne"),
+    "lt": ("olt", "slt", "ult"), "le": ("ole", "sle", "ule"),
+    "gt": ("ogt", "sgt", "ugt"), "ge": ("oge", "sge", "uge"),
+}
+
+
+def _compare(low: Lowering, eqn):
+  f, s, u = _CMP[eqn.primitive.name]
+  aval = out_aval(eqn)
+  shape = tuple(aval.shape)
+  a, b = low.operands(eqn.invars, shape)
+  k = _kind(a.dtype)
+  if k == "f":
+    text = f"arith.cmpf {f}, {a.name}, {b.name} : {a.type}"
+  else:
+    text = f"arith.cmpi {s if k == 's' else u}, {a.name}, {b.name} : {a.type}"
+  return low.op(text, shape, np.bool_, a.scalar)
+
+
+for _n in _CMP:
+  RULES[_n] = _compare
+
+
+def _unary(low: Lowering, eqn, fop=None, iop=None):
+  aval = out_aval(eqn)
+  shape, dtype = tuple(aval.shape), aval.dtype
+  (x,) = low.operands(eqn.invars[:1], shape)
+  name = fop if M.is_float(dtype) else iop
+  if name is None:
+    raise low.error(f"'{eqn.primitive.name}' is not supported on {dtype}")
+  if callable(name):
+    return name(low, x)
+  return low.op(f"{name} {x.name} : {x.type}", shape, dtype, x.scalar)
+
+
+def _mk_unary(fop=None, iop=None):
+  return lambda low, eqn: _unary(low, eqn, fop, iop)
+
+
+for _jax, _math in [
+    ("exp", "math.exp"), ("exp2", "math.exp2"), ("log", "math.log"),
+    ("log1p", "math.log1p"), ("expm1", "math.expm1"), ("sqrt", "math.sqrt"),
+    ("rsqrt", "math.rsqrt"), ("cbrt", "math.cbrt"), ("tanh", "math.tanh"),
+    ("sin", "math.sin"), ("cos", "math.cos"), ("tan", "math.tan"),
+    ("atan", "math.atan"), ("asin", "math.asin"), ("acos", "math.acos"),
+    ("sinh", "math.sinh"), ("cosh", "math.cosh"), ("asinh", "math.asinh"),
+    ("acosh", "math.acosh"), ("atanh", "math.atanh"), ("erf", "math.erf"),
+    ("erfc", "math.erfc"), ("floor", "math.floor"), ("ceil", "math.ceil")]:
+  RULES[_jax] = _mk_unary(_math)
+
+
+def _neg_int(low, x):
+  zero = low.constant(np.array(0), x.shape, x.dtype, x.scalar)
+  return low.op(f"arith.subi {zero.name}, {x.name} : {x.type}", x.shape,
+                x.dtype, x.scalar)
+
+
+RULES["neg"] = _mk_unary("arith.negf", _neg_int)
+RULES["abs"] = _mk_unary("math.absf", "math.absi")
+RULES["population_count"] = _mk_unary(None, "math.ctpop")
+RULES["clz"] = _mk_unary(None, "math.ctlz")
+
+
+def _not(low, x):
+  ones = low.constant(np.array(-1 if not M.is_bool(x.dtype) else True),
+                      x.shape, x.dtype, x.scalar)
+  return low.op(f"arith.xori {x.name}, {ones.name} : {x.type}", x.shape,
+                x.dtype, x.scalar)
+
+
+RULES["not"] = _mk_unary(None, _not)
+
+
+@rule("round")
+def _round(low, eqn):
+  method = int(getattr(eqn.params.get("rounding_method", 0), "value",
+                       eqn.params.get("rounding_method", 0)))
+  return _unary(low, eqn, "math.roundeven" if method == 1 else "math.round")
+
+
+@rule("is_finite")
+def _is_finite(low, eqn):
+  (x,) = low.operands(eqn.invars, tuple(out_aval(eqn).shape))
+  return low.op(f"math.isfinite {x.name} : {x.type}", x.shape, np.bool_,
+                x.scalar)
+
+
+@rule("sign")
+def _sign(low, eqn):
+  aval = out_aval(eqn)
+  (x,) = low.operands(eqn.invars, tuple(aval.shape))
+  zero = low.constant(np.array(0), x.shape, x.dtype, x.scalar)
+  one = low.constant(np.array(1), x.shape, x.dtype, x.scalar)
+  bt = M.value_type(x.shape, np.bool_, x.scalar)
+  if M.is_float(x.dtype):
+    # sign(x): -1, 0 or 1, keeping -0.0, 0.0 and NaN.
+    cp = low.op(f"math.copysign {one.name}, {x.name} : {x.type}", x.shape,
+                x.dtype, x.scalar)
+    nz = low.op(f"arith.cmpf one, {x.name}, {zero.name} : {x.type}", x.shape,
+                np.bool_, x.scalar)
+    return _select(low, nz, cp, x)
+  if M.is_unsigned(x.dtype):
+    nz = low.op(f"arith.cmpi ne, {x.name}, {zero.name} : {x.type}", x.shape,
+                np.bool_, x.scalar)
+    return low.convert(nz, x.dtype)
+  pos = low.op(f"arith.cmpi sgt, {x.name}, {zero.name} : {x.type}", x.shape,
+               np.bool_, x.scalar)
+  neg = low.op(f"arith.cmpi slt, {x.name}, {zero.name} : {x.type}", x.shape,
+               np.bool_, x.scalar)
+  del bt
+  return low.op(f"arith.subi {low.convert(pos, x.dtype).name}, "
+                f"{low.convert(neg, x.dtype).name} : {x.type}", x.shape,
+                x.dtype, x.scalar)
+
+
+@rule("logistic")
+def _logistic(low, eqn):
+  aval = out_aval(eqn)
+  (x,) = low.operands(eqn.invars, tuple(aval.shape))
+  if not M.is_float(x.dtype):
+    raise low.error(f"'logistic' is not supported on {x.dtype}")
+  one = low.constant(np.array(1.0), x.shape, x.dtype, x.scalar)
+  t = x.type
+  n = low.op(f"arith.negf {x.name} : {t}", x.shape, x.dtype, x.scalar)
+  e = low.op(f"math.exp {n.name} : {t}", x.shape, x.dtype, x.scalar)
+  d = low.op(f"arith.addf {one.name}, {e.name} : {t}", x.shape, x.dtype,
+             x.scalar)
+  return low.op(f"arith.divf {one.name}, {d.name} : {t}", x.shape, x.dtype,
+                x.scalar)
+
+
+@rule("square")
+def _square(low, eqn):
+  aval = out_aval(eqn)
+  (x,) = low.operands(eqn.invars, tuple(aval.shape))
+  op = "arith.mulf" if M.is_float(x.dtype) else "arith.muli"
+  return low.op(f"{op} {x.name}, {x.name} : {x.type}", x.shape, x.dtype,
+                x.scalar)
+
+
+@rule("integer_pow")
+def _integer_pow(low, eqn):
+  aval = out_aval(eqn)
+  (x,) = low.operands(eqn.invars, tuple(aval.shape))
+  y = int(eqn.params["y"])
+  fl = M.is_float(x.dtype)
+  mul = "arith.mulf" if fl else "arith.muli"
+
+  def m(a, b):
+    return low.op(f"{mul} {a.name}, {b.name} : {x.type}", x.shape, x.dtype,
+                  x.scalar)
+  # Binary exponentiation, as lax.integer_pow expands it.
+  acc, base, n = None, x, abs(y)
+  if n == 0:
+    acc = low.constant(np.array(1), x.shape, x.dtype, x.scalar)
+  while n:
+    if n & 1:
+      acc = base if acc is None else m(acc, base)
+    n >>= 1
+    if n:
+      base = m(base, base)
+  if y < 0:
+    if not fl:
+      raise low.error("'integer_pow' with a negative exponent needs a float")
+    one = low.constant(np.array(1.0), x.shape, x.dtype, x.scalar)
+    acc = low.op(f"arith.divf {one.name}, {acc.name} : {x.type}", x.shape,
+                 x.dtype, x.scalar)
+  return acc
+
+
+@rule("convert_element_type")
+def _convert(low, eqn):
+  (a,) = eqn.invars
+  dst = eqn.params["new_dtype"]
+  v = low.read(a)
+  if M.is_bool(v.dtype) and not isinstance(a, jax_core.Literal):
+    low.bool_src[eqn.outvars[0]] = v
+  if a in low.lin and M.is_int(dst):
+    low.lin[eqn.outvars[0]] = low.lin[a]
+  return low.convert(v, dst)
+
+
+@rule("reduce_precision")
+def _reduce_precision(low, eqn):
+  v = low.read(eqn.invars[0])
+  info = np.finfo(v.dtype) if M.is_float(v.dtype) else None
+  if info is not None and (eqn.params["exponent_bits"], eqn.params[
+      "mantissa_bits"]) == (info.nexp, info.nmant):
+    return v
+  raise low.error("'reduce_precision' to a narrower format is not supported")
+
+
+@rule("copy", "copy_p", "optimization_barrier", "stop_gradient")
+def _identity(low, eqn):
+  vals = [low.read(a) for a in eqn.invars]
+  return vals if eqn.primitive.multiple_results else vals[0]
+
+
+@rule("select_n")
+def _select_n(low, eqn):
+  aval = out_aval(eqn)
+  shape = tuple(aval.shape)
+  pred_atom, *cases = eqn.invars
+  vals = low.operands(cases, shape)
+  pv = low.read(pred_atom)
+  scalar_vals = vals[0].scalar
+  if pv.shape == () and not scalar_vals:
+    pv = low.as_scalar(pv)
+  elif shape != () or not scalar_vals:
+    pv = low.as_tensor(pv, shape) if shape != () else pv
+  if M.is_bool(pv.dtype):
+    if len(vals) != 2:
+      raise low.error("'select_n' with a bool predicate takes 2 cases")
+    return _select(low, pv, vals[1], vals[0])
+  # An integer predicate picks cases[p]: a chain of selects.
+  res = vals[-1]
+  for i in range(len(vals) - 2, -1, -1):
+    ci = low.constant(np.array(i), pv.shape, pv.dtype, pv.scalar)
+    c = low.op(f"arith.cmpi eq, {pv.name}, {ci.name} : {pv.type}", pv.shape,
+               np.bool_, pv.scalar)
+    res = _select(low, c, vals[i], res)
+  return res
+
+
+@rule("clamp")
+def _clamp(low, eqn):
+  aval = out_aval(eqn)
+  shape, dtype = tuple(aval.shape), aval.dtype
+  lo, x, hi = low.operands(eqn.invars, shape)
+  k = _kind(dtype)
+  mx = {"f": "arith.maximumf", "s": "arith.maxsi", "u": "arith.maxui"}[k]
+  mn = {"f": "arith.minimumf", "s": "arith.minsi", "u": "arith.minui"}[k]
+  t = low.op(f"{mx} {x.name}, {lo.name} : {x.type}", shape, dtype, x.scalar)
+  return low.op(f"{mn} {t.name}, {hi.name} : {x.type}", shape, dtype,
+                x.scalar)
+
+
+# ---------------------------------------------------------------------------
+# Shapes
+# ---------------------------------------------------------------------------
+
+@rule("broadcast_in_dim")
+def _broadcast_in_dim(low, eqn):
+  (a,) = eqn.invars[:1]
+  shape = tuple(eqn.params["shape"])
+  dims = tuple(eqn.params["broadcast_dimensions"])
+  if len(eqn.invars) > 1:
+    raise low.error("'broadcast_in_dim' with dynamic shapes is not supported")
+  if isinstance(a, jax_core.Literal):
+    return low.constant(np.asarray(a.val), shape, a.aval.dtype, scalar=False)
+  v = low.read(a)
+  if a in low.lin and len(a.aval.shape) == len(dims):
+    l = low.lin[a]
+    strides = [0] * len(shape)
+    for d, s, n in zip(dims, l.strides, a.aval.shape):
+      strides[d] = s if n == shape[d] else 0
+    low.lin[eqn.outvars[0]] = Lin(l.base, tuple(strides))
+  elif (not isinstance(a, jax_core.Literal) and a.aval.shape == () and
+        M.is_int(a.aval.dtype)):
+    low.lin[eqn.outvars[0]] = Lin(("val", a), (0,) * len(shape))
+  if v.shape == shape and not v.scalar:
+    return v
+  return low.op(
+      f"pallas.broadcast_in_dim {v.name} dims [{', '.join(map(str, dims))}] "
+      f": {v.type} -> {M.tensor_type(shape, v.dtype)}", shape, v.dtype, False)
+
+
+@rule("broadcast_to")
+def _broadcast_to(low, eqn):
+  (a,) = eqn.invars
+  shape = tuple(eqn.params["shape"])
+  v = low.read(a)
+  if a in low.lin:
+    l = low.lin[a]
+    r = len(shape) - len(l.strides)
+    low.lin[eqn.outvars[0]] = Lin(l.base, (0,) * r + tuple(
+        s if n == shape[r + i] else 0
+        for i, (s, n) in enumerate(zip(l.strides, a.aval.shape))))
+  elif a.aval.shape == () and M.is_int(a.aval.dtype):
+    low.lin[eqn.outvars[0]] = Lin(("val", a), (0,) * len(shape))
+  return low.as_tensor(v, shape)
+
+
+@rule("reshape")
+def _reshape(low, eqn):
+  (a,) = eqn.invars[:1]
+  shape = tuple(eqn.params["new_sizes"])
+  if eqn.params.get("dimensions") not in (None, ()):
+    raise low.error("'reshape' with dimensions is not supported")
+  v = low.read(a)
+  if v.scalar:
+    return low.as_tensor(v, shape) if shape != () else v
+  if v.shape == shape:
+    return v
+  return low.op(f"pallas.reshape {v.name} : {v.type} -> "
+                f"{M.tensor_type(shape, v.dtype)}", shape, v.dtype, False)
+
+
+@rule("squeeze")
+def _squeeze(low, eqn):
+  v = low.read(eqn.invars[0])
+  shape = tuple(out_aval(eqn).shape)
+  if v.scalar or v.shape == shape:
+    return v
+  return low.op(f"pallas.reshape {v.name} : {v.type} -> "
+                f"{M.tensor_type(shape, v.dtype)}", shape, v.dtype, False)
+
+
+@rule("expand_dims")
+def _expand_dims(low, eqn):
+  return _squeeze(low, eqn)
+
+
+@rule("transpose")
+def _transpose(low, eqn):
+  v = low.read(eqn.invars[0])
+  perm = tuple(eqn.params["permutation"])
+  shape = tuple(out_aval(eqn).shape)
+  if perm == tuple(range(len(perm))):
+    return v
+  return low.op(f"pallas.transpose {v.name} [{', '.join(map(str, perm))}] : "
+                f"{v.type} -> {M.tensor_type(shape, v.dtype)}", shape,
+                v.dtype, False)
+
+
+@rule("iota")
+def _iota(low, eqn):
+  shape = tuple(eqn.params["shape"])
+  dim = int(eqn.params["dimension"])
+  dtype = np.dtype(eqn.params["dtype"])
+  it = np.int32 if not M.is_int(dtype) or M.bitwidth(dtype) < 32 else dtype
+  v = low.op(f"pallas.iota {dim} : {M.tensor_type(shape, it)}", shape, it,
+             False)
+  if M.is_int(dtype):
+    strides = [0] * len(shape)
+    strides[dim] = 1
+    low.lin[eqn.outvars[0]] = Lin(("const", 0), tuple(strides))
+  return low.convert(v, dtype)
+
+
+@rule("concatenate")
+def _concatenate(low, eqn):
+  aval = out_aval(eqn)
+  shape, dtype = tuple(aval.shape), aval.dtype
+  dim = int(eqn.params["dimension"])
+  vals = [low.as_tensor(low.read(a), a.aval.shape) for a in eqn.invars]
+  ins = ", ".join(v.name for v in vals)
+  tys = ", ".join(v.type for v in vals)
+  return low.op(f"tensor.concat dim({dim}) {ins} : ({tys}) -> "
+                f"{M.tensor_type(shape, dtype)}", shape, dtype, False)
+
+
+# ---------------------------------------------------------------------------
+# Reductions, dots
+# ---------------------------------------------------------------------------
+
+def _reduce(kind):
+  def build(low, eqn):
+    aval = out_aval(eqn)
+    (a,) = eqn.invars
+    v = low.read(a)
+    axes = tuple(eqn.params["axes"])
+    if not axes:
+      return v
+    v = low.as_tensor(v, a.aval.shape)
+    shape = tuple(aval.shape)
+    dtype = v.dtype
+    k = kind
+    if M.is_bool(dtype):
+      # any/all: max/min over the bools as i32.
+      k = {"or": "max", "and": "min"}[kind]
+      v = low.convert(v, np.int32)
+    elif kind in ("or", "and"):
+      raise low.error(f"'reduce_{kind}' is only supported on bool")
+    if k in ("max", "min") and M.is_unsigned(dtype):
+      raise low.error(f"'reduce_{kind}' on unsigned {dtype} is not supported")
+    r = low.op(f"pallas.reduce {k} {v.name} dims [{', '.join(map(str, axes))}]"
+               f" : {v.type} -> {M.tensor_type(shape, v.dtype)}", shape,
+               v.dtype, False)
+    if M.is_bool(dtype):
+      r = low.convert(r, np.bool_)
+    return r
+  return build
+
+
+RULES["reduce_sum"] = _reduce("sum")
+RULES["reduce_max"] = _reduce("max")
+RULES["reduce_min"] = _reduce("min")
+RULES["reduce_or"] = _reduce("or")
+RULES["reduce_and"] = _reduce("and")
+
+
+def _arg(kind):
+  def build(low, eqn):
+    aval = out_aval(eqn)
+    (a,) = eqn.invars
+    axes = tuple(eqn.params["axes"])
+    if len(axes) != 1:
+      raise low.error(f"'{eqn.primitive.name}' over {len(axes)} axes")
+    v = low.as_tensor(low.read(a), a.aval.shape)
+    if M.is_unsigned(v.dtype):
+      raise low.error(f"'{eqn.primitive.name}' on unsigned {v.dtype} is not "
+                      "supported")
+    shape = tuple(aval.shape)
+    dt = np.dtype(eqn.params["index_dtype"])
+    return low.op(f"pallas.reduce {kind} {v.name} dims [{axes[0]}] : {v.type}"
+                  f" -> {M.tensor_type(shape, dt)}", shape, dt, False)
+  return build
+
+
+RULES["argmax"] = _arg("argmax")
+RULES["argmin"] = _arg("argmin")
+
+
+@rule("cumsum")
+def _cumsum(low, eqn):
+  v = low.read(eqn.invars[0])
+  v = low.as_tensor(v, eqn.invars[0].aval.shape)
+  rev = " reverse" if eqn.params.get("reverse") else ""
+  return low.op(f"pallas.cumsum {v.name} dim {int(eqn.params['axis'])}{rev} :"
+                f" {v.type}", v.shape, v.dtype, False)
+
+
+def _precision_name(p):
+  if p is None:
+    return "default"
+  if isinstance(p, (tuple, list)):
+    names = [_precision_name(x) for x in p]
+    order = ["default", "high", "highest"]
+    return max(names, key=order.index)
+  s = str(getattr(p, "name", p)).lower()
+  if s in ("default", "bfloat16", "fastest"):
+    return "default"
+  if s in ("high", "bfloat16_3x", "tensorfloat32"):
+    return "high"
+  if s in ("highest", "float32"):
+    return "highest"
+  raise ExportError(f"unknown dot precision {p!r}")
+
+
+@rule("dot_general")
+def _dot_general(low, eqn):
+  aval = out_aval(eqn)
+  (lc, rc), (lb, rb) = eqn.params["dimension_numbers"]
+  lc, rc, lb, rb = map(tuple, (lc, rc, lb, rb))
+  la, ra = eqn.invars
+  lhs = low.as_tensor(low.read(la), la.aval.shape)
+  rhs = low.as_tensor(low.read(ra), ra.aval.shape)
+  out_dtype = np.dtype(aval.dtype)
+  if lhs.dtype != rhs.dtype:
+    lhs, rhs = low.convert(lhs, out_dtype), low.convert(rhs, out_dtype)
+  if len(lc) != 1 or len(rc) != 1 or len(lb) > 1 or lb != rb and len(lb):
+    raise low.error(f"'dot_general' with dimension numbers "
+                    f"{eqn.params['dimension_numbers']} is not supported "
+                    "(one contracting dimension, at most one batch dimension)")
+  if len(lb) != len(rb):
+    raise low.error("'dot_general' batch dimensions differ in count")
+
+  def canon(v, contract, batch, is_lhs):
+    """Transposes/reshapes an operand to [batch] x M x K (lhs) or
+    [batch] x K x N (rhs); returns (value, free size, 1-D?)."""
+    r = len(v.shape)
+    free = [d for d in range(r) if d != contract and d not in batch]
+    if len(free) > 1:
+      raise low.error("'dot_general' operands with more than one free "
+                      "dimension are not supported")
+    vec = not free
+    if vec:  # a vector: add a unit free dimension
+      shape = tuple(v.shape[d] for d in batch) + (
+          (1, v.shape[contract]) if is_lhs else (v.shape[contract], 1))
+      v = low.op(f"pallas.reshape {v.name} : {v.type} -> "
+                 f"{M.tensor_type(shape, v.dtype)}", shape, v.dtype, False)
+      return v, False, True
+    order = list(batch) + ([free[0], contract] if is_lhs else
+                           [contract, free[0]])
+    if order == list(range(r)):
+      return v, False, False
+    alt = list(batch) + ([contract, free[0]] if is_lhs else
+                         [free[0], contract])
+    if alt == list(range(r)):
+      return v, True, False  # the dot's transpose flag does it
+    shape = tuple(v.shape[d] for d in order)
+    v = low.op(f"pallas.transpose {v.name} [{', '.join(map(str, order))}] : "
+               f"{v.type} -> {M.tensor_type(shape, v.dtype)}", shape,
+               v.dtype, False)
+    return v, False, False
+
+  if lb and lb != (0,) or rb and rb != (0,):
+    raise low.error("'dot_general' batch dimension must be the leading one")
+  lhs, tl, lvec = canon(lhs, lc[0], lb, True)
+  rhs, tr, rvec = canon(rhs, rc[0], rb, False)
+  b = (lhs.shape[0],) if lb else ()
+  m = lhs.shape[-1] if tl else lhs.shape[-2]
+  n = rhs.shape[-2] if tr else rhs.shape[-1]
+  res_shape = b + (m, n)
+  attrs = []
+  if tl:
+    attrs.append("transpose_lhs")
+  if tr:
+    attrs.append("transpose_rhs")
+  prec = _precision_name(eqn.params.get("precision"))
+  if prec != "default":
+    attrs.append(f"precision = #pallas.precision<{prec}>")
+  attr = f" {{{', '.join(attrs)}}}" if attrs else ""
+  r = low.op(f"pallas.dot {lhs.name}, {rhs.name}{attr} : {lhs.type}, "
+             f"{rhs.type} -> {M.tensor_type(res_shape, out_dtype)}",
+             res_shape, out_dtype, False)
+  shape = tuple(aval.shape)
+  if shape != res_shape:
+    r = low.op(f"pallas.reshape {r.name} : {r.type} -> "
+               f"{M.tensor_type(shape, out_dtype)}", shape, out_dtype, False)
+  return r
+
+
+# ---------------------------------------------------------------------------
+# Pallas primitives
+# ---------------------------------------------------------------------------
+
+@rule("program_id", "num_programs")
+def _program_id(low, eqn):
+  axis = int(eqn.params["axis"])
+  if low.kernel_axes is None:
+    raise low.error(f"'{eqn.primitive.name}' outside a kernel")
+  if not 0 <= axis < len(low.kernel_axes):
+    raise low.error(f"'{eqn.primitive.name}' axis {axis} is outside the grid "
+                    f"of {len(low.kernel_axes)} kernel axes")
+  op = "pallas.program_id" if eqn.primitive.name == "program_id" else (
+      "pallas.num_programs")
+  return low.op(f"{op} {low.kernel_axes[axis]} : i32", (), np.int32, True)
+
+
+@rule("multiple_of")
+def _multiple_of(low, eqn):
+  v = low.read(eqn.invars[0])
+  n = eqn.params["values"]
+  n = int(n[0] if isinstance(n, (tuple, list)) else n)
+  if eqn.invars[0] in low.lin:
+    low.lin[eqn.outvars[0]] = low.lin[eqn.invars[0]]
+  return low.op(f"pallas.multiple_of {v.name}, {n} : {v.type}", v.shape,
+                v.dtype, v.scalar)
+
+
+@rule("max_contiguous")
+def _max_contiguous(low, eqn):
+  a = eqn.invars[0]
+  v = low.as_tensor(low.read(a), a.aval.shape)
+  vals = eqn.params["values"]
+  vals = list(vals) if isinstance(vals, (tuple, list)) else [vals]
+  if a in low.lin:
+    low.lin[eqn.outvars[0]] = low.lin[a]
+  if len(vals) != len(v.shape):
+    vals = vals + [1] * (len(v.shape) - len(vals))
+  return low.op(f"pallas.max_contiguous {v.name}, [{', '.join(map(str, vals))}"
+                f"] : {v.type}", v.shape, v.dtype, False)
+
+
+@rule("debug_print")
+def _debug_print(low, eqn):
+  fmt = eqn.params["fmt"]
+  vals = [low.read(a) for a in eqn.invars]
+  if vals:
+    names = ", ".join(v.name for v in vals)
+    tys = ", ".join(v.type for v in vals)
+    low.emit(f"pallas.debug_print {M.quote(fmt)} {names} : {tys}")
+  else:
+    low.emit(f"pallas.debug_print {M.quote(fmt)}")
+  return []
+
+
+# ---------------------------------------------------------------------------
+# Refs
+# ---------------------------------------------------------------------------
+
+class Entry:
+  """One dimension of the base ref in an indexer."""
+  __slots__ = ("start", "size", "stride", "point")
+
+  def __init__(self, start, size, stride=1, point=False):
+    self.start, self.size, self.stride, self.point = start, size, stride, point
+
+
+def _add_start(low, a, b):
+  """a + b for starts that are ints or scalar i32 Vs."""
+  if isinstance(a, int) and isinstance(b, int):
+    return a + b
+  if isinstance(a, int) and a == 0:
+    return b
+  if isinstance(b, int) and b == 0:
+    return a
+  va = a if isinstance(a, V) else low.int_const(a)
+  vb = b if isinstance(b, V) else low.int_const(b)
+  return low.op(f"arith.addi {va.name}, {vb.name} : i32", (), np.int32, True)
+
+
+def _mul_start(low, a, k: int):
+  if isinstance(a, int):
+    return a * k
+  if k == 1:
+    return a
+  vk = low.int_const(k)
+  return low.op(f"arith.muli {a.name}, {vk.name} : i32", (), np.int32, True)
+
+
+def _start_of(low, atom):
+  """A start/index atom as an int or a scalar i32 V."""
+  if isinstance(atom, (int, np.integer)):
+    return int(atom)
+  if isinstance(atom, jax_core.Literal):
+    return int(np.asarray(atom.val))
+  return low.index_i32(low.read(atom))
+
+
+def _lin_base(low, b):
+  """Materializes a symbolic iota-pattern base as an int or an i32 V."""
+  kind = b[0]
+  if kind == "const":
+    return int(b[1])
+  if kind == "val":
+    a = b[1]
+    if isinstance(a, jax_core.Literal):
+      return int(np.asarray(a.val))
+    return low.index_i32(low.read(a))
+  if kind == "v":
+    return low.index_i32(b[1])
+  x = _lin_base(low, b[1])
+  if kind == "add":
+    return _add_start(low, x, _lin_base(low, b[2]))
+  if kind == "sub":
+    y = _lin_base(low, b[2])
+    if isinstance(y, int):
+      return _add_start(low, x, -y)
+    xv = x if isinstance(x, V) else low.int_const(x)
+    return low.op(f"arith.subi {xv.name}, {y.name} : i32", (), np.int32, True)
+  if kind == "mul":
+    return _mul_start(low, x, int(b[2]))
+  raise low.error(f"internal error: iota base {b}")
+
+
+def _lin_of(low, atom):
+  if isinstance(atom, jax_core.Literal):
+    return Lin(int(np.asarray(atom.val)), (0,) * len(atom.aval.shape))
+  l = low.lin.get(atom)
+  if l is None:
+    return None
+  return Lin(_lin_base(low, l.base), l.strides)
+
+
+def index_ref(low: Lowering, ref: RefV, transforms, result_shape):
+  """The `[...]` indexer text (and its value shape) that selects what JAX's
+  NDIndexer transforms select from `ref`."""
+  from jax._src.state import indexing
+  entries = [Entry(0, d) for d in ref.shape]
+  view = list(range(len(ref.shape)))  # base dims still visible, in order
+  touched = False
+  for t in transforms or ():
+    if not isinstance(t, indexing.NDIndexer):
+      raise low.error(f"ref transform {type(t).__name__} is not supported "
+                      "(only indexing: .at[], pl.ds, slices, integers)")
+    touched = True
+    if len(t.indices) != len(view):
+      raise low.error("internal error: indexer rank does not match the ref")
+    vec = [i for i, idx in enumerate(t.indices)
+           if not isinstance(idx, indexing.Slice) and
+           tuple(getattr(getattr(idx, "aval", None), "shape", ()) or ())]
+    new_view = []
+    gathered = {}
+    if vec:
+      # Index vectors: each must be an iota pattern base + sum_k s_k * i_k,
+      # every index dimension k owned by one ref dimension.
+      ishape = tuple(t.int_indexer_shape)
+      owners = {}
+      for i, idx in enumerate(t.indices):
+        if isinstance(idx, indexing.Slice):
+          continue
+        l = _lin_of(low, idx) if i in vec else Lin(_start_of(low, idx),
+                                                    (0,) * len(ishape))
+        if l is None or len(l.strides) != len(ishape):
+          raise low.error(
+              "gather indexing with an index vector that is not an affine "
+              "function of jnp.arange / lax.iota (start + stride * iota) is "
+              "not supported")
+        nz = [k for k, s in enumerate(l.strides) if s != 0]
+        if len(nz) > 1 or any(s < 0 for s in l.strides):
+          raise low.error("gather indexing whose index vector is not a "
+                          "positive-stride slice along one dimension is not "
+                          "supported")
+        for k in nz:
+          if k in owners:
+            raise low.error("gather indexing with two ref dimensions along "
+                            "one index dimension is not supported")
+          owners[k] = i
+        gathered[i] = (l, nz[0] if nz else None)
+      if len(owners) != len([s for s in ishape if True]) and any(
+          k not in owners and ishape[k] != 1 for k in range(len(ishape))):
+        raise low.error("gather indexing with a broadcast index dimension is "
+                        "not supported")
+    for i, idx in enumerate(t.indices):
+      e = entries[view[i]]
+      if isinstance(idx, indexing.Slice):
+        if not isinstance(idx.size, (int, np.integer)):
+          raise low.error("a slice of dynamic size (pl.ds with a traced size)"
+                          " is not supported")
+        st = _start_of(low, idx.start)
+        e.start = _add_start(low, e.start, _mul_start(low, st, e.stride)
+                             if isinstance(st, V) else st * e.stride)
+        e.size = int(idx.size)
+        e.stride = e.stride * int(idx.stride)
+        new_view.append(view[i])
+      elif i in gathered:
+        l, k = gathered[i]
+        base = l.base
+        e.start = _add_start(low, e.start, _mul_start(low, base, e.stride)
+                             if isinstance(base, V) else base * e.stride)
+        if k is None:
+          e.point = True
+        else:
+          e.size = int(t.int_indexer_shape[k])
+          e.stride = e.stride * l.strides[k]
+          new_view.append(view[i])
+      else:
+        st = _start_of(low, idx)
+        e.start = _add_start(low, e.start, _mul_start(low, st, e.stride)
+                             if isinstance(st, V) else st * e.stride)
+        e.point = True
+    view = new_view
+  value_shape = tuple(entries[d].size for d in view)
+  if result_shape is not None and tuple(result_shape) != value_shape:
+    raise low.error(f"indexing gives shape {tuple(result_shape)} in JAX but "
+                    f"the slices select {value_shape} (the gathered dimensions"
+                    " come in another order); not supported")
+  if not touched:
+    return "[]", tuple(ref.shape)
+  whole = all(not e.point and e.start == 0 and e.size == d and e.stride == 1
+              for e, d in zip(entries, ref.shape))
+  if whole:
+    return "[]", value_shape
+  parts = []
+  for e, d in zip(entries, ref.shape):
+    start = e.start
+    if isinstance(start, int):
+      last = start + (max(e.size, 1) - 1) * e.stride
+      if start < 0 or (last >= d and not e.point):
+        # A static slice past the block's end (pl.ds past the edge, masked):
+        # a dynamic start, which pallasc (like JAX) clamps and masks.
+        start = low.int_const(start)
+      elif e.point and start >= d:
+        start = low.int_const(start)
+    s = start.name if isinstance(start, V) else str(start)
+    if e.point:
+      parts.append(s)
+    elif e.stride != 1:
+      parts.append(f"{s} : {e.size} : {e.stride}")
+    else:
+      parts.append(f"{s} : {e.size}")
+  return "[" + ", ".join(parts) + "]", value_shape
+
+
+def _value_of(v: V, shape):
+  return v
+
+
+def _ref(low, atom) -> RefV:
+  r = low.read(atom)
+  if not isinstance(r, RefV):
+    raise low.error("expected a ref")
+  return r
+
+
+def _mask_for(low, mask_atom, shape):
+  if mask_atom is None:
+    return None
+  m = low.read(mask_atom)
+  if shape == ():
+    return low.as_scalar(m)
+  return low.as_tensor(m, shape)
+
+
+def _load(low, ref: RefV, transforms, shape, mask=None, other=None):
+  idx, vshape = index_ref(low, ref, transforms, shape)
+  scalar = vshape == ()
+  rtype = M.value_type(vshape, ref.dtype, scalar)
+  text = f"pallas.load {ref.name}{idx}"
+  if mask is not None:
+    m = _mask_for(low, mask, vshape)
+    text += f" mask {m.name}"
+    if other is not None:
+      o = low.read(other)
+      o = low.convert(low.as_scalar(o) if o.shape == () else o, ref.dtype)
+      o = o if scalar else low.as_tensor(o, vshape)
+      text += f" other {o.name}"
+  return low.op(f"{text} : {ref.type} -> {rtype}", vshape, ref.dtype, scalar)
+
+
+def _store_value(low, val_atom, ref: RefV, vshape):
+  v = low.read(val_atom)
+  if v.dtype != ref.dtype:
+    v = low.convert(v, ref.dtype)
+  if vshape == ():
+    return v if v.shape == () else low.as_scalar(v)
+  return low.as_tensor(v, vshape)
+
+
+def _swap(low, ref: RefV, transforms, val_atom, out_var, mask=None,
+          kind=None):
+  idx, vshape = index_ref(low, ref, transforms, val_atom.aval.shape)
+  v = _store_value(low, val_atom, ref, vshape)
+  mtext = ""
+  if mask is not None:
+    m = _mask_for(low, mask, vshape)
+    mtext = f" mask {m.name}"
+  if kind is not None:
+    return low.op(f"pallas.atomic_rmw {kind} {ref.name}{idx}, {v.name}{mtext}"
+                  f" : {ref.type}, {v.type}", v.shape, v.dtype, v.scalar)
+  if isinstance(out_var, jax_core.DropVar) or out_var not in low.used:
+    low.emit(f"pallas.store {ref.name}{idx}, {v.name}{mtext} : {ref.type}, "
+             f"{v.type}")
+    return None
+  return low.op(f"pallas.swap {ref.name}{idx}, {v.name}{mtext} : {ref.type}, "
+                f"{v.type}", v.shape, v.dtype, v.scalar)
+
+
+@rule("get")
+def _get(low, eqn):
+  ref_atom, *flat = eqn.invars
+  transforms = tree_util.tree_unflatten(eqn.params["tree"], flat)
+  return _load(low, _ref(low, ref_atom), transforms,
+               tuple(out_aval(eqn).shape))
+
+
+@rule("swap")
+def _swap_rule(low, eqn):
+  ref_atom, val, *flat = eqn.invars
+  transforms = tree_util.tree_unflatten(eqn.params["tree"], flat)
+  return _swap(low, _ref(low, ref_atom), transforms, val, eqn.outvars[0])
+
+
+@rule("addupdate")
+def _addupdate(low, eqn):
+  ref_atom, val, *flat = eqn.invars
+  transforms = tree_util.tree_unflatten(eqn.params["tree"], flat)
+  ref = _ref(low, ref_atom)
+  old = _load(low, ref, transforms, tuple(val.aval.shape))
+  v = low.as_tensor(low.read(val), old.shape) if old.shape != () else (
+      low.as_scalar(low.read(val)))
+  op = "arith.addf" if M.is_float(ref.dtype) else "arith.addi"
+  new = low.op(f"{op} {old.name}, {v.name} : {old.type}", old.shape,
+               old.dtype, old.scalar)
+  idx, _ = index_ref(low, ref, transforms, old.shape)
+  low.emit(f"pallas.store {ref.name}{idx}, {new.name} : {ref.type}, "
+           f"{new.type}")
+  return []
+
+
+@rule("masked_load")
+def _masked_load(low, eqn):
+  ref_atom, transforms, mask, other = tree_util.tree_unflatten(
+      eqn.params["args_tree"], eqn.invars)
+  return _load(low, _ref(low, ref_atom), transforms,
+               tuple(out_aval(eqn).shape), mask, other)
+
+
+@rule("masked_swap")
+def _masked_swap(low, eqn):
+  ref_atom, transforms, val, mask = tree_util.tree_unflatten(
+      eqn.params["args_tree"], eqn.invars)
+  return _swap(low, _ref(low, ref_atom), transforms, val, eqn.outvars[0],
+               mask)
+
+
+@rule("atomic_rmw")
+def _atomic_rmw(low, eqn):
+  ref_atom, transforms, val, mask = tree_util.tree_unflatten(
+      eqn.params["args_tree"], eqn.invars)
+  kind = str(getattr(eqn.params["atomic_type"], "value",
+                     eqn.params["atomic_type"])).lower()
+  if kind not in ("add", "max", "min", "and", "or", "xor", "xchg"):
+    raise low.error(f"atomic kind '{kind}' is not supported")
+  return _swap(low, _ref(low, ref_atom), transforms, val, eqn.outvars[0],
+               mask, kind=kind)
+
+
+@rule("atomic_cas")
+def _atomic_cas(low, eqn):
+  ref_atom, cmp, val = eqn.invars
+  ref = _ref(low, ref_atom)
+  shape = tuple(ref.shape)
+  c = _store_value(low, cmp, ref, shape)
+  v = _store_value(low, val, ref, shape)
+  return low.op(f"pallas.atomic_cas {ref.name}[], {c.name}, {v.name} : "
+                f"{ref.type}, {v.type}", v.shape, v.dtype, v.scalar)
+
+
+# ---------------------------------------------------------------------------
+# Control flow
+# ---------------------------------------------------------------------------
+
+def _sub_jaxpr(eqn):
+  for key in ("jaxpr", "call_jaxpr", "fun_jaxpr"):
+    j = eqn.params.get(key)
+    if isinstance(j, (jax_core.ClosedJaxpr, jax_core.Jaxpr)):
+      return j
+  return None
+
+
+@rule("pjit", "jit", "closed_call", "core_call", "custom_jvp_call",
+      "custom_vjp_call", "custom_vjp_call_jaxpr", "checkpoint", "remat",
+      "named_call", "custom_lin")
+def _inline(low, eqn):
+  j = _sub_jaxpr(eqn)
+  if j is None:
+    raise low.error(f"'{eqn.primitive.name}' without a jaxpr to inline")
+  args = [low.read(a) for a in eqn.invars]
+  n = len(j.jaxpr.invars if isinstance(j, jax_core.ClosedJaxpr) else
+          j.invars)
+  outs = low.lower_jaxpr(j, args[len(args) - n:] if n < len(args) else args)
+  return outs
+
+
+def _carry(low, v):
+  """A value crossing a control-flow boundary: rank 0 as a scalar."""
+  if isinstance(v, RefV):
+    return v
+  return low.as_scalar(v) if v.shape == () else v
+
+
+def _yield(low, vals):
+  vals = [_carry(low, v) for v in vals]
+  if vals:
+    low.emit(f"scf.yield {', '.join(v.name for v in vals)} : "
+             f"{', '.join(v.type for v in vals)}", loc=False)
+  else:
+    low.emit("scf.yield", loc=False)
+  return vals
+
+
+def _results(low, name, vals):
+  if len(vals) == 1:
+    return [V(name, vals[0].shape, vals[0].dtype, vals[0].scalar)]
+  return [V(f"{name}#{i}", v.shape, v.dtype, v.scalar)
+          for i, v in enumerate(vals)]
+
+
+def _is_increment(jaxpr, out_index, in_var):
+  """Whether jaxpr.outvars[out_index] is `in_var + 1`."""
+  out = jaxpr.outvars[out_index]
+  for e in jaxpr.eqns:
+    if out in e.outvars and e.primitive.name == "add":
+      a, b = e.invars
+      for x, y in ((a, b), (b, a)):
+        if x is in_var and isinstance(y, jax_core.Literal) and (
+            np.asarray(y.val) == 1):
+          return True
+  return False
+
+
+def _for_loop(low, lb: str, ub: str, carries, body, iv_hook=None):
+  """scf.for from lb to ub (index values) with `carries` (Vs); `body(iv_i32,
+  carried Vs)` lowers the body and returns the yielded values."""
+  init = [_carry(low, c) for c in carries]
+  iv = low.fn.fresh("iv")
+  args = [low.fn.fresh("c") for _ in init]
+  st = low.index_const(1)
+  res = low.fn.fresh()
+  head = f"scf.for {iv} = {lb} to {ub} step {st}"
+  if init:
+    head += " iter_args(" + ", ".join(
+        f"{a} = {c.name}" for a, c in zip(args, init)) + ") -> (" + ", ".join(
+            c.type for c in init) + ")"
+    head = f"{res}{':' + str(len(init)) if len(init) > 1 else ''} = " + head
+  low.emit(head + " {", loc=False)
+  low.fn.depth += 1
+  ivi = low.fn.fresh()
+  low.emit(f"{ivi} = arith.index_cast {iv} : index to i32")
+  ivv = V(ivi, (), np.dtype(np.int32), True)
+  inner = [V(a, c.shape, c.dtype, c.scalar) for a, c in zip(args, init)]
+  outs = body(ivv, inner)
+  ys = [_carry(low, o) for o in outs]
+  for y, c in zip(ys, init):
+    if y.type != c.type:
+      raise low.error(f"loop carry changes type from {c.type} to {y.type}")
+  _yield(low, ys)
+  low.fn.depth -= 1
+  low.emit("}")
+  return _results(low, res, init) if init else []
+
+
+@rule("scan")
+def _scan(low, eqn):
+  p = eqn.params
+  nc, nk = p["num_consts"], p["num_carry"]
+  body = p["jaxpr"]
+  consts = [low.read(a) for a in eqn.invars[:nc]]
+  init = [low.read(a) for a in eqn.invars[nc:nc + nk]]
+  xs = eqn.invars[nc + nk:]
+  if xs or len(eqn.outvars) != nk:
+    raise low.error("'scan' over arrays (xs or stacked outputs) is not "
+                    "supported; use lax.fori_loop or carries only")
+  length = int(p["length"])
+  bj = body.jaxpr
+  fori = nk >= 1 and tuple(bj.invars[nc].aval.shape) == () and M.is_int(
+      bj.invars[nc].aval.dtype) and _is_increment(bj, 0, bj.invars[nc])
+  lb, ub = low.index_const(0), low.index_const(length)
+  start = init[0] if fori else None
+  carried = init[1:] if fori else init
+
+  def run(iv, inner):
+    args = list(consts)
+    if fori:
+      s = low.convert(low.as_scalar(start), bj.invars[nc].aval.dtype)
+      ivc = low.convert(iv, s.dtype)
+      cur = low.op(f"arith.addi {s.name}, {ivc.name} : {s.type}", (),
+                   s.dtype, True)
+      low.lin.pop(bj.invars[nc], None)
+      args.append(cur)
+    args += inner
+    outs = low.lower_jaxpr(body, args)
+    return outs[1:] if fori else outs
+  res = _for_loop(low, lb, ub, carried, run)
+  if fori:
+    s = low.as_scalar(start)
+    n = low.constant(np.array(length), (), s.dtype)
+    final = low.op(f"arith.addi {s.name}, {n.name} : {s.type}", (), s.dtype,
+                   True)
+    return [final] + res
+  return res
+
+
+@rule("while")
+def _while(low, eqn):
+  p = eqn.params
+  cn, bn = p["cond_nconsts"], p["body_nconsts"]
+  cj, bj = p["cond_jaxpr"], p["body_jaxpr"]
+  cconsts = [low.read(a) for a in eqn.invars[:cn]]
+  bconsts = [low.read(a) for a in eqn.invars[cn:cn + bn]]
+  init = [low.read(a) for a in eqn.invars[cn + bn:]]
+  cjj, bjj = cj.jaxpr, bj.jaxpr
+  # fori_loop with traced bounds: carries (i, upper, ...), body i += 1,
+  # cond i < upper -> scf.for from i to upper.
+  if (len(init) >= 2 and not cn and len(cjj.eqns) == 1 and
+      cjj.eqns[0].primitive.name == "lt" and
+      tuple(cjj.eqns[0].invars) == (cjj.invars[0], cjj.invars[1]) and
+      cjj.outvars[0] is cjj.eqns[0].outvars[0] and
+      M.is_int(cjj.invars[0].aval.dtype) and
+      tuple(cjj.invars[0].aval.shape) == () and
+      _is_increment(bjj, 0, bjj.invars[bn]) and
+      bjj.outvars[1] is bjj.invars[bn + 1]):
+    i0, upper = low.as_scalar(init[0]), low.as_scalar(init[1])
+    lb, ub = low.to_index(i0), low.to_index(upper)
+
+    def run(iv, inner):
+      args = list(bconsts) + [low.convert(iv, i0.dtype), upper] + inner
+      outs = low.lower_jaxpr(bj, args)
+      return outs[2:]
+    res = _for_loop(low, lb, ub, init[2:], run)
+    mx = "arith.maxui" if M.is_unsigned(i0.dtype) else "arith.maxsi"
+    final = low.op(f"{mx} {i0.name}, {upper.name} : {i0.type}", (), i0.dtype,
+                   True)
+    return [final, upper] + res
+  # A general while loop.
+  init = [_carry(low, v) for v in init]
+  res = low.fn.fresh()
+  before = [low.fn.fresh("w") for _ in init]
+  after = [low.fn.fresh("w") for _ in init]
+  tys = ", ".join(v.type for v in init)
+  head = (f"scf.while ({', '.join(f'{a} = {v.name}' for a, v in zip(before, init))})"
+          f" : ({tys}) -> ({tys}) {{")
+  if init:
+    head = f"{res}{':' + str(len(init)) if len(init) > 1 else ''} = " + head
+  low.emit(head, loc=False)
+  low.fn.depth += 1
+  inner = [V(a, v.shape, v.dtype, v.scalar) for a, v in zip(before, init)]
+  (c,) = low.lower_jaxpr(cj, cconsts + inner)
+  c = low.as_scalar(c)
+  low.emit(f"scf.condition({c.name}) {', '.join(v.name for v in inner)} : "
+           f"{tys}", loc=False)
+  low.fn.depth -= 1
+  low.emit("} do {", loc=False)
+  low.emit(f"^bb0({', '.join(f'{a}: {v.type}' for a, v in zip(after, init))}):",
+           loc=False)
+  low.fn.depth += 1
+  inner = [V(a, v.shape, v.dtype, v.scalar) for a, v in zip(after, init)]
+  outs = [_carry(low, o) for o in low.lower_jaxpr(bj, bconsts + inner)]
+  for o, v in zip(outs, init):
+    if o.type != v.type:
+      raise low.error(f"loop carry changes type from {v.type} to {o.type}")
+  _yield(low, outs)
+  low.fn.depth -= 1
+  low.emit("}")
+  return _results(low, res, init)
+
+
+@rule("cond")
+def _cond(low, eqn):
+  branches = eqn.params["branches"]
+  idx_atom, *ops = eqn.invars
+  args = [low.read(a) for a in ops]
+  avals = [v.aval for v in eqn.outvars]
+  res = low.fn.fresh()
+
+  def types_of(vals):
+    return [v.type for v in vals]
+
+  out_types = [M.value_type(a.shape, a.dtype, a.shape == ()) for a in avals]
+  head_res = ""
+  if avals:
+    head_res = f"{res}{':' + str(len(avals)) if len(avals) > 1 else ''} = "
+  rt = f" -> ({', '.join(out_types)})" if avals else ""
+
+  def branch(j):
+    low.fn.depth += 1
+    outs = low.lower_jaxpr(j, args)
+    ys = [_carry(low, o) for o in outs]
+    for y, t in zip(ys, out_types):
+      if y.type != t:
+        raise low.error(f"cond branch yields {y.type}, expected {t}")
+    _yield(low, ys)
+    low.fn.depth -= 1
+
+  if len(branches) == 2:
+    if idx_atom in low.bool_src:
+      c = low.as_scalar(low.bool_src[idx_atom])
+    else:
+      iv = low.as_scalar(low.read(idx_atom))
+      zero = low.constant(np.array(0), (), iv.dtype)
+      c = low.op(f"arith.cmpi sgt, {iv.name}, {zero.name} : {iv.type}", (),
+                 np.bool_, True)
+    low.emit(f"{head_res}scf.if {c.name}{rt} {{", loc=False)
+    branch(branches[1])
+    low.emit("} else {", loc=False)
+    branch(branches[0])
+    low.emit("}")
+  elif len(branches) == 1:
+    return low.lower_jaxpr(branches[0], args)
+  else:
+    iv = low.as_scalar(low.read(idx_atom))
+    lo = low.constant(np.array(0), (), iv.dtype)
+    hi = low.constant(np.array(len(branches) - 1), (), iv.dtype)
+    t = low.op(f"arith.maxsi {iv.name}, {lo.name} : {iv.type}", (), iv.dtype,
+               True)
+    t = low.op(f"arith.minsi {t.name}, {hi.name} : {iv.type}", (), iv.dtype,
+               True)
+    ix = low.to_index(t)
+    low.emit(f"{head_res}scf.index_switch {ix}{rt}", loc=False)
+    for k in range(len(branches) - 1):
+      low.emit(f"case {k} {{", loc=False)
+      branch(branches[k])
+      low.emit("}", loc=False)
+    low.emit("default {", loc=False)
+    branch(branches[-1])
+    low.emit("}")
+  if not avals:
+    return []
+  return _results(low, res, [V("", a.shape, a.dtype, a.shape == ())
+                             for a in avals])

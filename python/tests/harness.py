@@ -1,0 +1,173 @@
+"""Shared machinery of the golden tests: export with pallasc_jax, compile and
+run with pallasc, compare with JAX's own interpret mode of the same
+pallas_call equation."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "python"))
+
+try:
+  import jax
+  import jax.numpy as jnp  # noqa: F401
+  jax.config.update("jax_platforms", "cpu")
+  HAVE_JAX = True
+except Exception as e:  # pragma: no cover
+  HAVE_JAX = False
+  JAX_ERROR = str(e)
+
+
+def pallasc_binary():
+  p = os.environ.get("PALLASC")
+  if p:
+    return p
+  for cand in (os.path.join(ROOT, "build", "bin", "pallasc"),):
+    if os.path.exists(cand):
+      return cand
+  return shutil.which("pallasc")
+
+
+PALLASC = pallasc_binary()
+GPU_TARGETS = ["cuda:sm_90a", "cuda:sm_80", "rocm:gfx942"]
+
+
+def have_rocm_libs():
+  return any(os.path.exists(os.path.join(r, "amdgcn", "bitcode", "ocml.bc"))
+             for r in (os.environ.get("ROCM_PATH", "/opt/rocm"),
+                       "/usr/lib/x86_64-linux-gnu"))
+
+
+def skip_without_jax(cls):
+  if not HAVE_JAX:
+    return unittest.skip(f"jax is not installed ({JAX_ERROR}); "
+                         "pip install jax to run the JAX golden tests")(cls)
+  if PALLASC is None:
+    return unittest.skip("pallasc is not built (set PALLASC)")(cls)
+  return cls
+
+
+def random_inputs(avals, seed=0, ints=(0, 16)):
+  rng = np.random.default_rng(seed)
+  out = []
+  for a in avals:
+    dt = np.dtype(a.dtype)
+    shape = tuple(a.shape)
+    if dt == np.bool_:
+      out.append(rng.random(shape) < 0.5)
+    elif np.issubdtype(dt, np.integer):
+      out.append(rng.integers(ints[0], ints[1], shape).astype(dt))
+    else:
+      out.append(rng.uniform(-1, 1, shape).astype(np.float32).astype(dt))
+  return out
+
+
+def jax_interpret(eqn, inputs, dynamic_bounds=()):
+  """JAX's interpret mode of the exact pallas_call equation."""
+  params = dict(eqn.params, interpret=True)
+  args = [jnp.asarray(b, jnp.int32) for b in dynamic_bounds] + [
+      jnp.asarray(x) for x in inputs]
+  outs = eqn.primitive.bind(*args, **params)
+  return [np.asarray(o) for o in outs]
+
+
+def save_npy(path, arr):
+  arr = np.asarray(arr)
+  if arr.dtype.name == "bfloat16":
+    # pallasc reads '<V2' for bf16, as np.save writes it.
+    np.save(path, arr)
+  else:
+    np.save(path, arr)
+
+
+def load_npy(path, dtype):
+  a = np.load(path)
+  if np.dtype(dtype).name == "bfloat16":
+    import ml_dtypes
+    a = a.view(ml_dtypes.bfloat16)
+  return a
+
+
+def tolerance(dtype):
+  n = np.dtype(dtype).name
+  if n in ("float16", "bfloat16"):
+    return dict(rtol=2e-2, atol=2e-2)
+  if n in ("float32", "float64"):
+    return dict(rtol=2e-5, atol=2e-5)
+  return dict(rtol=0, atol=0)
+
+
+class PallascCase(unittest.TestCase):
+  """A test case with a scratch directory and pallasc helpers."""
+
+  def setUp(self):
+    self.dir = tempfile.mkdtemp(prefix="pallasc-jax-")
+
+  def tearDown(self):
+    shutil.rmtree(self.dir, ignore_errors=True)
+
+  def pallasc(self, *args, expect=0):
+    r = subprocess.run([PALLASC, *args], capture_output=True, text=True)
+    if r.returncode != expect:
+      self.fail(f"pallasc {' '.join(args)} exited {r.returncode} (expected "
+                f"{expect}):\n{r.stdout}\n{r.stderr}")
+    return r
+
+  def export(self, fn, *args, sub=None, **kw):
+    import pallasc_jax
+    calls = pallasc_jax.trace(fn, *args, **kw)
+    d = os.path.join(self.dir, sub or "k")
+    pallasc_jax.write(calls, d)
+    return calls
+
+  def check_call(self, call, targets=(), emulate=(), inputs=None, seed=0,
+                 dynamic_bounds=(), tol=None, ints=(0, 16)):
+    """Compiles `call` for `targets`, runs it with `pallasc run` (and on the
+    GPU emulator for `emulate`) and compares the outputs with JAX's interpret
+    mode of the same equation."""
+    mlir, spec = call.paths
+    d = os.path.dirname(mlir)
+    if targets:
+      tflags = []
+      for t in targets:
+        tflags += ["--target", t]
+      self.pallasc(mlir, "--spec", spec, *tflags, "-o",
+                   os.path.join(d, "out-" + call.name))
+    if inputs is None:
+      inputs = random_inputs(call.in_avals, seed, ints)
+    want = jax_interpret(call.eqn, inputs, dynamic_bounds)
+    flags = []
+    for i, x in enumerate(inputs):
+      p = os.path.join(d, f"{call.name}.in{i}.npy")
+      save_npy(p, x)
+      flags += ["--input", p]
+    for b in dynamic_bounds:
+      flags += ["--grid-bound", str(int(b))]
+    outs = [os.path.join(d, f"{call.name}.out{i}.npy")
+            for i in range(len(call.out_avals))]
+    oflags = []
+    for p in outs:
+      oflags += ["--output", p]
+    self.pallasc("run", mlir, "--spec", spec, *flags, *oflags)
+    for i, (p, w, a) in enumerate(zip(outs, want, call.out_avals)):
+      got = load_npy(p, a.dtype)
+      self.assertEqual(got.shape, w.shape, f"{call.name} output {i} shape")
+      t = tol or tolerance(a.dtype)
+      np.testing.assert_allclose(
+          np.asarray(got, np.float64), np.asarray(w, np.float64),
+          equal_nan=True, err_msg=f"{call.name} output {i} vs JAX interpret",
+          **t)
+    for t in emulate:
+      r = self.pallasc("run", mlir, "--spec", spec, *flags, "--target", t,
+                       "--emulate", "--check")
+      self.assertIn("matches the CPU result", r.stdout + r.stderr)
+    return want

@@ -1,0 +1,109 @@
+"""Golden tests: JAX's own shipped Pallas ops (layer_norm forward, softmax,
+attention.mha forward causal and not, TPU matmul), exported at small shapes,
+compiled for the GPU targets (and TPU where JAX's TPU block rule allows),
+run with `pallasc run` and compared with `pallas_call(..., interpret=True)`;
+the same after jax.vmap of the op."""
+
+import functools
+import unittest
+
+from harness import (GPU_TARGETS, PallascCase, have_rocm_libs,
+                     skip_without_jax)
+
+try:
+  import jax
+  import jax.numpy as jnp
+  from jax.experimental.pallas.ops.gpu import attention, layer_norm, softmax
+  from jax.experimental.pallas.ops.tpu import matmul
+  S = jax.ShapeDtypeStruct
+except Exception:  # pragma: no cover
+  pass
+
+
+def gpu_targets():
+  return GPU_TARGETS if have_rocm_libs() else [
+      t for t in GPU_TARGETS if not t.startswith("rocm")]
+
+
+@skip_without_jax
+class ShippedOps(PallascCase):
+
+  def run_op(self, fn, *args, targets=None, emulate=("cuda:sm_90a",),
+             ncalls=1, **kw):
+    calls = self.export(fn, *args)
+    self.assertEqual(len(calls), ncalls)
+    for c in calls:
+      self.check_call(c, targets=gpu_targets() if targets is None else
+                      targets, emulate=emulate, **kw)
+    return calls
+
+  def test_softmax(self):
+    (c,) = self.run_op(lambda x: softmax.softmax(x), S((4, 200), jnp.float32))
+    self.assertEqual(c.spec["grid"], [4])
+    self.assertEqual(c.spec["in_specs"][0]["block_shape"], [None, 200])
+
+  def test_softmax_vmap(self):
+    # jax.vmap of the op: JAX batches the pallas_call's grid again.
+    (c,) = self.run_op(jax.vmap(lambda x: softmax.softmax(x)),
+                       S((2, 3, 130), jnp.float32))
+    self.assertEqual(c.spec["grid"], [2, 3])
+
+  def test_layer_norm(self):
+    (c,) = self.run_op(
+        lambda x, w, b: layer_norm.layer_norm_forward(x, w, b)[0],
+        S((2, 3, 200), jnp.float32), S((200,), jnp.float32),
+        S((200,), jnp.float32))
+    self.assertEqual(c.spec["grid"], [2, 3])
+
+  def test_layer_norm_vmap(self):
+    (c,) = self.run_op(
+        jax.vmap(lambda x, w, b: layer_norm.layer_norm_forward(x, w, b)[0],
+                 in_axes=(0, None, None)),
+        S((2, 2, 3, 160), jnp.float32), S((160,), jnp.float32),
+        S((160,), jnp.float32))
+    self.assertEqual(c.spec["grid"], [2, 2, 3])
+
+  def mha(self, causal, batch_vmap=False):
+    bs = attention.BlockSizes(block_q=16, block_k=16)
+    f = functools.partial(attention.mha, segment_ids=None, causal=causal,
+                          block_sizes=bs, sm_scale=0.5)
+    shape = (1, 32, 2, 64)
+    if batch_vmap:
+      f = jax.vmap(f)
+      shape = (2,) + shape
+    return self.run_op(lambda q, k, v: f(q, k, v),
+                       *[S(shape, jnp.float16)] * 3)
+
+  def test_mha(self):
+    (c,) = self.mha(causal=False)
+    self.assertEqual(c.spec["grid"], [2, 1, 2])
+
+  def test_mha_causal(self):
+    self.mha(causal=True)
+
+  def test_mha_causal_vmap(self):
+    (c,) = self.mha(causal=True, batch_vmap=True)
+    self.assertEqual(len(c.spec["grid"]), 4)
+
+  def test_tpu_matmul(self):
+    f = lambda x, y: matmul.matmul(x, y, block_shape=(64, 128), block_k=128)
+    # bf16 operands, f32 accumulator scratch (an f32 128x128 B tile alone
+    # would not fit gfx942's 64 KiB of LDS).
+    (c,) = self.run_op(f, S((128, 256), jnp.bfloat16),
+                       S((256, 256), jnp.bfloat16),
+                       targets=gpu_targets() + ["tpu"], emulate=())
+    self.assertEqual(c.spec["compiler_params"]["tpu"]["dimension_semantics"],
+                     ["parallel", "parallel", "arbitrary"])
+
+  def test_tpu_matmul_vmap(self):
+    f = jax.vmap(lambda x, y: matmul.matmul(x, y, block_shape=(64, 128),
+                                            block_k=128))
+    (c,) = self.run_op(f, S((2, 128, 256), jnp.bfloat16),
+                       S((2, 256, 128), jnp.bfloat16),
+                       targets=gpu_targets() + ["tpu"], emulate=())
+    self.assertEqual(c.spec["compiler_params"]["tpu"]["dimension_semantics"],
+                     ["parallel", "parallel", "parallel", "arbitrary"])
+
+
+if __name__ == "__main__":
+  unittest.main()
