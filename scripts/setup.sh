@@ -28,6 +28,18 @@ if command -v python3 >/dev/null 2>&1 &&
     echo "setup: warning: pip install failed; numpy/jax tests will be skipped"
 fi
 
+# The JAX exporter (python/pallasc_jax, the `pallasc-export` console script),
+# installed into the Python that has jax; editable, so it is this checkout's.
+root=$(cd "$(dirname "$0")/.." && pwd)
+if command -v python3 >/dev/null 2>&1 && python3 -c "import jax" >/dev/null 2>&1; then
+  have=$(python3 -c "import os, pallasc_jax; print(os.path.dirname(os.path.dirname(os.path.realpath(pallasc_jax.__file__))))" 2>/dev/null || true)
+  if [ "$have" != "$(realpath "$root/python")" ]; then
+    echo "setup: installing pallasc_jax (python/) with pip"
+    python3 -m pip install --quiet --disable-pip-version-check -e "$root/python" ||
+      echo "setup: warning: pip install of python/ failed; pallasc-export is not installed"
+  fi
+fi
+
 if [ ${#missing[@]} -eq 0 ]; then
   echo "setup: all ${#packages[@]} Debian packages already installed"
   exit 0

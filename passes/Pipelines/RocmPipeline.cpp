@@ -19,6 +19,7 @@
 #include "mlir/Target/LLVM/ROCDL/Target.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
@@ -67,6 +68,11 @@ void mlir::pallas::buildRocmCodegenPipeline(
   device.addPass(memref::createExpandStridedMetadataPass());
   device.addPass(createLowerAffinePass());
   device.addPass(createSCFToControlFlowPass());
+  // ROCDL maps no ocml function to math.tanh and AMDGPU has no tanh
+  // instruction ("no libcall available for ftanh"): expand it into exp.
+  math::MathExpandOpsPassOptions expand;
+  expand.opMnemonics = {"tanh"};
+  device.addPass(math::createMathExpandOpsPass(expand));
   ConvertAMDGPUToROCDLPassOptions amdgpu;
   amdgpu.chipset = options.chip;
   device.addPass(createConvertAMDGPUToROCDLPass(amdgpu));

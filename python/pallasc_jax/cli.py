@@ -6,6 +6,7 @@ import argparse
 import ast
 import functools
 import importlib
+import importlib.util
 import os
 import re
 import sys
@@ -52,7 +53,6 @@ def load_function(spec: str):
   if os.getcwd() not in sys.path:
     sys.path.insert(0, os.getcwd())
   if mod_name.endswith(".py") or os.sep in mod_name:
-    import importlib.util
     path = mod_name
     name = os.path.splitext(os.path.basename(path))[0]
     s = importlib.util.spec_from_file_location(name, path)

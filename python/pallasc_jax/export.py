@@ -422,6 +422,32 @@ def trace(fn, *args, **kwargs) -> list[ExportedCall]:
   return calls
 
 
+def spec_json(spec: dict) -> str:
+  """The spec as JSON laid out like the hand-written ones: one key per
+  line, arrays of scalars and small objects inline."""
+  def fmt(v, ind):
+    if isinstance(v, dict):
+      if not v:
+        return "{}"
+      flat = json.dumps(v)
+      if len(flat) <= 72 and not any(isinstance(x, (dict, list)) and x
+                                     for x in v.values() if
+                                     isinstance(x, dict)):
+        return flat
+      pad = "  " * (ind + 1)
+      return "{\n" + ",\n".join(f"{pad}{json.dumps(k)}: {fmt(x, ind + 1)}"
+                                 for k, x in v.items()) + "\n" + "  " * ind + "}"
+    if isinstance(v, list):
+      flat = json.dumps(v)
+      if len(flat) <= 72:
+        return flat
+      pad = "  " * (ind + 1)
+      return "[\n" + ",\n".join(pad + fmt(x, ind + 1) for x in v) + "\n" + (
+          "  " * ind) + "]"
+    return json.dumps(v)
+  return fmt(spec, 0) + "\n"
+
+
 def write(calls: list[ExportedCall], out_dir: str) -> list[str]:
   """Writes `<name>.mlir` and `<name>.json` per call, atomically: either
   every file is written or none."""
@@ -430,7 +456,7 @@ def write(calls: list[ExportedCall], out_dir: str) -> list[str]:
   try:
     for c in calls:
       for suffix, text in ((".mlir", c.kernel_mlir),
-                           (".json", json.dumps(c.spec, indent=2) + "\n")):
+                           (".json", spec_json(c.spec))):
         final = os.path.join(out_dir, c.name + suffix)
         fd, tmp = tempfile.mkstemp(dir=out_dir, prefix="." + c.name,
                                    suffix=suffix + ".tmp")

@@ -153,6 +153,7 @@ class Lowering:
     self.fn = fn
     self.locs = locs
     self.loc = None  # the current equation's location alias
+    self.here = ""   # ... and its file:line:col (for errors)
     self.eqn = None
     self.env: dict[Any, Any] = {}
     self.lin: dict[Any, Lin] = {}      # var -> iota pattern
@@ -164,8 +165,7 @@ class Lowering:
   # -- errors and emission --------------------------------------------------
 
   def error(self, message: str) -> ExportError:
-    return ExportError(message, where(self.eqn.source_info) if self.eqn
-                       else "")
+    return ExportError(message, self.here)
 
   def emit(self, text: str, loc: bool = True):
     if loc and self.loc:
@@ -291,8 +291,12 @@ class Lowering:
         return self.convert(self.convert(v, np.float32), dst)
       return cast("arith.extf" if db > sb else "arith.truncf")
     if M.is_float(src):
+      if st == "bf16":  # hosts convert bf16 through f32
+        return self.convert(self.convert(v, np.float32), dst)
       return cast("arith.fptoui" if M.is_unsigned(dst) else "arith.fptosi")
     if M.is_float(dst):
+      if dt == "bf16":
+        return self.convert(self.convert(v, np.float32), dst)
       unsigned = M.is_unsigned(src) or M.is_bool(src)
       return cast("arith.uitofp" if unsigned else "arith.sitofp")
     # integer -> integer
@@ -354,12 +358,16 @@ class Lowering:
     return self.constant(arr, tuple(arr.shape), arr.dtype)
 
   def lower_eqn(self, eqn):
-    saved = (self.eqn, self.loc)
+    saved = (self.eqn, self.loc, self.here)
     self.eqn = eqn
+    # Equations of a jaxpr JAX traced on its own (jnp functions under jit)
+    # have no user frame: they keep the location of the equation that
+    # calls them.
     f = frame_of(eqn.source_info)
     if f is not None:
       self.loc = self.locs.file_loc(f.file_name, f.start_line,
                                     f.start_column + 1)
+      self.here = where(eqn.source_info)
     name = eqn.primitive.name
     fn = RULES.get(name)
     if fn is None:
@@ -377,7 +385,7 @@ class Lowering:
       if val is None:
         continue
       self.bind(var, val)
-    self.eqn, self.loc = saved
+    self.eqn, self.loc, self.here = saved
 
 
 def out_aval(eqn, i=0):
@@ -406,7 +414,7 @@ def _track_lin(low: Lowering, eqn):
   rank = len(aval.shape)
   parts = []
   for a in eqn.invars:
-    if a in low.lin:
+    if isinstance(a, jax_core.Var) and a in low.lin:
       parts.append(low.lin[a])
     elif isinstance(a, jax_core.Literal) and np.asarray(a.val).shape == ():
       parts.append(Lin(("const", int(np.asarray(a.val))), (0,) * rank))
@@ -573,8 +581,6 @@ def _neg_int(low, x):
 
 RULES["neg"] = _mk_unary("arith.negf", _neg_int)
 RULES["abs"] = _mk_unary("math.absf", "math.absi")
-RULES["population_count"] = _mk_unary(None, "math.ctpop")
-RULES["clz"] = _mk_unary(None, "math.ctlz")
 
 
 def _not(low, x):
@@ -691,7 +697,7 @@ def _convert(low, eqn):
   v = low.read(a)
   if M.is_bool(v.dtype) and not isinstance(a, jax_core.Literal):
     low.bool_src[eqn.outvars[0]] = v
-  if a in low.lin and M.is_int(dst):
+  if isinstance(a, jax_core.Var) and a in low.lin and M.is_int(dst):
     low.lin[eqn.outvars[0]] = low.lin[a]
   return low.convert(v, dst)
 
@@ -786,7 +792,7 @@ def _broadcast_to(low, eqn):
   (a,) = eqn.invars
   shape = tuple(eqn.params["shape"])
   v = low.read(a)
-  if a in low.lin:
+  if isinstance(a, jax_core.Var) and a in low.lin:
     l = low.lin[a]
     r = len(shape) - len(l.strides)
     low.lin[eqn.outvars[0]] = Lin(l.base, (0,) * r + tuple(
@@ -810,6 +816,23 @@ def _reshape(low, eqn):
     return v
   return low.op(f"pallas.reshape {v.name} : {v.type} -> "
                 f"{M.tensor_type(shape, v.dtype)}", shape, v.dtype, False)
+
+
+@rule("slice")
+def _slice(low, eqn):
+  a = eqn.invars[0]
+  v = low.as_tensor(low.read(a), a.aval.shape)
+  starts = [int(x) for x in eqn.params["start_indices"]]
+  limits = [int(x) for x in eqn.params["limit_indices"]]
+  strides = [int(x) for x in (eqn.params.get("strides") or
+                              [1] * len(starts))]
+  shape = tuple(out_aval(eqn).shape)
+  if tuple(starts) == (0,) * len(starts) and shape == v.shape:
+    return v
+  return low.op(f"tensor.extract_slice {v.name}[{', '.join(map(str, starts))}]"
+                f" [{', '.join(map(str, shape))}] [{', '.join(map(str, strides))}]"
+                f" : {v.type} to {M.tensor_type(shape, v.dtype)}", shape,
+                v.dtype, False)
 
 
 @rule("squeeze")
@@ -860,10 +883,21 @@ def _concatenate(low, eqn):
   shape, dtype = tuple(aval.shape), aval.dtype
   dim = int(eqn.params["dimension"])
   vals = [low.as_tensor(low.read(a), a.aval.shape) for a in eqn.invars]
-  ins = ", ".join(v.name for v in vals)
-  tys = ", ".join(v.type for v in vals)
-  return low.op(f"tensor.concat dim({dim}) {ins} : ({tys}) -> "
-                f"{M.tensor_type(shape, dtype)}", shape, dtype, False)
+  # tensor.empty + one insert_slice per operand (what tensor.concat
+  # decomposes into; the GPU lowering handles insert_slice).
+  rt = M.tensor_type(shape, dtype)
+  acc = low.op(f"tensor.empty() : {rt}", shape, dtype, False)
+  off = 0
+  for v in vals:
+    offs = [0] * len(shape)
+    offs[dim] = off
+    strides = [1] * len(shape)
+    acc = low.op(f"tensor.insert_slice {v.name} into {acc.name}"
+                 f"[{', '.join(map(str, offs))}] [{', '.join(map(str, v.shape))}]"
+                 f" [{', '.join(map(str, strides))}] : {v.type} into {rt}",
+                 shape, dtype, False)
+    off += v.shape[dim]
+  return acc
 
 
 # ---------------------------------------------------------------------------
@@ -1018,9 +1052,14 @@ def _dot_general(low, eqn):
   if prec != "default":
     attrs.append(f"precision = #pallas.precision<{prec}>")
   attr = f" {{{', '.join(attrs)}}}" if attrs else ""
+  # A 16-bit float result is accumulated in f32 and rounded once, as XLA
+  # (and Pallas' Triton lowering) compute it.
+  acc_dtype = np.dtype(np.float32) if M.elem_type(out_dtype) in (
+      "f16", "bf16") else out_dtype
   r = low.op(f"pallas.dot {lhs.name}, {rhs.name}{attr} : {lhs.type}, "
-             f"{rhs.type} -> {M.tensor_type(res_shape, out_dtype)}",
-             res_shape, out_dtype, False)
+             f"{rhs.type} -> {M.tensor_type(res_shape, acc_dtype)}",
+             res_shape, acc_dtype, False)
+  r = low.convert(r, out_dtype)
   shape = tuple(aval.shape)
   if shape != res_shape:
     r = low.op(f"pallas.reshape {r.name} : {r.type} -> "
@@ -1050,7 +1089,7 @@ def _multiple_of(low, eqn):
   v = low.read(eqn.invars[0])
   n = eqn.params["values"]
   n = int(n[0] if isinstance(n, (tuple, list)) else n)
-  if eqn.invars[0] in low.lin:
+  if isinstance(eqn.invars[0], jax_core.Var) and eqn.invars[0] in low.lin:
     low.lin[eqn.outvars[0]] = low.lin[eqn.invars[0]]
   return low.op(f"pallas.multiple_of {v.name}, {n} : {v.type}", v.shape,
                 v.dtype, v.scalar)
@@ -1062,7 +1101,7 @@ def _max_contiguous(low, eqn):
   v = low.as_tensor(low.read(a), a.aval.shape)
   vals = eqn.params["values"]
   vals = list(vals) if isinstance(vals, (tuple, list)) else [vals]
-  if a in low.lin:
+  if isinstance(a, jax_core.Var) and a in low.lin:
     low.lin[eqn.outvars[0]] = low.lin[a]
   if len(vals) != len(v.shape):
     vals = vals + [1] * (len(v.shape) - len(vals))
@@ -1420,6 +1459,7 @@ def _sub_jaxpr(eqn):
 
 @rule("pjit", "jit", "closed_call", "core_call", "custom_jvp_call",
       "custom_vjp_call", "custom_vjp_call_jaxpr", "checkpoint", "remat",
+      "remat2",
       "named_call", "custom_lin")
 def _inline(low, eqn):
   j = _sub_jaxpr(eqn)
@@ -1648,6 +1688,8 @@ def _cond(low, eqn):
   elif len(branches) == 1:
     return low.lower_jaxpr(branches[0], args)
   else:
+    # lax.switch: the index clamped into range, then a chain of scf.if
+    # (the GPU lowering has no scf.index_switch).
     iv = low.as_scalar(low.read(idx_atom))
     lo = low.constant(np.array(0), (), iv.dtype)
     hi = low.constant(np.array(len(branches) - 1), (), iv.dtype)
@@ -1655,15 +1697,31 @@ def _cond(low, eqn):
                True)
     t = low.op(f"arith.minsi {t.name}, {hi.name} : {iv.type}", (), iv.dtype,
                True)
-    ix = low.to_index(t)
-    low.emit(f"{head_res}scf.index_switch {ix}{rt}", loc=False)
-    for k in range(len(branches) - 1):
-      low.emit(f"case {k} {{", loc=False)
+
+    def chain(k, head):
+      ck = low.constant(np.array(k), (), iv.dtype)
+      c = low.op(f"arith.cmpi eq, {t.name}, {ck.name} : {iv.type}", (),
+                 np.bool_, True)
+      low.emit(f"{head}scf.if {c.name}{rt} {{", loc=False)
       branch(branches[k])
-      low.emit("}", loc=False)
-    low.emit("default {", loc=False)
-    branch(branches[-1])
-    low.emit("}")
+      low.emit("} else {", loc=False)
+      if k + 1 == len(branches) - 1:
+        branch(branches[k + 1])
+        low.emit("}")
+        return
+      inner = low.fn.fresh()
+      low.fn.depth += 1
+      chain(k + 1, f"{inner}{':' + str(len(avals)) if len(avals) > 1 else ''} = "
+            if avals else "")
+      if avals:
+        rs = _results(low, inner, [V("", a.shape, a.dtype, a.shape == ())
+                                   for a in avals])
+        _yield(low, rs)
+      else:
+        low.emit("scf.yield", loc=False)
+      low.fn.depth -= 1
+      low.emit("}")
+    chain(0, head_res)
   if not avals:
     return []
   return _results(low, res, [V("", a.shape, a.dtype, a.shape == ())

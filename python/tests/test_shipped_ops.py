@@ -104,6 +104,46 @@ class ShippedOps(PallascCase):
     self.assertEqual(c.spec["compiler_params"]["tpu"]["dimension_semantics"],
                      ["parallel", "parallel", "parallel", "arbitrary"])
 
+  def test_tpu_matmul_matches_jax_lowering(self):
+    # The TPU module pallasc writes for the exported kernel has the kernel
+    # signature, window params, dimension semantics and transform functions
+    # of JAX's own Mosaic lowering of the same function
+    # (jax.export(..., platforms=["tpu"]), which runs without a TPU).
+    import json
+    import os
+    import sys
+    from harness import ROOT
+    sys.path.insert(0, os.path.join(ROOT, "test", "Target"))
+    import compare_with_jax_lowering as cmp
+    from jax._src.pallas.mosaic import tpu_info
+    info = tpu_info.get_tpu_info_for_chip(tpu_info.ChipVersion.TPU_V5E, 1)
+    saved = tpu_info.get_tpu_info
+    tpu_info.get_tpu_info = lambda: info
+    try:
+      f = lambda x, y: matmul.matmul(x, y, block_shape=(64, 128), block_k=128)
+      args = [S((128, 256), jnp.bfloat16), S((256, 256), jnp.bfloat16)]
+      (c,) = self.export(f, *args)
+      out = os.path.join(self.dir, "tpu")
+      self.pallasc(c.paths[0], "--spec", c.paths[1], "--target", "tpu", "-o",
+                   out)
+      with open(os.path.join(out, c.name + ".tpu.mlirbc"), "rb") as fh:
+        ours = fh.read()
+      with open(os.path.join(out, c.name + ".tpu.json")) as fh:
+        ours_cfg = json.load(fh)
+      ours_cfg["custom_call_config"].pop("body")
+      theirs, theirs_cfg = cmp.jax_artifacts(f, args)
+      a, b = cmp.describe(ours), cmp.describe(theirs)
+    finally:
+      tpu_info.get_tpu_info = saved
+    self.assertEqual(a["version"], b["version"])
+    self.assertEqual(a["kernel"]["type"], b["kernel"]["type"])
+    for key in ("dimension_semantics", "iteration_bounds", "window_params",
+                "scalar_prefetch", "scratch_operands"):
+      self.assertEqual(a["kernel"]["attrs"].get(key),
+                       b["kernel"]["attrs"].get(key), key)
+    self.assertEqual(a["transforms"], b["transforms"])
+    self.assertEqual(ours_cfg, theirs_cfg)
+
 
 if __name__ == "__main__":
   unittest.main()

@@ -177,8 +177,40 @@ namespace pallasc::runtime {
 
 void setDebugPrintStream(std::FILE *stream) { debugStream = stream; }
 
+/// compiler-rt's f32/f64 -> bf16 truncations (round to nearest even, NaN
+/// kept quiet): LLVM calls them for bf16 arithmetic on hosts without bf16
+/// instructions, and the JIT has no compiler-rt to find them in.
+static uint16_t bf16Bits(float f) {
+  uint32_t bits;
+  std::memcpy(&bits, &f, sizeof(bits));
+  if ((bits & 0x7fffffffu) > 0x7f800000u)
+    return static_cast<uint16_t>((bits >> 16) | 0x40u);
+  bits += 0x7fffu + ((bits >> 16) & 1u);
+  return static_cast<uint16_t>(bits >> 16);
+}
+extern "C" __bf16 pallasc_truncsfbf2(float f) {
+  uint16_t b = bf16Bits(f);
+  __bf16 r;
+  std::memcpy(&r, &b, sizeof(r));
+  return r;
+}
+extern "C" __bf16 pallasc_truncdfbf2(double d) {
+  // Via f32 except where that double-rounds: keep d's sticky bits.
+  float f = static_cast<float>(d);
+  if (std::isfinite(d) && static_cast<double>(f) != d) {
+    uint32_t bits;
+    std::memcpy(&bits, &f, sizeof(bits));
+    if ((bits & 0xffffu) == 0x8000u) // a tie after the first rounding
+      bits += static_cast<double>(f) > d ? -1 : 1;
+    std::memcpy(&f, &bits, sizeof(f));
+  }
+  return pallasc_truncsfbf2(f);
+}
+
 std::vector<std::pair<const char *, void *>> runtimeSymbols() {
   return {
+      {"__truncsfbf2", reinterpret_cast<void *>(&pallasc_truncsfbf2)},
+      {"__truncdfbf2", reinterpret_cast<void *>(&pallasc_truncdfbf2)},
       {"_mlir_ciface_pallasc_debug_text",
        reinterpret_cast<void *>(&_mlir_ciface_pallasc_debug_text)},
       {"_mlir_ciface_pallasc_debug_i64",

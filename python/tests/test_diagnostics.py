@@ -1,0 +1,205 @@
+"""Python locations in pallasc's diagnostics, the exporter's refusals and the
+`pallasc-export` command line."""
+
+import inspect
+import os
+import subprocess
+import sys
+import textwrap
+import unittest
+
+from harness import ROOT, PallascCase, skip_without_jax
+
+try:
+  import jax
+  import jax.numpy as jnp
+  from jax import lax
+  from jax.experimental import pallas as pl
+  from jax.experimental.pallas import tpu as pltpu
+  import pallasc_jax
+  S = jax.ShapeDtypeStruct
+except Exception:  # pragma: no cover
+  pass
+
+HERE = os.path.abspath(__file__)
+
+
+def line_of(fn, needle):
+  src, start = inspect.getsourcelines(fn)
+  for i, l in enumerate(src):
+    if needle in l:
+      return start + i
+  raise AssertionError(needle)
+
+
+@skip_without_jax
+class Locations(PallascCase):
+
+  def test_every_op_is_located(self):
+    def kernel(x_ref, o_ref):
+      o_ref[...] = jnp.exp(x_ref[...]) * 2
+    fn = lambda x: pl.pallas_call(kernel, out_shape=S((8, 128),
+                                                      jnp.float32))(x)
+    (c,) = pallasc_jax.trace(fn, S((8, 128), jnp.float32), source_root=ROOT)
+    body = [l for l in c.kernel_mlir.splitlines() if l.startswith("  %")]
+    self.assertTrue(body)
+    for l in body:
+      self.assertRegex(l, r"loc\(#loc\d+\)$")
+    line = line_of(kernel, "jnp.exp")
+    self.assertIn(f'loc("python/tests/test_diagnostics.py":{line}:', c.kernel_mlir)
+
+  def test_verifier_error_points_at_python(self):
+    def kernel(x_ref, o_ref):
+      i = pl.program_id(0)
+      o_ref[...] = x_ref[pl.ds(pl.multiple_of(i * 0, 0), 8)]  # divisor 0
+    fn = lambda x: pl.pallas_call(kernel, grid=(2,),
+                                  out_shape=S((8, 128), jnp.float32))(x)
+    (c,) = self.export(fn, S((16, 128), jnp.float32))
+    r = self.pallasc(c.paths[0], "--spec", c.paths[1], "-o", self.dir,
+                     expect=1)
+    line = line_of(kernel, "divisor 0")
+    self.assertRegex(r.stderr, rf"test_diagnostics.py:{line}:\d+: error: "
+                     r".*'pallas.multiple_of' op")
+    # The Python source line is shown under the message.
+    self.assertIn("pl.multiple_of(i * 0, 0)", r.stderr)
+
+  def test_gpu_lowering_error_points_at_python(self):
+    def kernel(x_ref, o_ref):
+      o_ref[0:6] = x_ref[0:6] + 1  # 6 rows: not a power of two
+      o_ref[6:8] = x_ref[6:8]
+    fn = lambda x: pl.pallas_call(kernel, out_shape=S((8, 128),
+                                                      jnp.float32))(x)
+    (c,) = self.export(fn, S((8, 128), jnp.float32))
+    self.pallasc(c.paths[0], "--spec", c.paths[1], "-o", self.dir)
+    r = self.pallasc(c.paths[0], "--spec", c.paths[1], "--target",
+                     "cuda:sm_80", "-o", self.dir, expect=1)
+    line = line_of(kernel, "not a power of two")
+    self.assertRegex(r.stderr, rf"test_diagnostics.py:{line}:\d+: error: .*"
+                     "power-of-two")
+    self.assertFalse(os.path.exists(os.path.join(self.dir,
+                                                 c.name + ".sm_80.ptx")))
+
+
+@skip_without_jax
+class Refusals(PallascCase):
+
+  def refused(self, fn, *args, needle, line_needle=None, kernel=None):
+    with self.assertRaises(pallasc_jax.ExportError) as cm:
+      pallasc_jax.trace(fn, *args)
+    e = cm.exception
+    self.assertIn(needle, e.message)
+    if kernel is not None:
+      line = line_of(kernel, line_needle)
+      self.assertTrue(e.where.endswith(f"{os.path.basename(HERE)}:{line}:"
+                                       f"{e.where.rsplit(':', 1)[1]}") or
+                      f":{line}:" in e.where, e.where)
+    return e
+
+  def test_unsupported_primitive(self):
+    def kernel(x_ref, o_ref):
+      o_ref[...] = jnp.sort(x_ref[...], axis=1)  # refused
+    fn = lambda x: pl.pallas_call(kernel, out_shape=S((8, 128),
+                                                      jnp.float32))(x)
+    e = self.refused(fn, S((8, 128), jnp.float32), needle="primitive 'sort'",
+                     line_needle="refused", kernel=kernel)
+    self.assertIn("test_diagnostics.py", str(e))
+
+  def test_unsupported_gather(self):
+    def kernel(i_ref, x_ref, o_ref):
+      o_ref[...] = x_ref[i_ref[...]]  # an arbitrary index vector
+    fn = lambda i, x: pl.pallas_call(kernel, out_shape=S((8,),
+                                                         jnp.float32))(i, x)
+    self.refused(fn, S((8,), jnp.int32), S((16,), jnp.float32),
+                 needle="gather indexing", line_needle="arbitrary",
+                 kernel=kernel)
+
+  def test_unsupported_compiler_param(self):
+    def kernel(x_ref, o_ref):
+      o_ref[...] = x_ref[...]
+    fn = lambda x: pl.pallas_call(
+        kernel, out_shape=S((8, 128), jnp.float32),
+        compiler_params=pltpu.CompilerParams(allow_input_fusion=[True]))(x)
+    self.refused(fn, S((8, 128), jnp.float32), needle="'allow_input_fusion'")
+
+  def test_unsupported_block_dim(self):
+    def kernel(x_ref, o_ref):
+      o_ref[...] = x_ref[...]
+    fn = lambda x: pl.pallas_call(
+        kernel, grid=(2,), out_shape=S((16, 128), jnp.float32),
+        in_specs=[pl.BlockSpec((pl.BoundedSlice(8), 128),
+                               lambda i: (pl.ds(i * 8, 8), 0))],
+        out_specs=pl.BlockSpec((8, 128), lambda i: (i, 0)))(x)
+    try:
+      self.refused(fn, S((16, 128), jnp.float32), needle="BoundedSlice")
+    except Exception as e:  # JAX itself may reject it first
+      if isinstance(e, AssertionError):
+        raise
+
+  def test_no_pallas_call(self):
+    with self.assertRaises(pallasc_jax.ExportError) as cm:
+      pallasc_jax.trace(lambda x: x + 1, S((4,), jnp.float32))
+    self.assertIn("makes no pallas_call", str(cm.exception))
+
+
+MODULE = textwrap.dedent('''
+    import jax, jax.numpy as jnp
+    from jax.experimental import pallas as pl
+
+    def scale(x, *, factor=1.0):
+      def kernel(x_ref, o_ref):
+        o_ref[...] = x_ref[...] * factor
+      return pl.pallas_call(kernel, grid=(2,),
+          in_specs=[pl.BlockSpec((8, 128), lambda i: (i, 0))],
+          out_specs=pl.BlockSpec((8, 128), lambda i: (i, 0)),
+          out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype), name="scale")(x)
+
+    def bad(x):
+      def kernel(x_ref, o_ref):
+        o_ref[...] = jnp.sort(x_ref[...])
+      return pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype))(x)
+''')
+
+
+@skip_without_jax
+class CommandLine(PallascCase):
+
+  def cli(self, *args):
+    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"))
+    return subprocess.run([sys.executable, "-m", "pallasc_jax", *args],
+                          capture_output=True, text=True, cwd=self.dir,
+                          env=env)
+
+  def setUp(self):
+    super().setUp()
+    with open(os.path.join(self.dir, "mykernels.py"), "w") as f:
+      f.write(MODULE)
+
+  def test_export_and_compile(self):
+    out = os.path.join(self.dir, "out")
+    r = self.cli("mykernels:scale", "--arg", "f32[16,128]", "--static",
+                 "factor=3.0", "-o", out)
+    self.assertEqual(r.returncode, 0, r.stderr)
+    self.assertEqual(sorted(os.listdir(out)), ["scale.json", "scale.mlir"])
+    self.assertIn("3.0", open(os.path.join(out, "scale.mlir")).read())
+    self.assertIn('loc("mykernels.py":', open(os.path.join(
+        out, "scale.mlir")).read())
+    self.pallasc(os.path.join(out, "scale.mlir"), "--spec",
+                 os.path.join(out, "scale.json"), "--target", "cuda:sm_80",
+                 "-o", out)
+
+  def test_refusal_exits_1_and_writes_nothing(self):
+    out = os.path.join(self.dir, "out")
+    r = self.cli("mykernels.py:bad", "--arg", "f32[8,128]", "-o", out)
+    self.assertEqual(r.returncode, 1)
+    self.assertRegex(r.stderr, r"mykernels.py:\d+:\d+: error: primitive "
+                     "'sort' is not supported")
+    self.assertFalse(os.path.exists(out) and os.listdir(out))
+
+  def test_bad_arg_is_usage_error(self):
+    r = self.cli("mykernels:scale", "--arg", "float[8", "-o", "o")
+    self.assertEqual(r.returncode, 2)
+    self.assertIn("invalid --arg 'float[8'", r.stderr)
+
+
+if __name__ == "__main__":
+  unittest.main()

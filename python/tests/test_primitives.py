@@ -1,0 +1,383 @@
+"""Every primitive of docs/jax.md's table, exported, compiled for the GPU
+targets, run with `pallasc run` and compared with JAX's interpret mode.
+
+Primitives are batched: each kernel computes many of them and writes each
+result to its own slot of one output (`o_ref[k] = ...`), so one pallasc
+compile and one run cover a whole family."""
+
+import functools
+import unittest
+
+import numpy as np
+
+from harness import GPU_TARGETS, PallascCase, have_rocm_libs, skip_without_jax
+
+try:
+  import jax
+  import jax.numpy as jnp
+  from jax import lax
+  from jax.experimental import pallas as pl
+  from jax.experimental.pallas import tpu as pltpu
+  from jax.experimental.pallas import triton as plgpu
+  S = jax.ShapeDtypeStruct
+except Exception:  # pragma: no cover
+  pass
+
+
+def targets():
+  return GPU_TARGETS if have_rocm_libs() else [
+      t for t in GPU_TARGETS if not t.startswith("rocm")]
+
+
+def stacked(fns, in_shapes, in_dtype, out_dtype=None, block=None):
+  """A pallas_call whose kernel writes fns[k](*loaded inputs) to o[k]."""
+  n = len(fns)
+  shape = in_shapes[0]
+
+  def kernel(*refs):
+    ins, o_ref = refs[:-1], refs[-1]
+    vals = [r[...] for r in ins]
+    for k, f in enumerate(fns):
+      o_ref[k] = f(*vals).astype(o_ref.dtype)
+  return lambda *xs: pl.pallas_call(
+      kernel, out_shape=S((n,) + shape, out_dtype or in_dtype))(*xs)
+
+
+@skip_without_jax
+class Primitives(PallascCase):
+
+  def run_kernel(self, fn, *args, emulate=(), tgts=None, **kw):
+    calls = self.export(fn, *args)
+    for c in calls:
+      self.check_call(c, targets=targets() if tgts is None else tgts,
+                      emulate=emulate, **kw)
+    return calls
+
+  def test_float_elementwise(self):
+    f32 = jnp.float32
+    pos = lambda x: jnp.abs(x) + 0.5
+    fns = [
+        lambda x, y: x + y, lambda x, y: x - y, lambda x, y: x * y,
+        lambda x, y: x / pos(y), lambda x, y: lax.rem(x, pos(y)),
+        lambda x, y: jnp.maximum(x, y), lambda x, y: jnp.minimum(x, y),
+        lambda x, y: -x, lambda x, y: jnp.abs(x), lambda x, y: jnp.sign(x),
+        lambda x, y: jnp.floor(x * 4), lambda x, y: jnp.ceil(x * 4),
+        lambda x, y: jnp.round(x * 4), lambda x, y: lax.round(x * 4),
+        lambda x, y: jnp.exp(x), lambda x, y: jnp.exp2(x),
+        lambda x, y: jnp.log(pos(x)), lambda x, y: jnp.log1p(pos(x)),
+        lambda x, y: jnp.expm1(x), lambda x, y: jnp.sqrt(pos(x)),
+        lambda x, y: lax.rsqrt(pos(x)), lambda x, y: jnp.tanh(x),
+        lambda x, y: jax.nn.sigmoid(x), lambda x, y: lax.erf(x),
+        lambda x, y: jnp.sin(x), lambda x, y: jnp.cos(x),
+        lambda x, y: lax.integer_pow(x, 3), lambda x, y: x ** -2,
+        lambda x, y: jnp.square(x), lambda x, y: jnp.power(pos(x), y),
+        lambda x, y: jnp.clip(x, -0.5, 0.25),
+        lambda x, y: jnp.where(x > y, x, y * 2),
+        lambda x, y: jnp.isfinite(x / y).astype(f32),
+        lambda x, y: (x == y).astype(f32) + (x != y) + 2 * (x < y),
+        lambda x, y: (x <= y) + 2.0 * (x >= y) + 4 * (x > 0),
+        lambda x, y: x * 2.5 + 1,   # weak-typed Python scalars
+        lambda x, y: jax.nn.relu(x),  # custom_jvp_call
+        lambda x, y: jnp.logaddexp(x, y),
+    ]
+    self.run_kernel(stacked(fns, [(8, 128)] * 2, f32), S((8, 128), f32),
+                    S((8, 128), f32), emulate=("cuda:sm_90a",))
+
+  def test_integer_elementwise(self):
+    i32, u32 = jnp.int32, jnp.uint32
+    nz = lambda y: jnp.abs(y) + 1
+    fns = [
+        lambda x, y: x + y, lambda x, y: x - y, lambda x, y: x * y,
+        lambda x, y: lax.div(x - 8, nz(y)), lambda x, y: lax.rem(x - 8, nz(y)),
+        lambda x, y: jnp.maximum(x, y), lambda x, y: jnp.minimum(x, y),
+        lambda x, y: -x, lambda x, y: jnp.abs(x - 8), lambda x, y: jnp.sign(x - 8),
+        lambda x, y: x & y, lambda x, y: x | y, lambda x, y: x ^ y,
+        lambda x, y: ~x, lambda x, y: x << (y % 4),
+        lambda x, y: (x - 8) >> (y % 4),
+        lambda x, y: lax.shift_right_logical(x - 8, y % 4),
+        lambda x, y: (x == y) + 2 * (x != y) + 4 * (x < y) + 8 * (x <= y),
+        lambda x, y: (x > y) + 2 * (x >= y),
+        lambda x, y: lax.integer_pow(x, 2), lambda x, y: jnp.clip(x, 3, 9),
+        lambda x, y: jnp.where(x > y, x, -y),
+        lambda x, y: (x.astype(u32) // (y.astype(u32) + 1)).astype(i32),
+        lambda x, y: (x.astype(u32) % (y.astype(u32) + 1)).astype(i32),
+        lambda x, y: ((x - 8).astype(u32) > y.astype(u32)).astype(i32),
+        lambda x, y: jnp.maximum((x - 8).astype(u32), y.astype(u32)).astype(i32),
+        lambda x, y: x // nz(y),  # floor_divide: select/sign/rem
+        lambda x, y: lax.select_n(y % 3, x, -x, x * 2),
+    ]
+    self.run_kernel(stacked(fns, [(8, 128)] * 2, i32), S((8, 128), i32),
+                    S((8, 128), i32))
+
+  def test_conversions(self):
+    f32 = jnp.float32
+    fns = [
+        lambda x: x.astype(jnp.bfloat16).astype(f32),
+        lambda x: x.astype(jnp.float16).astype(f32),
+        lambda x: x.astype(jnp.float16).astype(jnp.bfloat16).astype(f32),
+        lambda x: (x * 100).astype(jnp.int8).astype(f32),
+        lambda x: (x * 100).astype(jnp.int32).astype(f32),
+        lambda x: (x * 100 + 100).astype(jnp.uint8).astype(f32),
+        lambda x: x.astype(jnp.bool_).astype(f32),
+        lambda x: (x > 0).astype(jnp.int32).astype(f32),
+        lambda x: (x * 100).astype(jnp.int8).astype(jnp.int32).astype(f32),
+        lambda x: (x * 1e5).astype(jnp.int32).astype(jnp.int8).astype(f32),
+        lambda x: (x > 0).astype(jnp.bfloat16).astype(f32),
+        lambda x: lax.reduce_precision(x, 8, 23),
+    ]
+    self.run_kernel(stacked(fns, [(8, 128)], f32), S((8, 128), f32))
+
+  def test_shapes_and_reductions(self):
+    f32 = jnp.float32
+
+    def kernel(x_ref, y_ref, o_ref, r_ref):
+      x, y = x_ref[...], y_ref[...]                 # [8, 128], [8, 128]
+      o_ref[0] = jnp.broadcast_to(x[:, :1], (8, 128)) + y
+      o_ref[1] = x.reshape(16, 64).reshape(8, 128)
+      o_ref[2] = jnp.concatenate([x[:, 64:], y[:, :64]], axis=1)
+      o_ref[3] = jnp.transpose(x.reshape(8, 8, 16), (1, 0, 2)).reshape(8, 128)
+      o_ref[4] = lax.broadcasted_iota(jnp.int32, (8, 128), 1).astype(f32) + (
+          lax.broadcasted_iota(f32, (8, 128), 0))
+      o_ref[5] = jnp.cumsum(x, axis=1)
+      o_ref[6] = jnp.expand_dims(jnp.sum(x, axis=1), 1) * y
+      o_ref[7] = lax.cumsum(y, axis=0, reverse=True)
+      r_ref[0] = jnp.max(x, axis=0)
+      r_ref[1] = jnp.min(x, axis=0)
+      r_ref[2] = jnp.sum(x, axis=0) + jnp.sum(y)
+      r_ref[3] = jnp.mean(x, axis=0) + jnp.max(y)
+      r_ref[4] = jnp.any(x > 0.9, axis=0).astype(f32) + jnp.all(x > -0.9,
+                                                                axis=0)
+      r_ref[5] = jnp.squeeze(x[:1, :], 0)
+    fn = lambda x, y: pl.pallas_call(kernel, out_shape=[
+        S((8, 8, 128), f32), S((6, 128), f32)])(x, y)
+    self.run_kernel(fn, S((8, 128), f32), S((8, 128), f32))
+
+  def test_argmax_argmin(self):
+    # pallasc's GPU lowering has no index reductions yet: CPU run and TPU.
+    def kernel(x_ref, i_ref):
+      x = x_ref[...]
+      i_ref[0] = jnp.argmax(x, axis=0).astype(jnp.int32)
+      i_ref[1] = jnp.argmin(x, axis=1).astype(jnp.int32)
+    fn = lambda x: pl.pallas_call(kernel, out_shape=S((2, 128), jnp.int32))(x)
+    self.run_kernel(fn, S((128, 128), jnp.float32), tgts=["tpu"])
+
+  def test_dots(self):
+    f32, bf16 = jnp.float32, jnp.bfloat16
+
+    def kernel(a_ref, b_ref, c_ref, i_ref, o_ref, p_ref, q_ref):
+      a, b, c = a_ref[...], b_ref[...], c_ref[...]   # [32,64] [64,32] [32,64]
+      o_ref[0] = jnp.dot(a, b, preferred_element_type=f32)
+      o_ref[1] = lax.dot_general(a, c, (((1,), (1,)), ((), ())),
+                                 preferred_element_type=f32)
+      o_ref[2] = lax.dot_general(b, c, (((0,), (1,)), ((), ())),
+                                 preferred_element_type=f32)
+      o_ref[3] = jnp.dot(a.astype(f32), b.astype(f32),
+                         precision=lax.Precision.HIGHEST)
+      o_ref[4] = pl.dot(a, c, trans_b=True).astype(f32) if hasattr(
+          pl, "dot") else plgpu.dot(a, c, trans_b=True).astype(f32)
+      o_ref[5] = (a @ b).astype(f32)
+      i = i_ref[...]                                  # [32, 64] int8
+      p_ref[...] = lax.dot_general(i, i, (((1,), (1,)), ((), ())),
+                                   preferred_element_type=jnp.int32)
+      q_ref[...] = jnp.einsum("bik,bkj->bij", a.reshape(2, 16, 64),
+                              b.reshape(2, 64, 16),
+                              preferred_element_type=f32)
+    fn = lambda a, b, c, i: pl.pallas_call(kernel, out_shape=[
+        S((6, 32, 32), f32), S((32, 32), jnp.int32), S((2, 16, 16), f32)])(
+            a, b, c, i)
+    self.run_kernel(fn, S((32, 64), bf16), S((64, 32), bf16),
+                    S((32, 64), bf16), S((32, 64), jnp.int8),
+                    tol=dict(rtol=2e-2, atol=5e-2), ints=(-8, 8))
+
+  def test_control_flow(self):
+    f32 = jnp.float32
+
+    @jax.custom_vjp
+    def twice(x):
+      return 2 * x
+    twice.defvjp(lambda x: (2 * x, None), lambda _, g: (2 * g,))
+
+    @jax.checkpoint
+    def ck(x):
+      return jnp.sin(x) * 3
+
+    def kernel(x_ref, n_ref, o_ref):
+      x = x_ref[...]
+      n = n_ref[0]
+      # fori_loop with static bounds (scan), with traced bounds (while).
+      o_ref[0] = lax.fori_loop(0, 4, lambda i, a: a + x * i, jnp.zeros_like(x))
+      o_ref[1] = lax.fori_loop(1, n, lambda i, a: a * 0.5 + i, x)
+      o_ref[2] = x
+      # cond / switch with results; pl.when for effects.
+      o_ref[3] = lax.cond(n > 3, lambda: x * 2, lambda: x - 1)
+      o_ref[4] = lax.switch(n % 3, [lambda: x, lambda: -x, lambda: x * x])
+      o_ref[5] = x
+
+      @pl.when(n == 5)
+      def _():
+        o_ref[5] = x + 100.0
+      o_ref[6] = jax.jit(lambda v: v * 3 + 1)(x)
+      o_ref[7] = twice(x) + ck(x)
+
+      @pl.loop(0, 3)
+      def _(i):
+        o_ref[8 + i] = x * jnp.asarray(i, f32)
+    fn = lambda x, n: pl.pallas_call(kernel, out_shape=S((11, 8, 128), f32),
+                                     in_specs=[pl.BlockSpec(), pl.BlockSpec(
+                                         memory_space=pltpu.SMEM)])(x, n)
+    c, = self.export(fn, S((8, 128), f32), S((1,), jnp.int32))
+    for n in (5, 2):
+      self.check_call(c, targets=targets() if n == 5 else (), inputs=[
+          np.random.default_rng(n).uniform(-1, 1, (8, 128)).astype(np.float32),
+          np.array([n], np.int32)])
+
+  def test_while_loop(self):
+    # A general lax.while_loop (scf.while): pallasc's GPU lowering does not
+    # take scf.while with block carries yet, so this one runs on the CPU.
+    f32 = jnp.float32
+
+    def kernel(x_ref, n_ref, o_ref):
+      x, n = x_ref[...], n_ref[0]
+      o_ref[...] = lax.while_loop(lambda c: c[0] < n * 2,
+                                  lambda c: (c[0] + 3, c[1] + x), (0, x))[1]
+    fn = lambda x, n: pl.pallas_call(kernel, out_shape=S((8, 128), f32),
+                                     in_specs=[pl.BlockSpec(), pl.BlockSpec(
+                                         memory_space=pltpu.SMEM)])(x, n)
+    (c,) = self.export(fn, S((8, 128), f32), S((1,), jnp.int32))
+    self.assertIn("scf.while", c.kernel_mlir)
+    self.check_call(c, inputs=[np.ones((8, 128), np.float32),
+                               np.array([5], np.int32)])
+
+  def test_ref_indexing(self):
+    f32 = jnp.float32
+
+    def kernel(x_ref, o_ref, s_ref):
+      i = pl.program_id(0)
+      nprog = pl.num_programs(0)
+      start = pl.multiple_of(i * 8, 8)
+      # .at[] views and pl.ds with static and dynamic starts.
+      o_ref[0] = x_ref.at[pl.ds(start, 8)][...]
+      o_ref[1] = x_ref[pl.ds(8, 8), :] * jnp.asarray(nprog, f32)
+      # Integer indices, slices, strides.
+      o_ref[2, 0] = x_ref[3]
+      o_ref[2, 4:8] = x_ref[0:4, ::1]
+      o_ref[3, :, 0:64] = x_ref[pl.ds(0, 8, stride=2), pl.ds(0, 64, stride=2)]
+      o_ref[3, :, 64:] = x_ref.at[1:9].at[:, 64:][...]
+      # pl.ds past the end of the block, masked (a broadcasting mask).
+      rows = jnp.arange(16)[:, None] + start
+      m = rows < 20
+      v = plgpu.load(x_ref.at[pl.ds(start, 16), :], mask=m, other=-1.0)
+      o_ref[4] = v[:8] + v[8:]
+      # Gather with an index vector that is start + iota.
+      cols = jnp.arange(128)
+      o_ref[5] = plgpu.load(x_ref.at[jnp.arange(8)[:, None] + 4,
+                                     cols[None, :]])
+      o_ref[6] = x_ref[jnp.arange(8)[:, None] * 2, jnp.arange(128)[None, :]]
+      # swap returns the old value; += is addupdate.
+      o_ref[7] = jnp.zeros((8, 128), f32)
+      old = o_ref.at[7].swap(x_ref[pl.ds(0, 8)])
+      o_ref[7] += old + 1.0
+      plgpu.store(o_ref.at[pl.ds(8, 1)], x_ref[pl.ds(0, 8)][None] * 3,
+                  mask=jnp.arange(128)[None, None, :] < 100)
+      s_ref[...] = jnp.zeros_like(s_ref)
+      plgpu.atomic_add(s_ref, (pl.ds(0, 8),), x_ref[pl.ds(0, 8), 0])
+      plgpu.atomic_max(s_ref, (pl.ds(8, 8),), x_ref[pl.ds(8, 8), 0])
+    fn = lambda x: pl.pallas_call(
+        kernel, grid=(3,),
+        in_specs=[pl.BlockSpec((24, 128), lambda i: (0, 0))],
+        out_specs=[pl.BlockSpec((None, 9, 8, 128), lambda i: (i, 0, 0, 0)),
+                   pl.BlockSpec((None, 16), lambda i: (i, 0))],
+        out_shape=[S((3, 9, 8, 128), f32), S((3, 16), f32)])(x)
+    self.run_kernel(fn, S((24, 128), f32), emulate=("cuda:sm_90a",))
+
+  def test_grid_mapping(self):
+    f32 = jnp.float32
+
+    def kernel(idx_ref, x_ref, h_ref, o_ref, acc_ref):
+      i = pl.program_id(0)
+      acc_ref[...] = x_ref[...] + idx_ref[i].astype(f32)
+      o_ref[...] = acc_ref[...] + h_ref[0, 0]
+    gs = pltpu.PrefetchScalarGridSpec(
+        num_scalar_prefetch=1, grid=(4,),
+        in_specs=[pl.BlockSpec((None, pl.Element(16, (0, 8)), 128),
+                               lambda i, idx: (idx[i], i * 8, 0)),
+                  pl.BlockSpec(memory_space=pl.ANY)],
+        out_specs=[pl.BlockSpec((None, 16, 128), lambda i, idx: (i, 0, 0))],
+        scratch_shapes=[pltpu.VMEM((16, 128), f32)])
+    fn = lambda idx, x, h: pl.pallas_call(
+        kernel, grid_spec=gs, name="gm_call",
+        cost_estimate=pl.CostEstimate(flops=10, transcendentals=0,
+                                      bytes_accessed=100),
+        metadata={"owner": "jax-bridge"},
+        compiler_params=pltpu.CompilerParams(
+            dimension_semantics=("arbitrary",), vmem_limit_bytes=1 << 25),
+        out_shape=[S((4, 16, 128), f32)])(idx, x, h)
+    (c,) = self.export(fn, S((4,), jnp.int32), S((3, 40, 128), f32),
+                       S((2, 128), f32))
+    s = c.spec
+    self.assertEqual(s["name"], "gm_call")
+    self.assertEqual(s["num_scalar_prefetch"], 1)
+    self.assertEqual(s["in_specs"][0]["block_shape"],
+                     [None, {"element": 16, "padding": [0, 8]}, 128])
+    self.assertTrue(s["in_specs"][0]["index_map"].startswith("@"))
+    self.assertEqual(s["in_specs"][1], {"memory_space": "any"})
+    self.assertEqual(s["scratch_shapes"], [{"shape": [16, 128], "dtype": "f32",
+                                            "memory_space": "vmem"}])
+    self.assertEqual(s["cost_estimate"], {"flops": 10, "bytes_accessed": 100,
+                                          "transcendentals": 0})
+    self.assertEqual(s["metadata"], {"owner": "jax-bridge"})
+    self.assertEqual(s["compiler_params"], {"tpu": {
+        "dimension_semantics": ["arbitrary"], "vmem_limit_bytes": 1 << 25}})
+    rng = np.random.default_rng(0)
+    self.check_call(c, targets=targets(), inputs=[
+        np.array([2, 0, 1, 2], np.int32),
+        rng.uniform(-1, 1, (3, 40, 128)).astype(np.float32),
+        rng.uniform(-1, 1, (2, 128)).astype(np.float32)])
+
+  def test_aliases(self):
+    f32 = jnp.float32
+
+    def kernel(x_ref, a_ref, o_ref, a_out):
+      o_ref[...] = x_ref[...] + 1
+      a_out[...] = a_ref[...] * 2 + x_ref[...]
+    spec = pl.BlockSpec((8, 128), lambda i: (i, 0))
+    fn = lambda x, a: pl.pallas_call(
+        kernel, grid=(4,), in_specs=[spec, spec], out_specs=[spec, spec],
+        input_output_aliases={1: 1},
+        out_shape=[S((32, 128), f32), S((32, 128), f32)])(x, a)
+    (c,) = self.export(fn, S((32, 128), f32), S((32, 128), f32))
+    self.assertEqual(c.spec["input_output_aliases"], {"1": 1})
+    self.assertEqual(c.spec["in_specs"][0]["index_map"], "(d0) -> (d0, 0)")
+    self.check_call(c, targets=targets())
+
+  def test_dynamic_grid(self):
+    f32 = jnp.float32
+
+    def kernel(x_ref, o_ref):
+      o_ref[...] = x_ref[...] + jnp.asarray(pl.num_programs(0), f32)
+
+    def fn(n, x):
+      return pl.pallas_call(kernel, grid=(n,),
+                            in_specs=[pl.BlockSpec((8, 128), lambda i: (i, 0))],
+                            out_specs=pl.BlockSpec((8, 128), lambda i: (i, 0)),
+                            out_shape=S((32, 128), f32))(x)
+    calls = self.export(lambda x: jax.jit(fn, static_argnums=())(
+        jnp.int32(4), x) if False else fn(4, x), S((32, 128), f32))
+    self.assertEqual(calls[0].spec["grid"], [4])
+    self.check_call(calls[0], targets=targets())
+
+  def test_debug_print(self):
+    f32 = jnp.float32
+
+    def kernel(x_ref, o_ref):
+      pl.debug_print("step {}", pl.program_id(0))
+      o_ref[...] = x_ref[...]
+    fn = lambda x: pl.pallas_call(kernel, grid=(2,),
+                                  out_shape=S((8, 128), f32))(x)
+    (c,) = self.export(fn, S((8, 128), f32))
+    self.assertIn('pallas.debug_print "step {}"', c.kernel_mlir)
+    self.check_call(c, targets=["cuda:sm_80"])
+
+
+if __name__ == "__main__":
+  unittest.main()
