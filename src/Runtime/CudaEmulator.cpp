@@ -1,9 +1,6 @@
 //===- CudaEmulator.cpp - Run a distributed CUDA kernel on CPU threads -*- C++ -*-===//
 
 #include "src/Runtime/CudaEmulator.h"
-#include "src/Runtime/CudaLaunch.h"
-
-#include "passes/Conversion/PallasToGPU/PallasToGPU.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
@@ -1228,31 +1225,21 @@ std::vector<int64_t> descriptor(void *data, ArrayRef<int64_t> shape) {
 
 } // namespace
 
-bool emulateCudaKernel(ModuleOp module, ArrayRef<void *> buffers,
-                       ArrayRef<int32_t> scalars, const int64_t grid[3],
-                       std::string &error) {
-  DictionaryAttr launch;
+bool emulateGpuKernel(ModuleOp module, const launch::GpuLaunchRecord &record,
+                      ArrayRef<void *> buffers, ArrayRef<int32_t> scalars,
+                      const int64_t grid[3], std::string &error) {
   SmallVector<MemRefType> params;
   module.walk([&](mlir::gpu::GPUFuncOp f) {
-    launch = f->getAttrOfType<DictionaryAttr>(pallas::kGpuLaunchAttrName);
     for (Type t : f.getArgumentTypes())
       if (auto m = dyn_cast<MemRefType>(t))
         params.push_back(m);
   });
-  if (!launch) {
-    error = "the module has no distributed CUDA kernel";
-    return false;
-  }
-  int64_t threads =
-      cast<IntegerAttr>(launch.getAs<ArrayAttr>("block")[0]).getInt();
-  int64_t smemBytes =
-      launch.getAs<IntegerAttr>("dynamic_shared_memory_bytes").getInt();
-  int warpSize = 32;
-  if (auto ws = launch.getAs<IntegerAttr>("warp_size"))
-    warpSize = static_cast<int>(ws.getInt());
+  int64_t threads = record.block[0];
+  int64_t smemBytes = record.dynamicSharedBytes;
+  int warpSize = static_cast<int>(record.warpSize);
   if (warpSize != 32 && warpSize != 64) {
     error = "the emulator runs 32- or 64-thread warps, not " +
-            std::to_string(warpSize);
+            std::to_string(record.warpSize);
     return false;
   }
   if (params.size() != buffers.size()) {
@@ -1366,17 +1353,20 @@ bool emulateCudaKernel(ModuleOp module, ArrayRef<void *> buffers,
   for (int32_t &s : scalarValues)
     packed.push_back(&s);
   // Tensor maps: the emulator's description of each (the launch record's).
-  std::vector<TensorMapParam> mapParams;
-  if (!readTensorMapParams(launch, buffers.size(), mapParams, error))
-    return false;
   std::vector<EmuTensorMap> maps;
-  for (const TensorMapParam &p : mapParams) {
+  for (const launch::GpuKernelParam &p : record.params) {
+    if (p.kind != launch::GpuKernelParam::Kind::TensorMap)
+      continue;
+    if (p.tensorMap.input >= buffers.size()) {
+      error = "a tensor-map parameter of the launch record is malformed";
+      return false;
+    }
     EmuTensorMap m;
-    m.base = static_cast<const char *>(buffers[p.input]);
-    m.rows = p.globalShape[0];
-    m.cols = p.globalShape[1];
-    m.boxRows = p.boxShape[0];
-    m.boxCols = p.boxShape[1];
+    m.base = static_cast<const char *>(buffers[p.tensorMap.input]);
+    m.rows = p.tensorMap.globalShape[0];
+    m.cols = p.tensorMap.globalShape[1];
+    m.boxRows = p.tensorMap.boxShape[0];
+    m.boxCols = p.tensorMap.boxShape[1];
     maps.push_back(m);
   }
   std::vector<void *> mapPtrs;

@@ -15,6 +15,8 @@
 #ifndef PALLASC_SRC_RUNTIME_CUDAEMULATOR_H
 #define PALLASC_SRC_RUNTIME_CUDAEMULATOR_H
 
+#include "src/Launch/GpuLaunchRecord.h"
+
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/ArrayRef.h"
 
@@ -24,15 +26,17 @@
 namespace pallasc::runtime {
 
 /// Runs the kernel of `distributed` (modified: lowered for the host) over
-/// the CUDA grid `grid` (x, y, z). `buffers` holds one pointer per array
-/// parameter of the kernel, in order; `scalars` the i32 parameters that
-/// follow them (dynamic grid bounds). Shared memory is allocated below 2 GiB
-/// so that the 32-bit shared addresses the lowering computes are host
-/// addresses too.
-bool emulateCudaKernel(mlir::ModuleOp distributed,
-                       llvm::ArrayRef<void *> buffers,
-                       llvm::ArrayRef<int32_t> scalars, const int64_t grid[3],
-                       std::string &error);
+/// the launch grid `grid` (x, y, z), with the block, warp size, dynamic
+/// shared memory and tensor maps of its launch record `record`. `buffers`
+/// holds one pointer per array parameter of the kernel, in order; `scalars`
+/// the i32 parameters that follow them (dynamic grid bounds). Shared memory
+/// is allocated below 2 GiB so that the 32-bit shared addresses the
+/// lowering computes are host addresses too.
+bool emulateGpuKernel(mlir::ModuleOp distributed,
+                      const launch::GpuLaunchRecord &record,
+                      llvm::ArrayRef<void *> buffers,
+                      llvm::ArrayRef<int32_t> scalars, const int64_t grid[3],
+                      std::string &error);
 
 } // namespace pallasc::runtime
 

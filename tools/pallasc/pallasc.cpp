@@ -8,7 +8,7 @@
 
 #include "src/Driver/Driver.h"
 #include "src/Driver/Run.h"
-#include "src/Runtime/CudaRun.h"
+#include "src/Driver/GpuRun.h"
 #include "src/Version.h"
 
 #include "llvm/Support/InitLLVM.h"
@@ -195,10 +195,11 @@ int run(int argc, char **argv) {
       ->check(CLI::Range(0, 3));
   runCmd->add_flag("-v,--verbose", runVerbose, "Verbose output");
   runCmd->add_flag("-q,--quiet", runQuiet, "Only print errors");
-  // pallasc run --target cuda:<arch>: on the GPU (src/Runtime/CudaRun.h).
-  CudaRunOptions cudaRun;
+  // pallasc run --target cuda|rocm:<arch>: on the GPU or the emulator
+  // (src/Driver/GpuRun.h).
+  GpuRunOptions gpuRun;
   runCmd
-      ->add_option("--target", cudaRun.target,
+      ->add_option("--target", gpuRun.target,
                    "Run on this target instead of the CPU: cuda:<arch>, "
                    "e.g. cuda:sm_90a, or rocm:<arch> with --emulate")
       ->check([](const std::string &t) {
@@ -208,20 +209,20 @@ int run(int argc, char **argv) {
                      "or rocm:gfx942, got '" +
                          t + "'";
       });
-  runCmd->add_flag("--check", cudaRun.check,
+  runCmd->add_flag("--check", gpuRun.check,
                    "With --target: compare every output with the CPU result");
-  runCmd->add_flag("--emulate", cudaRun.emulate,
+  runCmd->add_flag("--emulate", gpuRun.emulate,
                    "With --target: run the CUDA lowering on CPU threads "
                    "(no GPU needed)");
-  runCmd->add_option("--rtol", cudaRun.rtol, "Relative tolerance of --check");
-  runCmd->add_option("--atol", cudaRun.atol, "Absolute tolerance of --check");
-  runCmd->add_option("--bench", cudaRun.benchReps,
+  runCmd->add_option("--rtol", gpuRun.rtol, "Relative tolerance of --check");
+  runCmd->add_option("--atol", gpuRun.atol, "Absolute tolerance of --check");
+  runCmd->add_option("--bench", gpuRun.benchReps,
                      "With --target: time this many launches and print "
                      "TFLOP/s and GB/s");
-  runCmd->add_flag("--bench-copy", cudaRun.benchCopy,
+  runCmd->add_flag("--bench-copy", gpuRun.benchCopy,
                    "With --bench: also time a device-to-device copy of the "
                    "bytes the kernel accesses");
-  runCmd->add_option("--device", cudaRun.device, "CUDA device ordinal");
+  runCmd->add_option("--device", gpuRun.device, "CUDA device ordinal");
   app.require_subcommand(0, 1);
 
   try {
@@ -290,9 +291,9 @@ int run(int argc, char **argv) {
                            : runVerbose ? Verbosity::Verbose
                                         : Verbosity::Normal;
     setupLogging(run.driver.verbosity);
-    if (!cudaRun.target.empty())
-      return runOnCuda(run, cudaRun);
-    if (cudaRun.check || cudaRun.emulate || cudaRun.benchReps)
+    if (!gpuRun.target.empty())
+      return runOnGpu(run, gpuRun);
+    if (gpuRun.check || gpuRun.emulate || gpuRun.benchReps)
       return app.exit(CLI::ValidationError(
                  "--check/--emulate/--bench",
                  "need --target cuda:<arch> or rocm:<arch>")),

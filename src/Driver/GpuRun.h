@@ -1,21 +1,25 @@
-//===- CudaRun.h - pallasc run --target cuda:<arch> ------------*- C++ -*-===//
+//===- GpuRun.h - pallasc run --target cuda|rocm:<arch> ----------*- C++ -*-===//
 //
-// Runs the kernel over its grid on an NVIDIA GPU (CUDA driver API, see
-// CudaDriver.h), or with --emulate on CPU threads (CudaEmulator.h), with the
-// same inputs and outputs as the CPU runner; --check compares the result
-// with the CPU runner's (Pallas interpret-mode semantics).
+// Runs the kernel over its grid on an NVIDIA GPU (through the launch library,
+// src/Launch: the CUDA driver API loaded at run time), or with --emulate on
+// CPU threads (src/Runtime/CudaEmulator.h; AMD targets run on the emulator
+// only), with the same inputs and outputs as the CPU runner; --check
+// compares the result with the CPU runner's (Pallas interpret-mode
+// semantics).
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef PALLASC_SRC_RUNTIME_CUDARUN_H
-#define PALLASC_SRC_RUNTIME_CUDARUN_H
+#ifndef PALLASC_SRC_DRIVER_GPURUN_H
+#define PALLASC_SRC_DRIVER_GPURUN_H
 
 #include "src/Driver/Run.h"
 
+#include <string>
+
 namespace pallasc {
 
-struct CudaRunOptions {
-  /// `cuda:sm_90a` etc.
+struct GpuRunOptions {
+  /// `cuda:sm_90a`, `rocm:gfx942`, ...
   std::string target;
   /// Run the distributed kernel on CPU threads instead of a GPU.
   bool emulate = false;
@@ -33,8 +37,8 @@ struct CudaRunOptions {
 
 /// Runs the kernel with `options` (inputs, outputs, seed, grid bounds) on the
 /// GPU or the emulator; returns an ExitCode.
-int runOnCuda(const RunOptions &options, const CudaRunOptions &cuda);
+int runOnGpu(const RunOptions &options, const GpuRunOptions &gpu);
 
 } // namespace pallasc
 
-#endif // PALLASC_SRC_RUNTIME_CUDARUN_H
+#endif // PALLASC_SRC_DRIVER_GPURUN_H

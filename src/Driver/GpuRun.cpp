@@ -1,6 +1,6 @@
-//===- CudaRun.cpp - pallasc run --target cuda:<arch> ----------*- C++ -*-===//
+//===- GpuRun.cpp - pallasc run --target cuda|rocm:<arch> --------*- C++ -*-===//
 
-#include "src/Runtime/CudaRun.h"
+#include "src/Driver/GpuRun.h"
 
 #include "dialects/Pallas/IR/PallasOps.h"
 #include "passes/Conversion/PallasToGPU/PallasToGPU.h"
@@ -8,15 +8,16 @@
 #include "src/Driver/Diagnostics.h"
 #include "src/Driver/Frontend.h"
 #include "src/Driver/OutputFiles.h"
-#include "src/Runtime/CudaDriver.h"
+#include "src/Launch/CudaLaunch.h"
+#include "src/Launch/GpuLaunch.h"
 #include "src/Runtime/CudaEmulator.h"
-#include "src/Runtime/CudaLaunch.h"
 #include "src/Runtime/Float16.h"
 #include "src/Runtime/GridExecutor.h"
-#include "src/Runtime/HostProgram.h"
 #include "src/Runtime/HostCode.h"
+#include "src/Runtime/HostProgram.h"
 #include "src/Runtime/Launch.h"
 #include "src/Runtime/Npy.h"
+#include "src/Target/GpuLaunchRecord.h"
 #include "src/Target/RocmArtifacts.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -100,11 +101,6 @@ void fillRandom(HostArray &a, uint64_t seed) {
   }
 }
 
-bool isFloatDType(DType d) {
-  return d == DType::F16 || d == DType::BF16 || d == DType::F32 ||
-         d == DType::F64;
-}
-
 double elementAsDouble(const HostArray &a, int64_t i) {
   const uint8_t *p = a.data();
   switch (a.dtype) {
@@ -130,7 +126,7 @@ bool compareOutput(size_t index, const HostArray &got, const HostArray &want,
                    double rtol, double atol) {
   int64_t n = want.numElements(), bad = 0, firstBad = -1;
   double maxAbs = 0, maxRel = 0;
-  bool floats = isFloatDType(want.dtype);
+  bool floats = isFloat(want.dtype);
   for (int64_t i = 0; i < n; ++i) {
     double g = elementAsDouble(got, i), w = elementAsDouble(want, i);
     bool ok;
@@ -170,15 +166,151 @@ bool compareOutput(size_t index, const HostArray &got, const HostArray &want,
   return false;
 }
 
+/// A failed launch-library step, as `pallasc run` reports it: the message,
+/// with a hint where running on the emulator instead would help.
+std::string describeGpuFailure(const launch::GpuStatus &status) {
+  switch (status.error) {
+  case launch::GpuError::DriverNotFound:
+    return status.message +
+           " (use --emulate to run the CUDA lowering on the CPU instead)";
+  case launch::GpuError::NoDevice:
+    return status.message +
+           "; use --emulate to run the CUDA lowering on the CPU instead";
+  default:
+    return status.message;
+  }
+}
+
+/// Runs the distributed kernel on an NVIDIA GPU through the launch library:
+/// codegen, load, operands to the device, tensor maps, launch, outputs
+/// back, and with --bench the timings.
+int launchOnCuda(MLIRContext &context, ModuleOp gpuModule,
+                 const pallas::CudaPipelineOptions &pipeline,
+                 const GpuRunOptions &gpu, const std::string &arch,
+                 const std::string &entry,
+                 const launch::GpuLaunchRecord &record,
+                 const launch::GpuLaunchGeometry &geometry,
+                 const std::vector<int64_t> &gridSizes, ModuleOp callModule,
+                 std::vector<HostArray> &inputs,
+                 std::vector<HostArray> &outputs) {
+  auto fail = [](const launch::GpuStatus &s) {
+    logError("error: " + describeGpuFailure(s));
+    return kExitUserError;
+  };
+  PassManager pm(&context);
+  pallas::buildCudaCodegenPipeline(pm, pipeline);
+  if (failed(pm.run(gpuModule)))
+    return kExitUserError;
+  std::string ptx;
+  gpuModule->walk([&](mlir::gpu::BinaryOp binary) {
+    for (Attribute a : binary.getObjectsAttr())
+      if (auto obj = dyn_cast<mlir::gpu::ObjectAttr>(a))
+        ptx = obj.getObject().str();
+  });
+  launch::CudaDriverApi api;
+  if (launch::GpuStatus s = launch::loadCudaDriverApi(api); !s)
+    return fail(s);
+  std::unique_ptr<launch::CudaDevice> dev;
+  if (launch::GpuStatus s = launch::CudaDevice::open(api, gpu.device, dev); !s)
+    return fail(s);
+  if (launch::GpuStatus s = dev->load(ptx, entry, geometry.sharedBytes); !s) {
+    logError("error: " + s.message + " (compiled for " + arch + ", device " +
+             dev->name() + " is " + dev->arch() + ")");
+    return kExitUserError;
+  }
+  std::vector<uint64_t> devInputs, devOutputs;
+  size_t totalBytes = 0;
+  auto upload = [&](HostArray &a, std::vector<uint64_t> &to) {
+    uint64_t p;
+    size_t bytes = a.byteSize();
+    totalBytes += bytes;
+    if (launch::GpuStatus s = dev->alloc(bytes, p); !s)
+      return s;
+    if (launch::GpuStatus s = dev->upload(p, a.data(), bytes); !s)
+      return s;
+    to.push_back(p);
+    return launch::GpuStatus::success();
+  };
+  for (HostArray &a : inputs)
+    if (launch::GpuStatus s = upload(a, devInputs); !s)
+      return fail(s);
+  for (HostArray &a : outputs)
+    if (launch::GpuStatus s = upload(a, devOutputs); !s)
+      return fail(s);
+  // Tensor maps (TMA on sm_90a), as the launch record describes them.
+  std::vector<uint64_t> tensorMaps;
+  for (const launch::GpuTensorMap &m : launch::tensorMapParams(record)) {
+    if (m.input >= devInputs.size()) {
+      logError("error: a tensor-map parameter of the launch record is "
+               "malformed");
+      return kExitInternalError;
+    }
+    uint64_t map;
+    if (launch::GpuStatus s = dev->tensorMap(m, devInputs[m.input], map); !s)
+      return fail(s);
+    tensorMaps.push_back(map);
+  }
+  launch::GpuKernelArgs args;
+  if (launch::GpuStatus s =
+          args.pack(record, devInputs, devOutputs, gridSizes, tensorMaps);
+      !s) {
+    logError("error: " + s.message);
+    return kExitInternalError;
+  }
+  if (launch::GpuStatus s = dev->launch(geometry, args); !s)
+    return fail(s);
+  for (size_t j = 0; j < outputs.size(); ++j)
+    if (launch::GpuStatus s = dev->download(outputs[j].data(), devOutputs[j],
+                                            outputs[j].byteSize());
+        !s)
+      return fail(s);
+  if (gpu.benchReps <= 0)
+    return kExitSuccess;
+  double ms = 0;
+  if (launch::GpuStatus s =
+          dev->timeLaunches(geometry, args, gpu.benchReps, ms);
+      !s)
+    return fail(s);
+  double flops = 0, bytes = static_cast<double>(totalBytes);
+  callModule->walk([&](pallas::CallOp call) {
+    if (auto cost = call.getCostEstimateAttr()) {
+      flops = static_cast<double>(cost.getFlops());
+      if (cost.getBytesAccessed() > 0)
+        bytes = static_cast<double>(cost.getBytesAccessed());
+    }
+  });
+  llvm::outs() << llvm::format(
+      "bench: %s on %s (%s): %.4f ms, %.2f TFLOP/s, %.1f GB/s\n",
+      entry.c_str(), dev->name().c_str(), arch.c_str(), ms,
+      flops / (ms * 1e-3) / 1e12, bytes / (ms * 1e-3) / 1e9);
+  if (gpu.benchCopy) {
+    uint64_t src, dst;
+    double copyMs = 0;
+    size_t half = static_cast<size_t>(bytes / 2);
+    launch::GpuStatus s = dev->alloc(half, src);
+    if (s)
+      s = dev->alloc(half, dst);
+    if (s)
+      s = dev->timeCopy(dst, src, half, gpu.benchReps, copyMs);
+    if (!s)
+      return fail(s);
+    // A copy reads and writes: 2 * half bytes move.
+    llvm::outs() << llvm::format(
+        "bench: device-to-device copy of %.1f MB: %.4f ms, %.1f GB/s\n",
+        half / 1e6, copyMs, 2 * half / (copyMs * 1e-3) / 1e9);
+  }
+  return kExitSuccess;
+}
+
 } // namespace
 
-int runOnCuda(const RunOptions &options, const CudaRunOptions &cuda) {
+int runOnGpu(const RunOptions &options, const GpuRunOptions &gpu) {
   const std::string &specPath = options.driver.specPath;
-  std::string arch = cuda.target.substr(cuda.target.find(':') + 1);
+  std::string arch = gpu.target.substr(gpu.target.find(':') + 1);
   // rocm:<arch>: the AMD lowering (wave64, MFMA), on the emulator only (no
   // HIP runtime is linked).
-  bool amd = llvm::StringRef(cuda.target).starts_with("rocm:");
-  if (amd && !cuda.emulate) {
+  bool amd = llvm::StringRef(gpu.target).starts_with("rocm:");
+  if (amd && !gpu.emulate) {
     logError("error: pallasc run cannot launch on AMD GPUs (no HIP runtime "
              "support); add --emulate to run the AMD lowering on CPU "
              "threads");
@@ -207,7 +339,7 @@ int runOnCuda(const RunOptions &options, const CudaRunOptions &cuda) {
                         "one pallas.call on its arguments (e.g. vmap's "
                         "per-batch loop or a broadcast of an aliased input); "
                         "pallasc run --target " +
-             cuda.target +
+             gpu.target +
              " launches a single call: run it on the CPU (without --target)");
     return kExitUserError;
   }
@@ -296,7 +428,7 @@ int runOnCuda(const RunOptions &options, const CudaRunOptions &cuda) {
                         outputs[j].dtype);
   }
 
-  // The CUDA lowering.
+  // The GPU lowering, up to the distributed kernel and its launch record.
   OwningOpRef<ModuleOp> gpuModule(fe.module->clone());
   pallas::CudaPipelineOptions pipeline;
   pipeline.chip = arch;
@@ -306,20 +438,21 @@ int runOnCuda(const RunOptions &options, const CudaRunOptions &cuda) {
     if (failed(pm.run(*gpuModule)))
       return kExitUserError;
   }
-  DictionaryAttr launch;
+  DictionaryAttr launchAttr;
   std::string entry;
   gpuModule->walk([&](mlir::gpu::GPUFuncOp f) {
-    launch = f->getAttrOfType<DictionaryAttr>(pallas::kGpuLaunchAttrName);
+    launchAttr = f->getAttrOfType<DictionaryAttr>(pallas::kGpuLaunchAttrName);
     entry = f.getName().str();
   });
-  if (!launch) {
+  if (!launchAttr) {
     logError("error: the CUDA lowering produced no kernel");
     return kExitInternalError;
   }
-  int64_t threads =
-      cast<IntegerAttr>(launch.getAs<ArrayAttr>("block")[0]).getInt();
-  int64_t smemBytes =
-      launch.getAs<IntegerAttr>("dynamic_shared_memory_bytes").getInt();
+  launch::GpuLaunchRecord record;
+  if (!readGpuLaunchRecord(launchAttr, record, error)) {
+    logError("error: " + error);
+    return kExitInternalError;
+  }
   // Grid sizes with the dynamic bounds filled in.
   std::vector<int64_t> gridSize(plan.grid.begin(), plan.grid.end());
   {
@@ -328,137 +461,36 @@ int runOnCuda(const RunOptions &options, const CudaRunOptions &cuda) {
       if (g < 0)
         g = options.gridBounds[next++];
   }
-  int64_t grid[3] = {1, 1, 1};
-  auto axes = launch.getAs<ArrayAttr>("grid_axes");
-  for (int c = 0; c < 3; ++c)
-    for (Attribute a : cast<ArrayAttr>(axes[c]))
-      grid[c] *= gridSize[cast<IntegerAttr>(a).getInt()];
+  launch::GpuLaunchGeometry geometry;
   std::vector<int32_t> scalars;
-  for (Attribute p : launch.getAs<ArrayAttr>("params")) {
-    auto d = cast<DictionaryAttr>(p);
-    if (d.getAs<StringAttr>("kind").getValue() == "i32")
-      scalars.push_back(static_cast<int32_t>(
-          gridSize[d.getAs<IntegerAttr>("axis").getInt()]));
+  launch::GpuStatus status =
+      launch::computeLaunchGeometry(record, gridSize, geometry);
+  if (status)
+    status = launch::gridBoundValues(record, gridSize, scalars);
+  if (!status) {
+    logError("error: " + status.message);
+    return kExitInternalError;
   }
-  std::vector<void *> hostBuffers;
-  for (HostArray &a : inputs)
-    hostBuffers.push_back(a.data());
-  for (HostArray &a : outputs)
-    hostBuffers.push_back(a.data());
 
-  if (cuda.emulate) {
-    if (!emulateCudaKernel(*gpuModule, hostBuffers, scalars, grid, error)) {
+  if (gpu.emulate) {
+    std::vector<void *> hostBuffers;
+    for (HostArray &a : inputs)
+      hostBuffers.push_back(a.data());
+    for (HostArray &a : outputs)
+      hostBuffers.push_back(a.data());
+    if (!emulateGpuKernel(*gpuModule, record, hostBuffers, scalars,
+                          geometry.grid, error)) {
       logError("error: emulating the " + std::string(amd ? "AMD" : "CUDA") +
                " kernel: " + error);
       return kExitInternalError;
     }
-  } else {
-    PassManager pm(&context);
-    pallas::buildCudaCodegenPipeline(pm, pipeline);
-    if (failed(pm.run(*gpuModule)))
-      return kExitUserError;
-    std::string ptx;
-    gpuModule->walk([&](mlir::gpu::BinaryOp binary) {
-      for (Attribute a : binary.getObjectsAttr())
-        if (auto obj = dyn_cast<mlir::gpu::ObjectAttr>(a))
-          ptx = obj.getObject().str();
-    });
-    std::unique_ptr<CudaDevice> dev = CudaDevice::open(cuda.device, error);
-    if (!dev) {
-      logError("error: " + error);
-      return kExitUserError;
-    }
-    if (!dev->load(ptx, entry, smemBytes, error)) {
-      logError("error: " + error + " (compiled for " + arch + ", device " +
-               dev->name() + " is " + dev->arch() + ")");
-      return kExitUserError;
-    }
-    std::vector<uint64_t> devBuffers;
-    size_t totalBytes = 0;
-    auto hostArray = [&](size_t k) -> HostArray & {
-      return k < inputs.size() ? inputs[k] : outputs[k - inputs.size()];
-    };
-    for (size_t k = 0; k < hostBuffers.size(); ++k) {
-      uint64_t p;
-      size_t bytes = hostArray(k).byteSize();
-      totalBytes += bytes;
-      if (!dev->alloc(bytes, p, error) ||
-          !dev->upload(p, hostBuffers[k], bytes, error)) {
-        logError("error: " + error);
-        return kExitUserError;
-      }
-      devBuffers.push_back(p);
-    }
-    // Tensor maps (TMA on sm_90a), as the launch record describes them.
-    std::vector<TensorMapParam> mapParams;
-    if (!readTensorMapParams(launch, inputs.size(), mapParams, error)) {
-      logError("error: " + error);
-      return kExitInternalError;
-    }
-    std::vector<uint64_t> tensorMaps;
-    for (const TensorMapParam &m : mapParams) {
-      uint64_t map;
-      if (!dev->tensorMap(devBuffers[m.input], m.bf16, m.globalShape,
-                          m.boxShape, map, error)) {
-        logError("error: " + error);
-        return kExitUserError;
-      }
-      tensorMaps.push_back(map);
-    }
-    std::vector<void *> params;
-    for (uint64_t &p : devBuffers)
-      params.push_back(&p);
-    for (int32_t &s : scalars)
-      params.push_back(&s);
-    for (uint64_t &m : tensorMaps)
-      params.push_back(&m);
-    double ms = 0;
-    if (!dev->launch(grid, threads, smemBytes, params, 0, ms, error)) {
-      logError("error: " + error);
-      return kExitUserError;
-    }
-    for (size_t j = 0; j < outputs.size(); ++j)
-      if (!dev->download(outputs[j].data(), devBuffers[inputs.size() + j],
-                         outputs[j].byteSize(), error)) {
-        logError("error: " + error);
-        return kExitUserError;
-      }
-    if (cuda.benchReps > 0) {
-      if (!dev->launch(grid, threads, smemBytes, params, cuda.benchReps, ms,
-                       error)) {
-        logError("error: " + error);
-        return kExitUserError;
-      }
-      double flops = 0, bytes = static_cast<double>(totalBytes);
-      fe.module->walk([&](pallas::CallOp call) {
-        if (auto cost = call.getCostEstimateAttr()) {
-          flops = static_cast<double>(cost.getFlops());
-          if (cost.getBytesAccessed() > 0)
-            bytes = static_cast<double>(cost.getBytesAccessed());
-        }
-      });
-      llvm::outs() << llvm::format(
-          "bench: %s on %s (%s): %.4f ms, %.2f TFLOP/s, %.1f GB/s\n",
-          entry.c_str(), dev->name().c_str(), arch.c_str(), ms,
-          flops / (ms * 1e-3) / 1e12, bytes / (ms * 1e-3) / 1e9);
-      if (cuda.benchCopy) {
-        uint64_t src, dst;
-        double copyMs = 0;
-        size_t half = static_cast<size_t>(bytes / 2);
-        if (!dev->alloc(half, src, error) || !dev->alloc(half, dst, error) ||
-            !dev->timeCopy(dst, src, half, cuda.benchReps, copyMs, error)) {
-          logError("error: " + error);
-          return kExitUserError;
-        }
-        // A copy reads and writes: 2 * half bytes move.
-        llvm::outs() << llvm::format(
-            "bench: device-to-device copy of %.1f MB: %.4f ms, %.1f GB/s\n",
-            half / 1e6, copyMs, 2 * half / (copyMs * 1e-3) / 1e9);
-      }
-    }
+  } else if (int rc = launchOnCuda(context, *gpuModule, pipeline, gpu, arch,
+                                   entry, record, geometry, gridSize,
+                                   *fe.module, inputs, outputs)) {
+    return rc;
   }
 
-  if (cuda.check) {
+  if (gpu.check) {
     if (failed(lowerForHost(*cpuModule))) {
       logError("error: cannot lower the kernel for the CPU reference");
       return kExitInternalError;
@@ -488,9 +520,9 @@ int runOnCuda(const RunOptions &options, const CudaRunOptions &cuda) {
     }
     bool ok = true;
     for (size_t j = 0; j < outputs.size(); ++j)
-      ok &= compareOutput(j, outputs[j], reference[j], cuda.rtol, cuda.atol);
+      ok &= compareOutput(j, outputs[j], reference[j], gpu.rtol, gpu.atol);
     if (!ok) {
-      logError("error: the " + std::string(cuda.emulate ? "emulated " : "") +
+      logError("error: the " + std::string(gpu.emulate ? "emulated " : "") +
                std::string(amd ? "AMD" : "CUDA") +
                " result differs from the CPU result");
       if (usesTf32(*fe.module, amd, arch))

@@ -1,0 +1,153 @@
+//===- GpuLaunch.cpp - Launch geometry and kernel arguments ------*- C++ -*-===//
+
+#include "src/Launch/GpuLaunch.h"
+
+#include <cstring>
+
+namespace pallasc::launch {
+
+namespace {
+
+GpuStatus badRecord(const std::string &what) {
+  return GpuStatus::failure(GpuError::InvalidLaunchRecord,
+                            "the launch record " + what);
+}
+
+GpuStatus axisSize(int64_t axis, const std::vector<int64_t> &gridSizes,
+                   int64_t &size) {
+  if (axis < 0 || axis >= static_cast<int64_t>(gridSizes.size()))
+    return badRecord("names grid axis " + std::to_string(axis) +
+                     " of a grid of rank " +
+                     std::to_string(gridSizes.size()));
+  size = gridSizes[axis];
+  return GpuStatus::success();
+}
+
+} // namespace
+
+const char *gpuErrorName(GpuError error) {
+  switch (error) {
+  case GpuError::None:
+    return "None";
+  case GpuError::DriverNotFound:
+    return "DriverNotFound";
+  case GpuError::DriverTooOld:
+    return "DriverTooOld";
+  case GpuError::NoDevice:
+    return "NoDevice";
+  case GpuError::InvalidDevice:
+    return "InvalidDevice";
+  case GpuError::DeviceSetup:
+    return "DeviceSetup";
+  case GpuError::LoadFailed:
+    return "LoadFailed";
+  case GpuError::KernelNotFound:
+    return "KernelNotFound";
+  case GpuError::SharedMemoryTooLarge:
+    return "SharedMemoryTooLarge";
+  case GpuError::OutOfMemory:
+    return "OutOfMemory";
+  case GpuError::CopyFailed:
+    return "CopyFailed";
+  case GpuError::TensorMapFailed:
+    return "TensorMapFailed";
+  case GpuError::Misaligned:
+    return "Misaligned";
+  case GpuError::InvalidLaunchRecord:
+    return "InvalidLaunchRecord";
+  case GpuError::LaunchFailed:
+    return "LaunchFailed";
+  case GpuError::KernelFailed:
+    return "KernelFailed";
+  case GpuError::DriverCallFailed:
+    return "DriverCallFailed";
+  }
+  return "unknown";
+}
+
+GpuStatus computeLaunchGeometry(const GpuLaunchRecord &record,
+                                const std::vector<int64_t> &gridSizes,
+                                GpuLaunchGeometry &geometry) {
+  GpuLaunchGeometry g;
+  for (int c = 0; c < 3; ++c) {
+    for (int64_t axis : record.gridAxes[c]) {
+      int64_t size = 0;
+      if (GpuStatus s = axisSize(axis, gridSizes, size); !s)
+        return s;
+      g.grid[c] *= size;
+    }
+    g.block[c] = record.block[c];
+  }
+  g.sharedBytes = record.dynamicSharedBytes;
+  geometry = g;
+  return GpuStatus::success();
+}
+
+GpuStatus gridBoundValues(const GpuLaunchRecord &record,
+                          const std::vector<int64_t> &gridSizes,
+                          std::vector<int32_t> &values) {
+  values.clear();
+  for (const GpuKernelParam &p : record.params) {
+    if (p.kind != GpuKernelParam::Kind::GridBound)
+      continue;
+    int64_t size = 0;
+    if (GpuStatus s = axisSize(p.axis, gridSizes, size); !s)
+      return s;
+    values.push_back(static_cast<int32_t>(size));
+  }
+  return GpuStatus::success();
+}
+
+std::vector<GpuTensorMap> tensorMapParams(const GpuLaunchRecord &record) {
+  std::vector<GpuTensorMap> maps;
+  for (const GpuKernelParam &p : record.params)
+    if (p.kind == GpuKernelParam::Kind::TensorMap)
+      maps.push_back(p.tensorMap);
+  return maps;
+}
+
+GpuStatus GpuKernelArgs::pack(const GpuLaunchRecord &record,
+                              const std::vector<uint64_t> &inputs,
+                              const std::vector<uint64_t> &outputs,
+                              const std::vector<int64_t> &gridSizes,
+                              const std::vector<uint64_t> &tensorMaps) {
+  slots.assign(record.params.size(), 0);
+  pointers.clear();
+  size_t nextMap = 0;
+  for (size_t i = 0; i < record.params.size(); ++i) {
+    const GpuKernelParam &p = record.params[i];
+    uint64_t &slot = slots[i];
+    switch (p.kind) {
+    case GpuKernelParam::Kind::Pointer: {
+      const std::vector<uint64_t> &from = p.isOutput ? outputs : inputs;
+      if (p.index >= from.size())
+        return badRecord("passes " +
+                         std::string(p.isOutput ? "outputs[" : "inputs[") +
+                         std::to_string(p.index) + "] but the call has " +
+                         std::to_string(from.size()) +
+                         (p.isOutput ? " outputs" : " inputs"));
+      slot = from[p.index];
+      break;
+    }
+    case GpuKernelParam::Kind::GridBound: {
+      int64_t size = 0;
+      if (GpuStatus s = axisSize(p.axis, gridSizes, size); !s)
+        return s;
+      int32_t value = static_cast<int32_t>(size);
+      std::memcpy(&slot, &value, sizeof value);
+      break;
+    }
+    case GpuKernelParam::Kind::TensorMap:
+      if (nextMap >= tensorMaps.size())
+        return badRecord("has more tensor-map parameters than the " +
+                         std::to_string(tensorMaps.size()) +
+                         " tensor maps given");
+      slot = tensorMaps[nextMap++];
+      break;
+    }
+    pointers.push_back(&slot);
+  }
+  return GpuStatus::success();
+}
+
+} // namespace pallasc::launch

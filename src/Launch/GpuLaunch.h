@@ -1,0 +1,91 @@
+//===- GpuLaunch.h - Launch geometry and kernel arguments --------*- C++ -*-===//
+//
+// The vendor-neutral half of launching a pallasc GPU kernel from its launch
+// record: the grid and block of one launch for given grid sizes, the
+// dynamic shared memory and whether it needs the opt-in attribute, and the
+// kernel's argument array (what cuLaunchKernel and hipModuleLaunchKernel
+// take) in the record's parameter order. Plain C++, no driver calls: the
+// same code serves `pallasc run --target cuda|rocm`, the emulator and
+// generated launchers.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PALLASC_SRC_LAUNCH_GPULAUNCH_H
+#define PALLASC_SRC_LAUNCH_GPULAUNCH_H
+
+#include "src/Launch/GpuLaunchRecord.h"
+#include "src/Launch/GpuStatus.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace pallasc::launch {
+
+/// Dynamic shared memory a block may use without opting in (NVIDIA: 48 KiB;
+/// more needs CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES).
+constexpr int64_t kDefaultDynamicSharedLimit = 48 * 1024;
+
+/// Whether a kernel using `bytes` of dynamic shared memory must raise its
+/// limit before launching.
+inline bool needsSharedMemoryOptIn(int64_t bytes) {
+  return bytes > kDefaultDynamicSharedLimit;
+}
+
+/// One launch: blocks along x, y, z, threads per block, dynamic shared
+/// memory per block.
+struct GpuLaunchGeometry {
+  int64_t grid[3] = {1, 1, 1};
+  int64_t block[3] = {1, 1, 1};
+  int64_t sharedBytes = 0;
+  int64_t numBlocks() const { return grid[0] * grid[1] * grid[2]; }
+};
+
+/// The geometry of launching `record` over a pallas grid of `gridSizes`
+/// (every axis, dynamic bounds filled in). Fails with InvalidLaunchRecord
+/// when the record names an axis `gridSizes` lacks.
+GpuStatus computeLaunchGeometry(const GpuLaunchRecord &record,
+                                const std::vector<int64_t> &gridSizes,
+                                GpuLaunchGeometry &geometry);
+
+/// The values of the record's GridBound parameters, in order: the i32
+/// sizes of their grid axes.
+GpuStatus gridBoundValues(const GpuLaunchRecord &record,
+                          const std::vector<int64_t> &gridSizes,
+                          std::vector<int32_t> &values);
+
+/// The tensor-map parameters of `record`, in parameter order.
+std::vector<GpuTensorMap> tensorMapParams(const GpuLaunchRecord &record);
+
+/// A kernel's arguments: the parameter values, and one pointer to each in
+/// launch order (`data()` is the `void **kernelParams` of cuLaunchKernel).
+/// Not copyable: the pointers point into the object.
+class GpuKernelArgs {
+public:
+  GpuKernelArgs() = default;
+  GpuKernelArgs(const GpuKernelArgs &) = delete;
+  GpuKernelArgs &operator=(const GpuKernelArgs &) = delete;
+
+  /// Packs the arguments of `record`: Pointer parameters from `inputs` /
+  /// `outputs` (device addresses), GridBound ones from `gridSizes`,
+  /// TensorMap ones from `tensorMaps` (the device address of each encoded
+  /// map, in the order of tensorMapParams). Fails with InvalidLaunchRecord
+  /// when a parameter names an operand, axis or tensor map that is not
+  /// given.
+  GpuStatus pack(const GpuLaunchRecord &record,
+                 const std::vector<uint64_t> &inputs,
+                 const std::vector<uint64_t> &outputs,
+                 const std::vector<int64_t> &gridSizes,
+                 const std::vector<uint64_t> &tensorMaps);
+
+  void **data() { return pointers.data(); }
+  size_t size() const { return pointers.size(); }
+
+private:
+  /// One 8-byte slot per parameter (pointers, or an i32 in the low bytes).
+  std::vector<uint64_t> slots;
+  std::vector<void *> pointers;
+};
+
+} // namespace pallasc::launch
+
+#endif // PALLASC_SRC_LAUNCH_GPULAUNCH_H

@@ -1,0 +1,74 @@
+//===- GpuLaunchRecord.h - A GPU kernel's launch record in plain C++ -*- C++ -*-===//
+//
+// pallas-to-gpu attaches a launch record (`pallas.gpu.launch`) to the
+// gpu.func it produces; the manifest publishes it as a target's `launch`
+// object (docs/cuda.md, docs/rocm.md). This is the same record as plain
+// data, free of MLIR, for everything that launches the kernel: `pallasc run
+// --target cuda|rocm` (src/Driver/GpuRun.h fills it from the attribute with
+// src/Target/GpuLaunchRecord.h), the emulator, and generated launchers
+// (which embed it).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PALLASC_SRC_LAUNCH_GPULAUNCHRECORD_H
+#define PALLASC_SRC_LAUNCH_GPULAUNCHRECORD_H
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace pallasc::launch {
+
+/// A `kind: "tensor_map"` parameter: a CUtensorMap over input `input`, a
+/// 2-D row-major array of 16-bit elements (bf16 or f16) of `globalShape`
+/// (rows, columns), copied in boxes of `boxShape` (rows, columns), 128-byte
+/// swizzle, zeros out of bounds (docs/cuda.md, "Kernel ABI").
+struct GpuTensorMap {
+  size_t input = 0;
+  bool bf16 = false;
+  int64_t globalShape[2] = {0, 0};
+  int64_t boxShape[2] = {0, 0};
+};
+
+/// One kernel parameter, in launch order.
+struct GpuKernelParam {
+  enum class Kind {
+    /// The device address of an operand: `inputs[index]` or
+    /// `outputs[index]`.
+    Pointer,
+    /// The size of pallas grid axis `axis` (a dynamic bound), as i32.
+    GridBound,
+    /// The device address of an encoded CUtensorMap (`tensorMap`).
+    TensorMap,
+  };
+  Kind kind = Kind::Pointer;
+  /// Pointer: whether the operand is an output.
+  bool isOutput = false;
+  /// Pointer: the input or output index.
+  size_t index = 0;
+  /// GridBound: the pallas grid axis.
+  int64_t axis = 0;
+  /// TensorMap: what to encode.
+  GpuTensorMap tensorMap;
+};
+
+/// The launch of one GPU kernel.
+struct GpuLaunchRecord {
+  /// The kernel's symbol (`.entry` name).
+  std::string entry;
+  /// The pallas grid axes folded into the launch's x, y and z, innermost
+  /// first: blocks along x = the product of the sizes of gridAxes[0].
+  std::vector<int64_t> gridAxes[3];
+  /// Threads per block (x, y, z).
+  int64_t block[3] = {1, 1, 1};
+  /// Threads per warp (32) or wavefront (64 on CDNA).
+  int64_t warpSize = 32;
+  /// Dynamic shared memory (LDS) per block.
+  int64_t dynamicSharedBytes = 0;
+  std::vector<GpuKernelParam> params;
+};
+
+} // namespace pallasc::launch
+
+#endif // PALLASC_SRC_LAUNCH_GPULAUNCHRECORD_H

@@ -1,0 +1,213 @@
+//===- FakeCudaDriver.h - A CUDA driver API table for tests ------*- C++ -*-===//
+//
+// A CudaDriverApi whose entry points record their calls in one FakeCuda
+// state and return the results a test sets, so the launch library's paths
+// (success and every failure) run without a GPU. Not thread-safe: one
+// FakeCuda at a time.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PALLASC_TEST_LAUNCH_FAKECUDADRIVER_H
+#define PALLASC_TEST_LAUNCH_FAKECUDADRIVER_H
+
+#include "src/Launch/CudaDriverApi.h"
+
+#include <cstdint>
+#include <cstring>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace pallasc::test {
+
+/// What the fake driver has and what it was asked. Results default to
+/// success; a test sets `fail[<entry point>]` to make that call fail.
+struct FakeCuda {
+  int deviceCount = 1;
+  int major = 9, minor = 0;
+  std::string deviceName = "Fake H100";
+  std::string jitLog = "ptxas fatal: fake";
+  std::map<std::string, launch::CUresult> fail;
+
+  // Recorded calls.
+  std::vector<std::string> calls;
+  std::set<launch::CUdeviceptr> live;
+  launch::CUdeviceptr nextAddress = 0x10000;
+  bool contextRetained = false;
+  int funcAttribute = -1, funcAttributeValue = -1;
+  std::vector<std::pair<launch::CUdeviceptr, std::vector<char>>> uploads;
+  struct Launch {
+    unsigned grid[3], block[3], shared;
+    void **params;
+    void *stream;
+  };
+  std::vector<Launch> launches;
+  /// The last cuTensorMapEncodeTiled's arguments.
+  struct Encode {
+    int dataType;
+    uint32_t rank;
+    uint64_t address;
+    uint64_t dim[2], stride;
+    uint32_t box[2], elementStrides[2];
+    int interleave, swizzle, l2, oob;
+  } encode{};
+
+  size_t count(const std::string &call) const {
+    size_t n = 0;
+    for (const std::string &c : calls)
+      n += c == call;
+    return n;
+  }
+
+  /// The table whose entry points act on `*this` (made current).
+  launch::CudaDriverApi api();
+
+  static FakeCuda *current;
+};
+
+inline FakeCuda *FakeCuda::current = nullptr;
+
+namespace fake {
+inline launch::CUresult call(const char *name) {
+  FakeCuda &f = *FakeCuda::current;
+  f.calls.push_back(name);
+  auto it = f.fail.find(name);
+  return it == f.fail.end() ? launch::cuda::kSuccess : it->second;
+}
+} // namespace fake
+
+inline launch::CudaDriverApi FakeCuda::api() {
+  using namespace launch;
+  current = this;
+  CudaDriverApi a;
+  a.cuInit = [](unsigned) { return fake::call("cuInit"); };
+  a.cuDeviceGetCount = [](int *n) {
+    *n = FakeCuda::current->deviceCount;
+    return fake::call("cuDeviceGetCount");
+  };
+  a.cuDeviceGet = [](CUdevice *d, int ordinal) {
+    *d = ordinal;
+    return fake::call("cuDeviceGet");
+  };
+  a.cuDeviceGetAttribute = [](int *v, int attr, CUdevice) {
+    *v = attr == cuda::kAttrComputeCapabilityMajor ? FakeCuda::current->major
+                                                   : FakeCuda::current->minor;
+    return fake::call("cuDeviceGetAttribute");
+  };
+  a.cuDeviceGetName = [](char *name, int length, CUdevice) {
+    std::strncpy(name, FakeCuda::current->deviceName.c_str(), length);
+    return fake::call("cuDeviceGetName");
+  };
+  a.cuDevicePrimaryCtxRetain = [](void **ctx, CUdevice) {
+    static int context;
+    *ctx = &context;
+    CUresult r = fake::call("cuDevicePrimaryCtxRetain");
+    FakeCuda::current->contextRetained = r == cuda::kSuccess;
+    return r;
+  };
+  a.cuDevicePrimaryCtxRelease = [](CUdevice) {
+    FakeCuda::current->contextRetained = false;
+    return fake::call("cuDevicePrimaryCtxRelease");
+  };
+  a.cuCtxSetCurrent = [](void *) { return fake::call("cuCtxSetCurrent"); };
+  a.cuCtxSynchronize = [] { return fake::call("cuCtxSynchronize"); };
+  a.cuModuleLoadDataEx = [](void **module, const void *, unsigned n,
+                            int *options, void **values) {
+    static int m;
+    *module = &m;
+    CUresult r = fake::call("cuModuleLoadDataEx");
+    // The JIT error log goes into the buffer the caller passed.
+    for (unsigned i = 0; r != cuda::kSuccess && i < n; ++i)
+      if (options[i] == cuda::kJitErrorLogBuffer)
+        std::strcpy(static_cast<char *>(values[i]),
+                    FakeCuda::current->jitLog.c_str());
+    return r;
+  };
+  a.cuModuleUnload = [](void *) { return fake::call("cuModuleUnload"); };
+  a.cuModuleGetFunction = [](void **fn, void *, const char *) {
+    static int f;
+    *fn = &f;
+    return fake::call("cuModuleGetFunction");
+  };
+  a.cuFuncSetAttribute = [](void *, int attr, int value) {
+    FakeCuda::current->funcAttribute = attr;
+    FakeCuda::current->funcAttributeValue = value;
+    return fake::call("cuFuncSetAttribute");
+  };
+  a.cuMemAlloc = [](CUdeviceptr *p, size_t bytes) {
+    CUresult r = fake::call("cuMemAlloc");
+    if (r == cuda::kSuccess) {
+      FakeCuda &f = *FakeCuda::current;
+      *p = f.nextAddress;
+      f.nextAddress += (bytes + 255) / 256 * 256;
+      f.live.insert(*p);
+    }
+    return r;
+  };
+  a.cuMemFree = [](CUdeviceptr p) {
+    FakeCuda::current->live.erase(p);
+    return fake::call("cuMemFree");
+  };
+  a.cuMemcpyHtoD = [](CUdeviceptr dst, const void *src, size_t bytes) {
+    const char *s = static_cast<const char *>(src);
+    FakeCuda::current->uploads.push_back({dst, std::vector<char>(s, s + bytes)});
+    return fake::call("cuMemcpyHtoD");
+  };
+  a.cuMemcpyDtoH = [](void *, CUdeviceptr, size_t) {
+    return fake::call("cuMemcpyDtoH");
+  };
+  a.cuMemcpyDtoD = [](CUdeviceptr, CUdeviceptr, size_t) {
+    return fake::call("cuMemcpyDtoD");
+  };
+  a.cuLaunchKernel = [](void *, unsigned gx, unsigned gy, unsigned gz,
+                        unsigned bx, unsigned by, unsigned bz, unsigned shared,
+                        void *stream, void **params, void **) {
+    FakeCuda::current->launches.push_back(
+        {{gx, gy, gz}, {bx, by, bz}, shared, params, stream});
+    return fake::call("cuLaunchKernel");
+  };
+  a.cuEventCreate = [](void **e, unsigned) {
+    static int event;
+    *e = &event;
+    return fake::call("cuEventCreate");
+  };
+  a.cuEventRecord = [](void *, void *) { return fake::call("cuEventRecord"); };
+  a.cuEventSynchronize = [](void *) {
+    return fake::call("cuEventSynchronize");
+  };
+  a.cuEventElapsedTime = [](float *ms, void *, void *) {
+    *ms = 10.0f;
+    return fake::call("cuEventElapsedTime");
+  };
+  a.cuEventDestroy = [](void *) { return fake::call("cuEventDestroy"); };
+  a.cuGetErrorString = [](CUresult r, const char **s) {
+    *s = r == 2 ? "CUDA_ERROR_OUT_OF_MEMORY" : "CUDA_ERROR_FAKE";
+    return cuda::kSuccess;
+  };
+  a.cuTensorMapEncodeTiled = [](void *map, int dataType, uint32_t rank,
+                                void *address, const uint64_t *dim,
+                                const uint64_t *strides, const uint32_t *box,
+                                const uint32_t *elementStrides, int interleave,
+                                int swizzle, int l2, int oob) {
+    FakeCuda::Encode &e = FakeCuda::current->encode;
+    e = {dataType,
+         rank,
+         reinterpret_cast<uint64_t>(address),
+         {dim[0], dim[1]},
+         strides[0],
+         {box[0], box[1]},
+         {elementStrides[0], elementStrides[1]},
+         interleave,
+         swizzle,
+         l2,
+         oob};
+    std::memset(map, 0xab, 128);
+    return fake::call("cuTensorMapEncodeTiled");
+  };
+  return a;
+}
+
+} // namespace pallasc::test
+
+#endif // PALLASC_TEST_LAUNCH_FAKECUDADRIVER_H
