@@ -23,6 +23,8 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
@@ -168,6 +170,40 @@ private:
   MLIRContext context;
 };
 
+/// The depfile's path: -MF's, else beside the outputs (gcc's -MD default:
+/// the output's name with `.d`).
+std::string depfilePath(const DriverOptions &options,
+                        const OutputLocation &location,
+                        const std::string &name) {
+  if (!options.depfile.empty())
+    return options.depfile;
+  llvm::SmallString<256> path(location.directory);
+  if (!location.file.empty())
+    llvm::sys::path::append(path, llvm::sys::path::stem(location.file) + ".d");
+  else
+    llvm::sys::path::append(path, name + ".d");
+  return std::string(path);
+}
+
+/// The depfile's text: one rule from the outputs (or the -MT/-MQ targets) to
+/// the kernel and the spec, and with -MP a phony rule for each of those.
+std::string depfileRule(const DriverOptions &options,
+                        const std::vector<std::string> &outputs) {
+  std::string rule;
+  if (!options.depTargets.empty())
+    for (const std::string &t : options.depTargets)
+      rule += t + " ";
+  else
+    for (const std::string &f : outputs)
+      rule += escapeMakePath(f) + " ";
+  std::string kernel = escapeMakePath(options.kernelPath);
+  std::string spec = escapeMakePath(options.specPath);
+  rule += ": " + kernel + " " + spec + "\n";
+  if (options.depPhonyTargets)
+    rule += "\n" + kernel + ":\n\n" + spec + ":\n";
+  return rule;
+}
+
 int Compilation::run() {
   DiagnosticRouter router(&context);
 
@@ -178,27 +214,23 @@ int Compilation::run() {
     return rc;
 
   // Outputs, all staged in temporary files and renamed at the end.
-  OutputFiles outputs(options.outputDir);
+  OutputLocation location = resolveOutputPath(options);
+  OutputFiles outputs(location.directory);
   outputs.protectInput(options.kernelPath, "kernel");
   outputs.protectInput(options.specPath, "grid spec");
+  std::vector<CompiledFile> files;
+  if (int rc = emitArtifacts(options, fe, files, location.file))
+    return rc;
   if (failed(outputs.prepare()))
     return kExitUserError;
-  std::vector<CompiledFile> files;
-  if (int rc = emitArtifacts(options, fe, files))
-    return rc;
   for (const CompiledFile &f : files)
     if (failed(outputs.stage(f.name, f.contents)))
       return kExitUserError;
 
-  if (!options.depfile.empty()) {
-    std::string rule;
-    for (const std::string &f : outputs.stagedPaths())
-      rule += escapeMakePath(f) + " ";
-    rule += ": " + escapeMakePath(options.kernelPath) + " " +
-            escapeMakePath(options.specPath) + "\n";
-    if (failed(outputs.stageAt(options.depfile, rule)))
-      return kExitUserError;
-  }
+  if (options.writeDepfile &&
+      failed(outputs.stageAt(depfilePath(options, location, fe.spec.name),
+                             depfileRule(options, outputs.stagedPaths()))))
+    return kExitUserError;
   if (failed(outputs.commit()))
     return kExitUserError;
   for (const std::string &f : outputs.stagedPaths())
@@ -206,7 +238,99 @@ int Compilation::run() {
   return kExitSuccess;
 }
 
+/// What to add to a compilation that writes no file with extension `ext`,
+/// for the error of `-o FILE.ext`.
+const char *howToWrite(llvm::StringRef ext) {
+  if (ext == ".ptx")
+    return "add --target cuda:<arch>";
+  if (ext == ".cubin")
+    return "add --target cuda:<arch> --emit=cubin";
+  if (ext == ".hsaco")
+    return "add --target rocm:<arch>";
+  if (ext == ".s")
+    return "add --target rocm:<arch> --emit=asm";
+  if (ext == ".o")
+    return "add --target cpu";
+  if (ext == ".h")
+    return "add --emit=header";
+  if (ext == ".a")
+    return "add --emit=lib";
+  if (ext == ".mlir")
+    return "add --emit=mlir";
+  if (ext == ".mlirbc")
+    return "add --target tpu";
+  return "";
+}
+
+/// The extensions of the files pallasc writes.
+bool isOutputExtension(llvm::StringRef ext) {
+  return ext == ".json" || *howToWrite(ext);
+}
+
+/// Renames the one output whose extension is `file`'s to `file`, in `files`
+/// and in what the manifest records (`inputs`; `manifestName` is the
+/// manifest's own name). Fails with a usage error on `asGiven` (the -o
+/// path) when no output, or more than one, has that extension.
+int renameToOutputFile(const std::string &file, const std::string &asGiven,
+                       std::string &manifestName,
+                       std::vector<CompiledFile> &files,
+                       ManifestInputs &inputs) {
+  llvm::StringRef ext = llvm::sys::path::extension(file);
+  std::vector<std::string> all, matching;
+  for (const CompiledFile &f : files)
+    all.push_back(f.name);
+  all.push_back(manifestName);
+  for (const std::string &f : all)
+    if (llvm::sys::path::extension(f) == ext)
+      matching.push_back(f);
+  if (matching.size() != 1) {
+    std::string message = asGiven + ": error: -o names a " + ext.str() +
+                          " file, but this compilation writes ";
+    if (matching.empty())
+      message += "no " + ext.str() + " file (it writes " +
+                 llvm::join(all, ", ") + "); give -o a directory, or " +
+                 howToWrite(ext);
+    else
+      message += std::to_string(matching.size()) + " (" +
+                 llvm::join(matching, ", ") +
+                 "); give -o a directory (e.g. -o out/), and --name to "
+                 "choose the names in it";
+    logError(message);
+    return kExitUsageError;
+  }
+  const std::string old = matching.front();
+  if (old == manifestName) {
+    manifestName = file;
+    return kExitSuccess;
+  }
+  for (CompiledFile &f : files)
+    if (f.name == old)
+      f.name = file;
+  for (std::string &e : inputs.emitted)
+    if (e == old)
+      e = file;
+  for (ManifestArtifact &a : inputs.artifacts) {
+    if (a.file == old)
+      a.file = file;
+    for (const char *key : {"cubin", "assembly"})
+      if (a.launch.contains(key) && a.launch[key].value("file", "") == old)
+        a.launch[key]["file"] = file;
+  }
+  return kExitSuccess;
+}
+
 } // namespace
+
+OutputLocation resolveOutputPath(const DriverOptions &options) {
+  if (options.outputPath.empty())
+    return {options.outputDir, ""};
+  llvm::StringRef path = options.outputPath;
+  if (path.ends_with("/") || llvm::sys::fs::is_directory(path) ||
+      !isOutputExtension(llvm::sys::path::extension(path)))
+    return {path.str(), ""};
+  llvm::StringRef parent = llvm::sys::path::parent_path(path);
+  return {parent.str(), llvm::sys::path::filename(path).str()};
+}
 
 const std::vector<std::string> &everyTarget() {
   // One spelling per code generation target of this build. A new target
@@ -236,7 +360,8 @@ int checkTargets(const DriverOptions &options) {
 }
 
 int emitArtifacts(const DriverOptions &options, const FrontendResult &fe,
-                  std::vector<CompiledFile> &files) {
+                  std::vector<CompiledFile> &files,
+                  const std::string &outputFile) {
   ModuleOp module = *fe.module;
   const spec::GridSpec *spec = &fe.spec;
   ManifestInputs manifestInputs;
@@ -307,10 +432,15 @@ int emitArtifacts(const DriverOptions &options, const FrontendResult &fe,
     }
   }
 
+  std::string manifestName = spec->name + ".manifest.json";
+  if (!outputFile.empty())
+    if (int rc = renameToOutputFile(outputFile, options.outputPath,
+                                    manifestName, files, manifestInputs))
+      return rc;
   FailureOr<nlohmann::json> manifest = buildManifest(module, manifestInputs);
   if (failed(manifest))
     return kExitInternalError;
-  files.push_back({spec->name + ".manifest.json", manifestToString(*manifest)});
+  files.push_back({manifestName, manifestToString(*manifest)});
   return kExitSuccess;
 }
 
@@ -370,6 +500,8 @@ static int runFrontendOnBuffers(const DriverOptions &options,
   }
   for (const spec::Transform &t : options.extraTransforms)
     spec->transforms.push_back(t);
+  if (!options.name.empty())
+    spec->name = options.name;
 
   Location specLoc = FileLineColLoc::get(&context, options.specPath, 1, 1);
   if (!spec::importGridSpec(*module, *spec, specLoc, specErrors)) {

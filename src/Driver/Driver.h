@@ -29,7 +29,14 @@ enum class Verbosity { Quiet, Normal, Verbose };
 struct DriverOptions {
   std::string kernelPath;
   std::string specPath;
+  /// `--output-dir DIR`: where the outputs go.
   std::string outputDir = ".";
+  /// `-o PATH`: a directory (as outputDir), or a file that names the one
+  /// output of its kind (`-o kernel.ptx`); see resolveOutputPath. Empty:
+  /// outputDir decides.
+  std::string outputPath;
+  /// `--name NAME`: replaces the spec's `name` (artifact and entry names).
+  std::string name;
   /// What to write besides the manifest: "mlir" (the final IR), "cubin"
   /// (cuda targets), "asm" (rocm targets: the AMDGPU assembly). "manifest"
   /// alone writes only the manifest.
@@ -38,8 +45,16 @@ struct DriverOptions {
   /// Transforms given on the command line, appended to the spec's list.
   std::vector<spec::Transform> extraTransforms;
   bool printIRAfterAll = false;
-  /// -MD -MF: write a Makefile depfile.
+  /// -MD / -MMD: write a Makefile depfile, at `depfile` (-MF) or, when
+  /// that is empty, beside the outputs (`OUTDIR/NAME.d`, or the `-o` file
+  /// with its extension replaced by `.d`).
+  bool writeDepfile = false;
   std::string depfile;
+  /// -MT / -MQ: the rule's targets instead of the outputs (-MQ ones already
+  /// quoted for Make).
+  std::vector<std::string> depTargets;
+  /// -MP: a phony rule for each prerequisite.
+  bool depPhonyTargets = false;
   int optLevel = 2;
   /// AMDHSA code object version of --target rocm:<arch> (4, 5 or 6).
   int rocmCodeObjectVersion = 5;
@@ -51,6 +66,19 @@ void setupLogging(Verbosity verbosity);
 
 /// Runs one compilation; returns an ExitCode. Never leaves partial outputs.
 int runCompile(const DriverOptions &options);
+
+/// Where the outputs go: `directory`, and `file`, when `-o` names a single
+/// output (`-o out/kernel.ptx` is directory `out`, file `kernel.ptx`).
+struct OutputLocation {
+  std::string directory;
+  std::string file;
+};
+
+/// Classifies `options.outputPath` (or takes `options.outputDir`): a path
+/// ending in `/`, an existing directory, or a name without one of the
+/// extensions pallasc writes (.ptx .cubin .hsaco .s .o .h .a .json .mlir
+/// .mlirbc) is a directory; anything else names a file.
+OutputLocation resolveOutputPath(const DriverOptions &options);
 
 /// The pass-pipeline element for one transform, e.g.
 /// "pallas-vmap{axis-size=4 in-axes=0,-1}".

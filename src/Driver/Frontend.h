@@ -70,8 +70,12 @@ struct CompiledFile {
 /// target's artifacts and the manifest (last), for the module and spec of
 /// `fe` (not modified). Writes no file; the driver stages these. Returns
 /// kExitSuccess, or the exit code after a diagnostic was printed.
+/// `outputFile` (from `-o FILE`, see resolveOutputPath) renames the one
+/// output with its extension, everywhere the manifest names it; no such
+/// output, or several, is a usage error.
 int emitArtifacts(const DriverOptions &options, const FrontendResult &fe,
-                  std::vector<CompiledFile> &files);
+                  std::vector<CompiledFile> &files,
+                  const std::string &outputFile = "");
 
 /// A whole compilation of in-memory inputs to in-memory outputs, in a fresh
 /// context: runFrontendOnText, checkTargets, emitArtifacts. No file is read

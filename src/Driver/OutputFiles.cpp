@@ -20,6 +20,8 @@ OutputFiles::~OutputFiles() {
 }
 
 llvm::LogicalResult OutputFiles::prepare() {
+  if (directory.empty())
+    return llvm::success(); // the working directory
   if (std::error_code ec = fs::create_directories(directory)) {
     logError(directory + ": error: cannot create the output directory: " +
              ec.message());

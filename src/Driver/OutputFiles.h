@@ -20,6 +20,8 @@ namespace pallasc {
 
 class OutputFiles {
 public:
+  /// Outputs go into `directory` (empty: the working directory, and the
+  /// output paths are the bare file names).
   explicit OutputFiles(std::string directory) : directory(std::move(directory)) {}
   ~OutputFiles();
 

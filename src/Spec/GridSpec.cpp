@@ -136,15 +136,6 @@ bool isAsciiAlpha(char c) {
 bool isAsciiDigit(char c) { return c >= '0' && c <= '9'; }
 
 /// [A-Za-z_][A-Za-z0-9_$.]*
-bool isIdentifier(const std::string &s) {
-  if (s.empty() || !(isAsciiAlpha(s[0]) || s[0] == '_'))
-    return false;
-  for (char c : s)
-    if (!(isAsciiAlpha(c) || isAsciiDigit(c) || c == '_' || c == '$' ||
-          c == '.'))
-      return false;
-  return true;
-}
 
 /// Optimal-string-alignment distance (adjacent swaps cost 1).
 size_t editDistance(const std::string &a, const std::string &b) {
@@ -1733,6 +1724,16 @@ std::optional<GridSpec> parseGridSpec(const std::string &text,
     errors.push_back({"", "internal error while reading the grid spec"});
   }
   return std::nullopt;
+}
+
+bool isIdentifier(const std::string &s) {
+  if (s.empty() || !(isAsciiAlpha(s[0]) || s[0] == '_'))
+    return false;
+  for (char c : s)
+    if (!(isAsciiAlpha(c) || isAsciiDigit(c) || c == '_' || c == '$' ||
+          c == '.'))
+      return false;
+  return true;
 }
 
 } // namespace pallasc::spec

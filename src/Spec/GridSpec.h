@@ -172,6 +172,10 @@ std::optional<GridSpec> parseGridSpec(const std::string &text,
 /// "int8", "uint8", "bool_") to its canonical form; nullopt if unknown.
 std::optional<std::string> canonicalDtype(const std::string &dtype);
 
+/// Whether `s` is an identifier as the spec's names must be: a letter or
+/// `_`, then letters, digits, `_`, `$` or `.`.
+bool isIdentifier(const std::string &s);
+
 /// Size in bytes of one element of a canonical dtype (bool = 1).
 int64_t dtypeByteWidth(const std::string &canonicalDtype);
 

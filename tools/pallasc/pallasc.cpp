@@ -6,14 +6,25 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "src/Driver/CpuTarget.h"
 #include "src/Driver/Driver.h"
+#include "src/Driver/OutputFiles.h"
 #include "src/Driver/Run.h"
 #include "src/Driver/GpuRun.h"
+#include "src/Spec/GridSpec.h"
+#include "src/Target/CudaArtifacts.h"
+#include "src/Target/RocmArtifacts.h"
 #include "src/Version.h"
 
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/Allocator.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/Error.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/StringSaver.h"
 
 #include <CLI/CLI.hpp>
+#include <spdlog/spdlog.h>
 
 #include <csignal>
 #include <cstring>
@@ -90,13 +101,83 @@ spec::Transform parseUsedOutputs(const std::string &text) {
   return t;
 }
 
+/// Expands `@file` arguments (response files, recursively, GNU quoting;
+/// a nested `@file` is relative to the file naming it), as gcc and clang do.
+/// An `@file` that names no readable file is an error here, instead of
+/// reaching the parser as a stray argument.
+bool expandResponseFiles(int argc, char **argv,
+                         std::vector<std::string> &args) {
+  llvm::BumpPtrAllocator alloc;
+  llvm::cl::ExpansionContext expander(alloc, llvm::cl::TokenizeGNUCommandLine);
+  expander.setRelativeNames(true);
+  llvm::SmallVector<const char *, 32> expanded(argv, argv + argc);
+  if (llvm::Error e = expander.expandResponseFiles(expanded)) {
+    std::cerr << "pallasc: error: " << llvm::toString(std::move(e)) << "\n";
+    return false;
+  }
+  for (const char *a : llvm::ArrayRef(expanded).drop_front()) {
+    if (a[0] == '@' && a[1] != 0) {
+      std::cerr << "pallasc: error: cannot read the response file '"
+                << (a + 1) << "': no such file\n";
+      return false;
+    }
+  }
+  args.assign(expanded.begin(), expanded.end());
+  return true;
+}
+
+/// CLI11 takes single-character short options only: gcc's depfile flags
+/// (-MD, -MMD, -MP, and -MF/-MT/-MQ with a separate or a joined value)
+/// become long options.
+void spellDepfileFlags(std::vector<std::string> &args) {
+  std::vector<std::string> out;
+  for (std::string &a : args) {
+    if (a == "-MD" || a == "-MMD" || a == "-MP" || a == "-MF" || a == "-MT" ||
+        a == "-MQ") {
+      out.push_back("-" + a);
+      continue;
+    }
+    if (a.size() > 3 && (a.rfind("-MF", 0) == 0 || a.rfind("-MT", 0) == 0 ||
+                         a.rfind("-MQ", 0) == 0)) {
+      out.push_back("-" + a.substr(0, 3));
+      out.push_back(a.substr(3));
+      continue;
+    }
+    out.push_back(std::move(a));
+  }
+  args = std::move(out);
+}
+
+void warn(const std::string &message) {
+  spdlog::warn("pallasc: warning: {}", message);
+}
+
+/// Warns about flags that do nothing in this invocation.
+void warnIneffectiveFlags(const CLI::App &app, const DriverOptions &options) {
+  auto hasTarget = [&](bool (*is)(const std::string &)) {
+    return llvm::any_of(options.targets, is);
+  };
+  bool cuda = hasTarget(isCudaTarget), rocm = hasTarget(isRocmTarget);
+  auto emits = [&](const char *kind) {
+    return llvm::is_contained(options.emit, kind);
+  };
+  if (emits("cubin") && !cuda)
+    warn("--emit=cubin does nothing without a --target cuda:<arch>");
+  if (emits("asm") && !rocm)
+    warn("--emit=asm does nothing without a --target rocm:<arch>");
+  if (app.count("--code-object-version") && !rocm)
+    warn("--code-object-version does nothing without a --target "
+         "rocm:<arch>");
+  if (emits("manifest") && options.emit.size() > 1)
+    warn("--emit=manifest (the manifest only) is overridden by the other "
+         "--emit kinds given");
+}
+
 int run(int argc, char **argv) {
-  // CLI11 takes single-character short options only: spell the
-  // compiler-style -MD/-MF as long options.
-  std::vector<std::string> args(argv, argv + argc);
-  for (std::string &a : args)
-    if (a == "-MD" || a == "-MF")
-      a = "-" + a;
+  std::vector<std::string> args;
+  if (!expandResponseFiles(argc, argv, args))
+    return kExitUsageError;
+  spellDepfileFlags(args);
   std::vector<char *> argvFixed;
   for (std::string &a : args)
     argvFixed.push_back(a.data());
@@ -114,8 +195,22 @@ int run(int argc, char **argv) {
       app.add_option("kernel", options.kernelPath, "Kernel IR (.mlir)");
   auto *specOpt =
       app.add_option("--spec", options.specPath, "Grid spec (.json)");
-  app.add_option("-o,--output-dir", options.outputDir,
-                 "Directory for the outputs (created if needed)");
+  auto *outputOpt = app.add_option(
+      "-o", options.outputPath,
+      "Where the outputs go: a directory (created if needed), or the file "
+      "of the one output with its extension (-o kernel.ptx)");
+  app.add_option("--output-dir", options.outputDir,
+                 "Directory for the outputs (created if needed)")
+      ->excludes(outputOpt);
+  app.add_option("--name", options.name,
+                 "Artifact and kernel name, instead of the spec's 'name'")
+      ->check([](const std::string &n) {
+        return spec::isIdentifier(n)
+                   ? std::string()
+                   : "expected an identifier (a letter or _, then letters, "
+                     "digits, _, $ or .), got '" +
+                         n + "'";
+      });
   app.add_option("--target", options.targets,
                  "Code generation target (repeatable)");
   app.add_option("--emit", emit,
@@ -144,8 +239,20 @@ int run(int argc, char **argv) {
                "Print the IR after every pass to stderr");
   app.add_option("-O", opt, "Optimization level 0-3")
       ->check(CLI::Range(0, 3));
-  app.add_flag("--MD", md, "Write a Makefile depfile (with -MF)");
-  app.add_option("--MF", options.depfile, "Depfile path");
+  bool mmd = false;
+  app.add_flag("--MD", md,
+               "Write a Makefile depfile (at -MF's path, else beside the "
+               "outputs: OUTDIR/NAME.d)");
+  app.add_flag("--MMD", mmd, "As -MD (pallasc reads no system files)");
+  auto *mfOpt = app.add_option("--MF", options.depfile, "Depfile path");
+  std::vector<std::string> mt, mq;
+  auto *mtOpt = app.add_option(
+      "--MT", mt, "Target of the depfile's rule, instead of the outputs "
+                  "(repeatable)");
+  auto *mqOpt = app.add_option(
+      "--MQ", mq, "As -MT, with the characters special to Make quoted");
+  auto *mpOpt = app.add_flag("--MP", options.depPhonyTargets,
+                             "Add a phony rule for each input to the depfile");
   app.add_flag("-v,--verbose", verbose, "Verbose output");
   app.add_flag("-q,--quiet", quiet, "Only print errors");
 
@@ -225,6 +332,7 @@ int run(int argc, char **argv) {
   runCmd->add_option("--device", gpuRun.device, "CUDA device ordinal");
   app.require_subcommand(0, 1);
 
+
   try {
     app.parse(static_cast<int>(argvFixed.size()), argvFixed.data());
     if (runCmd->parsed()) {
@@ -253,10 +361,19 @@ int run(int argc, char **argv) {
       if (specOpt->count() == 0)
         throw CLI::RequiredError("--spec");
     }
-    if (md && options.depfile.empty())
-      throw CLI::ValidationError("-MD", "needs -MF FILE");
-    if (!md && !options.depfile.empty())
-      throw CLI::ValidationError("-MF", "needs -MD");
+    options.writeDepfile = md || mmd;
+    for (auto [opt, flag] : {std::pair{mfOpt, "-MF"}, {mtOpt, "-MT"},
+                             {mqOpt, "-MQ"}, {mpOpt, "-MP"}})
+      if (opt->count() && !options.writeDepfile)
+        throw CLI::ValidationError(flag, "needs -MD or -MMD");
+    // -MT/-MQ targets in command-line order.
+    size_t nextMt = 0, nextMq = 0;
+    for (CLI::Option *o : app.parse_order()) {
+      if (o == mtOpt)
+        options.depTargets.push_back(mt[nextMt++]);
+      else if (o == mqOpt)
+        options.depTargets.push_back(escapeMakePath(mq[nextMq++]));
+    }
     // Transforms from flags, in command-line order.
     for (CLI::Option *o : app.parse_order()) {
       if (o == vmapOpt)
@@ -291,6 +408,15 @@ int run(int argc, char **argv) {
                            : runVerbose ? Verbosity::Verbose
                                         : Verbosity::Normal;
     setupLogging(run.driver.verbosity);
+    if ((runCmd->count("--rtol") || runCmd->count("--atol")) &&
+        !gpuRun.check)
+      warn("--rtol/--atol do nothing without --check");
+    if (runCmd->count("--bench-copy") && !gpuRun.benchReps)
+      warn("--bench-copy does nothing without --bench N");
+    if (runCmd->count("--device") &&
+        (gpuRun.target.empty() || gpuRun.emulate))
+      warn("--device does nothing without a GPU run (--target cuda:<arch>, "
+           "without --emulate)");
     if (!gpuRun.target.empty())
       return runOnGpu(run, gpuRun);
     if (gpuRun.check || gpuRun.emulate || gpuRun.benchReps)
@@ -301,6 +427,7 @@ int run(int argc, char **argv) {
     return runOnCpu(run);
   }
   setupLogging(options.verbosity);
+  warnIneffectiveFlags(app, options);
   return runCompile(options);
 }
 
