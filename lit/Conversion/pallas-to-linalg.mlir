@@ -336,3 +336,32 @@ func.func @index_map(%i: i32, %idx: !pallas.ref<16xi32, smem>) -> (i32, i32) {
   %c0 = arith.constant 0 : i32
   return %row, %c0 : i32, i32
 }
+
+// -----
+
+// Tests pallas.gather: a tensor.generate reading the memref at each lane's
+// indices, clamped into the ref, masked-off lanes taking `other`.
+// CHECK-LABEL: func.func @gather
+// CHECK-SAME: %[[T:[^:]+]]: memref<24x32xf32
+// CHECK: tensor.generate
+// CHECK: ^bb0(%[[I:.+]]: index):
+// CHECK: %[[R:.+]] = tensor.extract %{{.+}}[%[[I]]] : tensor<16xi32>
+// CHECK: %[[RI:.+]] = arith.index_cast %[[R]] : i32 to index
+// CHECK: %[[RLO:.+]] = arith.maxsi %[[RI]], %{{.+}} : index
+// CHECK: %[[RC:.+]] = arith.minsi %[[RLO]], %{{.+}} : index
+// CHECK: %[[CC:.+]] = arith.minsi
+// CHECK: %[[V:.+]] = memref.load %[[T]][%[[RC]], %[[CC]]]
+// CHECK: %[[M:.+]] = tensor.extract %{{.+}}[%[[I]]] : tensor<16xi1>
+// CHECK: %[[O:.+]] = tensor.extract %{{.+}}[%[[I]]] : tensor<16xf32>
+// CHECK: %[[S:.+]] = arith.select %[[M]], %[[V]], %[[O]] : f32
+// CHECK: tensor.yield %[[S]] : f32
+
+pallas.kernel @gather(%t: !pallas.ref<24x32xf32>, %o: !pallas.ref<16xf32>) {
+  %r = pallas.iota 0 : tensor<16xi32>
+  %c = arith.constant dense<7> : tensor<16xi32>
+  %m = arith.constant dense<[true, false, true, false, true, false, true, false, true, false, true, false, true, false, true, false]> : tensor<16xi1>
+  %z = arith.constant dense<-1.0> : tensor<16xf32>
+  %v = pallas.gather %t[%r, %c] mask %m other %z
+      : !pallas.ref<24x32xf32>, tensor<16xi32>, tensor<16xi32> -> tensor<16xf32>
+  pallas.store %o[], %v : !pallas.ref<16xf32>, tensor<16xf32>
+}

@@ -1200,9 +1200,19 @@ def _lin_of(low, atom):
   return Lin(_lin_base(low, l.base), l.strides)
 
 
-def index_ref(low: Lowering, ref: RefV, transforms, result_shape):
+class _Gather(Exception):
+  """index_ref found index vectors that are no iota pattern: a gather."""
+
+  def __init__(self, indexer):
+    super().__init__()
+    self.indexer = indexer
+
+
+def index_ref(low: Lowering, ref: RefV, transforms, result_shape,
+              gather_ok=False):
   """The `[...]` indexer text (and its value shape) that selects what JAX's
-  NDIndexer transforms select from `ref`."""
+  NDIndexer transforms select from `ref`. With `gather_ok`, index vectors
+  that are no iota pattern raise `_Gather` (the caller emits pallas.gather)."""
   from jax._src.state import indexing
   entries = [Entry(0, d) for d in ref.shape]
   view = list(range(len(ref.shape)))  # base dims still visible, in order
@@ -1229,11 +1239,20 @@ def index_ref(low: Lowering, ref: RefV, transforms, result_shape):
           continue
         l = _lin_of(low, idx) if i in vec else Lin(_start_of(low, idx),
                                                     (0,) * len(ishape))
+        if l is None and gather_ok and len(transforms) == 1 and all(
+            not isinstance(x, indexing.Slice) for x in t.indices):
+          raise _Gather(t)
         if l is None or len(l.strides) != len(ishape):
+          if gather_ok:
+            raise low.error(
+                "gather indexing that mixes slices with an index vector that "
+                "is not start + stride * iota (jnp.arange / lax.iota) is not "
+                "supported (index every dimension with an array for a "
+                "pallas.gather)")
           raise low.error(
-              "gather indexing with an index vector that is not an affine "
-              "function of jnp.arange / lax.iota (start + stride * iota) is "
-              "not supported")
+              "a store or atomic through an index vector that is not start + "
+              "stride * iota (jnp.arange / lax.iota), i.e. a scatter, is not "
+              "supported")
         nz = [k for k, s in enumerate(l.strides) if s != 0]
         if len(nz) > 1 or any(s < 0 for s in l.strides):
           raise low.error("gather indexing whose index vector is not a "
@@ -1330,8 +1349,44 @@ def _mask_for(low, mask_atom, shape):
   return low.as_tensor(m, shape)
 
 
+def _gather(low, ref: RefV, indexer, shape, mask=None, other=None):
+  """pallas.gather: one i32 index tensor per ref dimension (JAX wraps
+  negative indices, pallasc clamps the rest)."""
+  shape = tuple(shape)
+  names, tys = [], []
+  for d, idx in enumerate(indexer.indices):
+    if isinstance(idx, jax_core.Literal):
+      v = low.constant(np.asarray(idx.val), shape, np.int32, scalar=False)
+    else:
+      v = low.convert(low.read(idx), np.int32)
+      v = low.as_tensor(v, shape)
+    zero = low.constant(np.array(0), shape, np.int32, False)
+    dim = low.constant(np.array(ref.shape[d]), shape, np.int32, False)
+    neg = low.op(f"arith.cmpi slt, {v.name}, {zero.name} : {v.type}", shape,
+                 np.bool_, False)
+    wrapped = low.op(f"arith.addi {v.name}, {dim.name} : {v.type}", shape,
+                     np.int32, False)
+    v = _select(low, neg, wrapped, v)
+    names.append(v.name)
+    tys.append(v.type)
+  text = f"pallas.gather {ref.name}[{', '.join(names)}]"
+  if mask is not None:
+    m = _mask_for(low, mask, shape)
+    text += f" mask {m.name}"
+    if other is not None:
+      o = low.read(other)
+      o = low.convert(low.as_scalar(o) if o.shape == () else o, ref.dtype)
+      o = low.as_tensor(o, shape)
+      text += f" other {o.name}"
+  return low.op(f"{text} : {ref.type}, {', '.join(tys)} -> "
+                f"{M.tensor_type(shape, ref.dtype)}", shape, ref.dtype, False)
+
+
 def _load(low, ref: RefV, transforms, shape, mask=None, other=None):
-  idx, vshape = index_ref(low, ref, transforms, shape)
+  try:
+    idx, vshape = index_ref(low, ref, transforms, shape, gather_ok=True)
+  except _Gather as g:
+    return _gather(low, ref, g.indexer, shape, mask, other)
   scalar = vshape == ()
   rtype = M.value_type(vshape, ref.dtype, scalar)
   text = f"pallas.load {ref.name}{idx}"
@@ -1726,3 +1781,49 @@ def _cond(low, eqn):
     return []
   return _results(low, res, [V("", a.shape, a.dtype, a.shape == ())
                              for a in avals])
+
+
+# ---------------------------------------------------------------------------
+# TPU DMAs
+# ---------------------------------------------------------------------------
+
+def _dma_operand(low, x, what):
+  """A DMA operand: a ref (or a TransformedRef of one) -> (ref, indexer)."""
+  from jax._src.state.types import TransformedRef
+  if isinstance(x, TransformedRef):
+    ref, transforms = _ref(low, x.ref), x.transforms
+  else:
+    ref, transforms = _ref(low, x), ()
+  idx, shape = index_ref(low, ref, transforms, None)
+  return ref, idx, shape
+
+
+@rule("dma_start", "dma_wait")
+def _dma(low, eqn):
+  args = tree_util.tree_unflatten(eqn.params["tree"], eqn.invars)
+  if len(args) != 5:
+    raise low.error(f"'{eqn.primitive.name}' with operands {args} is not "
+                    "supported")
+  src, dst, sem, src_sem, device_id = args
+  if src_sem is not None or device_id is not None:
+    raise low.error(f"remote '{eqn.primitive.name}' (a source semaphore or a "
+                    "device id) is not supported")
+  if eqn.params.get("add"):
+    raise low.error(f"'{eqn.primitive.name}' with add=True is not supported")
+  if eqn.params.get("priority", 0):
+    raise low.error(f"'{eqn.primitive.name}' with priority="
+                    f"{eqn.params['priority']} is not supported")
+  s, si, _ = _dma_operand(low, src, "source")
+  d, di, _ = _dma_operand(low, dst, "destination")
+  m, mi, mshape = _dma_operand(low, sem, "semaphore")
+  if mshape != ():
+    raise low.error(f"'{eqn.primitive.name}' needs one semaphore "
+                    f"(sem.at[i]), got a slice of shape {mshape}")
+  if m.space != "semaphore":
+    raise low.error(f"'{eqn.primitive.name}' semaphore is in memory space "
+                    f"'{m.space}', expected a semaphore")
+  op = "pallas.dma_start" if eqn.primitive.name == "dma_start" else (
+      "pallas.dma_wait")
+  low.emit(f"{op} {s.name}{si}, {d.name}{di}, {m.name}{mi} : {s.type}, "
+           f"{d.type}, {m.type}")
+  return []

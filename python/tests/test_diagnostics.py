@@ -104,13 +104,13 @@ class Refusals(PallascCase):
                      line_needle="refused", kernel=kernel)
     self.assertIn("test_diagnostics.py", str(e))
 
-  def test_unsupported_gather(self):
+  def test_unsupported_scatter(self):
     def kernel(i_ref, x_ref, o_ref):
-      o_ref[...] = x_ref[i_ref[...]]  # an arbitrary index vector
-    fn = lambda i, x: pl.pallas_call(kernel, out_shape=S((8,),
+      o_ref[i_ref[...]] = x_ref[...]  # a store at an arbitrary index vector
+    fn = lambda i, x: pl.pallas_call(kernel, out_shape=S((16,),
                                                          jnp.float32))(i, x)
-    self.refused(fn, S((8,), jnp.int32), S((16,), jnp.float32),
-                 needle="gather indexing", line_needle="arbitrary",
+    self.refused(fn, S((8,), jnp.int32), S((8,), jnp.float32),
+                 needle="a scatter, is not supported", line_needle="arbitrary",
                  kernel=kernel)
 
   def test_unsupported_compiler_param(self):

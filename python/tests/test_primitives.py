@@ -366,6 +366,51 @@ class Primitives(PallascCase):
     self.assertEqual(calls[0].spec["grid"], [4])
     self.check_call(calls[0], targets=targets())
 
+  def test_dma(self):
+    # pltpu.make_async_copy start/wait (TPU and the CPU runner; the GPU
+    # targets have no DMAs), with a sliced `any` source and an integer
+    # indexed semaphore.
+    f32 = jnp.float32
+
+    def kernel(x_hbm, o_ref, buf, sem):
+      i = pl.program_id(0)
+      copy = pltpu.make_async_copy(x_hbm.at[pl.ds(i * 8, 8)], buf, sem.at[1])
+      copy.start()
+      copy.wait()
+      o_ref[...] = buf[...] * 2
+    fn = lambda x: pl.pallas_call(
+        kernel, grid=(4,), in_specs=[pl.BlockSpec(memory_space=pl.ANY)],
+        out_specs=pl.BlockSpec((8, 128), lambda i: (i, 0)),
+        scratch_shapes=[pltpu.VMEM((8, 128), f32),
+                        pltpu.SemaphoreType.DMA((2,))],
+        out_shape=S((32, 128), f32))(x)
+    (c,) = self.run_kernel(fn, S((32, 128), f32), tgts=["tpu"])
+    self.assertIn("pallas.dma_start", c.kernel_mlir)
+    self.assertEqual(c.spec["scratch_shapes"][1], {
+        "shape": [2], "dtype": "i32", "memory_space": "semaphore"})
+
+  def test_gather(self):
+    # Index vectors that are not iota patterns: pallas.gather (an embedding
+    # lookup, a masked gather with negative indices, which JAX wraps).
+    f32 = jnp.float32
+
+    def kernel(i_ref, t_ref, o_ref, p_ref):
+      idx = i_ref[...]                                      # [16] int32
+      rows = jnp.broadcast_to(idx[:, None], (16, 32))
+      cols = jnp.broadcast_to(jnp.arange(32)[None, :], (16, 32))
+      o_ref[...] = t_ref[rows, cols]
+      m = idx < 20
+      p_ref[...] = plgpu.load(t_ref.at[idx - 24, idx % 32], mask=m,
+                              other=-1.0)
+    fn = lambda i, t: pl.pallas_call(kernel, out_shape=[
+        S((16, 32), f32), S((16,), f32)])(i, t)
+    (c,) = self.export(fn, S((16,), jnp.int32), S((24, 32), f32))
+    self.assertIn("pallas.gather", c.kernel_mlir)
+    rng = np.random.default_rng(1)
+    self.check_call(c, inputs=[rng.integers(0, 24, 16).astype(np.int32),
+                               rng.uniform(-1, 1, (24, 32)).astype(
+                                   np.float32)])
+
   def test_debug_print(self):
     f32 = jnp.float32
 

@@ -45,7 +45,7 @@ class ShippedOps(PallascCase):
   def test_softmax_vmap(self):
     # jax.vmap of the op: JAX batches the pallas_call's grid again.
     (c,) = self.run_op(jax.vmap(lambda x: softmax.softmax(x)),
-                       S((2, 3, 130), jnp.float32))
+                       S((2, 3, 130), jnp.float32), emulate=())
     self.assertEqual(c.spec["grid"], [2, 3])
 
   def test_layer_norm(self):
@@ -60,10 +60,10 @@ class ShippedOps(PallascCase):
         jax.vmap(lambda x, w, b: layer_norm.layer_norm_forward(x, w, b)[0],
                  in_axes=(0, None, None)),
         S((2, 2, 3, 160), jnp.float32), S((160,), jnp.float32),
-        S((160,), jnp.float32))
+        S((160,), jnp.float32), emulate=())
     self.assertEqual(c.spec["grid"], [2, 2, 3])
 
-  def mha(self, causal, batch_vmap=False):
+  def mha(self, causal, batch_vmap=False, emulate=("cuda:sm_90a",)):
     bs = attention.BlockSizes(block_q=16, block_k=16)
     f = functools.partial(attention.mha, segment_ids=None, causal=causal,
                           block_sizes=bs, sm_scale=0.5)
@@ -72,7 +72,7 @@ class ShippedOps(PallascCase):
       f = jax.vmap(f)
       shape = (2,) + shape
     return self.run_op(lambda q, k, v: f(q, k, v),
-                       *[S(shape, jnp.float16)] * 3)
+                       *[S(shape, jnp.float16)] * 3, emulate=emulate)
 
   def test_mha(self):
     (c,) = self.mha(causal=False)
@@ -82,7 +82,7 @@ class ShippedOps(PallascCase):
     self.mha(causal=True)
 
   def test_mha_causal_vmap(self):
-    (c,) = self.mha(causal=True, batch_vmap=True)
+    (c,) = self.mha(causal=True, batch_vmap=True, emulate=())
     self.assertEqual(len(c.spec["grid"]), 4)
 
   def test_tpu_matmul(self):

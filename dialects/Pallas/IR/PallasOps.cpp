@@ -231,7 +231,7 @@ static LogicalResult verifyIndexedAccess(Operation *op, RefType refType,
 
 bool pallas::detail::hasMask(Operation &op) {
   return llvm::TypeSwitch<Operation *, bool>(&op)
-      .Case<LoadOp, StoreOp, SwapOp, AtomicRMWOp>(
+      .Case<LoadOp, StoreOp, SwapOp, AtomicRMWOp, GatherOp>(
           [](auto typed) { return static_cast<bool>(typed.getMask()); })
       .Default([](Operation *) { return false; });
 }
@@ -239,6 +239,8 @@ bool pallas::detail::hasMask(Operation &op) {
 bool pallas::detail::hasOther(Operation &op) {
   if (auto load = dyn_cast<LoadOp>(&op))
     return static_cast<bool>(load.getOther());
+  if (auto gather = dyn_cast<GatherOp>(&op))
+    return static_cast<bool>(gather.getOther());
   return false;
 }
 
@@ -678,6 +680,29 @@ OpFoldResult MultipleOfOp::fold(FoldAdaptor adaptor) {
   if (adaptor.getOperand())
     return getOperand();
   return {};
+}
+
+LogicalResult GatherOp::verify() {
+  auto refType = cast<RefType>(getRef().getType());
+  auto result = cast<RankedTensorType>(getResult().getType());
+  if (getIndices().size() != static_cast<size_t>(refType.getRank()))
+    return emitOpError() << "needs one index tensor per dimension of "
+                         << refType << " (" << refType.getRank() << "), got "
+                         << getIndices().size();
+  for (auto [i, index] : llvm::enumerate(getIndices()))
+    if (cast<RankedTensorType>(index.getType()).getShape() !=
+        result.getShape())
+      return emitOpError() << "index tensor #" << i << " has type "
+                           << index.getType()
+                           << " but the result has shape [" << result.getShape()
+                           << "]";
+  if (result.getElementType() != refType.getElementType())
+    return emitOpError() << "result element type " << result.getElementType()
+                         << " does not match the ref element type "
+                         << refType.getElementType();
+  if (getOther() && !getMask())
+    return emitOpError("'other' requires 'mask'");
+  return success();
 }
 
 LogicalResult MaxContiguousOp::verify() {

@@ -369,6 +369,40 @@ def Pallas_DmaWaitOp : Pallas_DmaOp<"dma_wait"> {
       DenseI64ArrayAttr:$sem_static_strides);
 }
 
+def Pallas_GatherOp : Pallas_Op<"gather", [
+    AttrSizedOperandSegments,
+    TypesMatchWith<"mask is i1 with the result's shape", "result", "mask",
+                   "::mlir::pallas::getMaskType($_self)",
+                   "!::mlir::pallas::detail::hasMask($_op) || std::equal_to<>()">,
+    TypesMatchWith<"other has the result's type", "result", "other",
+                   "$_self",
+                   "!::mlir::pallas::detail::hasOther($_op) || std::equal_to<>()">]> {
+  let summary = "reads a ref at index vectors (a gather)";
+  let description = [{
+    `get_p` / `masked_load` with index-vector indexers
+    (`x_ref[idx]`, `plgpu.load(x_ref.at[rows, cols], mask=m)`): one i32
+    index tensor per ref dimension, each with the result's shape;
+    `result[p] = ref[i0[p], i1[p], ...]`. Indices outside `[0, dim)` are
+    clamped into it (JAX's gather semantics); masked-off lanes read `other`
+    (unspecified without it) and are not read from the ref.
+
+    ```mlir
+    %v = pallas.gather %table[%rows, %cols] mask %m other %zero
+        : !pallas.ref<64x128xf32>, tensor<8x16xi32>, tensor<8x16xi32>
+          -> tensor<8x16xf32>
+    ```
+  }];
+  let arguments = (ins Arg<Pallas_AnyRef, "the ref read", [MemRead]>:$ref,
+                       Variadic<RankedTensorOf<[I32]>>:$indices,
+                       Optional<AnyType>:$mask, Optional<AnyType>:$other);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $ref `[` $indices `]` (`mask` $mask^)? (`other` $other^)? attr-dict `:`
+    qualified(type($ref)) `,` type($indices) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Block computations
 //===----------------------------------------------------------------------===//

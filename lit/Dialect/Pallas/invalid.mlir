@@ -1550,3 +1550,43 @@ pallas.kernel @dma_oob(%x: !pallas.ref<32x128xf32, any>, %buf: !pallas.ref<8x128
   pallas.dma_start %x[0 : 8, 0 : 128], %buf[], %sem[2]
       : !pallas.ref<32x128xf32, any>, !pallas.ref<8x128xf32, vmem>, !pallas.ref<2xi32, semaphore>
 }
+
+// -----
+
+// Tests that pallas.gather takes one index tensor per ref dimension.
+
+pallas.kernel @gather_count(%t: !pallas.ref<64x128xf32>) {
+  %r = pallas.iota 0 : tensor<8xi32>
+  // expected-error @+1 {{'pallas.gather' op needs one index tensor per dimension of '!pallas.ref<64x128xf32>' (2), got 1}}
+  %v = pallas.gather %t[%r] : !pallas.ref<64x128xf32>, tensor<8xi32> -> tensor<8xf32>
+}
+
+// -----
+
+// Tests that pallas.gather's index tensors have the result's shape.
+
+pallas.kernel @gather_shape(%t: !pallas.ref<64xf32>) {
+  %r = pallas.iota 0 : tensor<8xi32>
+  // expected-error @+1 {{'pallas.gather' op index tensor #0 has type 'tensor<8xi32>' but the result has shape [4]}}
+  %v = pallas.gather %t[%r] : !pallas.ref<64xf32>, tensor<8xi32> -> tensor<4xf32>
+}
+
+// -----
+
+// Tests that pallas.gather reads the ref's element type.
+
+pallas.kernel @gather_type(%t: !pallas.ref<64xf32>) {
+  %r = pallas.iota 0 : tensor<8xi32>
+  // expected-error @+1 {{'pallas.gather' op result element type 'f16' does not match the ref element type 'f32'}}
+  %v = pallas.gather %t[%r] : !pallas.ref<64xf32>, tensor<8xi32> -> tensor<8xf16>
+}
+
+// -----
+
+// Tests that pallas.gather's indices are i32 tensors.
+
+pallas.kernel @gather_i64(%t: !pallas.ref<64xf32>) {
+  %r = pallas.iota 0 : tensor<8xi64>
+  // expected-error @+1 {{operand #1 must be variadic of ranked tensor of 32-bit signless integer values}}
+  %v = pallas.gather %t[%r] : !pallas.ref<64xf32>, tensor<8xi64> -> tensor<8xf32>
+}

@@ -591,3 +591,24 @@ pallas.kernel @dma(%x: !pallas.ref<32x128xf32, any>, %buf: !pallas.ref<8x128xf32
   pallas.dma_start %buf[], %h[3, 0 : 8, 0 : 128], %sem[]
       : !pallas.ref<8x128xf32, vmem>, !pallas.ref<4x8x128xf32, hbm>, !pallas.ref<i32, semaphore>
 }
+
+// -----
+
+// Tests that pallas.gather round-trips with and without mask and other.
+
+// CHECK-LABEL: pallas.kernel @gather
+// CHECK: pallas.gather %{{.+}}[%[[R:.+]], %[[C:.+]]] mask %{{.+}} other %{{.+}} : !pallas.ref<64x128xf32>, tensor<8x16xi32>, tensor<8x16xi32> -> tensor<8x16xf32>
+// CHECK: pallas.gather %{{.+}}[%[[R]], %[[C]]] : !pallas.ref<64x128xf32>, tensor<8x16xi32>, tensor<8x16xi32> -> tensor<8x16xf32>
+// CHECK: pallas.gather %{{.+}}[%{{.+}}] : !pallas.ref<16xi32, smem>, tensor<4xi32> -> tensor<4xi32>
+pallas.kernel @gather(%t: !pallas.ref<64x128xf32>, %s: !pallas.ref<16xi32, smem>) {
+  %r = pallas.iota 0 : tensor<8x16xi32>
+  %c = pallas.iota 1 : tensor<8x16xi32>
+  %m = arith.constant dense<true> : tensor<8x16xi1>
+  %z = arith.constant dense<0.0> : tensor<8x16xf32>
+  %v = pallas.gather %t[%r, %c] mask %m other %z
+      : !pallas.ref<64x128xf32>, tensor<8x16xi32>, tensor<8x16xi32> -> tensor<8x16xf32>
+  %w = pallas.gather %t[%r, %c]
+      : !pallas.ref<64x128xf32>, tensor<8x16xi32>, tensor<8x16xi32> -> tensor<8x16xf32>
+  %i = arith.constant dense<[3, 1, 4, 1]> : tensor<4xi32>
+  %u = pallas.gather %s[%i] : !pallas.ref<16xi32, smem>, tensor<4xi32> -> tensor<4xi32>
+}

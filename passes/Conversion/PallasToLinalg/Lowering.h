@@ -42,6 +42,10 @@ Value convertElementType(OpBuilder &b, Location loc, Value value, Type to);
 LogicalResult lowerRefAccess(Operation *op, FuncState &state,
                              RewriterBase &rewriter);
 
+/// Lowers pallas.gather to a tensor.generate reading the memref at the
+/// clamped indices (masked-off lanes take `other`).
+LogicalResult lowerGather(Operation *op, RewriterBase &rewriter);
+
 /// Lowers pallas.dma_start as interpret mode runs it: the src slice is
 /// copied into the dst slice at once; pallas.dma_wait does nothing.
 LogicalResult lowerDma(Operation *op, FuncState &state,

@@ -254,6 +254,9 @@ LogicalResult PallasToLinalgPass::lowerBody(FuncState &state,
                 [&](Operation *access) {
                   return lowerRefAccess(access, state, rewriter);
                 })
+            .Case<GatherOp>([&](GatherOp gather) {
+              return lowerGather(gather, rewriter);
+            })
             .Case<pallas::DmaStartOp, pallas::DmaWaitOp>([&](Operation *dma) {
               return lowerDma(dma, state, rewriter);
             })

@@ -1,6 +1,7 @@
 //===- RefAccess.cpp - pallas ref accesses to memref/bufferization -*- C++ -*-===//
 //
-// pallas.load/store/swap/atomic_rmw/atomic_cas on a memref (a lowered ref).
+// pallas.load/store/swap/atomic_rmw/atomic_cas/gather on a memref (a lowered
+// ref).
 //
 // Static indexers are in bounds (the verifier checks them) and lower to a
 // `memref.subview` of the ref plus `bufferization.to_tensor` (loads) or
@@ -377,6 +378,53 @@ LogicalResult lowering::lowerRefAccess(Operation *op, FuncState &state,
   Value updated = arith::SelectOp::create(b, loc, equal, cas.getValue(), old);
   emitStore(b, loc, a, updated, Value());
   rewriter.replaceOp(op, old);
+  return success();
+}
+
+LogicalResult lowering::lowerGather(Operation *op, RewriterBase &rewriter) {
+  auto gather = cast<GatherOp>(op);
+  Location loc = op->getLoc();
+  Value ref = gather.getRef();
+  auto refType = dyn_cast<MemRefType>(ref.getType());
+  if (!refType)
+    return op->emitOpError() << "reads " << ref.getType()
+                             << ", which is not a kernel or index-map "
+                                "argument; only argument refs can be lowered";
+  auto resultType = cast<RankedTensorType>(gather.getType());
+  SmallVector<Value> indices(gather.getIndices());
+  Value mask = gather.getMask(), other = gather.getOther();
+  // Every lane reads ref[clamp(i0[p]), clamp(i1[p]), ...]: indices are
+  // clamped into the ref as JAX's gather clamps them, so every read is in
+  // bounds (masked-off lanes included, which then take `other`).
+  auto body = [&](OpBuilder &b, Location l, ValueRange ivs) {
+    SmallVector<Value> at;
+    Value zero = indexConstant(b, l, 0);
+    for (auto [d, t] : llvm::enumerate(indices)) {
+      Value i = tensor::ExtractOp::create(b, l, t, ivs);
+      Value ix = arith::IndexCastOp::create(b, l, b.getIndexType(), i);
+      Value last =
+          refType.isDynamicDim(d)
+              ? arith::SubIOp::create(
+                    b, l, memref::DimOp::create(b, l, ref, d).getResult(),
+                    indexConstant(b, l, 1))
+                    .getResult()
+              : indexConstant(b, l, std::max<int64_t>(
+                                        refType.getDimSize(d) - 1, 0));
+      ix = arith::MaxSIOp::create(b, l, ix, zero);
+      ix = arith::MinSIOp::create(b, l, ix, last);
+      at.push_back(ix);
+    }
+    Value v = memref::LoadOp::create(b, l, ref, at);
+    if (mask && other) {
+      Value m = tensor::ExtractOp::create(b, l, mask, ivs);
+      Value o = tensor::ExtractOp::create(b, l, other, ivs);
+      v = arith::SelectOp::create(b, l, m, v, o);
+    }
+    tensor::YieldOp::create(b, l, v);
+  };
+  Value result = tensor::GenerateOp::create(rewriter, loc, resultType,
+                                            ValueRange{}, body);
+  rewriter.replaceOp(op, result);
   return success();
 }
 
