@@ -48,3 +48,22 @@ func.func @main(%x: tensor<128xf32>) -> tensor<128xf32> {
       : (tensor<128xf32>) -> tensor<128xf32>
   return %o : tensor<128xf32>
 }
+
+// -----
+
+// Tests that pallas.gather is refused by name on the GPU targets.
+
+pallas.kernel @k(%t: !pallas.ref<32x128xf32>, %o: !pallas.ref<8x128xf32>) {
+  %r = pallas.iota 0 : tensor<8x128xi32>
+  %c = pallas.iota 1 : tensor<8x128xi32>
+  // expected-error @+1 {{'pallas.gather' op has no GPU lowering yet (a gather at index vectors); compile it for the CPU}}
+  %v = pallas.gather %t[%r, %c] : !pallas.ref<32x128xf32>, tensor<8x128xi32>, tensor<8x128xi32> -> tensor<8x128xf32>
+  pallas.store %o[], %v : !pallas.ref<8x128xf32>, tensor<8x128xf32>
+}
+func.func @main(%x: tensor<32x128xf32>) -> tensor<32x128xf32> {
+  %0 = pallas.call @k(%x) {grid = array<i64: 4>,
+      in_specs = [#pallas.block_spec<[32, 128], (d0) -> (0, 0)>],
+      out_specs = [#pallas.block_spec<[8, 128], (d0) -> (d0, 0)>]}
+      : (tensor<32x128xf32>) -> tensor<32x128xf32>
+  return %0 : tensor<32x128xf32>
+}

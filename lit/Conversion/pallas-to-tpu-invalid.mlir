@@ -264,3 +264,22 @@ func.func @main(%x: tensor<32x128xi1>) -> tensor<32x128xi1> {
       : (tensor<32x128xi1>) -> tensor<32x128xi1>
   return %0 : tensor<32x128xi1>
 }
+
+// -----
+
+// Tests that pallas.gather is rejected by name (Mosaic has no general gather).
+
+pallas.kernel @k(%t: !pallas.ref<8x128xf32>, %o: !pallas.ref<8x128xf32>) {
+  %r = pallas.iota 1 : tensor<8x128xi32>
+  %c = pallas.iota 0 : tensor<8x128xi32>
+  // expected-error @+1 {{'pallas.gather' has no Mosaic lowering}}
+  %v = pallas.gather %t[%c, %r] : !pallas.ref<8x128xf32>, tensor<8x128xi32>, tensor<8x128xi32> -> tensor<8x128xf32>
+  pallas.store %o[], %v : !pallas.ref<8x128xf32>, tensor<8x128xf32>
+}
+func.func @main(%x: tensor<8x128xf32>) -> tensor<8x128xf32> {
+  %0 = pallas.call @k(%x) {grid = array<i64: 1>,
+      in_specs = [#pallas.block_spec<[8, 128], (d0) -> (0, 0)>],
+      out_specs = [#pallas.block_spec<[8, 128], (d0) -> (0, 0)>]}
+      : (tensor<8x128xf32>) -> tensor<8x128xf32>
+  return %0 : tensor<8x128xf32>
+}
