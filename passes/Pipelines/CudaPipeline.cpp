@@ -1,7 +1,8 @@
 //===- CudaPipeline.cpp - pallas kernels to PTX -----------------*- C++ -*-===//
 //
 // The route measured in TOOLCHAIN.md (NVIDIA), after our distribution:
-// nvvm-attach-target{chip features=+ptx80 O=3}; in the gpu.module
+// nvvm-attach-target{chip features O=3} (the PTX ISA version from the GPU
+// target table: +ptx80); in the gpu.module
 // convert-scf-to-cf, convert-gpu-to-nvvm (bare pointers: one .param per
 // array), convert-nvvm-to-llvm; gpu-module-to-binary{format=isa} with the
 // toolkit so libdevice is linked.
@@ -11,6 +12,7 @@
 #include "passes/Pipelines/CudaPipeline.h"
 
 #include "passes/Conversion/PallasToGPU/PallasToGPU.h"
+#include "target/GpuTarget.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
@@ -77,6 +79,9 @@ void mlir::pallas::buildCudaCodegenPipeline(OpPassManager &pm,
   GpuNVVMAttachTargetOptions target;
   target.chip = options.chip;
   target.features = options.features;
+  if (target.features.empty())
+    if (const pallasc::GpuTarget *t = pallasc::lookupGpuChip(options.chip))
+      target.features = t->llvmFeatures;
   target.optLevel = options.optLevel;
   pm.addPass(createGpuNVVMAttachTarget(target));
 
@@ -137,8 +142,8 @@ namespace {
 struct CudaPipelineCLOptions
     : public PassPipelineOptions<CudaPipelineCLOptions> {
   Option<std::string> chip{*this, "chip",
-                           llvm::cl::desc("CUDA architecture (sm_80, sm_90, "
-                                          "sm_90a)"),
+                           llvm::cl::desc("CUDA chip of the GPU target table "
+                                          "(sm_70, sm_80, sm_90, sm_90a)"),
                            llvm::cl::init("sm_80")};
   Option<std::string> toolkit{*this, "toolkit",
                               llvm::cl::desc("CUDA toolkit root (libdevice)"),

@@ -11,6 +11,7 @@
 #include "passes/Pipelines/RocmPipeline.h"
 
 #include "passes/Pipelines/CudaPipeline.h"
+#include "target/GpuTarget.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
@@ -60,7 +61,9 @@ void mlir::pallas::buildRocmCodegenPipeline(
   target.chip = options.chip;
   target.abiVersion = options.abiVersion;
   target.optLevel = options.optLevel;
-  target.wave64Flag = true;
+  // Wavefront size from the GPU target table (64 on CDNA).
+  const pallasc::GpuTarget *chip = pallasc::lookupGpuChip(options.chip);
+  target.wave64Flag = !chip || chip->lanesPerWarp == 64;
   pm.addPass(createGpuROCDLAttachTarget(target));
 
   OpPassManager &device = pm.nest<mlir::gpu::GPUModuleOp>();
@@ -110,8 +113,8 @@ namespace {
 struct RocmPipelineCLOptions
     : public PassPipelineOptions<RocmPipelineCLOptions> {
   Option<std::string> chip{*this, "chip",
-                           llvm::cl::desc("AMD GPU architecture (gfx90a, "
-                                          "gfx942)"),
+                           llvm::cl::desc("AMD chip of the GPU target table "
+                                          "(gfx90a, gfx942)"),
                            llvm::cl::init("gfx90a")};
   Option<std::string> abi{*this, "abi",
                           llvm::cl::desc("Code object version: 400, 500 or "

@@ -13,6 +13,7 @@
 #include "src/Target/CudaArtifacts.h"
 #include "src/Target/RocmArtifacts.h"
 #include "src/Target/TPUArtifacts.h"
+#include "target/GpuTarget.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -351,6 +352,11 @@ int checkTargets(const DriverOptions &options) {
     if (isTpuTarget(target) || isCpuTarget(target) || isCudaTarget(target) ||
         isRocmTarget(target))
       continue;
+    std::string error;
+    if (hasGpuTargetPrefix(target) && !parseGpuTarget(target, error)) {
+      logError("error: " + error);
+      return kExitUsageError;
+    }
     logError("error: no code generation target is available in this build "
              "(asked for '" +
              target + "'); use --emit=mlir or --emit=manifest");

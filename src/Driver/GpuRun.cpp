@@ -19,6 +19,7 @@
 #include "src/Runtime/Npy.h"
 #include "src/Target/GpuLaunchRecord.h"
 #include "src/Target/RocmArtifacts.h"
+#include "target/GpuTarget.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Pass/PassManager.h"
@@ -33,11 +34,11 @@ using namespace mlir;
 using namespace pallasc::runtime;
 
 /// Whether the CUDA lowering puts some dot of `module` on tf32 tensor cores:
-/// f32 operands at a precision other than highest, on sm_80 or newer.
-static bool usesTf32(ModuleOp module, bool amd, llvm::StringRef arch) {
-  unsigned number = 0;
-  if (amd || !arch.consume_front("sm_") ||
-      arch.take_while(llvm::isDigit).getAsInteger(10, number) || number < 80)
+/// f32 operands at a precision other than highest, on a chip with tf32
+/// matrix instructions.
+static bool usesTf32(ModuleOp module, const pallasc::GpuTarget &target) {
+  if (!target.findMatrixInstr(pallasc::MatrixInstrKind::MmaSync,
+                              pallasc::MatrixElemType::TF32))
     return false;
   bool found = false;
   module.walk([&](pallas::DotOp dot) {
@@ -306,20 +307,20 @@ int launchOnCuda(MLIRContext &context, ModuleOp gpuModule,
 
 int runOnGpu(const RunOptions &options, const GpuRunOptions &gpu) {
   const std::string &specPath = options.driver.specPath;
-  std::string arch = gpu.target.substr(gpu.target.find(':') + 1);
+  std::string targetError;
+  const GpuTarget *target = parseGpuTarget(gpu.target, targetError);
+  if (!target) {
+    logError("error: " + targetError);
+    return kExitUsageError;
+  }
+  std::string arch = target->chip;
   // rocm:<arch>: the AMD lowering (wave64, MFMA), on the emulator only (no
   // HIP runtime is linked).
-  bool amd = llvm::StringRef(gpu.target).starts_with("rocm:");
+  bool amd = target->isAmd();
   if (amd && !gpu.emulate) {
     logError("error: pallasc run cannot launch on AMD GPUs (no HIP runtime "
              "support); add --emulate to run the AMD lowering on CPU "
              "threads");
-    return kExitUsageError;
-  }
-  if (amd && !llvm::is_contained(supportedRocmArchs(), arch)) {
-    logError("error: unsupported AMD architecture '" + arch +
-             "' (expected one of " + llvm::join(supportedRocmArchs(), ", ") +
-             ")");
     return kExitUsageError;
   }
   MLIRContext context(makeDriverRegistry());
@@ -525,7 +526,7 @@ int runOnGpu(const RunOptions &options, const GpuRunOptions &gpu) {
       logError("error: the " + std::string(gpu.emulate ? "emulated " : "") +
                std::string(amd ? "AMD" : "CUDA") +
                " result differs from the CPU result");
-      if (usesTf32(*fe.module, amd, arch))
+      if (usesTf32(*fe.module, *target))
         logError("note: f32 dots at the default or high precision run on "
                  "tf32 tensor cores (10-bit mantissa), the CPU reference in "
                  "exact f32; widen --rtol/--atol for them, or give the dot "

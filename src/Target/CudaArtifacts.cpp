@@ -5,6 +5,7 @@
 #include "dialects/Pallas/IR/PallasOps.h"
 #include "passes/Conversion/PallasToGPU/PallasToGPU.h"
 #include "passes/Pipelines/CudaPipeline.h"
+#include "target/GpuTarget.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/Diagnostics.h"
@@ -23,21 +24,31 @@ using json = nlohmann::json;
 
 namespace pallasc {
 
-namespace {
-/// `sm_80`, `sm_90`, `sm_90a`, ... (sm_70 and newer).
-bool validArch(llvm::StringRef arch, int &number) {
-  llvm::StringRef rest = arch;
-  if (!rest.consume_front("sm_"))
-    return false;
-  rest.consume_back("a");
-  return !rest.getAsInteger(10, number) && number >= 70;
-}
-} // namespace
-
 bool isCudaTarget(const std::string &target) {
-  llvm::StringRef t(target);
-  int number;
-  return t.consume_front("cuda:") && validArch(t, number);
+  const GpuTarget *t = lookupGpuTarget(target);
+  return t && t->isNvidia();
+}
+
+LogicalResult checkSharedMemory(Location loc, DictionaryAttr launch,
+                                const GpuTarget &target) {
+  int64_t bytes =
+      launch.getAs<IntegerAttr>("dynamic_shared_memory_bytes").getInt();
+  if (bytes <= target.maxSharedBytesPerBlock)
+    return success();
+  if (target.isAmd())
+    return emitError(loc) << "the kernel needs " << bytes
+                          << " bytes of LDS (scratch buffers and the "
+                             "lowering's workspace) but "
+                          << target.chip << " has "
+                          << target.maxSharedBytesPerBlock
+                          << " per workgroup; use smaller blocks or scratch "
+                             "buffers";
+  return emitError(loc) << "the kernel needs " << bytes
+                        << " bytes of shared memory (scratch buffers and the "
+                           "lowering's workspace) but "
+                        << target.chip << " has "
+                        << target.maxSharedBytesPerBlock
+                        << " per block; use smaller blocks or scratch buffers";
 }
 
 std::string findPtxas() {
@@ -166,19 +177,15 @@ emitCudaArtifacts(ModuleOp module, const std::string &name,
            << "--emit=cubin needs ptxas (none in $PTXAS, $CUDA_HOME/bin, "
               "/usr/local/cuda/bin or PATH)";
   std::string toolkit = pallas::defaultCudaToolkitPath();
+  Location kernelLoc = module.getLoc();
+  module.walk([&](pallas::KernelOp k) { kernelLoc = k.getLoc(); });
   std::vector<std::string> seen;
   for (const std::string &target : targets) {
     if (!isCudaTarget(target) || llvm::is_contained(seen, target))
       continue;
     seen.push_back(target);
-    std::string arch = target.substr(5);
-    int number = 0;
-    if (!validArch(arch, number))
-      return emitError(module.getLoc())
-             << "unknown CUDA architecture '" << arch
-             << "' in --target " << target
-             << " (expected sm_70 or newer, e.g. cuda:sm_80, cuda:sm_90, "
-                "cuda:sm_90a)";
+    const GpuTarget &chip = *lookupGpuTarget(target);
+    std::string arch = chip.chip;
     pallas::CudaPipelineOptions options;
     options.chip = arch;
     options.toolkitPath = toolkit;
@@ -197,6 +204,8 @@ emitCudaArtifacts(ModuleOp module, const std::string &name,
     if (!launch)
       return emitError(module.getLoc())
              << "the CUDA lowering produced no kernel";
+    if (failed(checkSharedMemory(kernelLoc, launch, chip)))
+      return failure();
     if (emitText) {
       std::string text;
       llvm::raw_string_ostream os(text);

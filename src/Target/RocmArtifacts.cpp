@@ -7,6 +7,7 @@
 #include "dialects/Pallas/IR/PallasOps.h"
 #include "passes/Conversion/PallasToGPU/PallasToGPU.h"
 #include "passes/Pipelines/RocmPipeline.h"
+#include "target/GpuTarget.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/Builders.h"
@@ -28,13 +29,8 @@ using json = nlohmann::json;
 namespace pallasc {
 
 bool isRocmTarget(const std::string &target) {
-  return llvm::StringRef(target).starts_with("rocm:");
-}
-
-const std::vector<std::string> &supportedRocmArchs() {
-  static const std::vector<std::string> archs = {"gfx90a", "gfx940",
-                                                 "gfx941", "gfx942"};
-  return archs;
+  const GpuTarget *t = lookupGpuTarget(target);
+  return t && t->isAmd();
 }
 
 std::string findLdLld() {
@@ -149,10 +145,6 @@ emitRocmArtifacts(ModuleOp module, const std::string &name,
   module.walk([&](pallas::CallOp) { hasCall = true; });
   if (!hasCall)
     return out; // eliminated by pallas-dce: nothing to run
-  if (codeObjectVersion < 4 || codeObjectVersion > 6)
-    return emitError(module.getLoc())
-           << "code object version " << codeObjectVersion
-           << " is not supported (expected 4, 5 or 6)";
   std::string deviceLibs = pallas::defaultRocmDeviceLibsRoot();
   Location kernelLoc = module.getLoc();
   module.walk([&](pallas::KernelOp k) { kernelLoc = k.getLoc(); });
@@ -161,13 +153,17 @@ emitRocmArtifacts(ModuleOp module, const std::string &name,
     if (!isRocmTarget(target) || llvm::is_contained(seen, target))
       continue;
     seen.push_back(target);
-    std::string arch = target.substr(5);
-    if (!llvm::is_contained(supportedRocmArchs(), arch))
+    const GpuTarget &chip = *lookupGpuTarget(target);
+    std::string arch = chip.chip;
+    if (!chip.supportsCodeObjectVersion(codeObjectVersion)) {
+      std::string versions;
+      for (int v : chip.codeObjectVersions)
+        versions += (versions.empty() ? "" : ", ") + std::to_string(v);
       return emitError(module.getLoc())
-             << "unsupported AMD architecture '" << arch << "' in --target "
-             << target << " (expected one of "
-             << llvm::join(supportedRocmArchs(), ", ")
-             << ": CDNA2/CDNA3 with wave64 and MFMA)";
+             << "code object version " << codeObjectVersion
+             << " is not supported on " << arch << " (expected one of "
+             << versions << ")";
+    }
     pallas::RocmPipelineOptions options;
     options.chip = arch;
     options.abiVersion = std::to_string(codeObjectVersion * 100);
@@ -187,16 +183,8 @@ emitRocmArtifacts(ModuleOp module, const std::string &name,
     if (!launch)
       return emitError(module.getLoc())
              << "the AMD lowering produced no kernel";
-    // LDS: 64 KiB per workgroup on CDNA2/CDNA3.
-    constexpr int64_t kLdsBytes = 65536;
-    int64_t lds =
-        launch.getAs<IntegerAttr>("dynamic_shared_memory_bytes").getInt();
-    if (lds > kLdsBytes)
-      return emitError(kernelLoc)
-             << "the kernel needs " << lds << " bytes of LDS (scratch "
-             << "buffers and the lowering's workspace) but " << arch
-             << " has " << kLdsBytes
-             << " per workgroup; use smaller blocks or scratch buffers";
+    if (failed(checkSharedMemory(kernelLoc, launch, chip)))
+      return failure();
     if (emitText) {
       std::string text;
       llvm::raw_string_ostream os(text);

@@ -15,6 +15,7 @@
 #include "src/Target/CudaArtifacts.h"
 #include "src/Target/RocmArtifacts.h"
 #include "src/Version.h"
+#include "target/GpuTarget.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/Allocator.h"
@@ -310,11 +311,8 @@ int run(int argc, char **argv) {
                    "Run on this target instead of the CPU: cuda:<arch>, "
                    "e.g. cuda:sm_90a, or rocm:<arch> with --emulate")
       ->check([](const std::string &t) {
-        return t.rfind("cuda:sm_", 0) == 0 || t.rfind("rocm:gfx", 0) == 0
-                   ? std::string()
-                   : "expected cuda:<arch> or rocm:<arch>, e.g. cuda:sm_90a "
-                     "or rocm:gfx942, got '" +
-                         t + "'";
+        std::string error;
+        return pallasc::parseGpuTarget(t, error) ? std::string() : error;
       });
   runCmd->add_flag("--check", gpuRun.check,
                    "With --target: compare every output with the CPU result");
