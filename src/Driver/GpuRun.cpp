@@ -10,7 +10,7 @@
 #include "src/Driver/OutputFiles.h"
 #include "src/Launch/CudaLaunch.h"
 #include "src/Launch/GpuLaunch.h"
-#include "src/Runtime/CudaEmulator.h"
+#include "src/Runtime/GpuEmulator/GpuEmulator.h"
 #include "src/Runtime/Float16.h"
 #include "src/Runtime/GridExecutor.h"
 #include "src/Runtime/HostCode.h"
