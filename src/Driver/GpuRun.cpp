@@ -10,13 +10,14 @@
 #include "src/Driver/OutputFiles.h"
 #include "src/Launch/CudaLaunch.h"
 #include "src/Launch/GpuLaunch.h"
-#include "src/Runtime/CudaEmulator.h"
+#include "src/Runtime/GpuEmulator/GpuEmulator.h"
 #include "src/Runtime/Float16.h"
 #include "src/Runtime/GridExecutor.h"
 #include "src/Runtime/HostCode.h"
 #include "src/Runtime/HostProgram.h"
 #include "src/Runtime/Launch.h"
 #include "src/Runtime/Npy.h"
+#include "src/Runtime/RandomInputs.h"
 #include "src/Target/GpuLaunchRecord.h"
 #include "src/Target/RocmArtifacts.h"
 #include "target/GpuTarget.h"
@@ -55,52 +56,6 @@ static bool usesTf32(ModuleOp module, const pallasc::GpuTarget &target) {
 namespace pallasc {
 
 namespace {
-
-/// SplitMix64, as the CPU runner seeds its inputs (the same --seed gives the
-/// same inputs on both).
-struct SplitMix64 {
-  uint64_t state;
-  uint64_t next() {
-    uint64_t z = (state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  }
-  double uniform() { return (next() >> 11) * 0x1.0p-52 - 1.0; }
-};
-
-void fillRandom(HostArray &a, uint64_t seed) {
-  SplitMix64 rng{seed};
-  int64_t n = a.numElements();
-  uint8_t *p = a.data();
-  for (int64_t i = 0; i < n; ++i) {
-    switch (a.dtype) {
-    case DType::F16:
-      reinterpret_cast<uint16_t *>(p)[i] =
-          floatToHalf(static_cast<float>(rng.uniform()));
-      break;
-    case DType::BF16:
-      reinterpret_cast<uint16_t *>(p)[i] =
-          floatToBF16(static_cast<float>(rng.uniform()));
-      break;
-    case DType::F32:
-      reinterpret_cast<float *>(p)[i] = static_cast<float>(rng.uniform());
-      break;
-    case DType::F64:
-      reinterpret_cast<double *>(p)[i] = rng.uniform();
-      break;
-    case DType::Bool:
-      p[i] = rng.next() & 1;
-      break;
-    default: {
-      uint64_t v = rng.next() % 16;
-      size_t w = dtypeSize(a.dtype);
-      std::memcpy(p + i * w, &v, w);
-      break;
-    }
-    }
-  }
-}
 
 double elementAsDouble(const HostArray &a, int64_t i) {
   const uint8_t *p = a.data();
@@ -389,7 +344,7 @@ int runOnGpu(const RunOptions &options, const GpuRunOptions &gpu) {
         logError("error: cannot allocate input " + std::to_string(i));
         return kExitUserError;
       }
-      fillRandom(inputs[i], *options.randomSeed * 0x100000001b3ull + i);
+      fillRandomInput(inputs[i], *options.randomSeed, i);
       continue;
     }
     if (!readNpy(options.inputs[i], inputs[i], error)) {

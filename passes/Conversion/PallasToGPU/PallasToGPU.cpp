@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Conversion/PallasToGPU/Distribute.h"
+#include "passes/Utils/IndexMapExpr.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/DLTI/DLTI.h"
@@ -118,36 +119,6 @@ struct FoldDotExtension : OpRewritePattern<linalg::MatmulOp> {
 //===----------------------------------------------------------------------===//
 // Index maps
 //===----------------------------------------------------------------------===//
-
-/// An affine expression on index values (floor semantics as in affine).
-Value expandExpr(OpBuilder &b, Location loc, AffineExpr e,
-                 ArrayRef<Value> dims) {
-  auto cst = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
-  if (auto c = dyn_cast<AffineConstantExpr>(e))
-    return cst(c.getValue());
-  if (auto d = dyn_cast<AffineDimExpr>(e))
-    return dims[d.getPosition()];
-  auto bin = cast<AffineBinaryOpExpr>(e);
-  Value l = expandExpr(b, loc, bin.getLHS(), dims);
-  Value r = expandExpr(b, loc, bin.getRHS(), dims);
-  switch (e.getKind()) {
-  case AffineExprKind::Add:
-    return arith::AddIOp::create(b, loc, l, r);
-  case AffineExprKind::Mul:
-    return arith::MulIOp::create(b, loc, l, r);
-  case AffineExprKind::FloorDiv:
-    return arith::FloorDivSIOp::create(b, loc, l, r);
-  case AffineExprKind::CeilDiv:
-    return arith::CeilDivSIOp::create(b, loc, l, r);
-  case AffineExprKind::Mod: {
-    Value q = arith::FloorDivSIOp::create(b, loc, l, r);
-    return arith::SubIOp::create(b, loc, l,
-                                 arith::MulIOp::create(b, loc, q, r));
-  }
-  default:
-    llvm_unreachable("unexpected affine expression");
-  }
-}
 
 /// Inlines the body of a lowered `@func` index map; returns its results.
 FailureOr<SmallVector<Value>> inlineIndexMap(OpBuilder &b, func::FuncOp f,
@@ -658,7 +629,8 @@ void PallasToGPUPass::runOnOperation() {
       for (int64_t a : seqAxes)
         dimDivs[a] = 1;
       for (auto [i, e] : llvm::enumerate(map.getResults())) {
-        raw.push_back(expandExpr(b, loc, e, gridIdx));
+        raw.push_back(expandIndexMapExpr(b, loc, e, gridIdx, b.getIndexType(),
+                                         IndexMapArith::FloorOps));
         rawDiv[i] = affineDivisor(e, dimDivs);
       }
     } else {
