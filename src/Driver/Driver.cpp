@@ -100,7 +100,7 @@ LogicalResult checkText(const std::string &path, llvm::StringRef text,
   if (checkInputText(text, message))
     return success();
   logError(path + ":" + message.substr(0, message.find(": ")) +
-           ": error: the " + what + " is " +
+           ": error: the " + what + " " +
            message.substr(message.find(": ") + 2));
   return failure();
 }

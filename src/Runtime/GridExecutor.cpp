@@ -3,6 +3,7 @@
 #include "src/Runtime/GridExecutor.h"
 
 #include "mlir/IR/AffineExpr.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
 #include <chrono>
@@ -92,21 +93,21 @@ Descriptor describeView(void *base, const std::vector<int64_t> &dims,
   return d;
 }
 
-/// Saturating helpers for index arithmetic.
-int64_t saturate(__int128 v) {
-  if (v > std::numeric_limits<int64_t>::max())
-    return std::numeric_limits<int64_t>::max();
-  if (v < std::numeric_limits<int64_t>::min())
-    return std::numeric_limits<int64_t>::min();
-  return static_cast<int64_t>(v);
-}
-
+/// Floor division and the remainder that goes with it (the sign of the
+/// divisor), for b != 0 and not (a, b) = (INT64_MIN, -1).
 int64_t floorDiv(int64_t a, int64_t b) {
   int64_t q = a / b;
   return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
 }
+int64_t floorMod(int64_t a, int64_t b) {
+  int64_t m = a % b;
+  return (m != 0 && ((m < 0) != (b < 0))) ? m + b : m;
+}
 
-/// Evaluates an affine index-map result at grid point `g`.
+/// Evaluates an affine index-map result at grid point `g`, with checked
+/// 64-bit arithmetic: a value outside int64 is an error (the spec importer
+/// rejects maps that can overflow over the grid's range; this is the last
+/// line of defence).
 bool evalAffine(mlir::AffineExpr e, const std::vector<int64_t> &g,
                 int64_t &out, std::string &error) {
   using namespace mlir;
@@ -127,13 +128,19 @@ bool evalAffine(mlir::AffineExpr e, const std::vector<int64_t> &g,
   if (!evalAffine(bin.getLHS(), g, l, error) ||
       !evalAffine(bin.getRHS(), g, r, error))
     return false;
+  auto overflow = [&] {
+    std::string s;
+    llvm::raw_string_ostream os(s);
+    os << "index map value " << e << " overflows int64 (" << l << " and "
+       << r << ")";
+    error = s;
+    return false;
+  };
   switch (e.getKind()) {
   case AffineExprKind::Add:
-    out = saturate(static_cast<__int128>(l) + r);
-    return true;
+    return !__builtin_add_overflow(l, r, &out) || overflow();
   case AffineExprKind::Mul:
-    out = saturate(static_cast<__int128>(l) * r);
-    return true;
+    return !__builtin_mul_overflow(l, r, &out) || overflow();
   case AffineExprKind::FloorDiv:
   case AffineExprKind::CeilDiv:
   case AffineExprKind::Mod:
@@ -141,12 +148,19 @@ bool evalAffine(mlir::AffineExpr e, const std::vector<int64_t> &g,
       error = "index map divides by zero";
       return false;
     }
+    if (r == -1) {
+      if (e.getKind() == AffineExprKind::Mod) {
+        out = 0;
+        return true;
+      }
+      return !__builtin_sub_overflow(int64_t(0), l, &out) || overflow();
+    }
     if (e.getKind() == AffineExprKind::FloorDiv)
       out = floorDiv(l, r);
     else if (e.getKind() == AffineExprKind::CeilDiv)
-      out = -floorDiv(-l, r);
+      out = floorDiv(l, r) + (floorMod(l, r) != 0);
     else
-      out = l - floorDiv(l, r) * r;
+      out = floorMod(l, r);
     return true;
   default:
     error = "unsupported index map expression";
@@ -589,9 +603,15 @@ bool executeGrid(const LaunchPlan &plan, JitModule &jit,
       m.start.resize(rank);
       for (size_t d = 0; d < rank; ++d) {
         int64_t b = m.spec->blockShape[d];
-        int64_t s = m.spec->kinds[d] == BlockMapping::Kind::Blocked
-                        ? saturate(static_cast<__int128>(raw[d]) * b)
-                        : raw[d];
+        int64_t s = raw[d];
+        if (m.spec->kinds[d] == BlockMapping::Kind::Blocked &&
+            __builtin_mul_overflow(raw[d], b, &s)) {
+          error = m.name + ": the block start of dimension " +
+                  std::to_string(d) + " (block index " +
+                  std::to_string(raw[d]) + " times block size " +
+                  std::to_string(b) + ") overflows int64";
+          return false;
+        }
         s = std::clamp<int64_t>(s, 0, m.total[d] - b);
         m.start[d] = s + (m.carry->lo[d] - m.lo[d]);
       }
