@@ -23,6 +23,7 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -216,22 +217,33 @@ int Compilation::run() {
   // Outputs, all staged in temporary files and renamed at the end.
   OutputLocation location = resolveOutputPath(options);
   OutputFiles outputs(location.directory);
-  outputs.protectInput(options.kernelPath, "kernel");
-  outputs.protectInput(options.specPath, "grid spec");
+  outputs.protectInput(options.kernelPath, "kernel being compiled");
+  outputs.protectInput(options.specPath, "grid spec being compiled");
   std::vector<CompiledFile> files;
   if (int rc = emitArtifacts(options, fe, files, location.file))
     return rc;
   if (failed(outputs.prepare()))
     return kExitUserError;
-  for (const CompiledFile &f : files)
-    if (failed(outputs.stage(f.name, f.contents)))
-      return kExitUserError;
-
-  if (options.writeDepfile &&
-      failed(outputs.stageAt(depfilePath(options, location, fe.spec.name),
-                             depfileRule(options, outputs.stagedPaths()))))
+  std::string depfile = options.writeDepfile
+                            ? depfilePath(options, location, fe.spec.name)
+                            : std::string();
+  if (!depfile.empty() && failed(outputs.claim(depfile)))
     return kExitUserError;
-  if (failed(outputs.commit()))
+  // The manifest (the last file) is committed last, after the depfile: a
+  // reader that sees the new manifest sees every new artifact beside it.
+  for (size_t i = 0; i + 1 < files.size(); ++i)
+    if (failed(outputs.stage(files[i].name, files[i].contents)))
+      return kExitUserError;
+  if (!depfile.empty()) {
+    std::vector<std::string> finals = outputs.stagedPaths();
+    llvm::SmallString<256> manifest(location.directory);
+    llvm::sys::path::append(manifest, files.back().name);
+    finals.push_back(std::string(manifest));
+    if (failed(outputs.stageAt(depfile, depfileRule(options, finals))))
+      return kExitUserError;
+  }
+  if (failed(outputs.stage(files.back().name, files.back().contents)) ||
+      failed(outputs.commit()))
     return kExitUserError;
   for (const std::string &f : outputs.stagedPaths())
     spdlog::debug("wrote {}", f);

@@ -322,6 +322,9 @@ int runOnGpu(const RunOptions &options, const GpuRunOptions &gpu) {
              ")");
     return kExitUsageError;
   }
+  OutputFiles files(".");
+  if (failed(claimRunOutputs(options, files)))
+    return kExitUserError;
   MLIRContext context(makeDriverRegistry());
   configureDriverContext(context);
   DiagnosticRouter router(&context);
@@ -534,14 +537,8 @@ int runOnGpu(const RunOptions &options, const GpuRunOptions &gpu) {
     }
   }
 
-  if (!options.outputs.empty()) {
-    OutputFiles files(".");
-    for (size_t j = 0; j < outputs.size(); ++j)
-      if (failed(files.stageAt(options.outputs[j], encodeNpy(outputs[j]))))
-        return kExitUserError;
-    if (failed(files.commit()))
-      return kExitUserError;
-  }
+  if (!options.outputs.empty())
+    return commitRunOutputs(options, files, outputs);
   return kExitSuccess;
 }
 
