@@ -9,6 +9,7 @@
 #include "src/InitAll.h"
 #include "src/Manifest/Manifest.h"
 #include "src/Spec/SpecToIR.h"
+#include "src/Support/BoundedRead.h"
 #include "src/Support/InputChecks.h"
 #include "src/Target/CudaArtifacts.h"
 #include "src/Target/RocmArtifacts.h"
@@ -74,23 +75,28 @@ std::string transformToPassPipeline(const spec::Transform &t) {
 
 namespace {
 
-/// Reads a whole input file, with a size cap; reports through the logger.
+/// Reads a whole input file ("-": stdin), with its size cap enforced while
+/// reading (pipes and devices included); reports through the logger.
 std::unique_ptr<llvm::MemoryBuffer> readInput(const std::string &path,
                                               uint64_t cap,
                                               const char *what) {
-  std::string error;
-  auto buffer = mlir::openInputFile(path, &error);
-  if (!buffer) {
+  std::string text, error;
+  std::optional<uint64_t> size;
+  switch (readBoundedInput(path, cap, text, size, error)) {
+  case ReadResult::Ok:
+    return llvm::MemoryBuffer::getMemBufferCopy(text, path);
+  case ReadResult::CannotRead:
     logError(path + ": error: cannot read " + what + ": " + error);
     return nullptr;
-  }
-  if (buffer->getBufferSize() > cap) {
+  case ReadResult::TooLarge:
     logError(path + ": error: the " + what + " is " +
-             std::to_string(buffer->getBufferSize()) +
-             " bytes, over the limit of " + std::to_string(cap) + " bytes");
+             (size ? std::to_string(*size) + " bytes, over the limit of " +
+                         std::to_string(cap) + " bytes"
+                   : "more than " + std::to_string(cap) +
+                         " bytes (read from a pipe or a device), the limit"));
     return nullptr;
   }
-  return buffer;
+  return nullptr;
 }
 
 /// Rejects binary input and pathological nesting before the parser sees it,

@@ -394,15 +394,17 @@ int runOnGpu(const RunOptions &options, const GpuRunOptions &gpu) {
       fillRandom(inputs[i], *options.randomSeed * 0x100000001b3ull + i);
       continue;
     }
-    if (!readNpy(options.inputs[i], inputs[i], error)) {
+    auto check = [&](DType dtype, const std::vector<int64_t> &shape,
+                     std::string &message) {
+      if (shape == want.shape && dtypeSize(dtype) == dtypeSize(want.dtype))
+        return true;
+      message = options.inputs[i] + ": error: input " + std::to_string(i) +
+                " is " + HostArray(dtype, shape).describe() +
+                " but the call expects " + want.describe();
+      return false;
+    };
+    if (!readNpy(options.inputs[i], inputs[i], error, UINT64_MAX, check)) {
       logError(error);
-      return kExitUserError;
-    }
-    if (inputs[i].shape != want.shape ||
-        dtypeSize(inputs[i].dtype) != dtypeSize(want.dtype)) {
-      logError(options.inputs[i] + ": error: input " + std::to_string(i) +
-               " is " + inputs[i].describe() + " but the call expects " +
-               want.describe());
       return kExitUserError;
     }
   }

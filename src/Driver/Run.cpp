@@ -250,23 +250,30 @@ int runOnCpu(const RunOptions &options) {
       continue;
     }
     const std::string &path = options.inputs[i];
-    if (!readNpy(path, inputs[i], error, maxBytes - inputBytes)) {
+    // The dtype and shape are checked on the header, before the data is
+    // read.
+    auto check = [&](DType dtype, const std::vector<int64_t> &shape,
+                     std::string &message) {
+      if (!compatible(dtype, want.dtype)) {
+        message = path + ": error: input " + std::to_string(i) +
+                  " has dtype " + dtypeName(dtype) + " but the call expects " +
+                  dtypeName(want.dtype) + " (" + want.describe() + ")";
+        return false;
+      }
+      if (shape != want.shape) {
+        message = path + ": error: input " + std::to_string(i) +
+                  " has shape " + shapeString(shape) +
+                  " but the call expects " + shapeString(want.shape) + " (" +
+                  want.describe() + ")";
+        return false;
+      }
+      return true;
+    };
+    if (!readNpy(path, inputs[i], error, maxBytes - inputBytes, check)) {
       logError(error);
       return kExitUserError;
     }
     inputBytes += inputs[i].byteSize();
-    if (!compatible(inputs[i].dtype, want.dtype)) {
-      logError(path + ": error: input " + std::to_string(i) + " has dtype " +
-               dtypeName(inputs[i].dtype) + " but the call expects " +
-               dtypeName(want.dtype) + " (" + want.describe() + ")");
-      return kExitUserError;
-    }
-    if (inputs[i].shape != want.shape) {
-      logError(path + ": error: input " + std::to_string(i) + " has shape " +
-               shapeString(inputs[i].shape) + " but the call expects " +
-               shapeString(want.shape) + " (" + want.describe() + ")");
-      return kExitUserError;
-    }
   }
 
   // Output dtypes: an aliased output is its input; integer outputs take the
