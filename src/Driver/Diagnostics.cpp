@@ -47,6 +47,45 @@ void reportSpecErrors(const std::string &specPath,
     logError(specPath + ": error: invalid grid spec");
 }
 
+std::string clipLongLines(llvm::StringRef text, size_t width) {
+  llvm::SmallVector<llvm::StringRef> lines;
+  text.split(lines, '\n');
+  auto isCaretLine = [](llvm::StringRef l) {
+    return l.contains('^') && l.find_first_not_of(" \t^~") == llvm::StringRef::npos;
+  };
+  std::string out;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    llvm::StringRef line = lines[i];
+    if (i)
+      out += '\n';
+    if (line.size() <= width ||
+        (line.size() <= kMaxMessageLine &&
+         !(i + 1 < lines.size() && isCaretLine(lines[i + 1])))) {
+      out += line.str();
+      continue;
+    }
+    // A source line and its caret line: a window of `width` columns around
+    // the caret, "..." where it cuts the line.
+    if (i + 1 < lines.size() && isCaretLine(lines[i + 1])) {
+      llvm::StringRef caret = lines[i + 1];
+      size_t at = caret.find('^');
+      size_t start = at > width / 2 ? at - width / 2 : 0;
+      if (start + width > line.size())
+        start = line.size() > width ? line.size() - width : 0;
+      std::string head = start ? "..." : "";
+      std::string tail = start + width < line.size() ? "..." : "";
+      out += head + line.substr(start, width).str() + tail + '\n';
+      std::string marks = caret.size() > start ? caret.substr(start, width).str()
+                                               : std::string();
+      out += std::string(head.size(), ' ') + marks;
+      ++i;
+      continue;
+    }
+    out += line.substr(0, kMaxMessageLine).str() + "...";
+  }
+  return out;
+}
+
 DiagnosticRouter::DiagnosticRouter(mlir::MLIRContext *context)
     : stream(std::make_unique<llvm::raw_string_ostream>(buffer)) {
   renderer = std::make_unique<Renderer>(mgr, context, *stream);
@@ -73,7 +112,11 @@ DiagnosticRouter::DiagnosticRouter(mlir::MLIRContext *context)
           renderer->emitDiagnostic(diag);
         }
         stream->flush();
-        llvm::StringRef text = llvm::StringRef(buffer).rtrim('\n');
+        // A source line can be megabytes long: show the part around the
+        // caret.
+        std::string clipped =
+            clipLongLines(llvm::StringRef(buffer).rtrim('\n'), kSnippetWidth);
+        llvm::StringRef text = clipped;
         switch (diag.getSeverity()) {
         case mlir::DiagnosticSeverity::Error:
           spdlog::error("{}", text.str());

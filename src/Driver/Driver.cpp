@@ -9,6 +9,7 @@
 #include "src/InitAll.h"
 #include "src/Manifest/Manifest.h"
 #include "src/Spec/SpecToIR.h"
+#include "src/Support/BoundedRead.h"
 #include "src/Support/InputChecks.h"
 #include "src/Target/CudaArtifacts.h"
 #include "src/Target/RocmArtifacts.h"
@@ -24,6 +25,7 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -74,23 +76,28 @@ std::string transformToPassPipeline(const spec::Transform &t) {
 
 namespace {
 
-/// Reads a whole input file, with a size cap; reports through the logger.
+/// Reads a whole input file ("-": stdin), with its size cap enforced while
+/// reading (pipes and devices included); reports through the logger.
 std::unique_ptr<llvm::MemoryBuffer> readInput(const std::string &path,
                                               uint64_t cap,
                                               const char *what) {
-  std::string error;
-  auto buffer = mlir::openInputFile(path, &error);
-  if (!buffer) {
+  std::string text, error;
+  std::optional<uint64_t> size;
+  switch (readBoundedInput(path, cap, text, size, error)) {
+  case ReadResult::Ok:
+    return llvm::MemoryBuffer::getMemBufferCopy(text, path);
+  case ReadResult::CannotRead:
     logError(path + ": error: cannot read " + what + ": " + error);
     return nullptr;
-  }
-  if (buffer->getBufferSize() > cap) {
+  case ReadResult::TooLarge:
     logError(path + ": error: the " + what + " is " +
-             std::to_string(buffer->getBufferSize()) +
-             " bytes, over the limit of " + std::to_string(cap) + " bytes");
+             (size ? std::to_string(*size) + " bytes, over the limit of " +
+                         std::to_string(cap) + " bytes"
+                   : "more than " + std::to_string(cap) +
+                         " bytes (read from a pipe or a device), the limit"));
     return nullptr;
   }
-  return buffer;
+  return nullptr;
 }
 
 /// Rejects binary input and pathological nesting before the parser sees it,
@@ -101,7 +108,7 @@ LogicalResult checkText(const std::string &path, llvm::StringRef text,
   if (checkInputText(text, message))
     return success();
   logError(path + ":" + message.substr(0, message.find(": ")) +
-           ": error: the " + what + " is " +
+           ": error: the " + what + " " +
            message.substr(message.find(": ") + 2));
   return failure();
 }
@@ -217,22 +224,33 @@ int Compilation::run() {
   // Outputs, all staged in temporary files and renamed at the end.
   OutputLocation location = resolveOutputPath(options);
   OutputFiles outputs(location.directory);
-  outputs.protectInput(options.kernelPath, "kernel");
-  outputs.protectInput(options.specPath, "grid spec");
+  outputs.protectInput(options.kernelPath, "kernel being compiled");
+  outputs.protectInput(options.specPath, "grid spec being compiled");
   std::vector<CompiledFile> files;
   if (int rc = emitArtifacts(options, fe, files, location.file))
     return rc;
   if (failed(outputs.prepare()))
     return kExitUserError;
-  for (const CompiledFile &f : files)
-    if (failed(outputs.stage(f.name, f.contents)))
-      return kExitUserError;
-
-  if (options.writeDepfile &&
-      failed(outputs.stageAt(depfilePath(options, location, fe.spec.name),
-                             depfileRule(options, outputs.stagedPaths()))))
+  std::string depfile = options.writeDepfile
+                            ? depfilePath(options, location, fe.spec.name)
+                            : std::string();
+  if (!depfile.empty() && failed(outputs.claim(depfile)))
     return kExitUserError;
-  if (failed(outputs.commit()))
+  // The manifest (the last file) is committed last, after the depfile: a
+  // reader that sees the new manifest sees every new artifact beside it.
+  for (size_t i = 0; i + 1 < files.size(); ++i)
+    if (failed(outputs.stage(files[i].name, files[i].contents)))
+      return kExitUserError;
+  if (!depfile.empty()) {
+    std::vector<std::string> finals = outputs.stagedPaths();
+    llvm::SmallString<256> manifest(location.directory);
+    llvm::sys::path::append(manifest, files.back().name);
+    finals.push_back(std::string(manifest));
+    if (failed(outputs.stageAt(depfile, depfileRule(options, finals))))
+      return kExitUserError;
+  }
+  if (failed(outputs.stage(files.back().name, files.back().contents)) ||
+      failed(outputs.commit()))
     return kExitUserError;
   for (const std::string &f : outputs.stagedPaths())
     spdlog::debug("wrote {}", f);

@@ -278,6 +278,9 @@ int runOnGpu(const RunOptions &options, const GpuRunOptions &gpu) {
              "threads");
     return kExitUsageError;
   }
+  OutputFiles files(".");
+  if (failed(claimRunOutputs(options, files)))
+    return kExitUserError;
   MLIRContext context(makeDriverRegistry());
   configureDriverContext(context);
   DiagnosticRouter router(&context);
@@ -347,15 +350,17 @@ int runOnGpu(const RunOptions &options, const GpuRunOptions &gpu) {
       fillRandomInput(inputs[i], *options.randomSeed, i);
       continue;
     }
-    if (!readNpy(options.inputs[i], inputs[i], error)) {
+    auto check = [&](DType dtype, const std::vector<int64_t> &shape,
+                     std::string &message) {
+      if (shape == want.shape && dtypeSize(dtype) == dtypeSize(want.dtype))
+        return true;
+      message = options.inputs[i] + ": error: input " + std::to_string(i) +
+                " is " + HostArray(dtype, shape).describe() +
+                " but the call expects " + want.describe();
+      return false;
+    };
+    if (!readNpy(options.inputs[i], inputs[i], error, UINT64_MAX, check)) {
       logError(error);
-      return kExitUserError;
-    }
-    if (inputs[i].shape != want.shape ||
-        dtypeSize(inputs[i].dtype) != dtypeSize(want.dtype)) {
-      logError(options.inputs[i] + ": error: input " + std::to_string(i) +
-               " is " + inputs[i].describe() + " but the call expects " +
-               want.describe());
       return kExitUserError;
     }
   }
@@ -490,14 +495,8 @@ int runOnGpu(const RunOptions &options, const GpuRunOptions &gpu) {
     }
   }
 
-  if (!options.outputs.empty()) {
-    OutputFiles files(".");
-    for (size_t j = 0; j < outputs.size(); ++j)
-      if (failed(files.stageAt(options.outputs[j], encodeNpy(outputs[j]))))
-        return kExitUserError;
-    if (failed(files.commit()))
-      return kExitUserError;
-  }
+  if (!options.outputs.empty())
+    return commitRunOutputs(options, files, outputs);
   return kExitSuccess;
 }
 

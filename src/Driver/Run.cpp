@@ -91,9 +91,31 @@ std::string describeOperands(const std::vector<ArrayType> &arrays) {
 
 } // namespace
 
+LogicalResult claimRunOutputs(const RunOptions &options, OutputFiles &files) {
+  files.protectInput(options.driver.kernelPath, "kernel being run");
+  files.protectInput(options.driver.specPath, "grid spec being run");
+  for (size_t i = 0; i < options.inputs.size(); ++i)
+    files.protectInput(options.inputs[i], "--input file " + std::to_string(i));
+  for (const std::string &path : options.outputs)
+    if (failed(files.claim(path)))
+      return failure();
+  return success();
+}
+
+int commitRunOutputs(const RunOptions &options, OutputFiles &files,
+                     const std::vector<HostArray> &outputs) {
+  for (size_t j = 0; j < outputs.size() && j < options.outputs.size(); ++j)
+    if (failed(files.stageAt(options.outputs[j], encodeNpy(outputs[j]))))
+      return kExitUserError;
+  return failed(files.commit()) ? kExitUserError : kExitSuccess;
+}
+
 int runOnCpu(const RunOptions &options) {
   const std::string &specPath = options.driver.specPath;
   Clock::time_point t0 = Clock::now();
+  OutputFiles files(".");
+  if (failed(claimRunOutputs(options, files)))
+    return kExitUserError;
   MLIRContext context(makeDriverRegistry());
   configureDriverContext(context);
   DiagnosticRouter router(&context);
@@ -180,23 +202,30 @@ int runOnCpu(const RunOptions &options) {
       continue;
     }
     const std::string &path = options.inputs[i];
-    if (!readNpy(path, inputs[i], error, maxBytes - inputBytes)) {
+    // The dtype and shape are checked on the header, before the data is
+    // read.
+    auto check = [&](DType dtype, const std::vector<int64_t> &shape,
+                     std::string &message) {
+      if (!compatible(dtype, want.dtype)) {
+        message = path + ": error: input " + std::to_string(i) +
+                  " has dtype " + dtypeName(dtype) + " but the call expects " +
+                  dtypeName(want.dtype) + " (" + want.describe() + ")";
+        return false;
+      }
+      if (shape != want.shape) {
+        message = path + ": error: input " + std::to_string(i) +
+                  " has shape " + shapeString(shape) +
+                  " but the call expects " + shapeString(want.shape) + " (" +
+                  want.describe() + ")";
+        return false;
+      }
+      return true;
+    };
+    if (!readNpy(path, inputs[i], error, maxBytes - inputBytes, check)) {
       logError(error);
       return kExitUserError;
     }
     inputBytes += inputs[i].byteSize();
-    if (!compatible(inputs[i].dtype, want.dtype)) {
-      logError(path + ": error: input " + std::to_string(i) + " has dtype " +
-               dtypeName(inputs[i].dtype) + " but the call expects " +
-               dtypeName(want.dtype) + " (" + want.describe() + ")");
-      return kExitUserError;
-    }
-    if (inputs[i].shape != want.shape) {
-      logError(path + ": error: input " + std::to_string(i) + " has shape " +
-               shapeString(inputs[i].shape) + " but the call expects " +
-               shapeString(want.shape) + " (" + want.describe() + ")");
-      return kExitUserError;
-    }
   }
 
   // Output dtypes: an aliased output is its input; integer outputs take the
@@ -258,14 +287,9 @@ int runOnCpu(const RunOptions &options) {
 
   // Outputs: all staged, then renamed together.
   Clock::time_point t4 = Clock::now();
-  if (!options.outputs.empty()) {
-    OutputFiles files(".");
-    for (size_t j = 0; j < outputs.size(); ++j)
-      if (failed(files.stageAt(options.outputs[j], encodeNpy(outputs[j]))))
-        return kExitUserError;
-    if (failed(files.commit()))
-      return kExitUserError;
-  }
+  if (!options.outputs.empty())
+    if (int rc = commitRunOutputs(options, files, outputs))
+      return rc;
   double writeMs = msSince(t4);
   if (options.timing) {
     llvm::errs() << llvm::format(

@@ -2,6 +2,8 @@
 
 #include "src/Target/CudaArtifacts.h"
 
+#include "src/Support/Temporaries.h"
+
 #include "dialects/Pallas/IR/PallasOps.h"
 #include "passes/Conversion/PallasToGPU/PallasToGPU.h"
 #include "passes/Pipelines/CudaPipeline.h"
@@ -10,6 +12,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -240,37 +243,40 @@ emitCudaArtifacts(ModuleOp module, const std::string &name,
     entryJson.sha256 = sha256Hex(ptx);
     json launchInfo = gpuLaunchJson(launch, arch, "cuda");
     if (!ptxas.empty()) {
+      std::string tempError;
+      ScratchDir *temp = toolTempDir(tempError);
+      if (!temp)
+        return emitError(module.getLoc())
+               << "cannot run ptxas: " << tempError;
       SmallString<128> ptxPath, logPath, cubinPath;
-      int fd;
-      if (llvm::sys::fs::createTemporaryFile("pallasc", "ptx", fd, ptxPath) ||
-          llvm::sys::fs::createTemporaryFile("pallasc", "log", logPath) ||
-          (emitCubin && llvm::sys::fs::createTemporaryFile("pallasc", "cubin",
-                                                           cubinPath)))
-        return emitError(module.getLoc()) << "cannot create temporary files "
-                                             "for ptxas";
-      {
-        llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
-        os << ptx;
-      }
+      llvm::scope_exit cleanup([&] {
+        for (const SmallString<128> *p : {&ptxPath, &logPath, &cubinPath})
+          if (!p->empty())
+            llvm::sys::fs::remove(*p);
+      });
+      std::string stem = name + "." + arch;
+      std::error_code ec = temp->writeFile(stem, ".ptx", ptx, ptxPath);
+      if (!ec)
+        ec = temp->createFile(stem, ".log", logPath);
+      if (!ec && emitCubin)
+        ec = temp->createFile(stem, ".cubin", cubinPath);
+      if (ec)
+        return emitError(module.getLoc())
+               << "cannot write the temporary files of ptxas in "
+               << temp->path() << ": " << ec.message();
       std::string archFlag = "-arch=" + arch;
       SmallVector<llvm::StringRef> args = {
           ptxas, archFlag, "-v", ptxPath, "-o",
           emitCubin ? llvm::StringRef(cubinPath) : "/dev/null"};
-      std::optional<llvm::StringRef> redirects[] = {std::nullopt, logPath,
-                                                    logPath};
       std::string execError;
-      int rc = llvm::sys::ExecuteAndWait(ptxas, args, std::nullopt,
-                                         redirects, 120, 0, &execError);
+      int rc = temp->runTool(ptxas, args, logPath, 120, execError);
       auto log = llvm::MemoryBuffer::getFile(logPath);
       std::string logText = log ? (*log)->getBuffer().str() : "";
-      llvm::sys::fs::remove(ptxPath);
-      llvm::sys::fs::remove(logPath);
       std::string cubin;
       if (emitCubin) {
         auto buf = llvm::MemoryBuffer::getFile(cubinPath, /*IsText=*/false);
         if (buf)
           cubin = (*buf)->getBuffer().str();
-        llvm::sys::fs::remove(cubinPath);
         if (rc == 0 && cubin.empty())
           return emitError(module.getLoc())
                  << "ptxas wrote no cubin for " << arch;

@@ -2,6 +2,8 @@
 
 #include "src/Target/RocmArtifacts.h"
 
+#include "src/Support/Temporaries.h"
+
 #include "src/Target/CudaArtifacts.h"
 
 #include "dialects/Pallas/IR/PallasOps.h"
@@ -60,33 +62,30 @@ FailureOr<std::string> linkCodeObject(ModuleOp module, llvm::StringRef object,
            << " needs ld.lld to link the code object (none in "
               "$PALLASC_LD_LLD, the LLVM installation or PATH; install "
               "lld-22)";
+  std::string tempError;
+  ScratchDir *temp = toolTempDir(tempError);
+  if (!temp)
+    return emitError(module.getLoc()) << "cannot run ld.lld: " << tempError;
   SmallString<128> objPath, outPath, logPath;
-  int fd;
-  if (llvm::sys::fs::createTemporaryFile("pallasc", "o", fd, objPath))
-    return emitError(module.getLoc())
-           << "cannot create a temporary file for ld.lld";
-  {
-    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
-    os << object;
-  }
   llvm::scope_exit cleanup([&] {
-    llvm::sys::fs::remove(objPath);
-    if (!outPath.empty())
-      llvm::sys::fs::remove(outPath);
-    if (!logPath.empty())
-      llvm::sys::fs::remove(logPath);
+    for (const SmallString<128> *p : {&objPath, &outPath, &logPath})
+      if (!p->empty())
+        llvm::sys::fs::remove(*p);
   });
-  if (llvm::sys::fs::createTemporaryFile("pallasc", "hsaco", outPath) ||
-      llvm::sys::fs::createTemporaryFile("pallasc", "log", logPath))
+  std::string stem = arch.str();
+  std::error_code ec = temp->writeFile(stem, ".o", object, objPath);
+  if (!ec)
+    ec = temp->createFile(stem, ".hsaco", outPath);
+  if (!ec)
+    ec = temp->createFile(stem, ".log", logPath);
+  if (ec)
     return emitError(module.getLoc())
-           << "cannot create a temporary file for ld.lld";
+           << "cannot write the temporary files of ld.lld in "
+           << temp->path() << ": " << ec.message();
   SmallVector<llvm::StringRef> args = {lld, "-flavor", "gnu", "-shared",
                                        objPath, "-o", outPath};
-  std::optional<llvm::StringRef> redirects[] = {std::nullopt, logPath,
-                                                logPath};
   std::string execError;
-  int rc = llvm::sys::ExecuteAndWait(lld, args, std::nullopt, redirects, 120,
-                                     0, &execError);
+  int rc = temp->runTool(lld, args, logPath, 120, execError);
   if (rc != 0) {
     auto log = llvm::MemoryBuffer::getFile(logPath);
     return emitError(module.getLoc())

@@ -12,6 +12,7 @@
 #include "src/Driver/Run.h"
 #include "src/Driver/GpuRun.h"
 #include "src/Spec/GridSpec.h"
+#include "src/Support/Temporaries.h"
 #include "src/Target/CudaArtifacts.h"
 #include "src/Target/RocmArtifacts.h"
 #include "src/Version.h"
@@ -437,10 +438,17 @@ int main(int argc, char **argv) {
   // driver reports it and removes its temporary files, instead of the
   // process dying of SIGXFSZ with a partial file left behind.
   signal(SIGXFSZ, SIG_IGN);
+  // SIGINT, SIGTERM, SIGHUP and crashes remove this invocation's scratch
+  // directories (staged outputs, tool temporaries) before the process dies.
+  installScratchCleanupOnSignals();
+  removeOrphanToolTempDirs();
+  int rc;
   try {
-    return run(argc, argv);
+    rc = run(argc, argv);
   } catch (const std::exception &e) {
     std::cerr << "pallasc: internal error: " << e.what() << "\n";
-    return kExitInternalError;
+    rc = kExitInternalError;
   }
+  removeToolTempDir();
+  return rc;
 }
