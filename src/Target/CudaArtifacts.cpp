@@ -2,6 +2,8 @@
 
 #include "src/Target/CudaArtifacts.h"
 
+#include "src/Driver/Timing.h"
+
 #include "dialects/Pallas/IR/PallasOps.h"
 #include "passes/Conversion/PallasToGPU/PallasToGPU.h"
 #include "passes/Pipelines/CudaPipeline.h"
@@ -171,6 +173,7 @@ emitCudaArtifacts(ModuleOp module, const std::string &name,
     if (!isCudaTarget(target) || llvm::is_contained(seen, target))
       continue;
     seen.push_back(target);
+    Step targetStep(target);
     std::string arch = target.substr(5);
     int number = 0;
     if (!validArch(arch, number))
@@ -184,10 +187,14 @@ emitCudaArtifacts(ModuleOp module, const std::string &name,
     options.toolkitPath = toolkit;
 
     OwningOpRef<ModuleOp> copy(module.clone());
-    PassManager distribute(module.getContext());
-    pallas::buildCudaDistributionPipeline(distribute, options);
-    if (failed(distribute.run(*copy)))
-      return failure();
+    {
+      Step step("distribution");
+      PassManager distribute(module.getContext());
+      timePasses(distribute);
+      pallas::buildCudaDistributionPipeline(distribute, options);
+      if (failed(distribute.run(*copy)))
+        return failure();
+    }
     DictionaryAttr launch;
     std::string entry;
     copy->walk([&](mlir::gpu::GPUFuncOp f) {
@@ -205,10 +212,15 @@ emitCudaArtifacts(ModuleOp module, const std::string &name,
       out.files.push_back({file, text});
       out.emitted.push_back(file);
     }
-    PassManager codegen(module.getContext());
-    pallas::buildCudaCodegenPipeline(codegen, options);
-    if (failed(codegen.run(*copy)))
-      return failure();
+    {
+      // The NVVM lowering, then LLVM's NVPTX back end (GpuModuleToBinary).
+      Step step("codegen");
+      PassManager codegen(module.getContext());
+      timePasses(codegen);
+      pallas::buildCudaCodegenPipeline(codegen, options);
+      if (failed(codegen.run(*copy)))
+        return failure();
+    }
     std::string ptx;
     copy->walk([&](mlir::gpu::BinaryOp binary) {
       for (Attribute a : binary.getObjectsAttr())
@@ -231,6 +243,7 @@ emitCudaArtifacts(ModuleOp module, const std::string &name,
     entryJson.sha256 = sha256Hex(ptx);
     json launchInfo = gpuLaunchJson(launch, arch, "cuda");
     if (!ptxas.empty()) {
+      Step step("ptxas");
       SmallString<128> ptxPath, logPath, cubinPath;
       int fd;
       if (llvm::sys::fs::createTemporaryFile("pallasc", "ptx", fd, ptxPath) ||

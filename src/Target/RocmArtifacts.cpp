@@ -3,6 +3,7 @@
 #include "src/Target/RocmArtifacts.h"
 
 #include "src/Target/CudaArtifacts.h"
+#include "src/Driver/Timing.h"
 
 #include "dialects/Pallas/IR/PallasOps.h"
 #include "passes/Conversion/PallasToGPU/PallasToGPU.h"
@@ -161,6 +162,7 @@ emitRocmArtifacts(ModuleOp module, const std::string &name,
     if (!isRocmTarget(target) || llvm::is_contained(seen, target))
       continue;
     seen.push_back(target);
+    Step targetStep(target);
     std::string arch = target.substr(5);
     if (!llvm::is_contained(supportedRocmArchs(), arch))
       return emitError(module.getLoc())
@@ -174,10 +176,14 @@ emitRocmArtifacts(ModuleOp module, const std::string &name,
     options.deviceLibsRoot = deviceLibs;
 
     OwningOpRef<ModuleOp> copy(module.clone());
-    PassManager distribute(module.getContext());
-    pallas::buildRocmDistributionPipeline(distribute, options);
-    if (failed(distribute.run(*copy)))
-      return failure();
+    {
+      Step step("distribution");
+      PassManager distribute(module.getContext());
+      timePasses(distribute);
+      pallas::buildRocmDistributionPipeline(distribute, options);
+      if (failed(distribute.run(*copy)))
+        return failure();
+    }
     DictionaryAttr launch;
     std::string entry;
     copy->walk([&](mlir::gpu::GPUFuncOp f) {
@@ -205,7 +211,10 @@ emitRocmArtifacts(ModuleOp module, const std::string &name,
       out.files.push_back({file, text});
       out.emitted.push_back(file);
     }
+    // The ROCDL lowering, then LLVM's AMDGPU back end (GpuModuleToBinary).
+    std::optional<Step> codegenStep(std::in_place, "codegen");
     PassManager codegen(module.getContext());
+    timePasses(codegen);
     pallas::buildRocmCodegenPipeline(codegen, options);
     if (failed(codegen.run(*copy))) {
       if (deviceLibs.empty())
@@ -233,14 +242,19 @@ emitRocmArtifacts(ModuleOp module, const std::string &name,
              << "the kernel calls ROCm device-library functions (ocml/ockl) "
                 "that were not linked; install rocm-device-libs or set "
                 "ROCM_PATH to a directory holding amdgcn/bitcode";
+    codegenStep.reset();
+    std::optional<Step> assembleStep(std::in_place, "assemble");
     auto object = ROCDL::assembleIsa(isa, "amdgcn-amd-amdhsa", arch, "",
                                      [&] { return emitError(module.getLoc()); });
     if (failed(object))
       return failure();
+    assembleStep.reset();
+    std::optional<Step> linkStep(std::in_place, "link (ld.lld)");
     FailureOr<std::string> hsaco = linkCodeObject(
         *copy, llvm::StringRef(object->data(), object->size()), arch);
     if (failed(hsaco))
       return failure();
+    linkStep.reset();
 
     ManifestArtifact entryJson;
     entryJson.target = target;
