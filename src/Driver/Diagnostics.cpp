@@ -2,25 +2,65 @@
 
 #include "src/Driver/Diagnostics.h"
 
+#include "src/Driver/Console.h"
+
 #include "mlir/IR/BuiltinAttributes.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringRef.h"
 
-#include <spdlog/sinks/stdout_sinks.h>
+#include <spdlog/sinks/base_sink.h>
 #include <spdlog/spdlog.h>
+
+#include <atomic>
+#include <mutex>
 
 namespace pallasc {
 
+namespace {
+
+thread_local uint64_t warningCount = 0;
+
+/// The logger's sink: the console (src/Driver/Console.h), or this thread's
+/// LogCapture. -v lines (debug and below) are printed as they happen even
+/// under a capture: they say what a job is doing now.
+class ConsoleSink : public spdlog::sinks::base_sink<std::mutex> {
+public:
+  /// -q: warnings reach the sink (to be counted) but are not printed.
+  std::atomic<bool> quiet{false};
+
+protected:
+  void sink_it_(const spdlog::details::log_msg &msg) override {
+    spdlog::memory_buf_t formatted;
+    formatter_->format(msg, formatted);
+    llvm::StringRef line(formatted.data(), formatted.size());
+    if (msg.level >= spdlog::level::warn)
+      ++warningCount;
+    if (quiet && msg.level < spdlog::level::err)
+      return;
+    if (console::capturing() && msg.level > spdlog::level::debug)
+      console::appendToCapture(line);
+    else
+      console::write(line);
+  }
+  void flush_() override {}
+};
+
+} // namespace
+
 void setupLogging(Verbosity verbosity) {
+  static std::shared_ptr<ConsoleSink> sink = std::make_shared<ConsoleSink>();
   auto logger = spdlog::get("pallasc");
   if (!logger) {
-    logger = spdlog::stderr_logger_st("pallasc");
+    logger = std::make_shared<spdlog::logger>("pallasc", sink);
+    spdlog::register_logger(logger);
     logger->set_pattern("%v");
     spdlog::set_default_logger(logger);
   }
+  sink->quiet = verbosity == Verbosity::Quiet;
   switch (verbosity) {
   case Verbosity::Quiet:
-    logger->set_level(spdlog::level::err);
+    // Warnings are counted (a compile that warned is not cached), not shown.
+    logger->set_level(spdlog::level::warn);
     break;
   case Verbosity::Normal:
     logger->set_level(spdlog::level::warn);
@@ -33,6 +73,8 @@ void setupLogging(Verbosity verbosity) {
 }
 
 void logError(const std::string &message) { spdlog::error("{}", message); }
+
+uint64_t warningsLogged() { return warningCount; }
 
 void reportSpecErrors(const std::string &specPath,
                       const std::vector<spec::SpecError> &errors) {

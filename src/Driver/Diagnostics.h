@@ -25,6 +25,9 @@ namespace pallasc {
 /// Logs an error line (already formatted "file:line:col: error: ...").
 void logError(const std::string &message);
 
+/// How many warnings (and errors) the logger has received from this thread.
+uint64_t warningsLogged();
+
 /// Prints grid spec errors as `spec.json:L:C: error: msg` (syntax errors) or
 /// `spec.json: error: path: msg`.
 void reportSpecErrors(const std::string &specPath,

@@ -2,10 +2,13 @@
 
 #include "src/Driver/Driver.h"
 
+#include "src/Driver/Cache.h"
+#include "src/Driver/Console.h"
 #include "src/Driver/CpuTarget.h"
 #include "src/Driver/Diagnostics.h"
 #include "src/Driver/Frontend.h"
 #include "src/Driver/OutputFiles.h"
+#include "src/Driver/Timing.h"
 #include "src/InitAll.h"
 #include "src/Manifest/Manifest.h"
 #include "src/Spec/SpecToIR.h"
@@ -138,7 +141,9 @@ LogicalResult runTransformPasses(MLIRContext &context,
                                  const DriverOptions &options, ModuleOp module,
                                  const spec::GridSpec &spec) {
   registerAllPasses();
+  Step step("transforms");
   PassManager pm(&context);
+  timePasses(pm);
   pm.enableVerifier(true);
   if (options.printIRAfterAll)
     pm.enableIRPrinting(
@@ -163,19 +168,17 @@ LogicalResult runTransformPasses(MLIRContext &context,
   return pm.run(module);
 }
 
-/// The compilation of one kernel + spec.
+/// The compilation of one kernel + spec, through `cache` when not null.
 class Compilation {
 public:
-  explicit Compilation(const DriverOptions &options)
-      : options(options), context(makeDriverRegistry()) {
-    configureDriverContext(context);
-  }
+  Compilation(const DriverOptions &options, CompileCache *cache)
+      : options(options), cache(cache) {}
 
   int run();
 
 private:
   const DriverOptions &options;
-  MLIRContext context;
+  CompileCache *cache;
 };
 
 /// The depfile's path: -MF's, else beside the outputs (gcc's -MD default:
@@ -213,26 +216,72 @@ std::string depfileRule(const DriverOptions &options,
 }
 
 int Compilation::run() {
-  DiagnosticRouter router(&context);
+  std::unique_ptr<llvm::MemoryBuffer> kernelBuffer;
+  std::string specText;
+  if (int rc = readFrontendInputs(options, kernelBuffer, specText))
+    return rc;
+  OutputLocation location = resolveOutputPath(options);
+
+  // A hit writes the stored files exactly as a miss writes the compiled
+  // ones (same staging, same depfile, same commit).
+  std::string key;
+  if (cache) {
+    std::optional<CacheEntry> cached;
+    {
+      Step step("cache lookup");
+      key = compileCacheKey(options, kernelBuffer->getBuffer(), specText,
+                            gatherToolchain(*cache, options.targets),
+                            location.file);
+      cached = cache->lookup(key);
+    }
+    if (cached) {
+      if (int rc = checkTargets(options))
+        return rc;
+      return writeOutputs(options, location, cached->name, cached->files);
+    }
+  }
+
+  std::optional<MLIRContext> context;
+  {
+    // The context, with every dialect loaded.
+    Step step("set up");
+    context.emplace(makeDriverRegistry());
+    configureDriverContext(*context);
+  }
+  DiagnosticRouter router(&*context);
+  uint64_t warningsBefore = warningsLogged();
 
   FrontendResult fe;
-  if (int rc = runFrontend(options, context, router, fe))
+  if (int rc = runFrontendOnBuffer(options, std::move(kernelBuffer),
+                                   std::move(specText), *context, router, fe))
     return rc;
   if (int rc = checkTargets(options))
     return rc;
-
-  // Outputs, all staged in temporary files and renamed at the end.
-  OutputLocation location = resolveOutputPath(options);
-  OutputFiles outputs(location.directory);
-  outputs.protectInput(options.kernelPath, "kernel being compiled");
-  outputs.protectInput(options.specPath, "grid spec being compiled");
   std::vector<CompiledFile> files;
   if (int rc = emitArtifacts(options, fe, files, location.file))
     return rc;
+  // A compile that warned is not stored: its warnings must show again.
+  if (cache && warningsLogged() == warningsBefore) {
+    Step step("cache store");
+    cache->store(key, {fe.spec.name, files});
+  }
+  return writeOutputs(options, location, fe.spec.name, files);
+}
+
+} // namespace
+
+int writeOutputs(const DriverOptions &options, const OutputLocation &location,
+                 const std::string &name,
+                 const std::vector<CompiledFile> &files) {
+  Step step("write outputs");
+  // All staged in temporary files and renamed at the end.
+  OutputFiles outputs(location.directory);
+  outputs.protectInput(options.kernelPath, "kernel being compiled");
+  outputs.protectInput(options.specPath, "grid spec being compiled");
   if (failed(outputs.prepare()))
     return kExitUserError;
   std::string depfile = options.writeDepfile
-                            ? depfilePath(options, location, fe.spec.name)
+                            ? depfilePath(options, location, name)
                             : std::string();
   if (!depfile.empty() && failed(outputs.claim(depfile)))
     return kExitUserError;
@@ -256,6 +305,8 @@ int Compilation::run() {
     spdlog::debug("wrote {}", f);
   return kExitSuccess;
 }
+
+namespace {
 
 /// What to add to a compilation that writes no file with extension `ext`,
 /// for the error of `-o FILE.ext`.
@@ -396,6 +447,7 @@ int emitArtifacts(const DriverOptions &options, const FrontendResult &fe,
 
   bool emitMlir = llvm::is_contained(options.emit, "mlir");
   if (emitMlir) {
+    Step step("print IR");
     std::string text;
     llvm::raw_string_ostream os(text);
     OpPrintingFlags flags;
@@ -446,6 +498,7 @@ int emitArtifacts(const DriverOptions &options, const FrontendResult &fe,
 
   // --target cpu: <name>.cpu.o, the lowering `pallasc run` executes.
   if (llvm::any_of(options.targets, isCpuTarget)) {
+    Step step("cpu");
     std::string file, object;
     ManifestArtifact entry;
     if (failed(emitCpuArtifact(module, spec->name, file, object, entry)))
@@ -456,6 +509,7 @@ int emitArtifacts(const DriverOptions &options, const FrontendResult &fe,
     }
   }
 
+  Step step("manifest");
   std::string manifestName = spec->name + ".manifest.json";
   if (!outputFile.empty())
     if (int rc = renameToOutputFile(outputFile, options.outputPath,
@@ -496,12 +550,12 @@ void configureDriverContext(MLIRContext &context) {
   context.loadAllAvailableDialects();
 }
 
-static int runFrontendOnBuffers(const DriverOptions &options,
-                                std::unique_ptr<llvm::MemoryBuffer> kernelBuffer,
-                                std::string specText, MLIRContext &context,
-                                DiagnosticRouter &router,
-                                FrontendResult &result) {
+int runFrontendOnBuffer(const DriverOptions &options,
+                        std::unique_ptr<llvm::MemoryBuffer> kernelBuffer,
+                        std::string specText, MLIRContext &context,
+                        DiagnosticRouter &router, FrontendResult &result) {
   std::string kernelText = kernelBuffer->getBuffer().str();
+  std::optional<Step> parseStep(std::in_place, "parse kernel");
   if (failed(checkText(options.kernelPath, kernelText, "kernel")))
     return kExitUserError;
 
@@ -513,8 +567,10 @@ static int runFrontendOnBuffers(const DriverOptions &options,
       parseSourceFile<ModuleOp>(router.sourceMgr(), config);
   if (!module || failed(checkKernelSize(*module)))
     return kExitUserError;
+  parseStep.reset();
 
   // Grid spec: JSON with JSON-path diagnostics.
+  std::optional<Step> importStep(std::in_place, "import spec");
   std::vector<spec::SpecError> specErrors;
   std::optional<spec::GridSpec> spec =
       spec::parseGridSpec(specText, specErrors);
@@ -536,6 +592,7 @@ static int runFrontendOnBuffers(const DriverOptions &options,
     return kExitUserError;
   spdlog::debug("{}: imported kernel @{} with a grid of rank {}",
                 options.specPath, spec->kernel, spec->grid.size());
+  importStep.reset();
 
   if (failed(runTransformPasses(context, options, *module, *spec)))
     return kExitUserError;
@@ -546,32 +603,53 @@ static int runFrontendOnBuffers(const DriverOptions &options,
   return kExitSuccess;
 }
 
-int runFrontend(const DriverOptions &options, MLIRContext &context,
-                DiagnosticRouter &router, FrontendResult &result) {
-  auto kernelBuffer =
-      readInput(options.kernelPath, kMaxKernelBytes, "kernel");
+int readFrontendInputs(const DriverOptions &options,
+                       std::unique_ptr<llvm::MemoryBuffer> &kernelBuffer,
+                       std::string &specText) {
+  Step step("read inputs");
+  kernelBuffer = readInput(options.kernelPath, kMaxKernelBytes, "kernel");
   if (!kernelBuffer)
     return kExitUserError;
   auto specBuffer = readInput(options.specPath, kMaxSpecBytes, "grid spec");
   if (!specBuffer)
     return kExitUserError;
-  return runFrontendOnBuffers(options, std::move(kernelBuffer),
-                              specBuffer->getBuffer().str(), context, router,
-                              result);
+  specText = specBuffer->getBuffer().str();
+  return kExitSuccess;
+}
+
+int runFrontend(const DriverOptions &options, MLIRContext &context,
+                DiagnosticRouter &router, FrontendResult &result) {
+  std::unique_ptr<llvm::MemoryBuffer> kernelBuffer;
+  std::string specText;
+  if (int rc = readFrontendInputs(options, kernelBuffer, specText))
+    return rc;
+  return runFrontendOnBuffer(options, std::move(kernelBuffer),
+                             std::move(specText), context, router, result);
 }
 
 int runFrontendOnText(const DriverOptions &options, llvm::StringRef kernelText,
                       std::string specText, MLIRContext &context,
                       DiagnosticRouter &router, FrontendResult &result) {
-  return runFrontendOnBuffers(
+  return runFrontendOnBuffer(
       options,
       llvm::MemoryBuffer::getMemBufferCopy(kernelText, options.kernelPath),
       std::move(specText), context, router, result);
 }
 
 int runCompile(const DriverOptions &options) {
-  Compilation compilation(options);
-  return compilation.run();
+  StepTimer timer(options.timing, "");
+  int rc;
+  {
+    StepTimerScope scope(timer);
+    std::unique_ptr<CompileCache> cache;
+    if (cacheable(options))
+      cache = CompileCache::open(options.cache);
+    Compilation compilation(options, cache.get());
+    rc = compilation.run();
+  }
+  if (options.timing)
+    console::write(timer.report());
+  return rc;
 }
 
 } // namespace pallasc

@@ -26,6 +26,22 @@ enum ExitCode : int {
 
 enum class Verbosity { Quiet, Normal, Verbose };
 
+/// The compile cache of a command (src/Driver/Cache.h, docs/cache.md): what
+/// the command line chose; resolveCacheSettings() fills the rest from the
+/// environment.
+struct CacheSettings {
+  /// --cache-dir; when empty, PALLASC_CACHE_DIR. Empty after resolving: no
+  /// cache.
+  std::string directory;
+  /// --no-cache: no cache, whatever the environment says.
+  bool disabled = false;
+  /// --cache-max-size (e.g. "500M"); when empty, PALLASC_CACHE_MAX_SIZE,
+  /// else 1 GiB.
+  std::string maxSize;
+  /// The bound in bytes, once resolved.
+  uint64_t maxBytes = 0;
+};
+
 struct DriverOptions {
   std::string kernelPath;
   std::string specPath;
@@ -59,6 +75,11 @@ struct DriverOptions {
   /// AMDHSA code object version of --target rocm:<arch> (4, 5 or 6).
   int rocmCodeObjectVersion = 5;
   Verbosity verbosity = Verbosity::Normal;
+  /// --timing: print the time of each step and pass when the compilation
+  /// ends (src/Driver/Timing.h).
+  bool timing = false;
+  /// --cache-dir and friends.
+  CacheSettings cache;
 };
 
 /// Sets up the spdlog logger all pallasc diagnostics go through.

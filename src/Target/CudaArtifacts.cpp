@@ -2,6 +2,7 @@
 
 #include "src/Target/CudaArtifacts.h"
 
+#include "src/Driver/Timing.h"
 #include "src/Support/Temporaries.h"
 
 #include "dialects/Pallas/IR/PallasOps.h"
@@ -187,6 +188,7 @@ emitCudaArtifacts(ModuleOp module, const std::string &name,
     if (!isCudaTarget(target) || llvm::is_contained(seen, target))
       continue;
     seen.push_back(target);
+    Step targetStep(target);
     const GpuTarget &chip = *lookupGpuTarget(target);
     std::string arch = chip.chip;
     pallas::CudaPipelineOptions options;
@@ -194,10 +196,14 @@ emitCudaArtifacts(ModuleOp module, const std::string &name,
     options.toolkitPath = toolkit;
 
     OwningOpRef<ModuleOp> copy(module.clone());
-    PassManager distribute(module.getContext());
-    pallas::buildCudaDistributionPipeline(distribute, options);
-    if (failed(distribute.run(*copy)))
-      return failure();
+    {
+      Step step("distribution");
+      PassManager distribute(module.getContext());
+      timePasses(distribute);
+      pallas::buildCudaDistributionPipeline(distribute, options);
+      if (failed(distribute.run(*copy)))
+        return failure();
+    }
     DictionaryAttr launch;
     std::string entry;
     copy->walk([&](mlir::gpu::GPUFuncOp f) {
@@ -217,10 +223,15 @@ emitCudaArtifacts(ModuleOp module, const std::string &name,
       out.files.push_back({file, text});
       out.emitted.push_back(file);
     }
-    PassManager codegen(module.getContext());
-    pallas::buildCudaCodegenPipeline(codegen, options);
-    if (failed(codegen.run(*copy)))
-      return failure();
+    {
+      // The NVVM lowering, then LLVM's NVPTX back end (GpuModuleToBinary).
+      Step step("codegen");
+      PassManager codegen(module.getContext());
+      timePasses(codegen);
+      pallas::buildCudaCodegenPipeline(codegen, options);
+      if (failed(codegen.run(*copy)))
+        return failure();
+    }
     std::string ptx;
     copy->walk([&](mlir::gpu::BinaryOp binary) {
       for (Attribute a : binary.getObjectsAttr())
@@ -243,6 +254,7 @@ emitCudaArtifacts(ModuleOp module, const std::string &name,
     entryJson.sha256 = sha256Hex(ptx);
     json launchInfo = gpuLaunchJson(launch, arch, "cuda");
     if (!ptxas.empty()) {
+      Step step("ptxas");
       std::string tempError;
       ScratchDir *temp = toolTempDir(tempError);
       if (!temp)

@@ -5,6 +5,7 @@
 #include "src/Support/Temporaries.h"
 
 #include "src/Target/CudaArtifacts.h"
+#include "src/Driver/Timing.h"
 
 #include "dialects/Pallas/IR/PallasOps.h"
 #include "passes/Conversion/PallasToGPU/PallasToGPU.h"
@@ -152,6 +153,7 @@ emitRocmArtifacts(ModuleOp module, const std::string &name,
     if (!isRocmTarget(target) || llvm::is_contained(seen, target))
       continue;
     seen.push_back(target);
+    Step targetStep(target);
     const GpuTarget &chip = *lookupGpuTarget(target);
     std::string arch = chip.chip;
     if (!chip.supportsCodeObjectVersion(codeObjectVersion)) {
@@ -169,10 +171,14 @@ emitRocmArtifacts(ModuleOp module, const std::string &name,
     options.deviceLibsRoot = deviceLibs;
 
     OwningOpRef<ModuleOp> copy(module.clone());
-    PassManager distribute(module.getContext());
-    pallas::buildRocmDistributionPipeline(distribute, options);
-    if (failed(distribute.run(*copy)))
-      return failure();
+    {
+      Step step("distribution");
+      PassManager distribute(module.getContext());
+      timePasses(distribute);
+      pallas::buildRocmDistributionPipeline(distribute, options);
+      if (failed(distribute.run(*copy)))
+        return failure();
+    }
     DictionaryAttr launch;
     std::string entry;
     copy->walk([&](mlir::gpu::GPUFuncOp f) {
@@ -192,7 +198,10 @@ emitRocmArtifacts(ModuleOp module, const std::string &name,
       out.files.push_back({file, text});
       out.emitted.push_back(file);
     }
+    // The ROCDL lowering, then LLVM's AMDGPU back end (GpuModuleToBinary).
+    std::optional<Step> codegenStep(std::in_place, "codegen");
     PassManager codegen(module.getContext());
+    timePasses(codegen);
     pallas::buildRocmCodegenPipeline(codegen, options);
     if (failed(codegen.run(*copy))) {
       if (deviceLibs.empty())
@@ -220,14 +229,19 @@ emitRocmArtifacts(ModuleOp module, const std::string &name,
              << "the kernel calls ROCm device-library functions (ocml/ockl) "
                 "that were not linked; install rocm-device-libs or set "
                 "ROCM_PATH to a directory holding amdgcn/bitcode";
+    codegenStep.reset();
+    std::optional<Step> assembleStep(std::in_place, "assemble");
     auto object = ROCDL::assembleIsa(isa, "amdgcn-amd-amdhsa", arch, "",
                                      [&] { return emitError(module.getLoc()); });
     if (failed(object))
       return failure();
+    assembleStep.reset();
+    std::optional<Step> linkStep(std::in_place, "link (ld.lld)");
     FailureOr<std::string> hsaco = linkCodeObject(
         *copy, llvm::StringRef(object->data(), object->size()), arch);
     if (failed(hsaco))
       return failure();
+    linkStep.reset();
 
     ManifestArtifact entryJson;
     entryJson.target = target;

@@ -6,7 +6,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "src/Driver/Cache.h"
 #include "src/Driver/CpuTarget.h"
+#include "src/Driver/Diagnostics.h"
 #include "src/Driver/Driver.h"
 #include "src/Driver/OutputFiles.h"
 #include "src/Driver/Run.h"
@@ -36,6 +38,53 @@
 using namespace pallasc;
 
 namespace {
+
+/// --cache-dir, --no-cache and --cache-max-size on `cmd`.
+void addCacheOptions(CLI::App *cmd, CacheSettings &cache) {
+  cmd->add_option("--cache-dir", cache.directory,
+                  "Compile cache directory (default: $PALLASC_CACHE_DIR; "
+                  "none when unset)");
+  cmd->add_flag("--no-cache", cache.disabled,
+                "Do not use the compile cache, even with PALLASC_CACHE_DIR");
+  cmd->add_option("--cache-max-size", cache.maxSize,
+                  "Bound of the cache's size, e.g. 500M or 2G (default: "
+                  "$PALLASC_CACHE_MAX_SIZE, else 1G); least recently used "
+                  "entries are evicted past it")
+      ->check([](const std::string &text) {
+        uint64_t bytes;
+        return parseByteSize(text, bytes)
+                   ? std::string()
+                   : "expected a size in bytes, optionally with a K, M or G "
+                     "suffix (e.g. 500M), got '" +
+                         text + "'";
+      });
+}
+
+/// pallasc cache --stats | --clear.
+int runCacheCommand(CacheSettings settings, bool stats, bool clear) {
+  if (!resolveCacheSettings(settings))
+    return kExitUsageError;
+  if (settings.directory.empty()) {
+    logError("error: no cache directory: give --cache-dir DIR or set "
+             "PALLASC_CACHE_DIR");
+    return kExitUsageError;
+  }
+  if (clear && failed(CompileCache::clear(settings)))
+    return kExitUserError;
+  if (stats) {
+    CacheStats s = CompileCache::stats(settings);
+    std::cout << "cache directory: " << settings.directory << "\n"
+              << "entries: " << s.entries << "\n"
+              << "size: " << formatByteSize(s.bytes) << " (bound "
+              << formatByteSize(s.maxBytes) << ")\n"
+              << "hits: " << s.hits << "\n"
+              << "misses: " << s.misses << "\n"
+              << "stores: " << s.stores << "\n"
+              << "corrupt entries removed: " << s.corrupt << "\n"
+              << "entries evicted: " << s.evicted << "\n";
+  }
+  return kExitSuccess;
+}
 
 /// Parses "AXES:SIZE" (e.g. "0,none:4") into a vmap transform.
 spec::Transform parseVmapFlag(const std::string &text) {
@@ -255,8 +304,14 @@ int run(int argc, char **argv) {
       "--MQ", mq, "As -MT, with the characters special to Make quoted");
   auto *mpOpt = app.add_flag("--MP", options.depPhonyTargets,
                              "Add a phony rule for each input to the depfile");
-  app.add_flag("-v,--verbose", verbose, "Verbose output");
+  app.add_flag("-v,--verbose", verbose,
+               "Verbose output: each step as it starts, each file written");
   app.add_flag("-q,--quiet", quiet, "Only print errors");
+  app.add_flag("--timing", options.timing,
+               "Print the time of each step (parse, import, each transform, "
+               "each target's lowering, LLVM code generation, ptxas, "
+               "serialization, writing) and pass to stderr at the end");
+  addCacheOptions(&app, options.cache);
 
   // pallasc run: compiled CPU execution over .npy files (src/Driver/Run.h).
   CLI::App *runCmd = app.add_subcommand(
@@ -329,12 +384,33 @@ int run(int argc, char **argv) {
                    "With --bench: also time a device-to-device copy of the "
                    "bytes the kernel accesses");
   runCmd->add_option("--device", gpuRun.device, "CUDA device ordinal");
+  addCacheOptions(runCmd, run.driver.cache);
+
+  // pallasc cache: the compile cache's counters, or emptying it.
+  CLI::App *cacheCmd = app.add_subcommand(
+      "cache", "Show the compile cache's counters (--stats) or empty it "
+               "(--clear)");
+  CacheSettings cacheSettings;
+  bool cacheStats = false, cacheClear = false;
+  cacheCmd->add_flag("--stats", cacheStats,
+                     "Print entries, size, hits, misses, stores, corrupt "
+                     "entries and evictions");
+  cacheCmd->add_flag("--clear", cacheClear,
+                     "Remove every entry and zero the counters");
+  cacheCmd->add_option("--cache-dir", cacheSettings.directory,
+                       "Cache directory (default: $PALLASC_CACHE_DIR)");
+  cacheCmd->add_option("--cache-max-size", cacheSettings.maxSize,
+                       "The bound --stats shows (default: "
+                       "$PALLASC_CACHE_MAX_SIZE, else 1G)");
   app.require_subcommand(0, 1);
 
 
   try {
     app.parse(static_cast<int>(argvFixed.size()), argvFixed.data());
-    if (runCmd->parsed()) {
+    if (cacheCmd->parsed()) {
+      if (!cacheStats && !cacheClear)
+        throw CLI::ValidationError("cache", "give --stats or --clear");
+    } else if (runCmd->parsed()) {
       if (runCmd->count("--random-inputs"))
         run.randomSeed = runSeed;
       for (CLI::Option *o : runCmd->parse_order()) {
@@ -396,6 +472,10 @@ int run(int argc, char **argv) {
     app.exit(e);
     return kExitUsageError;
   }
+  if (cacheCmd->parsed()) {
+    setupLogging(Verbosity::Normal);
+    return runCacheCommand(cacheSettings, cacheStats, cacheClear);
+  }
   options.emit = emit;
   options.optLevel = opt;
   options.verbosity = quiet     ? Verbosity::Quiet
@@ -407,6 +487,8 @@ int run(int argc, char **argv) {
                            : runVerbose ? Verbosity::Verbose
                                         : Verbosity::Normal;
     setupLogging(run.driver.verbosity);
+    if (!resolveCacheSettings(run.driver.cache))
+      return kExitUsageError;
     if ((runCmd->count("--rtol") || runCmd->count("--atol")) &&
         !gpuRun.check)
       warn("--rtol/--atol do nothing without --check");
@@ -427,6 +509,8 @@ int run(int argc, char **argv) {
   }
   setupLogging(options.verbosity);
   warnIneffectiveFlags(app, options);
+  if (!resolveCacheSettings(options.cache))
+    return kExitUsageError;
   return runCompile(options);
 }
 
