@@ -59,6 +59,11 @@ struct DriverOptions {
   /// AMDHSA code object version of --target rocm:<arch> (4, 5 or 6).
   int rocmCodeObjectVersion = 5;
   Verbosity verbosity = Verbosity::Normal;
+  /// Testing the internal-error path (hidden --debug-internal-error): "fatal"
+  /// raises an LLVM fatal error, "crash" a SIGSEGV, "abort" calls abort(),
+  /// each while compiling the first target, after the output directory was
+  /// prepared.
+  std::string debugInternalError;
 };
 
 /// Sets up the spdlog logger all pallasc diagnostics go through.

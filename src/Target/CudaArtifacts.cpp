@@ -5,6 +5,7 @@
 #include "dialects/Pallas/IR/PallasOps.h"
 #include "passes/Conversion/PallasToGPU/PallasToGPU.h"
 #include "passes/Pipelines/CudaPipeline.h"
+#include "src/Support/CompileStage.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/Diagnostics.h"
@@ -17,6 +18,8 @@
 #include "llvm/Support/Program.h"
 #include "llvm/Support/Regex.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <spdlog/spdlog.h>
 
 using namespace mlir;
 using json = nlohmann::json;
@@ -184,10 +187,13 @@ emitCudaArtifacts(ModuleOp module, const std::string &name,
     options.toolkitPath = toolkit;
 
     OwningOpRef<ModuleOp> copy(module.clone());
-    PassManager distribute(module.getContext());
-    pallas::buildCudaDistributionPipeline(distribute, options);
-    if (failed(distribute.run(*copy)))
-      return failure();
+    {
+      CompileStage stage("the GPU lowering", target);
+      PassManager distribute(module.getContext());
+      pallas::buildCudaDistributionPipeline(distribute, options);
+      if (failed(distribute.run(*copy)))
+        return failure();
+    }
     DictionaryAttr launch;
     std::string entry;
     copy->walk([&](mlir::gpu::GPUFuncOp f) {
@@ -205,10 +211,13 @@ emitCudaArtifacts(ModuleOp module, const std::string &name,
       out.files.push_back({file, text});
       out.emitted.push_back(file);
     }
-    PassManager codegen(module.getContext());
-    pallas::buildCudaCodegenPipeline(codegen, options);
-    if (failed(codegen.run(*copy)))
-      return failure();
+    {
+      CompileStage stage("NVVM lowering and PTX generation", target);
+      PassManager codegen(module.getContext());
+      pallas::buildCudaCodegenPipeline(codegen, options);
+      if (failed(codegen.run(*copy)))
+        return failure();
+    }
     std::string ptx;
     copy->walk([&](mlir::gpu::BinaryOp binary) {
       for (Attribute a : binary.getObjectsAttr())
@@ -250,6 +259,8 @@ emitCudaArtifacts(ModuleOp module, const std::string &name,
       std::optional<llvm::StringRef> redirects[] = {std::nullopt, logPath,
                                                     logPath};
       std::string execError;
+      CompileStage stage("ptxas", target);
+      spdlog::debug("{}: {}", target, llvm::join(args, " "));
       int rc = llvm::sys::ExecuteAndWait(ptxas, args, std::nullopt,
                                          redirects, 120, 0, &execError);
       auto log = llvm::MemoryBuffer::getFile(logPath);

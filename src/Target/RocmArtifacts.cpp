@@ -7,6 +7,7 @@
 #include "dialects/Pallas/IR/PallasOps.h"
 #include "passes/Conversion/PallasToGPU/PallasToGPU.h"
 #include "passes/Pipelines/RocmPipeline.h"
+#include "src/Support/CompileStage.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/Builders.h"
@@ -21,6 +22,8 @@
 #include "llvm/Support/Program.h"
 #include "llvm/Support/Regex.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <spdlog/spdlog.h>
 
 using namespace mlir;
 using json = nlohmann::json;
@@ -56,7 +59,9 @@ namespace {
 /// Runs ld.lld on `object` (a relocatable AMDGPU ELF) into a shared code
 /// object, as the ROCm toolchain links kernels.
 FailureOr<std::string> linkCodeObject(ModuleOp module, llvm::StringRef object,
-                                      llvm::StringRef arch) {
+                                      llvm::StringRef arch,
+                                      llvm::StringRef target) {
+  CompileStage stage("ld.lld", target);
   std::string lld = findLdLld();
   if (lld.empty())
     return emitError(module.getLoc())
@@ -89,6 +94,7 @@ FailureOr<std::string> linkCodeObject(ModuleOp module, llvm::StringRef object,
   std::optional<llvm::StringRef> redirects[] = {std::nullopt, logPath,
                                                 logPath};
   std::string execError;
+  spdlog::debug("{}: {}", target, llvm::join(args, " "));
   int rc = llvm::sys::ExecuteAndWait(lld, args, std::nullopt, redirects, 120,
                                      0, &execError);
   if (rc != 0) {
@@ -174,10 +180,13 @@ emitRocmArtifacts(ModuleOp module, const std::string &name,
     options.deviceLibsRoot = deviceLibs;
 
     OwningOpRef<ModuleOp> copy(module.clone());
-    PassManager distribute(module.getContext());
-    pallas::buildRocmDistributionPipeline(distribute, options);
-    if (failed(distribute.run(*copy)))
-      return failure();
+    {
+      CompileStage stage("the GPU lowering", target);
+      PassManager distribute(module.getContext());
+      pallas::buildRocmDistributionPipeline(distribute, options);
+      if (failed(distribute.run(*copy)))
+        return failure();
+    }
     DictionaryAttr launch;
     std::string entry;
     copy->walk([&](mlir::gpu::GPUFuncOp f) {
@@ -205,16 +214,19 @@ emitRocmArtifacts(ModuleOp module, const std::string &name,
       out.files.push_back({file, text});
       out.emitted.push_back(file);
     }
-    PassManager codegen(module.getContext());
-    pallas::buildRocmCodegenPipeline(codegen, options);
-    if (failed(codegen.run(*copy))) {
-      if (deviceLibs.empty())
-        return emitError(kernelLoc)
-               << "no ROCm device libraries were found to link (ocml/ockl "
-                  "bitcode under $ROCM_PATH, /opt/rocm or "
-                  "/usr/lib/x86_64-linux-gnu: amdgcn/bitcode); install "
-                  "rocm-device-libs or set ROCM_PATH";
-      return failure();
+    {
+      CompileStage stage("ROCDL lowering and AMDGPU code generation", target);
+      PassManager codegen(module.getContext());
+      pallas::buildRocmCodegenPipeline(codegen, options);
+      if (failed(codegen.run(*copy))) {
+        if (deviceLibs.empty())
+          return emitError(kernelLoc)
+                 << "no ROCm device libraries were found to link (ocml/ockl "
+                    "bitcode under $ROCM_PATH, /opt/rocm or "
+                    "/usr/lib/x86_64-linux-gnu: amdgcn/bitcode); install "
+                    "rocm-device-libs or set ROCM_PATH";
+        return failure();
+      }
     }
     std::string isa;
     copy->walk([&](mlir::gpu::BinaryOp binary) {
@@ -233,12 +245,15 @@ emitRocmArtifacts(ModuleOp module, const std::string &name,
              << "the kernel calls ROCm device-library functions (ocml/ockl) "
                 "that were not linked; install rocm-device-libs or set "
                 "ROCM_PATH to a directory holding amdgcn/bitcode";
-    auto object = ROCDL::assembleIsa(isa, "amdgcn-amd-amdhsa", arch, "",
-                                     [&] { return emitError(module.getLoc()); });
+    auto object = [&] {
+      CompileStage stage("assembling the AMDGPU code", target);
+      return ROCDL::assembleIsa(isa, "amdgcn-amd-amdhsa", arch, "",
+                                [&] { return emitError(module.getLoc()); });
+    }();
     if (failed(object))
       return failure();
     FailureOr<std::string> hsaco = linkCodeObject(
-        *copy, llvm::StringRef(object->data(), object->size()), arch);
+        *copy, llvm::StringRef(object->data(), object->size()), arch, target);
     if (failed(hsaco))
       return failure();
 

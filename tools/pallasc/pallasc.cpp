@@ -14,13 +14,13 @@
 #include "src/Spec/GridSpec.h"
 #include "src/Target/CudaArtifacts.h"
 #include "src/Target/RocmArtifacts.h"
+#include "src/Support/CompileStage.h"
 #include "src/Version.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/Allocator.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Error.h"
-#include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/StringSaver.h"
 
 #include <CLI/CLI.hpp>
@@ -255,6 +255,10 @@ int run(int argc, char **argv) {
                              "Add a phony rule for each input to the depfile");
   app.add_flag("-v,--verbose", verbose, "Verbose output");
   app.add_flag("-q,--quiet", quiet, "Only print errors");
+  // For the tests of the internal-error path; not in --help.
+  app.add_option("--debug-internal-error", options.debugInternalError)
+      ->check(CLI::IsMember({"fatal", "crash", "abort"}))
+      ->group("");
 
   // pallasc run: compiled CPU execution over .npy files (src/Driver/Run.h).
   CLI::App *runCmd = app.add_subcommand(
@@ -417,6 +421,7 @@ int run(int argc, char **argv) {
         (gpuRun.target.empty() || gpuRun.emulate))
       warn("--device does nothing without a GPU run (--target cuda:<arch>, "
            "without --emulate)");
+    setInternalErrorBacktraces(runVerbose);
     if (!gpuRun.target.empty())
       return runOnGpu(run, gpuRun);
     if (gpuRun.check || gpuRun.emulate || gpuRun.benchReps)
@@ -427,6 +432,7 @@ int run(int argc, char **argv) {
     return runOnCpu(run);
   }
   setupLogging(options.verbosity);
+  setInternalErrorBacktraces(verbose);
   warnIneffectiveFlags(app, options);
   return runCompile(options);
 }
@@ -434,7 +440,9 @@ int run(int argc, char **argv) {
 } // namespace
 
 int main(int argc, char **argv) {
-  llvm::InitLLVM initLLVM(argc, argv);
+  // Instead of llvm::InitLLVM: an LLVM fatal error or a crash is reported as
+  // an internal compiler error (exit 3), without LLVM's stack dump.
+  installInternalErrorHandlers(argv[0]);
   // Past a file-size limit (ulimit -f), let write() fail with EFBIG so the
   // driver reports it and removes its temporary files, instead of the
   // process dying of SIGXFSZ with a partial file left behind.
