@@ -1,6 +1,7 @@
 //===- CudaEmulator.cpp - Run a distributed CUDA kernel on CPU threads -*- C++ -*-===//
 
 #include "src/Runtime/CudaEmulator.h"
+#include "src/Runtime/RuntimeSymbols.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
@@ -1278,6 +1279,9 @@ bool emulateGpuKernel(ModuleOp module, const launch::GpuLaunchRecord &record,
       map[interner(name)] = {llvm::orc::ExecutorAddr::fromPtr(address),
                              llvm::JITSymbolFlags::Exported};
     };
+    // What the CPU runner's kernels call too (bf16 truncation, ...).
+    for (auto [name, address] : runtimeSymbols())
+      add(name, address);
     add("pallasc_emu_tid", reinterpret_cast<void *>(&pallasc_emu_tid));
     add("pallasc_emu_bid", reinterpret_cast<void *>(&pallasc_emu_bid));
     add("pallasc_emu_barrier", reinterpret_cast<void *>(&pallasc_emu_barrier));
