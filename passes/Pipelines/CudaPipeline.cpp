@@ -13,6 +13,7 @@
 
 #include "passes/Conversion/PallasToGPU/PallasToGPU.h"
 #include "target/GpuTarget.h"
+#include "passes/Transforms/Passes.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
@@ -33,6 +34,7 @@
 #include "mlir/Dialect/Index/IR/IndexDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/UB/IR/UBOps.h"
@@ -60,6 +62,14 @@ std::string mlir::pallas::defaultCudaToolkitPath() {
 
 void mlir::pallas::buildCudaDistributionPipeline(
     OpPassManager &pm, const CudaPipelineOptions &options) {
+  // Every math op the dialect accepts, as ops libdevice / ocml / the
+  // backends have (docs/dialect.md); bf16 math in f32 (neither device
+  // library has bf16 functions). Before the distribution, so the emulator
+  // runs the same rewrites.
+  pm.addPass(createPallasLegalizeMath());
+  math::MathExtendToSupportedTypesOptions extend;
+  extend.extraTypeStrs = {"f16"};
+  pm.addPass(math::createMathExtendToSupportedTypes(extend));
   pm.addPass(createPallasGPUPrepare());
   pm.addPass(createPallasToLinalg());
   pm.addPass(createCanonicalizerPass());
@@ -97,6 +107,9 @@ void mlir::pallas::buildCudaCodegenPipeline(OpPassManager &pm,
   ConvertGpuOpsToNVVMOpsOptions toNvvm;
   toNvvm.useBarePtrCallConv = true;
   device.addPass(createConvertGpuOpsToNVVMOps(toNvvm));
+  // What libdevice has no function for (math.trunc, ctlz, cttz, ctpop):
+  // LLVM intrinsics the NVPTX backend selects.
+  device.addPass(createConvertMathToLLVMPass());
   // cp.async (emitted as nvgpu.device_async_copy) with 32-bit indices.
   device.addPass(createPallasNVGPUToNVVM());
   device.addPass(createConvertNVVMToLLVMPass());

@@ -12,6 +12,7 @@
 
 #include "passes/Pipelines/CudaPipeline.h"
 #include "target/GpuTarget.h"
+#include "passes/Conversion/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
@@ -20,7 +21,6 @@
 #include "mlir/Target/LLVM/ROCDL/Target.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
-#include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
@@ -71,14 +71,17 @@ void mlir::pallas::buildRocmCodegenPipeline(
   device.addPass(memref::createExpandStridedMetadataPass());
   device.addPass(createLowerAffinePass());
   device.addPass(createSCFToControlFlowPass());
-  // ROCDL maps no ocml function to math.tanh and AMDGPU has no tanh
-  // instruction ("no libcall available for ftanh"): expand it into exp.
-  math::MathExpandOpsPassOptions expand;
-  expand.opMnemonics = {"tanh"};
-  device.addPass(math::createMathExpandOpsPass(expand));
   ConvertAMDGPUToROCDLPassOptions amdgpu;
   amdgpu.chipset = options.chip;
   device.addPass(createConvertAMDGPUToROCDLPass(amdgpu));
+  // tanh, tan, atan, atan2, sinh, cosh, asin, acos as ocml calls
+  // (convert-gpu-to-rocdl would pick LLVM intrinsics the AMDGPU backend
+  // cannot select: "no libcall available for ftanh"). Before, tanh was
+  // expanded into exp here, after the point the emulator runs and less
+  // accurate near 0 than ocml's.
+  PallasMathToOcmlOptions ocml;
+  ocml.chipset = options.chip;
+  device.addPass(createPallasMathToOcml(ocml));
   ConvertGpuOpsToROCDLOpsOptions toRocdl;
   toRocdl.chipset = options.chip;
   toRocdl.useBarePtrCallConv = true;

@@ -12,7 +12,7 @@
 #include "src/InitAll.h"
 #include "src/Manifest/Manifest.h"
 #include "src/Spec/SpecToIR.h"
-#include "src/Support/BoundedRead.h"
+#include "src/Support/CompileStage.h"
 #include "src/Support/InputChecks.h"
 #include "src/Target/CudaArtifacts.h"
 #include "src/Target/RocmArtifacts.h"
@@ -31,12 +31,16 @@
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <spdlog/spdlog.h>
+
+#include <csignal>
+#include <cstdlib>
 
 using namespace mlir;
 
@@ -140,6 +144,7 @@ std::string baseName(const std::string &path) {
 LogicalResult runTransformPasses(MLIRContext &context,
                                  const DriverOptions &options, ModuleOp module,
                                  const spec::GridSpec &spec) {
+  CompileStage stage("the call-level transforms");
   registerAllPasses();
   Step step("transforms");
   PassManager pm(&context);
@@ -168,7 +173,23 @@ LogicalResult runTransformPasses(MLIRContext &context,
   return pm.run(module);
 }
 
-/// The compilation of one kernel + spec, through `cache` when not null.
+/// --debug-internal-error: an internal error of the kind asked for, inside a
+/// step for the first target, to test how pallasc reports them.
+void raiseDebugInternalError(const DriverOptions &options) {
+  CompileStage stage("the --debug-internal-error hook",
+                     options.targets.empty() ? "" : options.targets.front());
+  if (options.debugInternalError == "fatal")
+    llvm::report_fatal_error("a fatal error requested by "
+                             "--debug-internal-error\nwith a second line");
+  if (options.debugInternalError == "crash")
+    std::raise(SIGSEGV);
+  if (options.debugInternalError == "abort")
+    std::abort();
+}
+
+/// The compilation of one kernel + spec.
+  if (!options.debugInternalError.empty())
+    raiseDebugInternalError(options);
 class Compilation {
 public:
   Compilation(const DriverOptions &options, CompileCache *cache)
@@ -257,6 +278,14 @@ int Compilation::run() {
     return rc;
   if (int rc = checkTargets(options))
     return rc;
+
+  // Outputs, all staged in temporary files and renamed at the end.
+  OutputLocation location = resolveOutputPath(options);
+  OutputFiles outputs(location.directory);
+  outputs.protectInput(options.kernelPath, "kernel");
+  outputs.protectInput(options.specPath, "grid spec");
+  if (!options.debugInternalError.empty())
+    raiseDebugInternalError(options);
   std::vector<CompiledFile> files;
   if (int rc = emitArtifacts(options, fe, files, location.file))
     return rc;
@@ -459,6 +488,7 @@ int emitArtifacts(const DriverOptions &options, const FrontendResult &fe,
 
   // --target tpu: <name>.tpu.mlirbc + <name>.tpu.json (src/Target).
   if (llvm::any_of(options.targets, isTpuTarget)) {
+    CompileStage stage("the Mosaic lowering", "tpu");
     FailureOr<TpuArtifacts> tpu =
         emitTpuArtifacts(module, spec->name, emitMlir);
     if (failed(tpu))
@@ -499,6 +529,7 @@ int emitArtifacts(const DriverOptions &options, const FrontendResult &fe,
   // --target cpu: <name>.cpu.o, the lowering `pallasc run` executes.
   if (llvm::any_of(options.targets, isCpuTarget)) {
     Step step("cpu");
+    CompileStage stage("the CPU lowering", "cpu");
     std::string file, object;
     ManifestArtifact entry;
     if (failed(emitCpuArtifact(module, spec->name, file, object, entry)))
@@ -563,8 +594,11 @@ int runFrontendOnBuffer(const DriverOptions &options,
   // Kernel IR: parsed and verified by MLIR; diagnostics carry file:line:col.
   router.sourceMgr().AddNewSourceBuffer(std::move(kernelBuffer), llvm::SMLoc());
   ParserConfig config(&context);
-  OwningOpRef<ModuleOp> module =
-      parseSourceFile<ModuleOp>(router.sourceMgr(), config);
+  OwningOpRef<ModuleOp> module;
+  {
+    CompileStage stage("parsing the kernel");
+    module = parseSourceFile<ModuleOp>(router.sourceMgr(), config);
+  }
   if (!module || failed(checkKernelSize(*module)))
     return kExitUserError;
   parseStep.reset();

@@ -80,6 +80,11 @@ struct DriverOptions {
   bool timing = false;
   /// --cache-dir and friends.
   CacheSettings cache;
+  /// Testing the internal-error path (hidden --debug-internal-error): "fatal"
+  /// raises an LLVM fatal error, "crash" a SIGSEGV, "abort" calls abort(),
+  /// each while compiling the first target, before any output is
+  /// prepared.
+  std::string debugInternalError;
 };
 
 /// Sets up the spdlog logger all pallasc diagnostics go through.

@@ -18,6 +18,7 @@
 #include "src/Runtime/Launch.h"
 #include "src/Runtime/Npy.h"
 #include "src/Runtime/RandomInputs.h"
+#include "src/Target/CudaArtifacts.h"
 #include "src/Target/GpuLaunchRecord.h"
 #include "src/Target/RocmArtifacts.h"
 #include "target/GpuTarget.h"
@@ -387,6 +388,27 @@ int runOnGpu(const RunOptions &options, const GpuRunOptions &gpu) {
     else
       fillUninitialized(outputs[j].data(), outputs[j].numElements(),
                         outputs[j].dtype);
+  }
+
+  // The emulator runs the distributed kernel, one step before the artifact:
+  // build the artifact first, exactly as `pallasc --target T` does (code
+  // generation, device libraries, ptxas / ld.lld), and refuse to emulate a
+  // kernel that cannot be built, so a check that passes under --emulate is
+  // a kernel that compiles.
+  if (gpu.emulate) {
+    std::vector<std::string> targets = {gpu.target};
+    bool built =
+        amd ? succeeded(emitRocmArtifacts(*fe.module, fe.spec.name, targets,
+                                          /*emitText=*/false,
+                                          /*emitAsm=*/false))
+            : succeeded(emitCudaArtifacts(*fe.module, fe.spec.name, targets,
+                                          /*emitText=*/false));
+    if (!built) {
+      logError("error: not emulating: the kernel does not compile for " +
+               gpu.target + " (above), and --emulate runs only what the " +
+               "target's artifact would run");
+      return kExitUserError;
+    }
   }
 
   // The GPU lowering, up to the distributed kernel and its launch record.

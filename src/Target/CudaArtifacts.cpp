@@ -9,6 +9,7 @@
 #include "passes/Conversion/PallasToGPU/PallasToGPU.h"
 #include "passes/Pipelines/CudaPipeline.h"
 #include "target/GpuTarget.h"
+#include "src/Support/CompileStage.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/Diagnostics.h"
@@ -22,6 +23,8 @@
 #include "llvm/Support/Program.h"
 #include "llvm/Support/Regex.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <spdlog/spdlog.h>
 
 using namespace mlir;
 using json = nlohmann::json;
@@ -198,6 +201,7 @@ emitCudaArtifacts(ModuleOp module, const std::string &name,
     OwningOpRef<ModuleOp> copy(module.clone());
     {
       Step step("distribution");
+      CompileStage stage("the GPU lowering", target);
       PassManager distribute(module.getContext());
       timePasses(distribute);
       pallas::buildCudaDistributionPipeline(distribute, options);
@@ -226,6 +230,7 @@ emitCudaArtifacts(ModuleOp module, const std::string &name,
     {
       // The NVVM lowering, then LLVM's NVPTX back end (GpuModuleToBinary).
       Step step("codegen");
+      CompileStage stage("NVVM lowering and PTX generation", target);
       PassManager codegen(module.getContext());
       timePasses(codegen);
       pallas::buildCudaCodegenPipeline(codegen, options);
@@ -281,6 +286,8 @@ emitCudaArtifacts(ModuleOp module, const std::string &name,
           ptxas, archFlag, "-v", ptxPath, "-o",
           emitCubin ? llvm::StringRef(cubinPath) : "/dev/null"};
       std::string execError;
+      CompileStage stage("ptxas", target);
+      spdlog::debug("{}: {}", target, llvm::join(args, " "));
       int rc = temp->runTool(ptxas, args, logPath, 120, execError);
       auto log = llvm::MemoryBuffer::getFile(logPath);
       std::string logText = log ? (*log)->getBuffer().str() : "";

@@ -11,6 +11,7 @@
 #include "passes/Conversion/PallasToGPU/PallasToGPU.h"
 #include "passes/Pipelines/RocmPipeline.h"
 #include "target/GpuTarget.h"
+#include "src/Support/CompileStage.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/Builders.h"
@@ -25,6 +26,8 @@
 #include "llvm/Support/Program.h"
 #include "llvm/Support/Regex.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <spdlog/spdlog.h>
 
 using namespace mlir;
 using json = nlohmann::json;
@@ -55,7 +58,9 @@ namespace {
 /// Runs ld.lld on `object` (a relocatable AMDGPU ELF) into a shared code
 /// object, as the ROCm toolchain links kernels.
 FailureOr<std::string> linkCodeObject(ModuleOp module, llvm::StringRef object,
-                                      llvm::StringRef arch) {
+                                      llvm::StringRef arch,
+                                      llvm::StringRef target) {
+  CompileStage stage("ld.lld", target);
   std::string lld = findLdLld();
   if (lld.empty())
     return emitError(module.getLoc())
@@ -86,6 +91,7 @@ FailureOr<std::string> linkCodeObject(ModuleOp module, llvm::StringRef object,
   SmallVector<llvm::StringRef> args = {lld, "-flavor", "gnu", "-shared",
                                        objPath, "-o", outPath};
   std::string execError;
+  spdlog::debug("{}: {}", target, llvm::join(args, " "));
   int rc = temp->runTool(lld, args, logPath, 120, execError);
   if (rc != 0) {
     auto log = llvm::MemoryBuffer::getFile(logPath);
@@ -173,6 +179,7 @@ emitRocmArtifacts(ModuleOp module, const std::string &name,
     OwningOpRef<ModuleOp> copy(module.clone());
     {
       Step step("distribution");
+      CompileStage stage("the GPU lowering", target);
       PassManager distribute(module.getContext());
       timePasses(distribute);
       pallas::buildRocmDistributionPipeline(distribute, options);
@@ -200,6 +207,8 @@ emitRocmArtifacts(ModuleOp module, const std::string &name,
     }
     // The ROCDL lowering, then LLVM's AMDGPU back end (GpuModuleToBinary).
     std::optional<Step> codegenStep(std::in_place, "codegen");
+    std::optional<CompileStage> codegenStage(
+        std::in_place, "ROCDL lowering and AMDGPU code generation", target);
     PassManager codegen(module.getContext());
     timePasses(codegen);
     pallas::buildRocmCodegenPipeline(codegen, options);
@@ -229,16 +238,20 @@ emitRocmArtifacts(ModuleOp module, const std::string &name,
              << "the kernel calls ROCm device-library functions (ocml/ockl) "
                 "that were not linked; install rocm-device-libs or set "
                 "ROCM_PATH to a directory holding amdgcn/bitcode";
+    codegenStage.reset();
     codegenStep.reset();
     std::optional<Step> assembleStep(std::in_place, "assemble");
-    auto object = ROCDL::assembleIsa(isa, "amdgcn-amd-amdhsa", arch, "",
-                                     [&] { return emitError(module.getLoc()); });
+    auto object = [&] {
+      CompileStage stage("assembling the AMDGPU code", target);
+      return ROCDL::assembleIsa(isa, "amdgcn-amd-amdhsa", arch, "",
+                                [&] { return emitError(module.getLoc()); });
+    }();
     if (failed(object))
       return failure();
     assembleStep.reset();
     std::optional<Step> linkStep(std::in_place, "link (ld.lld)");
     FailureOr<std::string> hsaco = linkCodeObject(
-        *copy, llvm::StringRef(object->data(), object->size()), arch);
+        *copy, llvm::StringRef(object->data(), object->size()), arch, target);
     if (failed(hsaco))
       return failure();
     linkStep.reset();

@@ -17,6 +17,7 @@
 #include "src/Support/Temporaries.h"
 #include "src/Target/CudaArtifacts.h"
 #include "src/Target/RocmArtifacts.h"
+#include "src/Support/CompileStage.h"
 #include "src/Version.h"
 #include "target/GpuTarget.h"
 
@@ -24,7 +25,6 @@
 #include "llvm/Support/Allocator.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Error.h"
-#include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/StringSaver.h"
 
 #include <CLI/CLI.hpp>
@@ -312,6 +312,10 @@ int run(int argc, char **argv) {
                "each target's lowering, LLVM code generation, ptxas, "
                "serialization, writing) and pass to stderr at the end");
   addCacheOptions(&app, options.cache);
+  // For the tests of the internal-error path; not in --help.
+  app.add_option("--debug-internal-error", options.debugInternalError)
+      ->check(CLI::IsMember({"fatal", "crash", "abort"}))
+      ->group("");
 
   // pallasc run: compiled CPU execution over .npy files (src/Driver/Run.h).
   CLI::App *runCmd = app.add_subcommand(
@@ -498,6 +502,7 @@ int run(int argc, char **argv) {
         (gpuRun.target.empty() || gpuRun.emulate))
       warn("--device does nothing without a GPU run (--target cuda:<arch>, "
            "without --emulate)");
+    setInternalErrorBacktraces(runVerbose);
     if (!gpuRun.target.empty())
       return runOnGpu(run, gpuRun);
     if (gpuRun.check || gpuRun.emulate || gpuRun.benchReps)
@@ -508,6 +513,7 @@ int run(int argc, char **argv) {
     return runOnCpu(run);
   }
   setupLogging(options.verbosity);
+  setInternalErrorBacktraces(verbose);
   warnIneffectiveFlags(app, options);
   if (!resolveCacheSettings(options.cache))
     return kExitUsageError;
@@ -517,7 +523,9 @@ int run(int argc, char **argv) {
 } // namespace
 
 int main(int argc, char **argv) {
-  llvm::InitLLVM initLLVM(argc, argv);
+  // Instead of llvm::InitLLVM: an LLVM fatal error or a crash is reported as
+  // an internal compiler error (exit 3), without LLVM's stack dump.
+  installInternalErrorHandlers(argv[0]);
   // Past a file-size limit (ulimit -f), let write() fail with EFBIG so the
   // driver reports it and removes its temporary files, instead of the
   // process dying of SIGXFSZ with a partial file left behind.

@@ -4,6 +4,7 @@
 #include "src/Runtime/GpuEmulator/HostKernel.h"
 #include "src/Runtime/GpuEmulator/Intrinsics.h"
 #include "src/Runtime/GpuEmulator/Scheduler.h"
+#include "src/Runtime/RuntimeSymbols.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
@@ -99,6 +100,10 @@ bool emulateGpuKernel(ModuleOp module, const launch::GpuLaunchRecord &record,
   }
   (*engine)->registerSymbols([](llvm::orc::MangleAndInterner interner) {
     llvm::orc::SymbolMap map;
+    // What the CPU runner's kernels call too (bf16 truncation, ...).
+    for (auto [name, address] : runtimeSymbols())
+      map[interner(name)] = {llvm::orc::ExecutorAddr::fromPtr(address),
+                             llvm::JITSymbolFlags::Exported};
     for (const EmulatorSymbol &s : emulatorSymbols())
       map[interner(s.name)] = {llvm::orc::ExecutorAddr::fromPtr(s.address),
                                llvm::JITSymbolFlags::Exported};
