@@ -77,10 +77,10 @@ GpuTarget amd(const char *chip, const char *family,
   return t;
 }
 
-// The table. Shared memory per block with the opt-in: 96 KiB on sm_70,
+// The table. Shared memory per block with the opt-in: 64 KiB on sm_75,
 // 163 KiB on sm_80, 227 KiB on sm_90; 64 KiB of LDS on CDNA2/3.
 const GpuTarget kTargets[] = {
-    nvidia("sm_70", "Volta", 70, 96 * KiB, {}, false, false, false),
+    nvidia("sm_75", "Turing", 75, 64 * KiB, {}, false, false, false),
     nvidia("sm_80", "Ampere", 80, 163 * KiB, kMmaSync, true, true, false),
     nvidia("sm_90", "Hopper", 90, 227 * KiB, kMmaSync, true, true, true),
     nvidia("sm_90a", "Hopper", 90, 227 * KiB, kHopperArchSpecific, true,

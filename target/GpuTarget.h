@@ -125,14 +125,14 @@ bool hasGpuTargetPrefix(std::string_view target);
 
 /// Parses a target name (`cuda:<chip>` / `rocm:<chip>`): the entry, or null
 /// with `error` set to a message naming `target` and listing every valid
-/// name ("unknown GPU target 'cuda:sm_50'; expected one of cuda:sm_70, ...").
+/// name ("unknown GPU target 'cuda:sm_50'; expected one of cuda:sm_75, ...").
 const GpuTarget *parseGpuTarget(std::string_view target, std::string &error);
 
 /// Parses a chip name (`sm_80`, `gfx942`), as the passes' `chip` options
 /// take it; on failure `error` lists every valid chip.
 const GpuTarget *parseGpuChip(std::string_view chip, std::string &error);
 
-/// "cuda:sm_70, cuda:sm_80, ..." (or the chips alone), in table order;
+/// "cuda:sm_75, cuda:sm_80, ..." (or the chips alone), in table order;
 /// restricted to one vendor when given.
 std::string validGpuTargetNames(std::optional<GpuVendor> vendor = std::nullopt,
                                 bool withPrefix = true);

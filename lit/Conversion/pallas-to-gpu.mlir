@@ -1,5 +1,5 @@
 // RUN: pallasc-opt %s -split-input-file -pallas-gpu-prepare -pallas-to-linalg -canonicalize -pallas-to-gpu=chip=sm_80 -canonicalize -cse | FileCheck %s
-// RUN: pallasc-opt %s -split-input-file -pallas-gpu-prepare -pallas-to-linalg -canonicalize -pallas-to-gpu=chip=sm_70 -canonicalize -cse | FileCheck %s --check-prefix=SIMT
+// RUN: pallasc-opt %s -split-input-file -pallas-gpu-prepare -pallas-to-linalg -canonicalize -pallas-to-gpu=chip=sm_75 -canonicalize -cse | FileCheck %s --check-prefix=SIMT
 // RUN: pallasc-opt %s -split-input-file -pallas-gpu-prepare -pallas-to-linalg -canonicalize -pallas-to-gpu=chip=sm_90a -canonicalize -cse | FileCheck %s --check-prefix=WG
 
 // Tests that an elementwise kernel becomes one kernel gpu.func over the
@@ -112,7 +112,7 @@ func.func @main(%x: tensor<2x3x4x1000xf32>) -> tensor<2x3x4x1000xf32> {
 // `wait_group 2` (this step's copies landed) and a barrier; the stage
 // k mod 3 is read with ldmatrix for mma.sync on sm_80; a barrier ends the
 // step (its stage is refilled next); the output is written at the last k.
-// sm_70 gets a SIMT loop over k.
+// sm_75 gets a SIMT loop over k.
 // CHECK-LABEL: gpu.func @mm(
 // CHECK-SAME: dynamic_shared_memory_bytes = 15360 : i64
 // CHECK-SAME: grid = [2, 2, 1], grid_axes = {{\[}}[0], [1], []]

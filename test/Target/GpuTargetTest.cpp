@@ -29,14 +29,14 @@ TEST_CASE("A wrong GPU target name lists every valid one", "[gputarget]") {
   std::string error;
   CHECK(!parseGpuTarget("cuda:sm_50", error));
   CHECK(error == "unknown GPU target 'cuda:sm_50'; expected one of "
-                 "cuda:sm_70, cuda:sm_80, cuda:sm_90, cuda:sm_90a, "
+                 "cuda:sm_75, cuda:sm_80, cuda:sm_90, cuda:sm_90a, "
                  "rocm:gfx90a, rocm:gfx942");
   // The vendor prefix must match the chip.
   CHECK(!parseGpuTarget("rocm:sm_80", error));
   CHECK(!parseGpuTarget("cuda:gfx942", error));
   CHECK(!parseGpuTarget("sm_80", error));
   CHECK(!parseGpuChip("gfx1100", error));
-  CHECK(error == "unknown GPU chip 'gfx1100'; expected one of sm_70, sm_80, "
+  CHECK(error == "unknown GPU chip 'gfx1100'; expected one of sm_75, sm_80, "
                  "sm_90, sm_90a, gfx90a, gfx942");
   CHECK(hasGpuTargetPrefix("rocm:gfx1100"));
   CHECK(!hasGpuTargetPrefix("tpu"));
@@ -92,7 +92,7 @@ TEST_CASE("Matrix instruction shapes of the chips", "[gputarget]") {
   CHECK(!sm80->hasMatrixInstr(MatrixInstrKind::Wgmma));
   CHECK(lookupGpuChip("sm_90a")->hasMatrixInstr(MatrixInstrKind::Wgmma));
   CHECK(!lookupGpuChip("sm_90")->hasMatrixInstr(MatrixInstrKind::Wgmma));
-  CHECK(lookupGpuChip("sm_70")->matrixInstrs.empty());
+  CHECK(lookupGpuChip("sm_75")->matrixInstrs.empty());
   const MatrixInstr *mfma = lookupGpuChip("gfx90a")->findMatrixInstr(
       MatrixInstrKind::Mfma, MatrixElemType::F16);
   REQUIRE(mfma);
