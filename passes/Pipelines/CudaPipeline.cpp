@@ -70,6 +70,10 @@ void mlir::pallas::buildCudaDistributionPipeline(
   PallasToGPUOptions toGpu;
   toGpu.chip = options.chip;
   pm.addPass(createPallasToGPU(toGpu));
+  PallasGPUFloatSemanticsOptions fp;
+  fp.strict = options.strictFloat;
+  fp.approxDiv = options.approxDivision;
+  pm.nest<mlir::gpu::GPUModuleOp>().addPass(createPallasGPUFloatSemantics(fp));
 }
 
 void mlir::pallas::buildCudaCodegenPipeline(OpPassManager &pm,
@@ -92,6 +96,8 @@ void mlir::pallas::buildCudaCodegenPipeline(OpPassManager &pm,
   ConvertGpuOpsToNVVMOpsOptions toNvvm;
   toNvvm.useBarePtrCallConv = true;
   device.addPass(createConvertGpuOpsToNVVMOps(toNvvm));
+  // `.extern .shared .b8 NAME[]` instead of a demoted 1-byte variable.
+  device.addPass(createPallasGPUExternSharedMemory());
   // cp.async (emitted as nvgpu.device_async_copy) with 32-bit indices.
   device.addPass(createPallasNVGPUToNVVM());
   device.addPass(createConvertNVVMToLLVMPass());
@@ -150,6 +156,10 @@ struct CudaPipelineCLOptions
                          llvm::cl::desc("Serialize to PTX (else stop at the "
                                         "NVVM dialect)"),
                          llvm::cl::init(true)};
+  Option<bool> strictFp{*this, "strict-fp",
+                        llvm::cl::desc("IEEE floating point: no FMA "
+                                       "contraction, IEEE-rounded division"),
+                        llvm::cl::init(false)};
 };
 } // namespace
 
@@ -168,6 +178,7 @@ void mlir::pallas::registerCudaPipeline() {
         options.toolkitPath = cl.toolkit;
         options.serialize = cl.serialize;
         options.optLevel = cl.optLevel;
+        options.strictFloat = cl.strictFp;
         buildCudaPipeline(pm, options);
       });
 }

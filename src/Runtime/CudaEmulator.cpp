@@ -315,6 +315,24 @@ extern "C" void pallasc_emu_mma(int32_t kind, int32_t a0, int32_t a1,
   }
 }
 
+/// div.full.f32 (llvm.nvvm.div.full) as ptxas expands it for sm_80 and
+/// sm_90: both operands scaled by 1/4 when |d| > 2^126 and by 2^24 when
+/// |d| < 2^-126, then n * rcp(d). MUFU.RCP is modeled as the correctly
+/// rounded reciprocal (the hardware's is within 1 ulp of it), so the result
+/// is the GPU's up to that last bit of the reciprocal.
+extern "C" float pallasc_emu_div_full(float n, float d) {
+  float ad = std::fabs(d);
+  if (ad > 0x1p126f) {
+    n *= 0.25f;
+    d *= 0.25f;
+  } else if (ad < 0x1p-126f) {
+    n *= 0x1p24f;
+    d *= 0x1p24f;
+  }
+  float r = 1.0f / d; // rounded once, as MUFU.RCP's result; then the FMUL
+  return n * r;
+}
+
 /// AMD v_mfma_f32_16x16x16{f16,bf16} on a wave64: lane l holds
 /// A[l % 16][4 (l / 16) + j], B[4 (l / 16) + j][l % 16] and accumulates
 /// D[4 (l / 16) + j][l % 16], j = 0..3 (the 16-bit operands packed in an
@@ -911,7 +929,7 @@ FailureOr<func::FuncOp> buildHostKernel(ModuleOp module, std::string &error) {
             NVVM::FenceProxyOp, LLVM::InlineAsmOp, NVVM::MBarrierInitOp,
             NVVM::MBarrierArriveExpectTxOp, NVVM::MBarrierTryWaitParityOp,
             NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp,
-            NVVM::FenceMbarrierInitOp>(op))
+            NVVM::FenceMbarrierInitOp, LLVM::CallIntrinsicOp>(op))
       ops.push_back(op);
   });
   Type i32 = b.getI32Type(), f32 = b.getF32Type(), index = b.getIndexType();
@@ -1135,6 +1153,16 @@ FailureOr<func::FuncOp> buildHostKernel(ModuleOp module, std::string &error) {
                    NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp>(op)) {
       if (failed(rewriteTmaOp(b, module, op, error)))
         return failure();
+    } else if (auto intr = dyn_cast<LLVM::CallIntrinsicOp>(op)) {
+      if (intr.getIntrin() != "llvm.nvvm.div.full") {
+        error = "the emulator cannot run the intrinsic " +
+                intr.getIntrin().str();
+        return failure();
+      }
+      auto f = declare(b, module, "pallasc_emu_div_full", {f32, f32}, {f32});
+      op->getResult(0).replaceAllUsesWith(
+          func::CallOp::create(b, l, f, intr.getArgs()).getResult(0));
+      op->erase();
     } else if (auto asmOp = dyn_cast<LLVM::InlineAsmOp>(op);
                asmOp && asmOp.getAsmString().contains("wgmma.mma_async")) {
       if (failed(rewriteWgmma(b, module, asmOp, error)))
@@ -1285,6 +1313,8 @@ bool emulateGpuKernel(ModuleOp module, const launch::GpuLaunchRecord &record,
         reinterpret_cast<void *>(&pallasc_emu_shfl_xor));
     add("pallasc_emu_mma", reinterpret_cast<void *>(&pallasc_emu_mma));
     add("pallasc_emu_mfma", reinterpret_cast<void *>(&pallasc_emu_mfma));
+    add("pallasc_emu_div_full",
+        reinterpret_cast<void *>(&pallasc_emu_div_full));
     add("pallasc_emu_ldmatrix",
         reinterpret_cast<void *>(&pallasc_emu_ldmatrix));
     add("pallasc_emu_cvt_rna_tf32",
