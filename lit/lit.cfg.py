@@ -21,6 +21,9 @@ config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.pallasc_obj_root, "lit")
 
 config.substitutions.append(("%examples", config.pallasc_examples_dir))
+# The pallasc binary itself (for tests that copy it).
+config.substitutions.append(
+    ("%pallasc_bin", os.path.join(config.pallasc_tools_dir, "pallasc")))
 
 llvm_config.use_default_substitutions()  # FileCheck, not, count, %python
 llvm_config.with_environment("FILECHECK_OPTS", "--enable-var-scope")
@@ -39,6 +42,9 @@ llvm_config.add_tool_substitutions(tools, tool_dirs)
 # Hardware- and toolkit-dependent tests say `REQUIRES: ptxas`.
 if os.path.exists("/usr/local/cuda/bin/ptxas") or shutil.which("ptxas"):
     config.available_features.add("ptxas")
+# The CUDA toolkit pallasc finds (CUDA_HOME, else /usr/local/cuda).
+config.substitutions.append(
+    ("%cuda_home", os.environ.get("CUDA_HOME") or "/usr/local/cuda"))
 
 # Tests whose point is a permission that root ignores (chmod 555 on an output
 # directory) say `UNSUPPORTED: root`; CI runs the suite as root.
@@ -53,7 +59,15 @@ if os.path.exists("/dev/nvidiactl"):
 # AMD targets link ROCm's device libraries (ocml/ockl bitcode, Debian's
 # rocm-device-libs, installed by scripts/setup.sh): tests that compile math
 # for rocm:<arch> say `REQUIRES: rocm-device-libs`.
-if any(os.path.exists(os.path.join(root, "amdgcn", "bitcode", "ocml.bc"))
-       for root in (os.environ.get("ROCM_PATH", "/opt/rocm"),
-                    "/usr/lib/x86_64-linux-gnu")):
+rocm_roots = [r for r in (os.environ.get("ROCM_PATH", "/opt/rocm"),
+                          "/usr/lib/x86_64-linux-gnu")
+              if os.path.exists(os.path.join(r, "amdgcn", "bitcode", "ocml.bc"))]
+if rocm_roots:
     config.available_features.add("rocm-device-libs")
+    config.substitutions.append(
+        ("%rocm_bitcode", os.path.join(rocm_roots[0], "amdgcn", "bitcode")))
+# The ld.lld the AMD target links with (as pallasc finds it).
+ld_lld = (os.path.join(config.llvm_tools_dir, "ld.lld")
+          if os.path.exists(os.path.join(config.llvm_tools_dir, "ld.lld"))
+          else shutil.which("ld.lld-22") or shutil.which("ld.lld") or "ld.lld")
+config.substitutions.append(("%ld_lld", ld_lld))

@@ -21,6 +21,8 @@
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
+#include <mutex>
+
 void pallasc::registerAllDialects(mlir::DialectRegistry &registry) {
   registry.insert<mlir::pallas::PallasDialect, mlir::arith::ArithDialect,
                   mlir::func::FuncDialect, mlir::math::MathDialect,
@@ -33,14 +35,15 @@ void pallasc::registerAllDialects(mlir::DialectRegistry &registry) {
 }
 
 void pallasc::registerAllPasses() {
-  static bool done = false;
-  if (done)
-    return;
-  done = true;
-  mlir::registerTransformsPasses();
-  mlir::pallas::registerPallasTransformsPasses();
-  mlir::pallas::registerPallasConversionPasses();
-  mlir::pallas::registerPallasPipelines();
-  mlir::pallas::registerCudaPipeline();
-  mlir::pallas::registerRocmPipeline();
+  // Once per process, from whichever thread asks first (the registry is
+  // global and not thread-safe to fill).
+  static std::once_flag once;
+  std::call_once(once, [] {
+    mlir::registerTransformsPasses();
+    mlir::pallas::registerPallasTransformsPasses();
+    mlir::pallas::registerPallasConversionPasses();
+    mlir::pallas::registerPallasPipelines();
+    mlir::pallas::registerCudaPipeline();
+    mlir::pallas::registerRocmPipeline();
+  });
 }

@@ -3,7 +3,7 @@
 // RUN: not pallasc-opt %s -split-input-file -pallas-gpu-prepare -pallas-to-linalg -canonicalize -pallas-to-gpu=chip=gfx1100 2>&1 | FileCheck %s --check-prefix=CHIP
 
 // The AMD (CDNA) flavour of pallas-to-gpu: 64-thread wavefronts, MFMA.
-// CHIP: error: unknown GPU chip 'gfx1100'; expected sm_<NN>[a] (NVIDIA) or gfx9<xx> (AMD CDNA)
+// CHIP: error: unknown GPU chip 'gfx1100'; expected one of sm_70, sm_80, sm_90, sm_90a, gfx90a, gfx942
 
 // Tests a row reduction on wave64: 4 warps are 256 threads; the lanes of a
 // wavefront combine with six xor shuffles of width 64, then the warps

@@ -7,6 +7,7 @@
 #include "passes/Pipelines/Pipelines.h"
 
 #include "passes/Conversion/Passes.h"
+#include "passes/Transforms/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Arith/Transforms/BufferDeallocationOpInterfaceImpl.h"
@@ -41,6 +42,9 @@
 using namespace mlir;
 
 void mlir::pallas::buildCpuPipeline(OpPassManager &pm) {
+  // The math ops math-to-llvm lacks (clampf, isinf, isnormal, ipowi), as
+  // on the GPU targets.
+  pm.addPass(createPallasLegalizeMath());
   // Refs take strided memrefs: the runtime passes blocks as views into the
   // (padded) arrays, without copying them.
   PallasToLinalgOptions toLinalg;

@@ -1,7 +1,8 @@
 //===- CudaPipeline.cpp - pallas kernels to PTX -----------------*- C++ -*-===//
 //
 // The route measured in TOOLCHAIN.md (NVIDIA), after our distribution:
-// nvvm-attach-target{chip features=+ptx80 O=3}; in the gpu.module
+// nvvm-attach-target{chip features O=3} (the PTX ISA version from the GPU
+// target table: +ptx80); in the gpu.module
 // convert-scf-to-cf, convert-gpu-to-nvvm (bare pointers: one .param per
 // array), convert-nvvm-to-llvm; gpu-module-to-binary{format=isa} with the
 // toolkit so libdevice is linked.
@@ -11,6 +12,8 @@
 #include "passes/Pipelines/CudaPipeline.h"
 
 #include "passes/Conversion/PallasToGPU/PallasToGPU.h"
+#include "target/GpuTarget.h"
+#include "passes/Transforms/Passes.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
@@ -31,6 +34,7 @@
 #include "mlir/Dialect/Index/IR/IndexDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/UB/IR/UBOps.h"
@@ -58,6 +62,14 @@ std::string mlir::pallas::defaultCudaToolkitPath() {
 
 void mlir::pallas::buildCudaDistributionPipeline(
     OpPassManager &pm, const CudaPipelineOptions &options) {
+  // Every math op the dialect accepts, as ops libdevice / ocml / the
+  // backends have (docs/dialect.md); bf16 math in f32 (neither device
+  // library has bf16 functions). Before the distribution, so the emulator
+  // runs the same rewrites.
+  pm.addPass(createPallasLegalizeMath());
+  math::MathExtendToSupportedTypesOptions extend;
+  extend.extraTypeStrs = {"f16"};
+  pm.addPass(math::createMathExtendToSupportedTypes(extend));
   pm.addPass(createPallasGPUPrepare());
   pm.addPass(createPallasToLinalg());
   pm.addPass(createCanonicalizerPass());
@@ -81,6 +93,9 @@ void mlir::pallas::buildCudaCodegenPipeline(OpPassManager &pm,
   GpuNVVMAttachTargetOptions target;
   target.chip = options.chip;
   target.features = options.features;
+  if (target.features.empty())
+    if (const pallasc::GpuTarget *t = pallasc::lookupGpuChip(options.chip))
+      target.features = t->llvmFeatures;
   target.optLevel = options.optLevel;
   pm.addPass(createGpuNVVMAttachTarget(target));
 
@@ -96,6 +111,9 @@ void mlir::pallas::buildCudaCodegenPipeline(OpPassManager &pm,
   ConvertGpuOpsToNVVMOpsOptions toNvvm;
   toNvvm.useBarePtrCallConv = true;
   device.addPass(createConvertGpuOpsToNVVMOps(toNvvm));
+  // What libdevice has no function for (math.trunc, ctlz, cttz, ctpop):
+  // LLVM intrinsics the NVPTX backend selects.
+  device.addPass(createConvertMathToLLVMPass());
   // `.extern .shared .b8 NAME[]` instead of a demoted 1-byte variable.
   device.addPass(createPallasGPUExternSharedMemory());
   // cp.async (emitted as nvgpu.device_async_copy) with 32-bit indices.
@@ -143,8 +161,8 @@ namespace {
 struct CudaPipelineCLOptions
     : public PassPipelineOptions<CudaPipelineCLOptions> {
   Option<std::string> chip{*this, "chip",
-                           llvm::cl::desc("CUDA architecture (sm_80, sm_90, "
-                                          "sm_90a)"),
+                           llvm::cl::desc("CUDA chip of the GPU target table "
+                                          "(sm_70, sm_80, sm_90, sm_90a)"),
                            llvm::cl::init("sm_80")};
   Option<std::string> toolkit{*this, "toolkit",
                               llvm::cl::desc("CUDA toolkit root (libdevice)"),

@@ -20,10 +20,11 @@ class OpPassManager;
 namespace mlir::pallas {
 
 struct CudaPipelineOptions {
-  /// sm_80, sm_90, sm_90a, ...
+  /// A CUDA chip of the GPU target table (target/GpuTarget.h): sm_80, ...
   std::string chip = "sm_80";
-  /// PTX ISA features for the NVPTX backend (sm_90 needs PTX 8.0).
-  std::string features = "+ptx80";
+  /// PTX ISA features for the NVPTX backend; empty: the chip's, from the
+  /// GPU target table (sm_90 needs PTX 8.0).
+  std::string features;
   /// LLVM optimization level for the device code.
   unsigned optLevel = 3;
   /// CUDA toolkit root (libdevice is linked from <toolkit>/nvvm/libdevice);

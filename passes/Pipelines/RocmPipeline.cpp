@@ -11,6 +11,8 @@
 #include "passes/Pipelines/RocmPipeline.h"
 
 #include "passes/Pipelines/CudaPipeline.h"
+#include "target/GpuTarget.h"
+#include "passes/Conversion/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
@@ -19,7 +21,6 @@
 #include "mlir/Target/LLVM/ROCDL/Target.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
-#include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
@@ -63,7 +64,9 @@ void mlir::pallas::buildRocmCodegenPipeline(
   target.chip = options.chip;
   target.abiVersion = options.abiVersion;
   target.optLevel = options.optLevel;
-  target.wave64Flag = true;
+  // Wavefront size from the GPU target table (64 on CDNA).
+  const pallasc::GpuTarget *chip = pallasc::lookupGpuChip(options.chip);
+  target.wave64Flag = !chip || chip->lanesPerWarp == 64;
   pm.addPass(createGpuROCDLAttachTarget(target));
 
   OpPassManager &device = pm.nest<mlir::gpu::GPUModuleOp>();
@@ -71,14 +74,17 @@ void mlir::pallas::buildRocmCodegenPipeline(
   device.addPass(memref::createExpandStridedMetadataPass());
   device.addPass(createLowerAffinePass());
   device.addPass(createSCFToControlFlowPass());
-  // ROCDL maps no ocml function to math.tanh and AMDGPU has no tanh
-  // instruction ("no libcall available for ftanh"): expand it into exp.
-  math::MathExpandOpsPassOptions expand;
-  expand.opMnemonics = {"tanh"};
-  device.addPass(math::createMathExpandOpsPass(expand));
   ConvertAMDGPUToROCDLPassOptions amdgpu;
   amdgpu.chipset = options.chip;
   device.addPass(createConvertAMDGPUToROCDLPass(amdgpu));
+  // tanh, tan, atan, atan2, sinh, cosh, asin, acos as ocml calls
+  // (convert-gpu-to-rocdl would pick LLVM intrinsics the AMDGPU backend
+  // cannot select: "no libcall available for ftanh"). Before, tanh was
+  // expanded into exp here, after the point the emulator runs and less
+  // accurate near 0 than ocml's.
+  PallasMathToOcmlOptions ocml;
+  ocml.chipset = options.chip;
+  device.addPass(createPallasMathToOcml(ocml));
   ConvertGpuOpsToROCDLOpsOptions toRocdl;
   toRocdl.chipset = options.chip;
   toRocdl.useBarePtrCallConv = true;
@@ -113,8 +119,8 @@ namespace {
 struct RocmPipelineCLOptions
     : public PassPipelineOptions<RocmPipelineCLOptions> {
   Option<std::string> chip{*this, "chip",
-                           llvm::cl::desc("AMD GPU architecture (gfx90a, "
-                                          "gfx942)"),
+                           llvm::cl::desc("AMD chip of the GPU target table "
+                                          "(gfx90a, gfx942)"),
                            llvm::cl::init("gfx90a")};
   Option<std::string> abi{*this, "abi",
                           llvm::cl::desc("Code object version: 400, 500 or "

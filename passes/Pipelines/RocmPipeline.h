@@ -22,7 +22,7 @@ class OpPassManager;
 namespace mlir::pallas {
 
 struct RocmPipelineOptions {
-  /// gfx90a, gfx942, ...
+  /// An AMD chip of the GPU target table (target/GpuTarget.h): gfx90a, ...
   std::string chip = "gfx90a";
   /// Code object ABI version as ROCDL spells it: "400", "500", "600".
   std::string abiVersion = "500";

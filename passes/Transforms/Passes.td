@@ -83,4 +83,42 @@ def PallasHiToLo : Pass<"pallas-hi-to-lo", "::mlir::ModuleOp"> {
                            "::mlir::func::FuncDialect"];
 }
 
+def PallasLegalizeMath : Pass<"pallas-legalize-math", "::mlir::ModuleOp"> {
+  let summary = "Rewrite the math ops some backends lack into ones every "
+                "backend lowers, exactly";
+  let description = [{
+    Runs first in the CPU, CUDA and ROCm pipelines, on the kernel's tensors
+    and scalars (so `pallasc run` on the CPU, the GPU emulator and the GPU
+    artifacts compute the same thing). After it, every `math` op the
+    dialect accepts reaches each code generator as an op the target lowers
+    (docs/dialect.md has the table). Each rewrite is exact, for every
+    element type:
+
+    - `math.sincos` → `math.sin` + `math.cos` (the GPU lowering distributes
+      single-result elementwise ops);
+    - `math.clampf %x to [%lo, %hi]` → `arith.minimumf(arith.maximumf(%x,
+      %lo), %hi)`: a clamp that propagates NaN, as `lax.clamp` (upstream's
+      own expansion applies min and max the other way round, and AMD's
+      `v_med3` differs on NaN);
+    - `math.isnan`, `math.isinf`, `math.isfinite`, `math.isnormal` → integer
+      tests of the exponent and mantissa bits;
+    - `math.ipowi` → square-and-multiply over the exponent's bits (no loop:
+      one step per bit); a negative exponent gives 1 for a base of 1, ±1 for
+      -1 and 0 otherwise (as XLA's integer power; 0 for a base of 0 instead
+      of upstream's division by zero).
+
+    Before:
+    ```mlir
+    %s, %c = math.sincos %x : tensor<8xf32>
+    ```
+    After:
+    ```mlir
+    %s = math.sin %x : tensor<8xf32>
+    %c = math.cos %x : tensor<8xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect"];
+}
+
 #endif // PALLASC_PASSES_TRANSFORMS_PASSES_TD

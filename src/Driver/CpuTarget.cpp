@@ -4,6 +4,7 @@
 
 #include "dialects/Pallas/IR/PallasOps.h"
 #include "src/Driver/Diagnostics.h"
+#include "src/Driver/Timing.h"
 #include "src/Runtime/HostCode.h"
 #include "src/Runtime/RuntimeSymbols.h"
 
@@ -35,8 +36,12 @@ LogicalResult emitCpuArtifact(ModuleOp module, const std::string &name,
   std::string kernel = call.getKernel().str();
 
   OwningOpRef<ModuleOp> copy = module.clone();
-  if (failed(runtime::lowerForHost(*copy)))
-    return failure();
+  {
+    Step step("lowering");
+    if (failed(runtime::lowerForHost(*copy)))
+      return failure();
+  }
+  Step step("codegen (LLVM)");
   std::string error;
   if (!runtime::emitHostObject(*copy, bytes, error)) {
     logError("error: --target cpu: " + error);

@@ -2,25 +2,65 @@
 
 #include "src/Driver/Diagnostics.h"
 
+#include "src/Driver/Console.h"
+
 #include "mlir/IR/BuiltinAttributes.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringRef.h"
 
-#include <spdlog/sinks/stdout_sinks.h>
+#include <spdlog/sinks/base_sink.h>
 #include <spdlog/spdlog.h>
+
+#include <atomic>
+#include <mutex>
 
 namespace pallasc {
 
+namespace {
+
+thread_local uint64_t warningCount = 0;
+
+/// The logger's sink: the console (src/Driver/Console.h), or this thread's
+/// LogCapture. -v lines (debug and below) are printed as they happen even
+/// under a capture: they say what a job is doing now.
+class ConsoleSink : public spdlog::sinks::base_sink<std::mutex> {
+public:
+  /// -q: warnings reach the sink (to be counted) but are not printed.
+  std::atomic<bool> quiet{false};
+
+protected:
+  void sink_it_(const spdlog::details::log_msg &msg) override {
+    spdlog::memory_buf_t formatted;
+    formatter_->format(msg, formatted);
+    llvm::StringRef line(formatted.data(), formatted.size());
+    if (msg.level >= spdlog::level::warn)
+      ++warningCount;
+    if (quiet && msg.level < spdlog::level::err)
+      return;
+    if (console::capturing() && msg.level > spdlog::level::debug)
+      console::appendToCapture(line);
+    else
+      console::write(line);
+  }
+  void flush_() override {}
+};
+
+} // namespace
+
 void setupLogging(Verbosity verbosity) {
+  static std::shared_ptr<ConsoleSink> sink = std::make_shared<ConsoleSink>();
   auto logger = spdlog::get("pallasc");
   if (!logger) {
-    logger = spdlog::stderr_logger_st("pallasc");
+    logger = std::make_shared<spdlog::logger>("pallasc", sink);
+    spdlog::register_logger(logger);
     logger->set_pattern("%v");
     spdlog::set_default_logger(logger);
   }
+  sink->quiet = verbosity == Verbosity::Quiet;
   switch (verbosity) {
   case Verbosity::Quiet:
-    logger->set_level(spdlog::level::err);
+    // Warnings are counted (a compile that warned is not cached), not shown.
+    logger->set_level(spdlog::level::warn);
     break;
   case Verbosity::Normal:
     logger->set_level(spdlog::level::warn);
@@ -34,6 +74,8 @@ void setupLogging(Verbosity verbosity) {
 
 void logError(const std::string &message) { spdlog::error("{}", message); }
 
+uint64_t warningsLogged() { return warningCount; }
+
 void reportSpecErrors(const std::string &specPath,
                       const std::vector<spec::SpecError> &errors) {
   for (const spec::SpecError &e : errors) {
@@ -45,6 +87,45 @@ void reportSpecErrors(const std::string &specPath,
   }
   if (errors.empty())
     logError(specPath + ": error: invalid grid spec");
+}
+
+std::string clipLongLines(llvm::StringRef text, size_t width) {
+  llvm::SmallVector<llvm::StringRef> lines;
+  text.split(lines, '\n');
+  auto isCaretLine = [](llvm::StringRef l) {
+    return l.contains('^') && l.find_first_not_of(" \t^~") == llvm::StringRef::npos;
+  };
+  std::string out;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    llvm::StringRef line = lines[i];
+    if (i)
+      out += '\n';
+    if (line.size() <= width ||
+        (line.size() <= kMaxMessageLine &&
+         !(i + 1 < lines.size() && isCaretLine(lines[i + 1])))) {
+      out += line.str();
+      continue;
+    }
+    // A source line and its caret line: a window of `width` columns around
+    // the caret, "..." where it cuts the line.
+    if (i + 1 < lines.size() && isCaretLine(lines[i + 1])) {
+      llvm::StringRef caret = lines[i + 1];
+      size_t at = caret.find('^');
+      size_t start = at > width / 2 ? at - width / 2 : 0;
+      if (start + width > line.size())
+        start = line.size() > width ? line.size() - width : 0;
+      std::string head = start ? "..." : "";
+      std::string tail = start + width < line.size() ? "..." : "";
+      out += head + line.substr(start, width).str() + tail + '\n';
+      std::string marks = caret.size() > start ? caret.substr(start, width).str()
+                                               : std::string();
+      out += std::string(head.size(), ' ') + marks;
+      ++i;
+      continue;
+    }
+    out += line.substr(0, kMaxMessageLine).str() + "...";
+  }
+  return out;
 }
 
 DiagnosticRouter::DiagnosticRouter(mlir::MLIRContext *context)
@@ -73,7 +154,11 @@ DiagnosticRouter::DiagnosticRouter(mlir::MLIRContext *context)
           renderer->emitDiagnostic(diag);
         }
         stream->flush();
-        llvm::StringRef text = llvm::StringRef(buffer).rtrim('\n');
+        // A source line can be megabytes long: show the part around the
+        // caret.
+        std::string clipped =
+            clipLongLines(llvm::StringRef(buffer).rtrim('\n'), kSnippetWidth);
+        llvm::StringRef text = clipped;
         switch (diag.getSeverity()) {
         case mlir::DiagnosticSeverity::Error:
           spdlog::error("{}", text.str());

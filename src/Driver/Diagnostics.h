@@ -25,10 +25,25 @@ namespace pallasc {
 /// Logs an error line (already formatted "file:line:col: error: ...").
 void logError(const std::string &message);
 
+/// How many warnings (and errors) the logger has received from this thread.
+uint64_t warningsLogged();
+
 /// Prints grid spec errors as `spec.json:L:C: error: msg` (syntax errors) or
 /// `spec.json: error: path: msg`.
 void reportSpecErrors(const std::string &specPath,
                       const std::vector<spec::SpecError> &errors);
+
+/// Widest source line a diagnostic shows; longer ones are cut around the
+/// caret.
+constexpr size_t kSnippetWidth = 160;
+/// Longest other line (a message) a diagnostic shows.
+constexpr size_t kMaxMessageLine = 4096;
+
+/// Cuts the long lines of a rendered diagnostic: a source line longer than
+/// `width` followed by its caret line (`   ^~~`) to the `width` columns
+/// around the caret, any other line after kMaxMessageLine characters; "..."
+/// marks each cut.
+std::string clipLongLines(llvm::StringRef text, size_t width);
 
 /// While alive, routes the context's diagnostics to the logger, rendered by
 /// MLIR's SourceMgrDiagnosticHandler (location, severity, source line).

@@ -2,17 +2,22 @@
 
 #include "src/Driver/Driver.h"
 
+#include "src/Driver/Cache.h"
+#include "src/Driver/Console.h"
 #include "src/Driver/CpuTarget.h"
 #include "src/Driver/Diagnostics.h"
 #include "src/Driver/Frontend.h"
 #include "src/Driver/OutputFiles.h"
+#include "src/Driver/Timing.h"
 #include "src/InitAll.h"
 #include "src/Manifest/Manifest.h"
 #include "src/Spec/SpecToIR.h"
+#include "src/Support/CompileStage.h"
 #include "src/Support/InputChecks.h"
 #include "src/Target/CudaArtifacts.h"
 #include "src/Target/RocmArtifacts.h"
 #include "src/Target/TPUArtifacts.h"
+#include "target/GpuTarget.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -23,14 +28,19 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <spdlog/spdlog.h>
+
+#include <csignal>
+#include <cstdlib>
 
 using namespace mlir;
 
@@ -73,23 +83,28 @@ std::string transformToPassPipeline(const spec::Transform &t) {
 
 namespace {
 
-/// Reads a whole input file, with a size cap; reports through the logger.
+/// Reads a whole input file ("-": stdin), with its size cap enforced while
+/// reading (pipes and devices included); reports through the logger.
 std::unique_ptr<llvm::MemoryBuffer> readInput(const std::string &path,
                                               uint64_t cap,
                                               const char *what) {
-  std::string error;
-  auto buffer = mlir::openInputFile(path, &error);
-  if (!buffer) {
+  std::string text, error;
+  std::optional<uint64_t> size;
+  switch (readBoundedInput(path, cap, text, size, error)) {
+  case ReadResult::Ok:
+    return llvm::MemoryBuffer::getMemBufferCopy(text, path);
+  case ReadResult::CannotRead:
     logError(path + ": error: cannot read " + what + ": " + error);
     return nullptr;
-  }
-  if (buffer->getBufferSize() > cap) {
+  case ReadResult::TooLarge:
     logError(path + ": error: the " + what + " is " +
-             std::to_string(buffer->getBufferSize()) +
-             " bytes, over the limit of " + std::to_string(cap) + " bytes");
+             (size ? std::to_string(*size) + " bytes, over the limit of " +
+                         std::to_string(cap) + " bytes"
+                   : "more than " + std::to_string(cap) +
+                         " bytes (read from a pipe or a device), the limit"));
     return nullptr;
   }
-  return buffer;
+  return nullptr;
 }
 
 /// Rejects binary input and pathological nesting before the parser sees it,
@@ -100,7 +115,7 @@ LogicalResult checkText(const std::string &path, llvm::StringRef text,
   if (checkInputText(text, message))
     return success();
   logError(path + ":" + message.substr(0, message.find(": ")) +
-           ": error: the " + what + " is " +
+           ": error: the " + what + " " +
            message.substr(message.find(": ") + 2));
   return failure();
 }
@@ -129,8 +144,11 @@ std::string baseName(const std::string &path) {
 LogicalResult runTransformPasses(MLIRContext &context,
                                  const DriverOptions &options, ModuleOp module,
                                  const spec::GridSpec &spec) {
+  CompileStage stage("the call-level transforms");
   registerAllPasses();
+  Step step("transforms");
   PassManager pm(&context);
+  timePasses(pm);
   pm.enableVerifier(true);
   if (options.printIRAfterAll)
     pm.enableIRPrinting(
@@ -155,19 +173,33 @@ LogicalResult runTransformPasses(MLIRContext &context,
   return pm.run(module);
 }
 
+/// --debug-internal-error: an internal error of the kind asked for, inside a
+/// step for the first target, to test how pallasc reports them.
+void raiseDebugInternalError(const DriverOptions &options) {
+  CompileStage stage("the --debug-internal-error hook",
+                     options.targets.empty() ? "" : options.targets.front());
+  if (options.debugInternalError == "fatal")
+    llvm::report_fatal_error("a fatal error requested by "
+                             "--debug-internal-error\nwith a second line");
+  if (options.debugInternalError == "crash")
+    std::raise(SIGSEGV);
+  if (options.debugInternalError == "abort")
+    std::abort();
+}
+
 /// The compilation of one kernel + spec.
+  if (!options.debugInternalError.empty())
+    raiseDebugInternalError(options);
 class Compilation {
 public:
-  explicit Compilation(const DriverOptions &options)
-      : options(options), context(makeDriverRegistry()) {
-    configureDriverContext(context);
-  }
+  Compilation(const DriverOptions &options, CompileCache *cache)
+      : options(options), cache(cache) {}
 
   int run();
 
 private:
   const DriverOptions &options;
-  MLIRContext context;
+  CompileCache *cache;
 };
 
 /// The depfile's path: -MF's, else beside the outputs (gcc's -MD default:
@@ -205,10 +237,44 @@ std::string depfileRule(const DriverOptions &options,
 }
 
 int Compilation::run() {
-  DiagnosticRouter router(&context);
+  std::unique_ptr<llvm::MemoryBuffer> kernelBuffer;
+  std::string specText;
+  if (int rc = readFrontendInputs(options, kernelBuffer, specText))
+    return rc;
+  OutputLocation location = resolveOutputPath(options);
+
+  // A hit writes the stored files exactly as a miss writes the compiled
+  // ones (same staging, same depfile, same commit).
+  std::string key;
+  if (cache) {
+    std::optional<CacheEntry> cached;
+    {
+      Step step("cache lookup");
+      key = compileCacheKey(options, kernelBuffer->getBuffer(), specText,
+                            gatherToolchain(*cache, options.targets),
+                            location.file);
+      cached = cache->lookup(key);
+    }
+    if (cached) {
+      if (int rc = checkTargets(options))
+        return rc;
+      return writeOutputs(options, location, cached->name, cached->files);
+    }
+  }
+
+  std::optional<MLIRContext> context;
+  {
+    // The context, with every dialect loaded.
+    Step step("set up");
+    context.emplace(makeDriverRegistry());
+    configureDriverContext(*context);
+  }
+  DiagnosticRouter router(&*context);
+  uint64_t warningsBefore = warningsLogged();
 
   FrontendResult fe;
-  if (int rc = runFrontend(options, context, router, fe))
+  if (int rc = runFrontendOnBuffer(options, std::move(kernelBuffer),
+                                   std::move(specText), *context, router, fe))
     return rc;
   if (int rc = checkTargets(options))
     return rc;
@@ -218,25 +284,58 @@ int Compilation::run() {
   OutputFiles outputs(location.directory);
   outputs.protectInput(options.kernelPath, "kernel");
   outputs.protectInput(options.specPath, "grid spec");
+  if (!options.debugInternalError.empty())
+    raiseDebugInternalError(options);
   std::vector<CompiledFile> files;
   if (int rc = emitArtifacts(options, fe, files, location.file))
     return rc;
+  // A compile that warned is not stored: its warnings must show again.
+  if (cache && warningsLogged() == warningsBefore) {
+    Step step("cache store");
+    cache->store(key, {fe.spec.name, files});
+  }
+  return writeOutputs(options, location, fe.spec.name, files);
+}
+
+} // namespace
+
+int writeOutputs(const DriverOptions &options, const OutputLocation &location,
+                 const std::string &name,
+                 const std::vector<CompiledFile> &files) {
+  Step step("write outputs");
+  // All staged in temporary files and renamed at the end.
+  OutputFiles outputs(location.directory);
+  outputs.protectInput(options.kernelPath, "kernel being compiled");
+  outputs.protectInput(options.specPath, "grid spec being compiled");
   if (failed(outputs.prepare()))
     return kExitUserError;
-  for (const CompiledFile &f : files)
-    if (failed(outputs.stage(f.name, f.contents)))
-      return kExitUserError;
-
-  if (options.writeDepfile &&
-      failed(outputs.stageAt(depfilePath(options, location, fe.spec.name),
-                             depfileRule(options, outputs.stagedPaths()))))
+  std::string depfile = options.writeDepfile
+                            ? depfilePath(options, location, name)
+                            : std::string();
+  if (!depfile.empty() && failed(outputs.claim(depfile)))
     return kExitUserError;
-  if (failed(outputs.commit()))
+  // The manifest (the last file) is committed last, after the depfile: a
+  // reader that sees the new manifest sees every new artifact beside it.
+  for (size_t i = 0; i + 1 < files.size(); ++i)
+    if (failed(outputs.stage(files[i].name, files[i].contents)))
+      return kExitUserError;
+  if (!depfile.empty()) {
+    std::vector<std::string> finals = outputs.stagedPaths();
+    llvm::SmallString<256> manifest(location.directory);
+    llvm::sys::path::append(manifest, files.back().name);
+    finals.push_back(std::string(manifest));
+    if (failed(outputs.stageAt(depfile, depfileRule(options, finals))))
+      return kExitUserError;
+  }
+  if (failed(outputs.stage(files.back().name, files.back().contents)) ||
+      failed(outputs.commit()))
     return kExitUserError;
   for (const std::string &f : outputs.stagedPaths())
     spdlog::debug("wrote {}", f);
   return kExitSuccess;
 }
+
+namespace {
 
 /// What to add to a compilation that writes no file with extension `ext`,
 /// for the error of `-o FILE.ext`.
@@ -351,6 +450,11 @@ int checkTargets(const DriverOptions &options) {
     if (isTpuTarget(target) || isCpuTarget(target) || isCudaTarget(target) ||
         isRocmTarget(target))
       continue;
+    std::string error;
+    if (hasGpuTargetPrefix(target) && !parseGpuTarget(target, error)) {
+      logError("error: " + error);
+      return kExitUsageError;
+    }
     logError("error: no code generation target is available in this build "
              "(asked for '" +
              target + "'); use --emit=mlir or --emit=manifest");
@@ -372,6 +476,7 @@ int emitArtifacts(const DriverOptions &options, const FrontendResult &fe,
 
   bool emitMlir = llvm::is_contained(options.emit, "mlir");
   if (emitMlir) {
+    Step step("print IR");
     std::string text;
     llvm::raw_string_ostream os(text);
     OpPrintingFlags flags;
@@ -383,6 +488,7 @@ int emitArtifacts(const DriverOptions &options, const FrontendResult &fe,
 
   // --target tpu: <name>.tpu.mlirbc + <name>.tpu.json (src/Target).
   if (llvm::any_of(options.targets, isTpuTarget)) {
+    CompileStage stage("the Mosaic lowering", "tpu");
     FailureOr<TpuArtifacts> tpu =
         emitTpuArtifacts(module, spec->name, emitMlir);
     if (failed(tpu))
@@ -423,6 +529,8 @@ int emitArtifacts(const DriverOptions &options, const FrontendResult &fe,
 
   // --target cpu: <name>.cpu.o, the lowering `pallasc run` executes.
   if (llvm::any_of(options.targets, isCpuTarget)) {
+    Step step("cpu");
+    CompileStage stage("the CPU lowering", "cpu");
     std::string file, object;
     ManifestArtifact entry;
     if (failed(emitCpuArtifact(module, spec->name, file, object, entry)))
@@ -433,6 +541,7 @@ int emitArtifacts(const DriverOptions &options, const FrontendResult &fe,
     }
   }
 
+  Step step("manifest");
   std::string manifestName = spec->name + ".manifest.json";
   if (!outputFile.empty())
     if (int rc = renameToOutputFile(outputFile, options.outputPath,
@@ -473,12 +582,12 @@ void configureDriverContext(MLIRContext &context) {
   context.loadAllAvailableDialects();
 }
 
-static int runFrontendOnBuffers(const DriverOptions &options,
-                                std::unique_ptr<llvm::MemoryBuffer> kernelBuffer,
-                                std::string specText, MLIRContext &context,
-                                DiagnosticRouter &router,
-                                FrontendResult &result) {
+int runFrontendOnBuffer(const DriverOptions &options,
+                        std::unique_ptr<llvm::MemoryBuffer> kernelBuffer,
+                        std::string specText, MLIRContext &context,
+                        DiagnosticRouter &router, FrontendResult &result) {
   std::string kernelText = kernelBuffer->getBuffer().str();
+  std::optional<Step> parseStep(std::in_place, "parse kernel");
   if (failed(checkText(options.kernelPath, kernelText, "kernel")))
     return kExitUserError;
 
@@ -486,12 +595,17 @@ static int runFrontendOnBuffers(const DriverOptions &options,
   // Kernel IR: parsed and verified by MLIR; diagnostics carry file:line:col.
   router.sourceMgr().AddNewSourceBuffer(std::move(kernelBuffer), llvm::SMLoc());
   ParserConfig config(&context);
-  OwningOpRef<ModuleOp> module =
-      parseSourceFile<ModuleOp>(router.sourceMgr(), config);
+  OwningOpRef<ModuleOp> module;
+  {
+    CompileStage stage("parsing the kernel");
+    module = parseSourceFile<ModuleOp>(router.sourceMgr(), config);
+  }
   if (!module || failed(checkKernelSize(*module)))
     return kExitUserError;
+  parseStep.reset();
 
   // Grid spec: JSON with JSON-path diagnostics.
+  std::optional<Step> importStep(std::in_place, "import spec");
   std::vector<spec::SpecError> specErrors;
   std::optional<spec::GridSpec> spec =
       spec::parseGridSpec(specText, specErrors);
@@ -513,6 +627,7 @@ static int runFrontendOnBuffers(const DriverOptions &options,
     return kExitUserError;
   spdlog::debug("{}: imported kernel @{} with a grid of rank {}",
                 options.specPath, spec->kernel, spec->grid.size());
+  importStep.reset();
 
   if (failed(runTransformPasses(context, options, *module, *spec)))
     return kExitUserError;
@@ -523,32 +638,53 @@ static int runFrontendOnBuffers(const DriverOptions &options,
   return kExitSuccess;
 }
 
-int runFrontend(const DriverOptions &options, MLIRContext &context,
-                DiagnosticRouter &router, FrontendResult &result) {
-  auto kernelBuffer =
-      readInput(options.kernelPath, kMaxKernelBytes, "kernel");
+int readFrontendInputs(const DriverOptions &options,
+                       std::unique_ptr<llvm::MemoryBuffer> &kernelBuffer,
+                       std::string &specText) {
+  Step step("read inputs");
+  kernelBuffer = readInput(options.kernelPath, kMaxKernelBytes, "kernel");
   if (!kernelBuffer)
     return kExitUserError;
   auto specBuffer = readInput(options.specPath, kMaxSpecBytes, "grid spec");
   if (!specBuffer)
     return kExitUserError;
-  return runFrontendOnBuffers(options, std::move(kernelBuffer),
-                              specBuffer->getBuffer().str(), context, router,
-                              result);
+  specText = specBuffer->getBuffer().str();
+  return kExitSuccess;
+}
+
+int runFrontend(const DriverOptions &options, MLIRContext &context,
+                DiagnosticRouter &router, FrontendResult &result) {
+  std::unique_ptr<llvm::MemoryBuffer> kernelBuffer;
+  std::string specText;
+  if (int rc = readFrontendInputs(options, kernelBuffer, specText))
+    return rc;
+  return runFrontendOnBuffer(options, std::move(kernelBuffer),
+                             std::move(specText), context, router, result);
 }
 
 int runFrontendOnText(const DriverOptions &options, llvm::StringRef kernelText,
                       std::string specText, MLIRContext &context,
                       DiagnosticRouter &router, FrontendResult &result) {
-  return runFrontendOnBuffers(
+  return runFrontendOnBuffer(
       options,
       llvm::MemoryBuffer::getMemBufferCopy(kernelText, options.kernelPath),
       std::move(specText), context, router, result);
 }
 
 int runCompile(const DriverOptions &options) {
-  Compilation compilation(options);
-  return compilation.run();
+  StepTimer timer(options.timing, "");
+  int rc;
+  {
+    StepTimerScope scope(timer);
+    std::unique_ptr<CompileCache> cache;
+    if (cacheable(options))
+      cache = CompileCache::open(options.cache);
+    Compilation compilation(options, cache.get());
+    rc = compilation.run();
+  }
+  if (options.timing)
+    console::write(timer.report());
+  return rc;
 }
 
 } // namespace pallasc

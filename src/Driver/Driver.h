@@ -26,6 +26,22 @@ enum ExitCode : int {
 
 enum class Verbosity { Quiet, Normal, Verbose };
 
+/// The compile cache of a command (src/Driver/Cache.h, docs/cache.md): what
+/// the command line chose; resolveCacheSettings() fills the rest from the
+/// environment.
+struct CacheSettings {
+  /// --cache-dir; when empty, PALLASC_CACHE_DIR. Empty after resolving: no
+  /// cache.
+  std::string directory;
+  /// --no-cache: no cache, whatever the environment says.
+  bool disabled = false;
+  /// --cache-max-size (e.g. "500M"); when empty, PALLASC_CACHE_MAX_SIZE,
+  /// else 1 GiB.
+  std::string maxSize;
+  /// The bound in bytes, once resolved.
+  uint64_t maxBytes = 0;
+};
+
 struct DriverOptions {
   std::string kernelPath;
   std::string specPath;
@@ -63,6 +79,16 @@ struct DriverOptions {
   /// semantics (docs/cuda.md, "Floating point").
   bool strictFloat = false;
   Verbosity verbosity = Verbosity::Normal;
+  /// --timing: print the time of each step and pass when the compilation
+  /// ends (src/Driver/Timing.h).
+  bool timing = false;
+  /// --cache-dir and friends.
+  CacheSettings cache;
+  /// Testing the internal-error path (hidden --debug-internal-error): "fatal"
+  /// raises an LLVM fatal error, "crash" a SIGSEGV, "abort" calls abort(),
+  /// each while compiling the first target, before any output is
+  /// prepared.
+  std::string debugInternalError;
 };
 
 /// Sets up the spdlog logger all pallasc diagnostics go through.

@@ -20,8 +20,13 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/OwningOpRef.h"
 
+#include <memory>
 #include <string>
 #include <vector>
+
+namespace llvm {
+class MemoryBuffer;
+} // namespace llvm
 
 namespace pallasc {
 
@@ -44,6 +49,18 @@ struct FrontendResult {
 /// or the exit code after a diagnostic was printed.
 int runFrontend(const DriverOptions &options, mlir::MLIRContext &context,
                 DiagnosticRouter &router, FrontendResult &result);
+
+/// The first step of runFrontend: reads the kernel and the spec (with their
+/// size caps). Returns kExitSuccess, or kExitUserError after an error.
+int readFrontendInputs(const DriverOptions &options,
+                       std::unique_ptr<llvm::MemoryBuffer> &kernelBuffer,
+                       std::string &specText);
+
+/// The rest of runFrontend, on what readFrontendInputs read.
+int runFrontendOnBuffer(const DriverOptions &options,
+                        std::unique_ptr<llvm::MemoryBuffer> kernelBuffer,
+                        std::string specText, mlir::MLIRContext &context,
+                        DiagnosticRouter &router, FrontendResult &result);
 
 /// runFrontend on inputs already in memory: `options.kernelPath` and
 /// `options.specPath` only name them (in diagnostics and the manifest).
@@ -76,6 +93,15 @@ struct CompiledFile {
 int emitArtifacts(const DriverOptions &options, const FrontendResult &fe,
                   std::vector<CompiledFile> &files,
                   const std::string &outputFile = "");
+
+/// Writes `files` (from emitArtifacts, or a cache entry) into `location`,
+/// with -MD the depfile (named after `name`, the compilation's name, when
+/// -MF does not give its path), all staged and committed together: the
+/// inputs are never overwritten and a failure leaves nothing. Returns
+/// kExitSuccess or kExitUserError after an error.
+int writeOutputs(const DriverOptions &options, const OutputLocation &location,
+                 const std::string &name,
+                 const std::vector<CompiledFile> &files);
 
 /// A whole compilation of in-memory inputs to in-memory outputs, in a fresh
 /// context: runFrontendOnText, checkTargets, emitArtifacts. No file is read

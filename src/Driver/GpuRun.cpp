@@ -10,15 +10,18 @@
 #include "src/Driver/OutputFiles.h"
 #include "src/Launch/CudaLaunch.h"
 #include "src/Launch/GpuLaunch.h"
-#include "src/Runtime/CudaEmulator.h"
+#include "src/Runtime/GpuEmulator/GpuEmulator.h"
 #include "src/Runtime/Float16.h"
 #include "src/Runtime/GridExecutor.h"
 #include "src/Runtime/HostCode.h"
 #include "src/Runtime/HostProgram.h"
 #include "src/Runtime/Launch.h"
 #include "src/Runtime/Npy.h"
+#include "src/Runtime/RandomInputs.h"
+#include "src/Target/CudaArtifacts.h"
 #include "src/Target/GpuLaunchRecord.h"
 #include "src/Target/RocmArtifacts.h"
+#include "target/GpuTarget.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Pass/PassManager.h"
@@ -33,11 +36,11 @@ using namespace mlir;
 using namespace pallasc::runtime;
 
 /// Whether the CUDA lowering puts some dot of `module` on tf32 tensor cores:
-/// f32 operands at a precision other than highest, on sm_80 or newer.
-static bool usesTf32(ModuleOp module, bool amd, llvm::StringRef arch) {
-  unsigned number = 0;
-  if (amd || !arch.consume_front("sm_") ||
-      arch.take_while(llvm::isDigit).getAsInteger(10, number) || number < 80)
+/// f32 operands at a precision other than highest, on a chip with tf32
+/// matrix instructions.
+static bool usesTf32(ModuleOp module, const pallasc::GpuTarget &target) {
+  if (!target.findMatrixInstr(pallasc::MatrixInstrKind::MmaSync,
+                              pallasc::MatrixElemType::TF32))
     return false;
   bool found = false;
   module.walk([&](pallas::DotOp dot) {
@@ -54,52 +57,6 @@ static bool usesTf32(ModuleOp module, bool amd, llvm::StringRef arch) {
 namespace pallasc {
 
 namespace {
-
-/// SplitMix64, as the CPU runner seeds its inputs (the same --seed gives the
-/// same inputs on both).
-struct SplitMix64 {
-  uint64_t state;
-  uint64_t next() {
-    uint64_t z = (state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  }
-  double uniform() { return (next() >> 11) * 0x1.0p-52 - 1.0; }
-};
-
-void fillRandom(HostArray &a, uint64_t seed) {
-  SplitMix64 rng{seed};
-  int64_t n = a.numElements();
-  uint8_t *p = a.data();
-  for (int64_t i = 0; i < n; ++i) {
-    switch (a.dtype) {
-    case DType::F16:
-      reinterpret_cast<uint16_t *>(p)[i] =
-          floatToHalf(static_cast<float>(rng.uniform()));
-      break;
-    case DType::BF16:
-      reinterpret_cast<uint16_t *>(p)[i] =
-          floatToBF16(static_cast<float>(rng.uniform()));
-      break;
-    case DType::F32:
-      reinterpret_cast<float *>(p)[i] = static_cast<float>(rng.uniform());
-      break;
-    case DType::F64:
-      reinterpret_cast<double *>(p)[i] = rng.uniform();
-      break;
-    case DType::Bool:
-      p[i] = rng.next() & 1;
-      break;
-    default: {
-      uint64_t v = rng.next() % 16;
-      size_t w = dtypeSize(a.dtype);
-      std::memcpy(p + i * w, &v, w);
-      break;
-    }
-    }
-  }
-}
 
 double elementAsDouble(const HostArray &a, int64_t i) {
   const uint8_t *p = a.data();
@@ -306,22 +263,25 @@ int launchOnCuda(MLIRContext &context, ModuleOp gpuModule,
 
 int runOnGpu(const RunOptions &options, const GpuRunOptions &gpu) {
   const std::string &specPath = options.driver.specPath;
-  std::string arch = gpu.target.substr(gpu.target.find(':') + 1);
+  std::string targetError;
+  const GpuTarget *target = parseGpuTarget(gpu.target, targetError);
+  if (!target) {
+    logError("error: " + targetError);
+    return kExitUsageError;
+  }
+  std::string arch = target->chip;
   // rocm:<arch>: the AMD lowering (wave64, MFMA), on the emulator only (no
   // HIP runtime is linked).
-  bool amd = llvm::StringRef(gpu.target).starts_with("rocm:");
+  bool amd = target->isAmd();
   if (amd && !gpu.emulate) {
     logError("error: pallasc run cannot launch on AMD GPUs (no HIP runtime "
              "support); add --emulate to run the AMD lowering on CPU "
              "threads");
     return kExitUsageError;
   }
-  if (amd && !llvm::is_contained(supportedRocmArchs(), arch)) {
-    logError("error: unsupported AMD architecture '" + arch +
-             "' (expected one of " + llvm::join(supportedRocmArchs(), ", ") +
-             ")");
-    return kExitUsageError;
-  }
+  OutputFiles files(".");
+  if (failed(claimRunOutputs(options, files)))
+    return kExitUserError;
   MLIRContext context(makeDriverRegistry());
   configureDriverContext(context);
   DiagnosticRouter router(&context);
@@ -388,18 +348,20 @@ int runOnGpu(const RunOptions &options, const GpuRunOptions &gpu) {
         logError("error: cannot allocate input " + std::to_string(i));
         return kExitUserError;
       }
-      fillRandom(inputs[i], *options.randomSeed * 0x100000001b3ull + i);
+      fillRandomInput(inputs[i], *options.randomSeed, i);
       continue;
     }
-    if (!readNpy(options.inputs[i], inputs[i], error)) {
+    auto check = [&](DType dtype, const std::vector<int64_t> &shape,
+                     std::string &message) {
+      if (shape == want.shape && dtypeSize(dtype) == dtypeSize(want.dtype))
+        return true;
+      message = options.inputs[i] + ": error: input " + std::to_string(i) +
+                " is " + HostArray(dtype, shape).describe() +
+                " but the call expects " + want.describe();
+      return false;
+    };
+    if (!readNpy(options.inputs[i], inputs[i], error, UINT64_MAX, check)) {
       logError(error);
-      return kExitUserError;
-    }
-    if (inputs[i].shape != want.shape ||
-        dtypeSize(inputs[i].dtype) != dtypeSize(want.dtype)) {
-      logError(options.inputs[i] + ": error: input " + std::to_string(i) +
-               " is " + inputs[i].describe() + " but the call expects " +
-               want.describe());
       return kExitUserError;
     }
   }
@@ -426,6 +388,27 @@ int runOnGpu(const RunOptions &options, const GpuRunOptions &gpu) {
     else
       fillUninitialized(outputs[j].data(), outputs[j].numElements(),
                         outputs[j].dtype);
+  }
+
+  // The emulator runs the distributed kernel, one step before the artifact:
+  // build the artifact first, exactly as `pallasc --target T` does (code
+  // generation, device libraries, ptxas / ld.lld), and refuse to emulate a
+  // kernel that cannot be built, so a check that passes under --emulate is
+  // a kernel that compiles.
+  if (gpu.emulate) {
+    std::vector<std::string> targets = {gpu.target};
+    bool built =
+        amd ? succeeded(emitRocmArtifacts(*fe.module, fe.spec.name, targets,
+                                          /*emitText=*/false,
+                                          /*emitAsm=*/false))
+            : succeeded(emitCudaArtifacts(*fe.module, fe.spec.name, targets,
+                                          /*emitText=*/false));
+    if (!built) {
+      logError("error: not emulating: the kernel does not compile for " +
+               gpu.target + " (above), and --emulate runs only what the " +
+               "target's artifact would run");
+      return kExitUserError;
+    }
   }
 
   // The GPU lowering, up to the distributed kernel and its launch record.
@@ -528,7 +511,7 @@ int runOnGpu(const RunOptions &options, const GpuRunOptions &gpu) {
       logError("error: the " + std::string(gpu.emulate ? "emulated " : "") +
                std::string(amd ? "AMD" : "CUDA") +
                " result differs from the CPU result");
-      if (usesTf32(*fe.module, amd, arch))
+      if (usesTf32(*fe.module, *target))
         logError("note: f32 dots at the default or high precision run on "
                  "tf32 tensor cores (10-bit mantissa), the CPU reference in "
                  "exact f32; widen --rtol/--atol for them, or give the dot "
@@ -538,14 +521,8 @@ int runOnGpu(const RunOptions &options, const GpuRunOptions &gpu) {
     }
   }
 
-  if (!options.outputs.empty()) {
-    OutputFiles files(".");
-    for (size_t j = 0; j < outputs.size(); ++j)
-      if (failed(files.stageAt(options.outputs[j], encodeNpy(outputs[j]))))
-        return kExitUserError;
-    if (failed(files.commit()))
-      return kExitUserError;
-  }
+  if (!options.outputs.empty())
+    return commitRunOutputs(options, files, outputs);
   return kExitSuccess;
 }
 

@@ -2,7 +2,7 @@
 //
 // Runs the kernel over its grid on an NVIDIA GPU (through the launch library,
 // src/Launch: the CUDA driver API loaded at run time), or with --emulate on
-// CPU threads (src/Runtime/CudaEmulator.h; AMD targets run on the emulator
+// CPU threads (src/Runtime/GpuEmulator/GpuEmulator.h; AMD targets run on the emulator
 // only), with the same inputs and outputs as the CPU runner; --check
 // compares the result with the CPU runner's (Pallas interpret-mode
 // semantics).

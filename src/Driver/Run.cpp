@@ -6,12 +6,12 @@
 
 #include "src/Driver/Frontend.h"
 #include "src/Driver/OutputFiles.h"
-#include "src/Runtime/Float16.h"
 #include "src/Runtime/GridExecutor.h"
 #include "src/Runtime/HostCode.h"
 #include "src/Runtime/HostProgram.h"
 #include "src/Runtime/Launch.h"
 #include "src/Runtime/Npy.h"
+#include "src/Runtime/RandomInputs.h"
 
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
@@ -53,54 +53,6 @@ uint64_t physicalMemory() {
   return static_cast<uint64_t>(pages) * static_cast<uint64_t>(size);
 }
 
-/// SplitMix64: a small, portable generator (the same inputs everywhere).
-struct SplitMix64 {
-  uint64_t state;
-  uint64_t next() {
-    uint64_t z = (state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  }
-  /// Uniform in [-1, 1).
-  double uniform() { return (next() >> 11) * 0x1.0p-52 - 1.0; }
-};
-
-/// Random values: floats uniform in [-1, 1), integers in [0, 16), bools
-/// fair.
-void fillRandom(HostArray &a, uint64_t seed) {
-  SplitMix64 rng{seed};
-  int64_t n = a.numElements();
-  uint8_t *p = a.data();
-  for (int64_t i = 0; i < n; ++i) {
-    switch (a.dtype) {
-    case DType::F16:
-      reinterpret_cast<uint16_t *>(p)[i] =
-          floatToHalf(static_cast<float>(rng.uniform()));
-      break;
-    case DType::BF16:
-      reinterpret_cast<uint16_t *>(p)[i] =
-          floatToBF16(static_cast<float>(rng.uniform()));
-      break;
-    case DType::F32:
-      reinterpret_cast<float *>(p)[i] = static_cast<float>(rng.uniform());
-      break;
-    case DType::F64:
-      reinterpret_cast<double *>(p)[i] = rng.uniform();
-      break;
-    case DType::Bool:
-      p[i] = rng.next() & 1;
-      break;
-    default: {
-      uint64_t v = rng.next() % 16;
-      size_t w = dtypeSize(a.dtype);
-      std::memcpy(p + i * w, &v, w); // little-endian
-      break;
-    }
-    }
-  }
-}
-
 /// An input file's dtype fits the call's: equal, or the same integer width
 /// with the other signedness (the IR's integers are signless).
 bool compatible(DType have, DType want) {
@@ -139,9 +91,31 @@ std::string describeOperands(const std::vector<ArrayType> &arrays) {
 
 } // namespace
 
+LogicalResult claimRunOutputs(const RunOptions &options, OutputFiles &files) {
+  files.protectInput(options.driver.kernelPath, "kernel being run");
+  files.protectInput(options.driver.specPath, "grid spec being run");
+  for (size_t i = 0; i < options.inputs.size(); ++i)
+    files.protectInput(options.inputs[i], "--input file " + std::to_string(i));
+  for (const std::string &path : options.outputs)
+    if (failed(files.claim(path)))
+      return failure();
+  return success();
+}
+
+int commitRunOutputs(const RunOptions &options, OutputFiles &files,
+                     const std::vector<HostArray> &outputs) {
+  for (size_t j = 0; j < outputs.size() && j < options.outputs.size(); ++j)
+    if (failed(files.stageAt(options.outputs[j], encodeNpy(outputs[j]))))
+      return kExitUserError;
+  return failed(files.commit()) ? kExitUserError : kExitSuccess;
+}
+
 int runOnCpu(const RunOptions &options) {
   const std::string &specPath = options.driver.specPath;
   Clock::time_point t0 = Clock::now();
+  OutputFiles files(".");
+  if (failed(claimRunOutputs(options, files)))
+    return kExitUserError;
   MLIRContext context(makeDriverRegistry());
   configureDriverContext(context);
   DiagnosticRouter router(&context);
@@ -224,27 +198,34 @@ int runOnCpu(const RunOptions &options) {
                  std::to_string(maxBytes) + " bytes");
         return kExitUserError;
       }
-      fillRandom(inputs[i], *options.randomSeed * 0x100000001b3ull + i);
+      fillRandomInput(inputs[i], *options.randomSeed, i);
       continue;
     }
     const std::string &path = options.inputs[i];
-    if (!readNpy(path, inputs[i], error, maxBytes - inputBytes)) {
+    // The dtype and shape are checked on the header, before the data is
+    // read.
+    auto check = [&](DType dtype, const std::vector<int64_t> &shape,
+                     std::string &message) {
+      if (!compatible(dtype, want.dtype)) {
+        message = path + ": error: input " + std::to_string(i) +
+                  " has dtype " + dtypeName(dtype) + " but the call expects " +
+                  dtypeName(want.dtype) + " (" + want.describe() + ")";
+        return false;
+      }
+      if (shape != want.shape) {
+        message = path + ": error: input " + std::to_string(i) +
+                  " has shape " + shapeString(shape) +
+                  " but the call expects " + shapeString(want.shape) + " (" +
+                  want.describe() + ")";
+        return false;
+      }
+      return true;
+    };
+    if (!readNpy(path, inputs[i], error, maxBytes - inputBytes, check)) {
       logError(error);
       return kExitUserError;
     }
     inputBytes += inputs[i].byteSize();
-    if (!compatible(inputs[i].dtype, want.dtype)) {
-      logError(path + ": error: input " + std::to_string(i) + " has dtype " +
-               dtypeName(inputs[i].dtype) + " but the call expects " +
-               dtypeName(want.dtype) + " (" + want.describe() + ")");
-      return kExitUserError;
-    }
-    if (inputs[i].shape != want.shape) {
-      logError(path + ": error: input " + std::to_string(i) + " has shape " +
-               shapeString(inputs[i].shape) + " but the call expects " +
-               shapeString(want.shape) + " (" + want.describe() + ")");
-      return kExitUserError;
-    }
   }
 
   // Output dtypes: an aliased output is its input; integer outputs take the
@@ -306,14 +287,9 @@ int runOnCpu(const RunOptions &options) {
 
   // Outputs: all staged, then renamed together.
   Clock::time_point t4 = Clock::now();
-  if (!options.outputs.empty()) {
-    OutputFiles files(".");
-    for (size_t j = 0; j < outputs.size(); ++j)
-      if (failed(files.stageAt(options.outputs[j], encodeNpy(outputs[j]))))
-        return kExitUserError;
-    if (failed(files.commit()))
-      return kExitUserError;
-  }
+  if (!options.outputs.empty())
+    if (int rc = commitRunOutputs(options, files, outputs))
+      return rc;
   double writeMs = msSince(t4);
   if (options.timing) {
     llvm::errs() << llvm::format(

@@ -11,6 +11,8 @@
 #define PALLASC_SRC_DRIVER_RUN_H
 
 #include "src/Driver/Driver.h"
+#include "src/Driver/OutputFiles.h"
+#include "src/Runtime/Npy.h"
 
 #include <cstdint>
 #include <optional>
@@ -39,6 +41,18 @@ struct RunOptions {
 /// Runs the kernel on the CPU; returns an ExitCode. Writes either every
 /// output or none.
 int runOnCpu(const RunOptions &options);
+
+/// Before any work: protects the kernel, the spec and every --input file
+/// from being overwritten and checks every --output path (not empty, not a
+/// directory, not an input, not given twice, in an existing directory).
+/// Fails after printing an error.
+llvm::LogicalResult claimRunOutputs(const RunOptions &options,
+                                    OutputFiles &files);
+
+/// Writes `outputs` to the --output files as .npy, all or none (staged, then
+/// committed together). Returns an ExitCode.
+int commitRunOutputs(const RunOptions &options, OutputFiles &files,
+                     const std::vector<runtime::HostArray> &outputs);
 
 } // namespace pallasc
 

@@ -19,79 +19,6 @@ namespace {
 
 constexpr const char *kLauncherName = "__pallasc_launch";
 
-/// The C interface's descriptor of a rank-1 memref.
-struct Memref1D {
-  int64_t *allocated;
-  int64_t *aligned;
-  int64_t offset;
-  int64_t size;
-  int64_t stride;
-};
-
-/// A dense row-major memref descriptor {allocated, aligned, offset, sizes,
-/// strides} over `base`.
-std::vector<int64_t> descriptorOf(void *base,
-                                  const std::vector<int64_t> &shape) {
-  std::vector<int64_t> d = {reinterpret_cast<int64_t>(base),
-                            reinterpret_cast<int64_t>(base), 0};
-  d.insert(d.end(), shape.begin(), shape.end());
-  std::vector<int64_t> strides(shape.size(), 1);
-  for (size_t i = shape.size(); i-- > 1;)
-    strides[i - 1] = strides[i] * shape[i];
-  d.insert(d.end(), strides.begin(), strides.end());
-  return d;
-}
-
-/// What the launcher reads while `@main` runs.
-struct ActiveRun {
-  const HostProgram *program = nullptr;
-  JitModule *jit = nullptr;
-  const ExecuteOptions *options = nullptr;
-  bool failed = false;
-  std::string error;
-  double walkMs = 0;
-};
-
-thread_local ActiveRun *activeRun = nullptr;
-
-/// `_mlir_ciface___pallasc_launch(call, pointers)`: `pointers` holds the
-/// call's dynamic grid bounds, then the addresses of its input buffers, then
-/// those of its output buffers. After a failure later launches do nothing
-/// (the error is reported when `@main` returns).
-extern "C" void pallascLaunch(int64_t call, Memref1D *pointers) {
-  ActiveRun *run = activeRun;
-  if (!run || run->failed)
-    return;
-  const LaunchPlan &plan = run->program->calls[call];
-  const int64_t *slot = pointers->aligned + pointers->offset;
-  ExecuteOptions exec;
-  exec.maxBytes = run->options->maxBytes;
-  double walkMs = 0;
-  exec.gridWalkMs = &walkMs;
-  for (int64_t i = 0; i < plan.numDynamicBounds(); ++i)
-    exec.dynamicBounds.push_back(*slot++);
-  auto address = [](int64_t p) {
-    return reinterpret_cast<uint8_t *>(static_cast<intptr_t>(p));
-  };
-  std::vector<HostArray> inputs;
-  for (const ArrayType &a : plan.inputs)
-    inputs.push_back(HostArray::view(a.dtype, a.shape, address(*slot++)));
-  std::vector<DType> outputDTypes;
-  for (const ArrayType &a : plan.outputs) {
-    outputDTypes.push_back(a.dtype);
-    exec.outputStorage.push_back(address(*slot++));
-  }
-  std::vector<HostArray> outputs;
-  std::string error;
-  if (!executeGrid(plan, *run->jit, inputs, outputDTypes, outputs, exec,
-                   error)) {
-    run->failed = true;
-    run->error = "pallas.call #" + std::to_string(call) + " (@" +
-                 plan.kernel + "): " + error;
-  }
-  run->walkMs += walkMs;
-}
-
 /// The wrapper the spec's call is imported into (src/Spec/SpecToIR.cpp).
 func::FuncOp findMain(ModuleOp module) {
   return module.lookupSymbol<func::FuncOp>("main");
@@ -108,7 +35,7 @@ int64_t HostProgram::numBoundValues() const {
 
 std::pair<const char *, void *> launcherSymbol() {
   return {"_mlir_ciface___pallasc_launch",
-          reinterpret_cast<void *>(&pallascLaunch)};
+          reinterpret_cast<void *>(&launch::pallasc_launcher_cpu_launch)};
 }
 
 bool isDirectCall(ModuleOp module) {
@@ -306,14 +233,45 @@ bool prepareHostProgram(ModuleOp module, HostProgram &program,
   return true;
 }
 
+bool toHostProgramPlan(
+    const HostProgram &program,
+    const std::function<launch::PackedFn(const std::string &, std::string &)>
+        &lookup,
+    launch::HostProgramPlan &host, std::string &error) {
+  host = launch::HostProgramPlan();
+  host.main = lookup("main", error);
+  if (!host.main)
+    return false;
+  for (const LaunchPlan &call : program.calls)
+    if (!toHostCallPlan(call, lookup, host.calls.emplace_back(), error))
+      return false;
+  auto arrayType = [](const ArrayType &a) {
+    return launch::HostArrayType{elementTypeOf(a.dtype), a.shape};
+  };
+  for (const ProgramArgument &a : program.arguments) {
+    launch::HostProgramArgument &h = host.arguments.emplace_back();
+    h.kind = static_cast<launch::HostProgramArgument::Kind>(a.kind);
+    h.numBounds = a.numBounds;
+    h.array = arrayType(a.array);
+  }
+  for (const ArrayType &a : program.inputs)
+    host.inputs.push_back(arrayType(a));
+  for (const ArrayType &a : program.outputs)
+    host.outputs.push_back(arrayType(a));
+  return true;
+}
+
 bool runHostProgram(const HostProgram &program, JitModule &jit,
                     std::vector<HostArray> &inputs,
                     const std::vector<int64_t> &boundValues,
                     const std::vector<DType> &outputDTypes,
                     std::vector<HostArray> &outputs,
                     const ExecuteOptions &options, std::string &error) {
-  JitModule::PackedFn main = jit.lookupCInterface("main", error);
-  if (!main)
+  launch::HostProgramPlan host;
+  auto lookup = [&](const std::string &symbol, std::string &lookupError) {
+    return jit.lookupCInterface(symbol, lookupError);
+  };
+  if (!toHostProgramPlan(program, lookup, host, error))
     return false;
   uint64_t needed = 0;
   for (const HostArray &a : inputs)
@@ -330,60 +288,17 @@ bool runHostProgram(const HostProgram &program, JitModule &jit,
       return false;
     }
   }
-
-  // Arguments: bounds by value (index is i64), batched bounds and arrays as
-  // pointers to descriptors, then the results' descriptors.
-  std::vector<std::vector<int64_t>> descriptors;
-  descriptors.reserve(program.arguments.size() + outputs.size());
-  std::vector<int64_t> scalars;
-  scalars.reserve(program.arguments.size());
-  std::vector<int64_t> batchedBounds(boundValues);
-  std::vector<void *> pointers;
-  pointers.reserve(program.arguments.size() + outputs.size());
-  std::vector<void *> args;
-  size_t nextBound = 0, nextInput = 0;
-  for (const ProgramArgument &a : program.arguments) {
-    switch (a.kind) {
-    case ProgramArgument::Kind::Bound:
-      scalars.push_back(boundValues[nextBound++]);
-      args.push_back(&scalars.back());
-      break;
-    case ProgramArgument::Kind::BatchedBound:
-      descriptors.push_back(
-          descriptorOf(batchedBounds.data() + nextBound, {a.numBounds}));
-      nextBound += a.numBounds;
-      pointers.push_back(descriptors.back().data());
-      args.push_back(&pointers.back());
-      break;
-    case ProgramArgument::Kind::Array:
-      descriptors.push_back(
-          descriptorOf(inputs[nextInput].data(), inputs[nextInput].shape));
-      ++nextInput;
-      pointers.push_back(descriptors.back().data());
-      args.push_back(&pointers.back());
-      break;
-    }
-  }
-  for (HostArray &o : outputs) {
-    descriptors.push_back(descriptorOf(o.data(), o.shape));
-    pointers.push_back(descriptors.back().data());
-    args.push_back(&pointers.back());
-  }
-
-  ActiveRun run;
-  run.program = &program;
-  run.jit = &jit;
-  run.options = &options;
-  activeRun = &run;
-  main(args.data());
-  activeRun = nullptr;
-  if (options.gridWalkMs)
-    *options.gridWalkMs = run.walkMs;
-  if (run.failed) {
-    error = run.error;
-    return false;
-  }
-  return true;
+  std::vector<const void *> inputPtrs;
+  for (HostArray &a : inputs)
+    inputPtrs.push_back(a.data());
+  std::vector<void *> outputPtrs;
+  for (HostArray &a : outputs)
+    outputPtrs.push_back(a.data());
+  launch::HostGridOptions grid;
+  grid.maxBytes = options.maxBytes;
+  grid.gridWalkMs = options.gridWalkMs;
+  return launch::runHostProgram(host, inputPtrs, boundValues, outputPtrs, grid,
+                                error);
 }
 
 } // namespace pallasc::runtime

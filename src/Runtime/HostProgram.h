@@ -32,6 +32,7 @@
 
 #include "mlir/IR/BuiltinOps.h"
 
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -77,6 +78,14 @@ bool prepareHostProgram(mlir::ModuleOp module, HostProgram &program,
 
 /// The launcher the lowered `@main` calls: (symbol, address) for the JIT.
 std::pair<const char *, void *> launcherSymbol();
+
+/// `program` in the launch library's terms (src/Launch/HostGrid.h): `@main`
+/// and every call resolved by `lookup` (symbol name to packed entry point).
+bool toHostProgramPlan(
+    const HostProgram &program,
+    const std::function<launch::PackedFn(const std::string &, std::string &)>
+        &lookup,
+    launch::HostProgramPlan &host, std::string &error);
 
 /// Runs the JIT-compiled `@main` of `program`: `boundValues` are its bound
 /// values in argument order, `inputs` its arrays (checked against

@@ -7,6 +7,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/AffineExpr.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/SymbolTable.h"
 
@@ -193,6 +194,106 @@ bool arrayTypeOf(Type t, const std::string &what, ArrayType &out,
   }
   out.dtype = *d;
   out.shape.assign(tensor.getShape().begin(), tensor.getShape().end());
+  return true;
+}
+
+bool compileAffineExpr(AffineExpr e, launch::AffineProgram &program,
+                       std::string &error) {
+  using Op = launch::AffineProgram::Op;
+  if (auto c = dyn_cast<AffineConstantExpr>(e)) {
+    program.code.push_back(Op::Const);
+    program.code.push_back(c.getValue());
+    return true;
+  }
+  if (auto d = dyn_cast<AffineDimExpr>(e)) {
+    program.code.push_back(Op::Dim);
+    program.code.push_back(d.getPosition());
+    return true;
+  }
+  auto bin = dyn_cast<AffineBinaryOpExpr>(e);
+  if (!bin) {
+    error = "index map uses a symbol";
+    return false;
+  }
+  if (!compileAffineExpr(bin.getLHS(), program, error) ||
+      !compileAffineExpr(bin.getRHS(), program, error))
+    return false;
+  switch (e.getKind()) {
+  case AffineExprKind::Add:
+    program.code.push_back(Op::Add);
+    return true;
+  case AffineExprKind::Mul:
+    program.code.push_back(Op::Mul);
+    return true;
+  case AffineExprKind::FloorDiv:
+    program.code.push_back(Op::FloorDiv);
+    return true;
+  case AffineExprKind::CeilDiv:
+    program.code.push_back(Op::CeilDiv);
+    return true;
+  case AffineExprKind::Mod:
+    program.code.push_back(Op::Mod);
+    return true;
+  default:
+    error = "unsupported index map expression";
+    return false;
+  }
+}
+
+launch::ElementType elementTypeOf(DType dtype) {
+  launch::ElementType t = launch::ElementType::F32;
+  launch::parseElementType(dtypeName(dtype), t);
+  return t;
+}
+
+bool toHostCallPlan(
+    const LaunchPlan &plan,
+    const std::function<launch::PackedFn(const std::string &, std::string &)>
+        &lookup,
+    launch::HostCallPlan &host, std::string &error) {
+  auto arrayType = [](const ArrayType &a) {
+    return launch::HostArrayType{elementTypeOf(a.dtype), a.shape};
+  };
+  auto mapping = [&](const BlockMapping &m,
+                     launch::HostBlockMapping &out) -> bool {
+    out.wholeArray = m.wholeArray;
+    out.blockShape = m.blockShape;
+    for (BlockMapping::Kind k : m.kinds)
+      out.kinds.push_back(static_cast<launch::HostBlockMapping::Kind>(k));
+    out.padLow = m.padLow;
+    out.padHigh = m.padHigh;
+    if (!m.indexWrapper.empty()) {
+      out.indexWrapper = lookup(m.indexWrapper, error);
+      return out.indexWrapper != nullptr;
+    }
+    if (m.indexMap)
+      for (AffineExpr r : m.indexMap.getResults())
+        if (!compileAffineExpr(r, out.indexMap.emplace_back(), error))
+          return false;
+    return true;
+  };
+  host = launch::HostCallPlan();
+  host.kernelName = plan.kernel;
+  host.kernel = lookup(plan.kernel, error);
+  if (!host.kernel)
+    return false;
+  host.grid = plan.grid;
+  host.vmappedDims = plan.vmappedDims;
+  host.numScalarPrefetch = plan.numScalarPrefetch;
+  for (const ArrayType &a : plan.inputs)
+    host.inputs.push_back(arrayType(a));
+  for (const ArrayType &a : plan.outputs)
+    host.outputs.push_back(arrayType(a));
+  for (const BlockMapping &m : plan.inMappings)
+    if (!mapping(m, host.inMappings.emplace_back()))
+      return false;
+  for (const BlockMapping &m : plan.outMappings)
+    if (!mapping(m, host.outMappings.emplace_back()))
+      return false;
+  for (const ArrayType &a : plan.scratch)
+    host.scratch.push_back(arrayType(a));
+  host.aliases = plan.aliases;
+  host.kernelWrites = plan.kernelWrites;
   return true;
 }
 

@@ -11,11 +11,13 @@
 #ifndef PALLASC_SRC_RUNTIME_LAUNCH_H
 #define PALLASC_SRC_RUNTIME_LAUNCH_H
 
+#include "src/Launch/HostGrid.h"
 #include "src/Runtime/Npy.h"
 
 #include "mlir/IR/AffineMap.h"
 #include "mlir/IR/BuiltinOps.h"
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
@@ -83,6 +85,24 @@ bool planLaunch(mlir::ModuleOp module, LaunchPlan &plan, std::string &error);
 bool planCall(mlir::ModuleOp module, mlir::pallas::CallOp call,
               const std::string &wrapperPrefix, LaunchPlan &plan,
               std::string &error);
+
+/// One result of an affine index map as the launch library evaluates it;
+/// false with `error` set for a map that uses symbols.
+bool compileAffineExpr(mlir::AffineExpr expr, launch::AffineProgram &program,
+                       std::string &error);
+
+/// `plan` in the launch library's terms: the index maps compiled, the
+/// kernel and `@func` index-map wrappers resolved by `lookup` (from a symbol
+/// name to its packed C-interface entry point; null with `error` set when
+/// missing).
+bool toHostCallPlan(
+    const LaunchPlan &plan,
+    const std::function<launch::PackedFn(const std::string &, std::string &)>
+        &lookup,
+    launch::HostCallPlan &host, std::string &error);
+
+/// The launch library's element type of `dtype`.
+launch::ElementType elementTypeOf(DType dtype);
 
 /// Reads a statically shaped tensor type of a supported dtype into `out`;
 /// otherwise fails with a message starting with `what`.

@@ -2,6 +2,8 @@
 
 #include "src/Runtime/Npy.h"
 
+#include "src/Support/BoundedRead.h"
+
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -155,6 +157,9 @@ public:
         }
         haveFortran = true;
       } else if (key == "shape") {
+        // A repeated key: the last one counts, as in the Python dict numpy
+        // builds from the header.
+        shape.clear();
         if (!parseShape(shape, error))
           return false;
         haveShape = true;
@@ -230,6 +235,10 @@ private:
         ++pos;
       if (pos == start)
         return fail(error, "'shape' must hold non-negative integers");
+      if (shape.size() == kMaxNpyRank)
+        return fail(error, "'shape' has more than " +
+                               std::to_string(kMaxNpyRank) +
+                               " dimensions (NumPy's maximum)");
       shape.push_back(v);
       skipSpace();
       if (eat(','))
@@ -312,21 +321,118 @@ void transposeFromFortran(const uint8_t *src, HostArray &out) {
 
 } // namespace
 
+namespace {
+
+/// What a .npy header says.
+struct NpyHeader {
+  DType dtype = DType::F32;
+  std::vector<int64_t> shape;
+  bool fortran = false;
+  uint64_t dataBytes = 0;
+};
+
+/// The 8 bytes of magic and version: how many bytes the header length
+/// takes (2 or 4), or an error.
+bool parseNpyMagic(std::string_view first, size_t &lenBytes,
+                   std::string &error) {
+  static const char kMagic[] = "\x93NUMPY";
+  if (first.size() < 8 || first.compare(0, 6, kMagic, 6) != 0) {
+    error = "not a .npy file (the magic string \\x93NUMPY is missing)";
+    return false;
+  }
+  int major = static_cast<uint8_t>(first[6]);
+  int minor = static_cast<uint8_t>(first[7]);
+  if ((major != 1 && major != 2 && major != 3) || minor != 0) {
+    error = "unsupported .npy format version " + std::to_string(major) + "." +
+            std::to_string(minor) + " (supported: 1.0, 2.0, 3.0)";
+    return false;
+  }
+  lenBytes = major == 1 ? 2 : 4;
+  return true;
+}
+
+/// The header dictionary: dtype, shape (at most kMaxNpyRank dims), order
+/// and the data size (at most `maxBytes`).
+bool parseNpyDict(const std::string &header, uint64_t maxBytes, NpyHeader &h,
+                  std::string &error) {
+  if (header.find('\0') != std::string::npos) {
+    error = "bad .npy header: it contains a NUL byte";
+    return false;
+  }
+  std::string descr;
+  HeaderParser parser(header);
+  if (!parser.parse(descr, h.fortran, h.shape, error))
+    return false;
+  std::optional<DType> dtype = descrToDType(descr, error);
+  if (!dtype)
+    return false;
+  h.dtype = *dtype;
+  std::optional<int64_t> n = checkedNumElements(h.shape);
+  if (!n || __builtin_mul_overflow(static_cast<uint64_t>(*n),
+                                   static_cast<uint64_t>(dtypeSize(h.dtype)),
+                                   &h.dataBytes)) {
+    error = "the shape's element count overflows";
+    return false;
+  }
+  if (h.dataBytes > maxBytes) {
+    error = "the array holds " + std::to_string(h.dataBytes) +
+            " bytes, over the limit of " + std::to_string(maxBytes) +
+            " bytes";
+    return false;
+  }
+  return true;
+}
+
+/// Moves the data (`src`, in the file's order) into `out`, allocated, and
+/// checks bools.
+bool finishArray(const NpyHeader &h, const uint8_t *src, HostArray &out,
+                 bool inPlace, std::string &error) {
+  if (!inPlace) {
+    out = HostArray(h.dtype, h.shape);
+    if (!out.allocate()) {
+      error = "cannot allocate " + std::to_string(h.dataBytes) + " bytes";
+      return false;
+    }
+    if (h.fortran && h.shape.size() > 1)
+      transposeFromFortran(src, out);
+    else if (h.dataBytes)
+      std::memcpy(out.data(), src, h.dataBytes);
+  }
+  if (h.dtype == DType::Bool)
+    for (int64_t i = 0, n = out.numElements(); i < n; ++i)
+      if (out.data()[i] > 1) {
+        error = "bool element " + std::to_string(i) + " is " +
+                std::to_string(out.data()[i]) + ", not 0 or 1";
+        return false;
+      }
+  return true;
+}
+
+std::string truncatedData(const NpyHeader &h, uint64_t available) {
+  return "truncated data: the header says " +
+         HostArray(h.dtype, h.shape).describe() + " (" +
+         std::to_string(h.dataBytes) + " bytes) but only " +
+         std::to_string(available) + " bytes follow it";
+}
+
+std::string trailingData(const NpyHeader &h, std::optional<uint64_t> extra) {
+  return (extra ? std::to_string(*extra) : std::string("some")) +
+         " unexpected bytes after the data of " +
+         HostArray(h.dtype, h.shape).describe();
+}
+
+} // namespace
+
 bool decodeNpy(std::string_view bytes, const std::string &name,
                HostArray &out, std::string &error, uint64_t maxBytes) {
   auto fail = [&](const std::string &message) {
     error = name + ": error: " + message;
     return false;
   };
-  static const char kMagic[] = "\x93NUMPY";
-  if (bytes.size() < 8 || bytes.compare(0, 6, kMagic, 6) != 0)
-    return fail("not a .npy file (the magic string \\x93NUMPY is missing)");
-  int major = static_cast<uint8_t>(bytes[6]);
-  int minor = static_cast<uint8_t>(bytes[7]);
-  if ((major != 1 && major != 2 && major != 3) || minor != 0)
-    return fail("unsupported .npy format version " + std::to_string(major) +
-                "." + std::to_string(minor) + " (supported: 1.0, 2.0, 3.0)");
-  size_t lenBytes = major == 1 ? 2 : 4;
+  std::string message;
+  size_t lenBytes = 0;
+  if (!parseNpyMagic(bytes, lenBytes, message))
+    return fail(message);
   if (bytes.size() < 8 + lenBytes)
     return fail("truncated .npy header");
   uint64_t headerLen = readLE(bytes, 8, static_cast<int>(lenBytes));
@@ -335,54 +441,19 @@ bool decodeNpy(std::string_view bytes, const std::string &name,
     return fail("truncated .npy header: it claims " +
                 std::to_string(headerLen) + " bytes but the file has " +
                 std::to_string(bytes.size()) + " bytes");
-  std::string header(bytes.substr(8 + lenBytes, headerLen));
-  if (header.find('\0') != std::string::npos)
-    return fail("bad .npy header: it contains a NUL byte");
-
-  std::string descr, headerError;
-  bool fortran = false;
-  std::vector<int64_t> shape;
-  HeaderParser parser(header);
-  if (!parser.parse(descr, fortran, shape, headerError))
-    return fail(headerError);
-  std::optional<DType> dtype = descrToDType(descr, headerError);
-  if (!dtype)
-    return fail(headerError);
-  std::optional<int64_t> n = checkedNumElements(shape);
-  uint64_t dataBytes = 0;
-  if (!n || __builtin_mul_overflow(static_cast<uint64_t>(*n),
-                                   static_cast<uint64_t>(dtypeSize(*dtype)),
-                                   &dataBytes))
-    return fail("the shape's element count overflows");
-  if (dataBytes > maxBytes)
-    return fail("the array holds " + std::to_string(dataBytes) +
-                " bytes, over the limit of " + std::to_string(maxBytes) +
-                " bytes");
+  NpyHeader h;
+  if (!parseNpyDict(std::string(bytes.substr(8 + lenBytes, headerLen)),
+                    maxBytes, h, message))
+    return fail(message);
   uint64_t available = bytes.size() - dataStart;
-  if (available < dataBytes)
-    return fail("truncated data: the header says " + HostArray(*dtype, shape)
-                                                          .describe() +
-                " (" + std::to_string(dataBytes) + " bytes) but only " +
-                std::to_string(available) + " bytes follow it");
-  if (available > dataBytes)
-    return fail(std::to_string(available - dataBytes) +
-                " unexpected bytes after the data of " +
-                HostArray(*dtype, shape).describe());
-
-  out = HostArray(*dtype, shape);
-  if (!out.allocate())
-    return fail("cannot allocate " + std::to_string(dataBytes) + " bytes");
-  const uint8_t *src =
-      reinterpret_cast<const uint8_t *>(bytes.data()) + dataStart;
-  if (fortran && shape.size() > 1)
-    transposeFromFortran(src, out);
-  else if (dataBytes)
-    std::memcpy(out.data(), src, dataBytes);
-  if (*dtype == DType::Bool)
-    for (int64_t i = 0; i < *n; ++i)
-      if (out.data()[i] > 1)
-        return fail("bool element " + std::to_string(i) + " is " +
-                    std::to_string(out.data()[i]) + ", not 0 or 1");
+  if (available < h.dataBytes)
+    return fail(truncatedData(h, available));
+  if (available > h.dataBytes)
+    return fail(trailingData(h, available - h.dataBytes));
+  if (!finishArray(h,
+                   reinterpret_cast<const uint8_t *>(bytes.data()) + dataStart,
+                   out, /*inPlace=*/false, message))
+    return fail(message);
   return true;
 }
 
@@ -415,16 +486,84 @@ std::string encodeNpy(const HostArray &array) {
 }
 
 bool readNpy(const std::string &path, HostArray &out, std::string &error,
-             uint64_t maxBytes) {
-  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
-                                            /*RequiresNullTerminator=*/false);
-  if (!buffer) {
-    error = path + ": error: cannot read the file: " +
-            buffer.getError().message();
+             uint64_t maxBytes, const NpyHeaderCheck &check) {
+  auto fail = [&](const std::string &message) {
+    error = path + ": error: " + message;
     return false;
+  };
+  // Read as a stream, each part bounded before it is read: an endless or
+  // huge input (a pipe, /dev/zero, a header claiming gigabytes) costs at
+  // most the header cap or the array's size, checked against the call first.
+  pallasc::InputStream in;
+  std::string message;
+  if (!in.open(path, message))
+    return fail("cannot read the file: " + message);
+  std::string prefix(12, '\0');
+  size_t got = 0;
+  if (!in.read(prefix.data(), 8, got, message))
+    return fail("cannot read the file: " + message);
+  size_t lenBytes = 0;
+  if (!parseNpyMagic(std::string_view(prefix.data(), got), lenBytes, message))
+    return fail(message);
+  size_t more = 0;
+  if (!in.read(prefix.data() + 8, lenBytes, more, message))
+    return fail("cannot read the file: " + message);
+  if (more < lenBytes)
+    return fail("truncated .npy header");
+  uint64_t headerLen = readLE(prefix, 8, static_cast<int>(lenBytes));
+  std::optional<uint64_t> size = in.regularSize();
+  uint64_t dataStart = 8 + lenBytes + headerLen;
+  if (size && dataStart > *size)
+    return fail("truncated .npy header: it claims " +
+                std::to_string(headerLen) + " bytes but the file has " +
+                std::to_string(*size) + " bytes");
+  if (headerLen > kMaxNpyHeaderBytes)
+    return fail("the .npy header is " + std::to_string(headerLen) +
+                " bytes, over the limit of " +
+                std::to_string(kMaxNpyHeaderBytes) + " bytes");
+  std::string header(headerLen, '\0');
+  if (!in.read(header.data(), headerLen, got, message))
+    return fail("cannot read the file: " + message);
+  if (got < headerLen)
+    return fail("truncated .npy header: it claims " +
+                std::to_string(headerLen) + " bytes but only " +
+                std::to_string(got) + " follow");
+  NpyHeader h;
+  if (!parseNpyDict(header, maxBytes, h, message))
+    return fail(message);
+  // The caller's expectations (shape, dtype) before any data is read.
+  if (check && !check(h.dtype, h.shape, error))
+    return false;
+  if (size) {
+    uint64_t available = *size - dataStart;
+    if (available < h.dataBytes)
+      return fail(truncatedData(h, available));
+    if (available > h.dataBytes)
+      return fail(trailingData(h, available - h.dataBytes));
   }
-  llvm::StringRef data = (*buffer)->getBuffer();
-  return decodeNpy(std::string_view(data.data(), data.size()), path, out, error, maxBytes);
+  // C order is read in place; Fortran order through a buffer.
+  bool transpose = h.fortran && h.shape.size() > 1;
+  out = HostArray(h.dtype, h.shape);
+  std::vector<uint8_t> buffer;
+  uint8_t *dst = nullptr;
+  if (transpose) {
+    buffer.resize(h.dataBytes);
+    dst = buffer.data();
+  } else {
+    if (!out.allocate())
+      return fail("cannot allocate " + std::to_string(h.dataBytes) + " bytes");
+    dst = out.data();
+  }
+  if (!in.read(dst, h.dataBytes, got, message))
+    return fail("cannot read the file: " + message);
+  if (got < h.dataBytes)
+    return fail(truncatedData(h, got));
+  if (!in.atEnd(message))
+    return fail(message.empty() ? trailingData(h, std::nullopt)
+                                : "cannot read the file: " + message);
+  if (!finishArray(h, dst, out, /*inPlace=*/!transpose, message))
+    return fail(message);
+  return true;
 }
 
 bool writeNpy(const std::string &path, const HostArray &array,

@@ -14,6 +14,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -83,9 +84,23 @@ bool decodeNpy(std::string_view bytes, const std::string &name,
 /// header does not fit 1.0's 64 KiB).
 std::string encodeNpy(const HostArray &array);
 
-/// Reads a .npy file.
+/// Longest .npy header read (NumPy itself refuses headers over 10000 bytes
+/// by default; rank is at most kMaxNpyRank).
+constexpr uint64_t kMaxNpyHeaderBytes = 65536;
+/// Highest rank of a .npy array (NumPy's NPY_MAXDIMS).
+constexpr size_t kMaxNpyRank = 64;
+
+/// Called with a .npy file's dtype and shape before its data is read;
+/// returns false with `error` set to reject the file.
+using NpyHeaderCheck = std::function<bool(
+    DType dtype, const std::vector<int64_t> &shape, std::string &error)>;
+
+/// Reads a .npy file (or "-", stdin), as a stream: the header is bounded by
+/// kMaxNpyHeaderBytes, the data by `maxBytes`, and `check` sees the header
+/// before any data is read (a wrong shape costs nothing).
 bool readNpy(const std::string &path, HostArray &out, std::string &error,
-             uint64_t maxBytes = UINT64_MAX);
+             uint64_t maxBytes = UINT64_MAX,
+             const NpyHeaderCheck &check = nullptr);
 
 /// Writes a .npy file atomically (a temporary file renamed into place).
 bool writeNpy(const std::string &path, const HostArray &array,

@@ -3,6 +3,7 @@
 #include "src/Spec/SpecToIR.h"
 
 #include "dialects/Pallas/IR/PallasOps.h"
+#include "src/Support/InputChecks.h"
 
 #include "mlir/AsmParser/AsmParser.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -13,6 +14,10 @@
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
+
+#include <algorithm>
+#include <limits>
+#include <optional>
 
 using namespace mlir;
 
@@ -60,6 +65,83 @@ std::string typeToDtype(Type type) {
 }
 
 namespace {
+
+/// An index map's text for a message: whole when short, else its start.
+std::string mapText(const std::string &text) {
+  constexpr size_t kShown = 80;
+  return "\"" + (text.size() <= kShown ? text : text.substr(0, kShown) + "...") +
+         "\"";
+}
+
+/// The values an affine expression takes over a box of grid indices, or
+/// the first subexpression whose value can leave int64 (evaluated as the
+/// runtimes do: floordiv, then the product, for mod).
+struct Range {
+  __int128 lo = 0, hi = 0;
+};
+
+constexpr __int128 kInt64Min = std::numeric_limits<int64_t>::min();
+constexpr __int128 kInt64Max = std::numeric_limits<int64_t>::max();
+
+__int128 floorDiv128(__int128 a, __int128 b) {
+  __int128 q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+
+std::optional<Range> exprRange(AffineExpr e, ArrayRef<Range> dims,
+                               AffineExpr &overflowing) {
+  auto fits = [&](Range r) -> std::optional<Range> {
+    if (r.lo < kInt64Min || r.hi > kInt64Max) {
+      overflowing = e;
+      return std::nullopt;
+    }
+    return r;
+  };
+  if (auto c = dyn_cast<AffineConstantExpr>(e))
+    return Range{c.getValue(), c.getValue()};
+  if (auto d = dyn_cast<AffineDimExpr>(e))
+    return dims[d.getPosition()];
+  auto bin = dyn_cast<AffineBinaryOpExpr>(e);
+  if (!bin)
+    return Range{kInt64Min, kInt64Max}; // symbols are rejected elsewhere
+  std::optional<Range> l = exprRange(bin.getLHS(), dims, overflowing);
+  if (!l)
+    return std::nullopt;
+  std::optional<Range> r = exprRange(bin.getRHS(), dims, overflowing);
+  if (!r)
+    return std::nullopt;
+  auto corners = [&](auto f) {
+    __int128 v[4] = {f(l->lo, r->lo), f(l->lo, r->hi), f(l->hi, r->lo),
+                     f(l->hi, r->hi)};
+    return Range{*std::min_element(v, v + 4), *std::max_element(v, v + 4)};
+  };
+  switch (e.getKind()) {
+  case AffineExprKind::Add:
+    return fits({l->lo + r->lo, l->hi + r->hi});
+  case AffineExprKind::Mul:
+    return fits(corners([](__int128 a, __int128 b) { return a * b; }));
+  case AffineExprKind::FloorDiv:
+  case AffineExprKind::CeilDiv:
+  case AffineExprKind::Mod: {
+    // The divisor is a constant (affine maps without symbols), not zero
+    // (checked before).
+    if (r->lo != r->hi || r->lo == 0)
+      return Range{kInt64Min, kInt64Max};
+    __int128 c = r->lo;
+    Range q = corners([](__int128 a, __int128 b) { return floorDiv128(a, b); });
+    if (e.getKind() == AffineExprKind::CeilDiv)
+      q = corners([](__int128 a, __int128 b) { return -floorDiv128(-a, b); });
+    if (!fits(q))
+      return std::nullopt;
+    if (e.getKind() != AffineExprKind::Mod)
+      return q;
+    return c > 0 ? Range{0, c - 1} : Range{c + 1, 0};
+  }
+  default:
+    return Range{kInt64Min, kInt64Max};
+  }
+}
+
 /// Builds the pallas.call for one spec, collecting errors.
 class Importer {
 public:
@@ -79,6 +161,10 @@ private:
   pallas::BlockSpecAttr blockSpec(const BlockSpec &bs, const ArraySpec &array);
   AffineMap parseIndexMap(const std::string &text, const std::string &path,
                           size_t rank);
+  /// Fails with an error if `map` (of `bs`) can leave int64 for grid
+  /// indices in the grid's range, or so can a block start it gives.
+  bool checkIndexMapRange(AffineMap map, const BlockSpec &bs,
+                          const std::string &text);
 
   ModuleOp module;
   const GridSpec &spec;
@@ -116,6 +202,11 @@ AffineMap Importer::parseIndexMap(const std::string &text,
   // given with the JSON path.
   const std::string prefix = "affine_map<";
   std::string message;
+  // MLIR's affine parser recurses once per operator and parenthesis.
+  if (!checkIndexMapText(text, message)) {
+    error(path, "cannot parse index map " + mapText(text) + ": " + message);
+    return {};
+  }
   Attribute attr;
   {
     ScopedDiagnosticHandler handler(ctx, [&](Diagnostic &diag) {
@@ -134,7 +225,7 @@ AffineMap Importer::parseIndexMap(const std::string &text,
   if (!mapAttr) {
     if (message.empty())
       message = "not an affine map";
-    error(path, "cannot parse index map \"" + text + "\": " + message +
+    error(path, "cannot parse index map " + mapText(text) + ": " + message +
                     " (expected an affine map such as \"(i, j) -> (i, j "
                     "floordiv 2)\" over the grid indices, or \"@func\")");
     return {};
@@ -152,16 +243,16 @@ AffineMap Importer::parseIndexMap(const std::string &text,
         divByZero |= c.getValue() == 0;
     });
   if (divByZero) {
-    error(path, "index map \"" + text + "\" divides by zero");
+    error(path, "index map " + mapText(text) + " divides by zero");
     return {};
   }
   if (map.getNumSymbols() != 0) {
-    error(path, "index map \"" + text +
-                    "\" has symbols; use only the grid indices");
+    error(path, "index map " + mapText(text) +
+                    " has symbols; use only the grid indices");
     return {};
   }
   if (map.getNumDims() != spec.grid.size()) {
-    error(path, "index map \"" + text + "\" takes " +
+    error(path, "index map " + mapText(text) + " takes " +
                     std::to_string(map.getNumDims()) +
                     (map.getNumDims() == 1 ? " grid index" : " grid indices") +
                     " but the grid has rank " +
@@ -169,13 +260,58 @@ AffineMap Importer::parseIndexMap(const std::string &text,
     return {};
   }
   if (map.getNumResults() != rank) {
-    error(path, "index map \"" + text + "\" returns " +
+    error(path, "index map " + mapText(text) + " returns " +
                     std::to_string(map.getNumResults()) +
                     (map.getNumResults() == 1 ? " index" : " indices") +
                     " but the array has rank " + std::to_string(rank));
     return {};
   }
   return map;
+}
+
+bool Importer::checkIndexMapRange(AffineMap map, const BlockSpec &bs,
+                                  const std::string &text) {
+  // Grid indices range over [0, bound - 1]; a dynamic bound is below 2^31
+  // (the runtimes' limit). An empty grid evaluates nothing.
+  SmallVector<Range> dims;
+  for (int64_t bound : spec.grid) {
+    if (bound == 0)
+      return true;
+    dims.push_back({0, bound == kDynamicGridDim
+                           ? std::numeric_limits<int32_t>::max() - 1
+                           : bound - 1});
+  }
+  std::string path = bs.path + ".index_map";
+  for (auto [i, result] : llvm::enumerate(map.getResults())) {
+    AffineExpr overflowing;
+    std::optional<Range> r = exprRange(result, dims, overflowing);
+    auto where = [&] {
+      std::string s;
+      llvm::raw_string_ostream os(s);
+      os << "result " << i << " of index map " << mapText(text);
+      return s;
+    };
+    if (!r) {
+      std::string sub;
+      llvm::raw_string_ostream os(sub);
+      os << overflowing;
+      error(path, where() + " overflows int64 for grid indices in the "
+                            "grid's range (at " +
+                      mapText(sub) + ")");
+      return false;
+    }
+    const BlockDim &d = bs.blockShape[i];
+    if (d.kind != BlockDim::Kind::Blocked)
+      continue;
+    if (r->lo * d.size < kInt64Min || r->hi * d.size > kInt64Max) {
+      error(path, where() + " times the block size " +
+                      std::to_string(d.size) +
+                      " (the block start) overflows int64 for grid indices "
+                      "in the grid's range");
+      return false;
+    }
+  }
+  return true;
 }
 
 pallas::BlockSpecAttr Importer::blockSpec(const BlockSpec &bs,
@@ -223,7 +359,7 @@ pallas::BlockSpecAttr Importer::blockSpec(const BlockSpec &bs,
   case IndexMap::Kind::Affine:
     map = parseIndexMap(bs.indexMap.text, bs.path + ".index_map",
                         array.shape.size());
-    if (!map)
+    if (!map || !checkIndexMapRange(map, bs, bs.indexMap.text))
       return {};
     break;
   case IndexMap::Kind::Func: {

@@ -1,8 +1,10 @@
 //===- InputChecks.h - Checks made on raw input before parsing -*- C++ -*-===//
 //
 // Cheap, linear scans that keep hostile input away from recursive parsers:
-// binary bytes (NUL, invalid UTF-8) and nesting deeper than the parsers'
-// stacks allow.
+// binary bytes (NUL, invalid UTF-8), nesting deeper than the parsers'
+// stacks allow, and affine expressions longer than MLIR's affine parser
+// (which recurses once per operator) and its simplifier (quadratic in the
+// length of a sum) can take.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,11 +20,30 @@ namespace pallasc {
 /// Deepest bracket nesting ({, [, (, <) accepted in a kernel file.
 constexpr unsigned kMaxKernelNesting = 256;
 
-/// Returns true if `text` is UTF-8 without NUL bytes and its bracket nesting
+/// Deepest parenthesis nesting of a grid spec's index map.
+constexpr unsigned kMaxIndexMapNesting = 64;
+
+/// Most operators (`+ - * floordiv ceildiv mod`, a unary minus included) one
+/// expression may hold: the tokens between two that cannot be part of an
+/// affine expression (`, ; : = [ ] { } < >` and `->`). Every affine
+/// expression MLIR parses (an `affine_map<...>` or `affine_set<...>`, the
+/// subscripts of an affine op, an index map) is such a run.
+constexpr unsigned kMaxAffineOperators = 256;
+
+/// Returns true if `text` is UTF-8 without NUL bytes, its bracket nesting
 /// (outside string literals and `//` comments) stays within
-/// kMaxKernelNesting. Otherwise sets `message` to
-/// "LINE:COL: <what is wrong>" and returns false.
+/// kMaxKernelNesting and no expression holds more than
+/// kMaxAffineOperators operators. Otherwise sets `message` to
+/// "LINE:COL: <what is wrong>" (a predicate: "is nested deeper than 256
+/// levels") and returns false.
 bool checkInputText(llvm::StringRef text, std::string &message);
+
+/// Returns true if the index map `text` (e.g. "(i, j) -> (i, j floordiv 2)")
+/// nests parentheses at most kMaxIndexMapNesting deep and no expression of it
+/// holds more than kMaxAffineOperators operators. Otherwise sets `message`
+/// to what is wrong, ending with "at character N" (1-based), and returns
+/// false.
+bool checkIndexMapText(llvm::StringRef text, std::string &message);
 
 } // namespace pallasc
 

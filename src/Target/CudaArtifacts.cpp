@@ -2,13 +2,19 @@
 
 #include "src/Target/CudaArtifacts.h"
 
+#include "src/Driver/Timing.h"
+#include "src/Support/Temporaries.h"
+
 #include "dialects/Pallas/IR/PallasOps.h"
 #include "passes/Conversion/PallasToGPU/PallasToGPU.h"
 #include "passes/Pipelines/CudaPipeline.h"
+#include "target/GpuTarget.h"
+#include "src/Support/CompileStage.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -18,26 +24,38 @@
 #include "llvm/Support/Regex.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <spdlog/spdlog.h>
+
 using namespace mlir;
 using json = nlohmann::json;
 
 namespace pallasc {
 
-namespace {
-/// `sm_80`, `sm_90`, `sm_90a`, ... (sm_70 and newer).
-bool validArch(llvm::StringRef arch, int &number) {
-  llvm::StringRef rest = arch;
-  if (!rest.consume_front("sm_"))
-    return false;
-  rest.consume_back("a");
-  return !rest.getAsInteger(10, number) && number >= 70;
-}
-} // namespace
-
 bool isCudaTarget(const std::string &target) {
-  llvm::StringRef t(target);
-  int number;
-  return t.consume_front("cuda:") && validArch(t, number);
+  const GpuTarget *t = lookupGpuTarget(target);
+  return t && t->isNvidia();
+}
+
+LogicalResult checkSharedMemory(Location loc, DictionaryAttr launch,
+                                const GpuTarget &target) {
+  int64_t bytes =
+      launch.getAs<IntegerAttr>("dynamic_shared_memory_bytes").getInt();
+  if (bytes <= target.maxSharedBytesPerBlock)
+    return success();
+  if (target.isAmd())
+    return emitError(loc) << "the kernel needs " << bytes
+                          << " bytes of LDS (scratch buffers and the "
+                             "lowering's workspace) but "
+                          << target.chip << " has "
+                          << target.maxSharedBytesPerBlock
+                          << " per workgroup; use smaller blocks or scratch "
+                             "buffers";
+  return emitError(loc) << "the kernel needs " << bytes
+                        << " bytes of shared memory (scratch buffers and the "
+                           "lowering's workspace) but "
+                        << target.chip << " has "
+                        << target.maxSharedBytesPerBlock
+                        << " per block; use smaller blocks or scratch buffers";
 }
 
 std::string findPtxas() {
@@ -166,29 +184,31 @@ emitCudaArtifacts(ModuleOp module, const std::string &name,
            << "--emit=cubin needs ptxas (none in $PTXAS, $CUDA_HOME/bin, "
               "/usr/local/cuda/bin or PATH)";
   std::string toolkit = pallas::defaultCudaToolkitPath();
+  Location kernelLoc = module.getLoc();
+  module.walk([&](pallas::KernelOp k) { kernelLoc = k.getLoc(); });
   std::vector<std::string> seen;
   for (const std::string &target : targets) {
     if (!isCudaTarget(target) || llvm::is_contained(seen, target))
       continue;
     seen.push_back(target);
-    std::string arch = target.substr(5);
-    int number = 0;
-    if (!validArch(arch, number))
-      return emitError(module.getLoc())
-             << "unknown CUDA architecture '" << arch
-             << "' in --target " << target
-             << " (expected sm_70 or newer, e.g. cuda:sm_80, cuda:sm_90, "
-                "cuda:sm_90a)";
+    Step targetStep(target);
+    const GpuTarget &chip = *lookupGpuTarget(target);
+    std::string arch = chip.chip;
     pallas::CudaPipelineOptions options;
     options.chip = arch;
     options.toolkitPath = toolkit;
     options.strictFloat = strictFloat;
 
     OwningOpRef<ModuleOp> copy(module.clone());
-    PassManager distribute(module.getContext());
-    pallas::buildCudaDistributionPipeline(distribute, options);
-    if (failed(distribute.run(*copy)))
-      return failure();
+    {
+      Step step("distribution");
+      CompileStage stage("the GPU lowering", target);
+      PassManager distribute(module.getContext());
+      timePasses(distribute);
+      pallas::buildCudaDistributionPipeline(distribute, options);
+      if (failed(distribute.run(*copy)))
+        return failure();
+    }
     DictionaryAttr launch;
     std::string entry;
     copy->walk([&](mlir::gpu::GPUFuncOp f) {
@@ -198,6 +218,8 @@ emitCudaArtifacts(ModuleOp module, const std::string &name,
     if (!launch)
       return emitError(module.getLoc())
              << "the CUDA lowering produced no kernel";
+    if (failed(checkSharedMemory(kernelLoc, launch, chip)))
+      return failure();
     if (emitText) {
       std::string text;
       llvm::raw_string_ostream os(text);
@@ -206,10 +228,16 @@ emitCudaArtifacts(ModuleOp module, const std::string &name,
       out.files.push_back({file, text});
       out.emitted.push_back(file);
     }
-    PassManager codegen(module.getContext());
-    pallas::buildCudaCodegenPipeline(codegen, options);
-    if (failed(codegen.run(*copy)))
-      return failure();
+    {
+      // The NVVM lowering, then LLVM's NVPTX back end (GpuModuleToBinary).
+      Step step("codegen");
+      CompileStage stage("NVVM lowering and PTX generation", target);
+      PassManager codegen(module.getContext());
+      timePasses(codegen);
+      pallas::buildCudaCodegenPipeline(codegen, options);
+      if (failed(codegen.run(*copy)))
+        return failure();
+    }
     std::string ptx;
     copy->walk([&](mlir::gpu::BinaryOp binary) {
       for (Attribute a : binary.getObjectsAttr())
@@ -232,37 +260,43 @@ emitCudaArtifacts(ModuleOp module, const std::string &name,
     entryJson.sha256 = sha256Hex(ptx);
     json launchInfo = gpuLaunchJson(launch, arch, "cuda");
     if (!ptxas.empty()) {
+      Step step("ptxas");
+      std::string tempError;
+      ScratchDir *temp = toolTempDir(tempError);
+      if (!temp)
+        return emitError(module.getLoc())
+               << "cannot run ptxas: " << tempError;
       SmallString<128> ptxPath, logPath, cubinPath;
-      int fd;
-      if (llvm::sys::fs::createTemporaryFile("pallasc", "ptx", fd, ptxPath) ||
-          llvm::sys::fs::createTemporaryFile("pallasc", "log", logPath) ||
-          (emitCubin && llvm::sys::fs::createTemporaryFile("pallasc", "cubin",
-                                                           cubinPath)))
-        return emitError(module.getLoc()) << "cannot create temporary files "
-                                             "for ptxas";
-      {
-        llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
-        os << ptx;
-      }
+      llvm::scope_exit cleanup([&] {
+        for (const SmallString<128> *p : {&ptxPath, &logPath, &cubinPath})
+          if (!p->empty())
+            llvm::sys::fs::remove(*p);
+      });
+      std::string stem = name + "." + arch;
+      std::error_code ec = temp->writeFile(stem, ".ptx", ptx, ptxPath);
+      if (!ec)
+        ec = temp->createFile(stem, ".log", logPath);
+      if (!ec && emitCubin)
+        ec = temp->createFile(stem, ".cubin", cubinPath);
+      if (ec)
+        return emitError(module.getLoc())
+               << "cannot write the temporary files of ptxas in "
+               << temp->path() << ": " << ec.message();
       std::string archFlag = "-arch=" + arch;
       SmallVector<llvm::StringRef> args = {
           ptxas, archFlag, "-v", ptxPath, "-o",
           emitCubin ? llvm::StringRef(cubinPath) : "/dev/null"};
-      std::optional<llvm::StringRef> redirects[] = {std::nullopt, logPath,
-                                                    logPath};
       std::string execError;
-      int rc = llvm::sys::ExecuteAndWait(ptxas, args, std::nullopt,
-                                         redirects, 120, 0, &execError);
+      CompileStage stage("ptxas", target);
+      spdlog::debug("{}: {}", target, llvm::join(args, " "));
+      int rc = temp->runTool(ptxas, args, logPath, 120, execError);
       auto log = llvm::MemoryBuffer::getFile(logPath);
       std::string logText = log ? (*log)->getBuffer().str() : "";
-      llvm::sys::fs::remove(ptxPath);
-      llvm::sys::fs::remove(logPath);
       std::string cubin;
       if (emitCubin) {
         auto buf = llvm::MemoryBuffer::getFile(cubinPath, /*IsText=*/false);
         if (buf)
           cubin = (*buf)->getBuffer().str();
-        llvm::sys::fs::remove(cubinPath);
         if (rc == 0 && cubin.empty())
           return emitError(module.getLoc())
                  << "ptxas wrote no cubin for " << arch;

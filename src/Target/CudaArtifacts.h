@@ -22,9 +22,17 @@
 
 namespace pallasc {
 
-/// True for the `cuda:<arch>` targets this build compiles for (`sm_70` and
-/// newer, with or without the `a` suffix: cuda:sm_80, cuda:sm_90a).
+struct GpuTarget;
+
+/// True for the `cuda:<chip>` targets of the GPU target table
+/// (target/GpuTarget.h): cuda:sm_80, cuda:sm_90a, ...
 bool isCudaTarget(const std::string &target);
+
+/// Fails (located at `loc`) when the dynamic shared memory of a
+/// `pallas.gpu.launch` record exceeds what one block may use on `target`.
+mlir::LogicalResult checkSharedMemory(mlir::Location loc,
+                                      mlir::DictionaryAttr launch,
+                                      const GpuTarget &target);
 
 /// `ptxas -v` resource usage of one kernel.
 struct PtxasUsage {

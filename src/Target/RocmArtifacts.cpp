@@ -2,11 +2,16 @@
 
 #include "src/Target/RocmArtifacts.h"
 
+#include "src/Support/Temporaries.h"
+
 #include "src/Target/CudaArtifacts.h"
+#include "src/Driver/Timing.h"
 
 #include "dialects/Pallas/IR/PallasOps.h"
 #include "passes/Conversion/PallasToGPU/PallasToGPU.h"
 #include "passes/Pipelines/RocmPipeline.h"
+#include "target/GpuTarget.h"
+#include "src/Support/CompileStage.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/Builders.h"
@@ -22,19 +27,16 @@
 #include "llvm/Support/Regex.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <spdlog/spdlog.h>
+
 using namespace mlir;
 using json = nlohmann::json;
 
 namespace pallasc {
 
 bool isRocmTarget(const std::string &target) {
-  return llvm::StringRef(target).starts_with("rocm:");
-}
-
-const std::vector<std::string> &supportedRocmArchs() {
-  static const std::vector<std::string> archs = {"gfx90a", "gfx940",
-                                                 "gfx941", "gfx942"};
-  return archs;
+  const GpuTarget *t = lookupGpuTarget(target);
+  return t && t->isAmd();
 }
 
 std::string findLdLld() {
@@ -56,7 +58,9 @@ namespace {
 /// Runs ld.lld on `object` (a relocatable AMDGPU ELF) into a shared code
 /// object, as the ROCm toolchain links kernels.
 FailureOr<std::string> linkCodeObject(ModuleOp module, llvm::StringRef object,
-                                      llvm::StringRef arch) {
+                                      llvm::StringRef arch,
+                                      llvm::StringRef target) {
+  CompileStage stage("ld.lld", target);
   std::string lld = findLdLld();
   if (lld.empty())
     return emitError(module.getLoc())
@@ -64,33 +68,31 @@ FailureOr<std::string> linkCodeObject(ModuleOp module, llvm::StringRef object,
            << " needs ld.lld to link the code object (none in "
               "$PALLASC_LD_LLD, the LLVM installation or PATH; install "
               "lld-22)";
+  std::string tempError;
+  ScratchDir *temp = toolTempDir(tempError);
+  if (!temp)
+    return emitError(module.getLoc()) << "cannot run ld.lld: " << tempError;
   SmallString<128> objPath, outPath, logPath;
-  int fd;
-  if (llvm::sys::fs::createTemporaryFile("pallasc", "o", fd, objPath))
-    return emitError(module.getLoc())
-           << "cannot create a temporary file for ld.lld";
-  {
-    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
-    os << object;
-  }
   llvm::scope_exit cleanup([&] {
-    llvm::sys::fs::remove(objPath);
-    if (!outPath.empty())
-      llvm::sys::fs::remove(outPath);
-    if (!logPath.empty())
-      llvm::sys::fs::remove(logPath);
+    for (const SmallString<128> *p : {&objPath, &outPath, &logPath})
+      if (!p->empty())
+        llvm::sys::fs::remove(*p);
   });
-  if (llvm::sys::fs::createTemporaryFile("pallasc", "hsaco", outPath) ||
-      llvm::sys::fs::createTemporaryFile("pallasc", "log", logPath))
+  std::string stem = arch.str();
+  std::error_code ec = temp->writeFile(stem, ".o", object, objPath);
+  if (!ec)
+    ec = temp->createFile(stem, ".hsaco", outPath);
+  if (!ec)
+    ec = temp->createFile(stem, ".log", logPath);
+  if (ec)
     return emitError(module.getLoc())
-           << "cannot create a temporary file for ld.lld";
+           << "cannot write the temporary files of ld.lld in "
+           << temp->path() << ": " << ec.message();
   SmallVector<llvm::StringRef> args = {lld, "-flavor", "gnu", "-shared",
                                        objPath, "-o", outPath};
-  std::optional<llvm::StringRef> redirects[] = {std::nullopt, logPath,
-                                                logPath};
   std::string execError;
-  int rc = llvm::sys::ExecuteAndWait(lld, args, std::nullopt, redirects, 120,
-                                     0, &execError);
+  spdlog::debug("{}: {}", target, llvm::join(args, " "));
+  int rc = temp->runTool(lld, args, logPath, 120, execError);
   if (rc != 0) {
     auto log = llvm::MemoryBuffer::getFile(logPath);
     return emitError(module.getLoc())
@@ -149,10 +151,6 @@ emitRocmArtifacts(ModuleOp module, const std::string &name,
   module.walk([&](pallas::CallOp) { hasCall = true; });
   if (!hasCall)
     return out; // eliminated by pallas-dce: nothing to run
-  if (codeObjectVersion < 4 || codeObjectVersion > 6)
-    return emitError(module.getLoc())
-           << "code object version " << codeObjectVersion
-           << " is not supported (expected 4, 5 or 6)";
   std::string deviceLibs = pallas::defaultRocmDeviceLibsRoot();
   Location kernelLoc = module.getLoc();
   module.walk([&](pallas::KernelOp k) { kernelLoc = k.getLoc(); });
@@ -161,13 +159,18 @@ emitRocmArtifacts(ModuleOp module, const std::string &name,
     if (!isRocmTarget(target) || llvm::is_contained(seen, target))
       continue;
     seen.push_back(target);
-    std::string arch = target.substr(5);
-    if (!llvm::is_contained(supportedRocmArchs(), arch))
+    Step targetStep(target);
+    const GpuTarget &chip = *lookupGpuTarget(target);
+    std::string arch = chip.chip;
+    if (!chip.supportsCodeObjectVersion(codeObjectVersion)) {
+      std::string versions;
+      for (int v : chip.codeObjectVersions)
+        versions += (versions.empty() ? "" : ", ") + std::to_string(v);
       return emitError(module.getLoc())
-             << "unsupported AMD architecture '" << arch << "' in --target "
-             << target << " (expected one of "
-             << llvm::join(supportedRocmArchs(), ", ")
-             << ": CDNA2/CDNA3 with wave64 and MFMA)";
+             << "code object version " << codeObjectVersion
+             << " is not supported on " << arch << " (expected one of "
+             << versions << ")";
+    }
     pallas::RocmPipelineOptions options;
     options.chip = arch;
     options.abiVersion = std::to_string(codeObjectVersion * 100);
@@ -175,10 +178,15 @@ emitRocmArtifacts(ModuleOp module, const std::string &name,
     options.strictFloat = strictFloat;
 
     OwningOpRef<ModuleOp> copy(module.clone());
-    PassManager distribute(module.getContext());
-    pallas::buildRocmDistributionPipeline(distribute, options);
-    if (failed(distribute.run(*copy)))
-      return failure();
+    {
+      Step step("distribution");
+      CompileStage stage("the GPU lowering", target);
+      PassManager distribute(module.getContext());
+      timePasses(distribute);
+      pallas::buildRocmDistributionPipeline(distribute, options);
+      if (failed(distribute.run(*copy)))
+        return failure();
+    }
     DictionaryAttr launch;
     std::string entry;
     copy->walk([&](mlir::gpu::GPUFuncOp f) {
@@ -188,16 +196,8 @@ emitRocmArtifacts(ModuleOp module, const std::string &name,
     if (!launch)
       return emitError(module.getLoc())
              << "the AMD lowering produced no kernel";
-    // LDS: 64 KiB per workgroup on CDNA2/CDNA3.
-    constexpr int64_t kLdsBytes = 65536;
-    int64_t lds =
-        launch.getAs<IntegerAttr>("dynamic_shared_memory_bytes").getInt();
-    if (lds > kLdsBytes)
-      return emitError(kernelLoc)
-             << "the kernel needs " << lds << " bytes of LDS (scratch "
-             << "buffers and the lowering's workspace) but " << arch
-             << " has " << kLdsBytes
-             << " per workgroup; use smaller blocks or scratch buffers";
+    if (failed(checkSharedMemory(kernelLoc, launch, chip)))
+      return failure();
     if (emitText) {
       std::string text;
       llvm::raw_string_ostream os(text);
@@ -206,7 +206,12 @@ emitRocmArtifacts(ModuleOp module, const std::string &name,
       out.files.push_back({file, text});
       out.emitted.push_back(file);
     }
+    // The ROCDL lowering, then LLVM's AMDGPU back end (GpuModuleToBinary).
+    std::optional<Step> codegenStep(std::in_place, "codegen");
+    std::optional<CompileStage> codegenStage(
+        std::in_place, "ROCDL lowering and AMDGPU code generation", target);
     PassManager codegen(module.getContext());
+    timePasses(codegen);
     pallas::buildRocmCodegenPipeline(codegen, options);
     if (failed(codegen.run(*copy))) {
       if (deviceLibs.empty())
@@ -234,14 +239,23 @@ emitRocmArtifacts(ModuleOp module, const std::string &name,
              << "the kernel calls ROCm device-library functions (ocml/ockl) "
                 "that were not linked; install rocm-device-libs or set "
                 "ROCM_PATH to a directory holding amdgcn/bitcode";
-    auto object = ROCDL::assembleIsa(isa, "amdgcn-amd-amdhsa", arch, "",
-                                     [&] { return emitError(module.getLoc()); });
+    codegenStage.reset();
+    codegenStep.reset();
+    std::optional<Step> assembleStep(std::in_place, "assemble");
+    auto object = [&] {
+      CompileStage stage("assembling the AMDGPU code", target);
+      return ROCDL::assembleIsa(isa, "amdgcn-amd-amdhsa", arch, "",
+                                [&] { return emitError(module.getLoc()); });
+    }();
     if (failed(object))
       return failure();
+    assembleStep.reset();
+    std::optional<Step> linkStep(std::in_place, "link (ld.lld)");
     FailureOr<std::string> hsaco = linkCodeObject(
-        *copy, llvm::StringRef(object->data(), object->size()), arch);
+        *copy, llvm::StringRef(object->data(), object->size()), arch, target);
     if (failed(hsaco))
       return failure();
+    linkStep.reset();
 
     ManifestArtifact entryJson;
     entryJson.target = target;

@@ -22,12 +22,9 @@
 
 namespace pallasc {
 
-/// True for `rocm:<arch>` (the architecture is checked when compiling, so
-/// an unsupported one gets its own message).
+/// True for the `rocm:<chip>` targets of the GPU target table
+/// (target/GpuTarget.h): rocm:gfx90a, rocm:gfx942.
 bool isRocmTarget(const std::string &target);
-
-/// The AMD architectures this build compiles for (CDNA, wave64).
-const std::vector<std::string> &supportedRocmArchs();
 
 /// The ld.lld executable that links code objects: $PALLASC_LD_LLD, the
 /// LLVM this build uses, then ld.lld-22 / ld.lld on PATH; empty when none.

@@ -2,6 +2,8 @@
 
 #include "src/Target/TPUArtifacts.h"
 
+#include "src/Driver/Timing.h"
+
 #include "src/Target/TPUSerialize.h"
 
 #include "dialects/Pallas/IR/PallasOps.h"
@@ -98,12 +100,17 @@ FailureOr<TpuArtifacts> emitTpuArtifacts(ModuleOp module,
                                                  : call.getKernel().str();
   const int version = tpu::kDefaultMosaicVersion;
 
+  Step targetStep("tpu");
   // Lower a copy: the manifest is written from the original call.
   OwningOpRef<ModuleOp> mosaic = cast<ModuleOp>(module->clone());
-  PassManager pm(ctx);
-  pm.addPass(pallas::createPallasToTPU());
-  if (failed(pm.run(*mosaic)))
-    return failure();
+  {
+    Step step("lowering");
+    PassManager pm(ctx);
+    timePasses(pm);
+    pm.addPass(pallas::createPallasToTPU());
+    if (failed(pm.run(*mosaic)))
+      return failure();
+  }
   stripLocationDirectories(*mosaic);
 
   TpuArtifacts out;
@@ -116,6 +123,7 @@ FailureOr<TpuArtifacts> emitTpuArtifacts(ModuleOp module,
     out.emitted.push_back(file);
   }
 
+  Step serializeStep("serialization");
   // mosaic-serde creates unregistered stable_mosaic.* ops.
   bool allowed = ctx->allowsUnregisteredDialects();
   ctx->allowUnregisteredDialects(true);

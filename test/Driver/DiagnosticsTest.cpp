@@ -93,3 +93,26 @@ TEST_CASE("spec errors: JSON path, or line:col for syntax errors",
                           "s.json:3:7: error: invalid JSON\n"
                           "s.json: error: top-level problem\n");
 }
+
+TEST_CASE("clipLongLines keeps the columns around the caret of a long line",
+          "[diagnostics]") {
+  std::string source(1000, 'a');
+  source[700] = 'X';
+  std::string caret = std::string(700, ' ') + "^";
+  std::string text = "k.mlir:1:701: error: bad\n" + source + "\n" + caret;
+  std::string clipped = clipLongLines(text, 40);
+  // 20 columns before the caret, 20 from it; "..." on both sides.
+  std::string window = "..." + std::string(20, 'a') + "X" +
+                       std::string(19, 'a') + "...";
+  CHECK(clipped == "k.mlir:1:701: error: bad\n" + window + "\n" +
+                       std::string(23, ' ') + "^");
+  // Short lines are kept; a message is cut only past kMaxMessageLine.
+  CHECK(clipLongLines("short\n  ^", 40) == "short\n  ^");
+  CHECK(clipLongLines(std::string(50, 'b'), 40) == std::string(50, 'b'));
+  CHECK(clipLongLines(std::string(kMaxMessageLine + 1, 'b'), 40) ==
+        std::string(kMaxMessageLine, 'b') + "...");
+  // A caret near the start: no leading "...".
+  std::string early = "x\n" + source + "\n  ^";
+  CHECK(clipLongLines(early, 40) ==
+        "x\n" + std::string(40, 'a') + "...\n  ^");
+}

@@ -243,3 +243,64 @@ TEST_CASE("a HostArray view reads foreign memory and never frees it",
   REQUIRE(buffer[5] == 60);
   REQUIRE(buffer[0] == 1);
 }
+
+TEST_CASE("npy headers are read as numpy reads them", "[npy]") {
+  HostArray a;
+  std::string error;
+  // A repeated key: the last one counts (a Python dict literal), nothing is
+  // concatenated.
+  REQUIRE(decodeNpy(npyWith("{'descr': '<f4', 'fortran_order': False, "
+                            "'shape': (2,), 'shape': (3,), }",
+                            std::string(12, '\0')),
+                    "x.npy", a, error));
+  CHECK(a.shape == std::vector<int64_t>{3});
+  // At most NumPy's 64 dimensions.
+  std::string dims;
+  for (int i = 0; i < 65; ++i)
+    dims += "1, ";
+  CHECK_FALSE(decodeNpy(npyWith("{'descr': '<f4', 'fortran_order': True, "
+                                "'shape': (" + dims + "), }",
+                                std::string(4, '\0')),
+                        "rank.npy", a, error));
+  CHECK_THAT(error, Catch::Contains("'shape' has more than 64 dimensions"));
+}
+
+TEST_CASE("readNpy checks the header before it reads the data", "[npy]") {
+  llvm::SmallString<128> dir;
+  REQUIRE(!llvm::sys::fs::createUniqueDirectory("pallasc-npy", dir));
+  std::string path = (dir + "/f.npy").str();
+  // A Fortran-order header for a big array, no data: the caller's check
+  // rejects the shape before anything is read or transposed.
+  {
+    std::ofstream f(path, std::ios::binary);
+    f << npyWith("{'descr': '<f4', 'fortran_order': True, "
+                 "'shape': (1000, 1000, 1000), }",
+                 "");
+  }
+  HostArray a;
+  std::string error;
+  bool checked = false;
+  auto check = [&](DType dtype, const std::vector<int64_t> &shape,
+                   std::string &message) {
+    checked = true;
+    CHECK(dtype == DType::F32);
+    CHECK(shape == std::vector<int64_t>{1000, 1000, 1000});
+    message = "wrong shape";
+    return false;
+  };
+  CHECK_FALSE(readNpy(path, a, error, UINT64_MAX, check));
+  CHECK(checked);
+  CHECK(error == "wrong shape");
+  // Without the check, the missing data is the error, found from the size.
+  CHECK_FALSE(readNpy(path, a, error));
+  CHECK_THAT(error, Catch::Contains("truncated data"));
+  // A header claiming more than kMaxNpyHeaderBytes.
+  {
+    std::ofstream f(path, std::ios::binary);
+    f << std::string("\x93NUMPY\x02\x00\x00\x00\x10\x00", 12);
+    f << std::string(128, ' ');
+  }
+  CHECK_FALSE(readNpy(path, a, error));
+  CHECK_THAT(error, Catch::Contains("truncated .npy header"));
+  llvm::sys::fs::remove_directories(dir);
+}

@@ -6,21 +6,25 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "src/Driver/Cache.h"
 #include "src/Driver/CpuTarget.h"
+#include "src/Driver/Diagnostics.h"
 #include "src/Driver/Driver.h"
 #include "src/Driver/OutputFiles.h"
 #include "src/Driver/Run.h"
 #include "src/Driver/GpuRun.h"
 #include "src/Spec/GridSpec.h"
+#include "src/Support/Temporaries.h"
 #include "src/Target/CudaArtifacts.h"
 #include "src/Target/RocmArtifacts.h"
+#include "src/Support/CompileStage.h"
 #include "src/Version.h"
+#include "target/GpuTarget.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/Allocator.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Error.h"
-#include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/StringSaver.h"
 
 #include <CLI/CLI.hpp>
@@ -34,6 +38,53 @@
 using namespace pallasc;
 
 namespace {
+
+/// --cache-dir, --no-cache and --cache-max-size on `cmd`.
+void addCacheOptions(CLI::App *cmd, CacheSettings &cache) {
+  cmd->add_option("--cache-dir", cache.directory,
+                  "Compile cache directory (default: $PALLASC_CACHE_DIR; "
+                  "none when unset)");
+  cmd->add_flag("--no-cache", cache.disabled,
+                "Do not use the compile cache, even with PALLASC_CACHE_DIR");
+  cmd->add_option("--cache-max-size", cache.maxSize,
+                  "Bound of the cache's size, e.g. 500M or 2G (default: "
+                  "$PALLASC_CACHE_MAX_SIZE, else 1G); least recently used "
+                  "entries are evicted past it")
+      ->check([](const std::string &text) {
+        uint64_t bytes;
+        return parseByteSize(text, bytes)
+                   ? std::string()
+                   : "expected a size in bytes, optionally with a K, M or G "
+                     "suffix (e.g. 500M), got '" +
+                         text + "'";
+      });
+}
+
+/// pallasc cache --stats | --clear.
+int runCacheCommand(CacheSettings settings, bool stats, bool clear) {
+  if (!resolveCacheSettings(settings))
+    return kExitUsageError;
+  if (settings.directory.empty()) {
+    logError("error: no cache directory: give --cache-dir DIR or set "
+             "PALLASC_CACHE_DIR");
+    return kExitUsageError;
+  }
+  if (clear && failed(CompileCache::clear(settings)))
+    return kExitUserError;
+  if (stats) {
+    CacheStats s = CompileCache::stats(settings);
+    std::cout << "cache directory: " << settings.directory << "\n"
+              << "entries: " << s.entries << "\n"
+              << "size: " << formatByteSize(s.bytes) << " (bound "
+              << formatByteSize(s.maxBytes) << ")\n"
+              << "hits: " << s.hits << "\n"
+              << "misses: " << s.misses << "\n"
+              << "stores: " << s.stores << "\n"
+              << "corrupt entries removed: " << s.corrupt << "\n"
+              << "entries evicted: " << s.evicted << "\n";
+  }
+  return kExitSuccess;
+}
 
 /// Parses "AXES:SIZE" (e.g. "0,none:4") into a vmap transform.
 spec::Transform parseVmapFlag(const std::string &text) {
@@ -257,8 +308,18 @@ int run(int argc, char **argv) {
       "--MQ", mq, "As -MT, with the characters special to Make quoted");
   auto *mpOpt = app.add_flag("--MP", options.depPhonyTargets,
                              "Add a phony rule for each input to the depfile");
-  app.add_flag("-v,--verbose", verbose, "Verbose output");
+  app.add_flag("-v,--verbose", verbose,
+               "Verbose output: each step as it starts, each file written");
   app.add_flag("-q,--quiet", quiet, "Only print errors");
+  app.add_flag("--timing", options.timing,
+               "Print the time of each step (parse, import, each transform, "
+               "each target's lowering, LLVM code generation, ptxas, "
+               "serialization, writing) and pass to stderr at the end");
+  addCacheOptions(&app, options.cache);
+  // For the tests of the internal-error path; not in --help.
+  app.add_option("--debug-internal-error", options.debugInternalError)
+      ->check(CLI::IsMember({"fatal", "crash", "abort"}))
+      ->group("");
 
   // pallasc run: compiled CPU execution over .npy files (src/Driver/Run.h).
   CLI::App *runCmd = app.add_subcommand(
@@ -317,11 +378,8 @@ int run(int argc, char **argv) {
                    "Run on this target instead of the CPU: cuda:<arch>, "
                    "e.g. cuda:sm_90a, or rocm:<arch> with --emulate")
       ->check([](const std::string &t) {
-        return t.rfind("cuda:sm_", 0) == 0 || t.rfind("rocm:gfx", 0) == 0
-                   ? std::string()
-                   : "expected cuda:<arch> or rocm:<arch>, e.g. cuda:sm_90a "
-                     "or rocm:gfx942, got '" +
-                         t + "'";
+        std::string error;
+        return pallasc::parseGpuTarget(t, error) ? std::string() : error;
       });
   runCmd->add_flag("--check", gpuRun.check,
                    "With --target: compare every output with the CPU result");
@@ -337,12 +395,33 @@ int run(int argc, char **argv) {
                    "With --bench: also time a device-to-device copy of the "
                    "bytes the kernel accesses");
   runCmd->add_option("--device", gpuRun.device, "CUDA device ordinal");
+  addCacheOptions(runCmd, run.driver.cache);
+
+  // pallasc cache: the compile cache's counters, or emptying it.
+  CLI::App *cacheCmd = app.add_subcommand(
+      "cache", "Show the compile cache's counters (--stats) or empty it "
+               "(--clear)");
+  CacheSettings cacheSettings;
+  bool cacheStats = false, cacheClear = false;
+  cacheCmd->add_flag("--stats", cacheStats,
+                     "Print entries, size, hits, misses, stores, corrupt "
+                     "entries and evictions");
+  cacheCmd->add_flag("--clear", cacheClear,
+                     "Remove every entry and zero the counters");
+  cacheCmd->add_option("--cache-dir", cacheSettings.directory,
+                       "Cache directory (default: $PALLASC_CACHE_DIR)");
+  cacheCmd->add_option("--cache-max-size", cacheSettings.maxSize,
+                       "The bound --stats shows (default: "
+                       "$PALLASC_CACHE_MAX_SIZE, else 1G)");
   app.require_subcommand(0, 1);
 
 
   try {
     app.parse(static_cast<int>(argvFixed.size()), argvFixed.data());
-    if (runCmd->parsed()) {
+    if (cacheCmd->parsed()) {
+      if (!cacheStats && !cacheClear)
+        throw CLI::ValidationError("cache", "give --stats or --clear");
+    } else if (runCmd->parsed()) {
       if (runCmd->count("--random-inputs"))
         run.randomSeed = runSeed;
       for (CLI::Option *o : runCmd->parse_order()) {
@@ -404,6 +483,10 @@ int run(int argc, char **argv) {
     app.exit(e);
     return kExitUsageError;
   }
+  if (cacheCmd->parsed()) {
+    setupLogging(Verbosity::Normal);
+    return runCacheCommand(cacheSettings, cacheStats, cacheClear);
+  }
   options.emit = emit;
   options.optLevel = opt;
   options.verbosity = quiet     ? Verbosity::Quiet
@@ -415,6 +498,8 @@ int run(int argc, char **argv) {
                            : runVerbose ? Verbosity::Verbose
                                         : Verbosity::Normal;
     setupLogging(run.driver.verbosity);
+    if (!resolveCacheSettings(run.driver.cache))
+      return kExitUsageError;
     if ((runCmd->count("--rtol") || runCmd->count("--atol")) &&
         !gpuRun.check)
       warn("--rtol/--atol do nothing without --check");
@@ -424,6 +509,7 @@ int run(int argc, char **argv) {
         (gpuRun.target.empty() || gpuRun.emulate))
       warn("--device does nothing without a GPU run (--target cuda:<arch>, "
            "without --emulate)");
+    setInternalErrorBacktraces(runVerbose);
     if (!gpuRun.target.empty())
       return runOnGpu(run, gpuRun);
     if (gpuRun.check || gpuRun.emulate || gpuRun.benchReps)
@@ -434,22 +520,34 @@ int run(int argc, char **argv) {
     return runOnCpu(run);
   }
   setupLogging(options.verbosity);
+  setInternalErrorBacktraces(verbose);
   warnIneffectiveFlags(app, options);
+  if (!resolveCacheSettings(options.cache))
+    return kExitUsageError;
   return runCompile(options);
 }
 
 } // namespace
 
 int main(int argc, char **argv) {
-  llvm::InitLLVM initLLVM(argc, argv);
+  // Instead of llvm::InitLLVM: an LLVM fatal error or a crash is reported as
+  // an internal compiler error (exit 3), without LLVM's stack dump.
+  installInternalErrorHandlers(argv[0]);
   // Past a file-size limit (ulimit -f), let write() fail with EFBIG so the
   // driver reports it and removes its temporary files, instead of the
   // process dying of SIGXFSZ with a partial file left behind.
   signal(SIGXFSZ, SIG_IGN);
+  // SIGINT, SIGTERM, SIGHUP and crashes remove this invocation's scratch
+  // directories (staged outputs, tool temporaries) before the process dies.
+  installScratchCleanupOnSignals();
+  removeOrphanToolTempDirs();
+  int rc;
   try {
-    return run(argc, argv);
+    rc = run(argc, argv);
   } catch (const std::exception &e) {
     std::cerr << "pallasc: internal error: " << e.what() << "\n";
-    return kExitInternalError;
+    rc = kExitInternalError;
   }
+  removeToolTempDir();
+  return rc;
 }

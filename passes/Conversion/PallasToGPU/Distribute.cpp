@@ -355,9 +355,11 @@ int Distributor::chooseElementwise(Operation *op) {
       if (wg) {
         if (mm % (16 * wm) == 0 && nn % (8 * wn) == 0)
           candidates.push_back(wgmmaCLayout(mm, nn, wm / 4, wn));
-      } else if (kc.hasMfma && mm % (16 * wm) == 0 && nn % (16 * wn) == 0)
+      } else if (kc.has(pallasc::MatrixInstrKind::Mfma) && mm % (16 * wm) == 0 &&
+                 nn % (16 * wn) == 0)
         candidates.push_back(mfmaCLayout(mm, nn, wm, wn));
-      else if (!kc.hasMfma && mm % (16 * wm) == 0 && nn % (8 * wn) == 0)
+      else if (!kc.has(pallasc::MatrixInstrKind::Mfma) &&
+               mm % (16 * wm) == 0 && nn % (8 * wn) == 0)
         candidates.push_back(mmaCLayout(mm, nn, wm, wn));
     }
     candidates.push_back(layout(defaultLayout(resultType)));

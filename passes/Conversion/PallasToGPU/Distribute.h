@@ -20,6 +20,7 @@
 
 #include "passes/Conversion/PallasToGPU/Layout.h"
 #include "passes/Conversion/PallasToGPU/PallasToGPU.h"
+#include "target/GpuTarget.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/Builders.h"
@@ -69,12 +70,14 @@ struct KernelContext {
   Value smemBase;            ///< memref<?xi8, workgroup> (dynamic)
   int64_t workspaceOffset = 0;
   int64_t workspaceBytes = 0; ///< grows as the distributor needs
-  bool hasMma = false;       ///< mma.sync, ldmatrix, cp.async (sm_80+)
-  bool hasMfma = false;      ///< amdgpu.mfma 16x16x16 f16/bf16 (CDNA2+)
-  /// wgmma.mma_async m64nNk16 f16/bf16 -> f32 (sm_90a only).
-  bool hasWgmma = false;
+  /// The chip: its entry of the GPU target table (target/GpuTarget.h).
+  const pallasc::GpuTarget *target = nullptr;
+  /// Whether the chip has matrix instructions of `kind`.
+  bool has(pallasc::MatrixInstrKind kind) const {
+    return target->hasMatrixInstr(kind);
+  }
   /// log2 of the threads per warp (32 on NVIDIA, 64 on AMD CDNA).
-  int64_t laneBits = kNvidiaLaneBits;
+  int64_t laneBits = 5;
   int64_t threadsPerWarp() const { return int64_t(1) << laneBits; }
   /// Where thread-invariant values (thread coordinates) are emitted.
   Block *prologueBlock = nullptr;
@@ -85,8 +88,8 @@ struct KernelContext {
   /// count are `seqIv` and `seqCount` (index; set before emit()).
   bool oneSequentialAxis = false;
   Value seqIv, seqCount;
-  /// Dynamic shared memory a block may use on the target architecture.
-  int64_t maxSharedBytes = 232448;
+  /// Dynamic shared memory a block may use on the chip (with the opt-in).
+  int64_t maxSharedBytes = 0;
   /// Inputs a TMA may read: a kernel argument bound to a 2-D block of an
   /// input array that every block covers whole (no edge checks), and a way
   /// to compute its block at another step of the sequential axis.

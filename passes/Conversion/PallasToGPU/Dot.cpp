@@ -113,7 +113,10 @@ int Distributor::dotLayout(Operation *op) {
   DotShape s = dotShape(op);
   // wgmma (sm_90a): warpgroups of 4 warps, 64-row slabs; warpgroups along M
   // first, the rest along N (whole rows per warp when rows are reduced).
-  if (kc.hasWgmma && mmaTypes(s) && kc.numWarps % 4 == 0 && s.k % 16 == 0) {
+  using pallasc::MatrixElemType;
+  using pallasc::MatrixInstrKind;
+  if (kc.has(MatrixInstrKind::Wgmma) && mmaTypes(s) && kc.numWarps % 4 == 0 &&
+      s.k % 16 == 0) {
     if (!rowsReduced)
       rowsReduced = rowsAreReduced(kernel) ? 1 : 0;
     int64_t groups = kc.numWarps / 4;
@@ -124,11 +127,18 @@ int Distributor::dotLayout(Operation *op) {
       return intern(wgmmaCLayout(s.m, s.n, gm, gn));
     }
   }
-  // Tile width along n: 8 for mma.sync.m16n8k16, 16 for MFMA 16x16x16.
-  int64_t tileN = kc.hasMfma ? 16 : 8;
-  bool tf32 = kc.hasMma && tf32Types(op, s);
-  if ((((kc.hasMma || kc.hasMfma) && mmaTypes(s) && s.k % 16 == 0) ||
-       (tf32 && s.k % 8 == 0)) &&
+  // One warp's tile (16 x 8 for mma.sync.m16n8k16, 16 x 16 for MFMA
+  // 16x16x16), from the chip's f16 instruction of its family.
+  bool mfma = kc.has(MatrixInstrKind::Mfma);
+  const pallasc::MatrixInstr *frag = kc.target->findMatrixInstr(
+      mfma ? MatrixInstrKind::Mfma : MatrixInstrKind::MmaSync,
+      MatrixElemType::F16);
+  const pallasc::MatrixInstr *tf32Frag = kc.target->findMatrixInstr(
+      MatrixInstrKind::MmaSync, MatrixElemType::TF32);
+  int64_t tileN = frag ? frag->n : 8;
+  bool tf32 = tf32Frag && tf32Types(op, s);
+  if (((frag && mmaTypes(s) && s.k % frag->k == 0) ||
+       (tf32 && s.k % tf32Frag->k == 0)) &&
       s.m % 16 == 0 && s.n % tileN == 0) {
     if (!rowsReduced)
       rowsReduced = rowsAreReduced(kernel) ? 1 : 0;
@@ -150,7 +160,7 @@ int Distributor::dotLayout(Operation *op) {
         bestWm = wm;
     }
     if (bestWm)
-      return intern(kc.hasMfma
+      return intern(mfma
                         ? mfmaCLayout(s.m, s.n, bestWm, kc.numWarps / bestWm)
                         : mmaCLayout(s.m, s.n, bestWm, kc.numWarps / bestWm));
   }
@@ -608,9 +618,9 @@ LogicalResult Distributor::emitDot(Operation *op) {
           bStage = t;
       }
     }
-    if (!sp && kc.hasMma && !inRegisters(aVal, aId, 64))
+    if (!sp && kc.target->hasCpAsync && !inRegisters(aVal, aId, 64))
       aStage = planAsync(aVal, 1);
-    if (!sp && kc.hasMma && !inRegisters(bVal, bId, 32))
+    if (!sp && kc.target->hasCpAsync && !inRegisters(bVal, bId, 32))
       bStage = planAsync(bVal, 0);
     for (int64_t c = 0; c < numChunks && !plans.empty(); ++c) {
       for (const AsyncPlan &p : plans) {
@@ -1136,11 +1146,12 @@ LogicalResult Distributor::stageEarly(Value def) {
 // the wgmmas of chunk c start when its bytes have landed.
 
 void Distributor::planTma() {
-  if (!kc.hasWgmma || !kc.oneSequentialAxis || !kc.addParam)
+  if (!kc.has(pallasc::MatrixInstrKind::Wgmma) || !kc.target->hasTma ||
+      !kc.oneSequentialAxis || !kc.addParam)
     return;
-  // Shared memory a block may use on sm_90 (227 KiB), less room for the
-  // other operands' workspace.
-  constexpr int64_t kMaxShared = 232448, kReserve = 32768;
+  // The shared memory a block may use, less room for the other operands'
+  // workspace.
+  constexpr int64_t kReserve = 32768;
   for (Operation &o : kernel.getBody().front()) {
     if (!isa<linalg::MatmulOp>(o))
       continue;
@@ -1207,7 +1218,7 @@ void Distributor::planTma() {
     if (plan.operands.empty())
       continue;
     plan.numChunks = s.k / plan.chunkK;
-    int64_t room = kMaxShared - kReserve - kc.workspaceOffset - 1024 -
+    int64_t room = kc.maxSharedBytes - kReserve - kc.workspaceOffset - 1024 -
                    8 * 8 * plan.numChunks;
     plan.stages = std::min<int64_t>(numStages > 0 ? numStages : 3,
                                     room / plan.stageBytes);
@@ -1232,7 +1243,7 @@ void Distributor::planTma() {
 // step's copies complete; a barrier publishes them.
 
 void Distributor::planStages() {
-  if (!kc.hasMma || !kc.oneSequentialAxis)
+  if (!kc.target->hasCpAsync || !kc.oneSequentialAxis)
     return;
   constexpr int64_t kReserve = 16384;
   for (Operation &o : kernel.getBody().front()) {
@@ -1448,7 +1459,7 @@ LogicalResult Distributor::emitWgmma(Operation *op, int cId,
   };
   SmallVector<AsyncPlan, 2> plans;
   auto planAsync = [&](Value v, int64_t kdim) -> std::optional<CoreTile> {
-    if (!kc.hasMma || !streamed.contains(v) || coreTiles.count(v))
+    if (!kc.target->hasCpAsync || !streamed.contains(v) || coreTiles.count(v))
       return std::nullopt;
     SmallVector<int64_t> perm;
     Value x;

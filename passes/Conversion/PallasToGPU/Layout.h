@@ -34,12 +34,6 @@
 
 namespace mlir::pallas::gpu {
 
-/// log2 of the lanes per warp: 5 on NVIDIA (32-thread warps), 6 on AMD
-/// CDNA (64-thread wavefronts). Every layout of one kernel has the same
-/// number of lane bases.
-constexpr int64_t kNvidiaLaneBits = 5;
-constexpr int64_t kAmdLaneBits = 6;
-
 /// True when every dimension of `shape` is a power of two (a rank-0 shape
 /// qualifies).
 bool isPowerOfTwoShape(llvm::ArrayRef<int64_t> shape);

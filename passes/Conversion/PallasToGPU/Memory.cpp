@@ -490,7 +490,8 @@ LogicalResult Distributor::store(const View &view, int id,
 
 int64_t Distributor::asyncCopyWidth(const View &src, int srcId,
                                     const View &dst, int dstId) {
-  if (!kc.hasMma || src.isShared() || !dst.isShared() || src.needsChecks() ||
+  if (!kc.target->hasCpAsync || src.isShared() || !dst.isShared() ||
+      src.needsChecks() ||
       dst.needsChecks() || src.elementType() != dst.elementType())
     return 0;
   const Layout &ls = layout(srcId), &ld = layout(dstId);

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Conversion/PallasToGPU/Distribute.h"
+#include "passes/Utils/IndexMapExpr.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/DLTI/DLTI.h"
@@ -118,36 +119,6 @@ struct FoldDotExtension : OpRewritePattern<linalg::MatmulOp> {
 //===----------------------------------------------------------------------===//
 // Index maps
 //===----------------------------------------------------------------------===//
-
-/// An affine expression on index values (floor semantics as in affine).
-Value expandExpr(OpBuilder &b, Location loc, AffineExpr e,
-                 ArrayRef<Value> dims) {
-  auto cst = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
-  if (auto c = dyn_cast<AffineConstantExpr>(e))
-    return cst(c.getValue());
-  if (auto d = dyn_cast<AffineDimExpr>(e))
-    return dims[d.getPosition()];
-  auto bin = cast<AffineBinaryOpExpr>(e);
-  Value l = expandExpr(b, loc, bin.getLHS(), dims);
-  Value r = expandExpr(b, loc, bin.getRHS(), dims);
-  switch (e.getKind()) {
-  case AffineExprKind::Add:
-    return arith::AddIOp::create(b, loc, l, r);
-  case AffineExprKind::Mul:
-    return arith::MulIOp::create(b, loc, l, r);
-  case AffineExprKind::FloorDiv:
-    return arith::FloorDivSIOp::create(b, loc, l, r);
-  case AffineExprKind::CeilDiv:
-    return arith::CeilDivSIOp::create(b, loc, l, r);
-  case AffineExprKind::Mod: {
-    Value q = arith::FloorDivSIOp::create(b, loc, l, r);
-    return arith::SubIOp::create(b, loc, l,
-                                 arith::MulIOp::create(b, loc, q, r));
-  }
-  default:
-    llvm_unreachable("unexpected affine expression");
-  }
-}
 
 /// Inlines the body of a lowered `@func` index map; returns its results.
 FailureOr<SmallVector<Value>> inlineIndexMap(OpBuilder &b, func::FuncOp f,
@@ -302,35 +273,23 @@ void PallasToGPUPass::runOnOperation() {
                        << " was not lowered; run pallas-to-linalg first";
     return signalPassFailure();
   }
-  // The chip: sm_<NN>[a] (NVIDIA, 32-thread warps) or gfx<...> (AMD CDNA,
-  // 64-thread wavefronts).
-  int64_t arch = 0;
-  bool amd = false;
-  {
-    StringRef c = chip;
-    if (c.consume_front("sm_")) {
-      if (c.take_while(llvm::isDigit).getAsInteger(10, arch)) {
-        module.emitError() << "unknown CUDA chip '" << chip << "'";
-        return signalPassFailure();
-      }
-    } else if (c.starts_with("gfx9") && c.size() >= 6) {
-      amd = true;
-    } else {
-      module.emitError() << "unknown GPU chip '" << chip
-                         << "'; expected sm_<NN>[a] (NVIDIA) or gfx9<xx> "
-                            "(AMD CDNA)";
-      return signalPassFailure();
-    }
+  // The chip, from the GPU target table.
+  std::string chipError;
+  const pallasc::GpuTarget *target = pallasc::parseGpuChip(chip, chipError);
+  if (!target) {
+    module.emitError() << chipError;
+    return signalPassFailure();
   }
-  int64_t laneBits = amd ? kAmdLaneBits : kNvidiaLaneBits;
-  int64_t maxWarps = 1024 >> laneBits;
+  int64_t laneBits = target->laneBits();
+  int64_t maxWarps = target->maxWarpsPerBlock();
   int64_t numWarps = numWarpsOverride > 0 ? numWarpsOverride : info.numWarps;
   if (numWarps < 1 || numWarps > maxWarps || !llvm::isPowerOf2_64(numWarps)) {
     kernel.emitError() << "num_warps is " << numWarps << "; the "
-                       << (amd ? "AMD" : "CUDA")
+                       << target->vendorName()
                        << " lowering needs a power of two in [1, " << maxWarps
-                       << "] (" << (amd ? 64 : 32) << " threads each, at "
-                       << "most 1024 per block)";
+                       << "] (" << target->lanesPerWarp << " threads each, at "
+                       << "most " << target->maxThreadsPerBlock
+                       << " per block)";
     return signalPassFailure();
   }
 
@@ -466,15 +425,7 @@ void PallasToGPUPass::runOnOperation() {
 
   KernelContext kc(loc);
   kc.numWarps = numWarps;
-  kc.hasMma = !amd && arch >= 80;
-  // wgmma is Hopper's architecture-specific feature: sm_90a only (not
-  // sm_90, not sm_100a).
-  kc.hasWgmma = !amd && chip == "sm_90a";
-  // MFMA with 16x16x16 f16/bf16 tiles: CDNA2 (gfx90a) and CDNA3 (gfx94x,
-  // gfx950).
-  kc.hasMfma = amd && (chip == "gfx90a" || StringRef(chip).starts_with(
-                                               "gfx94") ||
-                       chip == "gfx950");
+  kc.target = target;
   kc.laneBits = laneBits;
   kc.tid = mlir::gpu::ThreadIdOp::create(b, loc, mlir::gpu::Dimension::x);
   auto space = mlir::gpu::AddressSpaceAttr::get(
@@ -548,19 +499,15 @@ void PallasToGPUPass::runOnOperation() {
   for (size_t k = 0; k < info.scratch.size(); ++k)
     dist.markScratch(
         kernel.getArgument(2 * visibleAxes + numIn + numOut + k));
-  // TMA (sm_90a, one sequential axis): the inputs whose blocks a tensor map
+  // TMA or cp.async (one sequential axis): the inputs whose blocks a tensor map
   // can describe: 2-D, 16-bit, plain blocked specs whose blocks tile the
   // array exactly (no edge checks), rows a multiple of 16 bytes, not
   // aliased to an output.
   dist.numStages = info.numStages;
-  // Shared memory per block: 227 KiB on sm_90+, 163 KiB on sm_80/87,
-  // 99 KiB on sm_86/89, 64 KiB on sm_75, 96 KiB on sm_70/72.
-  kc.maxSharedBytes = arch >= 90                  ? 232448
-                      : (arch == 80 || arch == 87) ? 166912
-                      : arch >= 86                 ? 101376
-                      : arch == 75                 ? 65536
-                                                   : 98304;
-  if ((kc.hasWgmma || kc.hasMma) && seqAxes.size() == 1) {
+  kc.maxSharedBytes = target->maxSharedBytesPerBlock;
+  // Operands prefetched along the one sequential axis: by TMA (wgmma
+  // operands) or cp.async stages.
+  if ((target->hasTma || target->hasCpAsync) && seqAxes.size() == 1) {
     kc.oneSequentialAxis = true;
     kc.addParam = [&, func](Type type) mutable -> Value {
       unsigned n = func.getNumArguments();
@@ -682,7 +629,8 @@ void PallasToGPUPass::runOnOperation() {
       for (int64_t a : seqAxes)
         dimDivs[a] = 1;
       for (auto [i, e] : llvm::enumerate(map.getResults())) {
-        raw.push_back(expandExpr(b, loc, e, gridIdx));
+        raw.push_back(expandIndexMapExpr(b, loc, e, gridIdx, b.getIndexType(),
+                                         IndexMapArith::FloorOps));
         rawDiv[i] = affineDivisor(e, dimDivs);
       }
     } else {

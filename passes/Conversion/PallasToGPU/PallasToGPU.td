@@ -87,8 +87,9 @@ def PallasToGPU : Pass<"pallas-to-gpu", "::mlir::ModuleOp"> {
   }];
   let options = [
     Option<"chip", "chip", "std::string", "\"sm_80\"",
-           "GPU architecture: sm_80, sm_90, sm_90a (NVIDIA: 32-thread "
-           "warps, mma.sync) or gfx90a, gfx942 (AMD CDNA: 64-thread "
+           "GPU chip, an entry of the GPU target table (target/GpuTarget.h): "
+           "sm_70, sm_80, sm_90, sm_90a (NVIDIA: 32-thread warps, mma.sync, "
+           "wgmma on sm_90a) or gfx90a, gfx942 (AMD CDNA: 64-thread "
            "wavefronts, MFMA)">,
     Option<"numWarpsOverride", "num-warps", "int64_t", "0",
            "Warps per thread block (0: compiler_params.gpu.num_warps, "

@@ -11,6 +11,7 @@
 
 #include "passes/Conversion/PallasToTPU/Lowering.h"
 #include "passes/Conversion/Passes.h"
+#include "passes/Utils/IndexMapExpr.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -198,102 +199,6 @@ LogicalResult checkBlockShape(Operation *diagOp, const BlockOperand &op) {
          << "multiple of " << chunk << ", or be a power of 2 of at least "
          << minTiling << " (128 * 32 / " << bitwidth << ")";
 }
-
-/// Lowers an affine expression over the grid indices to i32 arithmetic.
-class AffineToArith {
-public:
-  AffineToArith(OpBuilder &b, Location loc, ValueRange dims)
-      : b(b), loc(loc), dims(dims) {}
-
-  Value lower(AffineExpr e) {
-    switch (e.getKind()) {
-    case AffineExprKind::DimId:
-      return dims[cast<AffineDimExpr>(e).getPosition()];
-    case AffineExprKind::Constant:
-      return constI32(b, loc, cast<AffineConstantExpr>(e).getValue());
-    case AffineExprKind::SymbolId:
-      llvm_unreachable("index maps have no symbols (checked by the importer)");
-    default:
-      break;
-    }
-    auto bin = cast<AffineBinaryOpExpr>(e);
-    Value l = lower(bin.getLHS()), r = lower(bin.getRHS());
-    bool nonNeg = isNonNegative(bin.getLHS());
-    switch (e.getKind()) {
-    case AffineExprKind::Add:
-      return arith::AddIOp::create(b, loc, l, r);
-    case AffineExprKind::Mul:
-      return arith::MulIOp::create(b, loc, l, r);
-    case AffineExprKind::Mod: {
-      // Affine mod is non-negative (the divisor is a positive constant).
-      Value rem = arith::RemSIOp::create(b, loc, l, r);
-      if (nonNeg)
-        return rem;
-      Value neg = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, rem,
-                                        constI32(b, loc, 0));
-      return arith::SelectOp::create(
-          b, loc, neg, arith::AddIOp::create(b, loc, rem, r), rem);
-    }
-    case AffineExprKind::FloorDiv: {
-      Value q = arith::DivSIOp::create(b, loc, l, r);
-      if (nonNeg)
-        return q;
-      // Round towards -inf: q - 1 where the remainder is negative.
-      Value rem = arith::RemSIOp::create(b, loc, l, r);
-      Value neg = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, rem,
-                                        constI32(b, loc, 0));
-      return arith::SelectOp::create(
-          b, loc, neg, arith::SubIOp::create(b, loc, q, constI32(b, loc, 1)),
-          q);
-    }
-    case AffineExprKind::CeilDiv: {
-      // ceil(l / r) = -floor(-l / r) = (l + r - 1) floordiv r for r > 0.
-      Value num = arith::AddIOp::create(
-          b, loc, l,
-          arith::SubIOp::create(b, loc, r, constI32(b, loc, 1)));
-      Value q = arith::DivSIOp::create(b, loc, num, r);
-      if (nonNeg)
-        return q;
-      Value rem = arith::RemSIOp::create(b, loc, num, r);
-      Value neg = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, rem,
-                                        constI32(b, loc, 0));
-      return arith::SelectOp::create(
-          b, loc, neg, arith::SubIOp::create(b, loc, q, constI32(b, loc, 1)),
-          q);
-    }
-    default:
-      llvm_unreachable("unexpected affine expression kind");
-    }
-  }
-
-private:
-  /// Grid indices are non-negative; so is anything built from them with +,
-  /// *, floordiv, ceildiv and mod by positive constants and non-negative
-  /// constants.
-  static bool isNonNegative(AffineExpr e) {
-    switch (e.getKind()) {
-    case AffineExprKind::DimId:
-      return true;
-    case AffineExprKind::Constant:
-      return cast<AffineConstantExpr>(e).getValue() >= 0;
-    case AffineExprKind::Mod:
-      return true;
-    case AffineExprKind::Add:
-    case AffineExprKind::Mul:
-    case AffineExprKind::FloorDiv:
-    case AffineExprKind::CeilDiv: {
-      auto bin = cast<AffineBinaryOpExpr>(e);
-      return isNonNegative(bin.getLHS()) && isNonNegative(bin.getRHS());
-    }
-    default:
-      return false;
-    }
-  }
-
-  OpBuilder &b;
-  Location loc;
-  ValueRange dims;
-};
 
 struct PallasToTPUPass
     : public mlir::pallas::impl::PallasToTPUBase<PallasToTPUPass> {
@@ -520,11 +425,11 @@ void PallasToTPUPass::runOnOperation() {
                                          b.getFunctionType(tArgs, tResults));
         Block *tb = transform.addEntryBlock();
         OpBuilder tbld = OpBuilder::atBlockEnd(tb);
-        AffineToArith lowerExpr(tbld, callLoc,
-                                tb->getArguments().take_front(gridRank));
         SmallVector<Value> results;
         for (AffineExpr e : map.getResults())
-          results.push_back(lowerExpr.lower(e));
+          results.push_back(expandIndexMapExpr(
+              tbld, callLoc, e, tb->getArguments().take_front(gridRank),
+              tbld.getI32Type(), IndexMapArith::TruncatingOps));
         func::ReturnOp::create(tbld, callLoc, results);
       } else {
         auto indexFunc = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(

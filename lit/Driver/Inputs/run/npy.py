@@ -4,6 +4,7 @@
 #   npy.py truncated PATH DESCR SHAPE   the data is one byte short
 #   npy.py header PATH                  a header that is not a dictionary
 #   npy.py version PATH                 format version 9.0
+#   npy.py headeronly PATH DESCR SHAPE  the header alone (no data)
 import struct
 import sys
 
@@ -35,6 +36,8 @@ if kind in ("good", "truncated"):
     body = header(descr, shape) + data(descr, shape)
     if kind == "truncated":
         body = body[:-1]
+elif kind == "headeronly":
+    body = header(sys.argv[3], [int(d) for d in sys.argv[4].split(",") if d])
 elif kind == "magic":
     body = b"PK\x03\x04 this is a zip file"
 elif kind == "header":

@@ -1,19 +1,22 @@
-//===- CudaEmulator.h - Run a distributed CUDA kernel on CPU threads -*- C++ -*-===//
+//===- GpuEmulator.h - Run a distributed GPU kernel on CPU threads -*- C++ -*-===//
 //
-// `pallasc run --target cuda:<arch> --emulate` checks the GPU lowering on a
-// machine without a GPU: the gpu.func that pallas-to-gpu produced (after
-// buildCudaDistributionPipeline, before NVVM) is rewritten into a host
-// function and JIT-compiled, and every CUDA thread of every block is run as
-// an OS thread. Thread and block ids, barriers, warp shuffles, mma.sync and
-// ldmatrix become calls into this file, which implements them with the PTX
-// semantics (fragment layouts included), so the layouts, reductions, layout
+// `pallasc run --target cuda|rocm:<arch> --emulate` checks the GPU lowering
+// on a machine without a GPU: the gpu.func that pallas-to-gpu produced
+// (after the distribution pipeline, before NVVM/ROCDL) is rewritten into a
+// host function and JIT-compiled (HostKernel.h), and every thread of every
+// block runs as a fiber on the calling thread (Scheduler.h). Thread and
+// block ids, barriers, warp shuffles, mma.sync, MFMA, wgmma, ldmatrix,
+// cp.async, TMA and mbarriers become calls of the intrinsics
+// (Intrinsics.h), which implement them with the PTX / CDNA semantics
+// (fragment layouts included), so the layouts, reductions, layout
 // conversions, barriers and shared memory use of the lowering are all
-// exercised. What it does not check is NVPTX code generation and ptxas.
+// exercised, for 32-lane warps and 64-lane wavefronts. What it does not
+// check is NVPTX/AMDGPU code generation and ptxas.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef PALLASC_SRC_RUNTIME_CUDAEMULATOR_H
-#define PALLASC_SRC_RUNTIME_CUDAEMULATOR_H
+#ifndef PALLASC_SRC_RUNTIME_GPUEMULATOR_GPUEMULATOR_H
+#define PALLASC_SRC_RUNTIME_GPUEMULATOR_GPUEMULATOR_H
 
 #include "src/Launch/GpuLaunchRecord.h"
 
@@ -40,4 +43,4 @@ bool emulateGpuKernel(mlir::ModuleOp distributed,
 
 } // namespace pallasc::runtime
 
-#endif // PALLASC_SRC_RUNTIME_CUDAEMULATOR_H
+#endif // PALLASC_SRC_RUNTIME_GPUEMULATOR_GPUEMULATOR_H

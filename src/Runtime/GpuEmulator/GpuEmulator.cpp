@@ -1,0 +1,183 @@
+//===- GpuEmulator.cpp - Run a distributed GPU kernel on CPU threads -*- C++ -*-===//
+
+#include "src/Runtime/GpuEmulator/GpuEmulator.h"
+#include "src/Runtime/GpuEmulator/HostKernel.h"
+#include "src/Runtime/GpuEmulator/Intrinsics.h"
+#include "src/Runtime/GpuEmulator/Scheduler.h"
+#include "src/Runtime/RuntimeSymbols.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <functional>
+#include <sys/mman.h>
+#include <vector>
+
+using namespace mlir;
+
+namespace pallasc::runtime {
+
+namespace emulator {
+std::vector<EmulatorSymbol> emulatorSymbols() {
+  std::vector<EmulatorSymbol> symbols;
+  addThreadIntrinsics(symbols);
+  addMatrixIntrinsics(symbols);
+  addTmaIntrinsics(symbols);
+  return symbols;
+}
+} // namespace emulator
+
+using namespace emulator;
+
+namespace {
+
+/// A memref descriptor for a static-shape, row-major buffer.
+std::vector<int64_t> descriptor(void *data, ArrayRef<int64_t> shape) {
+  std::vector<int64_t> d = {reinterpret_cast<int64_t>(data),
+                            reinterpret_cast<int64_t>(data), 0};
+  for (int64_t s : shape)
+    d.push_back(s);
+  std::vector<int64_t> strides(shape.size(), 1);
+  for (size_t i = shape.size(); i-- > 1;)
+    strides[i - 1] = strides[i] * shape[i];
+  for (int64_t s : strides)
+    d.push_back(s);
+  return d;
+}
+
+} // namespace
+
+bool emulateGpuKernel(ModuleOp module, const launch::GpuLaunchRecord &record,
+                      ArrayRef<void *> buffers, ArrayRef<int32_t> scalars,
+                      const int64_t grid[3], std::string &error) {
+  SmallVector<MemRefType> params;
+  module.walk([&](mlir::gpu::GPUFuncOp f) {
+    for (Type t : f.getArgumentTypes())
+      if (auto m = dyn_cast<MemRefType>(t))
+        params.push_back(m);
+  });
+  int64_t threads = record.block[0];
+  int64_t smemBytes = record.dynamicSharedBytes;
+  int warpSize = static_cast<int>(record.warpSize);
+  if (warpSize != 32 && warpSize != 64) {
+    error = "the emulator runs 32- or 64-thread warps, not " +
+            std::to_string(record.warpSize);
+    return false;
+  }
+  if (params.size() != buffers.size()) {
+    error = "the kernel takes " + std::to_string(params.size()) +
+            " arrays, " + std::to_string(buffers.size()) + " were given";
+    return false;
+  }
+  if (failed(buildHostKernel(module, error)))
+    return false;
+  if (failed(lowerHostKernel(module))) {
+    error = "cannot lower the kernel for the host";
+    return false;
+  }
+
+  static bool init = [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+    return true;
+  }();
+  (void)init;
+  ExecutionEngineOptions options;
+  // ExecutionEngineOptions::transformer is a function_ref: keep the callable
+  // alive until ExecutionEngine::create has run.
+  std::function<llvm::Error(llvm::Module *)> transformer =
+      makeOptimizingTransformer(2, 0, nullptr);
+  options.transformer = transformer;
+  auto engine = ExecutionEngine::create(module, options);
+  if (!engine) {
+    llvm::raw_string_ostream os(error);
+    os << "cannot JIT the emulated kernel: " << engine.takeError();
+    return false;
+  }
+  (*engine)->registerSymbols([](llvm::orc::MangleAndInterner interner) {
+    llvm::orc::SymbolMap map;
+    // What the CPU runner's kernels call too (bf16 truncation, ...).
+    for (auto [name, address] : runtimeSymbols())
+      map[interner(name)] = {llvm::orc::ExecutorAddr::fromPtr(address),
+                             llvm::JITSymbolFlags::Exported};
+    for (const EmulatorSymbol &s : emulatorSymbols())
+      map[interner(s.name)] = {llvm::orc::ExecutorAddr::fromPtr(s.address),
+                               llvm::JITSymbolFlags::Exported};
+    return map;
+  });
+  auto fn = (*engine)->lookupPacked("_mlir_ciface_pallasc_emu_kernel");
+  if (!fn) {
+    llvm::raw_string_ostream os(error);
+    os << "the emulated kernel has no entry: " << fn.takeError();
+    return false;
+  }
+  PackedFn kernel = *fn;
+
+  // Shared memory below 2 GiB: the lowering computes 32-bit shared
+  // addresses (ldmatrix) from it. Aligned to 2^18 bytes: a wgmma matrix
+  // descriptor keeps address bits 4..17, the offset into it.
+  size_t smemSize = std::max<int64_t>(16, (smemBytes + 4095) / 4096 * 4096);
+  constexpr size_t kSmemAlign = size_t(1) << 18;
+  size_t mapSize = smemSize + kSmemAlign;
+  void *mapping = mmap(nullptr, mapSize, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT, -1, 0);
+  if (mapping == MAP_FAILED) {
+    error = "cannot map the emulated shared memory";
+    return false;
+  }
+  void *smem = reinterpret_cast<void *>(
+      (reinterpret_cast<uintptr_t>(mapping) + kSmemAlign - 1) &
+      ~(kSmemAlign - 1));
+
+  // Packed arguments: descriptors for arrays, values for scalars, then the
+  // shared memory descriptor.
+  std::vector<std::vector<int64_t>> descs;
+  for (auto [p, t] : llvm::zip(buffers, params))
+    descs.push_back(descriptor(p, t.getShape()));
+  std::vector<int64_t> smemDesc =
+      descriptor(smem, {static_cast<int64_t>(smemSize)});
+  std::vector<void *> descPtrs;
+  for (auto &d : descs)
+    descPtrs.push_back(d.data());
+  void *smemPtr = smemDesc.data();
+  std::vector<int32_t> scalarValues(scalars.begin(), scalars.end());
+  std::vector<void *> packed;
+  for (void *&p : descPtrs)
+    packed.push_back(&p);
+  for (int32_t &s : scalarValues)
+    packed.push_back(&s);
+  // Tensor maps: the emulator's description of each (the launch record's).
+  std::vector<EmuTensorMap> maps;
+  for (const launch::GpuKernelParam &p : record.params) {
+    if (p.kind != launch::GpuKernelParam::Kind::TensorMap)
+      continue;
+    if (p.tensorMap.input >= buffers.size()) {
+      error = "a tensor-map parameter of the launch record is malformed";
+      return false;
+    }
+    EmuTensorMap m;
+    m.base = static_cast<const char *>(buffers[p.tensorMap.input]);
+    m.rows = p.tensorMap.globalShape[0];
+    m.cols = p.tensorMap.globalShape[1];
+    m.boxRows = p.tensorMap.boxShape[0];
+    m.boxCols = p.tensorMap.boxShape[1];
+    maps.push_back(m);
+  }
+  std::vector<void *> mapPtrs;
+  for (EmuTensorMap &m : maps)
+    mapPtrs.push_back(&m);
+  for (void *&p : mapPtrs)
+    packed.push_back(&p);
+  packed.push_back(&smemPtr);
+
+  bool ok = runGrid(kernel, packed.data(), grid, threads, warpSize,
+                    static_cast<char *>(smem), smemSize, error);
+  munmap(mapping, mapSize);
+  return ok;
+}
+
+} // namespace pallasc::runtime

@@ -1,0 +1,586 @@
+//===- HostKernel.cpp - The distributed gpu.func as a host function -*- C++ -*-===//
+
+#include "src/Runtime/GpuEmulator/HostKernel.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/Passes.h"
+
+#include <cctype>
+#include <cstring>
+
+using namespace mlir;
+
+namespace pallasc::runtime::emulator {
+namespace {
+
+func::FuncOp declare(OpBuilder &b, ModuleOp module, StringRef name,
+                     TypeRange args, TypeRange results) {
+  if (auto f = module.lookupSymbol<func::FuncOp>(name))
+    return f;
+  OpBuilder::InsertionGuard g(b);
+  b.setInsertionPointToStart(module.getBody());
+  auto f = func::FuncOp::create(b, module.getLoc(), name,
+                                b.getFunctionType(args, results));
+  f.setPrivate();
+  return f;
+}
+
+Type stripSpace(Type t) {
+  auto m = dyn_cast<MemRefType>(t);
+  if (!m || !m.getMemorySpace())
+    return t;
+  return MemRefType::get(m.getShape(), m.getElementType(), m.getLayout());
+}
+
+/// Replaces `llvm.extractvalue %r[j]` users of `r` by loads of `buffer[j]`.
+LogicalResult replaceExtracts(OpBuilder &b, Value r, Value buffer) {
+  for (Operation *user : llvm::make_early_inc_range(r.getUsers())) {
+    auto ex = dyn_cast<LLVM::ExtractValueOp>(user);
+    if (!ex)
+      return user->emitOpError() << "uses an mma/ldmatrix result in a way "
+                                    "the emulator does not handle";
+    b.setInsertionPoint(ex);
+    Value j = arith::ConstantIndexOp::create(b, ex.getLoc(),
+                                             ex.getPosition()[0]);
+    Value v = memref::LoadOp::create(b, ex.getLoc(), buffer, ValueRange{j});
+    ex.getResult().replaceAllUsesWith(v);
+    ex.erase();
+  }
+  return success();
+}
+
+/// The wgmma.mma_async inline PTX the CUDA lowering emits:
+///   { .reg .pred p; setp.ne.b32 p, 1, 0;
+///     wgmma.mma_async.sync.aligned.m64nNk16.f32.T.T {$0, ..}, A, $b, p, 1, 1,
+///     [trans-a,] trans-b; }
+/// with A a descriptor `$a` or four registers `{$a0, $a1, $a2, $a3}`, the
+/// accumulators tied to the outputs. Becomes a call of pallasc_emu_wgmma.
+LogicalResult rewriteWgmma(OpBuilder &b, ModuleOp module,
+                           LLVM::InlineAsmOp asmOp, std::string &error) {
+  Location l = asmOp.getLoc();
+  StringRef text = asmOp.getAsmString();
+  auto bad = [&](const std::string &why) {
+    error = "the emulator cannot run this wgmma (" + why + "): " + text.str();
+    return failure();
+  };
+  if (!text.contains("setp.ne.b32 p, 1, 0;"))
+    return bad("scale-d must be 1");
+  StringRef rest = text.substr(text.find("wgmma.mma_async"));
+  if (!rest.consume_front("wgmma.mma_async.sync.aligned.m64n"))
+    return bad("not m64nNk16");
+  int n = 0;
+  if (rest.consumeInteger(10, n) || n % 8 || n < 8 || n > 256 ||
+      !rest.consume_front("k16.f32."))
+    return bad("not m64nNk16 with f32 accumulators");
+  bool bf16;
+  if (rest.consume_front("bf16.bf16 "))
+    bf16 = true;
+  else if (rest.consume_front("f16.f16 "))
+    bf16 = false;
+  else
+    return bad("types other than f16/bf16");
+  // Placeholders: outputs first ($0 .. $(n/2-1)), then the operands.
+  int nd = n / 2;
+  auto placeholder = [&](StringRef &r) -> int {
+    r = r.ltrim(" ,{}");
+    int v = -1;
+    if (!r.consume_front("$") || r.consumeInteger(10, v))
+      return -1;
+    return v;
+  };
+  for (int i = 0; i < nd; ++i)
+    if (placeholder(rest) != i)
+      return bad("unexpected accumulator list");
+  if (!rest.consume_front("}, "))
+    return bad("unexpected accumulator list");
+  bool aRegs = rest.starts_with("{");
+  SmallVector<int> aOps;
+  for (int j = 0; j < (aRegs ? 4 : 1); ++j)
+    aOps.push_back(placeholder(rest) - nd);
+  int bOp = placeholder(rest) - nd;
+  rest = rest.ltrim(" ,");
+  SmallVector<StringRef> imms;
+  rest.take_until([](char c) { return c == ';'; }).split(imms, ", ");
+  // p, scale-a, scale-b, [trans-a,] trans-b
+  if (imms.size() != (aRegs ? 4u : 5u) || imms[0] != "p" || imms[1] != "1" ||
+      imms[2] != "1")
+    return bad("unexpected immediates");
+  bool transA = !aRegs && imms[3] == "1";
+  bool transB = imms.back() == "1";
+  // Tied accumulator inputs from the constraints.
+  SmallVector<StringRef> constraints;
+  asmOp.getConstraints().split(constraints, ',');
+  ValueRange operands = asmOp.getOperands();
+  if (constraints.size() != static_cast<size_t>(nd) + operands.size())
+    return bad("unexpected constraints");
+  SmallVector<Value> d(nd);
+  for (size_t i = 0; i < operands.size(); ++i) {
+    int tied;
+    if (!constraints[nd + i].getAsInteger(10, tied) && tied >= 0 && tied < nd)
+      d[tied] = operands[i];
+  }
+  for (int op : aOps)
+    if (op < 0 || op >= static_cast<int>(operands.size()))
+      return bad("unexpected A operand");
+  if (bOp < 0 || bOp >= static_cast<int>(operands.size()) ||
+      llvm::any_of(d, [](Value v) { return !v; }))
+    return bad("unexpected operands");
+  b.setInsertionPoint(asmOp);
+  Type i32 = b.getI32Type(), i64 = b.getI64Type(), f32 = b.getF32Type();
+  auto bufferType = MemRefType::get({128}, f32);
+  Value din, dout;
+  {
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(
+        &asmOp->getParentOfType<func::FuncOp>().getBody().front());
+    din = memref::AllocaOp::create(b, l, bufferType);
+    dout = memref::AllocaOp::create(b, l, bufferType);
+  }
+  for (int i = 0; i < nd; ++i)
+    memref::StoreOp::create(b, l, d[i], din,
+                            ValueRange{arith::ConstantIndexOp::create(b, l, i)});
+  int32_t flags = (bf16 ? 1 : 0) | (aRegs ? 2 : 0) | (transA ? 4 : 0) |
+                  (transB ? 8 : 0) | (n << 8);
+  SmallVector<Value> args = {arith::ConstantIntOp::create(b, l, i32, flags)};
+  if (aRegs) {
+    args.push_back(arith::ConstantIntOp::create(b, l, i64, 0));
+    for (int op : aOps)
+      args.push_back(operands[op]);
+  } else {
+    args.push_back(operands[aOps[0]]);
+    for (int j = 0; j < 4; ++j)
+      args.push_back(arith::ConstantIntOp::create(b, l, i32, 0));
+  }
+  args.push_back(operands[bOp]);
+  args.push_back(din);
+  args.push_back(dout);
+  SmallVector<Type> types;
+  for (Value a : args)
+    types.push_back(a.getType());
+  if (types[1] != i64 || types[6] != i64 ||
+      llvm::any_of(ArrayRef<Type>(types).slice(2, 4),
+                   [&](Type t) { return t != i32; }))
+    return bad("unexpected operand types");
+  auto f = declare(b, module, "pallasc_emu_wgmma", types, {});
+  func::CallOp::create(b, l, f, args);
+  if (failed(replaceExtracts(b, asmOp.getResult(0), dout)))
+    return bad("unexpected use of its result");
+  asmOp.erase();
+  return success();
+}
+
+/// A pointer operand as an i64 address: an llvm.inttoptr of a 32-bit
+/// shared address (zero-extended), or a pointer argument (a tensor map).
+Value addressOf(OpBuilder &b, Location l, Value ptr) {
+  if (auto cast = ptr.getDefiningOp<LLVM::IntToPtrOp>())
+    return arith::ExtUIOp::create(b, l, b.getI64Type(), cast.getArg());
+  return LLVM::PtrToIntOp::create(b, l, b.getI64Type(), ptr);
+}
+
+/// mbarrier.init / arrive.expect_tx / try_wait.parity and the TMA load
+/// become calls of the emulator's functions.
+LogicalResult rewriteTmaOp(OpBuilder &b, ModuleOp module, Operation *op,
+                           std::string &error) {
+  Location l = op->getLoc();
+  Type i32 = b.getI32Type(), i64 = b.getI64Type();
+  auto call = [&](StringRef name, ArrayRef<Value> args) {
+    SmallVector<Type> types;
+    for (Value a : args)
+      types.push_back(a.getType());
+    func::CallOp::create(b, l, declare(b, module, name, types, {}), args);
+  };
+  if (auto init = dyn_cast<NVVM::MBarrierInitOp>(op)) {
+    if (init.getPredicate())
+      return error = "the emulator runs mbarrier.init without a predicate",
+             failure();
+    call("pallasc_emu_mbar_init",
+         {addressOf(b, l, init.getAddr()), init.getCount()});
+  } else if (auto arrive = dyn_cast<NVVM::MBarrierArriveExpectTxOp>(op)) {
+    if (arrive.getPredicate() || arrive.getNumResults())
+      return error = "the emulator runs mbarrier.arrive.expect_tx without a "
+                     "predicate or result",
+             failure();
+    call("pallasc_emu_mbar_arrive_tx",
+         {addressOf(b, l, arrive.getAddr()), arrive.getTxcount()});
+  } else if (auto wait = dyn_cast<NVVM::MBarrierTryWaitParityOp>(op)) {
+    call("pallasc_emu_mbar_wait",
+         {addressOf(b, l, wait.getAddr()), wait.getPhase()});
+  } else {
+    auto tma = cast<NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp>(op);
+    if (tma.getCoordinates().size() != 2 || !tma.getIm2colOffsets().empty() ||
+        tma.getMulticastMask() || tma.getL2CacheHint() || tma.getPredicate())
+      return error = "the emulator runs 2-D tiled TMA loads only", failure();
+    call("pallasc_emu_tma_load",
+         {addressOf(b, l, tma.getDstMem()),
+          addressOf(b, l, tma.getTmaDescriptor()),
+          addressOf(b, l, tma.getMbar()), tma.getCoordinates()[0],
+          tma.getCoordinates()[1]});
+  }
+  (void)i32;
+  (void)i64;
+  op->erase();
+  return success();
+}
+
+} // namespace
+
+FailureOr<func::FuncOp> buildHostKernel(ModuleOp module,
+                                         std::string &error) {
+  MLIRContext *ctx = module.getContext();
+  mlir::gpu::GPUFuncOp kernel;
+  module.walk([&](mlir::gpu::GPUFuncOp f) { kernel = f; });
+  if (!kernel) {
+    error = "no gpu.func to emulate";
+    return failure();
+  }
+  OpBuilder b(ctx);
+  Location loc = kernel.getLoc();
+  SmallVector<Type> args;
+  for (Type t : kernel.getArgumentTypes())
+    args.push_back(stripSpace(t));
+  args.push_back(MemRefType::get({ShapedType::kDynamic}, b.getI8Type()));
+  b.setInsertionPointToEnd(module.getBody());
+  auto host = func::FuncOp::create(b, loc, "pallasc_emu_kernel",
+                                   b.getFunctionType(args, {}));
+  host->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
+                b.getUnitAttr());
+  host.getBody().takeBody(kernel.getBody());
+  Block &entry = host.getBody().front();
+  Value smem = entry.addArgument(args.back(), loc);
+
+  // Rewrite the GPU-specific ops.
+  SmallVector<Operation *> ops;
+  // Only the ops rewritten below: rewriting an mma/ldmatrix also erases the
+  // llvm.extractvalue ops that use it, which must not be visited afterwards.
+  host.walk([&](Operation *op) {
+    if (isa<mlir::gpu::ThreadIdOp, mlir::gpu::BlockIdOp, mlir::gpu::BarrierOp,
+            mlir::gpu::ShuffleOp, mlir::gpu::PrintfOp,
+            mlir::gpu::DynamicSharedMemoryOp, mlir::gpu::ReturnOp, NVVM::MmaOp,
+            NVVM::ConvertFloatToTF32Op,
+            amdgpu::MFMAOp,
+            nvgpu::DeviceAsyncCopyOp, NVVM::CpAsyncCommitGroupOp,
+            NVVM::CpAsyncWaitGroupOp, NVVM::WgmmaFenceAlignedOp,
+            NVVM::WgmmaGroupSyncAlignedOp, NVVM::WgmmaWaitGroupSyncOp,
+            NVVM::FenceProxyOp, LLVM::InlineAsmOp, NVVM::MBarrierInitOp,
+            NVVM::MBarrierArriveExpectTxOp, NVVM::MBarrierTryWaitParityOp,
+            NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp,
+            NVVM::FenceMbarrierInitOp, LLVM::CallIntrinsicOp>(op))
+      ops.push_back(op);
+  });
+  Type i32 = b.getI32Type(), f32 = b.getF32Type(), index = b.getIndexType();
+  auto buffer = [&](Type elem) {
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(&entry);
+    return memref::AllocaOp::create(b, loc, MemRefType::get({4}, elem))
+        .getResult();
+  };
+  auto toI32 = [&](Value v) -> Value {
+    if (v.getType().isInteger(32))
+      return v;
+    if (auto vt = dyn_cast<VectorType>(v.getType())) {
+      Value c = vector::BitCastOp::create(
+          b, loc, VectorType::get({1}, i32), v);
+      return vector::ExtractOp::create(b, loc, c, 0);
+    }
+    return arith::BitcastOp::create(b, loc, i32, v);
+  };
+  for (Operation *op : ops) {
+    b.setInsertionPoint(op);
+    Location l = op->getLoc();
+    if (isa<mlir::gpu::ThreadIdOp>(op)) {
+      auto f = declare(b, module, "pallasc_emu_tid", {}, {index});
+      op->getResult(0).replaceAllUsesWith(
+          func::CallOp::create(b, l, f, ValueRange{}).getResult(0));
+      op->erase();
+    } else if (auto bid = dyn_cast<mlir::gpu::BlockIdOp>(op)) {
+      auto f = declare(b, module, "pallasc_emu_bid", {i32}, {index});
+      Value d = arith::ConstantIntOp::create(
+          b, l, i32, static_cast<int64_t>(bid.getDimension()));
+      op->getResult(0).replaceAllUsesWith(
+          func::CallOp::create(b, l, f, ValueRange{d}).getResult(0));
+      op->erase();
+    } else if (isa<mlir::gpu::BarrierOp>(op)) {
+      auto f = declare(b, module, "pallasc_emu_barrier", {}, {});
+      func::CallOp::create(b, l, f, ValueRange{});
+      op->erase();
+    } else if (auto sh = dyn_cast<mlir::gpu::ShuffleOp>(op)) {
+      if (sh.getMode() != mlir::gpu::ShuffleMode::XOR) {
+        error = "the emulator handles xor shuffles only";
+        return failure();
+      }
+      auto f = declare(b, module, "pallasc_emu_shfl_xor", {i32, i32}, {i32});
+      Value v = sh.getValue();
+      bool isFloat = v.getType().isF32();
+      if (isFloat)
+        v = arith::BitcastOp::create(b, l, i32, v);
+      Value r = func::CallOp::create(b, l, f, ValueRange{v, sh.getOffset()})
+                    .getResult(0);
+      if (isFloat)
+        r = arith::BitcastOp::create(b, l, f32, r);
+      sh.getShuffleResult().replaceAllUsesWith(r);
+      sh.getValid().replaceAllUsesWith(
+          arith::ConstantIntOp::create(b, l, 1, 1).getResult());
+      op->erase();
+    } else if (isa<mlir::gpu::PrintfOp>(op)) {
+      op->erase();
+    } else if (isa<mlir::gpu::DynamicSharedMemoryOp>(op)) {
+      op->getResult(0).replaceAllUsesWith(smem);
+      op->erase();
+    } else if (isa<mlir::gpu::ReturnOp>(op)) {
+      func::ReturnOp::create(b, l);
+      op->erase();
+    } else if (auto cvt = dyn_cast<NVVM::ConvertFloatToTF32Op>(op)) {
+      if (cvt.getRnd() != NVVM::FPRoundingMode::RNA || cvt.getRelu() ||
+          cvt.getSat() != NVVM::SaturationMode::NONE) {
+        error = "the emulator handles cvt.rna.tf32.f32 only";
+        return failure();
+      }
+      auto f = declare(b, module, "pallasc_emu_cvt_rna_tf32", {f32}, {i32});
+      cvt.getResult().replaceAllUsesWith(
+          func::CallOp::create(b, l, f, ValueRange{cvt.getSrc()})
+              .getResult(0));
+      cvt.erase();
+    } else if (auto mma = dyn_cast<NVVM::MmaOp>(op)) {
+      int32_t kind = 0;
+      if (auto t = mma.getMultiplicandAPtxType())
+        kind = *t == NVVM::MMATypes::bf16   ? 1
+               : *t == NVVM::MMATypes::tf32 ? 2
+                                            : 0;
+      auto shape = mma.getShapeAttr();
+      if (shape.getK() != (kind == 2 ? 8 : 16)) {
+        error = "the emulator handles m16n8k16 f16/bf16 and m16n8k8 tf32 "
+                "mma.sync only";
+        return failure();
+      }
+      Value out = buffer(f32);
+      SmallVector<Type> types = {i32};
+      SmallVector<Value> operands = {
+          arith::ConstantIntOp::create(b, l, i32, kind)};
+      for (Value a : mma.getOperandA()) {
+        operands.push_back(toI32(a));
+        types.push_back(i32);
+      }
+      for (Value v : mma.getOperandB()) {
+        operands.push_back(toI32(v));
+        types.push_back(i32);
+      }
+      for (Value c : mma.getOperandC()) {
+        operands.push_back(c);
+        types.push_back(f32);
+      }
+      if (operands.size() != 11) {
+        error = "the emulator handles m16n8k16 mma.sync only";
+        return failure();
+      }
+      operands.push_back(out);
+      types.push_back(out.getType());
+      auto f = declare(b, module, "pallasc_emu_mma", types, {});
+      func::CallOp::create(b, l, f, operands);
+      if (failed(replaceExtracts(b, mma.getResult(), out))) {
+        error = "unexpected use of an mma result";
+        return failure();
+      }
+      mma.erase();
+    } else if (auto mfma = dyn_cast<amdgpu::MFMAOp>(op)) {
+      auto at = dyn_cast<VectorType>(mfma.getSourceA().getType());
+      auto ct = dyn_cast<VectorType>(mfma.getDestC().getType());
+      if (mfma.getM() != 16 || mfma.getN() != 16 || mfma.getK() != 16 ||
+          mfma.getBlocks() != 1 || !at || at.getNumElements() != 4 ||
+          !(at.getElementType().isF16() || at.getElementType().isBF16()) ||
+          !ct || ct.getNumElements() != 4 || !ct.getElementType().isF32()) {
+        error = "the emulator handles 16x16x16 f16/bf16 MFMA only";
+        return failure();
+      }
+      Type i64 = b.getI64Type();
+      auto pack = [&](Value v) -> Value {
+        Value c = vector::BitCastOp::create(
+            b, l, VectorType::get({1}, i64), v);
+        return vector::ExtractOp::create(b, l, c, 0);
+      };
+      Value out = buffer(f32);
+      SmallVector<Value> operands = {
+          arith::ConstantIntOp::create(b, l, i32,
+                                       at.getElementType().isBF16() ? 1 : 0),
+          pack(mfma.getSourceA()), pack(mfma.getSourceB())};
+      SmallVector<Type> types = {i32, i64, i64};
+      for (int64_t j = 0; j < 4; ++j) {
+        operands.push_back(
+            vector::ExtractOp::create(b, l, mfma.getDestC(), j));
+        types.push_back(f32);
+      }
+      operands.push_back(out);
+      types.push_back(out.getType());
+      auto f = declare(b, module, "pallasc_emu_mfma", types, {});
+      func::CallOp::create(b, l, f, operands);
+      SmallVector<Value> results;
+      for (int64_t j = 0; j < 4; ++j)
+        results.push_back(memref::LoadOp::create(
+            b, l, out, ValueRange{arith::ConstantIndexOp::create(b, l, j)}));
+      mfma.getDestD().replaceAllUsesWith(
+          vector::FromElementsOp::create(b, l, ct, results).getResult());
+      op->erase();
+    } else if (auto copy = dyn_cast<nvgpu::DeviceAsyncCopyOp>(op)) {
+      // The byte addresses of both ends.
+      auto address = [&](Value m, ValueRange indices) -> Value {
+        auto type = cast<MemRefType>(m.getType());
+        Value ptr =
+            memref::ExtractAlignedPointerAsIndexOp::create(b, l, m);
+        auto meta = memref::ExtractStridedMetadataOp::create(b, l, m);
+        Value linear = meta.getOffset();
+        for (auto [i, stride] : llvm::zip(indices, meta.getStrides()))
+          linear = arith::AddIOp::create(
+              b, l, linear, arith::MulIOp::create(b, l, i, stride));
+        int64_t bytes = type.getElementTypeBitWidth() / 8;
+        Value a = arith::AddIOp::create(
+            b, l, ptr,
+            arith::MulIOp::create(
+                b, l, linear, arith::ConstantIndexOp::create(b, l, bytes)));
+        return arith::IndexCastOp::create(b, l, b.getI64Type(), a);
+      };
+      Value dst = address(copy.getDst(), copy.getDstIndices());
+      Value src = address(copy.getSrc(), copy.getSrcIndices());
+      if (copy.getSrcElements()) {
+        error = "the emulator does not handle partial cp.async copies";
+        return failure();
+      }
+      int64_t bytes = copy.getDstElements().getZExtValue() *
+                      copy.getDst().getType().getElementTypeBitWidth() / 8;
+      auto f = declare(b, module, "pallasc_emu_cp_async",
+                       {b.getI64Type(), b.getI64Type(), i32}, {});
+      func::CallOp::create(
+          b, l, f,
+          ValueRange{dst, src, arith::ConstantIntOp::create(b, l, i32, bytes)});
+      if (!copy.getAsyncToken().use_empty()) {
+        error = "the emulator does not handle nvgpu async tokens";
+        return failure();
+      }
+      op->erase();
+    } else if (isa<NVVM::CpAsyncCommitGroupOp>(op)) {
+      auto f = declare(b, module, "pallasc_emu_cp_commit", {}, {});
+      func::CallOp::create(b, l, f, ValueRange{});
+      op->erase();
+    } else if (auto wait = dyn_cast<NVVM::CpAsyncWaitGroupOp>(op)) {
+      auto f = declare(b, module, "pallasc_emu_cp_wait", {i32}, {});
+      func::CallOp::create(
+          b, l, f,
+          ValueRange{arith::ConstantIntOp::create(b, l, i32, wait.getN())});
+      op->erase();
+    } else if (isa<NVVM::WgmmaFenceAlignedOp>(op)) {
+      auto f = declare(b, module, "pallasc_emu_wgmma_fence", {}, {});
+      func::CallOp::create(b, l, f, ValueRange{});
+      op->erase();
+    } else if (isa<NVVM::WgmmaGroupSyncAlignedOp>(op)) {
+      auto f = declare(b, module, "pallasc_emu_wgmma_commit", {}, {});
+      func::CallOp::create(b, l, f, ValueRange{});
+      op->erase();
+    } else if (auto wait = dyn_cast<NVVM::WgmmaWaitGroupSyncOp>(op)) {
+      auto f = declare(b, module, "pallasc_emu_wgmma_wait", {i32}, {});
+      func::CallOp::create(
+          b, l, f,
+          ValueRange{arith::ConstantIntOp::create(
+              b, l, i32, static_cast<int64_t>(wait.getGroup()))});
+      op->erase();
+    } else if (isa<NVVM::FenceProxyOp, NVVM::FenceMbarrierInitOp>(op)) {
+      // Host memory has one proxy; mbarrier.init is seen at once.
+      op->erase();
+    } else if (isa<NVVM::MBarrierInitOp, NVVM::MBarrierArriveExpectTxOp,
+                   NVVM::MBarrierTryWaitParityOp,
+                   NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp>(op)) {
+      if (failed(rewriteTmaOp(b, module, op, error)))
+        return failure();
+    } else if (auto intr = dyn_cast<LLVM::CallIntrinsicOp>(op)) {
+      if (intr.getIntrin() != "llvm.nvvm.div.full") {
+        error = "the emulator cannot run the intrinsic " +
+                intr.getIntrin().str();
+        return failure();
+      }
+      auto f = declare(b, module, "pallasc_emu_div_full", {f32, f32}, {f32});
+      op->getResult(0).replaceAllUsesWith(
+          func::CallOp::create(b, l, f, intr.getArgs()).getResult(0));
+      op->erase();
+    } else if (auto asmOp = dyn_cast<LLVM::InlineAsmOp>(op);
+               asmOp && asmOp.getAsmString().contains("wgmma.mma_async")) {
+      if (failed(rewriteWgmma(b, module, asmOp, error)))
+        return failure();
+    } else if (auto asmOp = dyn_cast<LLVM::InlineAsmOp>(op)) {
+      StringRef text = asmOp.getAsmString();
+      if (!text.starts_with("ldmatrix.sync.aligned.m8n8.x")) {
+        error = "the emulator cannot run inline assembly '" + text.str() + "'";
+        return failure();
+      }
+      int32_t num = text[strlen("ldmatrix.sync.aligned.m8n8.x")] - '0';
+      int32_t trans = text.contains(".trans") ? 1 : 0;
+      int64_t offset = 0;
+      StringRef tail = text.substr(text.rfind('+') + 1);
+      tail = tail.take_while([](char c) { return std::isdigit(c); });
+      tail.getAsInteger(10, offset);
+      Value out = buffer(i32);
+      Value addr = arith::ExtUIOp::create(b, l, b.getI64Type(),
+                                          asmOp.getOperands()[0]);
+      addr = arith::AddIOp::create(
+          b, l, addr,
+          arith::ConstantIntOp::create(b, l, b.getI64Type(), offset));
+      auto f = declare(b, module, "pallasc_emu_ldmatrix",
+                       {b.getI64Type(), i32, i32, out.getType()}, {});
+      func::CallOp::create(
+          b, l, f,
+          ValueRange{addr, arith::ConstantIntOp::create(b, l, i32, num),
+                     arith::ConstantIntOp::create(b, l, i32, trans), out});
+      if (failed(replaceExtracts(b, asmOp.getResult(0), out))) {
+        error = "unexpected use of an ldmatrix result";
+        return failure();
+      }
+      asmOp.erase();
+    }
+  }
+  // Addresses made for the rewritten ops.
+  host.walk([&](LLVM::IntToPtrOp op) {
+    if (op->use_empty())
+      op->erase();
+  });
+  // Shared memory is plain host memory here.
+  host.walk([&](Operation *op) {
+    for (Value r : op->getResults())
+      r.setType(stripSpace(r.getType()));
+    for (Region &region : op->getRegions())
+      for (Block &blk : region)
+        for (BlockArgument a : blk.getArguments())
+          a.setType(stripSpace(a.getType()));
+  });
+  for (BlockArgument a : entry.getArguments())
+    a.setType(stripSpace(a.getType()));
+  // The gpu.module is no longer needed.
+  module.walk([&](mlir::gpu::GPUModuleOp m) { m.erase(); });
+  module->removeAttr(mlir::gpu::GPUDialect::getContainerModuleAttrName());
+  return host;
+}
+
+LogicalResult lowerHostKernel(ModuleOp module) {
+  PassManager pm(module.getContext());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(createConvertVectorToLLVMPass());
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createConvertMathToLibmPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createUBToLLVMConversionPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  return pm.run(module);
+}
+
+} // namespace pallasc::runtime::emulator

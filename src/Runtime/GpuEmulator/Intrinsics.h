@@ -1,0 +1,60 @@
+//===- Intrinsics.h - What the emulated kernel calls ------------*- C++ -*-===//
+//
+// The rewritten kernel (HostKernel.h) calls one `pallasc_emu_*` function per
+// GPU instruction the host cannot run: thread and block ids, barriers, warp
+// shuffles, async copies and div.full.f32 (ThreadIntrinsics.cpp); mma.sync, tf32
+// conversion, MFMA, wgmma and ldmatrix with their fragment layouts
+// (MatrixIntrinsics.cpp); TMA copies and mbarriers (TmaIntrinsics.cpp).
+// Each follows the PTX ISA (or the CDNA ISA) semantics on the block the
+// scheduler runs (Scheduler.h).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PALLASC_SRC_RUNTIME_GPUEMULATOR_INTRINSICS_H
+#define PALLASC_SRC_RUNTIME_GPUEMULATOR_INTRINSICS_H
+
+#include "src/Runtime/Float16.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace pallasc::runtime::emulator {
+
+/// One function the JIT resolves for the emulated kernel.
+struct EmulatorSymbol {
+  const char *name;
+  void *address;
+};
+
+/// Every `pallasc_emu_*` function, by name.
+std::vector<EmulatorSymbol> emulatorSymbols();
+
+/// The parts of emulatorSymbols, one per intrinsics file.
+void addThreadIntrinsics(std::vector<EmulatorSymbol> &symbols);
+void addMatrixIntrinsics(std::vector<EmulatorSymbol> &symbols);
+void addTmaIntrinsics(std::vector<EmulatorSymbol> &symbols);
+
+/// The launch record's description of a CUtensorMap (2-D, 16-bit elements,
+/// 128-byte swizzle, zero fill out of bounds), as the emulated kernel's
+/// tensor-map parameters point to it.
+struct EmuTensorMap {
+  const char *base = nullptr;
+  int64_t rows = 0, cols = 0;       ///< the array
+  int64_t boxRows = 0, boxCols = 0; ///< one copy
+  int64_t elemBytes = 2;
+};
+
+/// CU_TENSOR_MAP_SWIZZLE_128B (and wgmma's 128B swizzle mode): address bits
+/// 4-6 (the 16-byte chunk in a 128-byte row) xor bits 7-9 (the row mod 8).
+inline uint64_t swizzle128(uint64_t offset) {
+  return offset ^ (((offset >> 7) & 7) << 4);
+}
+
+/// A 16-bit float operand's value.
+inline float halfToFloat(uint16_t h, bool bf16) {
+  return bf16 ? bf16ToFloat(h) : runtime::halfToFloat(h);
+}
+
+} // namespace pallasc::runtime::emulator
+
+#endif // PALLASC_SRC_RUNTIME_GPUEMULATOR_INTRINSICS_H

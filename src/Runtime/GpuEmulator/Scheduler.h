@@ -1,0 +1,144 @@
+//===- Scheduler.h - The emulated GPU: blocks of fibers ---------*- C++ -*-===//
+//
+// The emulator's model of one thread block: its threads as fibers, their
+// warps (or wavefronts) and warpgroups with the operand exchange areas of
+// warp-wide instructions, barriers (block, warp, warpgroup), each thread's
+// asynchronous copy groups and wgmma protocol state, mbarriers and the
+// shared memory. The intrinsics (Intrinsics.h) act on the block that runs;
+// runGrid runs the kernel's blocks one after another.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PALLASC_SRC_RUNTIME_GPUEMULATOR_SCHEDULER_H
+#define PALLASC_SRC_RUNTIME_GPUEMULATOR_SCHEDULER_H
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <ucontext.h>
+#include <utility>
+#include <vector>
+
+namespace pallasc::runtime::emulator {
+
+/// The threads of a block run as fibers (ucontext) on the calling thread and
+/// switch only at barriers: block barriers (`bar.sync`) and the implicit
+/// warp-wide synchronization of shuffles, mma.sync and ldmatrix. When no
+/// thread can run and some have not finished, a barrier is unreachable:
+/// the emulation reports a deadlock instead of hanging.
+struct Warp {
+  uint32_t exchange[64];
+  uint64_t addresses[64];
+  uint32_t a[64][4], b[64][2];
+};
+
+/// One thread's cp.async copies: performed when a wait.group retires their
+/// group, not when issued, so a read before the wait sees stale memory.
+struct AsyncCopy {
+  uint64_t dst, src;
+  int32_t bytes;
+};
+
+struct Fiber {
+  ucontext_t context;
+  std::vector<char> stack;
+  bool done = false;
+  int waitingOn = -1; ///< barrier index, -1: runnable
+  std::vector<AsyncCopy> open;                 ///< not yet committed
+  std::vector<std::vector<AsyncCopy>> groups;  ///< committed, oldest first
+  /// wgmma protocol: a wgmma.fence since the last wait_group; wgmmas not
+  /// yet committed; committed groups not yet waited for.
+  bool wgmmaFenced = false;
+  int wgmmaOpen = 0, wgmmaPending = 0;
+};
+
+/// The operands the 128 threads of a warpgroup give one wgmma.mma_async.
+struct WarpGroup {
+  int32_t flags[128];
+  int64_t aDesc[128], bDesc[128];
+  uint32_t a[128][4];
+};
+
+/// An mbarrier object: arrivals still expected in the current phase, the
+/// transaction bytes still expected, the phase, and the TMA copies that
+/// land when the phase completes (they are made when a waiter sees the
+/// phase complete, so a read without a wait sees stale memory).
+struct MBarrier {
+  int expected = 0, pending = 0;
+  int64_t tx = 0;
+  int64_t phase = 0;
+  std::vector<std::pair<uint64_t, std::vector<char>>> copies;
+};
+
+/// Fiber::waitingOn for a thread blocked in mbarrier.try_wait.parity.
+constexpr int kMbarrierWait = 1 << 30;
+
+struct Scheduler {
+  ucontext_t main;
+  std::vector<Fiber> fibers;
+  int current = 0;
+  struct BarrierState {
+    int count = 0, arrived = 0;
+  };
+  /// 0: the block barrier; 1 + w: warp w.
+  std::vector<BarrierState> barriers;
+  std::vector<Warp> warps;
+  /// Barriers 1 + warps.size() + g: warpgroup g (wgmma).
+  std::vector<WarpGroup> warpGroups;
+  /// The emulated shared memory: 2^18-aligned, so the 18 address bits a
+  /// wgmma matrix descriptor keeps are the offset into it.
+  char *smem = nullptr;
+  size_t smemSize = 0;
+  /// mbarrier objects by shared memory offset.
+  std::map<uint64_t, MBarrier> mbarriers;
+  /// The first protocol violation seen (reported after the run).
+  std::string failure;
+  void fail(const std::string &what) {
+    if (failure.empty())
+      failure = what;
+  }
+  int64_t blockId[3] = {0, 0, 0};
+  /// 32 (NVIDIA warps) or 64 (AMD wave64 wavefronts).
+  int warpSize = 32;
+
+  void arrive(int id) {
+    BarrierState &bar = barriers[id];
+    if (++bar.arrived == bar.count) {
+      bar.arrived = 0;
+      for (Fiber &f : fibers)
+        if (f.waitingOn == id)
+          f.waitingOn = -1;
+      return;
+    }
+    Fiber &me = fibers[current];
+    me.waitingOn = id;
+    swapcontext(&me.context, &main);
+  }
+};
+
+/// The block being run (set by runGrid).
+extern Scheduler *scheduler;
+
+inline Warp &myWarp() {
+  return scheduler->warps[scheduler->current / scheduler->warpSize];
+}
+inline int myLane() { return scheduler->current % scheduler->warpSize; }
+/// The implicit synchronization of a warp-wide instruction.
+inline void warpSync() {
+  scheduler->arrive(1 + scheduler->current / scheduler->warpSize);
+}
+
+/// A JIT-compiled host function with packed arguments.
+using PackedFn = void (*)(void **);
+
+/// Runs `kernel(args)` as every thread of every block of `grid` (x fastest),
+/// `threads` threads per block in warps of `warpSize`, with `smem` (of
+/// `smemSize` bytes) as each block's shared memory. Stops at the first
+/// deadlocked block or protocol violation: false with `error` set.
+bool runGrid(PackedFn kernel, void **args, const int64_t grid[3],
+             int64_t threads, int warpSize, char *smem, size_t smemSize,
+             std::string &error);
+
+} // namespace pallasc::runtime::emulator
+
+#endif // PALLASC_SRC_RUNTIME_GPUEMULATOR_SCHEDULER_H

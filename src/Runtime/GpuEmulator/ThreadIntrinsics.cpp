@@ -1,0 +1,85 @@
+//===- ThreadIntrinsics.cpp - Ids, barriers, shuffles, cp.async -*- C++ -*-===//
+
+#include "src/Runtime/GpuEmulator/Intrinsics.h"
+#include "src/Runtime/GpuEmulator/Scheduler.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+namespace pallasc::runtime::emulator {
+namespace {
+
+extern "C" int64_t pallasc_emu_tid() { return scheduler->current; }
+
+extern "C" int64_t pallasc_emu_bid(int32_t dim) {
+  return scheduler->blockId[dim];
+}
+
+extern "C" void pallasc_emu_barrier() { scheduler->arrive(0); }
+
+extern "C" int32_t pallasc_emu_shfl_xor(int32_t value, int32_t mask) {
+  Warp &w = myWarp();
+  int lane = myLane();
+  w.exchange[lane] = static_cast<uint32_t>(value);
+  warpSync();
+  uint32_t other = w.exchange[(lane ^ mask) & (scheduler->warpSize - 1)];
+  warpSync();
+  return static_cast<int32_t>(other);
+}
+
+extern "C" void pallasc_emu_cp_async(int64_t dst, int64_t src,
+                                     int32_t bytes) {
+  scheduler->fibers[scheduler->current].open.push_back(
+      {static_cast<uint64_t>(dst), static_cast<uint64_t>(src), bytes});
+}
+
+extern "C" void pallasc_emu_cp_commit() {
+  Fiber &f = scheduler->fibers[scheduler->current];
+  f.groups.push_back(std::move(f.open));
+  f.open.clear();
+}
+
+/// cp.async.wait_group n: all but the n most recent groups are complete.
+extern "C" void pallasc_emu_cp_wait(int32_t n) {
+  Fiber &f = scheduler->fibers[scheduler->current];
+  while (f.groups.size() > static_cast<size_t>(std::max(n, 0))) {
+    for (const AsyncCopy &c : f.groups.front())
+      std::memcpy(reinterpret_cast<void *>(c.dst),
+                  reinterpret_cast<const void *>(c.src), c.bytes);
+    f.groups.erase(f.groups.begin());
+  }
+}
+
+/// div.full.f32 (llvm.nvvm.div.full) as ptxas expands it for sm_80 and
+/// sm_90: both operands scaled by 1/4 when |d| > 2^126 and by 2^24 when
+/// |d| < 2^-126, then n * rcp(d). MUFU.RCP is modeled as the correctly
+/// rounded reciprocal (the hardware's is within 1 ulp of it), so the result
+/// is the GPU's up to that last bit of the reciprocal.
+extern "C" float pallasc_emu_div_full(float n, float d) {
+  float ad = std::fabs(d);
+  if (ad > 0x1p126f) {
+    n *= 0.25f;
+    d *= 0.25f;
+  } else if (ad < 0x1p-126f) {
+    n *= 0x1p24f;
+    d *= 0x1p24f;
+  }
+  float r = 1.0f / d; // rounded once, as MUFU.RCP's result; then the FMUL
+  return n * r;
+}
+
+} // namespace
+
+void addThreadIntrinsics(std::vector<EmulatorSymbol> &symbols) {
+  symbols.push_back({"pallasc_emu_div_full", reinterpret_cast<void *>(&pallasc_emu_div_full)});
+  symbols.push_back({"pallasc_emu_tid", reinterpret_cast<void *>(&pallasc_emu_tid)});
+  symbols.push_back({"pallasc_emu_bid", reinterpret_cast<void *>(&pallasc_emu_bid)});
+  symbols.push_back({"pallasc_emu_barrier", reinterpret_cast<void *>(&pallasc_emu_barrier)});
+  symbols.push_back({"pallasc_emu_shfl_xor", reinterpret_cast<void *>(&pallasc_emu_shfl_xor)});
+  symbols.push_back({"pallasc_emu_cp_async", reinterpret_cast<void *>(&pallasc_emu_cp_async)});
+  symbols.push_back({"pallasc_emu_cp_commit", reinterpret_cast<void *>(&pallasc_emu_cp_commit)});
+  symbols.push_back({"pallasc_emu_cp_wait", reinterpret_cast<void *>(&pallasc_emu_cp_wait)});
+}
+
+} // namespace pallasc::runtime::emulator

@@ -1,0 +1,137 @@
+//===- TmaIntrinsics.cpp - TMA copies and mbarriers (sm_90a) ----*- C++ -*-===//
+//
+// From the PTX ISA: cp.async.bulk.tensor copies a box of a tensor map into
+// shared memory and completes its bytes on an mbarrier;
+// mbarrier.try_wait.parity waits for a phase to complete.
+//
+//===----------------------------------------------------------------------===//
+
+#include "src/Runtime/GpuEmulator/Intrinsics.h"
+#include "src/Runtime/GpuEmulator/Scheduler.h"
+
+#include <cstring>
+
+namespace pallasc::runtime::emulator {
+namespace {
+
+MBarrier *mbarrierAt(int64_t addr) {
+  uint64_t offset = static_cast<uint64_t>(addr) -
+                    reinterpret_cast<uint64_t>(scheduler->smem);
+  auto it = scheduler->mbarriers.find(offset);
+  if (it == scheduler->mbarriers.end()) {
+    scheduler->fail("an mbarrier is used before mbarrier.init");
+    return nullptr;
+  }
+  return &it->second;
+}
+
+void wakeMbarrierWaiters() {
+  for (Fiber &f : scheduler->fibers)
+    if (f.waitingOn == kMbarrierWait)
+      f.waitingOn = -1;
+}
+
+/// Completes the current phase: the copies land, the phase advances, the
+/// pending arrivals reset.
+void completePhase(MBarrier &m) {
+  for (auto &[offset, image] : m.copies)
+    std::memcpy(scheduler->smem + offset, image.data(), image.size());
+  m.copies.clear();
+  m.phase += 1;
+  m.pending = m.expected;
+  wakeMbarrierWaiters();
+}
+
+extern "C" void pallasc_emu_mbar_init(int64_t addr, int32_t count) {
+  uint64_t offset = static_cast<uint64_t>(addr) -
+                    reinterpret_cast<uint64_t>(scheduler->smem);
+  if (offset % 8 || offset + 8 > scheduler->smemSize) {
+    scheduler->fail("mbarrier.init at an address that is not an 8-byte "
+                    "aligned shared memory address");
+    return;
+  }
+  MBarrier m;
+  m.expected = m.pending = count;
+  scheduler->mbarriers[offset] = m;
+}
+
+extern "C" void pallasc_emu_mbar_arrive_tx(int64_t addr, int32_t tx) {
+  MBarrier *m = mbarrierAt(addr);
+  if (!m)
+    return;
+  // A phase whose arrivals and bytes are all in completes before the next
+  // one starts.
+  if (m->pending == 0 && m->tx == 0)
+    completePhase(*m);
+  m->tx += tx;
+  if (--m->pending < 0)
+    scheduler->fail("more arrivals on an mbarrier than its count");
+  wakeMbarrierWaiters();
+}
+
+extern "C" void pallasc_emu_tma_load(int64_t dst, int64_t map, int64_t mbar,
+                                     int32_t c0, int32_t c1) {
+  Scheduler &s = *scheduler;
+  const auto *t = reinterpret_cast<const EmuTensorMap *>(map);
+  MBarrier *m = mbarrierAt(mbar);
+  if (!m || !t)
+    return;
+  uint64_t offset =
+      static_cast<uint64_t>(dst) - reinterpret_cast<uint64_t>(s.smem);
+  int64_t rowBytes = t->boxCols * t->elemBytes;
+  int64_t bytes = t->boxRows * rowBytes;
+  if (rowBytes != 128) {
+    s.fail("the emulator handles TMA boxes 128 bytes wide only");
+    return;
+  }
+  if (offset % 1024 || offset + bytes > s.smemSize) {
+    s.fail("a 128-byte swizzled TMA destination must be 1024-byte aligned "
+           "and inside the shared memory");
+    return;
+  }
+  // The box image, swizzled; read now (the inputs do not change), written
+  // when the phase completes.
+  std::vector<char> image(bytes, 0);
+  for (int64_t r = 0; r < t->boxRows; ++r)
+    for (int64_t c = 0; c < t->boxCols; ++c) {
+      int64_t gr = c1 + r, gc = c0 + c;
+      if (gr < 0 || gr >= t->rows || gc < 0 || gc >= t->cols)
+        continue; // zero fill
+      std::memcpy(image.data() + swizzle128(r * rowBytes + c * t->elemBytes),
+                  t->base + (gr * t->cols + gc) * t->elemBytes, t->elemBytes);
+    }
+  m->copies.push_back({offset, std::move(image)});
+  m->tx -= bytes;
+  wakeMbarrierWaiters();
+}
+
+/// mbarrier.try_wait.parity in a loop: returns once the phase with parity
+/// `parity` has completed.
+extern "C" void pallasc_emu_mbar_wait(int64_t addr, int32_t parity) {
+  Scheduler &s = *scheduler;
+  while (true) {
+    MBarrier *m = mbarrierAt(addr);
+    if (!m)
+      return;
+    if ((m->phase & 1) != (parity & 1))
+      return;
+    if (m->pending == 0 && m->tx == 0) {
+      completePhase(*m);
+      continue;
+    }
+    Fiber &me = s.fibers[s.current];
+    me.waitingOn = kMbarrierWait;
+    swapcontext(&me.context, &s.main);
+  }
+}
+
+} // namespace
+
+void addTmaIntrinsics(std::vector<EmulatorSymbol> &symbols) {
+  symbols.push_back({"pallasc_emu_mbar_init", reinterpret_cast<void *>(&pallasc_emu_mbar_init)});
+  symbols.push_back({"pallasc_emu_mbar_arrive_tx", reinterpret_cast<void *>(&pallasc_emu_mbar_arrive_tx)});
+  symbols.push_back({"pallasc_emu_mbar_wait", reinterpret_cast<void *>(&pallasc_emu_mbar_wait)});
+  symbols.push_back({"pallasc_emu_tma_load", reinterpret_cast<void *>(&pallasc_emu_tma_load)});
+}
+
+} // namespace pallasc::runtime::emulator

@@ -1,0 +1,181 @@
+//===- GpuTarget.cpp - the GPU target table ---------------------*- C++ -*-===//
+//
+// The table: one entry per chip. To add a chip, add its entry to
+// `kTargets` (and, when it brings a new matrix instruction family, a
+// lowering for that family in passes/Conversion/PallasToGPU).
+//
+//===----------------------------------------------------------------------===//
+
+#include "target/GpuTarget.h"
+
+#include <algorithm>
+
+namespace pallasc {
+
+namespace {
+
+using K = MatrixInstrKind;
+using T = MatrixElemType;
+
+// mma.sync.aligned.m16n8k16 (f16/bf16) and m16n8k8 (tf32), f32 accumulators.
+constexpr MatrixInstr kMmaSync[] = {
+    {K::MmaSync, 16, 8, 16, T::F16, T::F32},
+    {K::MmaSync, 16, 8, 16, T::BF16, T::F32},
+    {K::MmaSync, 16, 8, 8, T::TF32, T::F32},
+};
+
+// sm_90a: wgmma.mma_async m64nNk16 (N = 8..256 in steps of 8) and mma.sync.
+constexpr MatrixInstr kHopperArchSpecific[] = {
+    {K::Wgmma, 64, 256, 16, T::F16, T::F32, 8},
+    {K::Wgmma, 64, 256, 16, T::BF16, T::F32, 8},
+    {K::MmaSync, 16, 8, 16, T::F16, T::F32},
+    {K::MmaSync, 16, 8, 16, T::BF16, T::F32},
+    {K::MmaSync, 16, 8, 8, T::TF32, T::F32},
+};
+
+// CDNA2/CDNA3: v_mfma_f32_16x16x16f16 and v_mfma_f32_16x16x16bf16_1k.
+constexpr MatrixInstr kMfmaCdna[] = {
+    {K::Mfma, 16, 16, 16, T::F16, T::F32},
+    {K::Mfma, 16, 16, 16, T::BF16, T::F32},
+};
+
+constexpr int kCodeObjectVersions[] = {4, 5, 6};
+
+constexpr int64_t KiB = 1024;
+
+GpuTarget nvidia(const char *chip, const char *family, int cc,
+                 int64_t maxShared, TableSpan<MatrixInstr> instrs,
+                 bool cpAsync, bool ldmatrix, bool tma) {
+  GpuTarget t;
+  t.chip = chip;
+  t.vendor = GpuVendor::Nvidia;
+  t.family = family;
+  t.computeCapability = cc;
+  t.lanesPerWarp = 32;
+  t.maxSharedBytesPerBlock = maxShared;
+  t.staticSharedBytesLimit = 48 * KiB;
+  t.matrixInstrs = instrs;
+  t.hasCpAsync = cpAsync;
+  t.hasLdmatrix = ldmatrix;
+  t.hasTma = tma;
+  t.llvmFeatures = "+ptx80";
+  return t;
+}
+
+GpuTarget amd(const char *chip, const char *family,
+              TableSpan<MatrixInstr> instrs) {
+  GpuTarget t;
+  t.chip = chip;
+  t.vendor = GpuVendor::Amd;
+  t.family = family;
+  t.lanesPerWarp = 64;
+  t.maxSharedBytesPerBlock = 64 * KiB;
+  t.staticSharedBytesLimit = 64 * KiB;
+  t.matrixInstrs = instrs;
+  t.codeObjectVersions = kCodeObjectVersions;
+  t.defaultCodeObjectVersion = 5;
+  return t;
+}
+
+// The table. Shared memory per block with the opt-in: 96 KiB on sm_70,
+// 163 KiB on sm_80, 227 KiB on sm_90; 64 KiB of LDS on CDNA2/3.
+const GpuTarget kTargets[] = {
+    nvidia("sm_70", "Volta", 70, 96 * KiB, {}, false, false, false),
+    nvidia("sm_80", "Ampere", 80, 163 * KiB, kMmaSync, true, true, false),
+    nvidia("sm_90", "Hopper", 90, 227 * KiB, kMmaSync, true, true, true),
+    nvidia("sm_90a", "Hopper", 90, 227 * KiB, kHopperArchSpecific, true,
+           true, true),
+    amd("gfx90a", "CDNA2", kMfmaCdna),
+    amd("gfx942", "CDNA3", kMfmaCdna),
+};
+
+} // namespace
+
+int64_t GpuTarget::laneBits() const {
+  int64_t bits = 0;
+  while ((int64_t(1) << (bits + 1)) <= lanesPerWarp)
+    ++bits;
+  return bits;
+}
+
+const char *GpuTarget::vendorPrefix() const {
+  return isNvidia() ? "cuda" : "rocm";
+}
+
+const char *GpuTarget::vendorName() const {
+  return isNvidia() ? "CUDA" : "AMD";
+}
+
+std::string GpuTarget::targetName() const {
+  return std::string(vendorPrefix()) + ":" + chip;
+}
+
+const MatrixInstr *GpuTarget::findMatrixInstr(MatrixInstrKind kind,
+                                              MatrixElemType operand) const {
+  for (const MatrixInstr &i : matrixInstrs)
+    if (i.kind == kind && i.operand == operand)
+      return &i;
+  return nullptr;
+}
+
+bool GpuTarget::hasMatrixInstr(MatrixInstrKind kind) const {
+  return std::any_of(matrixInstrs.begin(), matrixInstrs.end(),
+                     [&](const MatrixInstr &i) { return i.kind == kind; });
+}
+
+bool GpuTarget::supportsCodeObjectVersion(int version) const {
+  return std::find(codeObjectVersions.begin(), codeObjectVersions.end(),
+                   version) != codeObjectVersions.end();
+}
+
+TableSpan<GpuTarget> allGpuTargets() { return kTargets; }
+
+const GpuTarget *lookupGpuChip(std::string_view chip) {
+  for (const GpuTarget &t : kTargets)
+    if (t.chip == chip)
+      return &t;
+  return nullptr;
+}
+
+bool hasGpuTargetPrefix(std::string_view target) {
+  return target.substr(0, 5) == "cuda:" || target.substr(0, 5) == "rocm:";
+}
+
+const GpuTarget *lookupGpuTarget(std::string_view target) {
+  size_t colon = target.find(':');
+  if (colon == std::string_view::npos)
+    return nullptr;
+  const GpuTarget *t = lookupGpuChip(target.substr(colon + 1));
+  return t && target.substr(0, colon) == t->vendorPrefix() ? t : nullptr;
+}
+
+std::string validGpuTargetNames(std::optional<GpuVendor> vendor,
+                                bool withPrefix) {
+  std::string out;
+  for (const GpuTarget &t : kTargets) {
+    if (vendor && t.vendor != *vendor)
+      continue;
+    if (!out.empty())
+      out += ", ";
+    out += withPrefix ? t.targetName() : std::string(t.chip);
+  }
+  return out;
+}
+
+const GpuTarget *parseGpuTarget(std::string_view target, std::string &error) {
+  if (const GpuTarget *t = lookupGpuTarget(target))
+    return t;
+  error = "unknown GPU target '" + std::string(target) + "'; expected one of " +
+          validGpuTargetNames();
+  return nullptr;
+}
+
+const GpuTarget *parseGpuChip(std::string_view chip, std::string &error) {
+  if (const GpuTarget *t = lookupGpuChip(chip))
+    return t;
+  error = "unknown GPU chip '" + std::string(chip) + "'; expected one of " +
+          validGpuTargetNames(std::nullopt, /*withPrefix=*/false);
+  return nullptr;
+}
+
+} // namespace pallasc

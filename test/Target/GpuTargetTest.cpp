@@ -1,0 +1,103 @@
+//===- GpuTargetTest.cpp - the GPU target table ---------------------------===//
+
+#include "target/GpuTarget.h"
+
+#include <catch2/catch.hpp>
+
+#include <set>
+
+using namespace pallasc;
+
+TEST_CASE("GPU target names parse to their table entries", "[gputarget]") {
+  std::string error;
+  const GpuTarget *t = parseGpuTarget("cuda:sm_90a", error);
+  REQUIRE(t);
+  CHECK(std::string(t->chip) == "sm_90a");
+  CHECK(t->isNvidia());
+  CHECK(t->computeCapability == 90);
+  CHECK(t->targetName() == "cuda:sm_90a");
+  t = parseGpuTarget("rocm:gfx942", error);
+  REQUIRE(t);
+  CHECK(t->isAmd());
+  CHECK(t->lanesPerWarp == 64);
+  CHECK(t->laneBits() == 6);
+  CHECK(t->maxWarpsPerBlock() == 16);
+  CHECK(lookupGpuChip("sm_80") == lookupGpuTarget("cuda:sm_80"));
+}
+
+TEST_CASE("A wrong GPU target name lists every valid one", "[gputarget]") {
+  std::string error;
+  CHECK(!parseGpuTarget("cuda:sm_50", error));
+  CHECK(error == "unknown GPU target 'cuda:sm_50'; expected one of "
+                 "cuda:sm_70, cuda:sm_80, cuda:sm_90, cuda:sm_90a, "
+                 "rocm:gfx90a, rocm:gfx942");
+  // The vendor prefix must match the chip.
+  CHECK(!parseGpuTarget("rocm:sm_80", error));
+  CHECK(!parseGpuTarget("cuda:gfx942", error));
+  CHECK(!parseGpuTarget("sm_80", error));
+  CHECK(!parseGpuChip("gfx1100", error));
+  CHECK(error == "unknown GPU chip 'gfx1100'; expected one of sm_70, sm_80, "
+                 "sm_90, sm_90a, gfx90a, gfx942");
+  CHECK(hasGpuTargetPrefix("rocm:gfx1100"));
+  CHECK(!hasGpuTargetPrefix("tpu"));
+}
+
+TEST_CASE("Every GPU target entry is consistent", "[gputarget]") {
+  std::set<std::string> names;
+  for (const GpuTarget &t : allGpuTargets()) {
+    INFO(t.targetName());
+    CHECK(names.insert(t.targetName()).second);
+    CHECK((t.lanesPerWarp == 32 || t.lanesPerWarp == 64));
+    CHECK(t.maxThreadsPerBlock % t.lanesPerWarp == 0);
+    CHECK(t.staticSharedBytesLimit <= t.maxSharedBytesPerBlock);
+    CHECK(t.staticSharedBytesLimit > 0);
+    CHECK(!std::string(t.family).empty());
+    for (const MatrixInstr &i : t.matrixInstrs) {
+      CHECK(i.m > 0);
+      CHECK(i.n > 0);
+      CHECK(i.k > 0);
+      CHECK(i.acc == MatrixElemType::F32);
+      CHECK((i.nStep == 0 || i.n % i.nStep == 0));
+      // Each family belongs to one vendor.
+      CHECK((i.kind == MatrixInstrKind::Mfma) == t.isAmd());
+    }
+    if (t.isNvidia()) {
+      CHECK(t.computeCapability >= 70);
+      CHECK(!std::string(t.llvmFeatures).empty());
+      CHECK(t.codeObjectVersions.empty());
+      CHECK(t.staticSharedBytesLimit == 48 * 1024);
+    } else {
+      CHECK(t.computeCapability == 0);
+      CHECK(t.supportsCodeObjectVersion(t.defaultCodeObjectVersion));
+      CHECK(!t.hasCpAsync);
+      CHECK(!t.hasTma);
+    }
+    // TMA feeds wgmma; wgmma needs it.
+    if (t.hasMatrixInstr(MatrixInstrKind::Wgmma))
+      CHECK(t.hasTma);
+  }
+}
+
+TEST_CASE("Matrix instruction shapes of the chips", "[gputarget]") {
+  const GpuTarget *sm80 = lookupGpuChip("sm_80");
+  REQUIRE(sm80);
+  const MatrixInstr *mma =
+      sm80->findMatrixInstr(MatrixInstrKind::MmaSync, MatrixElemType::BF16);
+  REQUIRE(mma);
+  CHECK((mma->m == 16 && mma->n == 8 && mma->k == 16));
+  const MatrixInstr *tf32 =
+      sm80->findMatrixInstr(MatrixInstrKind::MmaSync, MatrixElemType::TF32);
+  REQUIRE(tf32);
+  CHECK(tf32->k == 8);
+  CHECK(!sm80->hasMatrixInstr(MatrixInstrKind::Wgmma));
+  CHECK(lookupGpuChip("sm_90a")->hasMatrixInstr(MatrixInstrKind::Wgmma));
+  CHECK(!lookupGpuChip("sm_90")->hasMatrixInstr(MatrixInstrKind::Wgmma));
+  CHECK(lookupGpuChip("sm_70")->matrixInstrs.empty());
+  const MatrixInstr *mfma = lookupGpuChip("gfx90a")->findMatrixInstr(
+      MatrixInstrKind::Mfma, MatrixElemType::F16);
+  REQUIRE(mfma);
+  CHECK((mfma->m == 16 && mfma->n == 16 && mfma->k == 16));
+  CHECK(lookupGpuChip("sm_80")->maxSharedBytesPerBlock == 166912);
+  CHECK(lookupGpuChip("sm_90a")->maxSharedBytesPerBlock == 232448);
+  CHECK(lookupGpuChip("gfx942")->maxSharedBytesPerBlock == 65536);
+}
