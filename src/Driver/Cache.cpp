@@ -229,7 +229,7 @@ Toolchain gatherToolchain(CompileCache &cache,
 // assertion fails when the struct changes size, to make that choice
 // explicit.
 #if defined(__x86_64__) && defined(__GLIBCXX__) && !defined(_GLIBCXX_DEBUG)
-static_assert(sizeof(DriverOptions) == 400,
+static_assert(sizeof(DriverOptions) == 432,
               "DriverOptions changed: decide whether the new field belongs "
               "in compileCacheKey, then update this size");
 #endif
@@ -267,12 +267,14 @@ std::string compileCacheKey(const DriverOptions &options,
   // Not in the key: outputDir, the directory of outputPath (the file name
   // is the caller's `outputFile`), the depfile and its options (written
   // afresh around the cached files), verbosity, timing, the cache settings
-  // themselves; printIRAfterAll compiles are not cached (cacheable()).
+  // themselves; printIRAfterAll and --debug-internal-error compiles are
+  // not cached (cacheable()).
   return h.finish();
 }
 
 bool cacheable(const DriverOptions &options) {
-  return !options.cache.directory.empty() && !options.printIRAfterAll;
+  return !options.cache.directory.empty() && !options.printIRAfterAll &&
+         options.debugInternalError.empty();
 }
 
 //===----------------------------------------------------------------------===//

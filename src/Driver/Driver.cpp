@@ -12,6 +12,7 @@
 #include "src/InitAll.h"
 #include "src/Manifest/Manifest.h"
 #include "src/Spec/SpecToIR.h"
+#include "src/Support/BoundedRead.h"
 #include "src/Support/CompileStage.h"
 #include "src/Support/InputChecks.h"
 #include "src/Target/CudaArtifacts.h"
@@ -187,9 +188,7 @@ void raiseDebugInternalError(const DriverOptions &options) {
     std::abort();
 }
 
-/// The compilation of one kernel + spec.
-  if (!options.debugInternalError.empty())
-    raiseDebugInternalError(options);
+/// The compilation of one kernel + spec, through `cache` when not null.
 class Compilation {
 public:
   Compilation(const DriverOptions &options, CompileCache *cache)
@@ -278,12 +277,6 @@ int Compilation::run() {
     return rc;
   if (int rc = checkTargets(options))
     return rc;
-
-  // Outputs, all staged in temporary files and renamed at the end.
-  OutputLocation location = resolveOutputPath(options);
-  OutputFiles outputs(location.directory);
-  outputs.protectInput(options.kernelPath, "kernel");
-  outputs.protectInput(options.specPath, "grid spec");
   if (!options.debugInternalError.empty())
     raiseDebugInternalError(options);
   std::vector<CompiledFile> files;
