@@ -123,7 +123,7 @@ def assemble(ptxas, ptx, arch, cubin):
     warnings = []
     for line in log.splitlines():
         text = line.split(":", 1)[-1].strip() if line.startswith("ptxas") else line.strip()
-        if ("warning" in line.lower() or "Potential Performance Loss" in line
+        if ("warning" in line.lower() or "Potential" in line
                 or re.search(r"\(C7\d\d\d\)", line)):
             warnings.append(re.sub(r"^(warning|info)\s*:\s*", "", text))
     return res, warnings

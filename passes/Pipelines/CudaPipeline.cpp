@@ -82,6 +82,10 @@ void mlir::pallas::buildCudaDistributionPipeline(
   PallasToGPUOptions toGpu;
   toGpu.chip = options.chip;
   pm.addPass(createPallasToGPU(toGpu));
+  PallasGPUFloatSemanticsOptions fp;
+  fp.strict = options.strictFloat;
+  fp.approxDiv = options.approxDivision;
+  pm.nest<mlir::gpu::GPUModuleOp>().addPass(createPallasGPUFloatSemantics(fp));
 }
 
 void mlir::pallas::buildCudaCodegenPipeline(OpPassManager &pm,
@@ -110,6 +114,8 @@ void mlir::pallas::buildCudaCodegenPipeline(OpPassManager &pm,
   // What libdevice has no function for (math.trunc, ctlz, cttz, ctpop):
   // LLVM intrinsics the NVPTX backend selects.
   device.addPass(createConvertMathToLLVMPass());
+  // `.extern .shared .b8 NAME[]` instead of a demoted 1-byte variable.
+  device.addPass(createPallasGPUExternSharedMemory());
   // cp.async (emitted as nvgpu.device_async_copy) with 32-bit indices.
   device.addPass(createPallasNVGPUToNVVM());
   device.addPass(createConvertNVVMToLLVMPass());
@@ -168,6 +174,10 @@ struct CudaPipelineCLOptions
                          llvm::cl::desc("Serialize to PTX (else stop at the "
                                         "NVVM dialect)"),
                          llvm::cl::init(true)};
+  Option<bool> strictFp{*this, "strict-fp",
+                        llvm::cl::desc("IEEE floating point: no FMA "
+                                       "contraction, IEEE-rounded division"),
+                        llvm::cl::init(false)};
 };
 } // namespace
 
@@ -186,6 +196,7 @@ void mlir::pallas::registerCudaPipeline() {
         options.toolkitPath = cl.toolkit;
         options.serialize = cl.serialize;
         options.optLevel = cl.optLevel;
+        options.strictFloat = cl.strictFp;
         buildCudaPipeline(pm, options);
       });
 }

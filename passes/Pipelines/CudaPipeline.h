@@ -30,6 +30,13 @@ struct CudaPipelineOptions {
   /// CUDA toolkit root (libdevice is linked from <toolkit>/nvvm/libdevice);
   /// empty: CUDA_HOME, else /usr/local/cuda when it exists.
   std::string toolkitPath;
+  /// Floating point (pallas-gpu-float-semantics, docs/cuda.md): false gives
+  /// Pallas' Triton semantics (FMA contraction allowed), true strict IEEE
+  /// (no contraction, IEEE-rounded division).
+  bool strictFloat = false;
+  /// Without strictFloat: f32 division as div.full.f32 (NVIDIA; the ROCm
+  /// pipeline, which shares the distribution half, turns it off).
+  bool approxDivision = true;
   /// Stop before serializing (the module then holds the NVVM/LLVM dialect
   /// gpu.module instead of a gpu.binary with PTX).
   bool serialize = true;

@@ -52,6 +52,9 @@ void mlir::pallas::buildRocmDistributionPipeline(
     OpPassManager &pm, const RocmPipelineOptions &options) {
   CudaPipelineOptions shared;
   shared.chip = options.chip;
+  shared.strictFloat = options.strictFloat;
+  // Pallas' Triton lowering divides at full precision on AMD GPUs.
+  shared.approxDivision = false;
   buildCudaDistributionPipeline(pm, shared);
 }
 
@@ -134,6 +137,10 @@ struct RocmPipelineCLOptions
                          llvm::cl::desc("Serialize to AMDGPU assembly (else "
                                         "stop at the ROCDL dialect)"),
                          llvm::cl::init(true)};
+  Option<bool> strictFp{*this, "strict-fp",
+                        llvm::cl::desc("IEEE floating point: no FMA "
+                                       "contraction"),
+                        llvm::cl::init(false)};
 };
 } // namespace
 
@@ -154,6 +161,7 @@ void mlir::pallas::registerRocmPipeline() {
         options.deviceLibsRoot = cl.deviceLibs;
         options.serialize = cl.serialize;
         options.optLevel = cl.optLevel;
+        options.strictFloat = cl.strictFp;
         buildRocmPipeline(pm, options);
       });
 }

@@ -30,6 +30,8 @@ struct RocmPipelineOptions {
   /// Directory holding amdgcn/bitcode/{ocml,ockl}.bc; empty: see
   /// defaultRocmDeviceLibsRoot.
   std::string deviceLibsRoot;
+  /// Strict IEEE floating point (no FMA contraction), see CudaPipelineOptions.
+  bool strictFloat = false;
   /// Stop before serializing (the gpu.module then holds the ROCDL/LLVM
   /// dialect instead of a gpu.binary with AMDGPU assembly).
   bool serialize = true;

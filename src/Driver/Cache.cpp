@@ -264,6 +264,7 @@ std::string compileCacheKey(const DriverOptions &options,
   h.add("O", std::to_string(options.optLevel));
   h.add("code object version", std::to_string(options.rocmCodeObjectVersion));
   h.add("name", options.name);
+  h.add("strict fp", options.strictFloat ? "1" : "0");
   // Not in the key: outputDir, the directory of outputPath (the file name
   // is the caller's `outputFile`), the depfile and its options (written
   // afresh around the cached files), verbosity, timing, the cache settings

@@ -496,7 +496,8 @@ int emitArtifacts(const DriverOptions &options, const FrontendResult &fe,
   if (llvm::any_of(options.targets, isCudaTarget)) {
     FailureOr<CudaArtifacts> cuda =
         emitCudaArtifacts(module, spec->name, options.targets, emitMlir,
-                          llvm::is_contained(options.emit, "cubin"));
+                          llvm::is_contained(options.emit, "cubin"),
+                          options.strictFloat);
     if (failed(cuda))
       return kExitUserError;
     for (CudaArtifacts::File &f : cuda->files)
@@ -510,7 +511,7 @@ int emitArtifacts(const DriverOptions &options, const FrontendResult &fe,
     FailureOr<RocmArtifacts> rocm = emitRocmArtifacts(
         module, spec->name, options.targets, emitMlir,
         llvm::is_contained(options.emit, "asm"),
-        options.rocmCodeObjectVersion);
+        options.rocmCodeObjectVersion, options.strictFloat);
     if (failed(rocm))
       return kExitUserError;
     for (RocmArtifacts::File &f : rocm->files)

@@ -74,6 +74,10 @@ struct DriverOptions {
   int optLevel = 2;
   /// AMDHSA code object version of --target rocm:<arch> (4, 5 or 6).
   int rocmCodeObjectVersion = 5;
+  /// --strict-fp: IEEE floating point on the GPU targets (no FMA
+  /// contraction, IEEE-rounded f32 division) instead of Pallas' Triton
+  /// semantics (docs/cuda.md, "Floating point").
+  bool strictFloat = false;
   Verbosity verbosity = Verbosity::Normal;
   /// --timing: print the time of each step and pass when the compilation
   /// ends (src/Driver/Timing.h).

@@ -415,6 +415,9 @@ int runOnGpu(const RunOptions &options, const GpuRunOptions &gpu) {
   OwningOpRef<ModuleOp> gpuModule(fe.module->clone());
   pallas::CudaPipelineOptions pipeline;
   pipeline.chip = arch;
+  pipeline.strictFloat = options.driver.strictFloat;
+  // Pallas' Triton lowering divides at full precision on AMD GPUs.
+  pipeline.approxDivision = !amd;
   {
     PassManager pm(&context);
     pallas::buildCudaDistributionPipeline(pm, pipeline);
@@ -512,7 +515,8 @@ int runOnGpu(const RunOptions &options, const GpuRunOptions &gpu) {
         logError("note: f32 dots at the default or high precision run on "
                  "tf32 tensor cores (10-bit mantissa), the CPU reference in "
                  "exact f32; widen --rtol/--atol for them, or give the dot "
-                 "precision = #pallas.precision<highest> for exact f32");
+                 "precision = #pallas.precision<highest> (and pass "
+                 "--strict-fp) for exact f32");
       return kExitUserError;
     }
   }

@@ -172,7 +172,7 @@ json gpuLaunchJson(DictionaryAttr launch, llvm::StringRef arch,
 FailureOr<CudaArtifacts>
 emitCudaArtifacts(ModuleOp module, const std::string &name,
                   const std::vector<std::string> &targets, bool emitText,
-                  bool emitCubin) {
+                  bool emitCubin, bool strictFloat) {
   CudaArtifacts out;
   bool hasCall = false;
   module.walk([&](pallas::CallOp) { hasCall = true; });
@@ -197,6 +197,7 @@ emitCudaArtifacts(ModuleOp module, const std::string &name,
     pallas::CudaPipelineOptions options;
     options.chip = arch;
     options.toolkitPath = toolkit;
+    options.strictFloat = strictFloat;
 
     OwningOpRef<ModuleOp> copy(module.clone());
     {

@@ -73,12 +73,13 @@ nlohmann::json gpuLaunchJson(mlir::DictionaryAttr launch, llvm::StringRef arch,
 /// modified) for every `cuda:<arch>` in `targets`. `emitText` adds the
 /// distributed GPU IR as `<name>.<arch>.gpu.mlir`; `emitCubin` the cubin
 /// ptxas assembles, `<name>.<arch>.cubin` (an error without ptxas).
+/// `strictFloat`: IEEE floating point (CudaPipelineOptions::strictFloat).
 /// Diagnostics go to the module's context. A call eliminated by pallas-dce
 /// yields no files.
 mlir::FailureOr<CudaArtifacts>
 emitCudaArtifacts(mlir::ModuleOp module, const std::string &name,
                   const std::vector<std::string> &targets, bool emitText,
-                  bool emitCubin = false);
+                  bool emitCubin = false, bool strictFloat = false);
 
 } // namespace pallasc
 

@@ -145,7 +145,7 @@ std::optional<json> readKernelNotes(ModuleOp module, llvm::StringRef hsaco,
 FailureOr<RocmArtifacts>
 emitRocmArtifacts(ModuleOp module, const std::string &name,
                   const std::vector<std::string> &targets, bool emitText,
-                  bool emitAsm, int codeObjectVersion) {
+                  bool emitAsm, int codeObjectVersion, bool strictFloat) {
   RocmArtifacts out;
   bool hasCall = false;
   module.walk([&](pallas::CallOp) { hasCall = true; });
@@ -175,6 +175,7 @@ emitRocmArtifacts(ModuleOp module, const std::string &name,
     options.chip = arch;
     options.abiVersion = std::to_string(codeObjectVersion * 100);
     options.deviceLibsRoot = deviceLibs;
+    options.strictFloat = strictFloat;
 
     OwningOpRef<ModuleOp> copy(module.clone());
     {

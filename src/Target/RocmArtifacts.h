@@ -44,12 +44,14 @@ struct RocmArtifacts {
 /// modified) for every `rocm:<arch>` in `targets`, as code object version
 /// `codeObjectVersion` (4, 5 or 6). `emitText` adds the distributed GPU IR
 /// as `<name>.<arch>.gpu.mlir`; `emitAsm` the AMDGPU assembly as
-/// `<name>.<arch>.s`. Diagnostics go to the module's context. A call
+/// `<name>.<arch>.s`. `strictFloat`: no FMA contraction
+/// (RocmPipelineOptions::strictFloat). Diagnostics go to the module's context. A call
 /// eliminated by pallas-dce yields no files.
 mlir::FailureOr<RocmArtifacts>
 emitRocmArtifacts(mlir::ModuleOp module, const std::string &name,
                   const std::vector<std::string> &targets, bool emitText,
-                  bool emitAsm, int codeObjectVersion = 5);
+                  bool emitAsm, int codeObjectVersion = 5,
+                  bool strictFloat = false);
 
 } // namespace pallasc
 

@@ -286,6 +286,10 @@ int run(int argc, char **argv) {
   auto *dischargeOpt =
       app.add_flag("--discharge-state", "Append a discharge_state transform");
   auto *hiToLoOpt = app.add_flag("--hi-to-lo", "Append a hi_to_lo transform");
+  app.add_flag("--strict-fp", options.strictFloat,
+               "GPU targets: IEEE floating point (no FMA contraction, "
+               "IEEE-rounded f32 division) instead of Pallas' Triton "
+               "semantics");
   app.add_flag("--print-ir-after-all", options.printIRAfterAll,
                "Print the IR after every pass to stderr");
   app.add_option("-O", opt, "Optimization level 0-3")
@@ -357,6 +361,9 @@ int run(int argc, char **argv) {
       "--discharge-state", "Append a discharge_state transform");
   auto *runHiToLoOpt =
       runCmd->add_flag("--hi-to-lo", "Append a hi_to_lo transform");
+  runCmd->add_flag("--strict-fp", run.driver.strictFloat,
+                   "With --target cuda:/rocm:, IEEE floating point (no FMA "
+                   "contraction, IEEE-rounded f32 division)");
   runCmd->add_flag("--print-ir-after-all", run.driver.printIRAfterAll,
                    "Print the IR after every pass to stderr");
   runCmd->add_option("-O", runOpt, "Optimization level 0-3")

@@ -275,7 +275,7 @@ FailureOr<func::FuncOp> buildHostKernel(ModuleOp module,
             NVVM::FenceProxyOp, LLVM::InlineAsmOp, NVVM::MBarrierInitOp,
             NVVM::MBarrierArriveExpectTxOp, NVVM::MBarrierTryWaitParityOp,
             NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp,
-            NVVM::FenceMbarrierInitOp>(op))
+            NVVM::FenceMbarrierInitOp, LLVM::CallIntrinsicOp>(op))
       ops.push_back(op);
   });
   Type i32 = b.getI32Type(), f32 = b.getF32Type(), index = b.getIndexType();
@@ -499,6 +499,16 @@ FailureOr<func::FuncOp> buildHostKernel(ModuleOp module,
                    NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp>(op)) {
       if (failed(rewriteTmaOp(b, module, op, error)))
         return failure();
+    } else if (auto intr = dyn_cast<LLVM::CallIntrinsicOp>(op)) {
+      if (intr.getIntrin() != "llvm.nvvm.div.full") {
+        error = "the emulator cannot run the intrinsic " +
+                intr.getIntrin().str();
+        return failure();
+      }
+      auto f = declare(b, module, "pallasc_emu_div_full", {f32, f32}, {f32});
+      op->getResult(0).replaceAllUsesWith(
+          func::CallOp::create(b, l, f, intr.getArgs()).getResult(0));
+      op->erase();
     } else if (auto asmOp = dyn_cast<LLVM::InlineAsmOp>(op);
                asmOp && asmOp.getAsmString().contains("wgmma.mma_async")) {
       if (failed(rewriteWgmma(b, module, asmOp, error)))

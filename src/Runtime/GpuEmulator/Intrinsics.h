@@ -2,7 +2,7 @@
 //
 // The rewritten kernel (HostKernel.h) calls one `pallasc_emu_*` function per
 // GPU instruction the host cannot run: thread and block ids, barriers, warp
-// shuffles and async copies (ThreadIntrinsics.cpp); mma.sync, tf32
+// shuffles, async copies and div.full.f32 (ThreadIntrinsics.cpp); mma.sync, tf32
 // conversion, MFMA, wgmma and ldmatrix with their fragment layouts
 // (MatrixIntrinsics.cpp); TMA copies and mbarriers (TmaIntrinsics.cpp).
 // Each follows the PTX ISA (or the CDNA ISA) semantics on the block the

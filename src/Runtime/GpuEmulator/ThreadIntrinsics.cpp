@@ -4,6 +4,7 @@
 #include "src/Runtime/GpuEmulator/Scheduler.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 
 namespace pallasc::runtime::emulator {
@@ -50,9 +51,28 @@ extern "C" void pallasc_emu_cp_wait(int32_t n) {
   }
 }
 
+/// div.full.f32 (llvm.nvvm.div.full) as ptxas expands it for sm_80 and
+/// sm_90: both operands scaled by 1/4 when |d| > 2^126 and by 2^24 when
+/// |d| < 2^-126, then n * rcp(d). MUFU.RCP is modeled as the correctly
+/// rounded reciprocal (the hardware's is within 1 ulp of it), so the result
+/// is the GPU's up to that last bit of the reciprocal.
+extern "C" float pallasc_emu_div_full(float n, float d) {
+  float ad = std::fabs(d);
+  if (ad > 0x1p126f) {
+    n *= 0.25f;
+    d *= 0.25f;
+  } else if (ad < 0x1p-126f) {
+    n *= 0x1p24f;
+    d *= 0x1p24f;
+  }
+  float r = 1.0f / d; // rounded once, as MUFU.RCP's result; then the FMUL
+  return n * r;
+}
+
 } // namespace
 
 void addThreadIntrinsics(std::vector<EmulatorSymbol> &symbols) {
+  symbols.push_back({"pallasc_emu_div_full", reinterpret_cast<void *>(&pallasc_emu_div_full)});
   symbols.push_back({"pallasc_emu_tid", reinterpret_cast<void *>(&pallasc_emu_tid)});
   symbols.push_back({"pallasc_emu_bid", reinterpret_cast<void *>(&pallasc_emu_bid)});
   symbols.push_back({"pallasc_emu_barrier", reinterpret_cast<void *>(&pallasc_emu_barrier)});
