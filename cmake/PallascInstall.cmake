@@ -2,7 +2,8 @@
 #
 #   cmake --install BUILD --prefix P
 #
-# installs P/bin/pallasc, P/bin/pallasc-opt and P/lib/cmake/pallasc/
+# installs P/bin/pallasc, P/bin/pallasc-opt, P/lib/libPallascLaunch.a (the
+# launcher runtime, pallasc::launch) and P/lib/cmake/pallasc/
 # (pallascConfig.cmake, its version file and the exported targets), so that a
 # consumer project finds it with
 #
@@ -21,6 +22,12 @@ set(PALLASC_INSTALL_CMAKEDIR "${CMAKE_INSTALL_LIBDIR}/cmake/pallasc"
 install(TARGETS pallasc pallasc-opt
   EXPORT pallascTargets
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT pallasc)
+
+# The runtime generated launchers link (pallasc::launch): a static library
+# of plain C++17, needing only libdl.
+install(TARGETS PallascLaunch
+  EXPORT pallascTargets
+  ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT pallasc)
 
 install(EXPORT pallascTargets
   NAMESPACE pallasc::

@@ -71,3 +71,14 @@ ld_lld = (os.path.join(config.llvm_tools_dir, "ld.lld")
           if os.path.exists(os.path.join(config.llvm_tools_dir, "ld.lld"))
           else shutil.which("ld.lld-22") or shutil.which("ld.lld") or "ld.lld")
 config.substitutions.append(("%ld_lld", ld_lld))
+
+# Programs using generated launchers (--emit=header/lib) are compiled with
+# LLVM's clang and link the launch runtime from the build tree.
+config.substitutions.append(
+    ("%clangxx", os.path.join(config.llvm_tools_dir, "clang++")))
+config.substitutions.append(
+    ("%clang", os.path.join(config.llvm_tools_dir, "clang")))
+config.substitutions.append(
+    ("%pallasc_launch_lib",
+     os.path.join(config.pallasc_obj_root, "src", "Launch",
+                  "libPallascLaunch.a")))

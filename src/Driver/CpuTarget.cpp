@@ -6,7 +6,7 @@
 #include "src/Driver/Diagnostics.h"
 #include "src/Driver/Timing.h"
 #include "src/Runtime/HostCode.h"
-#include "src/Runtime/RuntimeSymbols.h"
+#include "src/Launch/RuntimeSymbols.h"
 
 #include "mlir/IR/OwningOpRef.h"
 

@@ -7,6 +7,7 @@
 #include "src/Driver/CpuTarget.h"
 #include "src/Driver/Diagnostics.h"
 #include "src/Driver/Frontend.h"
+#include "src/Driver/LauncherGen.h"
 #include "src/Driver/OutputFiles.h"
 #include "src/Driver/Timing.h"
 #include "src/InitAll.h"
@@ -531,6 +532,34 @@ int emitArtifacts(const DriverOptions &options, const FrontendResult &fe,
     if (!file.empty()) {
       files.push_back({file, std::move(object)});
       manifestInputs.artifacts.push_back(std::move(entry));
+    }
+  }
+
+  // --emit=header / --emit=lib: the generated launcher (src/Driver/LauncherGen).
+  bool wantHeader = llvm::is_contained(options.emit, "header");
+  bool wantLibrary = llvm::is_contained(options.emit, "lib");
+  if (wantHeader || wantLibrary) {
+    if (!llvm::any_of(options.targets, isCpuTarget)) {
+      logError("error: --emit=" + std::string(wantLibrary ? "lib" : "header") +
+               " generates launchers for --target cpu only in this version "
+               "(CUDA and ROCm launchers are not generated yet); add "
+               "--target cpu");
+      return kExitUsageError;
+    }
+    CompileStage stage("the launcher generation", "cpu");
+    LauncherFiles launcher;
+    if (failed(emitCpuLauncher(module, spec->name,
+                               manifestInputs.kernel.file + " and " +
+                                   manifestInputs.spec.file,
+                               wantHeader, wantLibrary, launcher)))
+      return kExitUserError;
+    if (wantHeader) {
+      files.push_back({spec->name + ".h", std::move(launcher.header)});
+      manifestInputs.emitted.push_back(files.back().name);
+    }
+    if (wantLibrary) {
+      files.push_back({spec->name + ".a", std::move(launcher.library)});
+      manifestInputs.emitted.push_back(files.back().name);
     }
   }
 

@@ -3,7 +3,7 @@
 #include "src/Runtime/HostCode.h"
 
 #include "passes/Pipelines/Pipelines.h"
-#include "src/Runtime/RuntimeSymbols.h"
+#include "src/Launch/RuntimeSymbols.h"
 
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
@@ -112,8 +112,9 @@ JitModule::PackedFn JitModule::lookupCInterface(const std::string &func,
   return *fn;
 }
 
-bool emitHostObject(mlir::ModuleOp lowered, std::string &object,
-                    std::string &error) {
+bool emitHostObject(
+    mlir::ModuleOp lowered, std::string &object, std::string &error,
+    const std::function<bool(llvm::Module &, std::string &)> &augment) {
   initializeNativeTarget();
   llvm::LLVMContext context;
   std::unique_ptr<llvm::Module> module =
@@ -137,6 +138,8 @@ bool emitHostObject(mlir::ModuleOp lowered, std::string &object,
   }
   mlir::ExecutionEngine::setupTargetTripleAndDataLayout(module.get(),
                                                         tm.get());
+  if (augment && !augment(*module, error))
+    return false;
   auto optimize = mlir::makeOptimizingTransformer(3, 0, tm.get());
   if (llvm::Error e = optimize(module.get())) {
     error = "LLVM optimization failed: " + errorText(std::move(e));

@@ -12,6 +12,7 @@
 
 #include "mlir/IR/BuiltinOps.h"
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -20,6 +21,9 @@
 namespace mlir {
 class ExecutionEngine;
 } // namespace mlir
+namespace llvm {
+class Module;
+} // namespace llvm
 
 namespace pallasc::runtime {
 
@@ -53,9 +57,12 @@ private:
 };
 
 /// Translates `lowered` to LLVM IR and writes a relocatable object for the
-/// host triple (generic CPU, position independent) into `object`.
-bool emitHostObject(mlir::ModuleOp lowered, std::string &object,
-                    std::string &error);
+/// host triple (generic CPU, position independent) into `object`. When
+/// given, `augment` edits the translated LLVM module before it is optimized
+/// (generated launchers add their entry points); it fails with `error` set.
+bool emitHostObject(
+    mlir::ModuleOp lowered, std::string &object, std::string &error,
+    const std::function<bool(llvm::Module &, std::string &)> &augment = {});
 
 /// The host's target triple, e.g. "x86_64-pc-linux-gnu".
 std::string hostTriple();

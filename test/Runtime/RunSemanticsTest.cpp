@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "src/Runtime/RuntimeSymbols.h"
+#include "src/Launch/RuntimeSymbols.h"
 #include "test/Runtime/RunTestUtils.h"
 
 #include <catch2/catch.hpp>

@@ -269,9 +269,12 @@ int run(int argc, char **argv) {
                  "manifest (the manifest only), cubin (with --target "
                  "cuda:<arch>: also <name>.<arch>.cubin, needs ptxas) or "
                  "asm (with --target rocm:<arch>: also the AMDGPU assembly "
-                 "<name>.<arch>.s)")
+                 "<name>.<arch>.s), header (<name>.h, the generated "
+                 "launcher's C header) or lib (<name>.a, the launcher "
+                 "library; both need --target cpu)")
       ->delimiter(',')
-      ->check(CLI::IsMember({"mlir", "manifest", "cubin", "asm"}));
+      ->check(CLI::IsMember(
+          {"mlir", "manifest", "cubin", "asm", "header", "lib"}));
   app.add_option("--code-object-version", options.rocmCodeObjectVersion,
                  "AMDHSA code object version of --target rocm:<arch> "
                  "(4, 5 or 6; default 5, which ROCm 5.x and 6.x load)")

@@ -4,7 +4,7 @@
 #include "src/Runtime/GpuEmulator/HostKernel.h"
 #include "src/Runtime/GpuEmulator/Intrinsics.h"
 #include "src/Runtime/GpuEmulator/Scheduler.h"
-#include "src/Runtime/RuntimeSymbols.h"
+#include "src/Launch/RuntimeSymbols.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"

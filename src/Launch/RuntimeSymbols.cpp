@@ -1,6 +1,6 @@
 //===- RuntimeSymbols.cpp - C functions lowered kernels call ---*- C++ -*-===//
 
-#include "src/Runtime/RuntimeSymbols.h"
+#include "src/Launch/RuntimeSymbols.h"
 
 #include <cmath>
 #include <cstdint>

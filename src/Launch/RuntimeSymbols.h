@@ -3,12 +3,13 @@
 // The lowered `pallas.debug_print` calls `_mlir_ciface_pallasc_debug_*`
 // (text, scalars, tensors as unranked memrefs); non-contiguous memref copies
 // call `memrefCopy`. The JIT resolves these names to the definitions here;
-// programs linking a `<name>.cpu.o` provide them the same way.
+// programs linking a `<name>.cpu.o` or a generated `<name>.a` get them from
+// the launch runtime (libPallascLaunch, pallasc::launch), which holds them.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef PALLASC_SRC_RUNTIME_RUNTIMESYMBOLS_H
-#define PALLASC_SRC_RUNTIME_RUNTIMESYMBOLS_H
+#ifndef PALLASC_SRC_LAUNCH_RUNTIMESYMBOLS_H
+#define PALLASC_SRC_LAUNCH_RUNTIMESYMBOLS_H
 
 #include <cstdio>
 #include <utility>
@@ -24,4 +25,4 @@ void setDebugPrintStream(std::FILE *stream);
 
 } // namespace pallasc::runtime
 
-#endif // PALLASC_SRC_RUNTIME_RUNTIMESYMBOLS_H
+#endif // PALLASC_SRC_LAUNCH_RUNTIMESYMBOLS_H

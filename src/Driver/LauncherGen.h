@@ -1,0 +1,50 @@
+//===- LauncherGen.h - --emit=header / --emit=lib: generated launchers -*- C++ -*-===//
+//
+// `--emit=header` writes `<name>.h`, a C header (C11 and C++17 clean) with
+// one typed entry point per requested launcher target; `--emit=lib` writes
+// `<name>.a`, a static library that defines them. A program includes the
+// header and links the library and the launch runtime (`pallasc::launch`
+// in the CMake package). See docs/integration.md.
+//
+// `--target cpu`: `<name>_cpu(inputs..., outputs..., grid bounds...)` runs
+// the whole grid on the host with pallasc run's semantics and results
+// (src/Launch/HostGrid). The library holds the kernel and its index maps
+// lowered for the host (internal symbols, so several kernels link into one
+// program), packed entry points for them, the launch plan as text
+// (src/Launch/HostPlanCodec.h) and the entry point, which hands them to
+// the runtime (src/Launch/Launcher.h).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PALLASC_SRC_DRIVER_LAUNCHERGEN_H
+#define PALLASC_SRC_DRIVER_LAUNCHERGEN_H
+
+#include "mlir/IR/BuiltinOps.h"
+
+#include <string>
+
+namespace pallasc {
+
+/// The launcher files of one compilation.
+struct LauncherFiles {
+  std::string header;  ///< `<name>.h` contents (when asked for)
+  std::string library; ///< `<name>.a` contents (when asked for)
+};
+
+/// The C identifier a launcher's names start with: `name` with every
+/// character other than letters, digits and `_` replaced by `_`.
+std::string launcherPrefix(const std::string &name);
+
+/// Generates the launcher of `module`'s call (after the transforms) for
+/// `--target cpu`. `sources` names the kernel and spec in the header's
+/// comment. Fails with an error printed (a call the generated launchers do
+/// not support yet, a lowering failure).
+mlir::LogicalResult emitCpuLauncher(mlir::ModuleOp module,
+                                    const std::string &name,
+                                    const std::string &sources,
+                                    bool wantHeader, bool wantLibrary,
+                                    LauncherFiles &files);
+
+} // namespace pallasc
+
+#endif // PALLASC_SRC_DRIVER_LAUNCHERGEN_H

@@ -1,0 +1,69 @@
+//===- Launcher.h - The runtime of generated launchers -----------*- C++ -*-===//
+//
+// `pallasc --emit=lib` writes `<name>.a`: the kernel's code and, per
+// requested target, a typed entry point (declared by `--emit=header`'s
+// `<name>.h`) that passes its arguments, the embedded launch plan and a
+// table of the kernel's entry points to a function here. So every launcher
+// runs the same, tested code: the C ABI below, over the launch library
+// (HostGrid for `--target cpu`).
+//
+// Status codes (kLauncherStatuses) are the values the generated header's
+// `enum pallasc_status` gives; the message of a thread's last failure is
+// `pallasc_last_error()`. Nothing here prints, exits, aborts or throws.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PALLASC_SRC_LAUNCH_LAUNCHER_H
+#define PALLASC_SRC_LAUNCH_LAUNCHER_H
+
+#include "src/Launch/HostGrid.h"
+
+#include <cstdint>
+
+namespace pallasc::launch {
+
+/// One status code of generated launchers.
+struct LauncherStatus {
+  const char *name; ///< the C enumerator, e.g. "PALLASC_ERROR_INVALID_ARGUMENT"
+  int value;
+  const char *meaning;
+};
+
+enum : int {
+  kLauncherOk = 0,
+  kLauncherInvalidArgument = 1,
+  kLauncherRunFailed = 2,
+  kLauncherInvalidPlan = 3,
+};
+
+/// Every status, in value order.
+const LauncherStatus *launcherStatuses(size_t &count);
+
+} // namespace pallasc::launch
+
+extern "C" {
+
+/// The message of the calling thread's last failed launcher call ("" when
+/// the last call succeeded or there was none).
+const char *pallasc_last_error(void);
+
+/// Runs a `--target cpu` entry point: decodes `plan` (planSize bytes, see
+/// HostPlanCodec.h) over `functions`, checks the operand pointers
+/// (`operands`: every input, then every output, in the call's order) and
+/// runs the grid on the host with `bounds` (one per dynamic grid bound).
+/// `entry` names the entry point in messages. Returns a status code.
+int pallasc_launcher_cpu_run(const char *entry, const char *plan,
+                             int64_t planSize,
+                             const pallasc::launch::PackedFn *functions,
+                             int64_t numFunctions, void *const *operands,
+                             int64_t numOperands, const int64_t *bounds,
+                             int64_t numBounds);
+
+/// The symbol generated entry points call.
+} // extern "C"
+
+namespace pallasc::launch {
+constexpr const char *kCpuRunSymbol = "pallasc_launcher_cpu_run";
+} // namespace pallasc::launch
+
+#endif // PALLASC_SRC_LAUNCH_LAUNCHER_H
