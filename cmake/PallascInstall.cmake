@@ -46,6 +46,7 @@ write_basic_package_version_file(
 install(FILES
   ${PROJECT_BINARY_DIR}/cmake/pallascConfig.cmake
   ${PROJECT_BINARY_DIR}/cmake/pallascConfigVersion.cmake
+  ${PROJECT_SOURCE_DIR}/cmake/PallascAddKernel.cmake
   DESTINATION ${PALLASC_INSTALL_CMAKEDIR}
   COMPONENT pallasc)
 

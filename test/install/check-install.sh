@@ -7,7 +7,11 @@
 #   there and compile a bundled example, and a fresh CMake project finds the
 #   moved package with find_package(pallasc 0.2 CONFIG REQUIRED);
 # - the version file accepts 0.2 and refuses 0.1 and 0.3;
-# - no installed binary has the build tree on its library search path.
+# - no installed binary has the build tree on its library search path;
+# - examples/consumer builds against the moved prefix with
+#   pallasc_add_kernel() and its CPU program matches its references; a
+#   touched kernel rebuilds alone; renaming the spec's name leaves no stale
+#   or spec-named output.
 #
 #   check-install.sh BUILD_DIR SOURCE_DIR
 set -euo pipefail
@@ -23,7 +27,7 @@ fail() {
 
 cmake --install "$build" --prefix "$work/prefix" >"$work/install.log" ||
   { cat "$work/install.log"; fail "cmake --install failed"; }
-for f in bin/pallasc bin/pallasc-opt \
+for f in bin/pallasc bin/pallasc-opt lib/libPallascLaunch.a \
          lib/cmake/pallasc/pallascConfig.cmake \
          lib/cmake/pallasc/pallascConfigVersion.cmake \
          lib/cmake/pallasc/pallascTargets.cmake; do
@@ -83,4 +87,38 @@ for bad in 0.1 0.3; do
   grep -q "compatible with requested version \"$bad\"" "$work/configure.log" ||
     fail "find_package(pallasc $bad) failed for another reason: $(cat "$work/configure.log")"
 done
+# The consumer example (examples/consumer, copied with the kernels it uses
+# so that touching them leaves the source tree alone): pallasc_add_kernel()
+# from the moved prefix, built with Ninja; the CPU program matches the
+# references it computes itself.
+mkdir -p "$work/examples"
+cp -r "$src/examples/consumer" "$src/examples/add" "$src/examples/softmax" "$work/examples/"
+cb="$work/consumer-build"
+cmake -S "$work/examples/consumer" -B "$cb" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" \
+  -DCMAKE_BUILD_TYPE=Release >"$work/consumer.log" 2>&1 ||
+  { cat "$work/consumer.log"; fail "the consumer example does not configure"; }
+build_consumer() {
+  cmake --build "$cb" >"$work/consumer.log" 2>&1 ||
+    { cat "$work/consumer.log"; fail "the consumer example does not build ($1)"; }
+  "$cb/consumer" >"$work/consumer.out" 2>&1 ||
+    { cat "$work/consumer.out"; fail "the consumer program fails ($1)"; }
+  grep -qx "consumer: ok" "$work/consumer.out" || fail "consumer: $(cat "$work/consumer.out")"
+}
+build_consumer "first build"
+# Nothing to do on a second build; touching one kernel reruns pallasc for
+# that kernel only.
+ninja -C "$cb" -n | grep -q pallasc && fail "a second build reruns pallasc: $(ninja -C "$cb" -n)"
+touch "$work/examples/add/kernel.mlir"
+plan=$(ninja -C "$cb" -n)
+grep -q "pallasc: vector_add" <<<"$plan" || fail "touching add/kernel.mlir does not rebuild vector_add: $plan"
+grep -q "pallasc: row_softmax" <<<"$plan" && fail "touching add/kernel.mlir rebuilds row_softmax: $plan"
+# Renaming the spec's `name` rebuilds (the spec changed) with the rule's
+# names: no file named after the spec appears, and the program still runs.
+sed -i 's/"name": "add"/"name": "renamed_add"/' "$work/examples/add/spec.json"
+build_consumer "after renaming the spec"
+grep -q "pallasc: vector_add" "$work/consumer.log" || fail "renaming the spec did not rebuild vector_add"
+if ls "$cb/pallasc/vector_add" | grep -q renamed; then
+  fail "stale or spec-named outputs: $(ls "$cb/pallasc/vector_add")"
+fi
+echo "check-install: $(head -3 "$work/consumer.out" | tr '\n' ';')"
 echo "check-install: ok ($prefix)"

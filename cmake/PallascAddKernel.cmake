@@ -1,0 +1,90 @@
+# pallasc_add_kernel(): compile a Pallas kernel as an ordinary build step
+# and get a library target whose public header is the generated launcher.
+#
+#   pallasc_add_kernel(<target>
+#     KERNEL k.mlir SPEC s.json
+#     TARGETS cpu [cuda:sm_90a ...]
+#     [NAME n]                      # default: <target>
+#     [TRANSFORMS --vmap 0:4 ...]   # pallasc transform flags
+#     [OPTIONS -O3 ...])            # other pallasc flags
+#
+# Runs `pallasc k.mlir --spec s.json --name n --target ... --emit=header,lib
+# -o <binary dir>/pallasc/<target>` with a depfile, so the kernel is rebuilt
+# exactly when the kernel, the spec or pallasc itself changes (Ninja and
+# Makefiles). The output names come from NAME, never from the spec's `name`:
+# editing the spec cannot leave stale outputs behind. <target> is an
+# INTERFACE library: include "n.h" and call n_cpu(...); linking <target>
+# links n.a and the launch runtime (pallasc::launch). The generated files
+# are in <binary dir>/pallasc/<target>/ (n.h, n.a, n.manifest.json, the
+# per-target artifacts). In this version launchers are generated for the
+# cpu target only, so TARGETS must contain cpu (see docs/integration.md).
+
+function(pallasc_add_kernel target)
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "" "KERNEL;SPEC;NAME"
+                        "TARGETS;TRANSFORMS;OPTIONS")
+  if(ARG_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR
+      "pallasc_add_kernel(${target}): unknown arguments: ${ARG_UNPARSED_ARGUMENTS}")
+  endif()
+  foreach(required KERNEL SPEC TARGETS)
+    if(NOT ARG_${required})
+      message(FATAL_ERROR "pallasc_add_kernel(${target}): ${required} is required")
+    endif()
+  endforeach()
+  if(NOT "cpu" IN_LIST ARG_TARGETS)
+    message(FATAL_ERROR
+      "pallasc_add_kernel(${target}): TARGETS must contain cpu: this pallasc "
+      "generates launchers for the cpu target only (got ${ARG_TARGETS})")
+  endif()
+  if(NOT ARG_NAME)
+    set(ARG_NAME "${target}")
+  endif()
+  if(NOT ARG_NAME MATCHES "^[A-Za-z_][A-Za-z0-9_]*$")
+    message(FATAL_ERROR
+      "pallasc_add_kernel(${target}): NAME must be a C identifier, got '${ARG_NAME}'")
+  endif()
+
+  get_filename_component(kernel "${ARG_KERNEL}" ABSOLUTE
+                         BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+  get_filename_component(spec "${ARG_SPEC}" ABSOLUTE
+                         BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+  set(dir "${CMAKE_CURRENT_BINARY_DIR}/pallasc/${target}")
+  set(header "${dir}/${ARG_NAME}.h")
+  set(library "${dir}/${ARG_NAME}.a")
+  set(manifest "${dir}/${ARG_NAME}.manifest.json")
+  set(depfile "${dir}/${ARG_NAME}.d")
+  set(flags)
+  set(byproducts)
+  foreach(t IN LISTS ARG_TARGETS)
+    list(APPEND flags --target "${t}")
+    if(t STREQUAL "cpu")
+      list(APPEND byproducts "${dir}/${ARG_NAME}.cpu.o")
+    elseif(t MATCHES "^cuda:(.*)$")
+      list(APPEND byproducts "${dir}/${ARG_NAME}.${CMAKE_MATCH_1}.ptx")
+    elseif(t MATCHES "^rocm:(.*)$")
+      list(APPEND byproducts "${dir}/${ARG_NAME}.${CMAKE_MATCH_1}.hsaco")
+    endif()
+  endforeach()
+
+  # -MT: Ninja wants the depfile to name the first OUTPUT.
+  file(MAKE_DIRECTORY "${dir}")
+  add_custom_command(
+    OUTPUT "${header}" "${library}" "${manifest}"
+    BYPRODUCTS ${byproducts}
+    COMMAND pallasc::pallasc "${kernel}" --spec "${spec}" --name "${ARG_NAME}"
+            ${flags} --emit=header,lib ${ARG_TRANSFORMS} ${ARG_OPTIONS}
+            -o "${dir}" -MD -MF "${depfile}" -MT "${header}"
+    DEPENDS "${kernel}" "${spec}" "$<TARGET_FILE:pallasc::pallasc>"
+    DEPFILE "${depfile}"
+    COMMENT "pallasc: ${ARG_NAME} (${ARG_TARGETS})"
+    VERBATIM)
+  add_custom_target(${target}_pallasc DEPENDS "${header}" "${library}")
+
+  add_library(${target} INTERFACE)
+  target_include_directories(${target} INTERFACE "${dir}")
+  target_link_libraries(${target} INTERFACE "${library}" pallasc::launch)
+  add_dependencies(${target} ${target}_pallasc)
+  set_target_properties(${target} PROPERTIES
+    PALLASC_HEADER "${header}" PALLASC_LIBRARY "${library}"
+    PALLASC_MANIFEST "${manifest}")
+endfunction()
