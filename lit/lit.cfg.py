@@ -78,6 +78,11 @@ config.substitutions.append(
     ("%clangxx", os.path.join(config.llvm_tools_dir, "clang++")))
 config.substitutions.append(
     ("%clang", os.path.join(config.llvm_tools_dir, "clang")))
+# In a sanitizer build the runtime is instrumented: programs linking it are
+# too.
+sanitized = config.pallasc_sanitizers.upper() in ("ON", "1", "TRUE", "YES")
+config.substitutions.append(
+    ("%launcher_cflags", "-fsanitize=address,undefined" if sanitized else ""))
 config.substitutions.append(
     ("%pallasc_launch_lib",
      os.path.join(config.pallasc_obj_root, "src", "Launch",

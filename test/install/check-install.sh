@@ -94,8 +94,11 @@ done
 mkdir -p "$work/examples"
 cp -r "$src/examples/consumer" "$src/examples/add" "$src/examples/softmax" "$work/examples/"
 cb="$work/consumer-build"
+# The build's own C++ compiler: a sanitizer build's runtime library needs
+# that compiler's sanitizer runtimes (its exported target adds the flag).
+cxx=$(sed -n 's/^CMAKE_CXX_COMPILER:[A-Z]*=//p' "$build/CMakeCache.txt")
 cmake -S "$work/examples/consumer" -B "$cb" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" \
-  -DCMAKE_BUILD_TYPE=Release >"$work/consumer.log" 2>&1 ||
+  -DCMAKE_BUILD_TYPE=Release ${cxx:+-DCMAKE_CXX_COMPILER="$cxx"} >"$work/consumer.log" 2>&1 ||
   { cat "$work/consumer.log"; fail "the consumer example does not configure"; }
 build_consumer() {
   cmake --build "$cb" >"$work/consumer.log" 2>&1 ||
