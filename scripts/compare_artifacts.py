@@ -11,8 +11,9 @@
           with X.json beside it),
         * every `pallasc KERNEL --spec SPEC [transform flags]` that a lit RUN
           line compiles from files of the repository,
-      each for every target (cpu, tpu, cuda:sm_75, cuda:sm_80, cuda:sm_90,
-      cuda:sm_90a, rocm:gfx90a, rocm:gfx942; --targets T,... for fewer) with
+      each for every target (cpu, tpu, and every GPU target of the table:
+      cuda:sm_75 ... cuda:sm_120, rocm:gfx90a, rocm:gfx942, rocm:gfx950;
+      --targets T,... for fewer) with
       --emit=mlir, plus --emit=cubin for cuda
       (when ptxas exists) and --emit=asm for rocm; and
         * every `pallasc-opt %s ...` RUN line of lit/Conversion and
@@ -43,13 +44,15 @@ import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-TARGETS = ["cpu", "tpu", "cuda:sm_75", "cuda:sm_80", "cuda:sm_90",
-           "cuda:sm_90a", "rocm:gfx90a", "rocm:gfx942"]
+TARGETS = ["cpu", "tpu", "cuda:sm_75", "cuda:sm_80", "cuda:sm_86",
+           "cuda:sm_89", "cuda:sm_90", "cuda:sm_90a", "cuda:sm_100",
+           "cuda:sm_100a", "cuda:sm_120", "rocm:gfx90a", "rocm:gfx942",
+           "rocm:gfx950"]
 # Flags of a lit RUN line that change what is compiled (the rest: outputs).
 TRANSFORM_FLAGS_WITH_VALUE = {"--vmap", "--used-outputs", "--code-object-version"}
 TRANSFORM_FLAGS = {"--jvp", "--discharge-state", "--hi-to-lo"}
-# Targets whose PTX is compiled without ptxas (none: CUDA 13's ptxas takes
-# every NVIDIA entry of the target table).
+# Targets whose PTX is compiled without ptxas (none: CUDA 13's ptxas
+# accepts every CUDA target of the table).
 NO_PTXAS = set()
 OPT_DIRS = ["lit/Conversion", "lit/Pipelines"]
 

@@ -43,9 +43,13 @@ constexpr int kCodeObjectVersions[] = {4, 5, 6};
 
 constexpr int64_t KiB = 1024;
 
+// `ptx` is the PTX ISA version LLVM 22's NVPTX back end needs for the chip
+// (NVPTX.td): 8.0 up to sm_90a (kept there, so artifacts stay the same),
+// 8.6 for sm_100/sm_100a, 8.7 for sm_120. CUDA 13's ptxas reads PTX up to
+// 9.0 and compiles for sm_75 and newer only.
 GpuTarget nvidia(const char *chip, const char *family, int cc,
                  int64_t maxShared, TableSpan<MatrixInstr> instrs,
-                 bool cpAsync, bool ldmatrix, bool tma) {
+                 bool cpAsync, bool ldmatrix, bool tma, const char *ptx) {
   GpuTarget t;
   t.chip = chip;
   t.vendor = GpuVendor::Nvidia;
@@ -58,35 +62,57 @@ GpuTarget nvidia(const char *chip, const char *family, int cc,
   t.hasCpAsync = cpAsync;
   t.hasLdmatrix = ldmatrix;
   t.hasTma = tma;
-  t.llvmFeatures = "+ptx80";
+  t.llvmFeatures = ptx;
   return t;
 }
 
-GpuTarget amd(const char *chip, const char *family,
+GpuTarget amd(const char *chip, const char *family, int64_t lds,
               TableSpan<MatrixInstr> instrs) {
   GpuTarget t;
   t.chip = chip;
   t.vendor = GpuVendor::Amd;
   t.family = family;
   t.lanesPerWarp = 64;
-  t.maxSharedBytesPerBlock = 64 * KiB;
-  t.staticSharedBytesLimit = 64 * KiB;
+  t.maxSharedBytesPerBlock = lds;
+  t.staticSharedBytesLimit = lds;
   t.matrixInstrs = instrs;
   t.codeObjectVersions = kCodeObjectVersions;
   t.defaultCodeObjectVersion = 5;
   return t;
 }
 
-// The table. Shared memory per block with the opt-in: 64 KiB on sm_75,
-// 163 KiB on sm_80, 227 KiB on sm_90; 64 KiB of LDS on CDNA2/3.
+// The table. Shared memory per block with the opt-in (CUDA programming
+// guide, "Technical Specifications per Compute Capability"): 64 KiB on
+// sm_75, 163 KiB on sm_80, 99 KiB on sm_86/sm_89/sm_120, 227 KiB on
+// sm_90/sm_100. LDS per workgroup: 64 KiB on CDNA2/3, 160 KiB on CDNA4.
+// Not here (refused with the list): sm_70 and older (CUDA 13's ptxas has
+// no code generation for them), RDNA (wave32 and WMMA are not lowered).
 const GpuTarget kTargets[] = {
-    nvidia("sm_75", "Turing", 75, 64 * KiB, {}, false, false, false),
-    nvidia("sm_80", "Ampere", 80, 163 * KiB, kMmaSync, true, true, false),
-    nvidia("sm_90", "Hopper", 90, 227 * KiB, kMmaSync, true, true, true),
+    nvidia("sm_75", "Turing", 75, 64 * KiB, {}, false, true, false,
+           "+ptx80"),
+    nvidia("sm_80", "Ampere", 80, 163 * KiB, kMmaSync, true, true, false,
+           "+ptx80"),
+    nvidia("sm_86", "Ampere", 86, 99 * KiB, kMmaSync, true, true, false,
+           "+ptx80"),
+    nvidia("sm_89", "Ada", 89, 99 * KiB, kMmaSync, true, true, false,
+           "+ptx80"),
+    nvidia("sm_90", "Hopper", 90, 227 * KiB, kMmaSync, true, true, true,
+           "+ptx80"),
     nvidia("sm_90a", "Hopper", 90, 227 * KiB, kHopperArchSpecific, true,
-           true, true),
-    amd("gfx90a", "CDNA2", kMfmaCdna),
-    amd("gfx942", "CDNA3", kMfmaCdna),
+           true, true, "+ptx80"),
+    // Blackwell: wgmma is sm_90a only (Blackwell's tcgen05 is not lowered);
+    // mma.sync, cp.async and TMA remain.
+    nvidia("sm_100", "Blackwell", 100, 227 * KiB, kMmaSync, true, true, true,
+           "+ptx86"),
+    nvidia("sm_100a", "Blackwell", 100, 227 * KiB, kMmaSync, true, true,
+           true, "+ptx86"),
+    nvidia("sm_120", "Blackwell", 120, 99 * KiB, kMmaSync, true, true, true,
+           "+ptx87"),
+    amd("gfx90a", "CDNA2", 64 * KiB, kMfmaCdna),
+    amd("gfx942", "CDNA3", 64 * KiB, kMfmaCdna),
+    // MI355: keeps CDNA3's 16x16x16 MFMA (its 16x16x32 f16/bf16 shapes are
+    // not used yet).
+    amd("gfx950", "CDNA4", 160 * KiB, kMfmaCdna),
 };
 
 } // namespace

@@ -162,7 +162,7 @@ struct CudaPipelineCLOptions
     : public PassPipelineOptions<CudaPipelineCLOptions> {
   Option<std::string> chip{*this, "chip",
                            llvm::cl::desc("CUDA chip of the GPU target table "
-                                          "(sm_75, sm_80, sm_90, sm_90a)"),
+                                          "(sm_75 ... sm_120)"),
                            llvm::cl::init("sm_80")};
   Option<std::string> toolkit{*this, "toolkit",
                               llvm::cl::desc("CUDA toolkit root (libdevice)"),

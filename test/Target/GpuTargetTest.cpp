@@ -29,15 +29,21 @@ TEST_CASE("A wrong GPU target name lists every valid one", "[gputarget]") {
   std::string error;
   CHECK(!parseGpuTarget("cuda:sm_50", error));
   CHECK(error == "unknown GPU target 'cuda:sm_50'; expected one of "
-                 "cuda:sm_75, cuda:sm_80, cuda:sm_90, cuda:sm_90a, "
-                 "rocm:gfx90a, rocm:gfx942");
+                 "cuda:sm_75, cuda:sm_80, cuda:sm_86, cuda:sm_89, "
+                 "cuda:sm_90, cuda:sm_90a, cuda:sm_100, cuda:sm_100a, "
+                 "cuda:sm_120, rocm:gfx90a, rocm:gfx942, rocm:gfx950");
+  // CUDA 13's ptxas compiles nothing older than sm_75; RDNA is not lowered.
+  CHECK(!lookupGpuTarget("cuda:sm_70"));
+  CHECK(!lookupGpuTarget("rocm:gfx1100"));
+  CHECK(!lookupGpuTarget("rocm:gfx940"));
   // The vendor prefix must match the chip.
   CHECK(!parseGpuTarget("rocm:sm_80", error));
   CHECK(!parseGpuTarget("cuda:gfx942", error));
   CHECK(!parseGpuTarget("sm_80", error));
   CHECK(!parseGpuChip("gfx1100", error));
   CHECK(error == "unknown GPU chip 'gfx1100'; expected one of sm_75, sm_80, "
-                 "sm_90, sm_90a, gfx90a, gfx942");
+                 "sm_86, sm_89, sm_90, sm_90a, sm_100, sm_100a, sm_120, "
+                 "gfx90a, gfx942, gfx950");
   CHECK(hasGpuTargetPrefix("rocm:gfx1100"));
   CHECK(!hasGpuTargetPrefix("tpu"));
 }
@@ -62,8 +68,8 @@ TEST_CASE("Every GPU target entry is consistent", "[gputarget]") {
       CHECK((i.kind == MatrixInstrKind::Mfma) == t.isAmd());
     }
     if (t.isNvidia()) {
-      CHECK(t.computeCapability >= 70);
-      CHECK(!std::string(t.llvmFeatures).empty());
+      CHECK(t.computeCapability >= 75);
+      CHECK(std::string(t.llvmFeatures).rfind("+ptx", 0) == 0);
       CHECK(t.codeObjectVersions.empty());
       CHECK(t.staticSharedBytesLimit == 48 * 1024);
     } else {
@@ -92,7 +98,24 @@ TEST_CASE("Matrix instruction shapes of the chips", "[gputarget]") {
   CHECK(!sm80->hasMatrixInstr(MatrixInstrKind::Wgmma));
   CHECK(lookupGpuChip("sm_90a")->hasMatrixInstr(MatrixInstrKind::Wgmma));
   CHECK(!lookupGpuChip("sm_90")->hasMatrixInstr(MatrixInstrKind::Wgmma));
+  // Turing: no mma.sync of these shapes (m16n8k16 needs sm_80).
   CHECK(lookupGpuChip("sm_75")->matrixInstrs.empty());
+  CHECK(!lookupGpuChip("sm_75")->hasCpAsync);
+  // wgmma is sm_90a's alone; Blackwell keeps mma.sync, cp.async and TMA.
+  for (const char *chip : {"sm_86", "sm_89", "sm_100", "sm_100a", "sm_120"}) {
+    INFO(chip);
+    const GpuTarget *t = lookupGpuChip(chip);
+    REQUIRE(t);
+    CHECK(t->findMatrixInstr(MatrixInstrKind::MmaSync, MatrixElemType::F16));
+    CHECK(!t->hasMatrixInstr(MatrixInstrKind::Wgmma));
+    CHECK(t->hasCpAsync);
+  }
+  CHECK(lookupGpuChip("sm_100a")->hasTma);
+  CHECK(!lookupGpuChip("sm_89")->hasTma);
+  // The PTX ISA version each chip needs in LLVM 22's NVPTX.
+  CHECK(std::string(lookupGpuChip("sm_90a")->llvmFeatures) == "+ptx80");
+  CHECK(std::string(lookupGpuChip("sm_100a")->llvmFeatures) == "+ptx86");
+  CHECK(std::string(lookupGpuChip("sm_120")->llvmFeatures) == "+ptx87");
   const MatrixInstr *mfma = lookupGpuChip("gfx90a")->findMatrixInstr(
       MatrixInstrKind::Mfma, MatrixElemType::F16);
   REQUIRE(mfma);
@@ -100,4 +123,10 @@ TEST_CASE("Matrix instruction shapes of the chips", "[gputarget]") {
   CHECK(lookupGpuChip("sm_80")->maxSharedBytesPerBlock == 166912);
   CHECK(lookupGpuChip("sm_90a")->maxSharedBytesPerBlock == 232448);
   CHECK(lookupGpuChip("gfx942")->maxSharedBytesPerBlock == 65536);
+  CHECK(lookupGpuChip("sm_75")->maxSharedBytesPerBlock == 65536);
+  CHECK(lookupGpuChip("sm_86")->maxSharedBytesPerBlock == 101376);
+  CHECK(lookupGpuChip("sm_120")->maxSharedBytesPerBlock == 101376);
+  CHECK(lookupGpuChip("gfx950")->maxSharedBytesPerBlock == 163840);
+  CHECK(lookupGpuChip("gfx950")->findMatrixInstr(MatrixInstrKind::Mfma,
+                                                 MatrixElemType::BF16));
 }

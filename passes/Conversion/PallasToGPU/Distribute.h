@@ -334,7 +334,7 @@ public:
   /// A dot operand in shared memory, stored along its contiguous
   /// dimension with padded rows.
   View tileView(RankedTensorType type, int id, int64_t absOffset,
-                int64_t &bytes);
+                int64_t &bytes, bool pad = true);
   LogicalResult storeTile(const View &tile, int id, ArrayRef<Value> regs,
                           ArrayRef<int64_t> subset = {});
   /// Dot operands staged where they are defined, in a tile of their own

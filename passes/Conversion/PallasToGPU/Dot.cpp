@@ -248,6 +248,9 @@ LogicalResult Distributor::emitDot(Operation *op) {
   // Stages `v` in the workspace, stored along the dimension its layout is
   // contiguous in.
   int64_t wsOffset = 0;
+  // Rows of staged tiles are padded by 16 bytes (no bank conflicts) unless
+  // the padded tiles would not fit the chip's shared memory.
+  bool padStaged = true;
   auto stage = [&](Value v) -> FailureOr<View> {
     if (auto it = stagedViews.find(v); it != stagedViews.end())
       return it->second;
@@ -263,7 +266,8 @@ LogicalResult Distributor::emitDot(Operation *op) {
                << "reads a memref that is not a view";
       int sourceId;
       int id = streamedLayouts(v, x, perm, sourceId);
-      View tile = tileView(type, id, kc.workspaceOffset + wsOffset, bytes);
+      View tile =
+          tileView(type, id, kc.workspaceOffset + wsOffset, bytes, padStaged);
       wsOffset += (bytes + 127) / 128 * 128;
       kc.workspaceBytes = std::max(kc.workspaceBytes, wsOffset);
       // Four access groups at a time: a few registers in flight.
@@ -285,7 +289,8 @@ LogicalResult Distributor::emitDot(Operation *op) {
     auto regs = get(v, id);
     if (failed(regs))
       return failure();
-    View tile = tileView(type, id, kc.workspaceOffset + wsOffset, bytes);
+    View tile =
+        tileView(type, id, kc.workspaceOffset + wsOffset, bytes, padStaged);
     wsOffset += (bytes + 127) / 128 * 128;
     kc.workspaceBytes = std::max(kc.workspaceBytes, wsOffset);
     if (failed(storeTile(tile, id, *regs)))
@@ -926,7 +931,27 @@ LogicalResult Distributor::emitDot(Operation *op) {
     return success();
   }
 
-  // SIMT: both operands in shared memory, a loop over k.
+  // SIMT: both operands in shared memory, a loop over k. Where both padded
+  // tiles do not fit (128x128 bf16 operands in sm_75's 64 KiB), unpadded.
+  auto stagedBytes = [&](Value v, bool pad) {
+    auto type = cast<RankedTensorType>(v.getType());
+    int64_t elemBytes =
+        std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
+    int64_t n = type.getNumElements() * elemBytes, most = n;
+    if (pad && type.getRank() >= 2)
+      for (int64_t d : type.getShape())
+        if (d * elemBytes >= 64)
+          most = std::max(most, n / d * (d + 16 / elemBytes));
+    return (most + 127) / 128 * 128;
+  };
+  if (kc.maxSharedBytes > 0 && !stagedViews.count(aVal) &&
+      !stagedViews.count(bVal) &&
+      kc.workspaceOffset + stagedBytes(aVal, true) + stagedBytes(bVal, true) >
+          kc.maxSharedBytes &&
+      kc.workspaceOffset + stagedBytes(aVal, false) +
+              stagedBytes(bVal, false) <=
+          kc.maxSharedBytes)
+    padStaged = false;
   auto aView = stage(aVal);
   if (failed(aView))
     return failure();
@@ -982,7 +1007,7 @@ LogicalResult Distributor::emitDot(Operation *op) {
 }
 
 View Distributor::tileView(RankedTensorType type, int id, int64_t absOffset,
-                           int64_t &bytes) {
+                           int64_t &bytes, bool pad) {
   const Layout &l = layout(id);
   int64_t rank = type.getRank();
   // Stored along the dimension of the first register basis (where the
@@ -1000,8 +1025,8 @@ View Distributor::tileView(RankedTensorType type, int id, int64_t absOffset,
   SmallVector<int64_t> baseShape;
   for (int64_t d : order)
     baseShape.push_back(type.getDimSize(d));
-  View view = sharedView(baseShape, type.getElementType(), absOffset,
-                         /*pad=*/true, bytes);
+  View view = sharedView(baseShape, type.getElementType(), absOffset, pad,
+                         bytes);
   view.shape.assign(type.getShape().begin(), type.getShape().end());
   view.dimOf.assign(rank, 0);
   view.strides.assign(rank, 1);
