@@ -267,7 +267,9 @@ std::string compileCacheKey(const DriverOptions &options,
   h.add("strict fp", options.strictFloat ? "1" : "0");
   // Not in the key: outputDir, the directory of outputPath (the file name
   // is the caller's `outputFile`), the depfile and its options (written
-  // afresh around the cached files), verbosity, timing, the cache settings
+  // afresh around the cached files), spillsAreErrors (a compile that
+  // spills warns or fails, neither is stored; one that does not spill is
+  // the same either way), verbosity, timing, the cache settings
   // themselves; printIRAfterAll and --debug-internal-error compiles are
   // not cached (cacheable()).
   return h.finish();

@@ -498,7 +498,7 @@ int emitArtifacts(const DriverOptions &options, const FrontendResult &fe,
     FailureOr<CudaArtifacts> cuda =
         emitCudaArtifacts(module, spec->name, options.targets, emitMlir,
                           llvm::is_contained(options.emit, "cubin"),
-                          options.strictFloat);
+                          options.strictFloat, options.spillsAreErrors);
     if (failed(cuda))
       return kExitUserError;
     for (CudaArtifacts::File &f : cuda->files)
@@ -512,7 +512,8 @@ int emitArtifacts(const DriverOptions &options, const FrontendResult &fe,
     FailureOr<RocmArtifacts> rocm = emitRocmArtifacts(
         module, spec->name, options.targets, emitMlir,
         llvm::is_contained(options.emit, "asm"),
-        options.rocmCodeObjectVersion, options.strictFloat);
+        options.rocmCodeObjectVersion, options.strictFloat,
+        options.spillsAreErrors);
     if (failed(rocm))
       return kExitUserError;
     for (RocmArtifacts::File &f : rocm->files)

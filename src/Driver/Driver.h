@@ -78,6 +78,9 @@ struct DriverOptions {
   /// contraction, IEEE-rounded f32 division) instead of Pallas' Triton
   /// semantics (docs/cuda.md, "Floating point").
   bool strictFloat = false;
+  /// --Werror=spills: a kernel that spills registers on a GPU target is an
+  /// error (else a warning).
+  bool spillsAreErrors = false;
   Verbosity verbosity = Verbosity::Normal;
   /// --timing: print the time of each step and pass when the compilation
   /// ends (src/Driver/Timing.h).

@@ -58,6 +58,16 @@ LogicalResult checkSharedMemory(Location loc, DictionaryAttr launch,
                         << " per block; use smaller blocks or scratch buffers";
 }
 
+LogicalResult reportSpills(Location loc, llvm::StringRef message,
+                           bool spillsAreErrors) {
+  if (spillsAreErrors) {
+    emitError(loc) << message << " [-Werror=spills]";
+    return failure();
+  }
+  emitWarning(loc) << message << " [-Wspills]";
+  return success();
+}
+
 std::string findPtxas() {
   // PTXAS=none (or empty) turns the ptxas check off.
   if (auto p = llvm::sys::Process::GetEnv("PTXAS"))
@@ -172,7 +182,7 @@ json gpuLaunchJson(DictionaryAttr launch, llvm::StringRef arch,
 FailureOr<CudaArtifacts>
 emitCudaArtifacts(ModuleOp module, const std::string &name,
                   const std::vector<std::string> &targets, bool emitText,
-                  bool emitCubin, bool strictFloat) {
+                  bool emitCubin, bool strictFloat, bool spillsAreErrors) {
   CudaArtifacts out;
   bool hasCall = false;
   module.walk([&](pallas::CallOp) { hasCall = true; });
@@ -308,12 +318,24 @@ emitCudaArtifacts(ModuleOp module, const std::string &name,
                                      : execError)
                << "):\n"
                << logText;
-      if (auto usage = parsePtxasVerbose(logText, entry))
+      if (auto usage = parsePtxasVerbose(logText, entry)) {
         launchInfo["ptxas"] = json{{"registers", usage->registers},
                                    {"spill_stores_bytes", usage->spillStores},
                                    {"spill_loads_bytes", usage->spillLoads},
                                    {"stack_frame_bytes", usage->stackFrame},
                                    {"barriers", usage->barriers}};
+        if (usage->spillStores > 0 || usage->spillLoads > 0) {
+          std::string text;
+          llvm::raw_string_ostream os(text);
+          os << "kernel '" << entry << "' spills registers on " << target
+             << " (ptxas -v): " << usage->registers << " registers, "
+             << usage->spillStores << " bytes of spill stores, "
+             << usage->spillLoads << " bytes of spill loads; use smaller "
+             << "blocks or more warps";
+          if (failed(reportSpills(kernelLoc, text, spillsAreErrors)))
+            return failure();
+        }
+      }
       if (emitCubin) {
         std::string file = name + "." + arch + ".cubin";
         launchInfo["cubin"] = json{{"file", file}, {"sha256", sha256Hex(cubin)}};

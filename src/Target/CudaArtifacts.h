@@ -34,6 +34,12 @@ mlir::LogicalResult checkSharedMemory(mlir::Location loc,
                                       mlir::DictionaryAttr launch,
                                       const GpuTarget &target);
 
+/// Reports that a kernel spills registers (`message` names the kernel, the
+/// target and the numbers) at `loc`: a warning, or with `spillsAreErrors`
+/// (--Werror=spills) an error, then failure.
+mlir::LogicalResult reportSpills(mlir::Location loc, llvm::StringRef message,
+                                 bool spillsAreErrors);
+
 /// `ptxas -v` resource usage of one kernel.
 struct PtxasUsage {
   int64_t registers = 0;
@@ -74,12 +80,14 @@ nlohmann::json gpuLaunchJson(mlir::DictionaryAttr launch, llvm::StringRef arch,
 /// distributed GPU IR as `<name>.<arch>.gpu.mlir`; `emitCubin` the cubin
 /// ptxas assembles, `<name>.<arch>.cubin` (an error without ptxas).
 /// `strictFloat`: IEEE floating point (CudaPipelineOptions::strictFloat).
-/// Diagnostics go to the module's context. A call eliminated by pallas-dce
+/// A kernel that ptxas reports spilling is a warning, an error with
+/// `spillsAreErrors`. Diagnostics go to the module's context. A call eliminated by pallas-dce
 /// yields no files.
 mlir::FailureOr<CudaArtifacts>
 emitCudaArtifacts(mlir::ModuleOp module, const std::string &name,
                   const std::vector<std::string> &targets, bool emitText,
-                  bool emitCubin = false, bool strictFloat = false);
+                  bool emitCubin = false, bool strictFloat = false,
+                  bool spillsAreErrors = false);
 
 } // namespace pallasc
 

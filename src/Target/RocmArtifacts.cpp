@@ -145,7 +145,8 @@ std::optional<json> readKernelNotes(ModuleOp module, llvm::StringRef hsaco,
 FailureOr<RocmArtifacts>
 emitRocmArtifacts(ModuleOp module, const std::string &name,
                   const std::vector<std::string> &targets, bool emitText,
-                  bool emitAsm, int codeObjectVersion, bool strictFloat) {
+                  bool emitAsm, int codeObjectVersion, bool strictFloat,
+                  bool spillsAreErrors) {
   RocmArtifacts out;
   bool hasCall = false;
   module.walk([&](pallas::CallOp) { hasCall = true; });
@@ -263,9 +264,25 @@ emitRocmArtifacts(ModuleOp module, const std::string &name,
     entryJson.sha256 = sha256Hex(*hsaco);
     json launchInfo = gpuLaunchJson(launch, arch, "hip");
     launchInfo["code_object_version"] = codeObjectVersion;
-    if (std::optional<json> notes = readKernelNotes(module, *hsaco, entry))
+    if (std::optional<json> notes = readKernelNotes(module, *hsaco, entry)) {
       launchInfo["resources"] = *notes;
-    else
+      auto count = [&](const char *field) -> int64_t {
+        return notes->contains(field) ? (*notes)[field].get<int64_t>() : 0;
+      };
+      if (count("vgpr_spill_count") > 0 || count("sgpr_spill_count") > 0) {
+        std::string text;
+        llvm::raw_string_ostream os(text);
+        os << "kernel '" << entry << "' spills registers on " << target
+           << " (AMDHSA notes): " << count("vgpr_count") << " VGPRs and "
+           << count("sgpr_count") << " SGPRs used, "
+           << count("vgpr_spill_count") << " VGPRs and "
+           << count("sgpr_spill_count") << " SGPRs spilled, "
+           << count("scratch_bytes")
+           << " bytes of scratch per lane; use smaller blocks or more warps";
+        if (failed(reportSpills(kernelLoc, text, spillsAreErrors)))
+          return failure();
+      }
+    } else
       return emitError(module.getLoc())
              << "the code object for " << arch
              << " has no AMDHSA metadata for kernel " << entry;

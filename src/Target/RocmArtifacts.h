@@ -45,13 +45,15 @@ struct RocmArtifacts {
 /// `codeObjectVersion` (4, 5 or 6). `emitText` adds the distributed GPU IR
 /// as `<name>.<arch>.gpu.mlir`; `emitAsm` the AMDGPU assembly as
 /// `<name>.<arch>.s`. `strictFloat`: no FMA contraction
-/// (RocmPipelineOptions::strictFloat). Diagnostics go to the module's context. A call
+/// (RocmPipelineOptions::strictFloat). A kernel whose AMDHSA notes count
+/// spilled registers is a warning, an error with `spillsAreErrors`.
+/// Diagnostics go to the module's context. A call
 /// eliminated by pallas-dce yields no files.
 mlir::FailureOr<RocmArtifacts>
 emitRocmArtifacts(mlir::ModuleOp module, const std::string &name,
                   const std::vector<std::string> &targets, bool emitText,
                   bool emitAsm, int codeObjectVersion = 5,
-                  bool strictFloat = false);
+                  bool strictFloat = false, bool spillsAreErrors = false);
 
 } // namespace pallasc
 

@@ -21,7 +21,14 @@
 #include "src/Version.h"
 #include "target/GpuTarget.h"
 
+#include "passes/Pipelines/CudaPipeline.h"
+#include "passes/Pipelines/RocmPipeline.h"
+
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Config/llvm-config.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Allocator.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Error.h"
@@ -38,6 +45,93 @@
 using namespace pallasc;
 
 namespace {
+
+/// The first line a tool prints for `--version` (`ptxas --version`'s last
+/// line: "Build cuda_13.0.r13.0/compiler.36424714_0" is the one before),
+/// or empty when it cannot run.
+std::string toolVersionLine(const std::string &tool, const char *match) {
+  std::string error;
+  ScratchDir *temp = toolTempDir(error);
+  if (!temp || tool.empty())
+    return "";
+  llvm::SmallString<128> log;
+  if (temp->createFile("version", ".log", log))
+    return "";
+  llvm::StringRef args[] = {tool, "--version"};
+  int rc = temp->runTool(tool, args, log, 10, error);
+  auto buf = llvm::MemoryBuffer::getFile(log);
+  llvm::sys::fs::remove(log);
+  if (rc != 0 || !buf)
+    return "";
+  llvm::SmallVector<llvm::StringRef> lines;
+  (*buf)->getBuffer().split(lines, '\n');
+  for (llvm::StringRef line : lines)
+    if (line.contains(match))
+      return line.trim().str();
+  return "";
+}
+
+/// `--version`: this build, its LLVM/MLIR, the toolkits it finds (the same
+/// search a compile makes) and the targets it compiles for.
+std::string versionText() {
+  std::string out = std::string("pallasc ") + PALLASC_VERSION_STRING + "\n";
+  out += std::string("LLVM/MLIR ") + LLVM_VERSION_STRING + "\n";
+  std::string ptxas = findPtxas();
+  std::string ptxasVersion = toolVersionLine(ptxas, "release");
+  out += "ptxas: " +
+         (ptxas.empty() ? std::string("not found ($PTXAS, $CUDA_HOME/bin, "
+                                      "/usr/local/cuda/bin, PATH): PTX is "
+                                      "not validated, no --emit=cubin")
+                        : ptxas + (ptxasVersion.empty()
+                                       ? ""
+                                       : " (" + ptxasVersion + ")")) +
+         "\n";
+  std::string toolkit = mlir::pallas::defaultCudaToolkitPath();
+  out += "CUDA libdevice: " +
+         (toolkit.empty() ? std::string("not found ($CUDA_HOME, "
+                                        "/usr/local/cuda): no math on "
+                                        "cuda targets")
+                          : toolkit + "/nvvm/libdevice") +
+         "\n";
+  std::string rocm = mlir::pallas::defaultRocmDeviceLibsRoot();
+  out += "ROCm device libraries: " +
+         (rocm.empty() ? std::string("not found ($ROCM_PATH, /opt/rocm, "
+                                     "/usr/lib/x86_64-linux-gnu): no math "
+                                     "on rocm targets")
+                       : rocm + "/amdgcn/bitcode") +
+         "\n";
+  std::string lld = findLdLld();
+  out += "ld.lld: " +
+         (lld.empty() ? std::string("not found ($PALLASC_LD_LLD, the LLVM "
+                                    "installation, PATH): no rocm targets")
+                      : lld) +
+         "\n";
+  out += "targets: cpu, tpu, " + validGpuTargetNames();
+  return out;
+}
+
+/// The end of `--help`: the targets and the environment.
+std::string helpFooter() {
+  return "\nTargets (--target): cpu, tpu, " + validGpuTargetNames() +
+         "\n"
+         "\nEnvironment:\n"
+         "  PTXAS                  ptxas to validate PTX with (none: do not "
+         "validate)\n"
+         "  CUDA_HOME              CUDA toolkit root (libdevice, "
+         "bin/ptxas); default /usr/local/cuda\n"
+         "  ROCM_PATH              ROCm root holding amdgcn/bitcode (ocml, "
+         "ockl); default /opt/rocm, then /usr/lib/x86_64-linux-gnu\n"
+         "  PALLASC_LD_LLD         ld.lld to link AMD code objects with\n"
+         "  PALLASC_CACHE_DIR      compile cache directory (--cache-dir)\n"
+         "  PALLASC_CACHE_MAX_SIZE bound of the cache (--cache-max-size)\n"
+         "  PALLASC_CRASH_DIAGNOSTICS=1  a backtrace after an internal "
+         "error\n"
+         "  PALLASC_FIFO_TIMEOUT   seconds to wait for input on a FIFO\n"
+         "  TMPDIR                 where tool temporaries go (default "
+         "/tmp)\n"
+         "\npallasc --version lists what this build finds; docs/cli.md "
+         "has the details.";
+}
 
 /// --cache-dir, --no-cache and --cache-max-size on `cmd`.
 void addCacheOptions(CLI::App *cmd, CacheSettings &cache) {
@@ -188,6 +282,11 @@ void spellDepfileFlags(std::vector<std::string> &args) {
       out.push_back("-" + a);
       continue;
     }
+    // -Werror=spills, gcc's spelling, is CLI11's --Werror=spills.
+    if (a.rfind("-Werror", 0) == 0) {
+      out.push_back("-" + a);
+      continue;
+    }
     if (a.size() > 3 && (a.rfind("-MF", 0) == 0 || a.rfind("-MT", 0) == 0 ||
                          a.rfind("-MQ", 0) == 0)) {
       out.push_back("-" + a.substr(0, 3));
@@ -234,8 +333,10 @@ int run(int argc, char **argv) {
     argvFixed.push_back(a.data());
 
   CLI::App app{"pallasc: ahead-of-time compiler for Pallas kernels"};
-  app.set_version_flag("--version",
-                       std::string("pallasc ") + PALLASC_VERSION_STRING);
+  app.set_version_flag("--version", versionText,
+                       "Print the version, the LLVM/MLIR version, the "
+                       "toolkits found and the targets, and exit");
+  app.footer(helpFooter);
   DriverOptions options;
   std::vector<std::string> emit;
   std::string vmap, usedOutputs;
@@ -289,6 +390,14 @@ int run(int argc, char **argv) {
   auto *dischargeOpt =
       app.add_flag("--discharge-state", "Append a discharge_state transform");
   auto *hiToLoOpt = app.add_flag("--hi-to-lo", "Append a hi_to_lo transform");
+  std::vector<std::string> werror;
+  app.add_option("--Werror", werror,
+                 "Make a kind of warning an error: spills (a kernel that "
+                 "spills registers on a GPU target, from ptxas -v or the "
+                 "AMDHSA notes); -Werror=spills as gcc spells it")
+      ->check(CLI::IsMember({"spills"}))
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   app.add_flag("--strict-fp", options.strictFloat,
                "GPU targets: IEEE floating point (no FMA contraction, "
                "IEEE-rounded f32 division) instead of Pallas' Triton "
@@ -491,6 +600,7 @@ int run(int argc, char **argv) {
     return runCacheCommand(cacheSettings, cacheStats, cacheClear);
   }
   options.emit = emit;
+  options.spillsAreErrors = llvm::is_contained(werror, "spills");
   options.optLevel = opt;
   options.verbosity = quiet     ? Verbosity::Quiet
                       : verbose ? Verbosity::Verbose
