@@ -44,7 +44,8 @@ for tool in pallasc pallasc-opt; do
   fi
 done
 
-version=$("$prefix/bin/pallasc" --version)
+# The first line of --version (the toolkits and targets follow).
+version=$("$prefix/bin/pallasc" --version | head -n 1)
 [ "$version" = "pallasc $(sed -n 's/^project(pallasc VERSION \([0-9.]*\).*/\1/p' "$src/CMakeLists.txt")" ] ||
   fail "pallasc --version says '$version'"
 "$prefix/bin/pallasc-opt" "$src/examples/add/kernel.mlir" >/dev/null ||
