@@ -13,11 +13,13 @@
 # exactly when the kernel, the spec or pallasc itself changes (Ninja and
 # Makefiles). The output names come from NAME, never from the spec's `name`:
 # editing the spec cannot leave stale outputs behind. <target> is an
-# INTERFACE library: include "n.h" and call n_cpu(...); linking <target>
+# INTERFACE library: include "n.h" and call n_cpu(...) (TARGETS cpu) or
+# n_cuda(..., stream) (TARGETS cuda:<arch>...); linking <target>
 # links n.a and the launch runtime (pallasc::launch). The generated files
 # are in <binary dir>/pallasc/<target>/ (n.h, n.a, n.manifest.json, the
 # per-target artifacts). In this version launchers are generated for the
-# cpu target only, so TARGETS must contain cpu (see docs/integration.md).
+# cpu and cuda targets (not rocm), so TARGETS must contain one of them (see
+# docs/integration.md).
 
 function(pallasc_add_kernel target)
   cmake_parse_arguments(PARSE_ARGV 1 ARG "" "KERNEL;SPEC;NAME"
@@ -31,10 +33,16 @@ function(pallasc_add_kernel target)
       message(FATAL_ERROR "pallasc_add_kernel(${target}): ${required} is required")
     endif()
   endforeach()
-  if(NOT "cpu" IN_LIST ARG_TARGETS)
+  set(has_launcher_target OFF)
+  foreach(t IN LISTS ARG_TARGETS)
+    if(t STREQUAL "cpu" OR t MATCHES "^cuda:")
+      set(has_launcher_target ON)
+    endif()
+  endforeach()
+  if(NOT has_launcher_target)
     message(FATAL_ERROR
-      "pallasc_add_kernel(${target}): TARGETS must contain cpu: this pallasc "
-      "generates launchers for the cpu target only (got ${ARG_TARGETS})")
+      "pallasc_add_kernel(${target}): TARGETS must contain cpu or a cuda:<arch>: "
+      "this pallasc generates launchers for those only (got ${ARG_TARGETS})")
   endif()
   if(NOT ARG_NAME)
     set(ARG_NAME "${target}")

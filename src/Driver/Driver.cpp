@@ -494,17 +494,22 @@ int emitArtifacts(const DriverOptions &options, const FrontendResult &fe,
   }
 
   // --target cuda:<arch>: <name>.<arch>.ptx per arch (src/Target).
+  bool wantHeader = llvm::is_contained(options.emit, "header");
+  bool wantLibrary = llvm::is_contained(options.emit, "lib");
+  std::vector<CudaArtifacts::Image> cudaImages;
   if (llvm::any_of(options.targets, isCudaTarget)) {
     FailureOr<CudaArtifacts> cuda =
         emitCudaArtifacts(module, spec->name, options.targets, emitMlir,
                           llvm::is_contained(options.emit, "cubin"),
-                          options.strictFloat, options.spillsAreErrors);
+                          options.strictFloat, options.spillsAreErrors,
+                          /*launcherImages=*/wantLibrary);
     if (failed(cuda))
       return kExitUserError;
     for (CudaArtifacts::File &f : cuda->files)
       files.push_back({f.name, std::move(f.contents)});
     llvm::append_range(manifestInputs.artifacts, cuda->manifestEntries);
     llvm::append_range(manifestInputs.emitted, cuda->emitted);
+    cudaImages = std::move(cuda->images);
   }
 
   // --target rocm:<arch>: <name>.<arch>.hsaco per arch (src/Target).
@@ -537,22 +542,34 @@ int emitArtifacts(const DriverOptions &options, const FrontendResult &fe,
   }
 
   // --emit=header / --emit=lib: the generated launcher (src/Driver/LauncherGen).
-  bool wantHeader = llvm::is_contained(options.emit, "header");
-  bool wantLibrary = llvm::is_contained(options.emit, "lib");
   if (wantHeader || wantLibrary) {
-    if (!llvm::any_of(options.targets, isCpuTarget)) {
+    bool cpu = llvm::any_of(options.targets, isCpuTarget);
+    bool cuda = llvm::any_of(options.targets, isCudaTarget);
+    if (!cpu && !cuda) {
       logError("error: --emit=" + std::string(wantLibrary ? "lib" : "header") +
-               " generates launchers for --target cpu only in this version "
-               "(CUDA and ROCm launchers are not generated yet); add "
-               "--target cpu");
+               " generates launchers for --target cpu and cuda:<arch> only "
+               "in this version (ROCm launchers are not generated yet); add "
+               "--target cpu or --target cuda:<arch>");
       return kExitUsageError;
     }
-    CompileStage stage("the launcher generation", "cpu");
+    CompileStage stage("the launcher generation", cpu ? "cpu" : "cuda");
     LauncherFiles launcher;
-    if (failed(emitCpuLauncher(module, spec->name,
-                               manifestInputs.kernel.file + " and " +
-                                   manifestInputs.spec.file,
-                               wantHeader, wantLibrary, launcher)))
+    // The header's CUDA entry point needs the images' architectures only.
+    if (cuda && !wantLibrary)
+      for (const std::string &t : options.targets)
+        if (isCudaTarget(t)) {
+          CudaArtifacts::Image image;
+          image.arch = t.substr(t.find(':') + 1);
+          if (llvm::none_of(cudaImages, [&](const CudaArtifacts::Image &i) {
+                return i.arch == image.arch;
+              }))
+            cudaImages.push_back(std::move(image));
+        }
+    if (failed(emitLaunchers(module, spec->name,
+                             manifestInputs.kernel.file + " and " +
+                                 manifestInputs.spec.file,
+                             wantHeader, wantLibrary, cpu, cudaImages,
+                             launcher)))
       return kExitUserError;
     if (wantHeader) {
       files.push_back({spec->name + ".h", std::move(launcher.header)});

@@ -4,6 +4,7 @@
 
 #include "src/Driver/Diagnostics.h"
 #include "src/Driver/Timing.h"
+#include "src/Launch/CudaLauncher.h"
 #include "src/Launch/HostPlanCodec.h"
 #include "src/Launch/Launcher.h"
 #include "src/Runtime/HostCode.h"
@@ -109,8 +110,26 @@ std::string gridText(const LaunchPlan &plan) {
   return s.empty() ? "a single step" : s;
 }
 
+std::string entryDeclaration(const std::string &entryName,
+                             std::vector<std::pair<std::string, std::string>>
+                                 params) {
+  std::string h;
+  for (auto &[decl, comment] : params)
+    h += " *   " + decl.substr(decl.find_last_of(" *") + 1) + ": " + comment +
+         "\n";
+  h += " */\n";
+  h += "pallasc_status " + entryName + "(";
+  if (params.empty())
+    h += "void";
+  for (size_t i = 0; i < params.size(); ++i)
+    h += (i ? ",\n    " : "\n    ") + params[i].first;
+  h += ");\n\n";
+  return h;
+}
+
 std::string generateHeader(const LaunchPlan &plan, const std::string &name,
-                           const std::string &sources) {
+                           const std::string &sources, bool cpu,
+                           const std::vector<CudaArtifacts::Image> &cuda) {
   std::string prefix = launcherPrefix(name);
   std::string guard = "PALLASC_GENERATED_";
   for (char c : prefix)
@@ -145,23 +164,153 @@ std::string generateHeader(const LaunchPlan &plan, const std::string &name,
   h += "#endif /* PALLASC_STATUS_DEFINED */\n\n";
 
   auto params = entryParameters(plan);
-  h += "/* Runs the grid (" + gridText(plan) + ") of @" + plan.kernel +
-       " on the host, with the semantics\n * and results of `pallasc run`. "
-       "Arrays are dense, row-major, in host memory;\n * inputs are only read. "
-       "16-bit floats are passed as their bits (uint16_t).\n";
-  for (auto &[decl, comment] : params)
-    h += " *   " + decl.substr(decl.find_last_of(" *") + 1) + ": " + comment +
-         "\n";
-  h += " */\n";
-  h += "pallasc_status " + prefix + "_cpu(";
-  if (params.empty())
-    h += "void";
-  for (size_t i = 0; i < params.size(); ++i)
-    h += (i ? ",\n    " : "\n    ") + params[i].first;
-  h += ");\n\n";
+  if (cpu) {
+    h += "/* Runs the grid (" + gridText(plan) + ") of @" + plan.kernel +
+         " on the host, with the semantics\n * and results of `pallasc run`. "
+         "Arrays are dense, row-major, in host memory;\n * inputs are only "
+         "read. 16-bit floats are passed as their bits (uint16_t).\n";
+    h += entryDeclaration(prefix + "_cpu", params);
+  }
+  if (!cuda.empty()) {
+    std::string archs;
+    for (const CudaArtifacts::Image &image : cuda)
+      archs += (archs.empty() ? "" : ", ") + image.arch;
+    h += "/* Launches the grid (" + gridText(plan) + ") of @" + plan.kernel +
+         " on a CUDA stream without waiting\n * for it. Built for " + archs +
+         " (cubin when ptxas ran, and PTX); the code\n * object that fits "
+         "the device of the thread's current context is loaded once\n * per "
+         "context (no current context: device 0's primary context is made "
+         "current).\n * Arrays are dense, row-major, in device memory (TMA "
+         "operands 16-byte aligned);\n * 16-bit floats as their bits "
+         "(uint16_t).\n";
+    params.push_back({"void *stream", "a CUstream (NULL: the default stream)"});
+    h += entryDeclaration(prefix + "_cuda", params);
+  }
   h += "#ifdef __cplusplus\n} /* extern \"C\" */\n#endif\n\n";
   h += "#endif /* " + guard + " */\n";
   return h;
+}
+
+/// Every definition of `m` internal (several launchers link into one
+/// program).
+void internalizeDefinitions(llvm::Module &m) {
+  for (llvm::Function &f : m)
+    if (!f.isDeclaration())
+      f.setLinkage(llvm::GlobalValue::InternalLinkage);
+  for (llvm::GlobalVariable &g : m.globals())
+    if (!g.isDeclaration())
+      g.setLinkage(llvm::GlobalValue::InternalLinkage);
+}
+
+llvm::GlobalVariable *privateConstant(llvm::Module &m, llvm::Constant *init,
+                                      const std::string &name) {
+  return new llvm::GlobalVariable(m, init->getType(), /*isConstant=*/true,
+                                  llvm::GlobalValue::PrivateLinkage, init,
+                                  name);
+}
+
+/// Stores `values` into a new stack array of `type` (null when empty).
+llvm::Value *stackArray(llvm::IRBuilder<> &b, llvm::Type *type,
+                        const std::vector<llvm::Value *> &values) {
+  if (values.empty())
+    return llvm::ConstantPointerNull::get(b.getPtrTy());
+  llvm::Value *array =
+      b.CreateAlloca(llvm::ArrayType::get(type, values.size()));
+  for (size_t i = 0; i < values.size(); ++i)
+    b.CreateStore(values[i], b.CreateConstGEP1_64(type, array, i));
+  return array;
+}
+
+/// Adds `<prefix>_cuda` to `m`: the images (cubin before PTX per
+/// architecture), each with its launch record, and the entry point calling
+/// pallasc_launcher_cuda_run.
+bool addCudaEntryPoint(llvm::Module &m, const std::string &entryName,
+                       const LaunchPlan &plan,
+                       const std::vector<CudaArtifacts::Image> &images,
+                       std::string &error) {
+  llvm::LLVMContext &ctx = m.getContext();
+  internalizeDefinitions(m);
+  if (m.getNamedValue(entryName)) {
+    error = "the module already defines @" + entryName;
+    return false;
+  }
+  llvm::Type *ptr = llvm::PointerType::get(ctx, 0);
+  llvm::Type *i64 = llvm::Type::getInt64Ty(ctx);
+  llvm::Type *i32 = llvm::Type::getInt32Ty(ctx);
+  llvm::StructType *imageTy =
+      llvm::StructType::get(ctx, {ptr, i64, ptr, i64, ptr, i64});
+  std::vector<llvm::Constant *> table;
+  for (size_t i = 0; i < images.size(); ++i) {
+    const CudaArtifacts::Image &image = images[i];
+    std::string tag = "__pallasc_cuda_" + std::to_string(i);
+    llvm::Constant *arch = privateConstant(
+        m, llvm::ConstantDataArray::getString(ctx, image.arch, true),
+        tag + "_arch");
+    std::string recordText = launch::encodeGpuLaunchRecord(image.record);
+    llvm::Constant *record = privateConstant(
+        m, llvm::ConstantDataArray::getString(ctx, recordText, true),
+        tag + "_record");
+    auto add = [&](const std::string &bytes, int64_t kind, bool nul,
+                   const char *what) {
+      auto *data = privateConstant(
+          m, llvm::ConstantDataArray::getString(ctx, bytes, nul),
+          tag + "_" + what);
+      // cuModuleLoadData wants the image aligned (an ELF header).
+      data->setAlignment(llvm::Align(64));
+      table.push_back(llvm::ConstantStruct::get(
+          imageTy, {arch, llvm::ConstantInt::get(i64, kind), data,
+                    llvm::ConstantInt::get(i64, bytes.size()), record,
+                    llvm::ConstantInt::get(i64, recordText.size())}));
+    };
+    if (!image.cubin.empty())
+      add(image.cubin, launch::kCudaImageCubin, false, "cubin");
+    add(image.ptx, launch::kCudaImagePtx, true, "ptx");
+  }
+  llvm::GlobalVariable *tableVar = privateConstant(
+      m,
+      llvm::ConstantArray::get(llvm::ArrayType::get(imageTy, table.size()),
+                               table),
+      "__pallasc_cuda_images");
+  std::vector<int64_t> grid(plan.grid.begin(), plan.grid.end());
+  llvm::Value *gridVar =
+      grid.empty() ? static_cast<llvm::Value *>(
+                         llvm::ConstantPointerNull::get(
+                             llvm::cast<llvm::PointerType>(ptr)))
+                   : privateConstant(
+                         m, llvm::ConstantDataArray::get(ctx, grid),
+                         "__pallasc_cuda_grid");
+  llvm::GlobalVariable *nameVar = privateConstant(
+      m, llvm::ConstantDataArray::getString(ctx, entryName, true),
+      "__pallasc_cuda_entry_name");
+
+  size_t numIn = plan.inputs.size(), numOut = plan.outputs.size();
+  size_t numBounds = static_cast<size_t>(plan.numDynamicBounds());
+  std::vector<llvm::Type *> paramTypes(numIn + numOut, ptr);
+  paramTypes.insert(paramTypes.end(), numBounds, i64);
+  paramTypes.push_back(ptr); // the stream
+  llvm::Function *entry = llvm::Function::Create(
+      llvm::FunctionType::get(i32, paramTypes, false),
+      llvm::GlobalValue::ExternalLinkage, entryName, m);
+  llvm::FunctionCallee run = m.getOrInsertFunction(
+      launch::kCudaRunSymbol,
+      llvm::FunctionType::get(
+          i32, {ptr, ptr, i64, ptr, i64, ptr, i64, i64, ptr, i64, ptr}, false));
+  llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", entry));
+  std::vector<llvm::Value *> operands, bounds;
+  for (size_t i = 0; i < numIn + numOut; ++i)
+    operands.push_back(entry->getArg(i));
+  for (size_t i = 0; i < numBounds; ++i)
+    bounds.push_back(entry->getArg(numIn + numOut + i));
+  llvm::Value *status = b.CreateCall(
+      run, {nameVar, tableVar, llvm::ConstantInt::get(i64, table.size()),
+            gridVar, llvm::ConstantInt::get(i64, grid.size()),
+            stackArray(b, ptr, operands),
+            llvm::ConstantInt::get(i64, numIn),
+            llvm::ConstantInt::get(i64, numOut), stackArray(b, i64, bounds),
+            llvm::ConstantInt::get(i64, numBounds),
+            entry->getArg(numIn + numOut + numBounds)});
+  b.CreateRet(status);
+  return true;
 }
 
 /// Adds the `--target cpu` entry point to the translated module: packed
@@ -173,12 +322,7 @@ bool addCpuEntryPoint(llvm::Module &m, const std::string &entryName,
                       size_t numOperands, size_t numBounds,
                       std::string &error) {
   llvm::LLVMContext &ctx = m.getContext();
-  for (llvm::Function &f : m)
-    if (!f.isDeclaration())
-      f.setLinkage(llvm::GlobalValue::InternalLinkage);
-  for (llvm::GlobalVariable &g : m.globals())
-    if (!g.isDeclaration())
-      g.setLinkage(llvm::GlobalValue::InternalLinkage);
+  internalizeDefinitions(m);
   if (m.getFunction(entryName) || m.getNamedValue(entryName)) {
     error = "the kernel module already defines @" + entryName;
     return false;
@@ -212,9 +356,7 @@ bool addCpuEntryPoint(llvm::Module &m, const std::string &entryName,
     table.push_back(w);
   }
   auto constant = [&](llvm::Constant *init, const std::string &gname) {
-    return new llvm::GlobalVariable(m, init->getType(), /*isConstant=*/true,
-                                    llvm::GlobalValue::PrivateLinkage, init,
-                                    gname);
+    return privateConstant(m, init, gname);
   };
   llvm::GlobalVariable *planVar = constant(
       llvm::ConstantDataArray::getString(ctx, planText, /*AddNull=*/true),
@@ -237,20 +379,13 @@ bool addCpuEntryPoint(llvm::Module &m, const std::string &entryName,
       llvm::FunctionType::get(i32, {ptr, ptr, i64, ptr, i64, ptr, i64, ptr, i64},
                               false));
   llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", entry));
-  llvm::Value *operands = llvm::ConstantPointerNull::get(
-      llvm::cast<llvm::PointerType>(ptr));
-  llvm::Value *bounds = operands;
-  if (numOperands) {
-    operands = b.CreateAlloca(llvm::ArrayType::get(ptr, numOperands));
-    for (size_t i = 0; i < numOperands; ++i)
-      b.CreateStore(entry->getArg(i), b.CreateConstGEP1_64(ptr, operands, i));
-  }
-  if (numBounds) {
-    bounds = b.CreateAlloca(llvm::ArrayType::get(i64, numBounds));
-    for (size_t i = 0; i < numBounds; ++i)
-      b.CreateStore(entry->getArg(numOperands + i),
-                    b.CreateConstGEP1_64(i64, bounds, i));
-  }
+  std::vector<llvm::Value *> operandValues, boundValues;
+  for (size_t i = 0; i < numOperands; ++i)
+    operandValues.push_back(entry->getArg(i));
+  for (size_t i = 0; i < numBounds; ++i)
+    boundValues.push_back(entry->getArg(numOperands + i));
+  llvm::Value *operands = stackArray(b, ptr, operandValues);
+  llvm::Value *bounds = stackArray(b, i64, boundValues);
   llvm::Value *status = b.CreateCall(
       run, {nameVar, planVar, llvm::ConstantInt::get(i64, planText.size()),
             tableVar, llvm::ConstantInt::get(i64, table.size()), operands,
@@ -260,11 +395,14 @@ bool addCpuEntryPoint(llvm::Module &m, const std::string &entryName,
   return true;
 }
 
-bool writeArchive(const std::string &memberName, const std::string &object,
+/// `objects`: (member name, object) pairs.
+bool writeArchive(const std::vector<std::pair<std::string, std::string>> &objects,
                   std::string &archive, std::string &error) {
   std::vector<llvm::NewArchiveMember> members;
-  members.emplace_back(llvm::MemoryBufferRef(object, memberName));
-  members.back().MemberName = memberName;
+  for (const auto &[memberName, object] : objects) {
+    members.emplace_back(llvm::MemoryBufferRef(object, memberName));
+    members.back().MemberName = memberName;
+  }
   auto buffer = llvm::writeArchiveToBuffer(
       members, llvm::SymtabWritingMode::NormalSymtab,
       llvm::object::Archive::K_GNU, /*Deterministic=*/true, /*Thin=*/false,
@@ -287,13 +425,15 @@ std::string launcherPrefix(const std::string &name) {
   return s;
 }
 
-LogicalResult emitCpuLauncher(ModuleOp module, const std::string &name,
-                              const std::string &sources, bool wantHeader,
-                              bool wantLibrary, LauncherFiles &files) {
-  Step step("launcher (cpu)");
+LogicalResult
+emitLaunchers(ModuleOp module, const std::string &name,
+              const std::string &sources, bool wantHeader, bool wantLibrary,
+              bool cpu, const std::vector<CudaArtifacts::Image> &cudaImages,
+              LauncherFiles &files) {
+  Step step("launcher");
   auto fail = [&](const std::string &message) {
     logError("error: --emit=" + std::string(wantLibrary ? "lib" : "header") +
-             " (--target cpu): " + message);
+             ": " + message);
     return failure();
   };
   OwningOpRef<ModuleOp> copy = module.clone();
@@ -310,38 +450,56 @@ LogicalResult emitCpuLauncher(ModuleOp module, const std::string &name,
     return fail("the call was eliminated by pallas-dce (none of its outputs "
                 "is used): there is nothing to launch");
   if (wantHeader)
-    files.header = generateHeader(plan, name, sources);
+    files.header = generateHeader(plan, name, sources, cpu, cudaImages);
   if (!wantLibrary)
     return success();
 
-  // The plan, with the entry points as indices into the table.
-  std::vector<std::string> symbols;
-  auto lookup = [&](const std::string &symbol, std::string &) {
-    symbols.push_back(symbol);
-    return reinterpret_cast<launch::PackedFn>(
-        static_cast<uintptr_t>(symbols.size()));
-  };
-  launch::HostCallPlan host;
-  if (!runtime::toHostCallPlan(plan, lookup, host, error))
-    return fail(error);
-  std::string planText = launch::encodeHostCallPlan(
-      host, [](launch::PackedFn f) {
-        return static_cast<size_t>(reinterpret_cast<uintptr_t>(f)) - 1;
-      });
+  std::vector<std::pair<std::string, std::string>> members;
+  if (!cudaImages.empty()) {
+    // No host code of the kernel: an empty module, augmented.
+    OwningOpRef<ModuleOp> empty =
+        ModuleOp::create(UnknownLoc::get(module.getContext()));
+    std::string object;
+    if (!runtime::emitHostObject(
+            *empty, object, error, [&](llvm::Module &m, std::string &e) {
+              return addCudaEntryPoint(m, launcherPrefix(name) + "_cuda", plan,
+                                       cudaImages, e);
+            }))
+      return fail("(cuda) " + error);
+    members.push_back({name + ".cuda.o", std::move(object)});
+  }
+  if (cpu) {
+    // The plan, with the entry points as indices into the table.
+    std::vector<std::string> symbols;
+    auto lookup = [&](const std::string &symbol, std::string &) {
+      symbols.push_back(symbol);
+      return reinterpret_cast<launch::PackedFn>(
+          static_cast<uintptr_t>(symbols.size()));
+    };
+    launch::HostCallPlan host;
+    if (!runtime::toHostCallPlan(plan, lookup, host, error))
+      return fail("(cpu) " + error);
+    std::string planText = launch::encodeHostCallPlan(
+        host, [](launch::PackedFn f) {
+          return static_cast<size_t>(reinterpret_cast<uintptr_t>(f)) - 1;
+        });
 
-  if (failed(runtime::lowerForHost(*copy)))
-    return failure();
-  std::string object;
-  size_t numOperands = plan.inputs.size() + plan.outputs.size();
-  size_t numBounds = static_cast<size_t>(plan.numDynamicBounds());
-  std::string entryName = launcherPrefix(name) + "_cpu";
-  if (!runtime::emitHostObject(
-          *copy, object, error, [&](llvm::Module &m, std::string &e) {
-            return addCpuEntryPoint(m, entryName, planText, symbols,
-                                    numOperands, numBounds, e);
-          }))
-    return fail(error);
-  if (!writeArchive(name + ".launcher.o", object, files.library, error))
+    if (failed(runtime::lowerForHost(*copy)))
+      return failure();
+    std::string object;
+    size_t numOperands = plan.inputs.size() + plan.outputs.size();
+    size_t numBounds = static_cast<size_t>(plan.numDynamicBounds());
+    std::string entryName = launcherPrefix(name) + "_cpu";
+    if (!runtime::emitHostObject(
+            *copy, object, error, [&](llvm::Module &m, std::string &e) {
+              return addCpuEntryPoint(m, entryName, planText, symbols,
+                                      numOperands, numBounds, e);
+            }))
+      return fail("(cpu) " + error);
+    // The member name of earlier versions (one member).
+    members.push_back({name + ".launcher.o", std::move(object)});
+  }
+  if (!writeArchive(members, files.library, error))
     return fail("cannot write the archive: " + error);
   return success();
 }

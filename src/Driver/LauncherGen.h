@@ -6,6 +6,12 @@
 // header and links the library and the launch runtime (`pallasc::launch`
 // in the CMake package). See docs/integration.md.
 //
+// `--target cuda:<arch>...`: `<name>_cuda(inputs..., outputs..., grid
+// bounds..., stream)` launches on the caller's CUDA stream (device
+// pointers); the library embeds each architecture's cubin (when ptxas ran)
+// and PTX with its launch record, and the runtime (src/Launch/CudaLauncher.h)
+// picks the one for the device.
+//
 // `--target cpu`: `<name>_cpu(inputs..., outputs..., grid bounds...)` runs
 // the whole grid on the host with pallasc run's semantics and results
 // (src/Launch/HostGrid). The library holds the kernel and its index maps
@@ -18,6 +24,8 @@
 
 #ifndef PALLASC_SRC_DRIVER_LAUNCHERGEN_H
 #define PALLASC_SRC_DRIVER_LAUNCHERGEN_H
+
+#include "src/Target/CudaArtifacts.h"
 
 #include "mlir/IR/BuiltinOps.h"
 
@@ -35,15 +43,17 @@ struct LauncherFiles {
 /// character other than letters, digits and `_` replaced by `_`.
 std::string launcherPrefix(const std::string &name);
 
-/// Generates the launcher of `module`'s call (after the transforms) for
-/// `--target cpu`. `sources` names the kernel and spec in the header's
-/// comment. Fails with an error printed (a call the generated launchers do
-/// not support yet, a lowering failure).
-mlir::LogicalResult emitCpuLauncher(mlir::ModuleOp module,
-                                    const std::string &name,
-                                    const std::string &sources,
-                                    bool wantHeader, bool wantLibrary,
-                                    LauncherFiles &files);
+/// Generates the launcher of `module`'s call (after the transforms): the
+/// `--target cpu` entry point when `cpu`, the CUDA one when `cudaImages`
+/// (every cuda:<arch> of the invocation, from emitCudaArtifacts with
+/// launcherImages) is not empty. `sources` names the kernel and spec in the
+/// header's comment. Fails with an error printed (a call the generated
+/// launchers do not support yet, a lowering failure).
+mlir::LogicalResult
+emitLaunchers(mlir::ModuleOp module, const std::string &name,
+              const std::string &sources, bool wantHeader, bool wantLibrary,
+              bool cpu, const std::vector<CudaArtifacts::Image> &cudaImages,
+              LauncherFiles &files);
 
 } // namespace pallasc
 

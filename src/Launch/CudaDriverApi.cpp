@@ -40,12 +40,17 @@ GpuStatus loadCudaDriverApi(CudaDriverApi &api) {
                  "cuDevicePrimaryCtxRelease_v2") &&
             bind(handle, a.cuCtxSetCurrent, "cuCtxSetCurrent") &&
             bind(handle, a.cuCtxSynchronize, "cuCtxSynchronize") &&
+            bind(handle, a.cuCtxGetCurrent, "cuCtxGetCurrent") &&
+            bind(handle, a.cuCtxGetDevice, "cuCtxGetDevice") &&
             bind(handle, a.cuModuleLoadDataEx, "cuModuleLoadDataEx") &&
             bind(handle, a.cuModuleUnload, "cuModuleUnload") &&
             bind(handle, a.cuModuleGetFunction, "cuModuleGetFunction") &&
             bind(handle, a.cuFuncSetAttribute, "cuFuncSetAttribute") &&
             bind(handle, a.cuMemAlloc, "cuMemAlloc_v2") &&
             bind(handle, a.cuMemFree, "cuMemFree_v2") &&
+            bind(handle, a.cuMemAllocAsync, "cuMemAllocAsync") &&
+            bind(handle, a.cuMemFreeAsync, "cuMemFreeAsync") &&
+            bind(handle, a.cuMemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2") &&
             bind(handle, a.cuMemcpyHtoD, "cuMemcpyHtoD_v2") &&
             bind(handle, a.cuMemcpyDtoH, "cuMemcpyDtoH_v2") &&
             bind(handle, a.cuMemcpyDtoD, "cuMemcpyDtoD_v2") &&

@@ -53,6 +53,10 @@ struct CudaDriverApi {
   CUresult (*cuDevicePrimaryCtxRelease)(CUdevice device) = nullptr;
   CUresult (*cuCtxSetCurrent)(void *context) = nullptr;
   CUresult (*cuCtxSynchronize)() = nullptr;
+  /// The calling thread's current context (null when none) and its device:
+  /// generated launchers run in the caller's context.
+  CUresult (*cuCtxGetCurrent)(void **context) = nullptr;
+  CUresult (*cuCtxGetDevice)(CUdevice *device) = nullptr;
   CUresult (*cuModuleLoadDataEx)(void **module, const void *image,
                                  unsigned numOptions, int *options,
                                  void **optionValues) = nullptr;
@@ -63,6 +67,13 @@ struct CudaDriverApi {
                                  int value) = nullptr;
   CUresult (*cuMemAlloc)(CUdeviceptr *ptr, size_t bytes) = nullptr;
   CUresult (*cuMemFree)(CUdeviceptr ptr) = nullptr;
+  /// Stream-ordered memory (CUDA 11.2+): a generated launcher's tensor maps
+  /// live from their upload to the end of the launch on the caller's stream.
+  CUresult (*cuMemAllocAsync)(CUdeviceptr *ptr, size_t bytes,
+                              void *stream) = nullptr;
+  CUresult (*cuMemFreeAsync)(CUdeviceptr ptr, void *stream) = nullptr;
+  CUresult (*cuMemcpyHtoDAsync)(CUdeviceptr dst, const void *src,
+                                size_t bytes, void *stream) = nullptr;
   CUresult (*cuMemcpyHtoD)(CUdeviceptr dst, const void *src,
                            size_t bytes) = nullptr;
   CUresult (*cuMemcpyDtoH)(void *dst, CUdeviceptr src, size_t bytes) = nullptr;

@@ -20,11 +20,26 @@ constexpr LauncherStatus kStatuses[] = {
      "the kernel could not run (memory, an index map out of range)"},
     {"PALLASC_ERROR_INVALID_PLAN", kLauncherInvalidPlan,
      "the embedded launch plan does not match the runtime library"},
+    {"PALLASC_ERROR_NO_DRIVER", kLauncherNoDriver,
+     "the GPU driver cannot be loaded (or is too old)"},
+    {"PALLASC_ERROR_NO_DEVICE", kLauncherNoDevice,
+     "no GPU device or context is available"},
+    {"PALLASC_ERROR_NO_FITTING_ARCH", kLauncherNoFittingArch,
+     "no embedded code object runs on the current device's architecture"},
+    {"PALLASC_ERROR_LOAD_FAILED", kLauncherLoadFailed,
+     "the driver cannot load the kernel (or grant its shared memory)"},
+    {"PALLASC_ERROR_MISALIGNED", kLauncherMisaligned,
+     "an operand's address is not aligned as the kernel requires (TMA: 16 "
+     "bytes)"},
+    {"PALLASC_ERROR_LAUNCH_FAILED", kLauncherLaunchFailed,
+     "the driver refused the launch (or a step before it)"},
 };
 
 thread_local std::string lastError;
 
-int fail(int status, const char *entry, const std::string &message) {
+} // namespace
+
+int launcherFail(int status, const char *entry, const std::string &message) {
   try {
     lastError = std::string(entry ? entry : "pallasc launcher") + ": " +
                 message;
@@ -34,6 +49,12 @@ int fail(int status, const char *entry, const std::string &message) {
   return status;
 }
 
+void launcherClearError() { lastError.clear(); }
+
+namespace {
+int fail(int status, const char *entry, const std::string &message) {
+  return launcherFail(status, entry, message);
+}
 } // namespace
 
 const LauncherStatus *launcherStatuses(size_t &count) {

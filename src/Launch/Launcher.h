@@ -19,6 +19,7 @@
 #include "src/Launch/HostGrid.h"
 
 #include <cstdint>
+#include <string>
 
 namespace pallasc::launch {
 
@@ -34,10 +35,22 @@ enum : int {
   kLauncherInvalidArgument = 1,
   kLauncherRunFailed = 2,
   kLauncherInvalidPlan = 3,
+  kLauncherNoDriver = 4,
+  kLauncherNoDevice = 5,
+  kLauncherNoFittingArch = 6,
+  kLauncherLoadFailed = 7,
+  kLauncherMisaligned = 8,
+  kLauncherLaunchFailed = 9,
 };
 
 /// Every status, in value order.
 const LauncherStatus *launcherStatuses(size_t &count);
+
+/// Sets the calling thread's last error to "<entry>: <message>" and returns
+/// `status` (the runtimes' common failure path).
+int launcherFail(int status, const char *entry, const std::string &message);
+/// Clears the calling thread's last error (at the start of a call).
+void launcherClearError();
 
 } // namespace pallasc::launch
 

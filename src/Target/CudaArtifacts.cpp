@@ -2,6 +2,8 @@
 
 #include "src/Target/CudaArtifacts.h"
 
+#include "src/Target/GpuLaunchRecord.h"
+
 #include "src/Driver/Timing.h"
 #include "src/Support/Temporaries.h"
 
@@ -182,8 +184,11 @@ json gpuLaunchJson(DictionaryAttr launch, llvm::StringRef arch,
 FailureOr<CudaArtifacts>
 emitCudaArtifacts(ModuleOp module, const std::string &name,
                   const std::vector<std::string> &targets, bool emitText,
-                  bool emitCubin, bool strictFloat, bool spillsAreErrors) {
+                  bool emitCubin, bool strictFloat, bool spillsAreErrors,
+                  bool launcherImages) {
   CudaArtifacts out;
+  // A launcher embeds the cubin whenever ptxas runs.
+  bool keepCubin = emitCubin || launcherImages;
   bool hasCall = false;
   module.walk([&](pallas::CallOp) { hasCall = true; });
   if (!hasCall)
@@ -269,6 +274,7 @@ emitCudaArtifacts(ModuleOp module, const std::string &name,
     entryJson.file = name + "." + arch + ".ptx";
     entryJson.sha256 = sha256Hex(ptx);
     json launchInfo = gpuLaunchJson(launch, arch, "cuda");
+    std::string cubinImage;
     if (!ptxas.empty()) {
       Step step("ptxas");
       std::string tempError;
@@ -286,7 +292,7 @@ emitCudaArtifacts(ModuleOp module, const std::string &name,
       std::error_code ec = temp->writeFile(stem, ".ptx", ptx, ptxPath);
       if (!ec)
         ec = temp->createFile(stem, ".log", logPath);
-      if (!ec && emitCubin)
+      if (!ec && keepCubin)
         ec = temp->createFile(stem, ".cubin", cubinPath);
       if (ec)
         return emitError(module.getLoc())
@@ -295,7 +301,7 @@ emitCudaArtifacts(ModuleOp module, const std::string &name,
       std::string archFlag = "-arch=" + arch;
       SmallVector<llvm::StringRef> args = {
           ptxas, archFlag, "-v", ptxPath, "-o",
-          emitCubin ? llvm::StringRef(cubinPath) : "/dev/null"};
+          keepCubin ? llvm::StringRef(cubinPath) : "/dev/null"};
       std::string execError;
       CompileStage stage("ptxas", target);
       spdlog::debug("{}: {}", target, llvm::join(args, " "));
@@ -303,7 +309,7 @@ emitCudaArtifacts(ModuleOp module, const std::string &name,
       auto log = llvm::MemoryBuffer::getFile(logPath);
       std::string logText = log ? (*log)->getBuffer().str() : "";
       std::string cubin;
-      if (emitCubin) {
+      if (keepCubin) {
         auto buf = llvm::MemoryBuffer::getFile(cubinPath, /*IsText=*/false);
         if (buf)
           cubin = (*buf)->getBuffer().str();
@@ -336,6 +342,8 @@ emitCudaArtifacts(ModuleOp module, const std::string &name,
             return failure();
         }
       }
+      if (launcherImages)
+        cubinImage = cubin;
       if (emitCubin) {
         std::string file = name + "." + arch + ".cubin";
         launchInfo["cubin"] = json{{"file", file}, {"sha256", sha256Hex(cubin)}};
@@ -344,6 +352,17 @@ emitCudaArtifacts(ModuleOp module, const std::string &name,
       }
     }
     entryJson.launch = launchInfo;
+    if (launcherImages) {
+      CudaArtifacts::Image image;
+      image.arch = arch;
+      image.cubin = std::move(cubinImage);
+      image.ptx = ptx;
+      std::string recordError;
+      if (!readGpuLaunchRecord(launch, image.record, recordError))
+        return emitError(module.getLoc())
+               << "the launch record of " << arch << ": " << recordError;
+      out.images.push_back(std::move(image));
+    }
     out.files.push_back({entryJson.file, ptx});
     out.manifestEntries.push_back(std::move(entryJson));
   }

@@ -12,6 +12,7 @@
 #ifndef PALLASC_SRC_TARGET_CUDAARTIFACTS_H
 #define PALLASC_SRC_TARGET_CUDAARTIFACTS_H
 
+#include "src/Launch/GpuLaunchRecord.h"
 #include "src/Manifest/Manifest.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -66,6 +67,15 @@ struct CudaArtifacts {
   std::vector<File> files;
   std::vector<ManifestArtifact> manifestEntries;
   std::vector<std::string> emitted; ///< --emit=mlir extras
+  /// With `launcherImages`: per architecture, what a generated launcher
+  /// embeds (src/Driver/LauncherGen.h).
+  struct Image {
+    std::string arch;  ///< "sm_90a"
+    std::string ptx;
+    std::string cubin; ///< empty without ptxas
+    launch::GpuLaunchRecord record;
+  };
+  std::vector<Image> images;
 };
 
 /// The manifest's `launch` object of a GPU artifact from pallas-to-gpu's
@@ -81,13 +91,15 @@ nlohmann::json gpuLaunchJson(mlir::DictionaryAttr launch, llvm::StringRef arch,
 /// ptxas assembles, `<name>.<arch>.cubin` (an error without ptxas).
 /// `strictFloat`: IEEE floating point (CudaPipelineOptions::strictFloat).
 /// A kernel that ptxas reports spilling is a warning, an error with
-/// `spillsAreErrors`. Diagnostics go to the module's context. A call eliminated by pallas-dce
-/// yields no files.
+/// `spillsAreErrors`. `launcherImages` fills `images` (the cubin whenever
+/// ptxas runs, even without `emitCubin`). Diagnostics go to the module's
+/// context. A call eliminated by pallas-dce yields no files.
 mlir::FailureOr<CudaArtifacts>
 emitCudaArtifacts(mlir::ModuleOp module, const std::string &name,
                   const std::vector<std::string> &targets, bool emitText,
                   bool emitCubin = false, bool strictFloat = false,
-                  bool spillsAreErrors = false);
+                  bool spillsAreErrors = false,
+                  bool launcherImages = false);
 
 } // namespace pallasc
 

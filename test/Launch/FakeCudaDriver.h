@@ -35,6 +35,11 @@ struct FakeCuda {
   std::set<launch::CUdeviceptr> live;
   launch::CUdeviceptr nextAddress = 0x10000;
   bool contextRetained = false;
+  /// What cuCtxGetCurrent reports (null: no current context).
+  void *currentContext = nullptr;
+  /// Async uploads, with the stream they were ordered on; async frees.
+  std::vector<void *> asyncStreams;
+  std::vector<launch::CUdeviceptr> asyncFrees;
   int funcAttribute = -1, funcAttributeValue = -1;
   std::vector<std::pair<launch::CUdeviceptr, std::vector<char>>> uploads;
   struct Launch {
@@ -43,6 +48,11 @@ struct FakeCuda {
     void *stream;
   };
   std::vector<Launch> launches;
+  /// When set, each launch also copies this many parameters (8 bytes each)
+  /// into launchedParams: the array of an asynchronous launcher is gone when
+  /// the call returns.
+  size_t copyParams = 0;
+  std::vector<std::vector<uint64_t>> launchedParams;
   /// The last cuTensorMapEncodeTiled's arguments.
   struct Encode {
     int dataType;
@@ -110,7 +120,44 @@ inline launch::CudaDriverApi FakeCuda::api() {
     FakeCuda::current->contextRetained = false;
     return fake::call("cuDevicePrimaryCtxRelease");
   };
-  a.cuCtxSetCurrent = [](void *) { return fake::call("cuCtxSetCurrent"); };
+  a.cuCtxSetCurrent = [](void *ctx) {
+    CUresult r = fake::call("cuCtxSetCurrent");
+    if (r == cuda::kSuccess)
+      FakeCuda::current->currentContext = ctx;
+    return r;
+  };
+  a.cuCtxGetCurrent = [](void **ctx) {
+    *ctx = FakeCuda::current->currentContext;
+    return fake::call("cuCtxGetCurrent");
+  };
+  a.cuCtxGetDevice = [](CUdevice *d) {
+    *d = 0;
+    return fake::call("cuCtxGetDevice");
+  };
+  a.cuMemAllocAsync = [](CUdeviceptr *p, size_t bytes, void *stream) {
+    CUresult r = fake::call("cuMemAllocAsync");
+    if (r == cuda::kSuccess) {
+      FakeCuda &f = *FakeCuda::current;
+      *p = f.nextAddress;
+      f.nextAddress += (bytes + 255) / 256 * 256;
+      f.live.insert(*p);
+      f.asyncStreams.push_back(stream);
+    }
+    return r;
+  };
+  a.cuMemFreeAsync = [](CUdeviceptr p, void *stream) {
+    FakeCuda::current->live.erase(p);
+    FakeCuda::current->asyncFrees.push_back(p);
+    FakeCuda::current->asyncStreams.push_back(stream);
+    return fake::call("cuMemFreeAsync");
+  };
+  a.cuMemcpyHtoDAsync = [](CUdeviceptr dst, const void *src, size_t bytes,
+                           void *stream) {
+    const char *s = static_cast<const char *>(src);
+    FakeCuda::current->uploads.push_back({dst, std::vector<char>(s, s + bytes)});
+    FakeCuda::current->asyncStreams.push_back(stream);
+    return fake::call("cuMemcpyHtoDAsync");
+  };
   a.cuCtxSynchronize = [] { return fake::call("cuCtxSynchronize"); };
   a.cuModuleLoadDataEx = [](void **module, const void *, unsigned n,
                             int *options, void **values) {
@@ -163,8 +210,12 @@ inline launch::CudaDriverApi FakeCuda::api() {
   a.cuLaunchKernel = [](void *, unsigned gx, unsigned gy, unsigned gz,
                         unsigned bx, unsigned by, unsigned bz, unsigned shared,
                         void *stream, void **params, void **) {
-    FakeCuda::current->launches.push_back(
-        {{gx, gy, gz}, {bx, by, bz}, shared, params, stream});
+    FakeCuda &f = *FakeCuda::current;
+    f.launches.push_back({{gx, gy, gz}, {bx, by, bz}, shared, params, stream});
+    std::vector<uint64_t> values(f.copyParams, 0);
+    for (size_t i = 0; i < f.copyParams; ++i)
+      std::memcpy(&values[i], params[i], sizeof(uint64_t));
+    f.launchedParams.push_back(values);
     return fake::call("cuLaunchKernel");
   };
   a.cuEventCreate = [](void **e, unsigned) {

@@ -1,0 +1,90 @@
+//===- CudaLauncher.h - The runtime of generated CUDA launchers ---*- C++ -*-===//
+//
+// `pallasc --emit=lib --target cuda:<arch>...` writes, beside the kernel's
+// images, an entry point `<name>_cuda(inputs..., outputs..., grid bounds...,
+// stream)` that hands them to pallasc_launcher_cuda_run below. It runs in
+// the calling thread's current CUDA context (the primary context of device
+// 0, made current, when the thread has none), loads the best image for the
+// context's device once per context (thread-safe), and launches through the
+// launch library (CudaLaunch.h, GpuLaunch.h) that `pallasc run --target
+// cuda:<arch>` uses: geometry, the shared memory opt-in, TMA tensor maps
+// (encoded on the host, uploaded and freed in the caller's stream order),
+// kernel arguments. The launch is asynchronous on the given stream.
+//
+// The embedded launch record is text (encodeGpuLaunchRecord): one record per
+// architecture, as the lowering for each differs.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PALLASC_SRC_LAUNCH_CUDALAUNCHER_H
+#define PALLASC_SRC_LAUNCH_CUDALAUNCHER_H
+
+#include "src/Launch/CudaDriverApi.h"
+#include "src/Launch/GpuLaunchRecord.h"
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+extern "C" {
+
+/// One embedded code object of a generated CUDA launcher (the layout the
+/// generator emits: four 8-byte fields, then the record).
+struct pallasc_cuda_image {
+  const char *arch;   ///< "sm_90a", NUL-terminated
+  int64_t kind;       ///< pallasc::launch::kCudaImage*
+  const void *data;   ///< the cubin, or the PTX (NUL-terminated)
+  int64_t size;       ///< bytes of `data`
+  const char *record; ///< encodeGpuLaunchRecord text of this arch
+  int64_t recordSize;
+};
+
+/// Launches a generated `--target cuda` entry point. `images` (numImages)
+/// are its code objects; `grid` (gridRank) the pallas grid, -1 for each
+/// dynamic bound, which `bounds` (numBounds) fill in order; `operands` the
+/// device addresses of every input then every output. `entry` names the
+/// entry point in messages. Returns a status code (Launcher.h).
+int pallasc_launcher_cuda_run(const char *entry,
+                              const struct pallasc_cuda_image *images,
+                              int64_t numImages, const int64_t *grid,
+                              int64_t gridRank, void *const *operands,
+                              int64_t numInputs, int64_t numOutputs,
+                              const int64_t *bounds, int64_t numBounds,
+                              void *stream);
+} // extern "C"
+
+namespace pallasc::launch {
+
+constexpr const char *kCudaRunSymbol = "pallasc_launcher_cuda_run";
+constexpr int64_t kCudaImageCubin = 0;
+constexpr int64_t kCudaImagePtx = 1;
+
+/// The record as one line of text, and back (false with `error` set on
+/// malformed text).
+std::string encodeGpuLaunchRecord(const GpuLaunchRecord &record);
+bool decodeGpuLaunchRecord(std::string_view text, GpuLaunchRecord &record,
+                           std::string &error);
+
+/// A CUDA architecture as the images name it: sm_<major><minor>[a].
+struct CudaArch {
+  int major = 0, minor = 0;
+  bool archSpecific = false; ///< the `a` suffix: runs on this chip alone
+};
+bool parseCudaArch(std::string_view name, CudaArch &arch);
+
+/// The index of the image to load on a device of compute capability
+/// major.minor, or -1 when none fits. A cubin runs on its major version at
+/// an equal or higher minor one; PTX JIT-compiles on any equal or newer
+/// device; `a` architectures run on exactly their chip. The highest fitting
+/// architecture wins, a cubin before PTX of the same one.
+int64_t selectCudaImage(const pallasc_cuda_image *images, int64_t numImages,
+                        int major, int minor);
+
+/// Tests: launchers use `api` instead of libcuda.so.1 (null: the real
+/// driver again), and forget every module they loaded.
+void setCudaLauncherDriverForTesting(const CudaDriverApi *api);
+
+} // namespace pallasc::launch
+
+#endif // PALLASC_SRC_LAUNCH_CUDALAUNCHER_H

@@ -1,0 +1,297 @@
+//===- CudaLauncherTest.cpp - Generated CUDA launchers on a fake driver -*- C++ -*-===//
+//
+// pallasc_launcher_cuda_run (what every generated `<name>_cuda` calls) over
+// images and launch records built here, against the fake driver table of
+// FakeCudaDriver.h: the image chosen per compute capability, loading once
+// per context, the launch's geometry, arguments, stream and tensor maps, and
+// the status and message of each failure (no driver, no device, no fitting
+// architecture, a misaligned TMA operand, a refused launch).
+//
+//===----------------------------------------------------------------------===//
+
+#include "test/Launch/FakeCudaDriver.h"
+
+#include "src/Launch/CudaLauncher.h"
+#include "src/Launch/Launcher.h"
+
+#include <catch2/catch.hpp>
+
+#include <cstring>
+
+using namespace pallasc::launch;
+using pallasc::test::FakeCuda;
+
+namespace {
+
+/// A two-pointer kernel over a dynamic 1-D grid, 256 threads, 64 KiB of
+/// dynamic shared memory (past the opt-in).
+GpuLaunchRecord addRecord() {
+  GpuLaunchRecord r;
+  r.entry = "add";
+  r.gridAxes[0] = {0};
+  r.block[0] = 256;
+  r.dynamicSharedBytes = 64 * 1024;
+  GpuKernelParam in, out, bound;
+  in.kind = out.kind = GpuKernelParam::Kind::Pointer;
+  out.isOutput = true;
+  bound.kind = GpuKernelParam::Kind::GridBound;
+  r.params = {in, out, bound};
+  return r;
+}
+
+/// The record with a TMA tensor map over input 0 appended.
+GpuLaunchRecord tmaRecord() {
+  GpuLaunchRecord r = addRecord();
+  GpuKernelParam map;
+  map.kind = GpuKernelParam::Kind::TensorMap;
+  map.tensorMap.input = 0;
+  map.tensorMap.bf16 = true;
+  map.tensorMap.globalShape[0] = 128;
+  map.tensorMap.globalShape[1] = 64;
+  map.tensorMap.boxShape[0] = 64;
+  map.tensorMap.boxShape[1] = 64;
+  r.params.push_back(map);
+  return r;
+}
+
+/// Images as a generated library holds them.
+struct Images {
+  std::vector<std::string> records;
+  std::vector<pallasc_cuda_image> table;
+  void add(const char *arch, int64_t kind, const GpuLaunchRecord &record) {
+    records.push_back(encodeGpuLaunchRecord(record));
+    table.push_back({arch, kind, "image", 6, nullptr, 0});
+  }
+  const pallasc_cuda_image *data() {
+    for (size_t i = 0; i < table.size(); ++i) {
+      table[i].record = records[i].c_str();
+      table[i].recordSize = static_cast<int64_t>(records[i].size());
+    }
+    return table.data();
+  }
+};
+
+/// The fake installed as the launchers' driver for one test.
+struct Installed {
+  CudaDriverApi api;
+  explicit Installed(FakeCuda &fake) : api(fake.api()) {
+    setCudaLauncherDriverForTesting(&api);
+  }
+  ~Installed() { setCudaLauncherDriverForTesting(nullptr); }
+};
+
+int run(Images &images, void *in, void *out, int64_t bound,
+        void *stream = nullptr) {
+  int64_t grid[] = {-1};
+  void *operands[] = {in, out};
+  return pallasc_launcher_cuda_run("add_cuda", images.data(),
+                                   static_cast<int64_t>(images.table.size()),
+                                   grid, 1, operands, 1, 1, &bound, 1, stream);
+}
+
+void *address(uintptr_t a) { return reinterpret_cast<void *>(a); }
+
+} // namespace
+
+TEST_CASE("cuda launcher: the launch record round-trips as text",
+          "[launch][cuda][launcher]") {
+  GpuLaunchRecord r = tmaRecord();
+  r.gridAxes[1] = {1, 2};
+  GpuLaunchRecord back;
+  std::string error;
+  REQUIRE(decodeGpuLaunchRecord(encodeGpuLaunchRecord(r), back, error));
+  CHECK(encodeGpuLaunchRecord(back) == encodeGpuLaunchRecord(r));
+  CHECK(back.entry == "add");
+  CHECK(back.gridAxes[1] == std::vector<int64_t>{1, 2});
+  CHECK(back.dynamicSharedBytes == 64 * 1024);
+  REQUIRE(back.params.size() == 4);
+  CHECK(back.params[1].isOutput);
+  CHECK(back.params[2].kind == GpuKernelParam::Kind::GridBound);
+  CHECK(back.params[3].tensorMap.bf16);
+  CHECK(back.params[3].tensorMap.globalShape[0] == 128);
+
+  CHECK_FALSE(decodeGpuLaunchRecord("pallasc-gpu-record-1 add 99999999", back,
+                                    error));
+  CHECK(error == "the embedded launch record is malformed (grid axes)");
+  CHECK_FALSE(decodeGpuLaunchRecord(encodeGpuLaunchRecord(r) + " x", back,
+                                    error));
+  CHECK(error == "the embedded launch record is malformed (trailing 'x')");
+}
+
+TEST_CASE("cuda launcher: the image for each compute capability",
+          "[launch][cuda][launcher]") {
+  GpuLaunchRecord r = addRecord();
+  Images images;
+  images.add("sm_90a", kCudaImageCubin, r); // 0
+  images.add("sm_90a", kCudaImagePtx, r);   // 1
+  images.add("sm_80", kCudaImageCubin, r);  // 2
+  images.add("sm_80", kCudaImagePtx, r);    // 3
+  const pallasc_cuda_image *t = images.data();
+  CHECK(selectCudaImage(t, 4, 9, 0) == 0);  // H100: the sm_90a cubin
+  CHECK(selectCudaImage(t, 4, 8, 0) == 2);  // A100: the sm_80 cubin
+  CHECK(selectCudaImage(t, 4, 8, 6) == 2);  // sm_86 runs sm_80 cubins
+  CHECK(selectCudaImage(t, 4, 10, 0) == 3); // sm_100: sm_80 PTX, JIT
+  CHECK(selectCudaImage(t, 4, 7, 5) == -1); // older than every image
+  CHECK(selectCudaImage(t, 2, 10, 0) == -1); // sm_90a runs on sm_90 alone
+  CHECK(selectCudaImage(t + 1, 1, 9, 0) == 0);
+}
+
+TEST_CASE("cuda launcher: a launch in the current context, loaded once",
+          "[launch][cuda][launcher]") {
+  FakeCuda fake;
+  fake.copyParams = 3;
+  static int context;
+  fake.currentContext = &context;
+  Installed installed(fake);
+  Images images;
+  images.add("sm_90a", kCudaImageCubin, addRecord());
+  images.add("sm_90a", kCudaImagePtx, addRecord());
+  int stream;
+  REQUIRE(run(images, address(0x1000), address(0x2000), 7, &stream) ==
+          kLauncherOk);
+  CHECK(std::string(pallasc_last_error()).empty());
+  REQUIRE(fake.launches.size() == 1);
+  const FakeCuda::Launch &l = fake.launches[0];
+  CHECK(l.grid[0] == 7);
+  CHECK(l.block[0] == 256);
+  CHECK(l.shared == 64 * 1024);
+  CHECK(l.stream == &stream);
+  const std::vector<uint64_t> &params = fake.launchedParams[0];
+  CHECK(params[0] == 0x1000);
+  CHECK(params[1] == 0x2000);
+  CHECK(static_cast<uint32_t>(params[2]) == 7);
+  // The >48 KiB opt-in, in the caller's context (no primary context).
+  CHECK(fake.funcAttributeValue == 64 * 1024);
+  CHECK(fake.count("cuDevicePrimaryCtxRetain") == 0);
+  CHECK(fake.count("cuCtxSynchronize") == 0); // asynchronous
+
+  REQUIRE(run(images, address(0x1000), address(0x2000), 3) == kLauncherOk);
+  CHECK(fake.count("cuModuleLoadDataEx") == 1);
+  CHECK(fake.launches.size() == 2);
+}
+
+TEST_CASE("cuda launcher: without a current context, device 0's primary one",
+          "[launch][cuda][launcher]") {
+  FakeCuda fake;
+  Installed installed(fake);
+  Images images;
+  images.add("sm_90a", kCudaImagePtx, addRecord());
+  REQUIRE(run(images, address(0x1000), address(0x2000), 1) == kLauncherOk);
+  CHECK(fake.count("cuDevicePrimaryCtxRetain") == 1);
+  CHECK(fake.currentContext != nullptr);
+}
+
+TEST_CASE("cuda launcher: no driver, no device", "[launch][cuda][launcher]") {
+  // This machine's real driver, when it has none: NO_DRIVER with dlopen's
+  // reason. (With a driver the call gets further; only check the form.)
+  {
+    Images images;
+    images.add("sm_90a", kCudaImagePtx, addRecord());
+    int status = run(images, address(0x1000), address(0x2000), 1);
+    if (status == kLauncherNoDriver)
+      CHECK_THAT(pallasc_last_error(),
+                 Catch::StartsWith("add_cuda: cuda: cannot load the CUDA "
+                                   "driver (libcuda.so.1): "));
+    else
+      CHECK(status != kLauncherOk); // fake device pointers never run
+  }
+  FakeCuda fake;
+  fake.fail["cuInit"] = 100;
+  Installed installed(fake);
+  Images images;
+  images.add("sm_90a", kCudaImagePtx, addRecord());
+  CHECK(run(images, address(0x1000), address(0x2000), 1) == kLauncherNoDevice);
+  CHECK(std::string(pallasc_last_error()) ==
+        "add_cuda: cuda: the CUDA driver cannot initialize (CUDA_ERROR_FAKE "
+        "(100))");
+  fake.fail.clear();
+  fake.deviceCount = 0;
+  CHECK(run(images, address(0x1000), address(0x2000), 1) == kLauncherNoDevice);
+  CHECK(std::string(pallasc_last_error()) ==
+        "add_cuda: cuda: no CUDA device is available (0 devices)");
+  CHECK(fake.launches.empty());
+}
+
+TEST_CASE("cuda launcher: no embedded architecture fits the device",
+          "[launch][cuda][launcher]") {
+  FakeCuda fake;
+  fake.major = 8;
+  fake.minor = 6;
+  Installed installed(fake);
+  Images images;
+  images.add("sm_90a", kCudaImageCubin, addRecord());
+  images.add("sm_90a", kCudaImagePtx, addRecord());
+  CHECK(run(images, address(0x1000), address(0x2000), 1) ==
+        kLauncherNoFittingArch);
+  CHECK(std::string(pallasc_last_error()) ==
+        "add_cuda: cuda: no embedded code object runs on this device (compute "
+        "capability 8.6, sm_86); embedded: cubin sm_90a, PTX sm_90a; compile "
+        "with --target cuda:sm_86 (or an older architecture, as PTX)");
+  CHECK(fake.count("cuModuleLoadDataEx") == 0);
+}
+
+TEST_CASE("cuda launcher: load failure names the image and the device",
+          "[launch][cuda][launcher]") {
+  FakeCuda fake;
+  fake.fail["cuModuleLoadDataEx"] = 218;
+  Installed installed(fake);
+  Images images;
+  images.add("sm_90a", kCudaImagePtx, addRecord());
+  CHECK(run(images, address(0x1000), address(0x2000), 1) ==
+        kLauncherLoadFailed);
+  CHECK(std::string(pallasc_last_error()) ==
+        "add_cuda: cuda, PTX sm_90a on sm_90: the CUDA driver cannot load "
+        "the PTX: CUDA_ERROR_FAKE (218)\nptxas fatal: fake");
+}
+
+TEST_CASE("cuda launcher: TMA tensor maps, and a misaligned operand",
+          "[launch][cuda][launcher]") {
+  FakeCuda fake;
+  fake.copyParams = 4;
+  Installed installed(fake);
+  Images images;
+  images.add("sm_90a", kCudaImageCubin, tmaRecord());
+  int stream;
+  REQUIRE(run(images, address(0x1000), address(0x2000), 2, &stream) ==
+          kLauncherOk);
+  // Encoded over input 0, uploaded, passed, freed: all on the stream.
+  CHECK(fake.encode.address == 0x1000);
+  CHECK(fake.encode.dim[0] == 64);
+  CHECK(fake.encode.dim[1] == 128);
+  REQUIRE(fake.uploads.size() == 1);
+  CHECK(fake.uploads[0].second.size() == 128);
+  REQUIRE(fake.launches.size() == 1);
+  CHECK(fake.launchedParams[0][3] == fake.uploads[0].first);
+  CHECK(fake.asyncFrees == std::vector<CUdeviceptr>{fake.uploads[0].first});
+  CHECK(fake.live.empty());
+  for (void *s : fake.asyncStreams)
+    CHECK(s == &stream);
+
+  CHECK(run(images, address(0x1008), address(0x2000), 2) ==
+        kLauncherMisaligned);
+  CHECK(std::string(pallasc_last_error()) ==
+        "add_cuda: cuda, cubin sm_90a, @add: the tensor map of inputs[0] "
+        "needs a 16-byte aligned address (TMA), got 4104");
+  CHECK(fake.launches.size() == 1);
+}
+
+TEST_CASE("cuda launcher: a refused launch, a bad bound",
+          "[launch][cuda][launcher]") {
+  FakeCuda fake;
+  Installed installed(fake);
+  Images images;
+  images.add("sm_90a", kCudaImageCubin, tmaRecord());
+  fake.fail["cuLaunchKernel"] = 701;
+  CHECK(run(images, address(0x1000), address(0x2000), 2) ==
+        kLauncherLaunchFailed);
+  CHECK(std::string(pallasc_last_error()) ==
+        "add_cuda: cuda, cubin sm_90a, @add: kernel launch failed: "
+        "CUDA_ERROR_FAKE (701)");
+  // The tensor maps are freed on the failure path too.
+  CHECK(fake.live.empty());
+  fake.fail.clear();
+  CHECK(run(images, address(0x1000), address(0x2000), -1) ==
+        kLauncherInvalidArgument);
+  CHECK(std::string(pallasc_last_error()) ==
+        "add_cuda: dynamic grid bound 0 is -1; bounds must be in [0, 2^31)");
+}
