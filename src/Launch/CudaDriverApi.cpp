@@ -42,6 +42,7 @@ GpuStatus loadCudaDriverApi(CudaDriverApi &api) {
             bind(handle, a.cuCtxSynchronize, "cuCtxSynchronize") &&
             bind(handle, a.cuCtxGetCurrent, "cuCtxGetCurrent") &&
             bind(handle, a.cuCtxGetDevice, "cuCtxGetDevice") &&
+            bind(handle, a.cuCtxGetId, "cuCtxGetId") &&
             bind(handle, a.cuModuleLoadDataEx, "cuModuleLoadDataEx") &&
             bind(handle, a.cuModuleUnload, "cuModuleUnload") &&
             bind(handle, a.cuModuleGetFunction, "cuModuleGetFunction") &&

@@ -57,6 +57,9 @@ struct CudaDriverApi {
   /// generated launchers run in the caller's context.
   CUresult (*cuCtxGetCurrent)(void **context) = nullptr;
   CUresult (*cuCtxGetDevice)(CUdevice *device) = nullptr;
+  /// A context's process-unique id (CUDA 12.0+): unlike its address, never
+  /// reused by a later context.
+  CUresult (*cuCtxGetId)(void *context, unsigned long long *id) = nullptr;
   CUresult (*cuModuleLoadDataEx)(void **module, const void *image,
                                  unsigned numOptions, int *options,
                                  void **optionValues) = nullptr;

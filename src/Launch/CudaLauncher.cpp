@@ -183,9 +183,10 @@ struct LauncherState {
   bool loaded = false;
   CudaDriverApi real;
   GpuStatus loadStatus;
-  /// Per (image table, context): the module loaded into it. Modules stay
-  /// loaded until the process ends.
-  std::map<std::pair<const void *, void *>, std::unique_ptr<LoadedKernel>>
+  /// Per (image table, context id): the module loaded into it. Modules stay
+  /// loaded until the process ends (or their context is destroyed).
+  std::map<std::pair<const void *, unsigned long long>,
+           std::unique_ptr<LoadedKernel>>
       kernels;
 };
 
@@ -249,15 +250,15 @@ std::string imageList(const pallasc_cuda_image *images, int64_t n) {
 
 /// The current context (made the primary context of device 0 when the
 /// thread has none) and its device's compute capability.
-GpuStatus currentContext(const CudaDriverApi &api, void *&context, int &major,
-                         int &minor) {
+GpuStatus currentContext(const CudaDriverApi &api, unsigned long long &id,
+                         int &major, int &minor) {
   CUresult r = api.cuInit(0);
   if (r != cuda::kSuccess)
     return GpuStatus::failure(GpuError::NoDevice,
                               "the CUDA driver cannot initialize (" +
                                   api.describe(r) + ")",
                               r);
-  context = nullptr;
+  void *context = nullptr;
   if ((r = api.cuCtxGetCurrent(&context)) != cuda::kSuccess)
     return GpuStatus::failure(GpuError::DeviceSetup,
                               "cuCtxGetCurrent: " + api.describe(r), r);
@@ -286,6 +287,9 @@ GpuStatus currentContext(const CudaDriverApi &api, void *&context, int &major,
     return GpuStatus::failure(GpuError::DeviceSetup,
                               "cuCtxGetDevice: " + api.describe(r), r);
   }
+  if ((r = api.cuCtxGetId(context, &id)) != cuda::kSuccess)
+    return GpuStatus::failure(GpuError::DeviceSetup,
+                              "cuCtxGetId: " + api.describe(r), r);
   if ((r = api.cuDeviceGetAttribute(
            &major, cuda::kAttrComputeCapabilityMajor, device)) !=
           cuda::kSuccess ||
@@ -362,7 +366,7 @@ int runCuda(const char *entry, const pallasc_cuda_image *images,
     if (GpuStatus s = driverApi(st, apiPtr); !s)
       return fail(s);
     const CudaDriverApi &api = *apiPtr;
-    void *context = nullptr;
+    unsigned long long context = 0;
     int major = 0, minor = 0;
     if (GpuStatus s = currentContext(api, context, major, minor); !s)
       return fail(s);

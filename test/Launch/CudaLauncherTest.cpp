@@ -168,6 +168,10 @@ TEST_CASE("cuda launcher: a launch in the current context, loaded once",
   REQUIRE(run(images, address(0x1000), address(0x2000), 3) == kLauncherOk);
   CHECK(fake.count("cuModuleLoadDataEx") == 1);
   CHECK(fake.launches.size() == 2);
+  // Another context (at the same address as a destroyed one): loaded again.
+  fake.contextGeneration = 1;
+  REQUIRE(run(images, address(0x1000), address(0x2000), 3) == kLauncherOk);
+  CHECK(fake.count("cuModuleLoadDataEx") == 2);
 }
 
 TEST_CASE("cuda launcher: without a current context, device 0's primary one",

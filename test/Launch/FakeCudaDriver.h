@@ -37,6 +37,9 @@ struct FakeCuda {
   bool contextRetained = false;
   /// What cuCtxGetCurrent reports (null: no current context).
   void *currentContext = nullptr;
+  /// Added to the context's id (cuCtxGetId): a new context at the address
+  /// of a destroyed one.
+  unsigned long long contextGeneration = 0;
   /// Async uploads, with the stream they were ordered on; async frees.
   std::vector<void *> asyncStreams;
   std::vector<launch::CUdeviceptr> asyncFrees;
@@ -129,6 +132,11 @@ inline launch::CudaDriverApi FakeCuda::api() {
   a.cuCtxGetCurrent = [](void **ctx) {
     *ctx = FakeCuda::current->currentContext;
     return fake::call("cuCtxGetCurrent");
+  };
+  a.cuCtxGetId = [](void *ctx, unsigned long long *id) {
+    *id = reinterpret_cast<uintptr_t>(ctx) +
+          FakeCuda::current->contextGeneration;
+    return fake::call("cuCtxGetId");
   };
   a.cuCtxGetDevice = [](CUdevice *d) {
     *d = 0;
