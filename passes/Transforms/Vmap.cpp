@@ -60,6 +60,42 @@ RankedTensorType batchedType(RankedTensorType type, int64_t axis,
                                type.getElementType());
 }
 
+/// The size in bytes of `type`, or nullopt when it leaves int64 (an index
+/// element counts 8 bytes).
+std::optional<int64_t> checkedByteSize(RankedTensorType type) {
+  Type elem = type.getElementType();
+  int64_t bytes = elem.isIntOrFloat()
+                      ? std::max<int64_t>(1, elem.getIntOrFloatBitWidth() / 8)
+                      : 8;
+  for (int64_t d : type.getShape())
+    if (!ShapedType::isDynamic(d) && llvm::MulOverflow(bytes, d, bytes))
+      return std::nullopt;
+  return bytes;
+}
+
+/// An error on the first value of `func` (argument or result) whose batched
+/// type's size in bytes leaves int64: the axis size was too large for it.
+LogicalResult checkBatchedSizes(func::FuncOp func, int64_t axisSize) {
+  auto check = [&](Value v, Location loc) -> LogicalResult {
+    auto type = dyn_cast<RankedTensorType>(v.getType());
+    if (!type || checkedByteSize(type))
+      return success();
+    return emitError(loc) << "pallas-vmap: batching by axis size " << axisSize
+                          << " gives a value of type " << type
+                          << ", whose size in bytes overflows int64";
+  };
+  for (BlockArgument arg : func.getArguments())
+    if (failed(check(arg, func.getLoc())))
+      return failure();
+  WalkResult walk = func.walk([&](Operation *op) {
+    for (Value r : op->getResults())
+      if (failed(check(r, op->getLoc())))
+        return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return failure(walk.wasInterrupted());
+}
+
 /// Batches one function.
 class FunctionBatcher {
 public:
@@ -732,7 +768,7 @@ struct PallasVmapPass
     SymbolTable symbols(module);
     for (func::FuncOp func : getCallWrappers(module)) {
       FunctionBatcher batcher(func, size, symbols);
-      if (failed(batcher.run(axes)))
+      if (failed(batcher.run(axes)) || failed(checkBatchedSizes(func, size)))
         return signalPassFailure();
     }
   }

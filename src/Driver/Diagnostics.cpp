@@ -72,7 +72,11 @@ void setupLogging(Verbosity verbosity) {
   logger->flush_on(spdlog::level::trace);
 }
 
-void logError(const std::string &message) { spdlog::error("{}", message); }
+void logError(const std::string &message) {
+  // A message can quote its input (a key, a path, a value): whatever it
+  // holds, no line of it reaches stderr longer than kMaxMessageLine.
+  spdlog::error("{}", clipLongLines(message, kSnippetWidth));
+}
 
 uint64_t warningsLogged() { return warningCount; }
 
@@ -123,7 +127,9 @@ std::string clipLongLines(llvm::StringRef text, size_t width) {
       ++i;
       continue;
     }
-    out += line.substr(0, kMaxMessageLine).str() + "...";
+    // A message: its head and its tail (where the reason usually is).
+    out += line.substr(0, kMaxMessageLine / 2).str() + "..." +
+           line.substr(line.size() - kMaxMessageLine / 2).str();
   }
   return out;
 }

@@ -41,8 +41,9 @@ constexpr size_t kMaxMessageLine = 4096;
 
 /// Cuts the long lines of a rendered diagnostic: a source line longer than
 /// `width` followed by its caret line (`   ^~~`) to the `width` columns
-/// around the caret, any other line after kMaxMessageLine characters; "..."
-/// marks each cut.
+/// around the caret, any other line longer than kMaxMessageLine to its first
+/// and last kMaxMessageLine / 2 characters; "..." marks each cut. pallasc
+/// writes every error line through it (logError, CLI errors, diagnostics).
 std::string clipLongLines(llvm::StringRef text, size_t width);
 
 /// While alive, routes the context's diagnostics to the logger, rendered by

@@ -141,6 +141,31 @@ std::string baseName(const std::string &path) {
   return llvm::sys::path::filename(path).str();
 }
 
+/// While a transform's passes run, names the transform (its JSON path, or
+/// the command-line flag) in `current`, so that their errors can say which
+/// entry of `transforms` failed.
+class TransformPathInstrumentation : public PassInstrumentation {
+public:
+  TransformPathInstrumentation(llvm::DenseMap<Pass *, std::string> paths,
+                               std::string &current)
+      : paths(std::move(paths)), current(current) {}
+  void runBeforePass(Pass *pass, Operation *) override {
+    if (auto it = paths.find(pass); it != paths.end())
+      current = it->second;
+  }
+  void runAfterPass(Pass *pass, Operation *) override {
+    if (paths.count(pass))
+      current.clear();
+  }
+  void runAfterPassFailed(Pass *pass, Operation *op) override {
+    runAfterPass(pass, op);
+  }
+
+private:
+  llvm::DenseMap<Pass *, std::string> paths;
+  std::string &current;
+};
+
 /// Runs the spec's transforms (then the command line's) and the cleanup
 /// passes on `module`.
 LogicalResult runTransformPasses(MLIRContext &context,
@@ -157,21 +182,48 @@ LogicalResult runTransformPasses(MLIRContext &context,
         /*shouldPrintBeforePass=*/[](Pass *, Operation *) { return false; },
         /*shouldPrintAfterPass=*/[](Pass *, Operation *) { return true; },
         /*printModuleScope=*/true, /*printAfterOnlyOnChange=*/false);
+  llvm::DenseMap<Pass *, std::string> paths;
   for (const spec::Transform &t : spec.transforms) {
     std::string element = transformToPassPipeline(t);
     std::string error;
     llvm::raw_string_ostream errs(error);
+    size_t before = pm.size();
     if (failed(parsePassPipeline(element, pm, errs))) {
       logError(options.specPath + ": error: " + t.path +
                ": transform '" + element.substr(0, element.find('{')) +
                "' is not available: " + error);
       return failure();
     }
+    size_t index = 0;
+    for (Pass &pass : pm.getPasses())
+      if (index++ >= before && !t.path.empty())
+        paths[&pass] = t.path;
   }
   if (options.optLevel > 0) {
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
   }
+  // An error of a transform's pass names the transform first:
+  // "spec.json: error: transforms[1]: pallas-vmap: ...".
+  std::string current;
+  bool reemitting = false;
+  pm.addInstrumentation(
+      std::make_unique<TransformPathInstrumentation>(std::move(paths),
+                                                     current));
+  ScopedDiagnosticHandler prefix(&context, [&](Diagnostic &diag) {
+    if (current.empty() || reemitting ||
+        diag.getSeverity() != DiagnosticSeverity::Error)
+      return failure(); // on to the next handler (the router)
+    reemitting = true;
+    {
+      InFlightDiagnostic named = emitError(diag.getLocation())
+                                 << current << ": " << diag.str();
+      for (Diagnostic &note : diag.getNotes())
+        named.attachNote(note.getLocation()) << note.str();
+    }
+    reemitting = false;
+    return success();
+  });
   return pm.run(module);
 }
 

@@ -74,21 +74,35 @@ static json blockJson(pallas::BlockSpecAttr spec) {
   return j;
 }
 
+/// Elements of `shape` times `elementBytes`, or nullopt when that leaves
+/// int64 (the manifest never holds a wrapped count).
+static std::optional<int64_t> checkedBytes(ArrayRef<int64_t> shape,
+                                           int64_t elementBytes) {
+  int64_t bytes = elementBytes;
+  for (int64_t d : shape)
+    if (ShapedType::isDynamic(d) || llvm::MulOverflow(bytes, d, bytes))
+      return std::nullopt;
+  return bytes;
+}
+
 static json typeJson(Type type) {
   json j = json::object();
   if (auto t = dyn_cast<RankedTensorType>(type)) {
     j["shape"] = shapeJson(t.getShape());
     j["dtype"] = spec::typeToDtype(t.getElementType());
-    j["bytes"] = t.getNumElements() *
-                 std::max<int64_t>(1, t.getElementTypeBitWidth() / 8);
+    if (auto bytes = checkedBytes(
+            t.getShape(), std::max<int64_t>(1, t.getElementTypeBitWidth() / 8)))
+      j["bytes"] = *bytes;
   } else if (auto r = dyn_cast<pallas::RefType>(type)) {
     j["shape"] = shapeJson(r.getShape());
     j["dtype"] = spec::typeToDtype(r.getElementType());
     j["memory_space"] =
         pallas::stringifyMemorySpace(r.getMemorySpace()).str();
-    j["bytes"] = r.getNumElements() *
-                 std::max<int64_t>(
-                     1, r.getElementType().getIntOrFloatBitWidth() / 8);
+    if (auto bytes = checkedBytes(
+            r.getShape(),
+            std::max<int64_t>(1,
+                              r.getElementType().getIntOrFloatBitWidth() / 8)))
+      j["bytes"] = *bytes;
   } else {
     std::string s;
     llvm::raw_string_ostream os(s);
@@ -191,7 +205,10 @@ FailureOr<json> buildManifest(ModuleOp module, const ManifestInputs &in) {
 
   json operands = json::array();
   int64_t launchIndex = 0;
+  std::string overflowing; // the first operand whose byte count leaves int64
   auto add = [&](json op) {
+    if (overflowing.empty() && op.contains("shape") && !op.contains("bytes"))
+      overflowing = op["name"].get<std::string>();
     op["index"] = launchIndex++;
     operands.push_back(std::move(op));
   };
@@ -233,6 +250,10 @@ FailureOr<json> buildManifest(ModuleOp module, const ManifestInputs &in) {
     op["role"] = "scratch";
     add(op);
   }
+  if (!overflowing.empty())
+    return call.emitOpError()
+           << "cannot be described in the manifest: the size in bytes of "
+           << overflowing << " overflows int64";
   m["operands"] = operands;
 
   json aliases = json::object();

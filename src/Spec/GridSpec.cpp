@@ -1519,6 +1519,42 @@ void Validator::parseTransforms(const json &root) {
       ranks.push_back(inputInfo[i].shapeOk
                           ? static_cast<int64_t>(spec.inputs[i].shape.size())
                           : -1);
+  // The shapes as each vmap sees them (empty where unknown or a hi input),
+  // so that a batch axis whose size in bytes leaves int64 is an error here,
+  // at the vmap that makes it, not a wrapped count in the manifest.
+  std::vector<std::vector<int64_t>> inShapes, outShapes;
+  std::vector<bool> inShapeOk, outShapeOk;
+  if (inputsKnown)
+    for (size_t i = 0; i < spec.inputs.size(); ++i) {
+      inShapes.push_back(spec.inputs[i].shape);
+      inShapeOk.push_back(inputInfo[i].shapeOk && inputInfo[i].dtypeOk &&
+                          !spec.inputs[i].isHi());
+    }
+  if (outputsKnown)
+    for (size_t i = 0; i < spec.outputs.size(); ++i) {
+      outShapes.push_back(spec.outputs[i].shape);
+      outShapeOk.push_back(outputInfo[i].shapeOk && outputInfo[i].dtypeOk);
+    }
+  // Adds a batch axis of `size` at `axis` to `shape`; false (with an error
+  // at `path`) when the batched array's element or byte count leaves int64.
+  auto batchShape = [&](std::vector<int64_t> &shape, int64_t axis,
+                        int64_t size, const ArraySpec &array,
+                        const std::string &path) {
+    std::vector<int64_t> batched = shape;
+    batched.insert(batched.begin() + axis, size);
+    int64_t bytes = dtypeByteWidth(array.dtype);
+    for (int64_t d : batched)
+      if (mulOverflows(bytes, d, bytes)) {
+        error(path, "batching " + array.path + " (" + formatShape(shape) +
+                        " " + array.dtype + ") by axis_size " +
+                        std::to_string(size) + " gives " +
+                        formatShape(batched) +
+                        ", whose size in bytes overflows int64");
+        return false;
+      }
+    shape = std::move(batched);
+    return true;
+  };
 
   // True while the operand list is still the spec's own (only vmaps so far).
   bool operandsKnown = true;
@@ -1630,10 +1666,23 @@ void Validator::parseTransforms(const json &root) {
               }
               t.inAxes.push_back(*n < 0 ? *n + rank + 1 : *n);
             }
-            if (t.inAxes.size() == ranks.size())
+            if (t.inAxes.size() == ranks.size()) {
               for (size_t i = 0; i < ranks.size(); ++i)
                 if (t.inAxes[i] && ranks[i] >= 0)
                   ++ranks[i];
+              // The batched sizes: each batched input, and every output
+              // (pallas-vmap batches the outputs at axis 0).
+              std::string spath = joinPath(bpath, "axis_size");
+              bool ok = t.axisSize >= 1;
+              for (size_t i = 0; ok && i < inShapes.size(); ++i)
+                if (t.inAxes[i] && inShapeOk[i])
+                  ok = batchShape(inShapes[i], *t.inAxes[i], t.axisSize,
+                                  spec.inputs[i], spath);
+              for (size_t i = 0; ok && i < outShapes.size(); ++i)
+                if (outShapeOk[i])
+                  ok = batchShape(outShapes[i], 0, t.axisSize,
+                                  spec.outputs[i], spath);
+            }
           }
         }
       }

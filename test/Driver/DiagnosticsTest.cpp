@@ -110,7 +110,14 @@ TEST_CASE("clipLongLines keeps the columns around the caret of a long line",
   CHECK(clipLongLines("short\n  ^", 40) == "short\n  ^");
   CHECK(clipLongLines(std::string(50, 'b'), 40) == std::string(50, 'b'));
   CHECK(clipLongLines(std::string(kMaxMessageLine + 1, 'b'), 40) ==
-        std::string(kMaxMessageLine, 'b') + "...");
+        std::string(kMaxMessageLine / 2, 'b') + "..." +
+            std::string(kMaxMessageLine / 2, 'b'));
+  // The head and the tail of a long message are kept.
+  std::string message = "head" + std::string(3 * kMaxMessageLine, 'm') + "tail";
+  std::string cut = clipLongLines(message, 40);
+  CHECK(cut.size() == kMaxMessageLine + 3);
+  CHECK(llvm::StringRef(cut).starts_with("head"));
+  CHECK(llvm::StringRef(cut).ends_with("tail"));
   // A caret near the start: no leading "...".
   std::string early = "x\n" + source + "\n  ^";
   CHECK(clipLongLines(early, 40) ==

@@ -37,6 +37,7 @@
 #include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
 
+#include <charconv>
 #include <csignal>
 #include <cstring>
 #include <iostream>
@@ -333,6 +334,11 @@ int run(int argc, char **argv) {
     argvFixed.push_back(a.data());
 
   CLI::App app{"pallasc: ahead-of-time compiler for Pallas kernels"};
+  // CLI11 quotes the offending argument, which a response file can make
+  // megabytes long: its message is clipped like every other.
+  app.failure_message([](const CLI::App *a, const CLI::Error &e) {
+    return clipLongLines(CLI::FailureMessage::simple(a, e), kSnippetWidth);
+  });
   app.set_version_flag("--version", versionText,
                        "Print the version, the LLVM/MLIR version, the "
                        "toolkits found and the targets, and exit");
@@ -458,8 +464,20 @@ int run(int argc, char **argv) {
                    "Generate the inputs from this seed instead of reading "
                    "them")
       ->excludes(inputOpt);
-  runCmd->add_option("--grid-bound", run.gridBounds,
-                     "Value of the next dynamic grid bound (repeatable)");
+  runCmd
+      ->add_option("--grid-bound", run.gridBounds,
+                   "Value of the next dynamic grid bound (repeatable)")
+      ->check([](const std::string &text) {
+        // Checked before CLI11's conversion, which saturates a value past
+        // int64 to 2^63-1: the error names the value the user gave.
+        int64_t value;
+        const char *end = text.data() + text.size();
+        auto [ptr, ec] = std::from_chars(text.data(), end, value);
+        if (ec == std::errc::result_out_of_range && ptr == end)
+          return "'" + text.substr(0, 80) + (text.size() > 80 ? "..." : "") +
+                 "' is out of range (a grid bound is in [0, 2^31))";
+        return std::string();
+      });
   runCmd->add_flag("--timing", run.timing,
                    "Print the time of each phase to stderr");
   auto *runVmapOpt = runCmd->add_option("--vmap", runVmap,
