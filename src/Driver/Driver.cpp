@@ -166,6 +166,42 @@ private:
   std::string &current;
 };
 
+/// Rejects a kernel value (a constant, a loaded block, any tensor, vector or
+/// memref result) larger than kMaxBlockBytes, before any pass builds
+/// or lowers it: a 334-byte kernel holding `dense<0.0> :
+/// tensor<65536x65536xf32>` used to grow to 12 GB before it aborted.
+LogicalResult checkValueFootprints(ModuleOp module) {
+  WalkResult result = module->walk([&](Operation *op) {
+    for (auto [i, r] : llvm::enumerate(op->getResults())) {
+      auto shaped = dyn_cast<ShapedType>(r.getType());
+      if (!shaped || !shaped.hasStaticShape() ||
+          !shaped.getElementType().isIntOrIndexOrFloat())
+        continue;
+      Type elem = shaped.getElementType();
+      int64_t bytes = elem.isIndex() ? 8
+                                     : std::max<int64_t>(
+                                           1, elem.getIntOrFloatBitWidth() / 8);
+      bool overflows = false;
+      for (int64_t d : shaped.getShape())
+        overflows = overflows || llvm::MulOverflow(bytes, d, bytes);
+      if (!overflows && bytes <= kMaxBlockBytes)
+        continue;
+      InFlightDiagnostic diag = op->emitError();
+      diag << "result #" << i << " of '" << op->getName() << "' has type "
+           << r.getType() << ", which needs ";
+      if (overflows)
+        diag << "more than 2^63 bytes";
+      else
+        diag << bytes << " bytes";
+      diag << ", over the limit of " << kMaxBlockBytes
+           << " bytes (4 GiB) for one block or constant";
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return failure(result.wasInterrupted());
+}
+
 /// Runs the spec's transforms (then the command line's) and the cleanup
 /// passes on `module`.
 LogicalResult runTransformPasses(MLIRContext &context,
@@ -692,7 +728,8 @@ int runFrontendOnBuffer(const DriverOptions &options,
     CompileStage stage("parsing the kernel");
     module = parseSourceFile<ModuleOp>(router.sourceMgr(), config);
   }
-  if (!module || failed(checkKernelSize(*module)))
+  if (!module || failed(checkKernelSize(*module)) ||
+      failed(checkValueFootprints(*module)))
     return kExitUserError;
   parseStep.reset();
 

@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "src/Spec/GridSpec.h"
+#include "src/Support/InputChecks.h"
 
 #include <nlohmann/json.hpp>
 
@@ -1151,9 +1152,23 @@ void Validator::parseBlockSpec(const json &v, BlockSpec &bs,
             ok = false;
             break;
           }
-        if (ok && array && !array->dtype.empty() &&
-            mulOverflows(product, dtypeByteWidth(array->dtype), product))
-          error(bpath, "the size in bytes of the block overflows int64");
+        if (ok && array && !array->dtype.empty()) {
+          int64_t elements = product;
+          if (mulOverflows(product, dtypeByteWidth(array->dtype), product))
+            error(bpath, "the size in bytes of the block overflows int64");
+          else if (product > kMaxBlockBytes) {
+            std::vector<int64_t> dims;
+            for (const BlockDim &d : bs.blockShape)
+              dims.push_back(d.size);
+            error(bpath, "the block " + formatShape(dims) + " " +
+                             array->dtype + " of " + arrayPath + " needs " +
+                             std::to_string(product) + " bytes (" +
+                             std::to_string(elements) +
+                             " elements), over the limit of " +
+                             std::to_string(kMaxBlockBytes) +
+                             " bytes (4 GiB) for one block");
+          }
+        }
       }
     }
   } else if (array) {

@@ -13,6 +13,7 @@
 
 #include "llvm/ADT/StringRef.h"
 
+#include <cstdint>
 #include <string>
 
 namespace pallasc {
@@ -29,6 +30,14 @@ constexpr unsigned kMaxIndexMapNesting = 64;
 /// expression MLIR parses (an `affine_map<...>` or `affine_set<...>`, the
 /// subscripts of an affine op, an index map) is such a run.
 constexpr unsigned kMaxAffineOperators = 256;
+
+/// Largest block (block_shape times the dtype's size) a spec may ask for, and
+/// the largest value (a constant, a loaded block) a kernel may hold: 4 GiB.
+/// No target keeps more than a few hundred MiB per program on chip, and the
+/// host path (--target cpu, pallasc run) would allocate it per program;
+/// checked before any work, so that a few bytes of input cannot ask for
+/// gigabytes (docs/limits.md).
+constexpr int64_t kMaxBlockBytes = int64_t(4) << 30;
 
 /// Returns true if `text` is UTF-8 without NUL bytes, its bracket nesting
 /// (outside string literals and `//` comments) stays within
