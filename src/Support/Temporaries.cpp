@@ -156,17 +156,20 @@ std::unique_ptr<ScratchDir> ScratchDir::create(llvm::StringRef parent,
     removeTree(name.c_str());
     return nullptr;
   }
-  // The registry keeps a pointer to the path for the signal handler: the
-  // string lives as long as the registration (a copy that is never freed,
-  // a few bytes per directory).
-  int slot = registerDir(strdup(name.c_str()));
+  // The registry keeps a copy of the path for the signal handler, owned by
+  // the registration: freed by whoever takes it out of its slot (the
+  // destructor; a handler that took it first ends the process).
+  char *copy = strdup(name.c_str());
+  int slot = copy ? registerDir(copy) : -1;
+  if (slot < 0)
+    std::free(copy);
   ec = {};
   return std::unique_ptr<ScratchDir>(new ScratchDir(name, fd, slot));
 }
 
 ScratchDir::~ScratchDir() {
   if (slot >= 0)
-    registry[slot].store(nullptr);
+    std::free(const_cast<char *>(registry[slot].exchange(nullptr)));
   removeTree(dir.c_str());
   close(lockFd);
 }
