@@ -24,6 +24,8 @@ for target in spec kernel pipeline; do
     kernel) for f in "$root"/examples/*/kernel.mlir; do
               cp "$f" "$corpus/$(basename "$(dirname "$f")").mlir"; done ;;
     pipeline) for d in "$root"/examples/*/; do
+                # examples/consumer is a CMake project, not a kernel.
+                [ -f "$d/kernel.mlir" ] && [ -f "$d/spec.json" ] || continue
                 { cat "$d/kernel.mlir"; printf '\n// ----- spec -----\n'
                   cat "$d/spec.json"; } >"$corpus/$(basename "$d").txt"; done ;;
   esac

@@ -111,6 +111,8 @@ def discover_compile_cases():
 
     for d in sorted(os.listdir(os.path.join(ROOT, "examples"))):
         ex = os.path.join(ROOT, "examples", d)
+        if not os.path.isfile(os.path.join(ex, "kernel.mlir")):
+            continue  # examples/consumer: a CMake project
         add(os.path.join(ex, "kernel.mlir"), os.path.join(ex, "spec.json"))
     for dirpath, _, files in sorted(os.walk(os.path.join(ROOT, "lit"))):
         if os.path.basename(dirpath) != "Inputs":
