@@ -130,6 +130,26 @@ void onInterrupt(int sig, siginfo_t *, void *) {
 
 void onCrash(void *) { removeRegistered(); }
 
+/// Holds the interrupt signals back while alive, so that a directory is
+/// never on disk unregistered: one that arrives meanwhile is handled when
+/// this ends, after the registration (or the removal) is complete.
+class InterruptsHeld {
+public:
+  InterruptsHeld() {
+    sigset_t held;
+    sigemptyset(&held);
+    for (int sig : kInterruptSignals)
+      sigaddset(&held, sig);
+    pthread_sigmask(SIG_BLOCK, &held, &previous);
+  }
+  ~InterruptsHeld() { pthread_sigmask(SIG_SETMASK, &previous, nullptr); }
+  InterruptsHeld(const InterruptsHeld &) = delete;
+  InterruptsHeld &operator=(const InterruptsHeld &) = delete;
+
+private:
+  sigset_t previous;
+};
+
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -143,6 +163,7 @@ std::unique_ptr<ScratchDir> ScratchDir::create(llvm::StringRef parent,
   llvm::SmallString<256> model(parent.empty() ? "." : parent);
   llvm::sys::path::append(model, prefix + "XXXXXX");
   std::string name(model.str());
+  InterruptsHeld held;
   if (!mkdtemp(name.data())) {
     ec = std::error_code(errno, std::generic_category());
     return nullptr;
@@ -168,6 +189,7 @@ std::unique_ptr<ScratchDir> ScratchDir::create(llvm::StringRef parent,
 }
 
 ScratchDir::~ScratchDir() {
+  InterruptsHeld held;
   if (slot >= 0)
     std::free(const_cast<char *>(registry[slot].exchange(nullptr)));
   removeTree(dir.c_str());
