@@ -601,18 +601,20 @@ int emitArtifacts(const DriverOptions &options, const FrontendResult &fe,
   }
 
   // --target rocm:<arch>: <name>.<arch>.hsaco per arch (src/Target).
+  std::vector<RocmArtifacts::Image> rocmImages;
   if (llvm::any_of(options.targets, isRocmTarget)) {
     FailureOr<RocmArtifacts> rocm = emitRocmArtifacts(
         module, spec->name, options.targets, emitMlir,
         llvm::is_contained(options.emit, "asm"),
         options.rocmCodeObjectVersion, options.strictFloat,
-        options.spillsAreErrors);
+        options.spillsAreErrors, /*launcherImages=*/wantLibrary);
     if (failed(rocm))
       return kExitUserError;
     for (RocmArtifacts::File &f : rocm->files)
       files.push_back({f.name, std::move(f.contents)});
     llvm::append_range(manifestInputs.artifacts, rocm->manifestEntries);
     llvm::append_range(manifestInputs.emitted, rocm->emitted);
+    rocmImages = std::move(rocm->images);
   }
 
   // --target cpu: <name>.cpu.o, the lowering `pallasc run` executes.
@@ -633,31 +635,42 @@ int emitArtifacts(const DriverOptions &options, const FrontendResult &fe,
   if (wantHeader || wantLibrary) {
     bool cpu = llvm::any_of(options.targets, isCpuTarget);
     bool cuda = llvm::any_of(options.targets, isCudaTarget);
-    if (!cpu && !cuda) {
+    bool rocm = llvm::any_of(options.targets, isRocmTarget);
+    if (!cpu && !cuda && !rocm) {
       logError("error: --emit=" + std::string(wantLibrary ? "lib" : "header") +
-               " generates launchers for --target cpu and cuda:<arch> only "
-               "in this version (ROCm launchers are not generated yet); add "
-               "--target cpu or --target cuda:<arch>");
+               " generates launchers for --target cpu, cuda:<arch> and "
+               "rocm:<arch>; add one of them");
       return kExitUsageError;
     }
-    CompileStage stage("the launcher generation", cpu ? "cpu" : "cuda");
+    CompileStage stage("the launcher generation",
+                       cpu ? "cpu" : cuda ? "cuda" : "rocm");
     LauncherFiles launcher;
-    // The header's CUDA entry point needs the images' architectures only.
-    if (cuda && !wantLibrary)
-      for (const std::string &t : options.targets)
-        if (isCudaTarget(t)) {
+    // The header's GPU entry points need the images' architectures only.
+    if (!wantLibrary)
+      for (const std::string &t : options.targets) {
+        std::string arch = t.substr(t.find(':') + 1);
+        if (isCudaTarget(t) &&
+            llvm::none_of(cudaImages, [&](const CudaArtifacts::Image &i) {
+              return i.arch == arch;
+            })) {
           CudaArtifacts::Image image;
-          image.arch = t.substr(t.find(':') + 1);
-          if (llvm::none_of(cudaImages, [&](const CudaArtifacts::Image &i) {
-                return i.arch == image.arch;
-              }))
-            cudaImages.push_back(std::move(image));
+          image.arch = arch;
+          cudaImages.push_back(std::move(image));
         }
+        if (isRocmTarget(t) &&
+            llvm::none_of(rocmImages, [&](const RocmArtifacts::Image &i) {
+              return i.arch == arch;
+            })) {
+          RocmArtifacts::Image image;
+          image.arch = arch;
+          rocmImages.push_back(std::move(image));
+        }
+      }
     if (failed(emitLaunchers(module, spec->name,
                              manifestInputs.kernel.file + " and " +
                                  manifestInputs.spec.file,
                              wantHeader, wantLibrary, cpu, cudaImages,
-                             launcher)))
+                             rocmImages, launcher)))
       return kExitUserError;
     if (wantHeader) {
       files.push_back({spec->name + ".h", std::move(launcher.header)});

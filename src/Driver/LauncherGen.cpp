@@ -5,6 +5,7 @@
 #include "src/Driver/Diagnostics.h"
 #include "src/Driver/Timing.h"
 #include "src/Launch/CudaLauncher.h"
+#include "src/Launch/HipLauncher.h"
 #include "src/Launch/HostPlanCodec.h"
 #include "src/Launch/Launcher.h"
 #include "src/Runtime/HostCode.h"
@@ -129,7 +130,8 @@ std::string entryDeclaration(const std::string &entryName,
 
 std::string generateHeader(const LaunchPlan &plan, const std::string &name,
                            const std::string &sources, bool cpu,
-                           const std::vector<CudaArtifacts::Image> &cuda) {
+                           const std::vector<CudaArtifacts::Image> &cuda,
+                           const std::vector<RocmArtifacts::Image> &rocm) {
   std::string prefix = launcherPrefix(name);
   std::string guard = "PALLASC_GENERATED_";
   for (char c : prefix)
@@ -183,8 +185,25 @@ std::string generateHeader(const LaunchPlan &plan, const std::string &name,
          "current).\n * Arrays are dense, row-major, in device memory (TMA "
          "operands 16-byte aligned);\n * 16-bit floats as their bits "
          "(uint16_t).\n";
-    params.push_back({"void *stream", "a CUstream (NULL: the default stream)"});
-    h += entryDeclaration(prefix + "_cuda", params);
+    auto cudaParams = params;
+    cudaParams.push_back(
+        {"void *stream", "a CUstream (NULL: the default stream)"});
+    h += entryDeclaration(prefix + "_cuda", cudaParams);
+  }
+  if (!rocm.empty()) {
+    std::string archs;
+    for (const RocmArtifacts::Image &image : rocm)
+      archs += (archs.empty() ? "" : ", ") + image.arch;
+    h += "/* Launches the grid (" + gridText(plan) + ") of @" + plan.kernel +
+         " on a HIP stream without waiting\n * for it. Built for " + archs +
+         " (HSACO); the code object whose target fits\n * the thread's "
+         "current HIP device (gcnArchName) is loaded once per device.\n"
+         " * Arrays are dense, row-major, in device memory, 16-byte aligned; "
+         "16-bit\n * floats as their bits (uint16_t).\n";
+    auto rocmParams = params;
+    rocmParams.push_back(
+        {"void *stream", "a hipStream_t (NULL: the default stream)"});
+    h += entryDeclaration(prefix + "_rocm", rocmParams);
   }
   h += "#ifdef __cplusplus\n} /* extern \"C\" */\n#endif\n\n";
   h += "#endif /* " + guard + " */\n";
@@ -221,56 +240,72 @@ llvm::Value *stackArray(llvm::IRBuilder<> &b, llvm::Type *type,
   return array;
 }
 
-/// Adds `<prefix>_cuda` to `m`: the images (cubin before PTX per
-/// architecture), each with its launch record, and the entry point calling
-/// pallasc_launcher_cuda_run.
-bool addCudaEntryPoint(llvm::Module &m, const std::string &entryName,
-                       const LaunchPlan &plan,
-                       const std::vector<CudaArtifacts::Image> &images,
-                       std::string &error) {
+/// What a generated GPU entry point embeds for one architecture: its
+/// launch record and its code objects (`kind` as the vendor runtime reads
+/// it; `what` names the constant).
+struct EmbeddedArch {
+  std::string arch;
+  const launch::GpuLaunchRecord *record = nullptr;
+  struct Blob {
+    const std::string *bytes;
+    int64_t kind;
+    bool nul; ///< NUL-terminated (PTX)
+    const char *what;
+  };
+  std::vector<Blob> blobs;
+};
+
+/// Adds `entryName` to `m`: the table of pallasc_gpu_image (GpuLauncher.h),
+/// one per blob of `archs` in order, each pointing at its architecture's
+/// record, and the entry point calling `runSymbol` (the vendor runtime's
+/// pallasc_launcher_<vendor>_run) with it. Constants are named
+/// `__pallasc_<vendor>_*`.
+bool addGpuEntryPoint(llvm::Module &m, const std::string &vendor,
+                      const char *runSymbol, const std::string &entryName,
+                      const LaunchPlan &plan,
+                      const std::vector<EmbeddedArch> &archs,
+                      std::string &error) {
   llvm::LLVMContext &ctx = m.getContext();
   internalizeDefinitions(m);
   if (m.getNamedValue(entryName)) {
     error = "the module already defines @" + entryName;
     return false;
   }
+  std::string prefix = "__pallasc_" + vendor;
   llvm::Type *ptr = llvm::PointerType::get(ctx, 0);
   llvm::Type *i64 = llvm::Type::getInt64Ty(ctx);
   llvm::Type *i32 = llvm::Type::getInt32Ty(ctx);
   llvm::StructType *imageTy =
       llvm::StructType::get(ctx, {ptr, i64, ptr, i64, ptr, i64});
   std::vector<llvm::Constant *> table;
-  for (size_t i = 0; i < images.size(); ++i) {
-    const CudaArtifacts::Image &image = images[i];
-    std::string tag = "__pallasc_cuda_" + std::to_string(i);
+  for (size_t i = 0; i < archs.size(); ++i) {
+    const EmbeddedArch &image = archs[i];
+    std::string tag = prefix + "_" + std::to_string(i);
     llvm::Constant *arch = privateConstant(
         m, llvm::ConstantDataArray::getString(ctx, image.arch, true),
         tag + "_arch");
-    std::string recordText = launch::encodeGpuLaunchRecord(image.record);
+    std::string recordText = launch::encodeGpuLaunchRecord(*image.record);
     llvm::Constant *record = privateConstant(
         m, llvm::ConstantDataArray::getString(ctx, recordText, true),
         tag + "_record");
-    auto add = [&](const std::string &bytes, int64_t kind, bool nul,
-                   const char *what) {
+    for (const EmbeddedArch::Blob &blob : image.blobs) {
+      const std::string &bytes = *blob.bytes;
       auto *data = privateConstant(
-          m, llvm::ConstantDataArray::getString(ctx, bytes, nul),
-          tag + "_" + what);
-      // cuModuleLoadData wants the image aligned (an ELF header).
+          m, llvm::ConstantDataArray::getString(ctx, bytes, blob.nul),
+          tag + "_" + blob.what);
+      // The loaders want code objects aligned (an ELF header).
       data->setAlignment(llvm::Align(64));
       table.push_back(llvm::ConstantStruct::get(
-          imageTy, {arch, llvm::ConstantInt::get(i64, kind), data,
+          imageTy, {arch, llvm::ConstantInt::get(i64, blob.kind), data,
                     llvm::ConstantInt::get(i64, bytes.size()), record,
                     llvm::ConstantInt::get(i64, recordText.size())}));
-    };
-    if (!image.cubin.empty())
-      add(image.cubin, launch::kCudaImageCubin, false, "cubin");
-    add(image.ptx, launch::kCudaImagePtx, true, "ptx");
+    }
   }
   llvm::GlobalVariable *tableVar = privateConstant(
       m,
       llvm::ConstantArray::get(llvm::ArrayType::get(imageTy, table.size()),
                                table),
-      "__pallasc_cuda_images");
+      prefix + "_images");
   std::vector<int64_t> grid(plan.grid.begin(), plan.grid.end());
   llvm::Value *gridVar =
       grid.empty() ? static_cast<llvm::Value *>(
@@ -278,10 +313,10 @@ bool addCudaEntryPoint(llvm::Module &m, const std::string &entryName,
                              llvm::cast<llvm::PointerType>(ptr)))
                    : privateConstant(
                          m, llvm::ConstantDataArray::get(ctx, grid),
-                         "__pallasc_cuda_grid");
+                         prefix + "_grid");
   llvm::GlobalVariable *nameVar = privateConstant(
       m, llvm::ConstantDataArray::getString(ctx, entryName, true),
-      "__pallasc_cuda_entry_name");
+      prefix + "_entry_name");
 
   size_t numIn = plan.inputs.size(), numOut = plan.outputs.size();
   size_t numBounds = static_cast<size_t>(plan.numDynamicBounds());
@@ -292,7 +327,7 @@ bool addCudaEntryPoint(llvm::Module &m, const std::string &entryName,
       llvm::FunctionType::get(i32, paramTypes, false),
       llvm::GlobalValue::ExternalLinkage, entryName, m);
   llvm::FunctionCallee run = m.getOrInsertFunction(
-      launch::kCudaRunSymbol,
+      runSymbol,
       llvm::FunctionType::get(
           i32, {ptr, ptr, i64, ptr, i64, ptr, i64, i64, ptr, i64, ptr}, false));
   llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", entry));
@@ -311,6 +346,36 @@ bool addCudaEntryPoint(llvm::Module &m, const std::string &entryName,
             entry->getArg(numIn + numOut + numBounds)});
   b.CreateRet(status);
   return true;
+}
+
+/// Per architecture, the cubin (when ptxas ran) before the PTX.
+std::vector<EmbeddedArch>
+cudaEmbedded(const std::vector<CudaArtifacts::Image> &images) {
+  std::vector<EmbeddedArch> archs;
+  for (const CudaArtifacts::Image &image : images) {
+    EmbeddedArch a;
+    a.arch = image.arch;
+    a.record = &image.record;
+    if (!image.cubin.empty())
+      a.blobs.push_back({&image.cubin, launch::kCudaImageCubin, false, "cubin"});
+    a.blobs.push_back({&image.ptx, launch::kCudaImagePtx, true, "ptx"});
+    archs.push_back(std::move(a));
+  }
+  return archs;
+}
+
+/// Per architecture, the HSACO (kind: its code object version).
+std::vector<EmbeddedArch>
+rocmEmbedded(const std::vector<RocmArtifacts::Image> &images) {
+  std::vector<EmbeddedArch> archs;
+  for (const RocmArtifacts::Image &image : images) {
+    EmbeddedArch a;
+    a.arch = image.arch;
+    a.record = &image.record;
+    a.blobs.push_back({&image.hsaco, image.codeObjectVersion, false, "hsaco"});
+    archs.push_back(std::move(a));
+  }
+  return archs;
 }
 
 /// Adds the `--target cpu` entry point to the translated module: packed
@@ -429,6 +494,7 @@ LogicalResult
 emitLaunchers(ModuleOp module, const std::string &name,
               const std::string &sources, bool wantHeader, bool wantLibrary,
               bool cpu, const std::vector<CudaArtifacts::Image> &cudaImages,
+              const std::vector<RocmArtifacts::Image> &rocmImages,
               LauncherFiles &files) {
   Step step("launcher");
   auto fail = [&](const std::string &message) {
@@ -450,24 +516,35 @@ emitLaunchers(ModuleOp module, const std::string &name,
     return fail("the call was eliminated by pallas-dce (none of its outputs "
                 "is used): there is nothing to launch");
   if (wantHeader)
-    files.header = generateHeader(plan, name, sources, cpu, cudaImages);
+    files.header =
+        generateHeader(plan, name, sources, cpu, cudaImages, rocmImages);
   if (!wantLibrary)
     return success();
 
   std::vector<std::pair<std::string, std::string>> members;
-  if (!cudaImages.empty()) {
-    // No host code of the kernel: an empty module, augmented.
+  // The GPU entry points: no host code of the kernel, an empty module
+  // augmented with the images and the call into the vendor runtime.
+  auto addGpu = [&](const std::string &vendor, const char *runSymbol,
+                    const std::vector<EmbeddedArch> &archs) {
     OwningOpRef<ModuleOp> empty =
         ModuleOp::create(UnknownLoc::get(module.getContext()));
     std::string object;
     if (!runtime::emitHostObject(
             *empty, object, error, [&](llvm::Module &m, std::string &e) {
-              return addCudaEntryPoint(m, launcherPrefix(name) + "_cuda", plan,
-                                       cudaImages, e);
+              return addGpuEntryPoint(m, vendor, runSymbol,
+                                      launcherPrefix(name) + "_" + vendor,
+                                      plan, archs, e);
             }))
-      return fail("(cuda) " + error);
-    members.push_back({name + ".cuda.o", std::move(object)});
-  }
+      return false;
+    members.push_back({name + "." + vendor + ".o", std::move(object)});
+    return true;
+  };
+  if (!cudaImages.empty() &&
+      !addGpu("cuda", launch::kCudaRunSymbol, cudaEmbedded(cudaImages)))
+    return fail("(cuda) " + error);
+  if (!rocmImages.empty() &&
+      !addGpu("rocm", launch::kRocmRunSymbol, rocmEmbedded(rocmImages)))
+    return fail("(rocm) " + error);
   if (cpu) {
     // The plan, with the entry points as indices into the table.
     std::vector<std::string> symbols;

@@ -12,6 +12,11 @@
 // and PTX with its launch record, and the runtime (src/Launch/CudaLauncher.h)
 // picks the one for the device.
 //
+// `--target rocm:<arch>...`: `<name>_rocm(inputs..., outputs..., grid
+// bounds..., stream)` launches on the caller's HIP stream; the library
+// embeds each architecture's HSACO with its launch record, and the runtime
+// (src/Launch/HipLauncher.h) picks the one for the device.
+//
 // `--target cpu`: `<name>_cpu(inputs..., outputs..., grid bounds...)` runs
 // the whole grid on the host with pallasc run's semantics and results
 // (src/Launch/HostGrid). The library holds the kernel and its index maps
@@ -26,6 +31,7 @@
 #define PALLASC_SRC_DRIVER_LAUNCHERGEN_H
 
 #include "src/Target/CudaArtifacts.h"
+#include "src/Target/RocmArtifacts.h"
 
 #include "mlir/IR/BuiltinOps.h"
 
@@ -46,13 +52,16 @@ std::string launcherPrefix(const std::string &name);
 /// Generates the launcher of `module`'s call (after the transforms): the
 /// `--target cpu` entry point when `cpu`, the CUDA one when `cudaImages`
 /// (every cuda:<arch> of the invocation, from emitCudaArtifacts with
-/// launcherImages) is not empty. `sources` names the kernel and spec in the
+/// launcherImages) is not empty, the ROCm one when `rocmImages` (from
+/// emitRocmArtifacts) is not empty. The header needs only the images'
+/// architectures. `sources` names the kernel and spec in the
 /// header's comment. Fails with an error printed (a call the generated
 /// launchers do not support yet, a lowering failure).
 mlir::LogicalResult
 emitLaunchers(mlir::ModuleOp module, const std::string &name,
               const std::string &sources, bool wantHeader, bool wantLibrary,
               bool cpu, const std::vector<CudaArtifacts::Image> &cudaImages,
+              const std::vector<RocmArtifacts::Image> &rocmImages,
               LauncherFiles &files);
 
 } // namespace pallasc

@@ -6,111 +6,11 @@
 #include "src/Launch/GpuLaunch.h"
 #include "src/Launch/Launcher.h"
 
-#include <climits>
-#include <map>
 #include <memory>
 #include <mutex>
-#include <new>
-#include <sstream>
-#include <system_error>
 #include <utility>
 
 namespace pallasc::launch {
-
-//===----------------------------------------------------------------------===//
-// The record as text
-//===----------------------------------------------------------------------===//
-
-namespace {
-constexpr const char *kRecordMagic = "pallasc-gpu-record-1";
-} // namespace
-
-std::string encodeGpuLaunchRecord(const GpuLaunchRecord &r) {
-  std::ostringstream os;
-  os << kRecordMagic << ' ' << r.entry;
-  for (const std::vector<int64_t> &axes : r.gridAxes) {
-    os << ' ' << axes.size();
-    for (int64_t a : axes)
-      os << ' ' << a;
-  }
-  os << ' ' << r.block[0] << ' ' << r.block[1] << ' ' << r.block[2] << ' '
-     << r.warpSize << ' ' << r.dynamicSharedBytes << ' ' << r.params.size();
-  for (const GpuKernelParam &p : r.params) {
-    switch (p.kind) {
-    case GpuKernelParam::Kind::Pointer:
-      os << " P " << (p.isOutput ? 1 : 0) << ' ' << p.index;
-      break;
-    case GpuKernelParam::Kind::GridBound:
-      os << " G " << p.axis;
-      break;
-    case GpuKernelParam::Kind::TensorMap: {
-      const GpuTensorMap &m = p.tensorMap;
-      os << " T " << m.input << ' ' << (m.bf16 ? 1 : 0) << ' '
-         << m.globalShape[0] << ' ' << m.globalShape[1] << ' ' << m.boxShape[0]
-         << ' ' << m.boxShape[1];
-      break;
-    }
-    }
-  }
-  return os.str();
-}
-
-bool decodeGpuLaunchRecord(std::string_view text, GpuLaunchRecord &record,
-                           std::string &error) {
-  std::istringstream is{std::string(text)};
-  GpuLaunchRecord r;
-  std::string magic;
-  auto bad = [&](const std::string &what) {
-    error = "the embedded launch record is malformed (" + what + ")";
-    return false;
-  };
-  if (!(is >> magic) || magic != kRecordMagic)
-    return bad("expected '" + std::string(kRecordMagic) + "'");
-  if (!(is >> r.entry))
-    return bad("no kernel name");
-  // Counts are bounded so that hostile text cannot allocate without bound.
-  constexpr size_t kMaxCount = 4096;
-  for (std::vector<int64_t> &axes : r.gridAxes) {
-    size_t n = 0;
-    if (!(is >> n) || n > kMaxCount)
-      return bad("grid axes");
-    axes.resize(n);
-    for (int64_t &a : axes)
-      if (!(is >> a))
-        return bad("grid axes");
-  }
-  size_t numParams = 0;
-  if (!(is >> r.block[0] >> r.block[1] >> r.block[2] >> r.warpSize >>
-        r.dynamicSharedBytes >> numParams) ||
-      numParams > kMaxCount)
-    return bad("block, shared memory or parameter count");
-  for (size_t i = 0; i < numParams; ++i) {
-    GpuKernelParam p;
-    std::string kind;
-    int flag = 0;
-    is >> kind;
-    if (kind == "P" && is >> flag >> p.index) {
-      p.kind = GpuKernelParam::Kind::Pointer;
-      p.isOutput = flag != 0;
-    } else if (kind == "G" && is >> p.axis) {
-      p.kind = GpuKernelParam::Kind::GridBound;
-    } else if (kind == "T" &&
-               is >> p.tensorMap.input >> flag >> p.tensorMap.globalShape[0] >>
-                   p.tensorMap.globalShape[1] >> p.tensorMap.boxShape[0] >>
-                   p.tensorMap.boxShape[1]) {
-      p.kind = GpuKernelParam::Kind::TensorMap;
-      p.tensorMap.bf16 = flag != 0;
-    } else {
-      return bad("parameter " + std::to_string(i));
-    }
-    r.params.push_back(p);
-  }
-  std::string rest;
-  if (is >> rest)
-    return bad("trailing '" + rest + "'");
-  record = std::move(r);
-  return true;
-}
 
 //===----------------------------------------------------------------------===//
 // Choosing an image
@@ -170,13 +70,6 @@ int64_t selectCudaImage(const pallasc_cuda_image *images, int64_t numImages,
 
 namespace {
 
-struct LoadedKernel {
-  CudaKernel kernel;
-  GpuLaunchRecord record;
-  std::string arch;
-  const char *format = "";
-};
-
 struct LauncherState {
   std::mutex mutex;
   const CudaDriverApi *override = nullptr;
@@ -185,9 +78,7 @@ struct LauncherState {
   GpuStatus loadStatus;
   /// Per (image table, context id): the module loaded into it. Modules stay
   /// loaded until the process ends (or their context is destroyed).
-  std::map<std::pair<const void *, unsigned long long>,
-           std::unique_ptr<LoadedKernel>>
-      kernels;
+  GpuKernelCache<CudaKernel> kernels;
 };
 
 LauncherState &state() {
@@ -209,43 +100,8 @@ GpuStatus driverApi(LauncherState &s, const CudaDriverApi *&api) {
   return s.loadStatus;
 }
 
-int statusOf(GpuError e) {
-  switch (e) {
-  case GpuError::None:
-    return kLauncherOk;
-  case GpuError::DriverNotFound:
-  case GpuError::DriverTooOld:
-    return kLauncherNoDriver;
-  case GpuError::NoDevice:
-  case GpuError::InvalidDevice:
-  case GpuError::DeviceSetup:
-    return kLauncherNoDevice;
-  case GpuError::LoadFailed:
-  case GpuError::KernelNotFound:
-  case GpuError::SharedMemoryTooLarge:
-    return kLauncherLoadFailed;
-  case GpuError::Misaligned:
-    return kLauncherMisaligned;
-  case GpuError::InvalidLaunchRecord:
-    return kLauncherInvalidPlan;
-  case GpuError::OutOfMemory:
-  case GpuError::CopyFailed:
-  case GpuError::TensorMapFailed:
-  case GpuError::LaunchFailed:
-  case GpuError::KernelFailed:
-  case GpuError::DriverCallFailed:
-    return kLauncherLaunchFailed;
-  }
-  return kLauncherLaunchFailed;
-}
-
-std::string imageList(const pallasc_cuda_image *images, int64_t n) {
-  std::string s;
-  for (int64_t i = 0; i < n; ++i)
-    s += std::string(i ? ", " : "") +
-         (images[i].kind == kCudaImageCubin ? "cubin " : "PTX ") +
-         (images[i].arch ? images[i].arch : "?");
-  return s.empty() ? "none" : s;
+const char *cudaFormat(int64_t kind) {
+  return kind == kCudaImageCubin ? "cubin" : "PTX";
 }
 
 /// The current context (made the primary context of device 0 when the
@@ -320,45 +176,22 @@ namespace {
 
 /// The launch proper; `where` collects "which kernel, which arch" for the
 /// message of a failure.
-int runCuda(const char *entry, const pallasc_cuda_image *images,
-            int64_t numImages, const int64_t *grid, int64_t gridRank,
-            void *const *operands, int64_t numInputs, int64_t numOutputs,
-            const int64_t *bounds, int64_t numBounds, void *stream) {
+int runCuda(const GpuLauncherCall &call) {
+  const char *entry = call.entry;
+  void *stream = call.stream;
+  const pallasc_cuda_image *images = call.images;
   std::string where = "cuda";
   auto fail = [&](GpuStatus s) {
-    return launcherFail(statusOf(s.error), entry, where + ": " + s.message);
+    return launcherFail(gpuLauncherStatus(s.error), entry,
+                        where + ": " + s.message);
   };
-  if (!images || numImages <= 0 || gridRank < 0 || numInputs < 0 ||
-      numOutputs < 0 || numBounds < 0)
-    return launcherFail(kLauncherInvalidPlan, entry,
-                        "no embedded CUDA code object");
-  // Grid sizes with the dynamic bounds filled in.
-  std::vector<int64_t> gridSizes(grid, grid + gridRank);
-  int64_t next = 0;
-  for (int64_t &g : gridSizes) {
-    if (g >= 0)
-      continue;
-    if (next >= numBounds)
-      return launcherFail(kLauncherInvalidPlan, entry,
-                          "the entry point passes fewer grid bounds than the "
-                          "grid has dynamic axes");
-    int64_t b = bounds[next];
-    if (b < 0 || b > INT32_MAX)
-      return launcherFail(kLauncherInvalidArgument, entry,
-                          "dynamic grid bound " + std::to_string(next) +
-                              " is " + std::to_string(b) +
-                              "; bounds must be in [0, 2^31)");
-    g = b;
-    ++next;
-  }
-  if (next != numBounds)
-    return launcherFail(kLauncherInvalidPlan, entry,
-                        "the entry point passes more grid bounds than the "
-                        "grid has dynamic axes");
+  std::vector<int64_t> gridSizes;
+  if (int status = gpuLauncherGridSizes(call, "CUDA", gridSizes))
+    return status;
 
   LauncherState &st = state();
   const CudaDriverApi *apiPtr = nullptr;
-  LoadedKernel *loaded = nullptr;
+  GpuKernelCache<CudaKernel>::Loaded *loaded = nullptr;
   {
     // Driver loading, context lookup and module loading are serialized:
     // each module is loaded once per context.
@@ -371,12 +204,9 @@ int runCuda(const char *entry, const pallasc_cuda_image *images,
     if (GpuStatus s = currentContext(api, context, major, minor); !s)
       return fail(s);
     std::string device = "sm_" + std::to_string(major) + std::to_string(minor);
-    auto key = std::make_pair(static_cast<const void *>(images), context);
-    auto it = st.kernels.find(key);
-    if (it != st.kernels.end()) {
-      loaded = it->second.get();
-    } else {
-      int64_t chosen = selectCudaImage(images, numImages, major, minor);
+    loaded = st.kernels.find(images, context);
+    if (!loaded) {
+      int64_t chosen = selectCudaImage(images, call.numImages, major, minor);
       if (chosen < 0)
         return launcherFail(kLauncherNoFittingArch, entry,
                             "cuda: no embedded code object runs on this "
@@ -384,31 +214,25 @@ int runCuda(const char *entry, const pallasc_cuda_image *images,
                                 std::to_string(major) + "." +
                                 std::to_string(minor) + ", " + device +
                                 "); embedded: " +
-                                imageList(images, numImages) +
+                                gpuImageList(images, call.numImages,
+                                             cudaFormat) +
                                 "; compile with --target cuda:" + device +
                                 " (or an older architecture, as PTX)");
       const pallasc_cuda_image &image = images[chosen];
-      auto k = std::make_unique<LoadedKernel>();
+      auto k = std::make_unique<GpuKernelCache<CudaKernel>::Loaded>();
       k->arch = image.arch;
-      k->format = image.kind == kCudaImageCubin ? "cubin" : "PTX";
+      k->format = cudaFormat(image.kind);
       where = "cuda, " + std::string(k->format) + " " + k->arch + " on " +
               device;
       std::string error;
-      if (!image.record || image.recordSize < 0 ||
-          !decodeGpuLaunchRecord(
-              std::string_view(image.record,
-                               static_cast<size_t>(image.recordSize)),
-              k->record, error))
-        return launcherFail(kLauncherInvalidPlan, entry,
-                            where + ": " +
-                                (error.empty() ? "no launch record" : error));
+      if (!gpuImageRecord(image, k->record, error))
+        return launcherFail(kLauncherInvalidPlan, entry, where + ": " + error);
       if (GpuStatus s =
               loadCudaKernel(api, image.data, k->format, k->record.entry,
                              k->record.dynamicSharedBytes, k->kernel);
           !s)
         return fail(s);
-      loaded = k.get();
-      st.kernels.emplace(key, std::move(k));
+      loaded = st.kernels.insert(images, context, std::move(k));
     }
   }
   const CudaDriverApi &api = *apiPtr;
@@ -417,9 +241,7 @@ int runCuda(const char *entry, const pallasc_cuda_image *images,
           record.entry;
 
   std::vector<uint64_t> inputs, outputs;
-  for (int64_t k = 0; k < numInputs + numOutputs; ++k)
-    (k < numInputs ? inputs : outputs)
-        .push_back(reinterpret_cast<uintptr_t>(operands[k]));
+  gpuLauncherOperands(call, inputs, outputs);
   GpuLaunchGeometry geometry;
   if (GpuStatus s = computeLaunchGeometry(record, gridSizes, geometry); !s)
     return fail(s);
@@ -476,14 +298,7 @@ extern "C" int pallasc_launcher_cuda_run(
     const int64_t *grid, int64_t gridRank, void *const *operands,
     int64_t numInputs, int64_t numOutputs, const int64_t *bounds,
     int64_t numBounds, void *stream) {
-  launcherClearError();
-  try {
-    return runCuda(entry, images, numImages, grid, gridRank, operands,
-                   numInputs, numOutputs, bounds, numBounds, stream);
-  } catch (const std::bad_alloc &) {
-    return launcherFail(kLauncherLaunchFailed, entry, "out of host memory");
-  } catch (const std::system_error &) {
-    return launcherFail(kLauncherLaunchFailed, entry,
-                        "cannot lock the launcher's state");
-  }
+  return gpuLauncherRun(runCuda, entry, images, numImages, grid, gridRank,
+                        operands, numInputs, numOutputs, bounds, numBounds,
+                        stream);
 }

@@ -12,7 +12,8 @@
 // kernel arguments. The launch is asynchronous on the given stream.
 //
 // The embedded launch record is text (encodeGpuLaunchRecord): one record per
-// architecture, as the lowering for each differs.
+// architecture, as the lowering for each differs. What the ROCm runtime
+// (HipLauncher.h) does the same way is shared (GpuLauncher.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,6 +22,7 @@
 
 #include "src/Launch/CudaDriverApi.h"
 #include "src/Launch/GpuLaunchRecord.h"
+#include "src/Launch/GpuLauncher.h"
 
 #include <cstdint>
 #include <string>
@@ -29,16 +31,9 @@
 
 extern "C" {
 
-/// One embedded code object of a generated CUDA launcher (the layout the
-/// generator emits: four 8-byte fields, then the record).
-struct pallasc_cuda_image {
-  const char *arch;   ///< "sm_90a", NUL-terminated
-  int64_t kind;       ///< pallasc::launch::kCudaImage*
-  const void *data;   ///< the cubin, or the PTX (NUL-terminated)
-  int64_t size;       ///< bytes of `data`
-  const char *record; ///< encodeGpuLaunchRecord text of this arch
-  int64_t recordSize;
-};
+/// The embedded code objects of a generated CUDA launcher: kind is
+/// pallasc::launch::kCudaImageCubin or kCudaImagePtx.
+typedef struct pallasc_gpu_image pallasc_cuda_image;
 
 /// Launches a generated `--target cuda` entry point. `images` (numImages)
 /// are its code objects; `grid` (gridRank) the pallas grid, -1 for each
@@ -46,7 +41,7 @@ struct pallasc_cuda_image {
 /// device addresses of every input then every output. `entry` names the
 /// entry point in messages. Returns a status code (Launcher.h).
 int pallasc_launcher_cuda_run(const char *entry,
-                              const struct pallasc_cuda_image *images,
+                              const pallasc_cuda_image *images,
                               int64_t numImages, const int64_t *grid,
                               int64_t gridRank, void *const *operands,
                               int64_t numInputs, int64_t numOutputs,
@@ -59,12 +54,6 @@ namespace pallasc::launch {
 constexpr const char *kCudaRunSymbol = "pallasc_launcher_cuda_run";
 constexpr int64_t kCudaImageCubin = 0;
 constexpr int64_t kCudaImagePtx = 1;
-
-/// The record as one line of text, and back (false with `error` set on
-/// malformed text).
-std::string encodeGpuLaunchRecord(const GpuLaunchRecord &record);
-bool decodeGpuLaunchRecord(std::string_view text, GpuLaunchRecord &record,
-                           std::string &error);
 
 /// A CUDA architecture as the images name it: sm_<major><minor>[a].
 struct CudaArch {

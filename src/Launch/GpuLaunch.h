@@ -24,11 +24,15 @@ namespace pallasc::launch {
 /// Dynamic shared memory a block may use without opting in (NVIDIA: 48 KiB;
 /// more needs CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES).
 constexpr int64_t kDefaultDynamicSharedLimit = 48 * 1024;
+/// The same for AMD workgroups (64 KiB of LDS; gfx950's 160 KiB needs
+/// hipFuncAttributeMaxDynamicSharedMemorySize).
+constexpr int64_t kAmdDefaultDynamicSharedLimit = 64 * 1024;
 
 /// Whether a kernel using `bytes` of dynamic shared memory must raise its
-/// limit before launching.
-inline bool needsSharedMemoryOptIn(int64_t bytes) {
-  return bytes > kDefaultDynamicSharedLimit;
+/// limit (`limit` without opting in) before launching.
+inline bool needsSharedMemoryOptIn(int64_t bytes,
+                                   int64_t limit = kDefaultDynamicSharedLimit) {
+  return bytes > limit;
 }
 
 /// One launch: blocks along x, y, z, threads per block, dynamic shared

@@ -2,6 +2,8 @@
 
 #include "src/Target/RocmArtifacts.h"
 
+#include "src/Target/GpuLaunchRecord.h"
+
 #include "src/Support/Temporaries.h"
 
 #include "src/Target/CudaArtifacts.h"
@@ -146,7 +148,7 @@ FailureOr<RocmArtifacts>
 emitRocmArtifacts(ModuleOp module, const std::string &name,
                   const std::vector<std::string> &targets, bool emitText,
                   bool emitAsm, int codeObjectVersion, bool strictFloat,
-                  bool spillsAreErrors) {
+                  bool spillsAreErrors, bool launcherImages) {
   RocmArtifacts out;
   bool hasCall = false;
   module.walk([&](pallas::CallOp) { hasCall = true; });
@@ -293,6 +295,17 @@ emitRocmArtifacts(ModuleOp module, const std::string &name,
       out.emitted.push_back(file);
     }
     entryJson.launch = launchInfo;
+    if (launcherImages) {
+      RocmArtifacts::Image image;
+      image.arch = arch;
+      image.hsaco = *hsaco;
+      image.codeObjectVersion = codeObjectVersion;
+      std::string recordError;
+      if (!readGpuLaunchRecord(launch, image.record, recordError))
+        return emitError(module.getLoc())
+               << "the launch record of " << arch << ": " << recordError;
+      out.images.push_back(std::move(image));
+    }
     out.files.push_back({entryJson.file, std::move(*hsaco)});
     out.manifestEntries.push_back(std::move(entryJson));
   }

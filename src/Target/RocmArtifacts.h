@@ -13,6 +13,7 @@
 #ifndef PALLASC_SRC_TARGET_ROCMARTIFACTS_H
 #define PALLASC_SRC_TARGET_ROCMARTIFACTS_H
 
+#include "src/Launch/GpuLaunchRecord.h"
 #include "src/Manifest/Manifest.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -38,6 +39,15 @@ struct RocmArtifacts {
   std::vector<File> files;
   std::vector<ManifestArtifact> manifestEntries;
   std::vector<std::string> emitted; ///< --emit=mlir / --emit=asm extras
+  /// With `launcherImages`: per architecture, what a generated launcher
+  /// embeds (src/Driver/LauncherGen.h).
+  struct Image {
+    std::string arch;  ///< "gfx942"
+    std::string hsaco;
+    int codeObjectVersion = 5;
+    launch::GpuLaunchRecord record;
+  };
+  std::vector<Image> images;
 };
 
 /// Builds the HSACO of `module` (after the call-level transforms; not
@@ -53,7 +63,8 @@ mlir::FailureOr<RocmArtifacts>
 emitRocmArtifacts(mlir::ModuleOp module, const std::string &name,
                   const std::vector<std::string> &targets, bool emitText,
                   bool emitAsm, int codeObjectVersion = 5,
-                  bool strictFloat = false, bool spillsAreErrors = false);
+                  bool strictFloat = false, bool spillsAreErrors = false,
+                  bool launcherImages = false);
 
 } // namespace pallasc
 

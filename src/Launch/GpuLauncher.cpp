@@ -1,0 +1,235 @@
+//===- GpuLauncher.cpp - What generated CUDA and ROCm launchers share -*- C++ -*-===//
+
+#include "src/Launch/GpuLauncher.h"
+
+#include "src/Launch/Launcher.h"
+
+#include <climits>
+#include <new>
+#include <sstream>
+#include <system_error>
+
+namespace pallasc::launch {
+
+//===----------------------------------------------------------------------===//
+// The record as text
+//===----------------------------------------------------------------------===//
+
+namespace {
+constexpr const char *kRecordMagic = "pallasc-gpu-record-1";
+} // namespace
+
+std::string encodeGpuLaunchRecord(const GpuLaunchRecord &r) {
+  std::ostringstream os;
+  os << kRecordMagic << ' ' << r.entry;
+  for (const std::vector<int64_t> &axes : r.gridAxes) {
+    os << ' ' << axes.size();
+    for (int64_t a : axes)
+      os << ' ' << a;
+  }
+  os << ' ' << r.block[0] << ' ' << r.block[1] << ' ' << r.block[2] << ' '
+     << r.warpSize << ' ' << r.dynamicSharedBytes << ' ' << r.params.size();
+  for (const GpuKernelParam &p : r.params) {
+    switch (p.kind) {
+    case GpuKernelParam::Kind::Pointer:
+      os << " P " << (p.isOutput ? 1 : 0) << ' ' << p.index;
+      break;
+    case GpuKernelParam::Kind::GridBound:
+      os << " G " << p.axis;
+      break;
+    case GpuKernelParam::Kind::TensorMap: {
+      const GpuTensorMap &m = p.tensorMap;
+      os << " T " << m.input << ' ' << (m.bf16 ? 1 : 0) << ' '
+         << m.globalShape[0] << ' ' << m.globalShape[1] << ' ' << m.boxShape[0]
+         << ' ' << m.boxShape[1];
+      break;
+    }
+    }
+  }
+  return os.str();
+}
+
+bool decodeGpuLaunchRecord(std::string_view text, GpuLaunchRecord &record,
+                           std::string &error) {
+  std::istringstream is{std::string(text)};
+  GpuLaunchRecord r;
+  std::string magic;
+  auto bad = [&](const std::string &what) {
+    error = "the embedded launch record is malformed (" + what + ")";
+    return false;
+  };
+  if (!(is >> magic) || magic != kRecordMagic)
+    return bad("expected '" + std::string(kRecordMagic) + "'");
+  if (!(is >> r.entry))
+    return bad("no kernel name");
+  // Counts are bounded so that hostile text cannot allocate without bound.
+  constexpr size_t kMaxCount = 4096;
+  for (std::vector<int64_t> &axes : r.gridAxes) {
+    size_t n = 0;
+    if (!(is >> n) || n > kMaxCount)
+      return bad("grid axes");
+    axes.resize(n);
+    for (int64_t &a : axes)
+      if (!(is >> a))
+        return bad("grid axes");
+  }
+  size_t numParams = 0;
+  if (!(is >> r.block[0] >> r.block[1] >> r.block[2] >> r.warpSize >>
+        r.dynamicSharedBytes >> numParams) ||
+      numParams > kMaxCount)
+    return bad("block, shared memory or parameter count");
+  for (size_t i = 0; i < numParams; ++i) {
+    GpuKernelParam p;
+    std::string kind;
+    int flag = 0;
+    is >> kind;
+    if (kind == "P" && is >> flag >> p.index) {
+      p.kind = GpuKernelParam::Kind::Pointer;
+      p.isOutput = flag != 0;
+    } else if (kind == "G" && is >> p.axis) {
+      p.kind = GpuKernelParam::Kind::GridBound;
+    } else if (kind == "T" &&
+               is >> p.tensorMap.input >> flag >> p.tensorMap.globalShape[0] >>
+                   p.tensorMap.globalShape[1] >> p.tensorMap.boxShape[0] >>
+                   p.tensorMap.boxShape[1]) {
+      p.kind = GpuKernelParam::Kind::TensorMap;
+      p.tensorMap.bf16 = flag != 0;
+    } else {
+      return bad("parameter " + std::to_string(i));
+    }
+    r.params.push_back(p);
+  }
+  std::string rest;
+  if (is >> rest)
+    return bad("trailing '" + rest + "'");
+  record = std::move(r);
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// The call
+//===----------------------------------------------------------------------===//
+
+int gpuLauncherStatus(GpuError e) {
+  switch (e) {
+  case GpuError::None:
+    return kLauncherOk;
+  case GpuError::DriverNotFound:
+  case GpuError::DriverTooOld:
+    return kLauncherNoDriver;
+  case GpuError::NoDevice:
+  case GpuError::InvalidDevice:
+  case GpuError::DeviceSetup:
+    return kLauncherNoDevice;
+  case GpuError::LoadFailed:
+  case GpuError::KernelNotFound:
+  case GpuError::SharedMemoryTooLarge:
+    return kLauncherLoadFailed;
+  case GpuError::Misaligned:
+    return kLauncherMisaligned;
+  case GpuError::InvalidLaunchRecord:
+    return kLauncherInvalidPlan;
+  case GpuError::OutOfMemory:
+  case GpuError::CopyFailed:
+  case GpuError::TensorMapFailed:
+  case GpuError::LaunchFailed:
+  case GpuError::KernelFailed:
+  case GpuError::DriverCallFailed:
+    return kLauncherLaunchFailed;
+  }
+  return kLauncherLaunchFailed;
+}
+
+int gpuLauncherRun(int (*run)(const GpuLauncherCall &call), const char *entry,
+                   const pallasc_gpu_image *images, int64_t numImages,
+                   const int64_t *grid, int64_t gridRank,
+                   void *const *operands, int64_t numInputs,
+                   int64_t numOutputs, const int64_t *bounds,
+                   int64_t numBounds, void *stream) {
+  launcherClearError();
+  try {
+    GpuLauncherCall call;
+    call.entry = entry;
+    call.images = images;
+    call.numImages = numImages;
+    call.grid = grid;
+    call.gridRank = gridRank;
+    call.operands = operands;
+    call.numInputs = numInputs;
+    call.numOutputs = numOutputs;
+    call.bounds = bounds;
+    call.numBounds = numBounds;
+    call.stream = stream;
+    return run(call);
+  } catch (const std::bad_alloc &) {
+    return launcherFail(kLauncherLaunchFailed, entry, "out of host memory");
+  } catch (const std::system_error &) {
+    return launcherFail(kLauncherLaunchFailed, entry,
+                        "cannot lock the launcher's state");
+  }
+}
+
+int gpuLauncherGridSizes(const GpuLauncherCall &c, const char *vendor,
+                         std::vector<int64_t> &gridSizes) {
+  if (!c.images || c.numImages <= 0 || c.gridRank < 0 || c.numInputs < 0 ||
+      c.numOutputs < 0 || c.numBounds < 0)
+    return launcherFail(kLauncherInvalidPlan, c.entry,
+                        "no embedded " + std::string(vendor) + " code object");
+  gridSizes.assign(c.grid, c.grid + c.gridRank);
+  int64_t next = 0;
+  for (int64_t &g : gridSizes) {
+    if (g >= 0)
+      continue;
+    if (next >= c.numBounds)
+      return launcherFail(kLauncherInvalidPlan, c.entry,
+                          "the entry point passes fewer grid bounds than the "
+                          "grid has dynamic axes");
+    int64_t b = c.bounds[next];
+    if (b < 0 || b > INT32_MAX)
+      return launcherFail(kLauncherInvalidArgument, c.entry,
+                          "dynamic grid bound " + std::to_string(next) +
+                              " is " + std::to_string(b) +
+                              "; bounds must be in [0, 2^31)");
+    g = b;
+    ++next;
+  }
+  if (next != c.numBounds)
+    return launcherFail(kLauncherInvalidPlan, c.entry,
+                        "the entry point passes more grid bounds than the "
+                        "grid has dynamic axes");
+  return kLauncherOk;
+}
+
+void gpuLauncherOperands(const GpuLauncherCall &c,
+                         std::vector<uint64_t> &inputs,
+                         std::vector<uint64_t> &outputs) {
+  inputs.clear();
+  outputs.clear();
+  for (int64_t k = 0; k < c.numInputs + c.numOutputs; ++k)
+    (k < c.numInputs ? inputs : outputs)
+        .push_back(reinterpret_cast<uintptr_t>(c.operands[k]));
+}
+
+std::string gpuImageList(const pallasc_gpu_image *images, int64_t n,
+                         const char *(*format)(int64_t kind)) {
+  std::string s;
+  for (int64_t i = 0; i < n; ++i)
+    s += std::string(i ? ", " : "") + format(images[i].kind) + " " +
+         (images[i].arch ? images[i].arch : "?");
+  return s.empty() ? "none" : s;
+}
+
+bool gpuImageRecord(const pallasc_gpu_image &image, GpuLaunchRecord &record,
+                    std::string &error) {
+  error.clear();
+  if (image.record && image.recordSize >= 0 &&
+      decodeGpuLaunchRecord(
+          std::string_view(image.record, static_cast<size_t>(image.recordSize)),
+          record, error))
+    return true;
+  if (error.empty())
+    error = "no launch record";
+  return false;
+}
+
+} // namespace pallasc::launch

@@ -1,0 +1,134 @@
+//===- GpuLauncher.h - What generated CUDA and ROCm launchers share -*- C++ -*-===//
+//
+// A generated `<name>_cuda` or `<name>_rocm` entry point hands the runtime a
+// table of embedded code objects (pallasc_gpu_image: one per architecture
+// and format, each with its launch record as text), the pallas grid with
+// its dynamic bounds, the operands' device addresses and a stream. The
+// vendor runtimes (CudaLauncher.h, HipLauncher.h) differ in the driver they
+// call and in which image fits a device; everything else is here, one piece
+// of code for both: the record's text form, the call's checks and grid
+// sizes, the operand split, the image list of messages, the per-device
+// cache of loaded kernels and the mapping of GpuError to the status codes
+// of Launcher.h.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PALLASC_SRC_LAUNCH_GPULAUNCHER_H
+#define PALLASC_SRC_LAUNCH_GPULAUNCHER_H
+
+#include "src/Launch/GpuLaunchRecord.h"
+#include "src/Launch/GpuStatus.h"
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+extern "C" {
+
+/// One embedded code object of a generated GPU launcher (the layout the
+/// generator emits: four 8-byte fields, then the record).
+struct pallasc_gpu_image {
+  const char *arch;   ///< "sm_90a", "gfx942"; NUL-terminated
+  int64_t kind;       ///< the vendor's image kind (CudaLauncher.h, HipLauncher.h)
+  const void *data;   ///< the code object (PTX: NUL-terminated)
+  int64_t size;       ///< bytes of `data`
+  const char *record; ///< encodeGpuLaunchRecord text of this arch
+  int64_t recordSize;
+};
+
+} // extern "C"
+
+namespace pallasc::launch {
+
+/// The record as one line of text, and back (false with `error` set on
+/// malformed text).
+std::string encodeGpuLaunchRecord(const GpuLaunchRecord &record);
+bool decodeGpuLaunchRecord(std::string_view text, GpuLaunchRecord &record,
+                           std::string &error);
+
+/// The launcher status code (Launcher.h) of a failed launch-library step.
+int gpuLauncherStatus(GpuError error);
+
+/// A generated entry point's call, as the runtime receives it.
+struct GpuLauncherCall {
+  const char *entry = nullptr;
+  const pallasc_gpu_image *images = nullptr;
+  int64_t numImages = 0;
+  const int64_t *grid = nullptr; ///< -1 for each dynamic bound
+  int64_t gridRank = 0;
+  void *const *operands = nullptr; ///< inputs, then outputs
+  int64_t numInputs = 0, numOutputs = 0;
+  const int64_t *bounds = nullptr;
+  int64_t numBounds = 0;
+  void *stream = nullptr;
+};
+
+/// The body of a vendor's pallasc_launcher_*_run: clears the thread's last
+/// error, gathers the arguments into a call and runs `run` on it, turning
+/// an exception (out of host memory, a lock failure) into a status.
+int gpuLauncherRun(int (*run)(const GpuLauncherCall &call), const char *entry,
+                   const pallasc_gpu_image *images, int64_t numImages,
+                   const int64_t *grid, int64_t gridRank,
+                   void *const *operands, int64_t numInputs,
+                   int64_t numOutputs, const int64_t *bounds,
+                   int64_t numBounds, void *stream);
+
+/// Checks the call's counts and fills `gridSizes` (the grid with the
+/// dynamic bounds in [0, 2^31)). Returns kLauncherOk or the status of a
+/// failure, whose message is set (launcherFail; `vendor` names the missing
+/// code objects).
+int gpuLauncherGridSizes(const GpuLauncherCall &call, const char *vendor,
+                         std::vector<int64_t> &gridSizes);
+
+/// The device addresses of the call's inputs and outputs.
+void gpuLauncherOperands(const GpuLauncherCall &call,
+                         std::vector<uint64_t> &inputs,
+                         std::vector<uint64_t> &outputs);
+
+/// "cubin sm_90a, PTX sm_90a" for messages: each image's `format(kind)`
+/// and arch ("none" without images).
+std::string gpuImageList(const pallasc_gpu_image *images, int64_t numImages,
+                         const char *(*format)(int64_t kind));
+
+/// Decodes `image`'s launch record; false with `error` set (a record that
+/// is missing or malformed).
+bool gpuImageRecord(const pallasc_gpu_image &image, GpuLaunchRecord &record,
+                    std::string &error);
+
+/// The kernels a vendor runtime has loaded, one per (image table, device
+/// or context key): each stays loaded until the process ends. Not
+/// synchronized: the runtime holds its lock around every use.
+template <typename Kernel> class GpuKernelCache {
+public:
+  struct Loaded {
+    Kernel kernel;
+    GpuLaunchRecord record;
+    std::string arch;
+    const char *format = "";
+  };
+
+  Loaded *find(const pallasc_gpu_image *images, unsigned long long key) {
+    auto it = kernels.find({images, key});
+    return it == kernels.end() ? nullptr : it->second.get();
+  }
+  Loaded *insert(const pallasc_gpu_image *images, unsigned long long key,
+                 std::unique_ptr<Loaded> loaded) {
+    Loaded *p = loaded.get();
+    kernels[{images, key}] = std::move(loaded);
+    return p;
+  }
+  void clear() { kernels.clear(); }
+
+private:
+  std::map<std::pair<const void *, unsigned long long>,
+           std::unique_ptr<Loaded>>
+      kernels;
+};
+
+} // namespace pallasc::launch
+
+#endif // PALLASC_SRC_LAUNCH_GPULAUNCHER_H

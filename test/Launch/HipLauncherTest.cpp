@@ -1,0 +1,304 @@
+//===- HipLauncherTest.cpp - Generated ROCm launchers on a fake runtime -*- C++ -*-===//
+//
+// pallasc_launcher_rocm_run (what every generated `<name>_rocm` calls) over
+// images and launch records built here, against the fake HIP runtime of
+// FakeHipRuntime.h: the image chosen per gcnArchName, loading once per
+// device, the launch's geometry, arguments and stream, the LDS attribute,
+// and the status and message of each failure (no runtime, no device, no
+// fitting architecture, a load failure, a refused launch).
+//
+//===----------------------------------------------------------------------===//
+
+#include "test/Launch/FakeHipRuntime.h"
+
+#include "src/Launch/HipLauncher.h"
+#include "src/Launch/Launcher.h"
+
+#include <catch2/catch.hpp>
+
+using namespace pallasc::launch;
+using pallasc::test::FakeHip;
+
+namespace {
+
+/// Two pointers over a dynamic 1-D grid, 256 threads (four wavefronts),
+/// `lds` bytes of dynamic LDS.
+GpuLaunchRecord addRecord(int64_t lds = 20 * 1024) {
+  GpuLaunchRecord r;
+  r.entry = "add";
+  r.gridAxes[0] = {0};
+  r.block[0] = 256;
+  r.warpSize = 64;
+  r.dynamicSharedBytes = lds;
+  GpuKernelParam in, out, bound;
+  in.kind = out.kind = GpuKernelParam::Kind::Pointer;
+  out.isOutput = true;
+  bound.kind = GpuKernelParam::Kind::GridBound;
+  r.params = {in, out, bound};
+  return r;
+}
+
+/// Images as a generated library holds them (kind: the code object
+/// version).
+struct Images {
+  std::vector<std::string> records;
+  std::vector<pallasc_gpu_image> table;
+  void add(const char *arch, const GpuLaunchRecord &record, int64_t cov = 5) {
+    records.push_back(encodeGpuLaunchRecord(record));
+    table.push_back({arch, cov, arch, 6, nullptr, 0});
+  }
+  const pallasc_gpu_image *data() {
+    for (size_t i = 0; i < table.size(); ++i) {
+      table[i].record = records[i].c_str();
+      table[i].recordSize = static_cast<int64_t>(records[i].size());
+    }
+    return table.data();
+  }
+};
+
+/// The fake installed as the launchers' runtime for one test.
+struct Installed {
+  HipRuntimeApi api;
+  explicit Installed(FakeHip &fake) : api(fake.api()) {
+    setRocmLauncherRuntimeForTesting(&api);
+  }
+  ~Installed() { setRocmLauncherRuntimeForTesting(nullptr); }
+};
+
+int run(Images &images, void *in, void *out, int64_t bound,
+        void *stream = nullptr) {
+  int64_t grid[] = {-1};
+  void *operands[] = {in, out};
+  return pallasc_launcher_rocm_run("add_rocm", images.data(),
+                                   static_cast<int64_t>(images.table.size()),
+                                   grid, 1, operands, 1, 1, &bound, 1, stream);
+}
+
+void *address(uintptr_t a) { return reinterpret_cast<void *>(a); }
+
+} // namespace
+
+TEST_CASE("rocm launcher: target IDs and the image for each device",
+          "[launch][rocm][launcher]") {
+  AmdTargetId id;
+  REQUIRE(parseAmdTargetId("gfx90a:sramecc+:xnack-", id));
+  CHECK(id.processor == "gfx90a");
+  REQUIRE(id.features.size() == 2);
+  CHECK(id.features[0] == std::make_pair(std::string("sramecc"), true));
+  CHECK(id.features[1] == std::make_pair(std::string("xnack"), false));
+  CHECK_FALSE(parseAmdTargetId("sm_90a", id));
+  CHECK_FALSE(parseAmdTargetId("gfx942:xnack", id));
+  CHECK_FALSE(parseAmdTargetId("", id));
+
+  GpuLaunchRecord r = addRecord();
+  Images images;
+  images.add("gfx942", r);        // 0
+  images.add("gfx90a", r);        // 1
+  images.add("gfx90a:xnack-", r); // 2
+  const pallasc_gpu_image *t = images.data();
+  // The base arch before the features decides; no features means "any".
+  CHECK(selectRocmImage(t, 2, "gfx942:sramecc+:xnack-") == 0);
+  CHECK(selectRocmImage(t, 2, "gfx942") == 0);
+  CHECK(selectRocmImage(t, 2, "gfx90a:sramecc-:xnack+") == 1);
+  // The image that names the device's xnack setting is the more specific.
+  CHECK(selectRocmImage(t, 3, "gfx90a:sramecc+:xnack-") == 2);
+  CHECK(selectRocmImage(t, 3, "gfx90a:sramecc+:xnack+") == 1);
+  CHECK(selectRocmImage(t + 2, 1, "gfx90a:xnack+") == -1);
+  // No code object runs across processors.
+  CHECK(selectRocmImage(t, 3, "gfx950") == -1);
+  CHECK(selectRocmImage(t, 3, "gfx940:sramecc+:xnack-") == -1);
+  CHECK(selectRocmImage(t, 3, "") == -1);
+}
+
+TEST_CASE("rocm launcher: a launch on the current device, loaded once per "
+          "device",
+          "[launch][rocm][launcher]") {
+  FakeHip fake;
+  fake.copyParams = 3;
+  fake.deviceCount = 2;
+  fake.archNames = {"gfx942:sramecc+:xnack-", "gfx90a:sramecc+:xnack-"};
+  Installed installed(fake);
+  Images images;
+  images.add("gfx942", addRecord());
+  images.add("gfx90a", addRecord());
+  int stream;
+  REQUIRE(run(images, address(0x1000), address(0x2000), 7, &stream) ==
+          kLauncherOk);
+  CHECK(std::string(pallasc_last_error()).empty());
+  REQUIRE(fake.launches.size() == 1);
+  const FakeHip::Launch &l = fake.launches[0];
+  CHECK(l.grid[0] == 7);
+  CHECK(l.grid[1] == 1);
+  CHECK(l.block[0] == 256);
+  CHECK(l.shared == 20 * 1024);
+  CHECK(l.stream == &stream);
+  // The manifest's parameter order: in0, out0, the bound as i32.
+  CHECK(l.params[0] == 0x1000);
+  CHECK(l.params[1] == 0x2000);
+  CHECK(static_cast<uint32_t>(l.params[2]) == 7);
+  // 20 KiB of LDS needs no attribute; gfx942's image on device 0.
+  CHECK(fake.count("hipFuncSetAttribute") == 0);
+  REQUIRE(fake.loads.size() == 1);
+  CHECK(fake.loads[0].first == images.table[0].data);
+
+  REQUIRE(run(images, address(0x1000), address(0x2000), 3, nullptr) ==
+          kLauncherOk);
+  CHECK(fake.count("hipModuleLoadData") == 1);
+  CHECK(fake.count("hipGetDeviceProperties") == 1);
+  CHECK(fake.launches.back().stream == nullptr);
+  // Device 1 (hipSetDevice): its own module, the gfx90a image.
+  fake.currentDevice = 1;
+  REQUIRE(run(images, address(0x1000), address(0x2000), 3) == kLauncherOk);
+  REQUIRE(fake.loads.size() == 2);
+  CHECK(fake.loads[1].first == images.table[1].data);
+  CHECK(fake.loads[1].second == 1);
+  fake.currentDevice = 0;
+  REQUIRE(run(images, address(0x1000), address(0x2000), 3) == kLauncherOk);
+  CHECK(fake.count("hipModuleLoadData") == 2);
+  CHECK(fake.launches.size() == 4);
+}
+
+TEST_CASE("rocm launcher: the dynamic LDS attribute past 64 KiB",
+          "[launch][rocm][launcher]") {
+  FakeHip fake;
+  fake.archNames = {"gfx950:sramecc+:xnack-"};
+  Installed installed(fake);
+  Images images;
+  images.add("gfx950", addRecord(96 * 1024));
+  REQUIRE(run(images, address(0x1000), address(0x2000), 1) == kLauncherOk);
+  CHECK(fake.attributeFunction == &pallasc::test::fakehip::function);
+  CHECK(fake.funcAttribute == hip::kFuncAttributeMaxDynamicSharedMemorySize);
+  CHECK(fake.funcAttributeValue == 96 * 1024);
+  CHECK(fake.launches.at(0).shared == 96 * 1024);
+
+  setRocmLauncherRuntimeForTesting(&installed.api); // forget the module
+  fake.fail["hipFuncSetAttribute"] = 1;
+  CHECK(run(images, address(0x1000), address(0x2000), 1) ==
+        kLauncherLoadFailed);
+  CHECK(std::string(pallasc_last_error()) ==
+        "add_rocm: rocm, HSACO gfx950 on gfx950:sramecc+:xnack-: the kernel "
+        "needs 98304 bytes of LDS, more than this GPU allows: hipErrorFake "
+        "(1)");
+  CHECK(fake.launches.size() == 1);
+}
+
+TEST_CASE("rocm launcher: no runtime, no device", "[launch][rocm][launcher]") {
+  // This machine's real runtime, when it has none: NO_DRIVER with dlopen's
+  // reason. (With ROCm the call gets further; only check the form.)
+  {
+    Images images;
+    images.add("gfx942", addRecord());
+    int status = run(images, address(0x1000), address(0x2000), 1);
+    if (status == kLauncherNoDriver)
+      CHECK_THAT(pallasc_last_error(),
+                 Catch::StartsWith("add_rocm: rocm: cannot load the HIP "
+                                   "runtime (libamdhip64.so): "));
+    else
+      CHECK(status != kLauncherOk); // fake device pointers never run
+  }
+  FakeHip fake;
+  fake.fail["hipInit"] = 100;
+  Installed installed(fake);
+  Images images;
+  images.add("gfx942", addRecord());
+  CHECK(run(images, address(0x1000), address(0x2000), 1) == kLauncherNoDevice);
+  CHECK(std::string(pallasc_last_error()) ==
+        "add_rocm: rocm: the HIP runtime cannot initialize (hipErrorNoDevice "
+        "(100))");
+  fake.fail.clear();
+  fake.deviceCount = 0;
+  CHECK(run(images, address(0x1000), address(0x2000), 1) == kLauncherNoDevice);
+  CHECK(std::string(pallasc_last_error()) ==
+        "add_rocm: rocm: no AMD GPU is available (0 devices)");
+  fake.deviceCount = 1;
+  fake.fail["hipGetDeviceProperties"] = 101;
+  CHECK(run(images, address(0x1000), address(0x2000), 1) == kLauncherNoDevice);
+  CHECK(std::string(pallasc_last_error()) ==
+        "add_rocm: rocm: cannot read the properties of HIP device 0: "
+        "hipErrorFake (101)");
+  CHECK(fake.launches.empty());
+}
+
+TEST_CASE("rocm launcher: no embedded architecture fits the device",
+          "[launch][rocm][launcher]") {
+  FakeHip fake;
+  // ROCm before 6.0: hipDeviceProp_t's older layout.
+  fake.archNameOffset = hip::kPropsR0000ArchNameOffset;
+  fake.archNames = {"gfx90a:sramecc+:xnack-"};
+  Installed installed(fake);
+  Images images;
+  images.add("gfx942", addRecord());
+  images.add("gfx950", addRecord());
+  CHECK(run(images, address(0x1000), address(0x2000), 1) ==
+        kLauncherNoFittingArch);
+  CHECK(std::string(pallasc_last_error()) ==
+        "add_rocm: rocm: no embedded code object runs on this device (HIP "
+        "device 0, gfx90a:sramecc+:xnack-); embedded: HSACO gfx942, HSACO "
+        "gfx950; compile with --target rocm:gfx90a");
+  CHECK(fake.count("hipModuleLoadData") == 0);
+}
+
+TEST_CASE("rocm launcher: a load failure names the image and the device",
+          "[launch][rocm][launcher]") {
+  FakeHip fake;
+  fake.fail["hipModuleLoadData"] = 200;
+  Installed installed(fake);
+  Images images;
+  images.add("gfx942", addRecord(), /*code object version=*/6);
+  CHECK(run(images, address(0x1000), address(0x2000), 1) ==
+        kLauncherLoadFailed);
+  CHECK(std::string(pallasc_last_error()) ==
+        "add_rocm: rocm, HSACO gfx942 on gfx942:sramecc+:xnack-: the HIP "
+        "runtime cannot load the HSACO: hipErrorFake (200) (code object "
+        "version 6 needs ROCm 6.3 or newer; --code-object-version 5 suits "
+        "older runtimes)");
+  // Not cached: a later call tries again.
+  fake.fail.clear();
+  CHECK(run(images, address(0x1000), address(0x2000), 1) == kLauncherOk);
+  CHECK(fake.count("hipModuleLoadData") == 2);
+
+  FakeHip other;
+  other.fail["hipModuleGetFunction"] = 500;
+  Installed again(other);
+  CHECK(run(images, address(0x1000), address(0x2000), 1) ==
+        kLauncherLoadFailed);
+  CHECK(std::string(pallasc_last_error()) ==
+        "add_rocm: rocm, HSACO gfx942 on gfx942:sramecc+:xnack-: no kernel "
+        "named 'add' in the HSACO: hipErrorFake (500)");
+}
+
+TEST_CASE("rocm launcher: a refused launch, a bad bound, a bad record",
+          "[launch][rocm][launcher]") {
+  FakeHip fake;
+  Installed installed(fake);
+  Images images;
+  images.add("gfx942", addRecord());
+  fake.fail["hipModuleLaunchKernel"] = 98;
+  CHECK(run(images, address(0x1000), address(0x2000), 2) ==
+        kLauncherLaunchFailed);
+  CHECK(std::string(pallasc_last_error()) ==
+        "add_rocm: rocm, HSACO gfx942, @add: kernel launch failed: "
+        "hipErrorFake (98)");
+  fake.fail.clear();
+  CHECK(run(images, address(0x1000), address(0x2000), -1) ==
+        kLauncherInvalidArgument);
+  CHECK(std::string(pallasc_last_error()) ==
+        "add_rocm: dynamic grid bound 0 is -1; bounds must be in [0, 2^31)");
+  // An empty grid launches nothing.
+  size_t launched = fake.launches.size();
+  CHECK(run(images, address(0x1000), address(0x2000), 0) == kLauncherOk);
+  CHECK(fake.launches.size() == launched);
+
+  Images bad;
+  bad.add("gfx942", addRecord());
+  bad.records[0] = "pallasc-gpu-record-1 add x";
+  CHECK(run(bad, address(0x1000), address(0x2000), 1) == kLauncherInvalidPlan);
+  CHECK(std::string(pallasc_last_error()) ==
+        "add_rocm: rocm, HSACO gfx942 on gfx942:sramecc+:xnack-: the "
+        "embedded launch record is malformed (grid axes)");
+  CHECK(pallasc_launcher_rocm_run("add_rocm", nullptr, 0, nullptr, 0, nullptr,
+                                  0, 0, nullptr, 0, nullptr) ==
+        kLauncherInvalidPlan);
+  CHECK(std::string(pallasc_last_error()) ==
+        "add_rocm: no embedded ROCm code object");
+}
