@@ -3,7 +3,7 @@
 #
 #   pallasc_add_kernel(<target>
 #     KERNEL k.mlir SPEC s.json
-#     TARGETS cpu [cuda:sm_90a ...]
+#     TARGETS cpu [cuda:sm_90a ...] [rocm:gfx942 ...]
 #     [NAME n]                      # default: <target>
 #     [TRANSFORMS --vmap 0:4 ...]   # pallasc transform flags
 #     [OPTIONS -O3 ...])            # other pallasc flags
@@ -14,12 +14,13 @@
 # Makefiles). The output names come from NAME, never from the spec's `name`:
 # editing the spec cannot leave stale outputs behind. <target> is an
 # INTERFACE library: include "n.h" and call n_cpu(...) (TARGETS cpu) or
-# n_cuda(..., stream) (TARGETS cuda:<arch>...); linking <target>
-# links n.a and the launch runtime (pallasc::launch). The generated files
-# are in <binary dir>/pallasc/<target>/ (n.h, n.a, n.manifest.json, the
-# per-target artifacts). In this version launchers are generated for the
-# cpu and cuda targets (not rocm), so TARGETS must contain one of them (see
-# docs/integration.md).
+# n_cuda(..., stream) (TARGETS cuda:<arch>...) or n_rocm(..., stream)
+# (TARGETS rocm:<arch>...); linking <target> links n.a and the launch
+# runtime (pallasc::launch), never CUDA or ROCm (their drivers are loaded
+# at run time). The generated files are in <binary dir>/pallasc/<target>/
+# (n.h, n.a, n.manifest.json, the per-target artifacts). Launchers are
+# generated for the cpu, cuda and rocm targets (not tpu), so TARGETS must
+# contain one of them (see docs/integration.md).
 
 function(pallasc_add_kernel target)
   cmake_parse_arguments(PARSE_ARGV 1 ARG "" "KERNEL;SPEC;NAME"
@@ -35,14 +36,15 @@ function(pallasc_add_kernel target)
   endforeach()
   set(has_launcher_target OFF)
   foreach(t IN LISTS ARG_TARGETS)
-    if(t STREQUAL "cpu" OR t MATCHES "^cuda:")
+    if(t STREQUAL "cpu" OR t MATCHES "^(cuda|rocm):")
       set(has_launcher_target ON)
     endif()
   endforeach()
   if(NOT has_launcher_target)
     message(FATAL_ERROR
-      "pallasc_add_kernel(${target}): TARGETS must contain cpu or a cuda:<arch>: "
-      "this pallasc generates launchers for those only (got ${ARG_TARGETS})")
+      "pallasc_add_kernel(${target}): TARGETS must contain cpu, a cuda:<arch> "
+      "or a rocm:<arch>: pallasc generates launchers for those only (got "
+      "${ARG_TARGETS})")
   endif()
   if(NOT ARG_NAME)
     set(ARG_NAME "${target}")
