@@ -70,35 +70,12 @@ int64_t selectCudaImage(const pallasc_cuda_image *images, int64_t numImages,
 
 namespace {
 
-struct LauncherState {
-  std::mutex mutex;
-  const CudaDriverApi *override = nullptr;
-  bool loaded = false;
-  CudaDriverApi real;
-  GpuStatus loadStatus;
-  /// Per (image table, context id): the module loaded into it. Modules stay
-  /// loaded until the process ends (or their context is destroyed).
-  GpuKernelCache<CudaKernel> kernels;
-};
+/// The kernels are per (image table, context id): a module stays loaded
+/// until the process ends (or its context is destroyed).
+using LauncherState =
+    GpuRuntimeState<CudaDriverApi, loadCudaDriverApi, CudaKernel>;
 
-LauncherState &state() {
-  static LauncherState *s = new LauncherState; // never destroyed: launches
-  return *s;                                   // may run during exit
-}
-
-/// The driver table (under the state's mutex).
-GpuStatus driverApi(LauncherState &s, const CudaDriverApi *&api) {
-  if (s.override) {
-    api = s.override;
-    return GpuStatus::success();
-  }
-  if (!s.loaded) {
-    s.loadStatus = loadCudaDriverApi(s.real);
-    s.loaded = true;
-  }
-  api = &s.real;
-  return s.loadStatus;
-}
+LauncherState &state() { return LauncherState::get(); }
 
 const char *cudaFormat(int64_t kind) {
   return kind == kCudaImageCubin ? "cubin" : "PTX";
@@ -162,10 +139,7 @@ GpuStatus currentContext(const CudaDriverApi &api, unsigned long long &id,
 } // namespace
 
 void setCudaLauncherDriverForTesting(const CudaDriverApi *api) {
-  LauncherState &s = state();
-  std::lock_guard<std::mutex> lock(s.mutex);
-  s.override = api;
-  s.kernels.clear(); // the fake's modules are gone with it
+  state().setOverride(api);
 }
 
 } // namespace pallasc::launch
@@ -196,7 +170,7 @@ int runCuda(const GpuLauncherCall &call) {
     // Driver loading, context lookup and module loading are serialized:
     // each module is loaded once per context.
     std::lock_guard<std::mutex> lock(st.mutex);
-    if (GpuStatus s = driverApi(st, apiPtr); !s)
+    if (GpuStatus s = st.api(apiPtr); !s)
       return fail(s);
     const CudaDriverApi &api = *apiPtr;
     unsigned long long context = 0;

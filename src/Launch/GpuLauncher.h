@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -33,7 +34,7 @@ extern "C" {
 /// generator emits: four 8-byte fields, then the record).
 struct pallasc_gpu_image {
   const char *arch;   ///< "sm_90a", "gfx942"; NUL-terminated
-  int64_t kind;       ///< the vendor's image kind (CudaLauncher.h, HipLauncher.h)
+  int64_t kind;       ///< the vendor's kind (CudaLauncher.h, HipLauncher.h)
   const void *data;   ///< the code object (PTX: NUL-terminated)
   int64_t size;       ///< bytes of `data`
   const char *record; ///< encodeGpuLaunchRecord text of this arch
@@ -127,6 +128,51 @@ private:
   std::map<std::pair<const void *, unsigned long long>,
            std::unique_ptr<Loaded>>
       kernels;
+};
+
+/// A vendor runtime's process-wide state: its lock, the driver table
+/// (loaded on first use with `Load`, or a test's fake) and the loaded
+/// kernels. Created on first use and never destroyed (launches may run
+/// during exit).
+template <typename Api, GpuStatus (*Load)(Api &), typename Kernel>
+class GpuRuntimeState {
+public:
+  static GpuRuntimeState &get() {
+    static GpuRuntimeState *s = new GpuRuntimeState;
+    return *s;
+  }
+
+  std::mutex mutex;
+  GpuKernelCache<Kernel> kernels;
+
+  /// The driver table (under `mutex`): the fake, else the real one, loaded
+  /// once (its failure is kept and returned again).
+  GpuStatus api(const Api *&out) {
+    if (override) {
+      out = override;
+      return GpuStatus::success();
+    }
+    if (!loaded) {
+      loadStatus = Load(real);
+      loaded = true;
+    }
+    out = &real;
+    return loadStatus;
+  }
+
+  /// Tests: use `api` (null: the real driver again) and forget every
+  /// loaded kernel (the fake's modules are gone with it).
+  void setOverride(const Api *api) {
+    std::lock_guard<std::mutex> lock(mutex);
+    override = api;
+    kernels.clear();
+  }
+
+private:
+  const Api *override = nullptr;
+  bool loaded = false;
+  Api real;
+  GpuStatus loadStatus;
 };
 
 } // namespace pallasc::launch

@@ -73,36 +73,13 @@ int64_t selectRocmImage(const pallasc_gpu_image *images, int64_t numImages,
 
 namespace {
 
-struct LauncherState {
-  std::mutex mutex;
-  const HipRuntimeApi *override = nullptr;
-  bool loaded = false;
-  HipRuntimeApi real;
-  GpuStatus loadStatus;
-  /// Per (image table, device ordinal): the module loaded on it. Modules
-  /// stay loaded until the process ends (hipDeviceReset unloads them: a
-  /// program that resets a device must not launch on it again).
-  GpuKernelCache<HipKernel> kernels;
-};
+/// The kernels are per (image table, device ordinal): a module stays loaded
+/// until the process ends (hipDeviceReset unloads it: a program that
+/// resets a device must not launch on it again).
+using LauncherState =
+    GpuRuntimeState<HipRuntimeApi, loadHipRuntimeApi, HipKernel>;
 
-LauncherState &state() {
-  static LauncherState *s = new LauncherState; // never destroyed: launches
-  return *s;                                   // may run during exit
-}
-
-/// The runtime table (under the state's mutex).
-GpuStatus runtimeApi(LauncherState &s, const HipRuntimeApi *&api) {
-  if (s.override) {
-    api = s.override;
-    return GpuStatus::success();
-  }
-  if (!s.loaded) {
-    s.loadStatus = loadHipRuntimeApi(s.real);
-    s.loaded = true;
-  }
-  api = &s.real;
-  return s.loadStatus;
-}
+LauncherState &state() { return LauncherState::get(); }
 
 const char *hipFormat(int64_t) { return "HSACO"; }
 
@@ -132,10 +109,7 @@ GpuStatus currentDevice(const HipRuntimeApi &api, int &device) {
 } // namespace
 
 void setRocmLauncherRuntimeForTesting(const HipRuntimeApi *api) {
-  LauncherState &s = state();
-  std::lock_guard<std::mutex> lock(s.mutex);
-  s.override = api;
-  s.kernels.clear(); // the fake's modules are gone with it
+  state().setOverride(api);
 }
 
 } // namespace pallasc::launch
@@ -165,7 +139,7 @@ int runRocm(const GpuLauncherCall &call) {
     // Runtime loading, device lookup and module loading are serialized:
     // each module is loaded once per device.
     std::lock_guard<std::mutex> lock(st.mutex);
-    if (GpuStatus s = runtimeApi(st, apiPtr); !s)
+    if (GpuStatus s = st.api(apiPtr); !s)
       return fail(s);
     const HipRuntimeApi &api = *apiPtr;
     int device = 0;
@@ -205,8 +179,8 @@ int runRocm(const GpuLauncherCall &call) {
                                       k->kernel);
           !s)
         return fail(s);
-      loaded = st.kernels.insert(images, static_cast<unsigned long long>(device),
-                                 std::move(k));
+      loaded = st.kernels.insert(
+          images, static_cast<unsigned long long>(device), std::move(k));
     }
   }
   const HipRuntimeApi &api = *apiPtr;
