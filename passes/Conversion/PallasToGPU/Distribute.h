@@ -10,8 +10,14 @@
 // dynamic shared memory) plus per-dimension start offsets and the bounds
 // checks interpret mode implies at array edges.
 //
-// Implemented in Distribute.cpp (analysis, elementwise, scf, reductions,
-// conversions), Memory.cpp (views, loads, stores, atomics) and Dot.cpp.
+// Implemented by concern: Distributor.cpp (the core: values in layouts,
+// conversions, barriers, the emission driver and the dispatch of each op to
+// its family's emitter, EmitterRegistry), LayoutAssignment.cpp (the layout
+// of every value, before emission), EmitElementwise.cpp, EmitReduce.cpp,
+// EmitControlFlow.cpp, EmitTensorOps.cpp, Memory.cpp (views, loads, stores,
+// atomics, cp.async), DotLayout.cpp (the matrix instruction of a dot),
+// Dot.cpp (mma.sync, MFMA, tf32 and SIMT dots), Wgmma.cpp (sm_90a) and
+// DotStaging.cpp (operand staging, TMA and cp.async prefetch plans).
 //
 //===----------------------------------------------------------------------===//
 
@@ -111,6 +117,37 @@ struct KernelContext {
   };
   SmallVector<TensorMap> tensorMaps;
 };
+
+class Distributor;
+
+/// The emitters of the op families, by op (or, for whole dialects, by
+/// dialect): each family's file registers its ops with a populate function
+/// (as Triton's populate...Patterns), and the distributor dispatches each op
+/// of the kernel body to its emitter; ops without one are scalar code,
+/// cloned as they are. A new op's GPU lowering is one emitter in its
+/// family's file and one line in its populate function.
+class EmitterRegistry {
+public:
+  using Emitter = LogicalResult (Distributor::*)(Operation *);
+  template <typename... Ops> void add(Emitter e) {
+    (byOp.insert({TypeID::get<Ops>(), e}), ...);
+  }
+  template <typename... Dialects> void addDialect(Emitter e) {
+    (byDialect.insert({TypeID::get<Dialects>(), e}), ...);
+  }
+  /// The emitter of `op`, or null.
+  Emitter lookup(Operation *op) const;
+
+private:
+  DenseMap<TypeID, Emitter> byOp, byDialect;
+};
+
+void populateMemoryEmitters(EmitterRegistry &r);      // Memory.cpp
+void populateElementwiseEmitters(EmitterRegistry &r); // EmitElementwise.cpp
+void populateReduceEmitters(EmitterRegistry &r);      // EmitReduce.cpp
+void populateDotEmitters(EmitterRegistry &r);         // Dot.cpp
+void populateControlFlowEmitters(EmitterRegistry &r); // EmitControlFlow.cpp
+void populateTensorEmitters(EmitterRegistry &r);      // EmitTensorOps.cpp
 
 class Distributor {
 public:
@@ -242,7 +279,15 @@ public:
   bool stagingFailed = false;
 
   LogicalResult emitBlock(Block &block);
+  /// Dispatches `op` to its family's emitter (EmitterRegistry).
   LogicalResult emitOp(Operation *op);
+  static const EmitterRegistry &emitters();
+  /// Scalar code: cloned with the scalar mapping (tensors: an error).
+  LogicalResult emitScalarOp(Operation *op);
+  LogicalResult emitNothing(Operation *op);
+  LogicalResult emitConstant(Operation *op);
+  LogicalResult emitPrintf(Operation *op);
+  LogicalResult emitCall(Operation *op);
   void setDist(Value v, Dist d);
   /// `v` (a tensor) in layout `id`.
   FailureOr<SmallVector<Value>> get(Value v, int id);
@@ -311,7 +356,7 @@ public:
   Value rootOfSnapshot(Value alloc);
   void forgetAccesses(); ///< after control flow: everything unknown
 
-  // Ops (Distribute.cpp).
+  // Op families (Emit*.cpp).
   LogicalResult emitElementwise(Operation *op);
   LogicalResult emitReduce(Operation *op);
   LogicalResult emitFor(Operation *op);
@@ -323,11 +368,14 @@ public:
   LogicalResult emitInsert(Operation *op);
   LogicalResult emitExtractSlice(Operation *op);
   LogicalResult emitInsertSlice(Operation *op);
+  /// transpose / collapse_shape / expand_shape: the same registers under
+  /// the relabeled layout the analysis chose.
+  LogicalResult emitRelabel(Operation *op);
   SmallVector<Value> combine(Block &body, ArrayRef<Value> in,
                              ArrayRef<Value> acc);
   Value shuffleXor(Value v, int64_t mask);
 
-  // Dot (Dot.cpp).
+  // Dot (DotLayout.cpp, Dot.cpp, Wgmma.cpp, DotStaging.cpp).
   int dotLayout(Operation *op);
   std::optional<int> rowsReduced; ///< computed once per kernel
   LogicalResult emitDot(Operation *op);
@@ -367,7 +415,7 @@ public:
   LogicalResult emitWgmma(Operation *op, int cId, SmallVector<Value> acc);
   void planEarlyStaging();
   LogicalResult stageEarly(Value def);
-  /// wgmma operands a TMA copies (128-byte swizzled panels, see Dot.cpp),
+  /// wgmma operands a TMA copies (128-byte swizzled panels, see DotStaging.cpp),
   /// prefetched `stages` steps ahead along the sequential grid axis, one
   /// mbarrier per (stage, 64-wide k chunk).
   struct TmaOperand {

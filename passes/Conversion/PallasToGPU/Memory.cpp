@@ -533,6 +533,12 @@ LogicalResult Distributor::copyAsync(const View &src, int srcId,
 // memref / bufferization ops of the kernel body
 //===----------------------------------------------------------------------===//
 
+void mlir::pallas::gpu::populateMemoryEmitters(EmitterRegistry &r) {
+  r.addDialect<memref::MemRefDialect, bufferization::BufferizationDialect>(
+      &Distributor::emitMemrefOp);
+  r.add<linalg::CopyOp, UnrealizedConversionCastOp>(&Distributor::emitMemrefOp);
+}
+
 LogicalResult Distributor::emitMemrefOp(Operation *op) {
   Location loc = op->getLoc();
   auto viewOf = [&](Value memref) -> const View * {
@@ -628,7 +634,7 @@ LogicalResult Distributor::emitMemrefOp(Operation *op) {
   }
   if (isa<memref::DeallocOp>(op))
     return success();
-  // Register-resident scratch (Distribute.cpp, findPromotable).
+  // Register-resident scratch (Distributor.cpp, findPromotable).
   if (auto copy = dyn_cast<linalg::CopyOp>(op);
       copy && promotedOf(copy.getInputs()[0])) {
     promotedSnapshots[copy.getOutputs()[0]] =

@@ -1,0 +1,364 @@
+//===- DotStaging.cpp - dot operand staging and prefetch --------*- C++ -*-===//
+//
+// Where dot operands wait in shared memory: tiles staged where their
+// value is defined (planEarlyStaging / stageEarly), TMA plans for wgmma
+// operands (planTma) and cp.async stages for mma.sync operands
+// (planStages) along the one sequential grid axis, their common prefetch
+// schedule (prefetchSteps) and the mbarriers of the TMA plans.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Conversion/PallasToGPU/Distribute.h"
+#include "passes/Conversion/PallasToGPU/DotUtils.h"
+
+#include "dialects/Pallas/IR/PallasOps.h"
+
+#include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+using namespace mlir;
+using namespace mlir::pallas;
+using namespace mlir::pallas::gpu;
+using namespace mlir::pallas::gpu::detail;
+
+void Distributor::planEarlyStaging() {
+  int64_t offset = 0;
+  kernel.walk([&](Operation *op) {
+    if (!isa<linalg::MatmulOp>(op))
+      return;
+    auto it = layoutOf.find(op->getResult(0));
+    if (it == layoutOf.end() ||
+        (layout(it->second).family != Layout::Family::MmaC &&
+         layout(it->second).family != Layout::Family::MfmaC &&
+         layout(it->second).family != Layout::Family::WgmmaC))
+      return;
+    bool mfma = layout(it->second).family == Layout::Family::MfmaC;
+    bool wgmma = layout(it->second).family == Layout::Family::WgmmaC;
+    const Layout &C = layout(it->second);
+    DotShape s = dotShape(op);
+    auto lin = cast<linalg::LinalgOp>(op);
+    for (int k = 0; k < 2; ++k) {
+      Value operand = lin.getDpsInputs()[k];
+      if (streamed.contains(operand) || flexible.contains(operand) ||
+          !operand.hasOneUse())
+        continue;
+      Value def = operand;
+      if (auto t = operand.getDefiningOp<linalg::TransposeOp>()) {
+        def = t.getInput();
+        if (!def.hasOneUse() || flexible.contains(def))
+          continue;
+      }
+      auto opLayout = layoutOf.find(operand);
+      if (opLayout == layoutOf.end() || !layoutOf.count(def))
+        continue;
+      if (wgmma) {
+        // B is always read from shared memory; A from registers when they
+        // hold its fragments.
+        if (k == 0 &&
+            providesLocally(layout(opLayout->second),
+                            layout(intern(wgmmaALayout(
+                                s.m, s.k, C.warpsM / 4, C.warpsN)))))
+          continue;
+        auto type = cast<RankedTensorType>(operand.getType());
+        int64_t bytes = type.getNumElements() * 2;
+        earlyTiles[def] = EarlyTile{operand, opLayout->second,
+                                    kc.workspaceOffset + offset, true};
+        offset += (bytes + 127) / 128 * 128;
+        continue;
+      }
+      bool tf32 = !mfma && tf32Types(op, s);
+      int want =
+          k == 0 ? intern(mfma   ? mfmaALayout(s.m, s.k, C.warpsM, C.warpsN)
+                          : tf32 ? mmaTf32ALayout(s.m, s.k, C.warpsM, C.warpsN)
+                                 : mmaALayout(s.m, s.k, C.warpsM, C.warpsN))
+                 : intern(mfma   ? mfmaBLayout(s.k, s.n, C.warpsM, C.warpsN)
+                          : tf32 ? mmaTf32BLayout(s.k, s.n, C.warpsM, C.warpsN)
+                                 : mmaBLayout(s.k, s.n, C.warpsM, C.warpsN));
+      if (providesLocally(layout(opLayout->second), layout(want)))
+        continue;
+      // The tile's size, as tileView lays it out.
+      auto type = cast<RankedTensorType>(operand.getType());
+      const Layout &l = layout(opLayout->second);
+      int64_t contiguous = type.getRank() - 1;
+      if (!l.regs.empty())
+        for (int64_t d = 0; d < type.getRank(); ++d)
+          if (l.coord(l.regs[0], d))
+            contiguous = d;
+      int64_t elemBytes =
+          std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
+      int64_t last = type.getDimSize(contiguous);
+      int64_t rows = type.getNumElements() / last;
+      if (last * elemBytes >= 64)
+        last += 16 / elemBytes;
+      int64_t bytes = rows * last * elemBytes;
+      earlyTiles[def] = EarlyTile{operand, opLayout->second,
+                                  kc.workspaceOffset + offset};
+      offset += (bytes + 127) / 128 * 128;
+    }
+  });
+  kc.workspaceOffset += offset;
+}
+
+LogicalResult Distributor::stageEarly(Value def) {
+  auto it = earlyTiles.find(def);
+  if (it == earlyTiles.end())
+    return success();
+  EarlyTile t = it->second;
+  earlyTiles.erase(it);
+  auto regs = get(def, layoutOrDefault(def));
+  if (failed(regs))
+    return failure();
+  int64_t bytes;
+  if (t.core) {
+    int64_t cdim = contiguousDim(layout(t.layout));
+    CoreTile tile = coreTile(cast<RankedTensorType>(t.operand.getType()),
+                             cdim, t.offset, bytes);
+    if (failed(store(tile.view, coreLayout(t.layout, cdim), *regs)))
+      return failure();
+    coreTiles[t.operand] = tile;
+    return success();
+  }
+  View tile = tileView(cast<RankedTensorType>(t.operand.getType()), t.layout,
+                       t.offset, bytes);
+  if (failed(storeTile(tile, t.layout, *regs)))
+    return failure();
+  stagedViews[t.operand] = tile;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// wgmma (sm_90a)
+//===----------------------------------------------------------------------===//
+
+// TMA operands (sm_90a). A dot at the top of the kernel body runs once per
+// step of the one sequential grid axis; an operand it reads whole from a
+// 2-D input block (kc.tmaSources) is copied by the TMA unit into shared
+// memory, `stages` steps ahead. The source block [R, C] (C contiguous) is
+// stored as C/64 panels of R rows x 128 bytes, 128-byte swizzled (16-byte
+// chunk j of row r at chunk j ^ (r % 8): the CU_TENSOR_MAP_SWIZZLE_128B
+// image of a box 64 elements wide), each panel 1024-byte aligned. The
+// wgmma descriptors use the canonical 128B-swizzle layouts: k contiguous
+// ("K-major"): stride byte offset 1024 (8 rows), leading byte offset unused,
+// a k step of 16 adds 32 bytes to the start address within a panel; M/N
+// contiguous ("MN-major", transpose bit): leading byte offset = the panel
+// stride (64 M/N elements), stride byte offset 1024 (8 k rows). k is
+// fetched in chunks of 64 (K-major: one panel, one box [R, 64]; MN-major:
+// 64 rows of every panel, boxes [64, 64]), one mbarrier per (stage, chunk):
+// the wgmmas of chunk c start when its bytes have landed.
+
+void Distributor::planTma() {
+  if (!kc.has(pallasc::MatrixInstrKind::Wgmma) || !kc.target->hasTma ||
+      !kc.oneSequentialAxis || !kc.addParam)
+    return;
+  // The shared memory a block may use, less room for the other operands'
+  // workspace.
+  constexpr int64_t kReserve = 32768;
+  for (Operation &o : kernel.getBody().front()) {
+    if (!isa<linalg::MatmulOp>(o))
+      continue;
+    auto lit = layoutOf.find(o.getResult(0));
+    if (lit == layoutOf.end() ||
+        layout(lit->second).family != Layout::Family::WgmmaC)
+      continue;
+    DotShape s = dotShape(&o);
+    if (s.batch || s.k % 64)
+      continue;
+    const Layout &C = layout(lit->second);
+    int64_t nW = s.n / C.warpsN;
+    auto lin = cast<linalg::LinalgOp>(&o);
+    TmaPlan plan;
+    for (int k = 0; k < 2; ++k) {
+      Value v = lin.getDpsInputs()[k];
+      if (!streamed.contains(v) || !v.hasOneUse())
+        continue;
+      Value x = v;
+      SmallVector<int64_t> perm;
+      if (auto t = v.getDefiningOp<linalg::TransposeOp>()) {
+        x = t.getInput();
+        perm.assign(t.getPermutation().begin(), t.getPermutation().end());
+      }
+      auto tt = x.getDefiningOp<bufferization::ToTensorOp>();
+      if (!tt)
+        continue;
+      auto src = kc.tmaSources.find(tt.getBuffer());
+      if (src == kc.tmaSources.end())
+        continue;
+      TmaOperand op;
+      op.value = v;
+      op.arg = tt.getBuffer();
+      op.kdim = k == 0 ? 1 : 0;
+      int64_t sdim = perm.empty() ? op.kdim : perm[op.kdim];
+      op.kMajor = sdim == 1;
+      op.rows = src->second.blockShape[0];
+      op.cols = src->second.blockShape[1];
+      // Boxes are at most 256 rows; panels 64 elements wide; MN-major
+      // instructions start on a panel.
+      if (op.cols % 64 || op.rows % 64 || (op.kMajor && op.rows > 256) ||
+          (!op.kMajor && k == 1 && nW % 64))
+        continue;
+      SmallVector<int64_t, 2> box = {op.kMajor ? op.rows : 64, 64};
+      int map = -1;
+      for (auto [i, m] : llvm::enumerate(kc.tensorMaps))
+        if (m.input == src->second.input && m.boxShape == box)
+          map = static_cast<int>(i);
+      if (map < 0) {
+        KernelContext::TensorMap m;
+        m.input = src->second.input;
+        m.elementType = s.a;
+        m.globalShape = src->second.globalShape;
+        m.boxShape = box;
+        m.param = kc.addParam(LLVM::LLVMPointerType::get(b.getContext()));
+        kc.tensorMaps.push_back(m);
+        map = static_cast<int>(kc.tensorMaps.size()) - 1;
+      }
+      op.map = map;
+      op.offset = plan.stageBytes;
+      plan.stageBytes += op.rows * op.cols * 2;
+      plan.operands.push_back(op);
+    }
+    if (plan.operands.empty())
+      continue;
+    plan.numChunks = s.k / plan.chunkK;
+    int64_t room = kc.maxSharedBytes - kReserve - kc.workspaceOffset - 1024 -
+                   8 * 8 * plan.numChunks;
+    plan.stages = std::min<int64_t>(numStages > 0 ? numStages : 3,
+                                    room / plan.stageBytes);
+    plan.stages = std::min<int64_t>(plan.stages, 8);
+    if (plan.stages < 1)
+      continue;
+    plan.region = kc.workspaceOffset;
+    kc.workspaceOffset += plan.stages * plan.stageBytes + 1024;
+    plan.barriers = kc.workspaceOffset;
+    kc.workspaceOffset +=
+        (plan.stages * plan.numChunks * 8 + 127) / 128 * 128;
+    tmaPlans[&o] = plan;
+  }
+}
+
+// cp.async stages (sm_80+, mma.sync). As for TMA, a dot at the top of the
+// kernel body with one sequential grid axis: every operand it streams from
+// global memory is a whole 2-D input block (kc.tmaSources), copied with
+// cp.async into the padded tile stage() would use, `stages` steps ahead.
+// Per step each thread commits one cp.async group (empty when the step is
+// out of range), so `cp.async.wait_group stages-1` leaves the current
+// step's copies complete; a barrier publishes them.
+
+void Distributor::planStages() {
+  if (!kc.target->hasCpAsync || !kc.oneSequentialAxis)
+    return;
+  constexpr int64_t kReserve = 16384;
+  for (Operation &o : kernel.getBody().front()) {
+    if (!isa<linalg::MatmulOp>(o) || tmaPlans.count(&o))
+      continue;
+    auto lit = layoutOf.find(o.getResult(0));
+    if (lit == layoutOf.end() ||
+        layout(lit->second).family != Layout::Family::MmaC)
+      continue;
+    DotShape s = dotShape(&o);
+    if (s.batch)
+      continue;
+    auto lin = cast<linalg::LinalgOp>(&o);
+    StagePlan plan;
+    bool ok = true;
+    for (int k = 0; k < 2 && ok; ++k) {
+      Value v = lin.getDpsInputs()[k];
+      if (!streamed.contains(v))
+        continue;
+      Value x = v;
+      if (auto t = v.getDefiningOp<linalg::TransposeOp>())
+        x = t.getInput();
+      auto tt = x.getDefiningOp<bufferization::ToTensorOp>();
+      auto src = tt ? kc.tmaSources.find(tt.getBuffer()) : kc.tmaSources.end();
+      if (!v.hasOneUse() || src == kc.tmaSources.end()) {
+        ok = false; // not mixed with the per-step chunked copies
+        break;
+      }
+      int64_t rows = src->second.blockShape[0];
+      int64_t cols = src->second.blockShape[1];
+      if (cols * 2 >= 64)
+        cols += 8; // tileView's padding (16 bytes)
+      plan.values.push_back(v);
+      plan.kdims.push_back(k == 0 ? 1 : 0);
+      plan.offsets.push_back(plan.stageBytes);
+      plan.stageBytes += (rows * cols * 2 + 127) / 128 * 128;
+    }
+    if (!ok || plan.values.empty())
+      continue;
+    int64_t room = kc.maxSharedBytes - kReserve - kc.workspaceOffset;
+    plan.stages = std::min<int64_t>(numStages > 0 ? numStages : 3,
+                                    room / plan.stageBytes);
+    plan.stages = std::min<int64_t>(plan.stages, 8);
+    // One stage: the chunked copies of the step itself do better.
+    if (plan.stages < 2)
+      continue;
+    plan.region = kc.workspaceOffset;
+    kc.workspaceOffset += plan.stages * plan.stageBytes;
+    stagePlans[&o] = plan;
+  }
+}
+
+LogicalResult
+Distributor::prefetchSteps(int64_t stages,
+                           function_ref<LogicalResult(Value)> issue,
+                           function_ref<void()> after) {
+  Location loc = kc.loc;
+  Value iv = kc.seqIv, n = kc.seqCount;
+  // One issue site: steps [first, s + stages - 1] with first = 0 at the
+  // first step, else s + stages - 1 (a loop of `stages` iterations or one).
+  Value ahead = arith::AddIOp::create(b, loc, iv, idx(stages - 1));
+  Value atFirst =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, iv, idx(0));
+  Value first = arith::SelectOp::create(b, loc, atFirst, idx(0), ahead);
+  Value end = arith::AddIOp::create(b, loc, ahead, idx(1));
+  auto loop = scf::ForOp::create(b, loc, first, end, idx(1));
+  OpBuilder::InsertionGuard g(b);
+  b.setInsertionPointToStart(loop.getBody());
+  Value j = loop.getInductionVar();
+  {
+    OpBuilder::InsertionGuard g2(b);
+    Value in = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, j, n);
+    auto ifOp = scf::IfOp::create(b, loc, in, false);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    if (failed(issue(j)))
+      return failure();
+  }
+  after();
+  return success();
+}
+
+void Distributor::initTmaBarriers() {
+  if (tmaPlans.empty())
+    return;
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(kc.prologueEnd);
+  Location loc = kc.loc;
+  Value smemAddr = arith::IndexCastOp::create(
+      b, loc, b.getI32Type(),
+      memref::ExtractAlignedPointerAsIndexOp::create(b, loc, kc.smemBase));
+  Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                      kc.tid, idx(0));
+  auto ifOp = scf::IfOp::create(b, loc, first, /*withElseRegion=*/false);
+  {
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    // Deterministic order: by the plans' barrier offsets.
+    SmallVector<const TmaPlan *> plans;
+    for (auto &entry : tmaPlans)
+      plans.push_back(&entry.second);
+    llvm::sort(plans, [](const TmaPlan *x, const TmaPlan *y) {
+      return x->barriers < y->barriers;
+    });
+    for (const TmaPlan *plan : plans)
+      for (int64_t i = 0; i < plan->stages * plan->numChunks; ++i) {
+        Value addr = arith::AddIOp::create(b, loc, smemAddr,
+                                           i32(plan->barriers + 8 * i));
+        NVVM::MBarrierInitOp::create(b, loc, sharedPtr(b, loc, addr), i32(1),
+                                     Value());
+      }
+  }
+  NVVM::FenceMbarrierInitOp::create(b, loc);
+  barrier();
+}
+

@@ -1,0 +1,104 @@
+//===- DotUtils.h - helpers of the dot lowering -----------------*- C++ -*-===//
+//
+// Shapes and element types of a dot, casts, and shared-memory pointers,
+// shared by the dot files (DotLayout, Dot, DotStaging, Wgmma).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PALLASC_PASSES_CONVERSION_PALLASTOGPU_DOTUTILS_H
+#define PALLASC_PASSES_CONVERSION_PALLASTOGPU_DOTUTILS_H
+
+#include "passes/Conversion/PallasToGPU/Distribute.h"
+
+#include "dialects/Pallas/IR/PallasOps.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+
+namespace mlir::pallas::gpu::detail {
+
+struct DotShape {
+  int64_t batch = 0; ///< 0: not batched
+  int64_t m, n, k;
+  Type a, b, c;
+};
+
+inline DotShape dotShape(Operation *op) {
+  auto lin = cast<linalg::LinalgOp>(op);
+  auto at = cast<RankedTensorType>(lin.getDpsInputs()[0].getType());
+  auto bt = cast<RankedTensorType>(lin.getDpsInputs()[1].getType());
+  auto ct = cast<RankedTensorType>(op->getResult(0).getType());
+  DotShape s;
+  int64_t r = ct.getRank();
+  if (r == 3)
+    s.batch = ct.getDimSize(0);
+  s.m = ct.getDimSize(r - 2);
+  s.n = ct.getDimSize(r - 1);
+  s.k = at.getDimSize(r - 1);
+  s.a = at.getElementType();
+  s.b = bt.getElementType();
+  s.c = ct.getElementType();
+  return s;
+}
+
+inline bool mmaTypes(const DotShape &s) {
+  return s.batch == 0 && s.a == s.b && (s.a.isF16() || s.a.isBF16()) &&
+         s.c.isF32();
+}
+
+/// f32 x f32 -> f32 at a precision that allows tf32 (default or high).
+inline bool tf32Types(Operation *op, const DotShape &s) {
+  if (s.batch != 0 || !s.a.isF32() || !s.b.isF32() || !s.c.isF32())
+    return false;
+  auto p = op->getAttrOfType<DotPrecisionAttr>(kDotPrecisionAttrName);
+  return !p || p.getValue() != DotPrecision::Highest;
+}
+
+
+/// Element conversion with linalg.matmul's cast semantics.
+inline Value castTo(OpBuilder &b, Location loc, Value v, Type to) {
+  Type from = v.getType();
+  if (from == to)
+    return v;
+  auto ff = dyn_cast<FloatType>(from), tf = dyn_cast<FloatType>(to);
+  if (ff && tf)
+    return tf.getWidth() > ff.getWidth() ||
+                   (tf.getWidth() == ff.getWidth() && tf.isF32())
+               ? arith::ExtFOp::create(b, loc, to, v).getResult()
+               : arith::TruncFOp::create(b, loc, to, v).getResult();
+  if (ff)
+    return arith::FPToSIOp::create(b, loc, to, v);
+  if (tf)
+    return arith::SIToFPOp::create(b, loc, to, v);
+  if (to.getIntOrFloatBitWidth() > from.getIntOrFloatBitWidth())
+    return arith::ExtSIOp::create(b, loc, to, v);
+  return arith::TruncIOp::create(b, loc, to, v);
+}
+
+/// The dimension a layout's first register basis walks (where each thread's
+/// elements are contiguous); the last one for layouts without registers.
+inline int64_t contiguousDim(const Layout &l) {
+  int64_t contiguous = l.rank() - 1;
+  if (!l.regs.empty())
+    for (int64_t d = 0; d < l.rank(); ++d)
+      if (l.coord(l.regs[0], d))
+        contiguous = d;
+  return contiguous;
+}
+
+/// An i32 shared-memory address as the pointer the NVVM ops take.
+inline Value sharedPtr(OpBuilder &b, Location loc, Value addr) {
+  return LLVM::IntToPtrOp::create(
+      b, loc, LLVM::LLVMPointerType::get(b.getContext(), 3), addr);
+}
+
+/// The same address in the shared::cluster window (a CTA's own shared
+/// memory has the same address in both), for TMA destinations.
+inline Value clusterPtr(OpBuilder &b, Location loc, Value addr) {
+  return LLVM::IntToPtrOp::create(
+      b, loc, LLVM::LLVMPointerType::get(b.getContext(), 7), addr);
+}
+
+} // namespace mlir::pallas::gpu::detail
+
+#endif // PALLASC_PASSES_CONVERSION_PALLASTOGPU_DOTUTILS_H

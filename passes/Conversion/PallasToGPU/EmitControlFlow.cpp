@@ -1,0 +1,351 @@
+//===- EmitControlFlow.cpp - structured control flow ------------*- C++ -*-===//
+//
+// scf.for / scf.if / scf.while carrying distributed tensors as their
+// registers (uniform control flow across the block).
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Conversion/PallasToGPU/Distribute.h"
+#include "passes/Conversion/PallasToGPU/DistributeUtils.h"
+
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/UB/IR/UBOps.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/Debug.h"
+
+#define DEBUG_TYPE "pallas-to-gpu"
+
+using namespace mlir;
+using namespace mlir::pallas;
+using namespace mlir::pallas::gpu;
+using namespace mlir::pallas::gpu::detail;
+
+//===----------------------------------------------------------------------===//
+// Structured control flow
+//===----------------------------------------------------------------------===//
+
+void mlir::pallas::gpu::populateControlFlowEmitters(EmitterRegistry &r) {
+  r.add<scf::ForOp>(&Distributor::emitFor);
+  r.add<scf::IfOp>(&Distributor::emitIf);
+  r.add<scf::WhileOp>(&Distributor::emitWhile);
+}
+
+namespace {
+/// Flattens tensors into their registers, keeping where each starts.
+struct Flat {
+  SmallVector<Value> values;
+  SmallVector<Type> types;
+  SmallVector<std::pair<unsigned, unsigned>> segments; // start, count
+};
+} // namespace
+
+LogicalResult Distributor::emitFor(Operation *op) {
+  auto forOp = cast<scf::ForOp>(op);
+  Location loc = forOp.getLoc();
+  SmallVector<int> argLayouts;
+  Flat inits;
+  for (auto [i, init] : llvm::enumerate(forOp.getInitArgs())) {
+    unsigned start = inits.values.size();
+    if (auto t = dyn_cast<RankedTensorType>(init.getType())) {
+      int id = layoutOf.count(forOp.getRegionIterArgs()[i])
+                   ? layoutOf.lookup(forOp.getRegionIterArgs()[i])
+                   : defaultLayout(t);
+      argLayouts.push_back(id);
+      auto regs = get(init, id);
+      if (failed(regs))
+        return failure();
+      for (Value r : *regs) {
+        inits.values.push_back(r);
+        inits.types.push_back(t.getElementType());
+      }
+    } else {
+      argLayouts.push_back(-1);
+      inits.values.push_back(scalars.lookup(init));
+      inits.types.push_back(init.getType());
+    }
+    inits.segments.push_back({start, inits.values.size() - start});
+  }
+  auto newFor = scf::ForOp::create(
+      b, loc, scalars.lookup(forOp.getLowerBound()),
+      scalars.lookup(forOp.getUpperBound()), scalars.lookup(forOp.getStep()),
+      inits.values);
+  Block *body = newFor.getBody();
+  scalars.map(forOp.getInductionVar(), newFor.getInductionVar());
+  auto bindRange = [&](ValueRange news, ValueRange olds) {
+    for (auto [i, old] : llvm::enumerate(olds)) {
+      auto [start, count] = inits.segments[i];
+      if (argLayouts[i] >= 0) {
+        setDist(old, Dist{argLayouts[i],
+                          SmallVector<Value>(news.slice(start, count))});
+      } else {
+        scalars.map(old, news[start]);
+      }
+    }
+  };
+  {
+    OpBuilder::InsertionGuard guard(b);
+    if (body->mightHaveTerminator())
+      b.setInsertionPoint(body->getTerminator());
+    else
+      b.setInsertionPointToEnd(body);
+    bindRange(newFor.getRegionIterArgs(), forOp.getRegionIterArgs());
+    forgetAccesses();
+    if (failed(emitBlock(*forOp.getBody())))
+      return failure();
+    auto yield = cast<scf::YieldOp>(forOp.getBody()->getTerminator());
+    SmallVector<Value> yields;
+    for (auto [i, v] : llvm::enumerate(yield.getOperands())) {
+      if (argLayouts[i] >= 0) {
+        auto regs = get(v, argLayouts[i]);
+        if (failed(regs))
+          return failure();
+        llvm::append_range(yields, *regs);
+      } else {
+        yields.push_back(scalars.lookup(v));
+      }
+    }
+    if (body->mightHaveTerminator())
+      body->getTerminator()->erase();
+    b.setInsertionPointToEnd(body);
+    scf::YieldOp::create(b, loc, yields);
+  }
+  bindRange(newFor.getResults(), forOp.getResults());
+  forgetAccesses();
+  return success();
+}
+
+/// An scf.if whose branches only compute (pure ops) and update scratch
+/// buffers kept in registers: emitted as both branches plus selects, which
+/// avoids carrying the registers through control flow.
+bool Distributor::isSelectable(scf::IfOp ifOp) {
+  if (ifOp->getNumResults() != 0)
+    return false;
+  bool ok = true;
+  ifOp.walk([&](Operation *inner) {
+    if (inner == ifOp.getOperation() || isa<scf::YieldOp>(inner))
+      return;
+    if (auto m = dyn_cast<bufferization::MaterializeInDestinationOp>(inner)) {
+      if (!promotedOf(m.getDest()))
+        ok = false;
+      return;
+    }
+    if (auto tt = dyn_cast<bufferization::ToTensorOp>(inner)) {
+      if (!promotedOf(tt.getBuffer()))
+        ok = false;
+      return;
+    }
+    if (inner->getNumRegions() && !isa<linalg::LinalgOp>(inner))
+      ok = false;
+    else if (!isMemoryEffectFree(inner))
+      ok = false;
+  });
+  return ok;
+}
+
+LogicalResult Distributor::emitIf(Operation *op) {
+  auto ifOp = cast<scf::IfOp>(op);
+  Location loc = ifOp.getLoc();
+  if (isSelectable(ifOp)) {
+    SmallVector<Value> touched;
+    for (auto &[arg, p] : promoted)
+      touched.push_back(arg);
+    SmallVector<SmallVector<Value>> before, after;
+    for (Value arg : touched)
+      before.push_back(promotedOf(arg)->regs);
+    if (failed(emitBlock(*ifOp.thenBlock())))
+      return failure();
+    for (Value arg : touched)
+      after.push_back(promotedOf(arg)->regs);
+    for (auto [arg, regs] : llvm::zip(touched, before))
+      promotedOf(arg)->regs = regs;
+    if (ifOp.elseBlock() && failed(emitBlock(*ifOp.elseBlock())))
+      return failure();
+    Value cond = scalars.lookup(ifOp.getCondition());
+    for (auto [i, arg] : llvm::enumerate(touched)) {
+      Promoted *p = promotedOf(arg);
+      for (auto [r, reg] : llvm::enumerate(p->regs))
+        if (after[i][r] != reg)
+          reg = arith::SelectOp::create(b, loc, cond, after[i][r], reg);
+    }
+    return success();
+  }
+  SmallVector<int> resLayouts;
+  SmallVector<Type> types;
+  SmallVector<std::pair<unsigned, unsigned>> segments;
+  for (Value r : ifOp.getResults()) {
+    unsigned start = types.size();
+    if (auto t = dyn_cast<RankedTensorType>(r.getType())) {
+      int id = layoutOf.count(r) ? layoutOf.lookup(r) : defaultLayout(t);
+      resLayouts.push_back(id);
+      types.append(layout(id).numRegs(), t.getElementType());
+    } else {
+      resLayouts.push_back(-1);
+      types.push_back(r.getType());
+    }
+    segments.push_back({start, types.size() - start});
+  }
+  // Register-resident scratch written inside: carried through the if.
+  SmallVector<Value> modified;
+  ifOp.walk([&](bufferization::MaterializeInDestinationOp m) {
+    if (promotedOf(m.getDest()) && !llvm::is_contained(modified, m.getDest()))
+      modified.push_back(m.getDest());
+  });
+  SmallVector<SmallVector<Value>> before;
+  for (Value arg : modified) {
+    before.push_back(promotedOf(arg)->regs);
+    types.append(before.back().size(),
+                 promotedOf(arg)->type.getElementType());
+  }
+  bool hasElse = ifOp.elseBlock() != nullptr || !modified.empty();
+  auto newIf = scf::IfOp::create(b, loc, types,
+                                 scalars.lookup(ifOp.getCondition()), hasElse);
+  auto saved = accessesSinceBarrier;
+  auto emitBranch = [&](Block *oldBlock, Block *newBlock) -> LogicalResult {
+    OpBuilder::InsertionGuard guard(b);
+    bool hadTerminator = newBlock->mightHaveTerminator();
+    if (hadTerminator)
+      b.setInsertionPoint(newBlock->getTerminator());
+    else
+      b.setInsertionPointToEnd(newBlock);
+    accessesSinceBarrier = saved;
+    for (auto [arg, regs] : llvm::zip(modified, before))
+      promotedOf(arg)->regs = regs;
+    if (oldBlock && failed(emitBlock(*oldBlock)))
+      return failure();
+    SmallVector<Value> yields;
+    ValueRange oldYields = oldBlock ? oldBlock->getTerminator()->getOperands()
+                                    : ValueRange{};
+    for (auto [i, v] : llvm::enumerate(oldYields)) {
+      if (resLayouts[i] >= 0) {
+        auto regs = get(v, resLayouts[i]);
+        if (failed(regs))
+          return failure();
+        llvm::append_range(yields, *regs);
+      } else {
+        yields.push_back(scalars.lookup(v));
+      }
+    }
+    for (Value arg : modified)
+      llvm::append_range(yields, promotedOf(arg)->regs);
+    if (hadTerminator)
+      newBlock->getTerminator()->erase();
+    b.setInsertionPointToEnd(newBlock);
+    scf::YieldOp::create(b, loc, yields);
+    return success();
+  };
+  if (failed(emitBranch(ifOp.thenBlock(), newIf.thenBlock())))
+    return failure();
+  if (hasElse && failed(emitBranch(ifOp.elseBlock(), newIf.elseBlock())))
+    return failure();
+  {
+    size_t next = types.size();
+    for (Value arg : llvm::reverse(modified)) {
+      Promoted *p = promotedOf(arg);
+      next -= p->regs.size();
+      p->regs.assign(newIf.getResults().begin() + next,
+                     newIf.getResults().begin() + next + p->regs.size());
+    }
+  }
+  for (auto [i, r] : llvm::enumerate(ifOp.getResults())) {
+    auto [start, count] = segments[i];
+    if (resLayouts[i] >= 0)
+      setDist(r, Dist{resLayouts[i], SmallVector<Value>(
+                                         newIf.getResults().slice(start,
+                                                                  count))});
+    else
+      scalars.map(r, newIf.getResult(start));
+  }
+  forgetAccesses();
+  return success();
+}
+
+LogicalResult Distributor::emitWhile(Operation *op) {
+  auto whileOp = cast<scf::WhileOp>(op);
+  Location loc = whileOp.getLoc();
+  Block &before = whileOp.getBefore().front();
+  Block &after = whileOp.getAfter().front();
+  auto flatten = [&](ValueRange olds, SmallVector<int> &lay,
+                     SmallVector<Type> &types,
+                     SmallVector<std::pair<unsigned, unsigned>> &seg) {
+    for (Value v : olds) {
+      unsigned start = types.size();
+      if (auto t = dyn_cast<RankedTensorType>(v.getType())) {
+        int id = layoutOf.count(v) ? layoutOf.lookup(v) : defaultLayout(t);
+        lay.push_back(id);
+        types.append(layout(id).numRegs(), t.getElementType());
+      } else {
+        lay.push_back(-1);
+        types.push_back(v.getType());
+      }
+      seg.push_back({start, types.size() - start});
+    }
+  };
+  SmallVector<int> beforeLay, afterLay;
+  SmallVector<Type> beforeTypes, afterTypes;
+  SmallVector<std::pair<unsigned, unsigned>> beforeSeg, afterSeg;
+  flatten(before.getArguments(), beforeLay, beforeTypes, beforeSeg);
+  flatten(after.getArguments(), afterLay, afterTypes, afterSeg);
+  auto collect = [&](ValueRange olds,
+                     ArrayRef<int> lay) -> FailureOr<SmallVector<Value>> {
+    SmallVector<Value> out;
+    for (auto [i, v] : llvm::enumerate(olds)) {
+      if (lay[i] >= 0) {
+        auto regs = get(v, lay[i]);
+        if (failed(regs))
+          return failure();
+        llvm::append_range(out, *regs);
+      } else {
+        out.push_back(scalars.lookup(v));
+      }
+    }
+    return out;
+  };
+  auto bind = [&](ValueRange olds, ValueRange news, ArrayRef<int> lay,
+                  ArrayRef<std::pair<unsigned, unsigned>> seg) {
+    for (auto [i, old] : llvm::enumerate(olds)) {
+      auto [start, count] = seg[i];
+      if (lay[i] >= 0)
+        setDist(old, Dist{lay[i], SmallVector<Value>(news.slice(start, count))});
+      else
+        scalars.map(old, news[start]);
+    }
+  };
+  auto inits = collect(whileOp.getInits(), beforeLay);
+  if (failed(inits))
+    return failure();
+  auto newWhile =
+      scf::WhileOp::create(b, loc, afterTypes, *inits, nullptr, nullptr);
+  Block *nb = b.createBlock(&newWhile.getBefore(), {}, beforeTypes,
+                            SmallVector<Location>(beforeTypes.size(), loc));
+  Block *na = b.createBlock(&newWhile.getAfter(), {}, afterTypes,
+                            SmallVector<Location>(afterTypes.size(), loc));
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToEnd(nb);
+    bind(before.getArguments(), nb->getArguments(), beforeLay, beforeSeg);
+    forgetAccesses();
+    if (failed(emitBlock(before)))
+      return failure();
+    auto cond = cast<scf::ConditionOp>(before.getTerminator());
+    auto args = collect(cond.getArgs(), afterLay);
+    if (failed(args))
+      return failure();
+    scf::ConditionOp::create(b, loc, scalars.lookup(cond.getCondition()),
+                             *args);
+    b.setInsertionPointToEnd(na);
+    bind(after.getArguments(), na->getArguments(), afterLay, afterSeg);
+    forgetAccesses();
+    if (failed(emitBlock(after)))
+      return failure();
+    auto yield = cast<scf::YieldOp>(after.getTerminator());
+    auto ys = collect(yield.getOperands(), beforeLay);
+    if (failed(ys))
+      return failure();
+    scf::YieldOp::create(b, loc, *ys);
+  }
+  bind(whileOp.getResults(), newWhile.getResults(), afterLay, afterSeg);
+  forgetAccesses();
+  return success();
+}
+

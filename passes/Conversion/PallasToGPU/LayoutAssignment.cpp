@@ -1,0 +1,419 @@
+//===- LayoutAssignment.cpp - layouts of block values -----------*- C++ -*-===//
+//
+// The analysis that gives every tensor value of the kernel a layout
+// (Layout.h) before anything is emitted: blocked layouts for memory and
+// elementwise ops, the dot's instruction layouts (DotLayout.cpp) and
+// what their consumers demand; the emitters read the result (layoutOf).
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Conversion/PallasToGPU/Distribute.h"
+#include "passes/Conversion/PallasToGPU/DistributeUtils.h"
+
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/UB/IR/UBOps.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/Debug.h"
+
+#define DEBUG_TYPE "pallas-to-gpu"
+
+using namespace mlir;
+using namespace mlir::pallas;
+using namespace mlir::pallas::gpu;
+using namespace mlir::pallas::gpu::detail;
+
+//===----------------------------------------------------------------------===//
+// Layout analysis
+//===----------------------------------------------------------------------===//
+
+bool Distributor::isScratch(Value memref) {
+  if (llvm::is_contained(scratchArgs, memref))
+    return true;
+  if (auto it = views.find(memref); it != views.end())
+    return it->second.isShared();
+  Operation *def = memref.getDefiningOp();
+  if (!def)
+    return false;
+  if (auto sv = dyn_cast<memref::SubViewOp>(def))
+    return isScratch(sv.getSource());
+  if (auto cast = dyn_cast<UnrealizedConversionCastOp>(def))
+    return cast->getNumOperands() == 1 && isScratch(cast->getOperand(0));
+  if (isa<memref::AllocOp>(def)) {
+    for (Operation *user : memref.getUsers())
+      if (auto copy = dyn_cast<linalg::CopyOp>(user))
+        if (copy.getOutputs()[0] == memref)
+          return isScratch(copy.getInputs()[0]);
+  }
+  return false;
+}
+
+bool Distributor::assign(Value v, int id) {
+  if (id < 0 || layoutOf.count(v))
+    return false;
+  layoutOf[v] = id;
+  return true;
+}
+
+int Distributor::chooseElementwise(Operation *op) {
+  auto g = cast<linalg::GenericOp>(op);
+  auto resultType = cast<RankedTensorType>(g->getResult(0).getType());
+  int64_t rank = resultType.getRank();
+  SmallVector<OpOperand *> reads = readOperands(g);
+  // An operand read through the identity map decides.
+  for (OpOperand *o : reads) {
+    auto dims = *mapDims(g.getMatchingIndexingMap(o));
+    if (!isIdentityDims(dims, rank))
+      continue;
+    if (auto it = layoutOf.find(o->get()); it != layoutOf.end())
+      return it->second;
+  }
+  // Otherwise a layout whose projection a broadcast operand already has.
+  for (OpOperand *o : reads) {
+    auto it = layoutOf.find(o->get());
+    if (it == layoutOf.end())
+      continue;
+    auto dims = *mapDims(g.getMatchingIndexingMap(o));
+    auto opShape = cast<RankedTensorType>(o->get().getType()).getShape();
+    const Layout &have = layout(it->second);
+    std::vector<Layout> candidates;
+    if (auto p = sliceParent.find(it->second); p != sliceParent.end())
+      candidates.push_back(layout(p->second));
+    if (auto m = mmaRoot.find(it->second); m != mmaRoot.end() && rank == 2) {
+      auto [wm, wn, wg] = m->second;
+      int64_t mm = resultType.getDimSize(0), nn = resultType.getDimSize(1);
+      if (wg) {
+        if (mm % (16 * wm) == 0 && nn % (8 * wn) == 0)
+          candidates.push_back(wgmmaCLayout(mm, nn, wm / 4, wn));
+      } else if (kc.has(pallasc::MatrixInstrKind::Mfma) && mm % (16 * wm) == 0 &&
+                 nn % (16 * wn) == 0)
+        candidates.push_back(mfmaCLayout(mm, nn, wm, wn));
+      else if (!kc.has(pallasc::MatrixInstrKind::Mfma) &&
+               mm % (16 * wm) == 0 && nn % (8 * wn) == 0)
+        candidates.push_back(mmaCLayout(mm, nn, wm, wn));
+    }
+    candidates.push_back(layout(defaultLayout(resultType)));
+    for (const Layout &c : candidates) {
+      if (c.shape != resultType.getShape())
+        continue;
+      if (providesLocally(have, projectLayout(c, dims, opShape)))
+        return intern(c);
+    }
+  }
+  return defaultLayout(resultType);
+}
+
+bool Distributor::analyzeBlock(Block &block) {
+  bool changed = false;
+  for (Operation &opRef : block) {
+    Operation *op = &opRef;
+    if (auto forOp = dyn_cast<scf::ForOp>(op)) {
+      auto yield = cast<scf::YieldOp>(forOp.getBody()->getTerminator());
+      for (auto [i, arg] : llvm::enumerate(forOp.getRegionIterArgs())) {
+        if (!isa<RankedTensorType>(arg.getType()))
+          continue;
+        Value init = forOp.getInitArgs()[i];
+        if (auto it = layoutOf.find(init); it != layoutOf.end())
+          changed |= assign(arg, it->second);
+        else if (auto it = layoutOf.find(yield.getOperand(i));
+                 it != layoutOf.end())
+          changed |= assign(arg, it->second);
+      }
+      changed |= analyzeBlock(*forOp.getBody());
+      for (auto [i, arg] : llvm::enumerate(forOp.getRegionIterArgs())) {
+        if (!isa<RankedTensorType>(arg.getType()))
+          continue;
+        if (auto it = layoutOf.find(yield.getOperand(i)); it != layoutOf.end())
+          changed |= assign(arg, it->second);
+        if (auto it = layoutOf.find(arg); it != layoutOf.end())
+          changed |= assign(forOp.getResult(i), it->second);
+      }
+      continue;
+    }
+    if (auto ifOp = dyn_cast<scf::IfOp>(op)) {
+      changed |= analyzeBlock(*ifOp.thenBlock());
+      if (ifOp.elseBlock())
+        changed |= analyzeBlock(*ifOp.elseBlock());
+      for (auto [i, res] : llvm::enumerate(ifOp.getResults())) {
+        if (!isa<RankedTensorType>(res.getType()))
+          continue;
+        for (Block *blk : {ifOp.thenBlock(), ifOp.elseBlock()}) {
+          if (!blk)
+            continue;
+          Value y = blk->getTerminator()->getOperand(i);
+          if (auto it = layoutOf.find(y); it != layoutOf.end())
+            changed |= assign(res, it->second);
+        }
+      }
+      continue;
+    }
+    if (auto whileOp = dyn_cast<scf::WhileOp>(op)) {
+      Block &before = whileOp.getBefore().front();
+      Block &after = whileOp.getAfter().front();
+      auto cond = cast<scf::ConditionOp>(before.getTerminator());
+      auto yield = cast<scf::YieldOp>(after.getTerminator());
+      for (auto [i, arg] : llvm::enumerate(before.getArguments())) {
+        if (!isa<RankedTensorType>(arg.getType()))
+          continue;
+        if (auto it = layoutOf.find(whileOp.getInits()[i]);
+            it != layoutOf.end())
+          changed |= assign(arg, it->second);
+        else if (auto it = layoutOf.find(yield.getOperand(i));
+                 it != layoutOf.end())
+          changed |= assign(arg, it->second);
+      }
+      changed |= analyzeBlock(before);
+      for (auto [i, arg] : llvm::enumerate(after.getArguments())) {
+        if (!isa<RankedTensorType>(arg.getType()))
+          continue;
+        if (auto it = layoutOf.find(cond.getArgs()[i]); it != layoutOf.end()) {
+          changed |= assign(arg, it->second);
+          changed |= assign(whileOp.getResult(i), it->second);
+        }
+      }
+      changed |= analyzeBlock(after);
+      continue;
+    }
+    if (op->getNumResults() == 0 || flexible.contains(op->getResult(0)))
+      continue;
+    if (llvm::none_of(op->getResultTypes(),
+                      [](Type t) { return isa<RankedTensorType>(t); }))
+      continue;
+    if (deferred.contains(op->getResult(0)))
+      continue;
+
+    llvm::TypeSwitch<Operation *>(op)
+        .Case<linalg::GenericOp>([&](linalg::GenericOp g) {
+          if (!isElementwise(g))
+            return;
+          int id = chooseElementwise(g);
+          for (Value r : g->getResults())
+            changed |= assign(r, id);
+        })
+        .Case<linalg::ReduceOp>([&](linalg::ReduceOp r) {
+          Value in = r.getInputs()[0];
+          auto it = layoutOf.find(in);
+          int inId = it != layoutOf.end()
+                         ? it->second
+                         : defaultLayout(cast<RankedTensorType>(in.getType()));
+          if (it == layoutOf.end() && !flexible.contains(in))
+            return; // wait for the input
+          int id = intern(sliceLayout(layout(inId), r.getDimensions()));
+          if (!sliceParent.count(id))
+            sliceParent[id] = inId;
+          if (auto m = mmaRoot.find(inId); m != mmaRoot.end())
+            mmaRoot.try_emplace(id, m->second);
+          for (Value res : r->getResults())
+            changed |= assign(res, id);
+        })
+        .Case<linalg::MatmulOp, linalg::BatchMatmulOp>([&](Operation *mm) {
+          changed |= assign(mm->getResult(0), dotLayout(mm));
+        })
+        .Case<linalg::TransposeOp>([&](linalg::TransposeOp t) {
+          auto it = layoutOf.find(t.getInput());
+          if (it == layoutOf.end())
+            return;
+          auto shape = cast<RankedTensorType>(t->getResult(0).getType())
+                           .getShape();
+          int id = intern(
+              projectLayout(layout(it->second), t.getPermutation(), shape));
+          if (auto m = mmaRoot.find(it->second); m != mmaRoot.end())
+            mmaRoot.try_emplace(id, m->second);
+          changed |= assign(t->getResult(0), id);
+        })
+        .Case<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(
+            [&](Operation *reshape) {
+              auto it = layoutOf.find(reshape->getOperand(0));
+              if (it == layoutOf.end())
+                return;
+              auto shape = cast<RankedTensorType>(reshape->getResultTypes()[0])
+                               .getShape();
+              changed |= assign(reshape->getResult(0),
+                                intern(reshapeLayout(layout(it->second),
+                                                     shape)));
+            })
+        .Case<bufferization::ToTensorOp, tensor::ExtractSliceOp>(
+            [&](Operation *o) {
+              changed |= assign(o->getResult(0),
+                                defaultLayout(cast<RankedTensorType>(
+                                    o->getResult(0).getType())));
+            })
+        .Case<tensor::InsertOp, tensor::InsertSliceOp>([&](Operation *o) {
+          Value dest = o->getOperand(1);
+          auto it = layoutOf.find(dest);
+          changed |= assign(o->getResult(0),
+                            it != layoutOf.end()
+                                ? it->second
+                                : defaultLayout(cast<RankedTensorType>(
+                                      o->getResult(0).getType())));
+        })
+        .Default([](Operation *) {});
+  }
+  return changed;
+}
+
+int Distributor::demandedLayout(OpOperand &use) {
+  Operation *owner = use.getOwner();
+  auto known = [&](Value v) {
+    auto it = layoutOf.find(v);
+    return it == layoutOf.end() ? -1 : it->second;
+  };
+  if (auto g = dyn_cast<linalg::GenericOp>(owner)) {
+    if (!isElementwise(g))
+      return -1;
+    int r = known(g->getResult(0));
+    if (r < 0)
+      return -1;
+    auto dims = *mapDims(g.getMatchingIndexingMap(&use));
+    auto shape = cast<RankedTensorType>(use.get().getType()).getShape();
+    return intern(projectLayout(layout(r), dims, shape));
+  }
+  if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(owner) &&
+      cast<linalg::LinalgOp>(owner).isDpsInit(&use))
+    return known(owner->getResult(0));
+  if (auto yield = dyn_cast<scf::YieldOp>(owner)) {
+    Operation *parent = yield->getParentOp();
+    unsigned i = use.getOperandNumber();
+    if (auto forOp = dyn_cast<scf::ForOp>(parent))
+      return known(forOp.getRegionIterArgs()[i]);
+    if (isa<scf::IfOp>(parent))
+      return known(parent->getResult(i));
+    if (auto whileOp = dyn_cast<scf::WhileOp>(parent))
+      return known(whileOp.getBefore().front().getArgument(i));
+    return -1;
+  }
+  if (auto forOp = dyn_cast<scf::ForOp>(owner)) {
+    unsigned n = use.getOperandNumber();
+    if (n >= 3)
+      return known(forOp.getRegionIterArgs()[n - 3]);
+    return -1;
+  }
+  if (auto cond = dyn_cast<scf::ConditionOp>(owner)) {
+    auto whileOp = cast<scf::WhileOp>(cond->getParentOp());
+    unsigned i = use.getOperandNumber() - 1;
+    return known(whileOp.getAfter().front().getArgument(i));
+  }
+  return -1;
+}
+
+LogicalResult Distributor::analyze() {
+  // Flexible values: constants and what is computed from them alone; they
+  // are rematerialized in whatever layout a use needs.
+  kernel.walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (op->getNumResults() != 1 ||
+        !isa<RankedTensorType>(op->getResult(0).getType()))
+      return;
+    Value r = op->getResult(0);
+    bool flex =
+        llvm::TypeSwitch<Operation *, bool>(op)
+            .Case<arith::ConstantOp, tensor::EmptyOp>(
+                [](Operation *) { return true; })
+            .Case<linalg::FillOp>([&](linalg::FillOp f) {
+              return !isa<ShapedType>(f.getInputs()[0].getType());
+            })
+            .Case<linalg::GenericOp>([&](linalg::GenericOp g) {
+              if (!isElementwise(g) || !hasPureBody(g))
+                return false;
+              return llvm::all_of(readOperands(g), [&](OpOperand *o) {
+                return flexible.contains(o->get());
+              });
+            })
+            .Case<linalg::TransposeOp, tensor::CollapseShapeOp,
+                  tensor::ExpandShapeOp>([&](Operation *o) {
+              return flexible.contains(o->getOperand(0));
+            })
+            .Default([](Operation *) { return false; });
+    if (flex)
+      flexible.insert(r);
+    if (isa<tensor::GenerateOp>(op))
+      deferred.insert(r);
+    if (auto tt = dyn_cast<bufferization::ToTensorOp>(op);
+        tt && isScratch(tt.getBuffer()))
+      deferred.insert(r);
+  });
+
+  Block &entry = kernel.getBody().front();
+  auto fixedPoint = [&]() {
+    for (int iter = 0; iter < 32; ++iter)
+      if (!analyzeBlock(entry))
+        return;
+  };
+  fixedPoint();
+  // Deferred values (shared-memory loads, generated blocks) take the layout
+  // their uses ask for.
+  for (int round = 0; round < 4; ++round) {
+    bool any = false;
+    kernel.walk([&](Operation *op) {
+      if (op->getNumResults() != 1 || !deferred.contains(op->getResult(0)) ||
+          layoutOf.count(op->getResult(0)))
+        return;
+      Value r = op->getResult(0);
+      int want = -1;
+      for (OpOperand &use : r.getUses())
+        if ((want = demandedLayout(use)) >= 0)
+          break;
+      if (want < 0 && round < 3)
+        return;
+      if (want < 0)
+        want = defaultLayout(cast<RankedTensorType>(r.getType()));
+      any |= assign(r, want);
+    });
+    deferred.clear();
+    kernel.walk([&](Operation *op) {
+      if (op->getNumResults() == 1 &&
+          (isa<tensor::GenerateOp>(op) ||
+           (isa<bufferization::ToTensorOp>(op) &&
+            isScratch(cast<bufferization::ToTensorOp>(op).getBuffer()))) &&
+          !layoutOf.count(op->getResult(0)))
+        deferred.insert(op->getResult(0));
+    });
+    fixedPoint();
+    if (!any && deferred.empty())
+      break;
+  }
+  // Loop-carried values nothing decided: the default layout.
+  kernel.walk([&](Operation *op) {
+    for (Region &region : op->getRegions())
+      for (Block &blk : region)
+        for (BlockArgument arg : blk.getArguments())
+          if (auto t = dyn_cast<RankedTensorType>(arg.getType());
+              t && !isa<linalg::LinalgOp, tensor::GenerateOp>(op))
+            assign(arg, defaultLayout(t));
+    if (isa<scf::ForOp, scf::IfOp, scf::WhileOp>(op))
+      for (Value r : op->getResults())
+        if (auto t = dyn_cast<RankedTensorType>(r.getType()))
+          assign(r, defaultLayout(t));
+  });
+  fixedPoint();
+  // Single-use loads of read-only memory feeding a dot in the same block
+  // are copied to shared memory at the dot.
+  kernel.walk([&](bufferization::ToTensorOp tt) {
+    if (!isReadOnly(tt.getBuffer()) || !tt.getResult().hasOneUse())
+      return;
+    Operation *user = *tt.getResult().getUsers().begin();
+    Value operand = tt.getResult();
+    if (auto t = dyn_cast<linalg::TransposeOp>(user)) {
+      if (!t->getResult(0).hasOneUse())
+        return;
+      operand = t->getResult(0);
+      user = *operand.getUsers().begin();
+    }
+    auto mm = dyn_cast<linalg::LinalgOp>(user);
+    if (!mm || !isa<linalg::MatmulOp, linalg::BatchMatmulOp>(user) ||
+        !llvm::is_contained(mm.getDpsInputs(), operand) ||
+        user->getBlock() != tt->getBlock())
+      return;
+    streamed.insert(tt.getResult());
+    if (operand != tt.getResult())
+      streamed.insert(operand);
+  });
+  LLVM_DEBUG({
+    kernel.walk([&](Operation *op) {
+      for (Value r : op->getResults())
+        if (auto it = layoutOf.find(r); it != layoutOf.end())
+          llvm::dbgs() << r << "\n    -> " << layout(it->second).str() << "\n";
+    });
+  });
+  return success();
+}
+

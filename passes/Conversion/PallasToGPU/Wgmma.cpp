@@ -1,0 +1,552 @@
+//===- Wgmma.cpp - dots on wgmma.mma_async (sm_90a) -------------*- C++ -*-===//
+//
+// Core-matrix tiles of wgmma operands in shared memory, their layouts,
+// and the warpgroup MMA lowering of a dot whose accumulator is in a
+// WgmmaC layout (operands fed by TMA plans or staged tiles).
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Conversion/PallasToGPU/Distribute.h"
+#include "passes/Conversion/PallasToGPU/DotUtils.h"
+
+#include "dialects/Pallas/IR/PallasOps.h"
+
+#include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+using namespace mlir;
+using namespace mlir::pallas;
+using namespace mlir::pallas::gpu;
+using namespace mlir::pallas::gpu::detail;
+
+Distributor::CoreTile Distributor::coreTile(RankedTensorType type,
+                                            int64_t cdim, int64_t absOffset,
+                                            int64_t &bytes) {
+  int64_t rows = type.getDimSize(0), cols = type.getDimSize(1);
+  int64_t outer = cdim == 1 ? rows : cols, inner = cdim == 1 ? cols : rows;
+  View v = sharedView({outer / 8, inner / 8, 8, 8}, type.getElementType(),
+                      absOffset, /*pad=*/false, bytes);
+  return CoreTile{v, cdim, absOffset, rows, cols};
+}
+
+int Distributor::coreLayout(int id, int64_t cdim) {
+  const Layout &l = layout(id);
+  int64_t rows = l.shape[0], cols = l.shape[1];
+  // [R, C] -> [R/8, 8, C/8, 8] (the same linear index), then the core
+  // matrices' order.
+  Layout split = reshapeLayout(l, {rows / 8, 8, cols / 8, 8});
+  if (cdim == 1)
+    return intern(
+        projectLayout(split, {0, 2, 1, 3}, {rows / 8, cols / 8, 8, 8}));
+  return intern(
+      projectLayout(split, {2, 0, 3, 1}, {cols / 8, rows / 8, 8, 8}));
+}
+
+/// `wgmma.mma_async.sync.aligned.m64nNk16.f32.{f16,bf16}` per warpgroup:
+/// B (and A unless its registers already hold the A fragments) in shared
+/// memory as core-matrix tiles described by 64-bit matrix descriptors (no
+/// swizzle: start address, leading (K) and stride (M/N) byte offsets, all
+/// >> 4; K-major or, with the transpose bit, M/N-major, whichever way the
+/// operand is contiguous), the accumulator in registers (wgmmaCLayout).
+/// Streamed operands are copied with cp.async in up to four k chunks, one
+/// commit group each, as for mma.sync. Sequence: stores / cp.async waits,
+/// fence.proxy.async (generic-proxy writes made visible to the async proxy
+/// wgmma reads through), barrier, wgmma.fence, the wgmmas, commit, wait 0.
+/// The wgmma itself is inline PTX: nvvm.wgmma.mma_async takes A from shared
+/// memory only.
+LogicalResult Distributor::emitWgmma(Operation *op, int cId,
+                                     SmallVector<Value> acc) {
+  auto lin = cast<linalg::LinalgOp>(op);
+  Location loc = op->getLoc();
+  DotShape s = dotShape(op);
+  Value aVal = lin.getDpsInputs()[0], bVal = lin.getDpsInputs()[1];
+  int64_t gm = layout(cId).warpsM / 4, gn = layout(cId).warpsN;
+  int64_t mW = s.m / gm, nW = s.n / gn;
+  int64_t instrN = std::min<int64_t>(nW, 256);
+  int aId = intern(wgmmaALayout(s.m, s.k, gm, gn));
+  bool bf16 = s.a.isBF16();
+  Type i32t = b.getI32Type(), i64t = b.getI64Type(), f32 = b.getF32Type();
+
+  int64_t wsOffset = 0;
+  auto reserve = [&](int64_t bytes) {
+    int64_t off = kc.workspaceOffset + wsOffset;
+    wsOffset += (bytes + 127) / 128 * 128;
+    kc.workspaceBytes = std::max(kc.workspaceBytes, wsOffset);
+    return off;
+  };
+
+  bool aInRegisters =
+      !coreTiles.count(aVal) && !streamed.contains(aVal) &&
+      (flexible.contains(aVal) ||
+       (dists.count(aVal) &&
+        providesLocally(layout(dists.lookup(aVal).layout), layout(aId))));
+
+  // Operands the TMA copies (planTma).
+  const TmaPlan *tma = nullptr;
+  if (auto it = tmaPlans.find(op); it != tmaPlans.end())
+    tma = &it->second;
+  auto tmaOf = [&](Value v) -> const TmaOperand * {
+    if (tma)
+      for (const TmaOperand &t : tma->operands)
+        if (t.value == v)
+          return &t;
+    return nullptr;
+  };
+  const TmaOperand *aTma = aInRegisters ? nullptr : tmaOf(aVal);
+  const TmaOperand *bTma = tmaOf(bVal);
+
+  // Streamed operands: cp.async in chunks along k.
+  int64_t numChunks = std::min<int64_t>(4, s.k / 16);
+  int64_t chunkK = s.k / numChunks;
+  struct AsyncPlan {
+    View source;
+    CoreTile tile;
+    int sourceId, tileId; ///< layouts of one chunk (source; 4-D tile)
+    int64_t sourceDim, tileDim, width;
+  };
+  SmallVector<AsyncPlan, 2> plans;
+  auto planAsync = [&](Value v, int64_t kdim) -> std::optional<CoreTile> {
+    if (!kc.target->hasCpAsync || !streamed.contains(v) || coreTiles.count(v))
+      return std::nullopt;
+    SmallVector<int64_t> perm;
+    Value x;
+    const View *source = streamedSource(v, perm, x);
+    if (!source)
+      return std::nullopt;
+    auto type = cast<RankedTensorType>(v.getType());
+    auto stype = cast<RankedTensorType>(x.getType());
+    int64_t sdim = perm.empty() ? kdim : perm[kdim];
+    int sourceId;
+    int id = streamedLayouts(v, x, perm, sourceId);
+    int64_t cdim = contiguousDim(layout(id));
+    int64_t bytes;
+    CoreTile tile =
+        coreTile(type, cdim, kc.workspaceOffset + wsOffset, bytes);
+    SmallVector<int64_t> cshape(type.getShape()), scshape(stype.getShape());
+    cshape[kdim] = chunkK;
+    scshape[sdim] = chunkK;
+    int csId =
+        defaultLayout(RankedTensorType::get(scshape, stype.getElementType()));
+    int ctId = perm.empty()
+                   ? csId
+                   : intern(projectLayout(layout(csId), perm, cshape));
+    int ct4 = coreLayout(ctId, cdim);
+    SmallVector<int64_t> t4shape(layout(ct4).shape.begin(),
+                                 layout(ct4).shape.end());
+    SmallVector<OpFoldResult> zeros2(2, b.getIndexAttr(0)),
+        zeros4(4, b.getIndexAttr(0));
+    SmallVector<int64_t> ones2(2, 1), ones4(4, 1);
+    View src0 = subview(*source, zeros2, {}, scshape, ones2, {});
+    View dst0 = subview(tile.view, zeros4, {}, t4shape, ones4, {});
+    int64_t width = asyncCopyWidth(src0, csId, dst0, ct4);
+    if (!width) {
+      if (Operation *def = tile.view.base.getDefiningOp();
+          def && def->use_empty())
+        def->erase();
+      return std::nullopt;
+    }
+    reserve(bytes);
+    // The 4-D tile dimension walking k: the core-matrix column when k is
+    // the contiguous dimension, else the core-matrix row.
+    plans.push_back(AsyncPlan{*source, tile, csId, ct4, sdim,
+                              cdim == kdim ? 1 : 0, width});
+    return tile;
+  };
+  // Other operands: stored from registers (or loaded and stored, for a
+  // streamed one cp.async cannot copy) into a core-matrix tile.
+  auto stageCore = [&](Value v) -> FailureOr<CoreTile> {
+    if (auto it = coreTiles.find(v); it != coreTiles.end())
+      return it->second;
+    auto type = cast<RankedTensorType>(v.getType());
+    int64_t bytes;
+    if (streamed.contains(v)) {
+      SmallVector<int64_t> perm;
+      Value x;
+      const View *source = streamedSource(v, perm, x);
+      if (!source)
+        return op->emitOpError() << "reads a memref that is not a view";
+      int sourceId;
+      int id = streamedLayouts(v, x, perm, sourceId);
+      int64_t cdim = contiguousDim(layout(id));
+      CoreTile tile =
+          coreTile(type, cdim, kc.workspaceOffset + wsOffset, bytes);
+      reserve(bytes);
+      int id4 = coreLayout(id, cdim);
+      int64_t chunk = 4 * groupWidth(*source, sourceId);
+      for (int64_t r0 = 0; r0 < layout(id).numRegs(); r0 += chunk) {
+        SmallVector<int64_t> subset;
+        for (int64_t r = r0; r < std::min(r0 + chunk, layout(id).numRegs());
+             ++r)
+          subset.push_back(r);
+        auto part = load(*source, sourceId, subset);
+        if (failed(part))
+          return failure();
+        if (failed(store(tile.view, id4, *part, {}, subset)))
+          return failure();
+      }
+      return tile;
+    }
+    int id = layoutOrDefault(v);
+    auto regs = get(v, id);
+    if (failed(regs))
+      return failure();
+    int64_t cdim = contiguousDim(layout(id));
+    CoreTile tile = coreTile(type, cdim, kc.workspaceOffset + wsOffset, bytes);
+    reserve(bytes);
+    if (failed(store(tile.view, coreLayout(id, cdim), *regs)))
+      return failure();
+    return tile;
+  };
+
+  std::optional<CoreTile> aTile, bTile;
+  if (!aInRegisters && !aTma)
+    aTile = planAsync(aVal, 1);
+  if (!bTma)
+    bTile = planAsync(bVal, 0);
+  for (int64_t c = 0; c < numChunks && !plans.empty(); ++c) {
+    for (const AsyncPlan &p : plans) {
+      SmallVector<OpFoldResult> so(2, b.getIndexAttr(0)),
+          to(4, b.getIndexAttr(0));
+      so[p.sourceDim] = b.getIndexAttr(c * chunkK);
+      to[p.tileDim] = b.getIndexAttr(c * chunkK / 8);
+      SmallVector<int64_t> sshape(layout(p.sourceId).shape.begin(),
+                                  layout(p.sourceId).shape.end());
+      SmallVector<int64_t> tshape(layout(p.tileId).shape.begin(),
+                                  layout(p.tileId).shape.end());
+      View src = subview(p.source, so, {}, sshape, {1, 1}, {});
+      View dst = subview(p.tile.view, to, {}, tshape, {1, 1, 1, 1}, {});
+      if (failed(copyAsync(src, p.sourceId, dst, p.tileId, p.width)))
+        return op->emitOpError() << "cannot copy a dot operand with cp.async";
+    }
+    NVVM::CpAsyncCommitGroupOp::create(b, loc);
+  }
+  bool async = !plans.empty();
+  SmallVector<Value> aRegs;
+  if (aInRegisters) {
+    auto r = get(aVal, aId);
+    if (failed(r))
+      return failure();
+    aRegs = *r;
+  } else if (!aTile && !aTma) {
+    auto t = stageCore(aVal);
+    if (failed(t))
+      return failure();
+    aTile = *t;
+  }
+  if (!bTile && !bTma) {
+    auto t = stageCore(bVal);
+    if (failed(t))
+      return failure();
+    bTile = *t;
+  }
+  // Writes through the generic proxy (st.shared, cp.async) become visible
+  // to wgmma's async-proxy reads after fence.proxy.async and a barrier.
+  auto fenceProxy = [&] {
+    NVVM::FenceProxyOp::create(
+        b, loc, NVVM::ProxyKind::async_shared,
+        NVVM::SharedSpaceAttr::get(b.getContext(),
+                                   NVVM::SharedSpace::shared_cta));
+  };
+  // (Tiles a TMA fills are waited for on their mbarriers instead.)
+  if (!async && (aTile || bTile)) {
+    fenceProxy();
+    barrier();
+  }
+
+  // Descriptors: the warpgroup's part of each tile.
+  Value warp = arith::ShRUIOp::create(b, loc, kc.tid, idx(5));
+  Value group = arith::ShRUIOp::create(b, loc, warp, idx(2));
+  Value groupM = arith::AndIOp::create(b, loc, group, idx(gm - 1));
+  Value groupN = arith::ShRUIOp::create(b, loc, group, idx(log2Exact(gm)));
+  Value smemAddr = arith::IndexCastOp::create(
+      b, loc, i32t,
+      memref::ExtractAlignedPointerAsIndexOp::create(b, loc, kc.smemBase));
+  struct Desc {
+    Value value; ///< i64, the warpgroup's first row (A) / column (B), k = 0
+    int64_t strideK, strideMN;
+    int trans;
+    /// A TMA tile (128B swizzle): K-major or not, its rows (see planTma).
+    bool swizzled = false, kMajor = true;
+    int64_t rows = 0;
+  };
+  // A matrix descriptor: the start address `base` + `offset` + `first`
+  // (bytes; i32, constant, index), the constant fields (strides, swizzle).
+  auto descriptor = [&](Value base, int64_t offset, Value first,
+                        uint64_t fields) -> Value {
+    Value addr = arith::AddIOp::create(
+        b, loc, base,
+        arith::AddIOp::create(
+            b, loc, i32(offset),
+            arith::IndexCastOp::create(b, loc, i32t, first)));
+    Value start = arith::ShRUIOp::create(
+        b, loc, arith::AndIOp::create(b, loc, addr, i32(0x3FFFF)), i32(4));
+    Value wide = arith::ExtUIOp::create(b, loc, i64t, start);
+    return arith::OrIOp::create(
+        b, loc, wide,
+        arith::ConstantIntOp::create(b, loc, i64t,
+                                     static_cast<int64_t>(fields)));
+  };
+  auto makeDesc = [&](const CoreTile &t, int64_t kdim, Value groupIndex,
+                      int64_t groupSpan) {
+    bool kContiguous = t.cdim == kdim;
+    int64_t inner = t.cdim == 1 ? t.cols : t.rows;
+    int64_t outer = inner / 8 * 128; // bytes between core-matrix rows
+    Desc d;
+    d.strideK = kContiguous ? 128 : outer;
+    d.strideMN = kContiguous ? outer : 128;
+    d.trans = kContiguous ? 0 : 1;
+    Value first = arith::MulIOp::create(
+        b, loc, groupIndex, idx(groupSpan / 8 * d.strideMN));
+    d.value = descriptor(smemAddr, t.offset, first,
+                         (uint64_t(d.strideK >> 4) << 16) |
+                             (uint64_t(d.strideMN >> 4) << 32));
+    return d;
+  };
+  // TMA: the stage of this step, the copies of a later step, the wait
+  // for a chunk.
+  Value tmaStage;
+  auto barrierAt = [&](Value stage, int64_t c) {
+    Value slot = arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, stage, i32(tma->numChunks)),
+        i32(c));
+    return sharedPtr(
+        b, loc,
+        arith::AddIOp::create(
+            b, loc, smemAddr,
+            arith::AddIOp::create(b, loc, i32(tma->barriers),
+                                  arith::MulIOp::create(b, loc, slot, i32(8)))));
+  };
+  Value tmaRegion;
+  if (tma) {
+    // The stages, 1024-byte aligned (the swizzle pattern's period).
+    tmaRegion = arith::AndIOp::create(
+        b, loc,
+        arith::AddIOp::create(b, loc, smemAddr, i32(tma->region + 1023)),
+        i32(~int64_t(1023)));
+    Value iv = kc.seqIv;
+    Value numStagesV = idx(tma->stages);
+    auto stageOf = [&](Value j) {
+      return arith::IndexCastOp::create(
+          b, loc, i32t, arith::RemUIOp::create(b, loc, j, numStagesV));
+    };
+    // Copies step `j` into its stage: per chunk, the expected bytes on the
+    // chunk's mbarrier, then the boxes.
+    auto issue = [&](Value j) -> LogicalResult {
+      Value stage = stageOf(j);
+      Value base = arith::AddIOp::create(
+          b, loc, tmaRegion,
+          arith::MulIOp::create(b, loc, stage, i32(tma->stageBytes)));
+      SmallVector<std::pair<Value, Value>> origins; // (row, col) i32
+      for (const TmaOperand &t : tma->operands) {
+        auto view = kc.tmaSources.lookup(t.arg).viewAt(b, j);
+        if (failed(view))
+          return failure();
+        origins.push_back(
+            {arith::IndexCastOp::create(b, loc, i32t, view->offsets[0]),
+             arith::IndexCastOp::create(b, loc, i32t, view->offsets[1])});
+      }
+      for (int64_t c = 0; c < tma->numChunks; ++c) {
+        int64_t bytes = 0;
+        for (const TmaOperand &t : tma->operands)
+          bytes += t.kMajor ? t.rows * 128 : t.cols * 128;
+        Value bar = barrierAt(stage, c);
+        NVVM::MBarrierArriveExpectTxOp::create(b, loc, Type(), bar,
+                                               i32(bytes),
+                                               NVVM::MemScopeKind::CTA, false,
+                                               Value());
+        for (size_t ti = 0; ti < tma->operands.size(); ++ti) {
+          const TmaOperand &t = tma->operands[ti];
+          std::pair<Value, Value> origin = origins[ti];
+          Value map = kc.tensorMaps[t.map].param;
+          auto box = [&](int64_t dstOffset, int64_t row, int64_t col) {
+            Value dst = arith::AddIOp::create(b, loc, base,
+                                              i32(t.offset + dstOffset));
+            Value c0 = arith::AddIOp::create(b, loc, origin.second, i32(col));
+            Value c1 = arith::AddIOp::create(b, loc, origin.first, i32(row));
+            NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+                b, loc, clusterPtr(b, loc, dst), map, ValueRange{c0, c1},
+                barrierAt(stage, c), ValueRange{}, Value(), Value(),
+                NVVM::TMALoadMode::TILE, false, nullptr, Value());
+          };
+          if (t.kMajor)
+            box(c * t.rows * 128, 0, c * tma->chunkK);
+          else
+            for (int64_t p = 0; p < t.cols / 64; ++p)
+              box(p * t.rows * 128 + c * tma->chunkK * 128,
+                  c * tma->chunkK, p * 64);
+        }
+      }
+      return success();
+    };
+    // One thread issues: at the first step the first stages - 1 steps,
+    // then at every step the step stages - 1 ahead (whose stage the
+    // previous step has finished reading: the barrier ending each dot).
+    Value tid0 = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                       kc.tid, idx(0));
+    auto outer = scf::IfOp::create(b, loc, tid0, false);
+    {
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(outer.thenBlock());
+      if (failed(prefetchSteps(tma->stages, issue, [] {})))
+        return failure();
+    }
+    tmaStage = stageOf(iv);
+  }
+  // The phase parity of this step's use of its stage's mbarriers.
+  auto waitChunk = [&](int64_t c) {
+    Value round = arith::DivUIOp::create(b, loc, kc.seqIv, idx(tma->stages));
+    Value parity = arith::IndexCastOp::create(
+        b, loc, i32t, arith::AndIOp::create(b, loc, round, idx(1)));
+    NVVM::MBarrierTryWaitParityOp::create(b, loc, barrierAt(tmaStage, c),
+                                          parity, i32(0x989680));
+  };
+  auto makeTmaDesc = [&](const TmaOperand &t, Value groupIndex,
+                         int64_t groupSpan) {
+    Desc d;
+    d.swizzled = true;
+    d.kMajor = t.kMajor;
+    d.rows = t.rows;
+    d.trans = t.kMajor ? 0 : 1;
+    d.strideK = d.strideMN = 0;
+    // The warpgroup's first row (K-major) / panel (MN-major).
+    Value first = t.kMajor
+                      ? arith::MulIOp::create(b, loc, groupIndex,
+                                              idx(groupSpan * 128))
+                      : arith::MulIOp::create(b, loc, groupIndex,
+                                              idx(groupSpan / 64 * t.rows *
+                                                  128));
+    Value stageBase = arith::AddIOp::create(
+        b, loc, tmaRegion,
+        arith::MulIOp::create(b, loc, tmaStage, i32(tma->stageBytes)));
+    // Leading byte offset (unused when K-major), stride byte offset 1024,
+    // swizzle mode 1 (128B).
+    uint64_t lbo = t.kMajor ? 1 : (t.rows * 128) >> 4;
+    d.value = descriptor(stageBase, t.offset, first,
+                         (lbo << 16) | (uint64_t(1024 >> 4) << 32) |
+                             (uint64_t(1) << 62));
+    return d;
+  };
+  std::optional<Desc> aDesc;
+  if (aTile)
+    aDesc = makeDesc(*aTile, 1, groupM, mW);
+  else if (aTma)
+    aDesc = makeTmaDesc(*aTma, groupM, mW);
+  Desc bDesc = bTma ? makeTmaDesc(*bTma, groupN, nW)
+                    : makeDesc(*bTile, 0, groupN, nW);
+  auto at = [&](const Desc &d, int64_t mn, int64_t k) -> Value {
+    int64_t bytes = mn / 8 * d.strideMN + k / 8 * d.strideK;
+    if (d.swizzled)
+      bytes = d.kMajor ? mn * 128 + k / 64 * d.rows * 128 + k % 64 * 2
+                       : mn / 64 * d.rows * 128 + k * 128;
+    if (bytes == 0)
+      return d.value;
+    return arith::AddIOp::create(
+        b, loc, d.value, arith::ConstantIntOp::create(b, loc, i64t, bytes >> 4));
+  };
+  auto pack = [&](Value x, Value y) -> Value {
+    Value v = vector::FromElementsOp::create(
+        b, loc, VectorType::get({2}, s.a), ValueRange{x, y});
+    Value i = vector::BitCastOp::create(b, loc, VectorType::get({1}, i32t), v);
+    return vector::ExtractOp::create(b, loc, i, 0);
+  };
+  SmallVector<Value> aPacked;
+  if (aInRegisters)
+    for (size_t r = 0; r + 1 < aRegs.size(); r += 2)
+      aPacked.push_back(pack(aRegs[r], aRegs[r + 1]));
+  std::string type = bf16 ? "bf16" : "f16";
+  auto wgmma = [&](MutableArrayRef<Value> d, Value aD,
+                   ArrayRef<Value> aFrag, Value bD) {
+    int64_t nd = d.size();
+    std::string text = "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
+                       "wgmma.mma_async.sync.aligned.m64n" +
+                       std::to_string(2 * nd) + "k16.f32." + type + "." +
+                       type + " {";
+    std::string constraints;
+    for (int64_t i = 0; i < nd; ++i) {
+      text += (i ? ", $" : "$") + std::to_string(i);
+      constraints += "=f,";
+    }
+    text += "}, ";
+    SmallVector<Value> operands;
+    int64_t next = nd;
+    if (aD) {
+      text += "$" + std::to_string(next++);
+      operands.push_back(aD);
+      constraints += "l,";
+    } else {
+      text += "{";
+      for (int64_t j = 0; j < 4; ++j) {
+        text += (j ? ", $" : "$") + std::to_string(next++);
+        operands.push_back(aFrag[j]);
+        constraints += "r,";
+      }
+      text += "}";
+    }
+    text += ", $" + std::to_string(next++);
+    operands.push_back(bD);
+    constraints += "l";
+    text += ", p, 1, 1";
+    if (aD)
+      text += ", " + std::to_string(aDesc->trans);
+    text += ", " + std::to_string(bDesc.trans) + ";\n}";
+    for (int64_t i = 0; i < nd; ++i) {
+      operands.push_back(d[i]);
+      constraints += "," + std::to_string(i);
+    }
+    SmallVector<Type> fields(nd, f32);
+    Type resType = LLVM::LLVMStructType::getLiteral(b.getContext(), fields);
+    // Side effects: it reads shared memory and must stay between the
+    // barriers and the wgmma fence / commit / wait.
+    Value r = LLVM::InlineAsmOp::create(
+                  b, loc, resType, operands, b.getStringAttr(text),
+                  b.getStringAttr(constraints), b.getUnitAttr(), nullptr,
+                  LLVM::TailCallKindAttr::get(
+                      b.getContext(), LLVM::tailcallkind::TailCallKind::None),
+                  nullptr, nullptr)
+                  .getResult(0);
+    for (int64_t i = 0; i < nd; ++i)
+      d[i] = LLVM::ExtractValueOp::create(b, loc, r, ArrayRef<int64_t>{i});
+  };
+
+  const Layout &A = layout(aId), &C = layout(cId);
+  int64_t nbA = log2Exact(s.k), nbC = log2Exact(s.n);
+  NVVM::WgmmaFenceAlignedOp::create(b, loc);
+  for (int64_t kk = 0; kk < s.k / 16; ++kk) {
+    if (tma && (kk * 16) % tma->chunkK == 0)
+      waitChunk(kk * 16 / tma->chunkK);
+    if (async && (kk * 16) % chunkK == 0) {
+      // This chunk's copies (and those of every thread) have landed.
+      int64_t c = kk * 16 / chunkK;
+      NVVM::CpAsyncWaitGroupOp::create(
+          b, loc, b.getI32IntegerAttr(numChunks - 1 - c));
+      fenceProxy();
+      barrier();
+    }
+    for (int64_t mi = 0; mi < mW / 64; ++mi) {
+      SmallVector<Value> aFrag;
+      Value aD;
+      if (aInRegisters) {
+        int64_t r0 = *registerOf(A, (uint64_t(mi * 64) << nbA) |
+                                        uint64_t(kk * 16));
+        for (int64_t j = 0; j < 4; ++j)
+          aFrag.push_back(aPacked[r0 / 2 + j]);
+      } else {
+        aD = at(*aDesc, mi * 64, kk * 16);
+      }
+      for (int64_t ni = 0; ni < nW / instrN; ++ni) {
+        int64_t r0 = *registerOf(C, (uint64_t(mi * 64) << nbC) |
+                                        uint64_t(ni * instrN));
+        MutableArrayRef<Value> d(acc.data() + r0, instrN / 2);
+        wgmma(d, aD, aFrag, at(bDesc, ni * instrN, kk * 16));
+      }
+    }
+  }
+  NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+  // Every warpgroup is done with the tiles before the workspace is reused.
+  barrier();
+  setDist(op->getResult(0), Dist{cId, acc});
+  return success();
+}
