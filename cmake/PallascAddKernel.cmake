@@ -90,9 +90,18 @@ function(pallasc_add_kernel target)
     VERBATIM)
   add_custom_target(${target}_pallasc DEPENDS "${header}" "${library}")
 
+  # n.a as an imported static library that needs the launch runtime: CMake
+  # then puts the runtime after every kernel library on the link line (a
+  # plain "n.a pallasc::launch" is deduplicated to the first kernel's
+  # place, and a later kernel's rocm or cuda entry point would not find
+  # its runtime function in the archive).
+  add_library(${target}_archive STATIC IMPORTED GLOBAL)
+  set_target_properties(${target}_archive PROPERTIES
+    IMPORTED_LOCATION "${library}"
+    INTERFACE_LINK_LIBRARIES pallasc::launch)
   add_library(${target} INTERFACE)
   target_include_directories(${target} INTERFACE "${dir}")
-  target_link_libraries(${target} INTERFACE "${library}" pallasc::launch)
+  target_link_libraries(${target} INTERFACE ${target}_archive)
   add_dependencies(${target} ${target}_pallasc)
   set_target_properties(${target} PROPERTIES
     PALLASC_HEADER "${header}" PALLASC_LIBRARY "${library}"

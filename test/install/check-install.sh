@@ -11,7 +11,9 @@
 # - examples/consumer builds against the moved prefix with
 #   pallasc_add_kernel() and its CPU program matches its references; a
 #   touched kernel rebuilds alone; renaming the spec's name leaves no stale
-#   or spec-named output.
+#   or spec-named output;
+# - pallasc_add_kernel() with cuda and rocm targets: a C program links the
+#   generated GPU launchers without CUDA or ROCm and gets a status.
 #
 #   check-install.sh BUILD_DIR SOURCE_DIR
 set -euo pipefail
@@ -54,7 +56,9 @@ version=$("$prefix/bin/pallasc" --version | head -n 1)
 # The moved compiler compiles for the host (and for the GPUs, with the
 # toolkits this machine has: they come from the system, not the build).
 targets=(--target cpu --target cuda:sm_80)
-if ls /usr/lib/x86_64-linux-gnu/amdgcn/bitcode/ocml.bc /opt/rocm/amdgcn/bitcode/ocml.bc >/dev/null 2>&1; then
+# (Either place will do: `ls` of both failed whenever one was missing.)
+if [ -e /usr/lib/x86_64-linux-gnu/amdgcn/bitcode/ocml.bc ] ||
+   [ -e /opt/rocm/amdgcn/bitcode/ocml.bc ]; then
   targets+=(--target rocm:gfx942)
 fi
 (cd "$work" && "$prefix/bin/pallasc" "$src/examples/add/kernel.mlir" \
@@ -62,6 +66,9 @@ fi
   fail "the installed pallasc cannot compile examples/add"
 [ -s "$work/out/add.cpu.o" ] && [ -s "$work/out/add.sm_80.ptx" ] &&
   [ -s "$work/out/add.manifest.json" ] || fail "missing outputs: $(ls "$work/out")"
+if grep -q -- "rocm:gfx942" <<<"${targets[*]}"; then
+  [ -s "$work/out/add.gfx942.hsaco" ] || fail "no HSACO: $(ls "$work/out")"
+fi
 
 # find_package from a fresh project (no languages: configuring only).
 mkdir -p "$work/consumer"
@@ -124,5 +131,61 @@ grep -q "pallasc: vector_add" "$work/consumer.log" || fail "renaming the spec di
 if ls "$cb/pallasc/vector_add" | grep -q renamed; then
   fail "stale or spec-named outputs: $(ls "$cb/pallasc/vector_add")"
 fi
+# The GPU launchers through the package: pallasc_add_kernel() with a cuda
+# target and (where the ROCm device libraries are) another with a rocm
+# target alone; a C program links both without either toolkit and gets a
+# status, not a crash (no GPU here: NO_DRIVER, or NO_DEVICE with a driver
+# but no device).
+gpu="$work/gpu-consumer"
+mkdir -p "$gpu"
+rocm=0
+grep -q -- "rocm:gfx942" <<<"${targets[*]}" && rocm=1
+cat >"$gpu/CMakeLists.txt" <<CMAKE
+cmake_minimum_required(VERSION 3.20)
+project(gpu_consumer LANGUAGES C CXX)
+find_package(pallasc 0.2 CONFIG REQUIRED)
+pallasc_add_kernel(gpu_add KERNEL "$work/examples/add/kernel.mlir"
+  SPEC "$work/examples/add/spec.json" TARGETS cuda:sm_80)
+add_executable(gpu main.c)
+target_link_libraries(gpu PRIVATE gpu_add)
+if($rocm)
+  pallasc_add_kernel(amd_add KERNEL "$work/examples/add/kernel.mlir"
+    SPEC "$work/examples/add/spec.json" TARGETS rocm:gfx942)
+  target_link_libraries(gpu PRIVATE amd_add)
+  target_compile_definitions(gpu PRIVATE WITH_ROCM=1)
+endif()
+CMAKE
+cat >"$gpu/main.c" <<'C'
+#include "gpu_add.h"
+#ifdef WITH_ROCM
+#include "amd_add.h"
+#endif
+#include <stdio.h>
+#include <string.h>
+static int check(const char *what, pallasc_status s, const char *entry) {
+  const char *m = pallasc_last_error();
+  printf("%s: %d %s\n", what, (int)s, m);
+  if (s == PALLASC_OK)
+    return 0;
+  return !((s == PALLASC_ERROR_NO_DRIVER || s == PALLASC_ERROR_NO_DEVICE) &&
+           strncmp(m, entry, strlen(entry)) == 0);
+}
+int main(void) {
+  int bad = check("cuda", gpu_add_cuda(0, 0, 0, NULL), "gpu_add_cuda: ");
+#ifdef WITH_ROCM
+  bad |= check("rocm", amd_add_rocm(0, 0, 0, NULL), "amd_add_rocm: ");
+#endif
+  return bad;
+}
+C
+cc=$(sed -n 's/^CMAKE_C_COMPILER:[A-Z]*=//p' "$build/CMakeCache.txt")
+cmake -S "$gpu" -B "$gpu/build" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=Release \
+  ${cc:+-DCMAKE_C_COMPILER="$cc"} ${cxx:+-DCMAKE_CXX_COMPILER="$cxx"} >"$work/gpu.log" 2>&1 &&
+  cmake --build "$gpu/build" >>"$work/gpu.log" 2>&1 ||
+  { cat "$work/gpu.log"; fail "the GPU launchers do not build through the package"; }
+"$gpu/build/gpu" >"$work/gpu.out" 2>&1 ||
+  { cat "$work/gpu.out"; fail "the GPU launcher program fails"; }
+[ "$rocm" = 0 ] || grep -q "^rocm: " "$work/gpu.out" || fail "no rocm launcher ran: $(cat "$work/gpu.out")"
+echo "check-install: $(tr '\n' ';' <"$work/gpu.out")"
 echo "check-install: $(head -3 "$work/consumer.out" | tr '\n' ';')"
 echo "check-install: ok ($prefix)"
