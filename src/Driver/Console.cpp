@@ -27,26 +27,34 @@ std::string &shownStatus() {
 
 thread_local LogCapture *innermost = nullptr;
 
-void writeAll(const char *data, size_t size) {
+void writeAll(int fd, const char *data, size_t size) {
   while (size > 0) {
-    ssize_t n = ::write(STDERR_FILENO, data, size);
+    ssize_t n = ::write(fd, data, size);
     if (n < 0) {
       if (errno == EINTR)
         continue;
-      return; // stderr is gone: nothing left to tell
+      return; // the stream is gone: nothing left to tell
     }
     data += n;
     size -= static_cast<size_t>(n);
   }
 }
 
-void writeAll(llvm::StringRef s) { writeAll(s.data(), s.size()); }
+void writeAll(llvm::StringRef s) {
+  writeAll(STDERR_FILENO, s.data(), s.size());
+}
+
+/// The status line lives on stdout (as ninja's does): messages go to
+/// stderr, which may be the same terminal or a file.
+void writeStatus(llvm::StringRef s) {
+  writeAll(STDOUT_FILENO, s.data(), s.size());
+}
 
 } // namespace
 
 bool isSmartTerminal() {
   static const bool smart = [] {
-    if (!isatty(STDERR_FILENO))
+    if (!isatty(STDOUT_FILENO))
       return false;
     const char *term = std::getenv("TERM");
     return term && *term && std::strcmp(term, "dumb") != 0;
@@ -56,7 +64,7 @@ bool isSmartTerminal() {
 
 unsigned terminalWidth() {
   winsize ws{};
-  if (ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+  if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
     return ws.ws_col;
   return 0;
 }
@@ -66,16 +74,24 @@ void write(llvm::StringRef text) {
     return;
   std::lock_guard<std::mutex> lock(consoleMutex());
   const std::string &status = shownStatus();
-  // One write per message: erase the status line, the message, the status
-  // line again.
-  std::string out;
+  // One write per message: the status line erased, the message, the status
+  // line drawn again.
   if (!status.empty())
-    out += "\r\x1b[K";
-  out += text.str();
+    writeStatus("\r\x1b[K");
+  std::string out = text.str();
   if (!text.ends_with("\n"))
     out += '\n';
-  out += status;
   writeAll(out);
+  if (!status.empty())
+    writeStatus(status);
+}
+
+void printLine(llvm::StringRef line) {
+  std::lock_guard<std::mutex> lock(consoleMutex());
+  std::string out = line.str();
+  if (!line.ends_with("\n"))
+    out += '\n';
+  writeStatus(out);
 }
 
 void setStatus(const std::string &line) {
@@ -89,7 +105,7 @@ void setStatus(const std::string &line) {
   unsigned width = terminalWidth();
   if (width > 4 && status.size() >= width)
     status = status.substr(0, width - 4) + "...";
-  writeAll("\r\x1b[K" + status);
+  writeStatus("\r\x1b[K" + status);
 }
 
 void finishStatus() {
@@ -97,7 +113,7 @@ void finishStatus() {
   std::string &status = shownStatus();
   if (status.empty())
     return;
-  writeAll("\n");
+  writeStatus("\n");
   status.clear();
 }
 

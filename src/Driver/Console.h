@@ -3,9 +3,10 @@
 // Everything pallasc prints to stderr (diagnostics through the spdlog
 // logger, -v steps, --timing reports, a batch build's progress) goes through
 // here, one whole message at a time under one lock, so that the messages of
-// parallel compile jobs never interleave within a line. On a terminal, a
-// batch build keeps a status line (`[3/24] matmul cuda:sm_90a`) below the
-// messages: it is erased before each message and drawn again after it.
+// parallel compile jobs never interleave within a line. When stdout is a
+// terminal, a batch build keeps a status line there (`[3/24] matmul
+// cuda:sm_90a`, as ninja does) below the messages: it is erased before each
+// message and drawn again after it.
 //
 // A job of a batch build captures what its thread logs (LogCapture) and
 // prints it as one block when the job ends, as ninja does with the output
@@ -26,11 +27,14 @@ namespace pallasc::console {
 /// the status line.
 void write(llvm::StringRef text);
 
-/// True when stderr is a terminal that understands "erase line" (TERM is
+/// True when stdout is a terminal that understands "erase line" (TERM is
 /// set and not "dumb"): a status line can be redrawn in place.
 bool isSmartTerminal();
 
-/// The width of the terminal on stderr, or 0 when unknown.
+/// Writes `line` (and a newline) to stdout, in order with the messages.
+void printLine(llvm::StringRef line);
+
+/// The width of the terminal on stdout, or 0 when unknown.
 unsigned terminalWidth();
 
 /// Shows `line` as the status line (on a smart terminal; elsewhere this does

@@ -814,14 +814,19 @@ int runFrontendOnText(const DriverOptions &options, llvm::StringRef kernelText,
 }
 
 int runCompile(const DriverOptions &options) {
-  StepTimer timer(options.timing, "");
+  std::unique_ptr<CompileCache> cache;
+  if (cacheable(options))
+    cache = CompileCache::open(options.cache);
+  return runCompile(options, cache.get(), "");
+}
+
+int runCompile(const DriverOptions &options, CompileCache *cache,
+               const std::string &label) {
+  StepTimer timer(options.timing, label);
   int rc;
   {
     StepTimerScope scope(timer);
-    std::unique_ptr<CompileCache> cache;
-    if (cacheable(options))
-      cache = CompileCache::open(options.cache);
-    Compilation compilation(options, cache.get());
+    Compilation compilation(options, cacheable(options) ? cache : nullptr);
     rc = compilation.run();
   }
   if (options.timing)

@@ -100,6 +100,15 @@ void setupLogging(Verbosity verbosity);
 /// Runs one compilation; returns an ExitCode. Never leaves partial outputs.
 int runCompile(const DriverOptions &options);
 
+class CompileCache;
+
+/// As runCompile(options), with `cache` (nullptr: none) instead of the one
+/// `options.cache` names, and `label` starting its -v step lines: a job of a
+/// batch build (src/Driver/Build.h), which shares one cache between its
+/// threads. Safe to call from several threads at once.
+int runCompile(const DriverOptions &options, CompileCache *cache,
+               const std::string &label);
+
 /// Where the outputs go: `directory`, and `file`, when `-o` names a single
 /// output (`-o out/kernel.ptx` is directory `out`, file `kernel.ptx`).
 struct OutputLocation {

@@ -225,20 +225,6 @@ std::string describe(const json &v) {
   }
 }
 
-/// 1-based line and column of byte `offset` of `text` (offset == size: just
-/// past the end).
-void lineColumn(const std::string &text, size_t offset, int &line,
-                int &column) {
-  offset = std::min(offset, text.size());
-  size_t l = 1, lineStart = 0;
-  for (size_t i = 0; i < offset; ++i)
-    if (text[i] == '\n') {
-      ++l;
-      lineStart = i + 1;
-    }
-  line = static_cast<int>(std::min<size_t>(l, INT_MAX));
-  column = static_cast<int>(std::min<size_t>(offset - lineStart + 1, INT_MAX));
-}
 
 /// Checked products in int64.
 bool mulOverflows(int64_t a, int64_t b, int64_t &out) {
@@ -1798,6 +1784,19 @@ bool isIdentifier(const std::string &s) {
           c == '.'))
       return false;
   return true;
+}
+
+void lineColumn(const std::string &text, size_t offset, int &line,
+                int &column) {
+  offset = std::min(offset, text.size());
+  size_t l = 1, lineStart = 0;
+  for (size_t i = 0; i < offset; ++i)
+    if (text[i] == '\n') {
+      ++l;
+      lineStart = i + 1;
+    }
+  line = static_cast<int>(std::min<size_t>(l, INT_MAX));
+  column = static_cast<int>(std::min<size_t>(offset - lineStart + 1, INT_MAX));
 }
 
 } // namespace pallasc::spec

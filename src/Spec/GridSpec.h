@@ -162,6 +162,11 @@ struct SpecError {
   int line = 0, column = 0;
 };
 
+/// 1-based line and column of byte `offset` of `text` (offset == size: just
+/// past the end), for the located errors of a JSON document.
+void lineColumn(const std::string &text, size_t offset, int &line,
+                int &column);
+
 /// Parses and validates a grid spec. On failure returns std::nullopt and
 /// appends at least one error to `errors`. Never throws, never aborts, and
 /// bounds its work and memory by the input size on hostile input.

@@ -6,6 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "src/Driver/Build.h"
+#include "src/Driver/BuildList.h"
 #include "src/Driver/Cache.h"
 #include "src/Driver/CpuTarget.h"
 #include "src/Driver/Diagnostics.h"
@@ -324,6 +326,381 @@ void warnIneffectiveFlags(const CLI::App &app, const DriverOptions &options) {
          "--emit kinds given");
 }
 
+/// The options of a compile (the main command) on a CLI11 app, and what
+/// they mean once parsed. `pallasc build` parses each job's command line
+/// with one of these too, so that a job is the compile that command line
+/// makes.
+struct CompileCommand {
+  DriverOptions options;
+  std::vector<std::string> emit, werror, mt, mq;
+  std::string vmap, usedOutputs;
+  int opt = 2;
+  bool md = false, mmd = false, verbose = false, quiet = false;
+  CLI::Option *kernelOpt = nullptr, *specOpt = nullptr, *outputOpt = nullptr;
+  CLI::Option *vmapOpt = nullptr, *jvpOpt = nullptr, *dceOpt = nullptr,
+              *dischargeOpt = nullptr, *hiToLoOpt = nullptr;
+  CLI::Option *mfOpt = nullptr, *mtOpt = nullptr, *mqOpt = nullptr,
+              *mpOpt = nullptr;
+
+  CompileCommand() = default;
+  CompileCommand(const CompileCommand &) = delete;
+  CompileCommand &operator=(const CompileCommand &) = delete;
+
+  /// Adds the options to `app` (the cache's with `withCache`).
+  void add(CLI::App &app, bool withCache = true) {
+    // Required unless a subcommand is given (checked in finish()).
+    kernelOpt =
+        app.add_option("kernel", options.kernelPath, "Kernel IR (.mlir)");
+    specOpt = app.add_option("--spec", options.specPath, "Grid spec (.json)");
+    outputOpt = app.add_option(
+        "-o", options.outputPath,
+        "Where the outputs go: a directory (created if needed), or the file "
+        "of the one output with its extension (-o kernel.ptx)");
+    app.add_option("--output-dir", options.outputDir,
+                   "Directory for the outputs (created if needed)")
+        ->excludes(outputOpt);
+    app.add_option("--name", options.name,
+                   "Artifact and kernel name, instead of the spec's 'name'")
+        ->check([](const std::string &n) {
+          return spec::isIdentifier(n)
+                     ? std::string()
+                     : "expected an identifier (a letter or _, then letters, "
+                       "digits, _, $ or .), got '" +
+                           n + "'";
+        });
+    app.add_option("--target", options.targets,
+                   "Code generation target (repeatable)");
+    app.add_option("--emit", emit,
+                   "What to write: mlir (the final IR, besides the manifest), "
+                   "manifest (the manifest only), cubin (with --target "
+                   "cuda:<arch>: also <name>.<arch>.cubin, needs ptxas) or "
+                   "asm (with --target rocm:<arch>: also the AMDGPU assembly "
+                   "<name>.<arch>.s), header (<name>.h, the generated "
+                   "launcher's C header) or lib (<name>.a, the launcher "
+                   "library; both need --target cpu)")
+        ->delimiter(',')
+        ->check(CLI::IsMember(
+            {"mlir", "manifest", "cubin", "asm", "header", "lib"}));
+    app.add_option("--code-object-version", options.rocmCodeObjectVersion,
+                   "AMDHSA code object version of --target rocm:<arch> "
+                   "(4, 5 or 6; default 5, which ROCm 5.x and 6.x load)")
+        ->check(CLI::IsMember({4, 5, 6}));
+    vmapOpt = app.add_option("--vmap", vmap,
+                             "Append a vmap transform: IN_AXES:SIZE, "
+                             "e.g. 0,none:4");
+    jvpOpt = app.add_flag("--jvp", "Append a jvp transform");
+    dceOpt = app.add_option("--used-outputs", usedOutputs,
+                            "Append a dce transform with this used-"
+                            "outputs mask, e.g. 1,0");
+    dischargeOpt =
+        app.add_flag("--discharge-state", "Append a discharge_state transform");
+    hiToLoOpt = app.add_flag("--hi-to-lo", "Append a hi_to_lo transform");
+    app.add_option("--Werror", werror,
+                   "Make a kind of warning an error: spills (a kernel that "
+                   "spills registers on a GPU target, from ptxas -v or the "
+                   "AMDHSA notes); -Werror=spills as gcc spells it")
+        ->check(CLI::IsMember({"spills"}))
+        ->expected(1)
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+    app.add_flag("--strict-fp", options.strictFloat,
+                 "GPU targets: IEEE floating point (no FMA contraction, "
+                 "IEEE-rounded f32 division) instead of Pallas' Triton "
+                 "semantics");
+    app.add_flag("--print-ir-after-all", options.printIRAfterAll,
+                 "Print the IR after every pass to stderr");
+    app.add_option("-O", opt, "Optimization level 0-3")
+        ->check(CLI::Range(0, 3));
+    app.add_flag("--MD", md,
+                 "Write a Makefile depfile (at -MF's path, else beside the "
+                 "outputs: OUTDIR/NAME.d)");
+    app.add_flag("--MMD", mmd, "As -MD (pallasc reads no system files)");
+    mfOpt = app.add_option("--MF", options.depfile, "Depfile path");
+    mtOpt =
+        app.add_option("--MT", mt,
+                       "Target of the depfile's rule, instead of the outputs "
+                       "(repeatable)");
+    mqOpt = app.add_option(
+        "--MQ", mq, "As -MT, with the characters special to Make quoted");
+    mpOpt = app.add_flag("--MP", options.depPhonyTargets,
+                         "Add a phony rule for each input to the depfile");
+    app.add_flag("-v,--verbose", verbose,
+                 "Verbose output: each step as it starts, each file written");
+    app.add_flag("-q,--quiet", quiet, "Only print errors");
+    app.add_flag("--timing", options.timing,
+                 "Print the time of each step (parse, import, each transform, "
+                 "each target's lowering, LLVM code generation, ptxas, "
+                 "serialization, writing) and pass to stderr at the end");
+    if (withCache)
+      addCacheOptions(&app, options.cache);
+    // For the tests of the internal-error path; not in --help.
+    app.add_option("--debug-internal-error", options.debugInternalError)
+        ->check(CLI::IsMember({"fatal", "crash", "abort"}))
+        ->group("");
+  }
+
+  /// Completes `options` from what `app` parsed; throws CLI11's errors.
+  void finish(const CLI::App &app) {
+    if (kernelOpt->count() == 0)
+      throw CLI::RequiredError("kernel");
+    if (specOpt->count() == 0)
+      throw CLI::RequiredError("--spec");
+    options.writeDepfile = md || mmd;
+    for (auto [o, flag] : {std::pair{mfOpt, "-MF"},
+                           {mtOpt, "-MT"},
+                           {mqOpt, "-MQ"},
+                           {mpOpt, "-MP"}})
+      if (o->count() && !options.writeDepfile)
+        throw CLI::ValidationError(flag, "needs -MD or -MMD");
+    // -MT/-MQ targets in command-line order.
+    size_t nextMt = 0, nextMq = 0;
+    for (CLI::Option *o : app.parse_order()) {
+      if (o == mtOpt)
+        options.depTargets.push_back(mt[nextMt++]);
+      else if (o == mqOpt)
+        options.depTargets.push_back(escapeMakePath(mq[nextMq++]));
+    }
+    // Transforms from flags, in command-line order.
+    for (CLI::Option *o : app.parse_order()) {
+      if (o == vmapOpt)
+        options.extraTransforms.push_back(parseVmapFlag(vmap));
+      else if (o == jvpOpt)
+        options.extraTransforms.push_back(
+            spec::Transform{spec::Transform::Kind::Jvp, {}, 0, {}, "--jvp"});
+      else if (o == dceOpt)
+        options.extraTransforms.push_back(parseUsedOutputs(usedOutputs));
+      else if (o == dischargeOpt)
+        options.extraTransforms.push_back(
+            spec::Transform{spec::Transform::Kind::DischargeState,
+                            {},
+                            0,
+                            {},
+                            "--discharge-state"});
+      else if (o == hiToLoOpt)
+        options.extraTransforms.push_back(spec::Transform{
+            spec::Transform::Kind::HiToLo, {}, 0, {}, "--hi-to-lo"});
+    }
+    options.emit = emit;
+    options.spillsAreErrors = llvm::is_contained(werror, "spills");
+    options.optLevel = opt;
+    options.verbosity = quiet     ? Verbosity::Quiet
+                        : verbose ? Verbosity::Verbose
+                                  : Verbosity::Normal;
+  }
+};
+
+/// Flags a build job's "flags" may not hold: the build list's keys and the
+/// build's own options decide them.
+const char *forbiddenJobFlag(const std::string &flag) {
+  static const std::pair<const char *, const char *> forbidden[] = {
+      {"--spec", "the entry's \"spec\" names the grid spec"},
+      {"--target", "the entry's \"targets\" name the targets"},
+      {"--emit", "the entry's \"emit\" says what to write"},
+      {"--name", "the entry's \"name\" names the artifacts"},
+      {"--output-dir", "the entry's \"out_dir\" says where outputs go"},
+      {"-o", "the entry's \"out_dir\" says where outputs go"},
+      {"-v", "-v applies to the whole build"},
+      {"--verbose", "-v applies to the whole build"},
+      {"-q", "-q applies to the whole build"},
+      {"--quiet", "-q applies to the whole build"},
+      {"--timing", "--timing is not available in a build"},
+      {"--print-ir-after-all", "the IR of parallel jobs would interleave"},
+      {"--cache-dir", "the cache options apply to the whole build"},
+      {"--no-cache", "the cache options apply to the whole build"},
+      {"--cache-max-size", "the cache options apply to the whole build"},
+      {"-h", "not a compile flag"},
+      {"--help", "not a compile flag"},
+      {"--version", "not a compile flag"},
+  };
+  for (auto [name, why] : forbidden) {
+    std::string n = name;
+    if (flag == n || flag.rfind(n + "=", 0) == 0)
+      return why;
+  }
+  // -oDIR, joined.
+  if (flag.size() > 2 && flag.rfind("-o", 0) == 0)
+    return "the entry's \"out_dir\" says where outputs go";
+  return nullptr;
+}
+
+/// Parses one build job's command line (as `pallasc` would be given it)
+/// into `options`; on an error reports it (`FILE: error: WHERE: ...`) and
+/// returns false.
+bool parseJobCommandLine(std::vector<std::string> args, const std::string &file,
+                         const std::string &where, DriverOptions &options) {
+  spellDepfileFlags(args);
+  std::vector<char *> argv;
+  for (std::string &a : args)
+    argv.push_back(a.data());
+  CLI::App app{"pallasc"};
+  CompileCommand compile;
+  compile.add(app, /*withCache=*/false);
+  try {
+    app.parse(static_cast<int>(argv.size()), argv.data());
+    compile.finish(app);
+  } catch (const CLI::ParseError &e) {
+    logError((file.empty() ? "" : file + ": ") + "error: " + where + ": " +
+             e.what());
+    return false;
+  }
+  options = std::move(compile.options);
+  return true;
+}
+
+/// The command line of a compile job, as a separate invocation would be
+/// given it.
+std::vector<std::string>
+jobArguments(const std::string &kernel, const std::string &spec,
+             const std::vector<std::string> &targets,
+             const std::string &outputDir, const std::vector<std::string> &emit,
+             const std::string &name, const std::vector<std::string> &flags) {
+  // The kernel first (a relative path starting with '-' as "./-...", so
+  // that it is not taken for an option).
+  std::vector<std::string> args = {
+      "pallasc", kernel.rfind("-", 0) == 0 ? "./" + kernel : kernel,
+      "--spec=" + spec, "--output-dir=" + outputDir};
+  for (const std::string &t : targets)
+    args.push_back("--target=" + t);
+  for (const std::string &e : emit)
+    args.push_back("--emit=" + e);
+  if (!name.empty())
+    args.push_back("--name=" + name);
+  llvm::append_range(args, flags);
+  return args;
+}
+
+/// pallasc build: its options, and the jobs they make.
+struct BuildCommand {
+  CLI::App *cmd = nullptr;
+  std::string list;
+  std::vector<std::string> kernels, specs, targets, emit;
+  std::string outputDir = ".";
+  unsigned jobs = 0;
+  bool verbose = false, quiet = false;
+  CacheSettings cache;
+
+  CLI::App *add(CLI::App &app) {
+    cmd = app.add_subcommand(
+        "build", "Compile many kernels for many targets in one process, on "
+                 "worker threads, from a build list (JSON) and/or --kernel/"
+                 "--spec pairs");
+    cmd->add_option("list", list,
+                    "Build list (.json): an array of {\"kernel\", \"spec\", "
+                    "\"targets\", \"name\", \"out_dir\", \"emit\", "
+                    "\"flags\"}, paths relative to the list's directory "
+                    "(docs/cli.md)");
+    cmd->add_option("--kernel", kernels,
+                    "Kernel IR (.mlir) of a job, paired with the --spec in "
+                    "the same position (repeatable)");
+    cmd->add_option("--spec", specs,
+                    "Grid spec (.json) of the --kernel in the same position "
+                    "(repeatable)");
+    cmd->add_option("--target", targets,
+                    "Target of the --kernel jobs and of the list entries "
+                    "without \"targets\" (repeatable)");
+    cmd->add_option("--emit", emit,
+                    "--emit of the --kernel jobs and of the list entries "
+                    "without \"emit\"")
+        ->delimiter(',')
+        ->check(CLI::IsMember(
+            {"mlir", "manifest", "cubin", "asm", "header", "lib"}));
+    cmd->add_option("-o,--output-dir", outputDir,
+                    "Output directory of the --kernel jobs and of the list "
+                    "entries without \"out_dir\" (default: .)");
+    cmd->add_option("-j,--jobs", jobs,
+                    "Worker threads (default: the number of CPUs; 1: one "
+                    "job after another, in order)")
+        ->check(CLI::Range(1u, 1u << 20));
+    cmd->add_flag("-v,--verbose", verbose,
+                  "Each step of each job as it starts");
+    cmd->add_flag("-q,--quiet", quiet, "Only print errors (no progress lines)");
+    addCacheOptions(cmd, cache);
+    return cmd;
+  }
+
+  /// Checks the command line after parsing; throws CLI11's errors.
+  void check() const {
+    if (list.empty() && kernels.empty())
+      throw CLI::ValidationError("build", "give a build list (pallasc build "
+                                          "LIST.json) or --kernel K --spec S");
+    if (kernels.size() != specs.size())
+      throw CLI::ValidationError("--kernel/--spec",
+                                 "each --kernel needs a --spec (got " +
+                                     std::to_string(kernels.size()) +
+                                     " --kernel and " +
+                                     std::to_string(specs.size()) + " --spec)");
+    for (const std::string &path : kernels)
+      if (path == "-")
+        throw CLI::ValidationError("--kernel", "standard input (\"-\") cannot "
+                                               "be an input of a build job");
+    for (const std::string &path : specs)
+      if (path == "-")
+        throw CLI::ValidationError("--spec", "standard input (\"-\") cannot "
+                                             "be an input of a build job");
+  }
+
+  /// Makes the jobs and runs them; returns the exit code.
+  int run() {
+    Verbosity verbosity = quiet     ? Verbosity::Quiet
+                          : verbose ? Verbosity::Verbose
+                                    : Verbosity::Normal;
+    setupLogging(verbosity);
+    setInternalErrorBacktraces(verbose);
+    if (!resolveCacheSettings(cache))
+      return kExitUsageError;
+    std::vector<BuildJob> all;
+    bool ok = true;
+    if (!list.empty()) {
+      std::vector<BuildListEntry> entries;
+      if (int rc = readBuildList(list, entries))
+        return rc;
+      for (const BuildListEntry &e : entries) {
+        bool flagsOk = true;
+        for (size_t i = 0; i < e.flags.size(); ++i)
+          if (const char *why = forbiddenJobFlag(e.flags[i])) {
+            logError(list + ": error: " + e.path + ".flags[" +
+                     std::to_string(i) + "]: '" + e.flags[i] +
+                     "' is not allowed in a build job's flags: " + why);
+            flagsOk = false;
+          }
+        BuildJob job;
+        if (!flagsOk ||
+            !parseJobCommandLine(
+                jobArguments(e.kernel, e.spec,
+                             e.hasTargets ? e.targets : targets,
+                             e.outDir.empty() ? outputDir : e.outDir,
+                             e.hasEmit ? e.emit : emit, e.name, e.flags),
+                list, e.path + ".flags", job.options)) {
+          ok = false;
+          continue;
+        }
+        job.file = list;
+        job.entry = e.path;
+        all.push_back(std::move(job));
+      }
+    }
+    for (size_t i = 0; i < kernels.size(); ++i) {
+      BuildJob job;
+      job.entry = "--kernel " + kernels[i];
+      if (!parseJobCommandLine(jobArguments(kernels[i], specs[i], targets,
+                                            outputDir, emit, "", {}),
+                               "", job.entry, job.options))
+        return kExitUsageError;
+      all.push_back(std::move(job));
+    }
+    if (!ok)
+      return kExitUserError;
+    for (BuildJob &job : all)
+      job.label = buildJobLabel(job.options);
+    if (int rc = checkBuildOutputs(all))
+      return rc;
+    BuildSettings settings;
+    settings.threads = jobs;
+    settings.verbosity = verbosity;
+    settings.cache = cache;
+    return runBuild(std::move(all), settings);
+  }
+};
+
 int run(int argc, char **argv) {
   std::vector<std::string> args;
   if (!expandResponseFiles(argc, argv, args))
@@ -343,101 +720,8 @@ int run(int argc, char **argv) {
                        "Print the version, the LLVM/MLIR version, the "
                        "toolkits found and the targets, and exit");
   app.footer(helpFooter);
-  DriverOptions options;
-  std::vector<std::string> emit;
-  std::string vmap, usedOutputs;
-  int opt = 2;
-  bool md = false, verbose = false, quiet = false;
-  // Required unless the `run` subcommand is given (checked after parsing).
-  auto *kernelOpt =
-      app.add_option("kernel", options.kernelPath, "Kernel IR (.mlir)");
-  auto *specOpt =
-      app.add_option("--spec", options.specPath, "Grid spec (.json)");
-  auto *outputOpt = app.add_option(
-      "-o", options.outputPath,
-      "Where the outputs go: a directory (created if needed), or the file "
-      "of the one output with its extension (-o kernel.ptx)");
-  app.add_option("--output-dir", options.outputDir,
-                 "Directory for the outputs (created if needed)")
-      ->excludes(outputOpt);
-  app.add_option("--name", options.name,
-                 "Artifact and kernel name, instead of the spec's 'name'")
-      ->check([](const std::string &n) {
-        return spec::isIdentifier(n)
-                   ? std::string()
-                   : "expected an identifier (a letter or _, then letters, "
-                     "digits, _, $ or .), got '" +
-                         n + "'";
-      });
-  app.add_option("--target", options.targets,
-                 "Code generation target (repeatable)");
-  app.add_option("--emit", emit,
-                 "What to write: mlir (the final IR, besides the manifest), "
-                 "manifest (the manifest only), cubin (with --target "
-                 "cuda:<arch>: also <name>.<arch>.cubin, needs ptxas) or "
-                 "asm (with --target rocm:<arch>: also the AMDGPU assembly "
-                 "<name>.<arch>.s), header (<name>.h, the generated "
-                 "launcher's C header) or lib (<name>.a, the launcher "
-                 "library; both need --target cpu)")
-      ->delimiter(',')
-      ->check(CLI::IsMember(
-          {"mlir", "manifest", "cubin", "asm", "header", "lib"}));
-  app.add_option("--code-object-version", options.rocmCodeObjectVersion,
-                 "AMDHSA code object version of --target rocm:<arch> "
-                 "(4, 5 or 6; default 5, which ROCm 5.x and 6.x load)")
-      ->check(CLI::IsMember({4, 5, 6}));
-  auto *vmapOpt = app.add_option("--vmap", vmap,
-                                 "Append a vmap transform: IN_AXES:SIZE, "
-                                 "e.g. 0,none:4");
-  auto *jvpOpt = app.add_flag("--jvp", "Append a jvp transform");
-  auto *dceOpt = app.add_option("--used-outputs", usedOutputs,
-                                "Append a dce transform with this used-"
-                                "outputs mask, e.g. 1,0");
-  auto *dischargeOpt =
-      app.add_flag("--discharge-state", "Append a discharge_state transform");
-  auto *hiToLoOpt = app.add_flag("--hi-to-lo", "Append a hi_to_lo transform");
-  std::vector<std::string> werror;
-  app.add_option("--Werror", werror,
-                 "Make a kind of warning an error: spills (a kernel that "
-                 "spills registers on a GPU target, from ptxas -v or the "
-                 "AMDHSA notes); -Werror=spills as gcc spells it")
-      ->check(CLI::IsMember({"spills"}))
-      ->expected(1)
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
-  app.add_flag("--strict-fp", options.strictFloat,
-               "GPU targets: IEEE floating point (no FMA contraction, "
-               "IEEE-rounded f32 division) instead of Pallas' Triton "
-               "semantics");
-  app.add_flag("--print-ir-after-all", options.printIRAfterAll,
-               "Print the IR after every pass to stderr");
-  app.add_option("-O", opt, "Optimization level 0-3")
-      ->check(CLI::Range(0, 3));
-  bool mmd = false;
-  app.add_flag("--MD", md,
-               "Write a Makefile depfile (at -MF's path, else beside the "
-               "outputs: OUTDIR/NAME.d)");
-  app.add_flag("--MMD", mmd, "As -MD (pallasc reads no system files)");
-  auto *mfOpt = app.add_option("--MF", options.depfile, "Depfile path");
-  std::vector<std::string> mt, mq;
-  auto *mtOpt = app.add_option(
-      "--MT", mt, "Target of the depfile's rule, instead of the outputs "
-                  "(repeatable)");
-  auto *mqOpt = app.add_option(
-      "--MQ", mq, "As -MT, with the characters special to Make quoted");
-  auto *mpOpt = app.add_flag("--MP", options.depPhonyTargets,
-                             "Add a phony rule for each input to the depfile");
-  app.add_flag("-v,--verbose", verbose,
-               "Verbose output: each step as it starts, each file written");
-  app.add_flag("-q,--quiet", quiet, "Only print errors");
-  app.add_flag("--timing", options.timing,
-               "Print the time of each step (parse, import, each transform, "
-               "each target's lowering, LLVM code generation, ptxas, "
-               "serialization, writing) and pass to stderr at the end");
-  addCacheOptions(&app, options.cache);
-  // For the tests of the internal-error path; not in --help.
-  app.add_option("--debug-internal-error", options.debugInternalError)
-      ->check(CLI::IsMember({"fatal", "crash", "abort"}))
-      ->group("");
+  CompileCommand compile;
+  compile.add(app);
 
   // pallasc run: compiled CPU execution over .npy files (src/Driver/Run.h).
   CLI::App *runCmd = app.add_subcommand(
@@ -543,8 +827,11 @@ int run(int argc, char **argv) {
   cacheCmd->add_option("--cache-max-size", cacheSettings.maxSize,
                        "The bound --stats shows (default: "
                        "$PALLASC_CACHE_MAX_SIZE, else 1G)");
-  app.require_subcommand(0, 1);
+  // pallasc build: many compiles in one process (src/Driver/Build.h).
+  BuildCommand build;
+  CLI::App *buildCmd = build.add(app);
 
+  app.require_subcommand(0, 1);
 
   try {
     app.parse(static_cast<int>(argvFixed.size()), argvFixed.data());
@@ -571,41 +858,10 @@ int run(int argc, char **argv) {
           run.driver.extraTransforms.push_back(spec::Transform{
               spec::Transform::Kind::HiToLo, {}, 0, {}, "--hi-to-lo"});
       }
+    } else if (buildCmd->parsed()) {
+      build.check();
     } else {
-      if (kernelOpt->count() == 0)
-        throw CLI::RequiredError("kernel");
-      if (specOpt->count() == 0)
-        throw CLI::RequiredError("--spec");
-    }
-    options.writeDepfile = md || mmd;
-    for (auto [opt, flag] : {std::pair{mfOpt, "-MF"}, {mtOpt, "-MT"},
-                             {mqOpt, "-MQ"}, {mpOpt, "-MP"}})
-      if (opt->count() && !options.writeDepfile)
-        throw CLI::ValidationError(flag, "needs -MD or -MMD");
-    // -MT/-MQ targets in command-line order.
-    size_t nextMt = 0, nextMq = 0;
-    for (CLI::Option *o : app.parse_order()) {
-      if (o == mtOpt)
-        options.depTargets.push_back(mt[nextMt++]);
-      else if (o == mqOpt)
-        options.depTargets.push_back(escapeMakePath(mq[nextMq++]));
-    }
-    // Transforms from flags, in command-line order.
-    for (CLI::Option *o : app.parse_order()) {
-      if (o == vmapOpt)
-        options.extraTransforms.push_back(parseVmapFlag(vmap));
-      else if (o == jvpOpt)
-        options.extraTransforms.push_back(
-            spec::Transform{spec::Transform::Kind::Jvp, {}, 0, {}, "--jvp"});
-      else if (o == dceOpt)
-        options.extraTransforms.push_back(parseUsedOutputs(usedOutputs));
-      else if (o == dischargeOpt)
-        options.extraTransforms.push_back(spec::Transform{
-            spec::Transform::Kind::DischargeState, {}, 0, {},
-            "--discharge-state"});
-      else if (o == hiToLoOpt)
-        options.extraTransforms.push_back(spec::Transform{
-            spec::Transform::Kind::HiToLo, {}, 0, {}, "--hi-to-lo"});
+      compile.finish(app);
     }
   } catch (const CLI::Success &e) {
     return app.exit(e);
@@ -617,12 +873,8 @@ int run(int argc, char **argv) {
     setupLogging(Verbosity::Normal);
     return runCacheCommand(cacheSettings, cacheStats, cacheClear);
   }
-  options.emit = emit;
-  options.spillsAreErrors = llvm::is_contained(werror, "spills");
-  options.optLevel = opt;
-  options.verbosity = quiet     ? Verbosity::Quiet
-                      : verbose ? Verbosity::Verbose
-                                : Verbosity::Normal;
+  if (buildCmd->parsed())
+    return build.run();
   if (runCmd->parsed()) {
     run.driver.optLevel = runOpt;
     run.driver.verbosity = runQuiet     ? Verbosity::Quiet
@@ -650,8 +902,9 @@ int run(int argc, char **argv) {
              kExitUsageError;
     return runOnCpu(run);
   }
+  DriverOptions &options = compile.options;
   setupLogging(options.verbosity);
-  setInternalErrorBacktraces(verbose);
+  setInternalErrorBacktraces(compile.verbose);
   warnIneffectiveFlags(app, options);
   if (!resolveCacheSettings(options.cache))
     return kExitUsageError;
