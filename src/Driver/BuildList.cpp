@@ -109,6 +109,109 @@ public:
     return out;
   }
 
+  /// "transforms": the spec's transform objects, as the command-line flags
+  /// that append the same transforms (`{"vmap": {"in_axes": [0, null],
+  /// "axis_size": 4}}` is `--vmap 0,none:4`).
+  std::optional<std::vector<std::string>>
+  transformFlags(const json &entry, const std::string &at) {
+    auto it = entry.find("transforms");
+    if (it == entry.end())
+      return std::vector<std::string>{};
+    std::string path = at + ".transforms";
+    if (!it->is_array()) {
+      error(path, std::string("expected an array of transform objects, got ") +
+                      typeName(*it));
+      return std::nullopt;
+    }
+    std::vector<std::string> flags;
+    size_t before = errors.size();
+    for (size_t i = 0; i < it->size(); ++i) {
+      const json &t = (*it)[i];
+      std::string tpath = path + "[" + std::to_string(i) + "]";
+      if (!t.is_object() || t.size() != 1 || !t.begin()->is_object()) {
+        error(tpath, "expected an object with one key naming the transform "
+                     "(vmap, jvp, dce, discharge_state, hi_to_lo) and its "
+                     "parameters as an object, got " +
+                         quote(t));
+        continue;
+      }
+      const std::string &name = t.begin().key();
+      const json &body = t.begin().value();
+      std::string bpath = tpath + "." + name;
+      auto onlyKeys = [&](std::initializer_list<const char *> keys) {
+        for (auto k = body.begin(); k != body.end(); ++k)
+          if (std::find_if(keys.begin(), keys.end(), [&](const char *key) {
+                return k.key() == key;
+              }) == keys.end())
+            error(bpath, "unknown key " + quote(json(k.key())));
+      };
+      if (name == "vmap") {
+        onlyKeys({"in_axes", "axis_size"});
+        auto axes = body.find("in_axes");
+        auto size = body.find("axis_size");
+        if (axes == body.end() || !axes->is_array()) {
+          error(bpath + ".in_axes", "expected an array of non-negative "
+                                    "integers and nulls");
+          continue;
+        }
+        if (size == body.end() || !size->is_number_integer() ||
+            size->get<int64_t>() < 1) {
+          error(bpath + ".axis_size", "expected a positive integer");
+          continue;
+        }
+        std::string spelled;
+        bool ok = true;
+        for (size_t a = 0; a < axes->size(); ++a) {
+          const json &axis = (*axes)[a];
+          if (axis.is_null()) {
+            spelled += std::string(a ? "," : "") + "none";
+          } else if (axis.is_number_integer() && axis.get<int64_t>() >= 0) {
+            spelled += (a ? "," : "") + std::to_string(axis.get<int64_t>());
+          } else {
+            error(bpath + ".in_axes[" + std::to_string(a) + "]",
+                  "expected a non-negative integer axis or null, got " +
+                      quote(axis));
+            ok = false;
+          }
+        }
+        if (ok && !axes->empty()) {
+          flags.push_back("--vmap=" + spelled + ":" +
+                          std::to_string(size->get<int64_t>()));
+        } else if (ok) {
+          error(bpath + ".in_axes", "expected at least one axis");
+        }
+      } else if (name == "dce") {
+        onlyKeys({"used_outputs"});
+        auto used = body.find("used_outputs");
+        if (used == body.end() || !used->is_array() || used->empty() ||
+            !std::all_of(used->begin(), used->end(),
+                         [](const json &b) { return b.is_boolean(); })) {
+          error(bpath + ".used_outputs", "expected a non-empty array of "
+                                         "booleans");
+          continue;
+        }
+        std::string mask;
+        for (const json &b : *used)
+          mask += std::string(mask.empty() ? "" : ",") +
+                  (b.get<bool>() ? "1" : "0");
+        flags.push_back("--used-outputs=" + mask);
+      } else if (name == "jvp" || name == "discharge_state" ||
+                 name == "hi_to_lo") {
+        onlyKeys({});
+        flags.push_back(name == "jvp"               ? "--jvp"
+                        : name == "discharge_state" ? "--discharge-state"
+                                                    : "--hi-to-lo");
+      } else {
+        error(tpath, "unknown transform " + quote(json(name)) +
+                         "; expected vmap, jvp, dce, discharge_state or "
+                         "hi_to_lo");
+      }
+    }
+    if (errors.size() != before)
+      return std::nullopt;
+    return flags;
+  }
+
   void parse(const json &entry, size_t index,
              std::vector<BuildListEntry> &entries) {
     std::string at = "[" + std::to_string(index) + "]";
@@ -119,13 +222,14 @@ public:
       return;
     }
     static const std::set<std::string> known = {
-        "kernel", "spec", "targets", "name", "out_dir", "emit", "flags"};
+        "kernel",  "spec", "targets",    "name",
+        "out_dir", "emit", "transforms", "flags"};
     size_t before = errors.size();
     for (auto it = entry.begin(); it != entry.end(); ++it)
       if (!known.count(it.key()))
         error(at, "unknown key " + quote(json(it.key())) +
                       " (expected kernel, spec, targets, name, out_dir, "
-                      "emit or flags)");
+                      "emit, transforms or flags)");
     BuildListEntry e;
     e.path = at;
     auto kernel = string(entry, at, "kernel", true);
@@ -135,6 +239,7 @@ public:
     auto targets = strings(entry, at, "targets", /*nonEmpty=*/true);
     auto emit = strings(entry, at, "emit", /*nonEmpty=*/false);
     auto flags = strings(entry, at, "flags", /*nonEmpty=*/false);
+    auto transforms = transformFlags(entry, at);
     if (name && !spec::isIdentifier(*name))
       error(at + ".name", "expected an identifier (a letter or _, then "
                           "letters, digits, _, $ or .), got " +
@@ -157,6 +262,7 @@ public:
     e.hasEmit = emit.has_value();
     e.emit = emit.value_or(std::vector<std::string>{});
     e.flags = flags.value_or(std::vector<std::string>{});
+    e.transformFlags = transforms.value_or(std::vector<std::string>{});
     entries.push_back(std::move(e));
   }
 

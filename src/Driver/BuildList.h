@@ -5,10 +5,13 @@
 //
 //   [{"kernel": "matmul/kernel.mlir", "spec": "matmul/spec.json",
 //     "targets": ["cuda:sm_90a", "tpu"], "name": "matmul_f32",
-//     "out_dir": "out/matmul", "emit": ["mlir"], "flags": ["-O3"]}, ...]
+//     "out_dir": "out/matmul", "emit": ["mlir"],
+//     "transforms": [{"vmap": {"in_axes": [0], "axis_size": 4}}],
+//     "flags": ["-O3"]}, ...]
 //
 // Each entry is one compile, the one `pallasc KERNEL --spec SPEC --target
-// T... --output-dir OUT_DIR --emit E... --name NAME FLAGS...` makes. Paths
+// T... --output-dir OUT_DIR --emit E... --name NAME [--vmap ...] FLAGS...`
+// makes ("transforms" are spelled as the transform flags). Paths
 // are relative to the list file's directory. nlohmann/json throws: this file
 // is built with exceptions and catches them all (the header is
 // exception-free).
@@ -41,6 +44,10 @@ struct BuildListEntry {
   /// Further command-line flags of the compile, as given ("-O3",
   /// "--vmap=0,none:4", "--strict-fp", ...).
   std::vector<std::string> flags;
+  /// "transforms" (the spec's form: [{"vmap": {"in_axes": [0, null],
+  /// "axis_size": 4}}, {"jvp": {}}, ...]) as the command-line flags that
+  /// append them ("--vmap=0,none:4", "--jvp"), before `flags`.
+  std::vector<std::string> transformFlags;
 };
 
 /// Most entries a build list may hold.

@@ -57,7 +57,10 @@ TEST_CASE("build list: paths, optional keys", "[build]") {
   REQUIRE(parseBuildList(
       R"([{"kernel": "k.mlir", "spec": "/abs/s.json", "targets": ["tpu"]},
           {"kernel": "a/k.mlir", "spec": "s.json", "name": "n",
-           "out_dir": "out", "emit": [], "flags": ["-O3", "--jvp"]}])",
+           "out_dir": "out", "emit": [], "flags": ["-O3", "--jvp"],
+           "transforms": [{"vmap": {"in_axes": [1, null], "axis_size": 8}},
+                          {"dce": {"used_outputs": [true, false]}},
+                          {"discharge_state": {}}, {"hi_to_lo": {}}]}])",
       "lists", entries, errors));
   REQUIRE(errors.empty());
   REQUIRE(entries.size() == 2);
@@ -75,6 +78,10 @@ TEST_CASE("build list: paths, optional keys", "[build]") {
   CHECK(entries[1].name == "n");
   CHECK(entries[1].outDir == "lists/out");
   CHECK(entries[1].flags == std::vector<std::string>{"-O3", "--jvp"});
+  CHECK(entries[1].transformFlags ==
+        std::vector<std::string>{"--vmap=1,none:8", "--used-outputs=1,0",
+                                 "--discharge-state", "--hi-to-lo"});
+  CHECK(entries[0].transformFlags.empty());
 }
 
 TEST_CASE("build list: errors by JSON path, bounded", "[build]") {

@@ -662,13 +662,16 @@ struct BuildCommand {
                      "' is not allowed in a build job's flags: " + why);
             flagsOk = false;
           }
+        // The transforms first, as their flags, then the entry's flags.
+        std::vector<std::string> flags = e.transformFlags;
+        llvm::append_range(flags, e.flags);
         BuildJob job;
         if (!flagsOk ||
             !parseJobCommandLine(
                 jobArguments(e.kernel, e.spec,
                              e.hasTargets ? e.targets : targets,
                              e.outDir.empty() ? outputDir : e.outDir,
-                             e.hasEmit ? e.emit : emit, e.name, e.flags),
+                             e.hasEmit ? e.emit : emit, e.name, flags),
                 list, e.path + ".flags", job.options)) {
           ok = false;
           continue;
