@@ -2,7 +2,8 @@
 //
 // A kernel and a grid spec in one input, compiled as the driver does (parse,
 // import, the spec's transforms, cleanup) and then for every target of the
-// build (everyTarget(): cpu, cuda:sm_80, tpu, ...), each on its own so that
+// build (everyTarget(): cpu, tpu and one chip per code path of the GPU
+// target table: sm_75, sm_80, sm_90, sm_90a, gfx90a), each on its own so that
 // one target rejecting a kernel does not hide the others, with the outputs
 // kept in memory: nothing is written to disk (ptxas is turned off).
 //

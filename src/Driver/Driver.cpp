@@ -513,17 +513,45 @@ OutputLocation resolveOutputPath(const DriverOptions &options) {
   return {parent.str(), llvm::sys::path::filename(path).str()};
 }
 
+namespace {
+
+/// What the GPU lowering reads of a chip to choose its code paths: two
+/// chips with the same key take the same paths (they may still differ in
+/// limits and in the PTX ISA version LLVM is given).
+std::string codePathKey(const GpuTarget &t) {
+  std::string key = std::string(t.vendorPrefix()) + "/" +
+                    std::to_string(t.lanesPerWarp) + "/" +
+                    (t.hasCpAsync ? "cp.async," : "") +
+                    (t.hasLdmatrix ? "ldmatrix," : "") +
+                    (t.hasTma ? "tma," : "");
+  for (const MatrixInstr &i : t.matrixInstrs)
+    key += std::to_string(int(i.kind)) + ":" + std::to_string(i.m) + "x" +
+           std::to_string(i.n) + "x" + std::to_string(i.k) + ":" +
+           std::to_string(int(i.operand)) + ":" + std::to_string(int(i.acc)) +
+           ":" + std::to_string(i.nStep) + ",";
+  return key;
+}
+
+} // namespace
+
 const std::vector<std::string> &everyTarget() {
-  // One spelling per code generation target of this build. A new target
-  // adds its line here (the pipeline fuzzer compiles every input for each).
-  static const std::vector<std::string> targets = {
-      "cpu",
-      "cuda:sm_80",
-      // wgmma, TMA and mbarriers are sm_90a's alone.
-      "cuda:sm_90a",
-      "rocm:gfx942",
-      "tpu",
-  };
+  // cpu, tpu, and the first chip of the GPU target table for each distinct
+  // set of code paths (matrix instructions, async copies, TMA, lanes): a new
+  // chip with a new instruction family is covered as soon as it is in the
+  // table.
+  static const std::vector<std::string> targets = [] {
+    std::vector<std::string> out = {"cpu"};
+    std::vector<std::string> seen;
+    for (const GpuTarget &t : allGpuTargets()) {
+      std::string key = codePathKey(t);
+      if (llvm::is_contained(seen, key))
+        continue;
+      seen.push_back(key);
+      out.push_back(t.targetName());
+    }
+    out.push_back("tpu");
+    return out;
+  }();
   return targets;
 }
 

@@ -68,9 +68,10 @@ int runFrontendOnText(const DriverOptions &options, llvm::StringRef kernelText,
                       std::string specText, mlir::MLIRContext &context,
                       DiagnosticRouter &router, FrontendResult &result);
 
-/// One spelling of every code generation target this build has (`cpu`,
-/// `cuda:sm_80`, `tpu`, ...). The pipeline fuzzer compiles each input for
-/// every one of them; a new target adds its line in Driver.cpp.
+/// One spelling of every code generation path this build has: `cpu`, `tpu`
+/// and one GPU chip per distinct set of code paths in the GPU target table
+/// (`cuda:sm_75`, `cuda:sm_80`, `cuda:sm_90`, `cuda:sm_90a`, `rocm:gfx90a`).
+/// The pipeline fuzzer compiles each input for every one of them.
 const std::vector<std::string> &everyTarget();
 
 /// kExitSuccess if every `options.targets` entry names a target of this

@@ -10,6 +10,7 @@
 #include "src/Driver/Driver.h"
 #include "src/Driver/Frontend.h"
 #include "passes/Pipelines/RocmPipeline.h"
+#include "target/GpuTarget.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
@@ -18,6 +19,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstdlib>
 #include <map>
 #include <optional>
@@ -63,6 +65,47 @@ struct ScopedEnv {
 };
 
 } // namespace
+
+TEST_CASE("everyTarget covers every code path of the GPU target table",
+          "[driver]") {
+  const std::vector<std::string> &targets = everyTarget();
+  CHECK(targets.front() == "cpu");
+  CHECK(targets.back() == "tpu");
+  std::vector<const GpuTarget *> gpus;
+  for (const std::string &t : targets)
+    if (t != "cpu" && t != "tpu") {
+      const GpuTarget *gpu = lookupGpuTarget(t);
+      REQUIRE(gpu != nullptr);
+      gpus.push_back(gpu);
+    }
+  auto covered = [&](auto pred) {
+    return std::any_of(gpus.begin(), gpus.end(),
+                       [&](const GpuTarget *g) { return pred(*g); });
+  };
+  // Every feature and instruction family some chip of the table has is
+  // exercised by at least one listed chip, and so is its absence.
+  for (const GpuTarget &chip : allGpuTargets()) {
+    INFO(chip.targetName());
+    for (MatrixInstrKind kind :
+         {MatrixInstrKind::MmaSync, MatrixInstrKind::Wgmma,
+          MatrixInstrKind::Mfma})
+      if (chip.hasMatrixInstr(kind))
+        CHECK(covered([&](const GpuTarget &g) {
+          return g.vendor == chip.vendor && g.hasMatrixInstr(kind);
+        }));
+    CHECK(covered([&](const GpuTarget &g) {
+      return g.vendor == chip.vendor && g.matrixInstrs.empty() ==
+                                            chip.matrixInstrs.empty();
+    }));
+    CHECK(covered([&](const GpuTarget &g) {
+      return g.vendor == chip.vendor && g.hasTma == chip.hasTma &&
+             g.hasCpAsync == chip.hasCpAsync &&
+             g.lanesPerWarp == chip.lanesPerWarp;
+    }));
+  }
+  // One chip per code path: no two listed chips are interchangeable.
+  CHECK(gpus.size() < allGpuTargets().size);
+}
 
 TEST_CASE("compileToMemory gives the bytes runCompile writes", "[driver]") {
   ScopedEnv noPtxas("PTXAS", "none");
