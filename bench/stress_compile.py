@@ -2,6 +2,7 @@
 """Compile-time scaling of pallasc on generated kernels with thousands of ops.
 
     bench/stress_compile.py [PALLASC] [--sizes 1000,2000,4000,8000,16000]
+                            [--target T] [--reps N]
 
 Generates an elementwise kernel whose body is a chain of N arith/math ops on
 8x128 f32 blocks (plus loads/stores), compiles it with `pallasc` (import,
@@ -9,6 +10,12 @@ verify, canonicalize, CSE, manifest) and with `pallasc --jvp` (which roughly
 triples the body), and prints wall time per size and per op. Time per op that
 stays flat as N grows means the passes are linear; the last column is the
 growth of the per-op time relative to the smallest size.
+
+With --target (e.g. `--target cpu --sizes 625,1250,2500,5000`) the compiles
+include that target's lowering and LLVM code generation, where a long chain
+used to be super-linear (issue 18, item 5: 4.3 / 15.6 / 69 / 291 s for
+1.25k..10k ops on cpu); --reps (default 3, best of) can be lowered for the
+large sizes.
 """
 import os
 import subprocess
@@ -19,11 +26,17 @@ import time
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 pallasc = os.path.join(root, "build", "bin", "pallasc")
 sizes = [1000, 2000, 4000, 8000, 16000]
+target = []
+reps = 3
 args = sys.argv[1:]
 while args:
     a = args.pop(0)
     if a == "--sizes":
         sizes = [int(x) for x in args.pop(0).split(",")]
+    elif a == "--target":
+        target = ["--target", args.pop(0)]
+    elif a == "--reps":
+        reps = int(args.pop(0))
     else:
         pallasc = a
 
@@ -58,7 +71,7 @@ SPEC = """{"schema": "pallasc.gridspec/v1", "kernel": "stress", "grid": [16],
 """
 
 
-def best_of(cmd, reps=3):
+def best_of(cmd):
     times = []
     for _ in range(reps):
         t0 = time.perf_counter()
@@ -72,6 +85,8 @@ with tempfile.TemporaryDirectory() as tmp:
     with open(spec, "w") as f:
         f.write(SPEC)
     for label, extra in [("compile", []), ("compile --jvp", ["--jvp"])]:
+        extra = extra + target
+        label += " " + " ".join(target) if target else ""
         print(f"== pallasc {label}")
         print(f"{'ops':>8} {'seconds':>9} {'us/op':>8} {'growth':>7}")
         base = None

@@ -87,6 +87,42 @@ include "passes/Conversion/PallasToGPU/PallasToGPU.td"
 include "passes/Conversion/GPUCodegen/GPUCodegen.td"
 include "passes/Conversion/MathToOcml/MathToOcml.td"
 
+def PallasCpuFuseElementwise : Pass<"pallas-cpu-fuse-elementwise"> {
+  let summary = "Fuse elementwise linalg ops on tensors, with a bound on the "
+                "size of a fused body";
+  let description = [{
+    Runs in the CPU pipeline after pallas-to-linalg. The patterns of
+    upstream `linalg-fuse-elementwise-ops` (a producer with one use is fused
+    into its consumer; reshapes folded by expansion; fills, splat constants
+    and constant-foldable generics folded in), with one addition: a fusion
+    is refused when the fused body would hold more than `max-body-ops`
+    operations. LLVM's code generation (register allocation, the two-address
+    pass) is super-linear in the size of one loop body, so a chain of
+    thousands of elementwise ops fused into one loop took minutes to compile
+    (docs/limits.md, "Compile time"); bounded, the chain becomes a sequence
+    of loops over the block, each fused as far as the bound allows, and the
+    compile time grows linearly. Kernels whose fused bodies stay within the
+    bound compile exactly as with the upstream pass.
+
+    Before (`max-body-ops=2`):
+    ```mlir
+    %a = linalg.generic ... { arith.addf; linalg.yield }
+    %b = linalg.generic ins(%a ...) { arith.mulf; linalg.yield }
+    %c = linalg.generic ins(%b ...) { arith.subf; linalg.yield }
+    ```
+    After: `%a` and `%b` fused into one generic (two ops and a yield), `%c`
+    kept apart.
+  }];
+  let options = [
+    Option<"maxBodyOps", "max-body-ops", "int64_t", /*default=*/"256",
+           "Most operations (the terminator not counted) in one fused body">
+  ];
+  let dependentDialects = [
+    "::mlir::affine::AffineDialect", "::mlir::linalg::LinalgDialect",
+    "::mlir::memref::MemRefDialect", "::mlir::tensor::TensorDialect"
+  ];
+}
+
 def PallasCpuOptimize : Pass<"pallas-cpu-optimize", "::mlir::func::FuncOp"> {
   let summary = "Host-specific rewrites of lowered kernels (loop order, math)";
   let description = [{

@@ -53,8 +53,10 @@ void mlir::pallas::buildCpuPipeline(OpPassManager &pm) {
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   // Fuse elementwise producers (broadcasts, casts, masks) into their
-  // consumers: fewer temporary blocks and passes over memory.
-  pm.addPass(createLinalgElementwiseOpFusionPass());
+  // consumers: fewer temporary blocks and passes over memory. A fused body
+  // is bounded: LLVM's code generation is super-linear in the size of one
+  // loop body.
+  pm.addPass(createPallasCpuFuseElementwise());
   pm.addPass(createCanonicalizerPass());
   // f16/bf16 math runs in f32; then matmul loop order and vectorizable math.
   pm.addPass(math::createMathExtendToSupportedTypes());
