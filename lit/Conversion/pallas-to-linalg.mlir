@@ -65,16 +65,23 @@ pallas.kernel @slices(%x: !pallas.ref<16x8xf32>, %w: !pallas.ref<16x8xf32>) {
 
 // -----
 
-// Tests a dynamic start: clamped, a fast path when the slice is in bounds, lane by lane with uninitialized values otherwise.
+// Tests a dynamic start without `fit` (masked_load/masked_swap: the ref padded
+// by the slice size): a negative start wraps by dim + size (80), the start is
+// clamped to [0, dim], a fast path when the slice is in bounds, lane by lane
+// with uninitialized values otherwise.
 // CHECK-LABEL: func.func @dynamic
 // CHECK-SAME: (%[[X:.+]]: memref<64xf32>, %[[O:.+]]: memref<16xf32>, %[[I:.+]]: memref<1xi32>)
 // CHECK-DAG: %[[NAN:.+]] = arith.constant 0x7FC00000 : f32
 // CHECK-DAG: %[[C0:.+]] = arith.constant 0 : index
 // CHECK-DAG: %[[C16:.+]] = arith.constant 16 : index
 // CHECK-DAG: %[[C64:.+]] = arith.constant 64 : index
+// CHECK-DAG: %[[C80:.+]] = arith.constant 80 : index
 // CHECK: %[[S:.+]] = memref.load %[[I]][%[[C0]]] : memref<1xi32>
 // CHECK: %[[SI:.+]] = arith.index_cast %[[S]] : i32 to index
-// CHECK: %[[LO:.+]] = arith.maxsi %[[SI]], %[[C0]] : index
+// CHECK: %[[WR:.+]] = arith.addi %[[SI]], %[[C80]] : index
+// CHECK: %[[NEG:.+]] = arith.cmpi slt, %[[SI]], %[[C0]] : index
+// CHECK: %[[W:.+]] = arith.select %[[NEG]], %[[WR]], %[[SI]] : index
+// CHECK: %[[LO:.+]] = arith.maxsi %[[W]], %[[C0]] : index
 // CHECK: %[[START:.+]] = arith.minsi %[[LO]], %[[C64]] : index
 // CHECK: %[[END:.+]] = arith.addi %[[START]], %[[C16]] : index
 // CHECK: %[[IN:.+]] = arith.cmpi sle, %[[END]], %[[C64]] : index
@@ -101,6 +108,74 @@ pallas.kernel @dynamic(%x: !pallas.ref<64xf32>, %o: !pallas.ref<16xf32>, %i: !pa
   %v = pallas.load %x[%s : 16] : !pallas.ref<64xf32> -> tensor<16xf32>
   pallas.store %x[%s : 16], %v : !pallas.ref<64xf32>, tensor<16xf32>
   pallas.store %o[], %v : !pallas.ref<16xf32>, tensor<16xf32>
+}
+
+// -----
+
+// Tests `fit` (get/swap, `x_ref[pl.ds(s, 16)]`, as lax.dynamic_slice): a
+// negative start wraps by dim (64), the start is clamped to [0, dim - size]
+// (48), so the slice always fits: no bounds check, no lane-by-lane path.
+// CHECK-LABEL: func.func @fit
+// CHECK-SAME: (%[[X:.+]]: memref<64xf32>, %[[O:.+]]: memref<16xf32>, %[[I:.+]]: memref<1xi32>)
+// CHECK-DAG: %[[C0:.+]] = arith.constant 0 : index
+// CHECK-DAG: %[[C48:.+]] = arith.constant 48 : index
+// CHECK-DAG: %[[C64:.+]] = arith.constant 64 : index
+// CHECK: %[[SI:.+]] = arith.index_cast %{{.+}} : i32 to index
+// CHECK: %[[WR:.+]] = arith.addi %[[SI]], %[[C64]] : index
+// CHECK: %[[NEG:.+]] = arith.cmpi slt, %[[SI]], %[[C0]] : index
+// CHECK: %[[W:.+]] = arith.select %[[NEG]], %[[WR]], %[[SI]] : index
+// CHECK: %[[LO:.+]] = arith.maxsi %[[W]], %[[C0]] : index
+// CHECK: %[[START:.+]] = arith.minsi %[[LO]], %[[C48]] : index
+// CHECK-NOT: scf.if
+// CHECK: memref.subview %[[X]][%[[START]]] [16] [1]
+// CHECK-NOT: scf.if
+// CHECK: arith.minsi %{{.+}}, %[[C48]] : index
+// CHECK-NOT: scf.if
+// CHECK: bufferization.materialize_in_destination
+// CHECK-NOT: scf.if
+// CHECK: return
+
+pallas.kernel @fit(%x: !pallas.ref<64xf32>, %o: !pallas.ref<16xf32>, %i: !pallas.ref<1xi32>) {
+  %c0 = arith.constant 0 : i32
+  %s = pallas.load %i[%c0] : !pallas.ref<1xi32> -> i32
+  %v = pallas.load %x[%s : 16] {fit} : !pallas.ref<64xf32> -> tensor<16xf32>
+  pallas.store %x[%s : 16], %v {fit} : !pallas.ref<64xf32>, tensor<16xf32>
+  pallas.store %o[], %v : !pallas.ref<16xf32>, tensor<16xf32>
+}
+
+// -----
+
+// Tests `fit` with a stride (JAX gathers/scatters): every lane's index wraps
+// by dim on its own; loads clamp it to [0, dim - 1] (no uninitialized
+// values), stores drop lanes outside [0, dim).
+// CHECK-LABEL: func.func @fit_strided
+// CHECK-SAME: (%[[X:.+]]: memref<64xf32>, %[[O:.+]]: memref<4xf32>, %[[I:.+]]: memref<1xi32>)
+// CHECK-DAG: %[[C0:.+]] = arith.constant 0 : index
+// CHECK-DAG: %[[C63:.+]] = arith.constant 63 : index
+// CHECK-DAG: %[[C64:.+]] = arith.constant 64 : index
+// CHECK: scf.if
+// CHECK: tensor.generate
+// CHECK: %[[L:.+]] = arith.addi
+// CHECK: %[[LW:.+]] = arith.addi %[[L]], %[[C64]] : index
+// CHECK: %[[LN:.+]] = arith.cmpi slt, %[[L]], %[[C0]] : index
+// CHECK: %[[LS:.+]] = arith.select %[[LN]], %[[LW]], %[[L]] : index
+// CHECK: %[[LLO:.+]] = arith.maxsi %[[LS]], %[[C0]] : index
+// CHECK: %[[LC:.+]] = arith.minsi %[[LLO]], %[[C63]] : index
+// CHECK: memref.load %[[X]][%[[LC]]]
+// CHECK-NOT: 0x7FC00000
+// CHECK: scf.for
+// CHECK: arith.select
+// CHECK: %[[HI:.+]] = arith.cmpi slt, %{{.+}}, %[[C64]] : index
+// CHECK: %[[GE:.+]] = arith.cmpi sge, %{{.+}}, %[[C0]] : index
+// CHECK: arith.andi %[[HI]], %[[GE]] : i1
+// CHECK: memref.store %{{.+}}, %[[X]]
+
+pallas.kernel @fit_strided(%x: !pallas.ref<64xf32>, %o: !pallas.ref<4xf32>, %i: !pallas.ref<1xi32>) {
+  %c0 = arith.constant 0 : i32
+  %s = pallas.load %i[%c0] : !pallas.ref<1xi32> -> i32
+  %v = pallas.load %x[%s : 4 : 2] {fit} : !pallas.ref<64xf32> -> tensor<4xf32>
+  pallas.store %x[%s : 4 : 3], %v {fit} : !pallas.ref<64xf32>, tensor<4xf32>
+  pallas.store %o[], %v : !pallas.ref<4xf32>, tensor<4xf32>
 }
 
 // -----

@@ -1382,7 +1382,18 @@ def _gather(low, ref: RefV, indexer, shape, mask=None, other=None):
                 f"{M.tensor_type(shape, ref.dtype)}", shape, ref.dtype, False)
 
 
-def _load(low, ref: RefV, transforms, shape, mask=None, other=None):
+def _fit(idx: str, fit: bool) -> str:
+  """` fit` for a get/swap (not masked_load/masked_swap) with a dynamic start.
+
+  JAX discharges `x_ref[pl.ds(s, n)]` with `lax.dynamic_slice`, which moves an
+  out-of-range start so the slice fits; masked_load/masked_swap pad the ref
+  first (docs/dialect.md, "Dynamic starts"). Static starts are in bounds.
+  """
+  return " {fit}" if fit and "%" in idx else ""
+
+
+def _load(low, ref: RefV, transforms, shape, mask=None, other=None,
+          fit=False):
   try:
     idx, vshape = index_ref(low, ref, transforms, shape, gather_ok=True)
   except _Gather as g:
@@ -1398,6 +1409,7 @@ def _load(low, ref: RefV, transforms, shape, mask=None, other=None):
       o = low.convert(low.as_scalar(o) if o.shape == () else o, ref.dtype)
       o = o if scalar else low.as_tensor(o, vshape)
       text += f" other {o.name}"
+  text += _fit(idx, fit)
   return low.op(f"{text} : {ref.type} -> {rtype}", vshape, ref.dtype, scalar)
 
 
@@ -1411,13 +1423,15 @@ def _store_value(low, val_atom, ref: RefV, vshape):
 
 
 def _swap(low, ref: RefV, transforms, val_atom, out_var, mask=None,
-          kind=None):
+          kind=None, fit=False):
   idx, vshape = index_ref(low, ref, transforms, val_atom.aval.shape)
   v = _store_value(low, val_atom, ref, vshape)
   mtext = ""
   if mask is not None:
     m = _mask_for(low, mask, vshape)
     mtext = f" mask {m.name}"
+  if kind is None:
+    mtext += _fit(idx, fit)
   if kind is not None:
     return low.op(f"pallas.atomic_rmw {kind} {ref.name}{idx}, {v.name}{mtext}"
                   f" : {ref.type}, {v.type}", v.shape, v.dtype, v.scalar)
@@ -1434,14 +1448,15 @@ def _get(low, eqn):
   ref_atom, *flat = eqn.invars
   transforms = tree_util.tree_unflatten(eqn.params["tree"], flat)
   return _load(low, _ref(low, ref_atom), transforms,
-               tuple(out_aval(eqn).shape))
+               tuple(out_aval(eqn).shape), fit=True)
 
 
 @rule("swap")
 def _swap_rule(low, eqn):
   ref_atom, val, *flat = eqn.invars
   transforms = tree_util.tree_unflatten(eqn.params["tree"], flat)
-  return _swap(low, _ref(low, ref_atom), transforms, val, eqn.outvars[0])
+  return _swap(low, _ref(low, ref_atom), transforms, val, eqn.outvars[0],
+               fit=True)
 
 
 @rule("addupdate")
@@ -1449,15 +1464,15 @@ def _addupdate(low, eqn):
   ref_atom, val, *flat = eqn.invars
   transforms = tree_util.tree_unflatten(eqn.params["tree"], flat)
   ref = _ref(low, ref_atom)
-  old = _load(low, ref, transforms, tuple(val.aval.shape))
+  old = _load(low, ref, transforms, tuple(val.aval.shape), fit=True)
   v = low.as_tensor(low.read(val), old.shape) if old.shape != () else (
       low.as_scalar(low.read(val)))
   op = "arith.addf" if M.is_float(ref.dtype) else "arith.addi"
   new = low.op(f"{op} {old.name}, {v.name} : {old.type}", old.shape,
                old.dtype, old.scalar)
   idx, _ = index_ref(low, ref, transforms, old.shape)
-  low.emit(f"pallas.store {ref.name}{idx}, {new.name} : {ref.type}, "
-           f"{new.type}")
+  low.emit(f"pallas.store {ref.name}{idx}, {new.name}{_fit(idx, True)} : "
+           f"{ref.type}, {new.type}")
   return []
 
 

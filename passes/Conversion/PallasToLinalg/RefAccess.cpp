@@ -6,11 +6,20 @@
 // Static indexers are in bounds (the verifier checks them) and lower to a
 // `memref.subview` of the ref plus `bufferization.to_tensor` (loads) or
 // `bufferization.materialize_in_destination` (stores). A dynamic start
-// follows interpret mode (jax's load/swap discharge rules pad the ref by the
-// slice size, so `dynamic_slice` clamps the start to [0, dim] and lanes past
-// the end read uninitialized values and are dropped on write): the fast path
-// above runs when the whole slice is in bounds, otherwise an elementwise slow
-// path checks every lane.
+// follows interpret mode, by the op's rule (docs/dialect.md, "Dynamic
+// starts"):
+// - `fit` (JAX's get/swap/atomic_rmw discharge, `x_ref[pl.ds(s, n)]`): a
+//   negative start counts from the end (s + dim) and the start is clamped to
+//   [0, dim - size], as `lax.dynamic_slice` does, so the slice always lies
+//   inside the ref. With a stride > 1 JAX gathers/scatters instead: every
+//   lane's index wraps alone, loads clamp it to [0, dim - 1], stores drop it
+//   outside [0, dim).
+// - padded (masked_load/masked_swap, `plgpu.load`/`store`): JAX pads the ref
+//   by the slice size, so a negative start counts from the padded end
+//   (s + dim + size) and the start is clamped to [0, dim]; lanes past the end
+//   read uninitialized values and are dropped on write.
+// The fast path above runs when the whole slice is in bounds, otherwise an
+// elementwise slow path checks every lane.
 //
 //===----------------------------------------------------------------------===//
 
@@ -38,19 +47,46 @@ struct Access {
   /// i1: the whole slice lies inside the ref; null when statically known.
   Value inBounds;
   bool whole = false;
+  /// Lanes wrap and clamp (loads) or drop (stores) one by one: a `fit` access
+  /// with a stride, which JAX discharges as a gather/scatter.
+  bool perLane = false;
 };
 
 Value indexConstant(OpBuilder &b, Location loc, int64_t v) {
   return arith::ConstantIndexOp::create(b, loc, v);
 }
 
-Access buildAccess(OpBuilder &b, Location loc, Value ref,
-                   const Indexer &indexer) {
+/// The `fit` unit attribute of a load/store/swap (docs/dialect.md, "Dynamic
+/// starts").
+bool hasFit(Operation *op) { return op->hasAttr("fit"); }
+
+Value selectIndex(OpBuilder &b, Location loc, arith::CmpIPredicate pred,
+                  Value lhs, int64_t rhs, Value then, Value otherwise) {
+  Value c = arith::CmpIOp::create(b, loc, pred, lhs, indexConstant(b, loc, rhs));
+  return arith::SelectOp::create(b, loc, c, then, otherwise);
+}
+
+/// `i < 0 ? i + add : i`: a negative start or index counts from the end.
+Value wrapNegative(OpBuilder &b, Location loc, Value i, int64_t add) {
+  Value wrapped = arith::AddIOp::create(b, loc, i, indexConstant(b, loc, add));
+  return selectIndex(b, loc, arith::CmpIPredicate::slt, i, 0, wrapped, i);
+}
+
+Value clampIndex(OpBuilder &b, Location loc, Value i, int64_t lo, int64_t hi) {
+  i = arith::MaxSIOp::create(b, loc, i, indexConstant(b, loc, lo));
+  return arith::MinSIOp::create(b, loc, i, indexConstant(b, loc, hi));
+}
+
+Access buildAccess(OpBuilder &b, Location loc, Value ref, const Indexer &indexer,
+                   bool fit) {
   Access a;
   a.ref = ref;
   a.refType = cast<MemRefType>(ref.getType());
   ArrayRef<int64_t> shape = a.refType.getShape();
   a.whole = true;
+  if (fit)
+    for (const IndexerDim &dim : indexer.dims)
+      a.perLane |= !dim.isPoint && dim.stride > 1;
   for (auto [d, indexerDim] : llvm::enumerate(indexer.dims)) {
     IndexerDim dim = indexerDim;
     int64_t n = shape[d];
@@ -67,11 +103,26 @@ Access buildAccess(OpBuilder &b, Location loc, Value ref,
       Value s = arith::IndexCastOp::create(b, loc, b.getIndexType(),
                                            dim.dynStart);
       Value limit = indexConstant(b, loc, n);
-      s = arith::MaxSIOp::create(b, loc, s, indexConstant(b, loc, 0));
-      s = arith::MinSIOp::create(b, loc, s, limit);
+      bool check = span > 0;
+      if (a.perLane) {
+        // Raw start: laneIndices wraps every lane; the fast path runs when
+        // the slice lies inside the ref as given.
+        Value nonNegative = arith::CmpIOp::create(
+            b, loc, arith::CmpIPredicate::sge, s, indexConstant(b, loc, 0));
+        a.inBounds = a.inBounds
+                         ? arith::AndIOp::create(b, loc, a.inBounds, nonNegative)
+                         : nonNegative;
+      } else if (fit && span <= n) {
+        // lax.dynamic_slice: wrap once, then move the slice inside the ref.
+        s = clampIndex(b, loc, wrapNegative(b, loc, s, n), 0, n - span);
+        check = false;
+      } else {
+        // The ref padded by the slice size at the end (dim + size long).
+        s = clampIndex(b, loc, wrapNegative(b, loc, s, n + dim.size), 0, n);
+      }
       a.starts.push_back(s);
       a.offsets.push_back(s);
-      if (span > 0) {
+      if (check) {
         Value end = arith::AddIOp::create(b, loc, s,
                                           indexConstant(b, loc, span));
         Value ok = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle,
@@ -112,15 +163,18 @@ SmallVector<Value> laneIndices(OpBuilder &b, Location loc, const Access &a,
   SmallVector<Value> idx;
   unsigned r = 0;
   for (size_t d = 0; d < a.starts.size(); ++d) {
-    if (a.point[d]) {
-      idx.push_back(a.starts[d]);
-      continue;
+    Value i = a.starts[d];
+    if (!a.point[d]) {
+      Value iv = ivs[r++];
+      if (a.strideValues[d] != 1)
+        iv = arith::MulIOp::create(b, loc, iv,
+                                   indexConstant(b, loc, a.strideValues[d]));
+      i = arith::AddIOp::create(b, loc, i, iv);
     }
-    Value iv = ivs[r++];
-    if (a.strideValues[d] != 1)
-      iv = arith::MulIOp::create(b, loc, iv,
-                                 indexConstant(b, loc, a.strideValues[d]));
-    idx.push_back(arith::AddIOp::create(b, loc, a.starts[d], iv));
+    // A gather wraps each negative lane index once (jnp indexing).
+    if (a.perLane && a.dynamic[d])
+      i = wrapNegative(b, loc, i, a.refType.getDimSize(d));
+    idx.push_back(i);
   }
   return idx;
 }
@@ -135,6 +189,11 @@ Value laneInBounds(OpBuilder &b, Location loc, const Access &a,
     Value c = arith::CmpIOp::create(
         b, loc, arith::CmpIPredicate::slt, idx[d],
         indexConstant(b, loc, a.refType.getDimSize(d)));
+    if (a.perLane)
+      c = arith::AndIOp::create(
+          b, loc, c,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, idx[d],
+                                indexConstant(b, loc, 0)));
     ok = ok ? arith::AndIOp::create(b, loc, ok, c) : c;
   }
   return ok ? ok : arith::ConstantIntOp::create(b, loc, 1, 1).getResult();
@@ -187,10 +246,20 @@ Value fastLoad(OpBuilder &b, Location loc, const Access &a, Type type,
                                            /*restrict=*/true);
 }
 
-/// Reads lane by lane; lanes past the end read the uninitialized value.
+/// Reads lane by lane; lanes past the end read the uninitialized value (a
+/// per-lane access clamps every lane's index into the ref instead, as JAX's
+/// gather does).
 Value slowLoad(OpBuilder &b, Location loc, const Access &a, Type type) {
   Type elementType = a.refType.getElementType();
   auto guarded = [&](OpBuilder &b, Location loc, ArrayRef<Value> idx) {
+    if (a.perLane) {
+      SmallVector<Value> clamped(idx);
+      for (size_t d = 0; d < clamped.size(); ++d)
+        if (a.dynamic[d])
+          clamped[d] =
+              clampIndex(b, loc, clamped[d], 0, a.refType.getDimSize(d) - 1);
+      return memref::LoadOp::create(b, loc, a.ref, clamped).getResult();
+    }
     return ifThenElse(
         b, loc, laneInBounds(b, loc, a, idx), elementType,
         [&](OpBuilder &b, Location loc) -> Value {
@@ -331,7 +400,7 @@ LogicalResult lowering::lowerRefAccess(Operation *op, FuncState &state,
                                 "argument; only argument refs can be lowered";
 
   if (auto load = dyn_cast<LoadOp>(op)) {
-    Access a = buildAccess(b, loc, ref, load.getIndexer());
+    Access a = buildAccess(b, loc, ref, load.getIndexer(), hasFit(op));
     Value v = emitLoad(b, loc, a, load.getType(),
                        /*snapshot=*/state.writtenRefs.contains(ref));
     if (load.getMask() && load.getOther())
@@ -340,13 +409,13 @@ LogicalResult lowering::lowerRefAccess(Operation *op, FuncState &state,
     return success();
   }
   if (auto store = dyn_cast<StoreOp>(op)) {
-    Access a = buildAccess(b, loc, ref, store.getIndexer());
+    Access a = buildAccess(b, loc, ref, store.getIndexer(), hasFit(op));
     emitStore(b, loc, a, store.getValue(), store.getMask());
     rewriter.eraseOp(op);
     return success();
   }
   if (auto swap = dyn_cast<SwapOp>(op)) {
-    Access a = buildAccess(b, loc, ref, swap.getIndexer());
+    Access a = buildAccess(b, loc, ref, swap.getIndexer(), hasFit(op));
     Value old = emitLoad(b, loc, a, swap.getType(), /*snapshot=*/true);
     emitStore(b, loc, a, swap.getValue(), swap.getMask());
     // Interpret mode: masked-off lanes return the value that was offered.
@@ -357,7 +426,8 @@ LogicalResult lowering::lowerRefAccess(Operation *op, FuncState &state,
     return success();
   }
   if (auto rmw = dyn_cast<AtomicRMWOp>(op)) {
-    Access a = buildAccess(b, loc, ref, rmw.getIndexer());
+    // JAX's atomic_rmw discharge slices without padding: always `fit`.
+    Access a = buildAccess(b, loc, ref, rmw.getIndexer(), /*fit=*/true);
     Value old = emitLoad(b, loc, a, rmw.getType(), /*snapshot=*/true);
     Value updated = combine(b, loc, rmw.getKind(), old, rmw.getValue());
     emitStore(b, loc, a, updated, rmw.getMask());
@@ -365,7 +435,7 @@ LogicalResult lowering::lowerRefAccess(Operation *op, FuncState &state,
     return success();
   }
   auto cas = cast<AtomicCASOp>(op);
-  Access a = buildAccess(b, loc, ref, cas.getIndexer());
+  Access a = buildAccess(b, loc, ref, cas.getIndexer(), /*fit=*/false);
   Value old = emitLoad(b, loc, a, cas.getType(), /*snapshot=*/true);
   Value equal =
       isa<FloatType>(getElementTypeOf(old.getType()))
@@ -442,14 +512,17 @@ LogicalResult lowering::lowerDma(Operation *op, FuncState &,
       return op->emitOpError() << "accesses " << ref.getType()
                                << ", which is not a kernel argument; only "
                                   "argument refs can be lowered";
-  Access src = buildAccess(b, loc, dma.getSrc(), dma.getSrcIndexer());
+  // JAX's dma_start discharge indexes both refs as get/swap do: `fit`.
+  Access src =
+      buildAccess(b, loc, dma.getSrc(), dma.getSrcIndexer(), /*fit=*/true);
   Type elementType = src.refType.getElementType();
   Type type = src.resultShape.empty()
                   ? elementType
                   : Type(RankedTensorType::get(src.resultShape, elementType));
   // A snapshot: src and dst may be the same ref.
   Value value = emitLoad(b, loc, src, type, /*snapshot=*/true);
-  Access dst = buildAccess(b, loc, dma.getDst(), dma.getDstIndexer());
+  Access dst =
+      buildAccess(b, loc, dma.getDst(), dma.getDstIndexer(), /*fit=*/true);
   emitStore(b, loc, dst, value, Value());
   rewriter.eraseOp(op);
   return success();
