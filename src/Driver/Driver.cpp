@@ -578,6 +578,9 @@ int emitArtifacts(const DriverOptions &options, const FrontendResult &fe,
                   const std::string &outputFile) {
   ModuleOp module = *fe.module;
   const spec::GridSpec *spec = &fe.spec;
+  // IEEE floating point on the GPU targets: --strict-fp, or the kernel's
+  // own compiler_params.gpu.strict_fp.
+  bool strictFloat = options.strictFloat || spec->compilerParams.strictFp;
   ManifestInputs manifestInputs;
   manifestInputs.kernel = {baseName(options.kernelPath),
                            sha256Hex(fe.kernelText)};
@@ -617,7 +620,7 @@ int emitArtifacts(const DriverOptions &options, const FrontendResult &fe,
     FailureOr<CudaArtifacts> cuda =
         emitCudaArtifacts(module, spec->name, options.targets, emitMlir,
                           llvm::is_contained(options.emit, "cubin"),
-                          options.strictFloat, options.spillsAreErrors,
+                          strictFloat, options.spillsAreErrors,
                           /*launcherImages=*/wantLibrary);
     if (failed(cuda))
       return kExitUserError;
@@ -634,7 +637,7 @@ int emitArtifacts(const DriverOptions &options, const FrontendResult &fe,
     FailureOr<RocmArtifacts> rocm = emitRocmArtifacts(
         module, spec->name, options.targets, emitMlir,
         llvm::is_contained(options.emit, "asm"),
-        options.rocmCodeObjectVersion, options.strictFloat,
+        options.rocmCodeObjectVersion, strictFloat,
         options.spillsAreErrors, /*launcherImages=*/wantLibrary);
     if (failed(rocm))
       return kExitUserError;

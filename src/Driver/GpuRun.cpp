@@ -395,14 +395,20 @@ int runOnGpu(const RunOptions &options, const GpuRunOptions &gpu) {
   // generation, device libraries, ptxas / ld.lld), and refuse to emulate a
   // kernel that cannot be built, so a check that passes under --emulate is
   // a kernel that compiles.
+  // --strict-fp, or the kernel's compiler_params.gpu.strict_fp.
+  bool strictFloat =
+      options.driver.strictFloat || fe.spec.compilerParams.strictFp;
   if (gpu.emulate) {
     std::vector<std::string> targets = {gpu.target};
     bool built =
         amd ? succeeded(emitRocmArtifacts(*fe.module, fe.spec.name, targets,
                                           /*emitText=*/false,
-                                          /*emitAsm=*/false))
+                                          /*emitAsm=*/false,
+                                          /*codeObjectVersion=*/5,
+                                          strictFloat))
             : succeeded(emitCudaArtifacts(*fe.module, fe.spec.name, targets,
-                                          /*emitText=*/false));
+                                          /*emitText=*/false,
+                                          /*emitCubin=*/false, strictFloat));
     if (!built) {
       logError("error: not emulating: the kernel does not compile for " +
                gpu.target + " (above), and --emulate runs only what the " +
@@ -415,7 +421,7 @@ int runOnGpu(const RunOptions &options, const GpuRunOptions &gpu) {
   OwningOpRef<ModuleOp> gpuModule(fe.module->clone());
   pallas::CudaPipelineOptions pipeline;
   pipeline.chip = arch;
-  pipeline.strictFloat = options.driver.strictFloat;
+  pipeline.strictFloat = strictFloat;
   // Pallas' Triton lowering divides at full precision on AMD GPUs.
   pipeline.approxDivision = !amd;
   {

@@ -1434,7 +1434,8 @@ void Validator::parseCompilerParams(const json &root) {
   CompilerParams &cp = spec.compilerParams;
   if (const json *gpu = find(*v, "gpu");
       gpu && expectObject(*gpu, "compiler_params.gpu")) {
-    checkKeys(*gpu, "compiler_params.gpu", {"num_warps", "num_stages"});
+    checkKeys(*gpu, "compiler_params.gpu",
+              {"num_warps", "num_stages", "strict_fp"});
     if (const json *w = find(*gpu, "num_warps")) {
       std::string path = "compiler_params.gpu.num_warps";
       if (auto n = intValue(*w, path, 1, "a power of 2 in [1, 32]")) {
@@ -1449,6 +1450,9 @@ void Validator::parseCompilerParams(const json &root) {
       if (auto n = intValue(*s, "compiler_params.gpu.num_stages", 1,
                             "a positive integer"))
         cp.numStages = *n;
+    if (const json *f = find(*gpu, "strict_fp"))
+      if (auto b = boolValue(*f, "compiler_params.gpu.strict_fp"))
+        cp.strictFp = *b;
   }
   if (const json *tpu = find(*v, "tpu");
       tpu && expectObject(*tpu, "compiler_params.tpu")) {

@@ -106,6 +106,7 @@ struct CompilerParams {
   // gpu
   std::optional<int64_t> numWarps;  ///< gpu.num_warps, a power of 2 in [1, 32]
   std::optional<int64_t> numStages; ///< gpu.num_stages, >= 1
+  bool strictFp = false;            ///< gpu.strict_fp: as --strict-fp
   // tpu
   std::vector<std::string> dimensionSemantics; ///< "parallel"|"arbitrary"|
                                                ///< "core_parallel"|
@@ -113,7 +114,7 @@ struct CompilerParams {
   std::optional<int64_t> vmemLimitBytes;       ///< tpu.vmem_limit_bytes > 0
   bool hasSideEffects = false;                 ///< tpu.has_side_effects
   bool empty() const {
-    return !numWarps && !numStages && dimensionSemantics.empty() &&
+    return !numWarps && !numStages && !strictFp && dimensionSemantics.empty() &&
            !vmemLimitBytes && !hasSideEffects;
   }
 };
