@@ -1,4 +1,5 @@
 // RUN: pallasc-opt %s -pallas-cpu-fuse-elementwise | FileCheck %s --check-prefix=ALL
+// (passes/Conversion/PallasToLinalg/FuseElementwise.cpp)
 // RUN: pallasc-opt %s -pallas-cpu-fuse-elementwise=max-body-ops=2 | FileCheck %s --check-prefix=TWO
 
 // A chain of three single-use elementwise generics: fused into one body by

@@ -2,6 +2,15 @@
 // RUN: pallasc-opt %s -split-input-file -pallas-gpu-prepare -pallas-to-linalg -canonicalize -pallas-to-gpu=chip=sm_75 -canonicalize -cse | FileCheck %s --check-prefix=SIMT
 // RUN: pallasc-opt %s -split-input-file -pallas-gpu-prepare -pallas-to-linalg -canonicalize -pallas-to-gpu=chip=sm_90a -canonicalize -cse | FileCheck %s --check-prefix=WG
 
+// pallas-to-gpu is one pass whose source is split by concern
+// (passes/Conversion/PallasToGPU, docs/cuda.md's file map): the driver
+// (Distributor.cpp), LayoutAssignment.cpp, the op-family emitters
+// (EmitElementwise.cpp, EmitReduce.cpp, EmitControlFlow.cpp,
+// EmitTensorOps.cpp, Memory.cpp) and the dots (Dot.cpp, DotLayout.cpp,
+// DotStaging.cpp, Wgmma.cpp); this file and the other pallas-to-gpu*.mlir
+// files test them through the pass, its error cases in
+// pallas-to-gpu-invalid.mlir.
+
 // Tests that an elementwise kernel becomes one kernel gpu.func over the
 // whole arrays with 16-byte vector accesses, 128 threads (4 warps), and the
 // launch record: one CUDA block per grid point, x and y from grid axes 0, 1.
