@@ -13,6 +13,9 @@
 #include "passes/Pipelines/CudaPipeline.h"
 #include "passes/Pipelines/RocmPipeline.h"
 
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OperationSupport.h"
+
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Config/llvm-config.h"
@@ -273,6 +276,76 @@ std::string compileCacheKey(const DriverOptions &options,
   // themselves; printIRAfterAll and --debug-internal-error compiles are
   // not cached (cacheable()).
   return h.finish();
+}
+
+std::string jitCacheKey(const Toolchain &toolchain, llvm::StringRef purpose,
+                        llvm::StringRef host, llvm::StringRef moduleText) {
+  KeyHasher h;
+  h.add("kind", "pallasc.jit/v1");
+  h.add("pallasc version", toolchain.pallascVersion);
+  h.add("llvm version", toolchain.llvmVersion);
+  for (const std::string &f : toolchain.selfFingerprints)
+    h.add("loaded object", f);
+  for (const auto &[name, value] : toolchain.parts)
+    h.add(name, value);
+  h.add("purpose", purpose);
+  h.add("host", host);
+  h.add("module", moduleText);
+  return h.finish();
+}
+
+namespace {
+constexpr llvm::StringLiteral kJitObjectName = "jit.o";
+
+class JitObjectCacheEntry : public runtime::JitObjectCache {
+public:
+  JitObjectCacheEntry(std::unique_ptr<CompileCache> cache, std::string key)
+      : cache(std::move(cache)), key(std::move(key)) {}
+
+  std::optional<std::string> load() override {
+    std::optional<CacheEntry> entry = cache->lookup(key);
+    if (!entry)
+      return std::nullopt;
+    // The key says it was stored by store() below: anything else is a
+    // pallasc bug, not damage.
+    if (entry->files.size() != 1 || entry->files[0].name != kJitObjectName)
+      return std::nullopt;
+    return std::move(entry->files[0].contents);
+  }
+  void store(llvm::StringRef object) override {
+    CompiledFile file{std::string(kJitObjectName), object.str()};
+    cache->store(key, {"jit", {file}});
+  }
+  void warn(llvm::StringRef message) override {
+    spdlog::warn("{}", message.str());
+  }
+
+private:
+  std::unique_ptr<CompileCache> cache;
+  std::string key;
+};
+} // namespace
+
+std::unique_ptr<runtime::JitObjectCache>
+openJitObjectCache(const DriverOptions &options, mlir::ModuleOp module,
+                   llvm::StringRef purpose) {
+  if (!cacheable(options))
+    return nullptr;
+  std::unique_ptr<CompileCache> cache = CompileCache::open(options.cache);
+  if (!cache)
+    return nullptr;
+  std::string text;
+  {
+    llvm::raw_string_ostream os(text);
+    module->print(os, mlir::OpPrintingFlags()
+                          .enableDebugInfo(/*enable=*/true,
+                                           /*prettyForm=*/false)
+                          .printGenericOpForm());
+  }
+  std::string key = jitCacheKey(gatherToolchain(*cache, {}), purpose,
+                                runtime::jitHostIdentity(), text);
+  return std::make_unique<JitObjectCacheEntry>(std::move(cache),
+                                               std::move(key));
 }
 
 bool cacheable(const DriverOptions &options) {

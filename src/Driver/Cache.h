@@ -39,7 +39,15 @@
 #include <utility>
 #include <vector>
 
+namespace mlir {
+class ModuleOp;
+} // namespace mlir
+
 namespace pallasc {
+
+namespace runtime {
+class JitObjectCache;
+} // namespace runtime
 
 struct CompiledFile;
 
@@ -156,6 +164,24 @@ private:
   bool memoLoaded = false;
   std::map<std::string, std::string> memo; ///< identity -> fingerprint
 };
+
+/// The key of a JIT compilation's object code (pallasc run): "jit", the
+/// toolchain's versions and self fingerprints (this executable and its
+/// libraries hold the lowering and LLVM), the host (runtime::
+/// jitHostIdentity: triple, CPU, features, LLVM version), `purpose` (which
+/// lowering and optimization levels produce the object from the module),
+/// and `moduleText`, the module before that lowering (generic form, with
+/// locations). 64 hex digits.
+std::string jitCacheKey(const Toolchain &toolchain, llvm::StringRef purpose,
+                        llvm::StringRef host, llvm::StringRef moduleText);
+
+/// pallasc run's JIT object cache for `module` (before its lowering), in
+/// the compile cache of `options` (the same directory, entries, bound and
+/// counters: an entry holds one file, "jit.o"). Null when the run has no
+/// cache or is not cacheable (cacheable()). `purpose`: see jitCacheKey.
+std::unique_ptr<runtime::JitObjectCache>
+openJitObjectCache(const DriverOptions &options, mlir::ModuleOp module,
+                   llvm::StringRef purpose);
 
 /// The serialized form of an entry's payload, and back (false on anything
 /// malformed). Exposed for the unit tests.

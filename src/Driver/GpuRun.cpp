@@ -5,9 +5,11 @@
 #include "dialects/Pallas/IR/PallasOps.h"
 #include "passes/Conversion/PallasToGPU/PallasToGPU.h"
 #include "passes/Pipelines/CudaPipeline.h"
+#include "src/Driver/Cache.h"
 #include "src/Driver/Diagnostics.h"
 #include "src/Driver/Frontend.h"
 #include "src/Driver/OutputFiles.h"
+#include "src/Driver/Run.h"
 #include "src/Launch/CudaLaunch.h"
 #include "src/Launch/GpuLaunch.h"
 #include "src/Runtime/GpuEmulator/GpuEmulator.h"
@@ -470,8 +472,10 @@ int runOnGpu(const RunOptions &options, const GpuRunOptions &gpu) {
       hostBuffers.push_back(a.data());
     for (HostArray &a : outputs)
       hostBuffers.push_back(a.data());
+    std::unique_ptr<JitObjectCache> objects =
+        openJitObjectCache(options.driver, *gpuModule, "run emulate -O2");
     if (!emulateGpuKernel(*gpuModule, record, hostBuffers, scalars,
-                          geometry.grid, error)) {
+                          geometry.grid, error, objects.get())) {
       logError("error: emulating the " + std::string(amd ? "AMD" : "CUDA") +
                " kernel: " + error);
       return kExitInternalError;
@@ -483,14 +487,13 @@ int runOnGpu(const RunOptions &options, const GpuRunOptions &gpu) {
   }
 
   if (gpu.check) {
-    if (failed(lowerForHost(*cpuModule))) {
-      logError("error: cannot lower the kernel for the CPU reference");
-      return kExitInternalError;
-    }
-    std::unique_ptr<JitModule> jit = JitModule::create(*cpuModule, error);
+    HostJitTimes times;
+    int rc = kExitSuccess;
+    std::unique_ptr<JitModule> jit =
+        compileForHost(options.driver, *cpuModule, {}, times, rc);
     if (!jit) {
-      logError("error: " + error);
-      return kExitInternalError;
+      logError("error: cannot compile the kernel for the CPU reference");
+      return rc;
     }
     std::vector<HostArray> refInputs(inputs.size());
     for (size_t i = 0; i < inputs.size(); ++i) {

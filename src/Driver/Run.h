@@ -12,9 +12,11 @@
 
 #include "src/Driver/Driver.h"
 #include "src/Driver/OutputFiles.h"
+#include "src/Runtime/HostCode.h"
 #include "src/Runtime/Npy.h"
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -41,6 +43,23 @@ struct RunOptions {
 /// Runs the kernel on the CPU; returns an ExitCode. Writes either every
 /// output or none.
 int runOnCpu(const RunOptions &options);
+
+/// How compileForHost went, for --timing.
+struct HostJitTimes {
+  bool usedCache = false; ///< there is a JIT object cache
+  bool cached = false;    ///< the object came from it
+  double lookupMs = 0, lowerMs = 0, jitMs = 0;
+};
+
+/// Lowers `module` (the front end's) for the host and JIT-compiles it, at
+/// -O3, through the JIT object cache when `driver` has a cache: a hit links
+/// the stored object, without lowering or code generation (`module` is
+/// then left as it was). Returns null after printing an error, with `rc`
+/// the exit code.
+std::unique_ptr<runtime::JitModule>
+compileForHost(const DriverOptions &driver, mlir::ModuleOp module,
+               const runtime::JitOptions &jitOptions, HostJitTimes &times,
+               int &rc);
 
 /// Before any work: protects the kernel, the spec and every --input file
 /// from being overwritten and checks every --output path (not empty, not a

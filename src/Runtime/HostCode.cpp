@@ -9,7 +9,15 @@
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/Config/llvm-config.h"
+#include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/ExecutionEngine/Orc/LLJIT.h"
+#include "llvm/ExecutionEngine/Orc/RTDyldObjectLinkingLayer.h"
+#include "llvm/ExecutionEngine/SectionMemoryManager.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/Object/ObjectFile.h"
+#include "llvm/Support/SmallVectorMemoryBuffer.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
@@ -106,64 +114,264 @@ mlir::LogicalResult lowerForHost(mlir::ModuleOp module, bool printIRAfterAll) {
   return pm.run(module);
 }
 
-JitModule::~JitModule() = default;
+JitObjectCache::~JitObjectCache() = default;
 
-std::unique_ptr<JitModule> JitModule::create(
-    mlir::ModuleOp lowered, std::string &error,
-    const std::vector<std::pair<const char *, void *>> &extraSymbols) {
+namespace {
+/// "_mlir_ciface_<func>"'s packed-argument wrapper: `void(ptr args)`.
+std::string packedName(llvm::StringRef cInterface) {
+  return ("_mlir_" + cInterface).str();
+}
+
+/// Adds, for each C interface function `_mlir_ciface_F` defined in
+/// `module`, the packed wrapper `_mlir__mlir_ciface_F(ptr args)`, which
+/// loads argument i through the pointer args[i] and calls it (the entry
+/// points of a lowered kernel return nothing; a result is stored through
+/// the pointer after the arguments).
+void addPackedWrappers(llvm::Module &module) {
+  llvm::LLVMContext &ctx = module.getContext();
+  llvm::IRBuilder<> b(ctx);
+  std::vector<llvm::Function *> interfaces;
+  for (llvm::Function &f : module.functions())
+    if (!f.isDeclaration() && f.getName().starts_with("_mlir_ciface_"))
+      interfaces.push_back(&f);
+  for (llvm::Function *f : interfaces) {
+    auto *type = llvm::FunctionType::get(b.getVoidTy(), {b.getPtrTy()},
+                                         /*isVarArg=*/false);
+    auto *wrapper = llvm::Function::Create(
+        type, llvm::GlobalValue::ExternalLinkage, packedName(f->getName()),
+        module);
+    b.SetInsertPoint(llvm::BasicBlock::Create(ctx, "entry", wrapper));
+    llvm::Value *argv = wrapper->getArg(0);
+    auto slot = [&](unsigned i) {
+      llvm::Value *p = b.CreateConstGEP1_64(b.getPtrTy(), argv, i);
+      return b.CreateLoad(b.getPtrTy(), p);
+    };
+    std::vector<llvm::Value *> args;
+    for (llvm::Argument &a : f->args())
+      args.push_back(b.CreateLoad(a.getType(), slot(a.getArgNo())));
+    llvm::Value *result = b.CreateCall(f, args);
+    if (!result->getType()->isVoidTy())
+      b.CreateStore(result, slot(f->arg_size()));
+    b.CreateRetVoid();
+  }
+}
+
+bool hasStaticConstructors(const llvm::Module &module) {
+  for (const char *name : {"llvm.global_ctors", "llvm.global_dtors"})
+    if (const llvm::GlobalVariable *g = module.getNamedGlobal(name))
+      if (g->hasInitializer() && !g->getInitializer()->isNullValue())
+        return true;
+  return false;
+}
+
+llvm::Expected<llvm::orc::JITTargetMachineBuilder>
+hostMachine(const JitOptions &options) {
   initializeNativeTarget();
   auto builder = llvm::orc::JITTargetMachineBuilder::detectHost();
-  if (!builder) {
-    error = "cannot target this machine: " + errorText(builder.takeError());
+  if (builder)
+    builder->setCodeGenOptLevel(options.codeGenOptLevel);
+  return builder;
+}
+
+/// An LLJIT for this machine whose main library resolves the runtime's
+/// functions, `options.extraSymbols` and the process's symbols; objects are
+/// linked by RuntimeDyld into section-managed memory (as
+/// mlir::ExecutionEngine does).
+llvm::Expected<std::unique_ptr<llvm::orc::LLJIT>>
+makeJit(llvm::orc::JITTargetMachineBuilder machine,
+        const JitOptions &options) {
+  auto jit =
+      llvm::orc::LLJITBuilder()
+          .setJITTargetMachineBuilder(std::move(machine))
+          .setObjectLinkingLayerCreator([](llvm::orc::ExecutionSession &es) {
+            return std::make_unique<llvm::orc::RTDyldObjectLinkingLayer>(
+                es, [](const llvm::MemoryBuffer &) {
+                  return std::make_unique<llvm::SectionMemoryManager>();
+                });
+          })
+          .create();
+  if (!jit)
+    return jit.takeError();
+  llvm::orc::JITDylib &main = (*jit)->getMainJITDylib();
+  llvm::orc::MangleAndInterner interner((*jit)->getExecutionSession(),
+                                        (*jit)->getDataLayout());
+  llvm::orc::SymbolMap map;
+  auto add = [&](const char *name, void *address) {
+    map[interner(name)] = {llvm::orc::ExecutorAddr::fromPtr(address),
+                           llvm::JITSymbolFlags::Exported};
+  };
+  for (auto [name, address] : runtimeSymbols())
+    add(name, address);
+  for (auto [name, address] : options.extraSymbols)
+    add(name, address);
+  if (llvm::Error e = main.define(llvm::orc::absoluteSymbols(std::move(map))))
+    return std::move(e);
+  auto process =
+      llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
+          (*jit)->getDataLayout().getGlobalPrefix());
+  if (!process)
+    return process.takeError();
+  main.addGenerator(std::move(*process));
+  return jit;
+}
+} // namespace
+
+std::string jitHostIdentity() {
+  std::string s = hostTriple() + " cpu=" + llvm::sys::getHostCPUName().str() +
+                  " features=";
+  llvm::StringMap<bool> features = llvm::sys::getHostCPUFeatures();
+  std::vector<std::string> names;
+  for (const auto &f : features)
+    names.push_back((f.getValue() ? "+" : "-") + f.getKey().str());
+  llvm::sort(names);
+  for (const std::string &n : names)
+    s += n + ",";
+  return s + " llvm=" LLVM_VERSION_STRING;
+}
+
+JitModule::~JitModule() {
+  if (jit)
+    llvm::consumeError(jit->deinitialize(jit->getMainJITDylib()));
+}
+
+std::unique_ptr<JitModule> JitModule::create(mlir::ModuleOp lowered,
+                                             std::string &error,
+                                             const JitOptions &options,
+                                             std::string *object) {
+  if (object)
+    object->clear();
+  auto machine = hostMachine(options);
+  if (!machine) {
+    error = "cannot target this machine: " + errorText(machine.takeError());
     return nullptr;
   }
-  builder->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
-  auto tm = builder->createTargetMachine();
+  auto tm = machine->createTargetMachine();
   if (!tm) {
     error = "cannot create a target machine for this host: " +
             errorText(tm.takeError());
     return nullptr;
   }
-  llvm::TargetMachine *machine = tm->get();
-  auto transformer = [machine](llvm::Module *module) {
-    return optimizeForHost(*module, machine);
-  };
-  mlir::ExecutionEngineOptions options;
-  options.transformer = transformer;
-  options.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
-  options.enableGDBNotificationListener = false;
-  options.enablePerfNotificationListener = false;
-  auto engine =
-      mlir::ExecutionEngine::create(lowered, options, std::move(*tm));
-  if (!engine) {
-    error = "JIT compilation failed: " + errorText(engine.takeError());
+  auto context = std::make_unique<llvm::LLVMContext>();
+  std::unique_ptr<llvm::Module> module =
+      mlir::translateModuleToLLVMIR(lowered, *context);
+  if (!module) {
+    error = "JIT compilation failed: cannot translate the lowered module to "
+            "LLVM IR";
     return nullptr;
   }
-  (*engine)->registerSymbols([&](llvm::orc::MangleAndInterner interner) {
-    llvm::orc::SymbolMap map;
-    for (auto [name, address] : runtimeSymbols())
-      map[interner(name)] = {llvm::orc::ExecutorAddr::fromPtr(address),
-                             llvm::JITSymbolFlags::Exported};
-    for (auto [name, address] : extraSymbols)
-      map[interner(name)] = {llvm::orc::ExecutorAddr::fromPtr(address),
-                             llvm::JITSymbolFlags::Exported};
-    return map;
-  });
-  (*engine)->initialize();
-  std::unique_ptr<JitModule> jit(new JitModule());
-  jit->engine = std::move(*engine);
+  mlir::ExecutionEngine::setupTargetTripleAndDataLayout(module.get(),
+                                                        tm->get());
+  addPackedWrappers(*module);
+  llvm::Error optimized = options.optimize
+                              ? options.optimize(*module, **tm)
+                              : optimizeForHost(*module, tm->get());
+  if (optimized) {
+    error = "JIT compilation failed: LLVM optimization failed: " +
+            errorText(std::move(optimized));
+    return nullptr;
+  }
+  auto jit = makeJit(*machine, options);
+  if (!jit) {
+    error = "JIT compilation failed: " + errorText(jit.takeError());
+    return nullptr;
+  }
+  llvm::Error added = llvm::Error::success();
+  if (hasStaticConstructors(*module)) {
+    // Their initializers run through the IR platform's lowering of
+    // llvm.global_ctors, which an object file does not get.
+    added = (*jit)->addIRModule(
+        llvm::orc::ThreadSafeModule(std::move(module), std::move(context)));
+  } else {
+    llvm::SmallVector<char, 0> buffer;
+    {
+      llvm::raw_svector_ostream os(buffer);
+      llvm::legacy::PassManager passes;
+      llvm::MCContext *mc = nullptr;
+      if ((*tm)->addPassesToEmitMC(passes, mc, os)) {
+        error = "JIT compilation failed: the target cannot emit machine code";
+        return nullptr;
+      }
+      passes.run(*module);
+    }
+    if (object)
+      object->assign(buffer.begin(), buffer.end());
+    added = (*jit)->addObjectFile(
+        std::make_unique<llvm::SmallVectorMemoryBuffer>(
+            std::move(buffer), "pallasc-jit", /*RequiresNullTerminator=*/false));
+  }
+  if (added) {
+    error = "JIT compilation failed: " + errorText(std::move(added));
+    return nullptr;
+  }
+  if (llvm::Error e = (*jit)->initialize((*jit)->getMainJITDylib())) {
+    error = "JIT compilation failed: " + errorText(std::move(e));
+    return nullptr;
+  }
+  std::unique_ptr<JitModule> result(new JitModule());
+  result->jit = std::move(*jit);
+  return result;
+}
+
+std::unique_ptr<JitModule> JitModule::load(llvm::StringRef object,
+                                           std::string &error,
+                                           const JitOptions &options) {
+  auto machine = hostMachine(options);
+  if (!machine) {
+    error = "cannot target this machine: " + errorText(machine.takeError());
+    return nullptr;
+  }
+  // Checked before ORC sees it: RuntimeDyld trusts its input.
+  auto parsed = llvm::object::ObjectFile::createObjectFile(
+      llvm::MemoryBufferRef(object, "pallasc-jit"));
+  if (!parsed) {
+    error = "not an object file: " + errorText(parsed.takeError());
+    return nullptr;
+  }
+  if ((*parsed)->makeTriple().getArch() != machine->getTargetTriple().getArch()) {
+    error = "an object file for another architecture";
+    return nullptr;
+  }
+  auto jit = makeJit(*machine, options);
+  if (!jit) {
+    error = errorText(jit.takeError());
+    return nullptr;
+  }
+  if (llvm::Error e = (*jit)->addObjectFile(
+          llvm::MemoryBuffer::getMemBufferCopy(object, "pallasc-jit"))) {
+    error = errorText(std::move(e));
+    return nullptr;
+  }
+  if (llvm::Error e = (*jit)->initialize((*jit)->getMainJITDylib())) {
+    error = errorText(std::move(e));
+    return nullptr;
+  }
+  std::unique_ptr<JitModule> result(new JitModule());
+  result->jit = std::move(*jit);
+  return result;
+}
+
+std::unique_ptr<JitModule> JitModule::loadCached(JitObjectCache &objects,
+                                                 const JitOptions &options) {
+  std::optional<std::string> object = objects.load();
+  if (!object)
+    return nullptr;
+  std::string error;
+  std::unique_ptr<JitModule> jit = load(*object, error, options);
+  if (!jit)
+    objects.warn("warning: cannot link the cached JIT object (" + error +
+                 "); compiling again");
   return jit;
 }
 
 JitModule::PackedFn JitModule::lookupCInterface(const std::string &func,
                                                 std::string &error) {
-  auto fn = engine->lookupPacked("_mlir_ciface_" + func);
+  auto fn = jit->lookup(packedName("_mlir_ciface_" + func));
   if (!fn) {
     error = "the compiled module has no entry point for @" + func + ": " +
             errorText(fn.takeError());
     return nullptr;
   }
-  return *fn;
+  return fn->toPtr<PackedFn>();
 }
 
 bool emitHostObject(

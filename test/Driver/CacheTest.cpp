@@ -237,3 +237,27 @@ TEST_CASE("cache entries decode to what was encoded and reject damage",
     CHECK(why == "malformed file name");
   }
 }
+
+TEST_CASE("the JIT object key changes with the toolchain, the host, the "
+          "purpose and the module",
+          "[cache]") {
+  Toolchain base = baseToolchain();
+  const char *host = "x86_64-pc-linux-gnu cpu=znver3 features=+avx2,";
+  const char *module = "module { llvm.func @f() }";
+  std::string key = jitCacheKey(base, "run cpu -O3", host, module);
+  CHECK(key.size() == 64);
+  CHECK(jitCacheKey(base, "run cpu -O3", host, module) == key);
+  // Not a compile's key for the same bytes.
+  CHECK(key != keyOf(baseOptions(), base, module, ""));
+  Toolchain changed = base;
+  changed.selfFingerprints[0] = "aaab";
+  std::set<std::string> keys = {
+      key,
+      jitCacheKey(changed, "run cpu -O3", host, module),
+      jitCacheKey(base, "run emulate -O2", host, module),
+      jitCacheKey(base, "run cpu -O3",
+                  "x86_64-pc-linux-gnu cpu=znver3 features=-avx2,", module),
+      jitCacheKey(base, "run cpu -O3", host, "module { llvm.func @g() }"),
+  };
+  CHECK(keys.size() == 5);
+}

@@ -4,12 +4,11 @@
 #include "src/Runtime/GpuEmulator/HostKernel.h"
 #include "src/Runtime/GpuEmulator/Intrinsics.h"
 #include "src/Runtime/GpuEmulator/Scheduler.h"
-#include "src/Launch/RuntimeSymbols.h"
+#include "src/Runtime/HostCode.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
-#include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
-#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
@@ -53,7 +52,8 @@ std::vector<int64_t> descriptor(void *data, ArrayRef<int64_t> shape) {
 
 bool emulateGpuKernel(ModuleOp module, const launch::GpuLaunchRecord &record,
                       ArrayRef<void *> buffers, ArrayRef<int32_t> scalars,
-                      const int64_t grid[3], std::string &error) {
+                      const int64_t grid[3], std::string &error,
+                      JitObjectCache *objects) {
   SmallVector<MemRefType> params;
   module.walk([&](mlir::gpu::GPUFuncOp f) {
     for (Type t : f.getArgumentTypes())
@@ -73,49 +73,41 @@ bool emulateGpuKernel(ModuleOp module, const launch::GpuLaunchRecord &record,
             " arrays, " + std::to_string(buffers.size()) + " were given";
     return false;
   }
-  if (failed(buildHostKernel(module, error)))
-    return false;
-  if (failed(lowerHostKernel(module))) {
-    error = "cannot lower the kernel for the host";
+  JitOptions jitOptions;
+  // What the CPU runner's kernels call too (bf16 truncation, ...), and the
+  // intrinsics.
+  std::vector<EmulatorSymbol> symbols = emulatorSymbols();
+  for (const EmulatorSymbol &s : symbols)
+    jitOptions.extraSymbols.push_back({s.name, s.address});
+  jitOptions.optimize = [](llvm::Module &m, llvm::TargetMachine &) {
+    return makeOptimizingTransformer(2, 0, nullptr)(&m);
+  };
+  jitOptions.codeGenOptLevel = llvm::CodeGenOptLevel::Default;
+  std::unique_ptr<JitModule> jit;
+  if (objects)
+    jit = JitModule::loadCached(*objects, jitOptions);
+  if (!jit) {
+    if (failed(buildHostKernel(module, error)))
+      return false;
+    if (failed(lowerHostKernel(module))) {
+      error = "cannot lower the kernel for the host";
+      return false;
+    }
+    std::string object;
+    jit = JitModule::create(module, error, jitOptions,
+                            objects ? &object : nullptr);
+    if (!jit) {
+      error = "cannot JIT the emulated kernel: " + error;
+      return false;
+    }
+    if (objects && !object.empty())
+      objects->store(object);
+  }
+  PackedFn kernel = jit->lookupCInterface("pallasc_emu_kernel", error);
+  if (!kernel) {
+    error = "the emulated kernel has no entry: " + error;
     return false;
   }
-
-  static bool init = [] {
-    llvm::InitializeNativeTarget();
-    llvm::InitializeNativeTargetAsmPrinter();
-    return true;
-  }();
-  (void)init;
-  ExecutionEngineOptions options;
-  // ExecutionEngineOptions::transformer is a function_ref: keep the callable
-  // alive until ExecutionEngine::create has run.
-  std::function<llvm::Error(llvm::Module *)> transformer =
-      makeOptimizingTransformer(2, 0, nullptr);
-  options.transformer = transformer;
-  auto engine = ExecutionEngine::create(module, options);
-  if (!engine) {
-    llvm::raw_string_ostream os(error);
-    os << "cannot JIT the emulated kernel: " << engine.takeError();
-    return false;
-  }
-  (*engine)->registerSymbols([](llvm::orc::MangleAndInterner interner) {
-    llvm::orc::SymbolMap map;
-    // What the CPU runner's kernels call too (bf16 truncation, ...).
-    for (auto [name, address] : runtimeSymbols())
-      map[interner(name)] = {llvm::orc::ExecutorAddr::fromPtr(address),
-                             llvm::JITSymbolFlags::Exported};
-    for (const EmulatorSymbol &s : emulatorSymbols())
-      map[interner(s.name)] = {llvm::orc::ExecutorAddr::fromPtr(s.address),
-                               llvm::JITSymbolFlags::Exported};
-    return map;
-  });
-  auto fn = (*engine)->lookupPacked("_mlir_ciface_pallasc_emu_kernel");
-  if (!fn) {
-    llvm::raw_string_ostream os(error);
-    os << "the emulated kernel has no entry: " << fn.takeError();
-    return false;
-  }
-  PackedFn kernel = *fn;
 
   // Shared memory below 2 GiB: the lowering computes 32-bit shared
   // addresses (ldmatrix) from it. Aligned to 2^18 bytes: a wgmma matrix

@@ -28,18 +28,22 @@
 
 namespace pallasc::runtime {
 
+class JitObjectCache;
+
 /// Runs the kernel of `distributed` (modified: lowered for the host) over
 /// the launch grid `grid` (x, y, z), with the block, warp size, dynamic
 /// shared memory and tensor maps of its launch record `record`. `buffers`
 /// holds one pointer per array parameter of the kernel, in order; `scalars`
 /// the i32 parameters that follow them (dynamic grid bounds). Shared memory
 /// is allocated below 2 GiB so that the 32-bit shared addresses the
-/// lowering computes are host addresses too.
+/// lowering computes are host addresses too. With `objects` (keyed on
+/// `distributed` as given), the host kernel's object code is taken from it
+/// when there (no lowering, no code generation) and stored in it when not.
 bool emulateGpuKernel(mlir::ModuleOp distributed,
                       const launch::GpuLaunchRecord &record,
                       llvm::ArrayRef<void *> buffers,
                       llvm::ArrayRef<int32_t> scalars, const int64_t grid[3],
-                      std::string &error);
+                      std::string &error, JitObjectCache *objects = nullptr);
 
 } // namespace pallasc::runtime
 
