@@ -123,6 +123,12 @@ def Pallas_LoadOp : Pallas_IndexedOp<"load", [
     `get_p` / `masked_load`. Masked-off lanes read `other` (or are
     unspecified without it). An all-integer indexer yields a scalar.
 
+    `{fit}` selects how an out-of-range dynamic start is brought in range:
+    present (`get_p`/`swap_p`, `x_ref[pl.ds(s, n)]`), as `lax.dynamic_slice`
+    (wrap once by the dimension, then clamp so the slice fits); absent
+    (`masked_load`/`masked_swap`, `plgpu.load`/`store`), as on a ref padded by
+    the slice size (docs/dialect.md, "Dynamic starts").
+
     ```mlir
     %v = pallas.load %x[0 : 1024] mask %m other %ninf
         : !pallas.ref<1024xf32> -> tensor<1024xf32>
@@ -135,7 +141,8 @@ def Pallas_LoadOp : Pallas_IndexedOp<"load", [
                        DenseI64ArrayAttr:$static_starts,
                        DenseI64ArrayAttr:$static_sizes,
                        DenseI64ArrayAttr:$static_strides,
-                       Optional<AnyType>:$mask, Optional<AnyType>:$other);
+                       Optional<AnyType>:$mask, Optional<AnyType>:$other,
+                       UnitAttr:$fit);
   let results = (outs Pallas_ScalarOrTensor:$result);
   let assemblyFormat = [{
     $ref `[` custom<Indexer>($dyn_starts, $static_starts, $static_sizes,
@@ -156,6 +163,12 @@ def Pallas_StoreOp : Pallas_IndexedOp<"store", [
     `swap_p` without a result / `masked_swap`. Masked-off lanes are not
     written.
 
+    `{fit}` selects how an out-of-range dynamic start is brought in range:
+    present (`get_p`/`swap_p`, `x_ref[pl.ds(s, n)]`), as `lax.dynamic_slice`
+    (wrap once by the dimension, then clamp so the slice fits); absent
+    (`masked_load`/`masked_swap`, `plgpu.load`/`store`), as on a ref padded by
+    the slice size (docs/dialect.md, "Dynamic starts").
+
     ```mlir
     pallas.store %o[0 : 1024], %r mask %m
         : !pallas.ref<1024xf32>, tensor<1024xf32>
@@ -167,7 +180,8 @@ def Pallas_StoreOp : Pallas_IndexedOp<"store", [
                        DenseI64ArrayAttr:$static_starts,
                        DenseI64ArrayAttr:$static_sizes,
                        DenseI64ArrayAttr:$static_strides,
-                       Pallas_ScalarOrTensor:$value, Optional<AnyType>:$mask);
+                       Pallas_ScalarOrTensor:$value, Optional<AnyType>:$mask,
+                       UnitAttr:$fit);
   let assemblyFormat = [{
     $ref `[` custom<Indexer>($dyn_starts, $static_starts, $static_sizes,
                              $static_strides) `]` `,` $value
@@ -191,6 +205,12 @@ def Pallas_SwapOp : Pallas_IndexedOp<"swap", [
     `swap_p`: `old = ref[idx]; ref[idx] = value`. Masked-off lanes are
     neither written nor read (their result is unspecified).
 
+    `{fit}` selects how an out-of-range dynamic start is brought in range:
+    present (`get_p`/`swap_p`, `x_ref[pl.ds(s, n)]`), as `lax.dynamic_slice`
+    (wrap once by the dimension, then clamp so the slice fits); absent
+    (`masked_load`/`masked_swap`, `plgpu.load`/`store`), as on a ref padded by
+    the slice size (docs/dialect.md, "Dynamic starts").
+
     ```mlir
     %old = pallas.swap %acc[0 : 8, 0 : 128], %v
         : !pallas.ref<8x128xf32>, tensor<8x128xf32>
@@ -202,7 +222,8 @@ def Pallas_SwapOp : Pallas_IndexedOp<"swap", [
                        DenseI64ArrayAttr:$static_starts,
                        DenseI64ArrayAttr:$static_sizes,
                        DenseI64ArrayAttr:$static_strides,
-                       Pallas_ScalarOrTensor:$value, Optional<AnyType>:$mask);
+                       Pallas_ScalarOrTensor:$value, Optional<AnyType>:$mask,
+                       UnitAttr:$fit);
   let results = (outs Pallas_ScalarOrTensor:$result);
   let assemblyFormat = [{
     $ref `[` custom<Indexer>($dyn_starts, $static_starts, $static_sizes,

@@ -187,6 +187,17 @@ pallas.kernel @negative_axis(%x: !pallas.ref<8xf32>) {
 
 // -----
 
+// Tests that `fit` is a unit attribute (the out-of-range start rule), not a
+// value.
+
+pallas.kernel @fit_not_unit(%x: !pallas.ref<8xf32>) {
+  %c = arith.constant 2 : i32
+  // expected-error @+1 {{'pallas.load' op attribute 'fit' failed to satisfy constraint: unit attribute}}
+  %v = pallas.load %x[%c : 4] {fit = 1 : i32} : !pallas.ref<8xf32> -> tensor<4xf32>
+}
+
+// -----
+
 // Tests that an indexer start is non-negative.
 
 pallas.kernel @negative_start(%x: !pallas.ref<8xf32>) {

@@ -129,6 +129,7 @@ pallas.kernel @grid_queries(%o: !pallas.ref<8xf32>) {
 // CHECK: pallas.load %[[X]][1, 0 : 128] mask %[[M]] other %[[OTHER]] : !pallas.ref<8x128xf32> -> tensor<128xf32>
 // CHECK: %[[T:.+]] = arith.constant true
 // CHECK: pallas.load %[[S]][7] mask %[[T]] : !pallas.ref<8xi32, smem> -> i32
+// CHECK: pallas.load %[[X]][%[[C]] : 4, 0 : 128] {fit} : !pallas.ref<8x128xf32> -> tensor<4x128xf32>
 pallas.kernel @load(%x: !pallas.ref<8x128xf32>, %s: !pallas.ref<8xi32, smem>,
                     %z: !pallas.ref<f32>) {
   %c = arith.constant 2 : i32
@@ -150,6 +151,7 @@ pallas.kernel @load(%x: !pallas.ref<8x128xf32>, %s: !pallas.ref<8xi32, smem>,
   %11 = pallas.load %x[1, 0 : 128] mask %m other %ninf : !pallas.ref<8x128xf32> -> tensor<128xf32>
   %t = arith.constant true
   %12 = pallas.load %s[7] mask %t : !pallas.ref<8xi32, smem> -> i32
+  %fit = pallas.load %x[%c : 4, 0 : 128] {fit} : !pallas.ref<8x128xf32> -> tensor<4x128xf32>
 }
 
 // -----
@@ -170,6 +172,8 @@ pallas.kernel @load(%x: !pallas.ref<8x128xf32>, %s: !pallas.ref<8xi32, smem>,
 // CHECK: %[[OLD:.+]] = pallas.swap %[[X]][0 : 8, 0 : 128], %[[V]] : !pallas.ref<8x128xf32, vmem>, tensor<8x128xf32>
 // CHECK: pallas.swap %[[X]][1, 0 : 64 : 2], %[[R2:.+]] mask %[[M2:.+]] : !pallas.ref<8x128xf32, vmem>, tensor<64xf32>
 // CHECK: pallas.swap %[[S]][0], %[[I]] : !pallas.ref<8xi32, smem>, i32
+// CHECK: pallas.store %[[X]][%[[I]] : 2, 0 : 128], %{{.+}} {fit} : !pallas.ref<8x128xf32, vmem>, tensor<2x128xf32>
+// CHECK: pallas.swap %[[X]][%[[I]], 0 : 128], %[[R]] {fit} : !pallas.ref<8x128xf32, vmem>, tensor<128xf32>
 pallas.kernel @store_swap(%x: !pallas.ref<8x128xf32, vmem>, %s: !pallas.ref<8xi32, smem>) {
   %v = arith.constant dense<1.0> : tensor<8x128xf32>
   %r = arith.constant dense<2.0> : tensor<128xf32>
@@ -184,6 +188,9 @@ pallas.kernel @store_swap(%x: !pallas.ref<8x128xf32, vmem>, %s: !pallas.ref<8xi3
   %m2 = arith.constant dense<false> : tensor<64xi1>
   %old2 = pallas.swap %x[1, 0 : 64 : 2], %r2 mask %m2 : !pallas.ref<8x128xf32, vmem>, tensor<64xf32>
   %old3 = pallas.swap %s[0], %i : !pallas.ref<8xi32, smem>, i32
+  %v2 = arith.constant dense<4.0> : tensor<2x128xf32>
+  pallas.store %x[%i : 2, 0 : 128], %v2 {fit} : !pallas.ref<8x128xf32, vmem>, tensor<2x128xf32>
+  %old4 = pallas.swap %x[%i, 0 : 128], %r {fit} : !pallas.ref<8x128xf32, vmem>, tensor<128xf32>
 }
 
 // -----

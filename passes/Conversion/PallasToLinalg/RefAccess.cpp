@@ -58,7 +58,15 @@ Value indexConstant(OpBuilder &b, Location loc, int64_t v) {
 
 /// The `fit` unit attribute of a load/store/swap (docs/dialect.md, "Dynamic
 /// starts").
-bool hasFit(Operation *op) { return op->hasAttr("fit"); }
+bool hasFit(Operation *op) {
+  if (auto load = dyn_cast<LoadOp>(op))
+    return load.getFit();
+  if (auto store = dyn_cast<StoreOp>(op))
+    return store.getFit();
+  if (auto swap = dyn_cast<SwapOp>(op))
+    return swap.getFit();
+  return false;
+}
 
 Value selectIndex(OpBuilder &b, Location loc, arith::CmpIPredicate pred,
                   Value lhs, int64_t rhs, Value then, Value otherwise) {
