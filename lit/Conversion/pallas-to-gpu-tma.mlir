@@ -7,15 +7,21 @@
 // parameter (!llvm.ptr, after the arrays; box [64, 64]: A K-major, B
 // N-major) described in the launch record. Two stages (num_stages) x one
 // 64-wide k chunk: two mbarriers, initialized once by thread 0 before the
-// loop. Per step, thread 0 issues from one site, a loop over the steps
-// [s == 0 ? 0 : s + 1, s + 1] (when in range): arrive.expect_tx with the
-// chunk's 16 KiB, then one TMA box per operand into the stage j mod 2
-// (1024-byte aligned region) at the block's coordinates (A: {k*64, m*64},
-// B: {n*64, k*64}, innermost first). The
-// warpgroup waits for its stage's phase (parity (s / 2) mod 2) before the
-// wgmmas, whose descriptors set the 128B swizzle mode (bit 62), stride byte
-// offset 1024 and leading byte offset 1 (A, K-major) or the panel stride
-// 8192 (B, N-major). The step ends with wait_group 0 and a barrier.
+// loop. Both operands come from TMA stages, so the wgmma groups are
+// pipelined: one stays in flight (holding a stage), the copies use the
+// other. Per step, thread 0 issues from one site, a loop over the steps
+// [s, s] (the general [s == 0 ? 0 : s + stages - 2, s + stages - 2], when
+// in range: step s into the stage step s - 2 read, whose group is retired):
+// arrive.expect_tx with the chunk's 16 KiB, then one TMA box per operand
+// into the stage j mod 2 (1024-byte aligned region) at the block's
+// coordinates (A: {k*64, m*64}, B: {n*64, k*64}, innermost first). The
+// warpgroup waits for its stage's phase (parity (s / 2) mod 2), then
+// fences, before the wgmmas, whose descriptors set the 128B swizzle mode
+// (bit 62), stride byte offset 1024 and leading byte offset 1 (A, K-major)
+// or the panel stride 8192 (B, N-major); the first takes the pl.when(k == 0)
+// zeroing as its scale-d (k != 0). The step ends with wait_group 1 (the
+// previous step's group retired) and a barrier; the epilogue of the last
+// step waits for all first, in its branch, and so does the loop's end.
 // CHECK: gpu.func @mm(%{{.+}}: memref<128x256xbf16>, %{{.+}}: memref<256x64xbf16>, %{{.+}}: memref<128x64xf32>, %[[MAPA:[a-z0-9]+]]: !llvm.ptr, %[[MAPB:[a-z0-9]+]]: !llvm.ptr)
 // CHECK-SAME: {box_shape = [64, 64], dtype = "bf16", global_shape = [128, 256], interleave = "none", kind = "tensor_map", l2_promotion = "128B", oob_fill = "zero", operand = "inputs[0]", swizzle = "128B"}, {box_shape = [64, 64], dtype = "bf16", global_shape = [256, 64], interleave = "none", kind = "tensor_map", l2_promotion = "128B", oob_fill = "zero", operand = "inputs[1]", swizzle = "128B"}]
 // CHECK-DAG: %[[DESCA:.+]] = arith.constant 4611686293305360384 : i64
@@ -29,13 +35,12 @@
 // CHECK-NEXT: nvvm.fence.mbarrier.init
 // CHECK-NEXT: gpu.barrier
 // CHECK: scf.for %[[K:.+]] = %c0 to %c4 step %c1
+// CHECK: %[[NOTFIRST:.+]] = arith.cmpi ne, %{{.+}}, %c0_i32 : i32
+// CHECK-NEXT: %[[SCALED:.+]] = arith.extui %[[NOTFIRST]] : i1 to i32
 // CHECK: %[[REGION:.+]] = arith.andi %{{.+}}, %c-1024_i32 : i32
 // CHECK: scf.if %[[T0]] {
-// CHECK: %[[AHEAD:.+]] = arith.addi %[[K]], %c1 : index
-// CHECK: %[[FIRST:.+]] = arith.cmpi eq, %[[K]], %c0 : index
-// CHECK: %[[LO:.+]] = arith.select %[[FIRST]], %c0, %[[AHEAD]] : index
-// CHECK: %[[HI:.+]] = arith.addi %[[K]], %c2 : index
-// CHECK: scf.for %[[J:.+]] = %[[LO]] to %[[HI]] step %c1 {
+// CHECK: %[[HI:.+]] = arith.addi %[[K]], %c1 : index
+// CHECK: scf.for %[[J:.+]] = %[[K]] to %[[HI]] step %c1 {
 // CHECK: %[[IN:.+]] = arith.cmpi slt, %[[J]], %c4 : index
 // CHECK: scf.if %[[IN]] {
 // CHECK: %[[STAGE:.+]] = arith.remui %[[J]], %c2 : index
@@ -45,16 +50,23 @@
 // CHECK-NOT: nvvm.cp.async.bulk.tensor
 // CHECK: arith.ori %{{.+}}, %[[DESCA]] : i64
 // CHECK: arith.ori %{{.+}}, %[[DESCB]] : i64
-// CHECK: nvvm.wgmma.fence.aligned
 // CHECK: %[[ROUND:.+]] = arith.divui %[[K]], %c2 : index
 // CHECK: %[[PAR:.+]] = arith.andi %[[ROUND]], %c1 : index
 // CHECK: %[[PARITY:.+]] = arith.index_cast %[[PAR]] : index to i32
 // CHECK: nvvm.mbarrier.try_wait.parity %{{.+}}, %[[PARITY]], %c10000000_i32 : !llvm.ptr<3>, i32, i32
-// CHECK-NEXT: llvm.inline_asm has_side_effects {{.+}}wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16
+// CHECK-NEXT: nvvm.wgmma.fence.aligned
+// CHECK-NEXT: llvm.inline_asm has_side_effects {{.+}}setp.ne.b32 p, $32, 0;\0Awgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16{{.+}} %[[SCALED]],
 // CHECK-NOT: nvgpu.device_async_copy
 // CHECK: nvvm.wgmma.commit.group.sync.aligned
-// CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 1
 // CHECK-NEXT: gpu.barrier
+// CHECK: scf.if
+// CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK: vector.store
+// CHECK: scf.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK-NEXT: gpu.return
 
 // Without wgmma (sm_90: mma.sync) nothing changes: cp.async, no tensor map.
 // SM90: gpu.func @mm(%{{.+}}: memref<128x256xbf16>, %{{.+}}: memref<256x64xbf16>, %{{.+}}: memref<128x64xf32>)

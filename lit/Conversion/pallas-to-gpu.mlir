@@ -202,11 +202,17 @@ func.func @main(%a: tensor<64x64xbf16>, %b: tensor<64x64xbf16>) -> tensor<64x64x
 // [32, 64] (N-major: trans-b 1) copied by cp.async into 8x8 core-matrix
 // tiles ([rows/8, cols/8, 8, 8], unpadded) in two k chunks; per chunk: wait,
 // fence.proxy.async, barrier, then an m64n64k16 wgmma reading both operands
-// through matrix descriptors (one per k step of 16); one wgmma fence before,
-// one commit and wait(0) after. sm_80 keeps mma.sync for the same kernel.
+// through matrix descriptors (one per k step of 16), after a wgmma fence
+// (after the barrier: ptxas wants no control flow or register writes
+// between them); one commit and wait(0) after (operands copied per step:
+// not pipelined). The pl.when(k == 0) zeroing of the scratch accumulator is
+// the first wgmma's scale-d (k != 0), the carried registers its input, no
+// select. sm_80 keeps mma.sync for the same kernel.
 // WG-LABEL: gpu.func @mmwg(
 // WG-SAME: dynamic_shared_memory_bytes = 8192 : i64
 // WG: scf.for %{{.+}} = %{{.+}} to %{{.+}} step %{{.+}} iter_args({{.+}}) -> ({{(f32, ){31}f32}})
+// WG: %[[NOTFIRST:.+]] = arith.cmpi ne, %{{.+}}, %c0_i32 : i32
+// WG-NEXT: %[[SCALED:.+]] = arith.extui %[[NOTFIRST]] : i1 to i32
 // WG: memref.view %{{.+}}[%{{.+}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<8x4x8x8xbf16, #gpu.address_space<workgroup>>
 // WG-NEXT: memref.view %{{.+}}[%{{.+}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<4x8x8x8xbf16, #gpu.address_space<workgroup>>
 // WG: nvgpu.device_async_copy {{.+}}, 8 {bypassL1} : memref<{{.+}}xbf16> to memref<2048xbf16, #gpu.address_space<workgroup>>
@@ -214,15 +220,17 @@ func.func @main(%a: tensor<64x64xbf16>, %b: tensor<64x64xbf16>) -> tensor<64x64x
 // WG: nvvm.cp.async.commit.group
 // WG-NOT: nvvm.mma.sync
 // WG-NOT: ldmatrix
-// WG: nvvm.wgmma.fence.aligned
+// WG-NOT: arith.select
 // WG: nvvm.cp.async.wait.group 1
 // WG-NEXT: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
 // WG-NEXT: gpu.barrier
-// WG: llvm.inline_asm has_side_effects "{\0A.reg .pred p;\0Asetp.ne.b32 p, 1, 0;\0Awgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {$0, {{.+}}, $31}, $32, $33, p, 1, 1, 0, 1;\0A}", "{{(=f,){32}l}},l,0,1,{{.+}},31" {{.+}} -> !llvm.struct<({{(f32, ){31}f32}})>
+// WG-NEXT: nvvm.wgmma.fence.aligned
+// WG-NEXT: llvm.inline_asm has_side_effects "{\0A.reg .pred p;\0Asetp.ne.b32 p, $32, 0;\0Awgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {$0, {{.+}}, $31}, $33, $34, p, 1, 1, 0, 1;\0A}", "{{(=f,){32}r}},l,l,0,1,{{.+}},31" %[[SCALED]], {{.+}} -> !llvm.struct<({{(f32, ){31}f32}})>
 // WG: nvvm.cp.async.wait.group 0
 // WG-NEXT: nvvm.fence.proxy
 // WG-NEXT: gpu.barrier
-// WG: wgmma.mma_async
+// WG-NEXT: nvvm.wgmma.fence.aligned
+// WG: llvm.inline_asm has_side_effects "{\0A.reg .pred p;\0Asetp.ne.b32 p, 1, 0;\0Awgmma.mma_async
 // WG: nvvm.wgmma.commit.group.sync.aligned
 // WG-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
 // WG-NEXT: gpu.barrier

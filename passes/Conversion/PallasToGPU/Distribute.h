@@ -413,6 +413,15 @@ public:
   int coreLayout(int id, int64_t cdim);
   /// The wgmma lowering of a dot whose accumulator is in layout `cId`.
   LogicalResult emitWgmma(Operation *op, int cId, SmallVector<Value> acc);
+  /// wgmma groups left in flight (a pipelined dot, see emitWgmma): the
+  /// accumulator registers of the newest group, the block its wait_group was
+  /// emitted in, and whether any group may be pending at all.
+  DenseSet<Value> wgmmaPendingRegs;
+  Block *wgmmaPendingBlock = nullptr;
+  bool wgmmaPipelined = false;
+  /// Before a non-wgmma read of `regs`: `wgmma.wait_group 0` when they are
+  /// the accumulators of a group still in flight.
+  void retireWgmma(ArrayRef<Value> regs);
   void planEarlyStaging();
   LogicalResult stageEarly(Value def);
   /// wgmma operands a TMA copies (128-byte swizzled panels, see DotStaging.cpp),

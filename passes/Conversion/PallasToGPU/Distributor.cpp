@@ -350,13 +350,16 @@ FailureOr<SmallVector<Value>> Distributor::get(Value v, int id) {
     return emitError(v.getLoc()) << "block argument was not distributed";
   }
   const Dist &d = it->second;
-  if (d.layout == id)
+  if (d.layout == id) {
+    retireWgmma(d.regs);
     return d.regs;
+  }
   auto key = std::make_pair(v, id);
   if (auto m = memo.find(key); m != memo.end())
     return m->second.regs;
   SmallVector<Value> regs;
   if (providesLocally(layout(d.layout), layout(id))) {
+    retireWgmma(d.regs);
     for (int64_t r : registerMap(layout(d.layout), layout(id)))
       regs.push_back(d.regs[r]);
   } else {
@@ -370,6 +373,7 @@ FailureOr<SmallVector<Value>> Distributor::get(Value v, int id) {
       else
         b.setInsertionPointToStart(dp.block);
     }
+    retireWgmma(d.regs);
     auto converted =
         convert(d, id, cast<RankedTensorType>(v.getType()).getElementType());
     if (failed(converted))

@@ -656,7 +656,16 @@ LogicalResult Distributor::emitMemrefOp(Operation *op) {
   }
   if (auto mat = dyn_cast<bufferization::MaterializeInDestinationOp>(op)) {
     if (Promoted *p = promotedOf(mat.getDest())) {
-      auto regs = get(mat.getSource(), p->layout);
+      // In its layout the value's registers are rebound, not read: wgmma
+      // groups computing them stay in flight (retireWgmma).
+      Value src = mat.getSource();
+      if (auto it = dists.find(src); it != dists.end() &&
+                                     it->second.layout == p->layout &&
+                                     !flexible.contains(src)) {
+        p->regs = it->second.regs;
+        return success();
+      }
+      auto regs = get(src, p->layout);
       if (failed(regs))
         return failure();
       p->regs = *regs;

@@ -732,6 +732,13 @@ void PallasToGPUPass::runOnOperation() {
     b.setInsertionPointToEnd(loop.getBody());
     scf::YieldOp::create(b, loc, state);
     state.assign(loop.getResults().begin(), loop.getResults().end());
+    // Pipelined wgmma groups of the sequential axis (the innermost loop)
+    // complete before it ends: a next round would refill their stages.
+    if (dist.wgmmaPipelined && loop == loops.back()) {
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointAfter(loop);
+      NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+    }
   }
   b.setInsertionPointToEnd(&body);
   mlir::gpu::ReturnOp::create(b, loc);

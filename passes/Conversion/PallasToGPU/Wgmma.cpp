@@ -15,11 +15,41 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 using namespace mlir;
 using namespace mlir::pallas;
 using namespace mlir::pallas::gpu;
 using namespace mlir::pallas::gpu::detail;
+
+/// Whether the i1 `v` is the same in every thread: computed without the
+/// thread index from block arguments (induction variables, kernel
+/// parameters) by pure single-block ops.
+static bool isUniform(Value v, llvm::SmallPtrSetImpl<Value> &seen) {
+  if (!seen.insert(v).second)
+    return true;
+  Operation *def = v.getDefiningOp();
+  if (!def)
+    return true;
+  if (isa<mlir::gpu::ThreadIdOp, mlir::gpu::LaneIdOp>(def) ||
+      def->getNumRegions() || !isMemoryEffectFree(def) || seen.size() > 256)
+    return false;
+  return llvm::all_of(def->getOperands(),
+                      [&](Value o) { return isUniform(o, seen); });
+}
+
+void Distributor::retireWgmma(ArrayRef<Value> regs) {
+  if (wgmmaPendingRegs.empty() || llvm::none_of(regs, [&](Value r) {
+        return wgmmaPendingRegs.contains(r);
+      }))
+    return;
+  NVVM::WgmmaWaitGroupSyncOp::create(b, kc.loc, 0);
+  // A wait in a nested region (a `pl.when` epilogue) leaves the groups in
+  // flight on the other paths: later reads wait again.
+  if (b.getInsertionBlock() == wgmmaPendingBlock)
+    wgmmaPendingRegs.clear();
+}
 
 Distributor::CoreTile Distributor::coreTile(RankedTensorType type,
                                             int64_t cdim, int64_t absOffset,
@@ -53,7 +83,22 @@ int Distributor::coreLayout(int id, int64_t cdim) {
 /// Streamed operands are copied with cp.async in up to four k chunks, one
 /// commit group each, as for mma.sync. Sequence: stores / cp.async waits,
 /// fence.proxy.async (generic-proxy writes made visible to the async proxy
-/// wgmma reads through), barrier, wgmma.fence, the wgmmas, commit, wait 0.
+/// wgmma reads through), barrier, wgmma.fence, the wgmmas, commit, wait.
+/// The fence comes after every wait (cp.async, mbarrier) and right before
+/// the wgmmas that follow it: ptxas inserts a warpgroup.arrive of its own
+/// (C7519) before a wgmma when control flow (an mbarrier wait loop) or a
+/// definition of its registers lies between the fence and it. A zero
+/// accumulator is no register input (scale-d 0), and one that is zero on a
+/// uniform condition (`pl.when(k == 0)` zeroing a scratch accumulator:
+/// selects) becomes the runtime scale-d of the first k step, so no
+/// instruction touches the accumulators between wgmmas.
+/// A dot whose operands both come from TMA stages is pipelined across the
+/// steps of the sequential axis: `wgmma.wait_group 1` leaves the step's
+/// group in flight (it only retires the previous step's; the copies use
+/// one stage fewer, so the stage refilled at the next step is one a retired
+/// group read), and any other read of the accumulators (retireWgmma, e.g.
+/// the epilogue of the last step) and the end of the sequential loop wait
+/// for all (`wait_group 0`).
 /// The wgmma itself is inline PTX: nvvm.wgmma.mma_async takes A from shared
 /// memory only.
 LogicalResult Distributor::emitWgmma(Operation *op, int cId,
@@ -68,6 +113,41 @@ LogicalResult Distributor::emitWgmma(Operation *op, int cId,
   int aId = intern(wgmmaALayout(s.m, s.k, gm, gn));
   bool bf16 = s.a.isBF16();
   Type i32t = b.getI32Type(), i64t = b.getI64Type(), f32 = b.getF32Type();
+
+  // The accumulator before the first k step: zeros, or zeros on a uniform
+  // condition (selects) with `scaleD` (i32) 0 there, else a value.
+  enum class AccInit { Value, Zero, Select } init = AccInit::Value;
+  Value scaleD;
+  auto isZero = [](Value v) { return matchPattern(v, m_PosZeroFloat()); };
+  if (llvm::all_of(acc, isZero)) {
+    init = AccInit::Zero;
+  } else {
+    Value cond;
+    bool zeroWhenTrue = false;
+    SmallVector<Value> inner;
+    for (Value v : acc) {
+      auto sel = v.getDefiningOp<arith::SelectOp>();
+      if (!sel || !sel.getCondition().getType().isInteger(1))
+        break;
+      bool t = isZero(sel.getTrueValue()), f = isZero(sel.getFalseValue());
+      if (t == f || (cond && (cond != sel.getCondition() || zeroWhenTrue != t)))
+        break;
+      cond = sel.getCondition();
+      zeroWhenTrue = t;
+      inner.push_back(t ? sel.getFalseValue() : sel.getTrueValue());
+    }
+    llvm::SmallPtrSet<Value, 16> seen;
+    if (inner.size() == acc.size() && isUniform(cond, seen)) {
+      init = AccInit::Select;
+      acc = inner;
+      Value accumulate =
+          zeroWhenTrue
+              ? arith::XOrIOp::create(
+                    b, loc, cond, arith::ConstantIntOp::create(b, loc, 1, 1))
+              : cond;
+      scaleD = arith::ExtUIOp::create(b, loc, i32t, accumulate);
+    }
+  }
 
   int64_t wsOffset = 0;
   auto reserve = [&](int64_t bytes) {
@@ -318,81 +398,86 @@ LogicalResult Distributor::emitWgmma(Operation *op, int cId,
             arith::AddIOp::create(b, loc, i32(tma->barriers),
                                   arith::MulIOp::create(b, loc, slot, i32(8)))));
   };
-  Value tmaRegion;
+  // Pipelined (see above): both operands from TMA stages, at least two
+  // stages (one read by the group in flight, one being filled).
+  bool pipelined = tma && aTma && bTma && tma->stages >= 2;
+  int64_t inFlight = pipelined ? 1 : 0;
+  // The stages the copies may use: one stays with each group in flight.
+  int64_t ahead = tma ? tma->stages - inFlight : 0;
+  Value tmaRegion, numStagesV;
+  auto stageOf = [&](Value j) {
+    return arith::IndexCastOp::create(
+        b, loc, i32t, arith::RemUIOp::create(b, loc, j, numStagesV));
+  };
+  // Copies step `j` into its stage: per chunk, the expected bytes on the
+  // chunk's mbarrier, then the boxes.
+  auto issue = [&](Value j) -> LogicalResult {
+    Value stage = stageOf(j);
+    Value base = arith::AddIOp::create(
+        b, loc, tmaRegion,
+        arith::MulIOp::create(b, loc, stage, i32(tma->stageBytes)));
+    SmallVector<std::pair<Value, Value>> origins; // (row, col) i32
+    for (const TmaOperand &t : tma->operands) {
+      auto view = kc.tmaSources.lookup(t.arg).viewAt(b, j);
+      if (failed(view))
+        return failure();
+      origins.push_back(
+          {arith::IndexCastOp::create(b, loc, i32t, view->offsets[0]),
+           arith::IndexCastOp::create(b, loc, i32t, view->offsets[1])});
+    }
+    for (int64_t c = 0; c < tma->numChunks; ++c) {
+      int64_t bytes = 0;
+      for (const TmaOperand &t : tma->operands)
+        bytes += t.kMajor ? t.rows * 128 : t.cols * 128;
+      Value bar = barrierAt(stage, c);
+      NVVM::MBarrierArriveExpectTxOp::create(b, loc, Type(), bar, i32(bytes),
+                                             NVVM::MemScopeKind::CTA, false,
+                                             Value());
+      for (size_t ti = 0; ti < tma->operands.size(); ++ti) {
+        const TmaOperand &t = tma->operands[ti];
+        std::pair<Value, Value> origin = origins[ti];
+        Value map = kc.tensorMaps[t.map].param;
+        auto box = [&](int64_t dstOffset, int64_t row, int64_t col) {
+          Value dst =
+              arith::AddIOp::create(b, loc, base, i32(t.offset + dstOffset));
+          Value c0 = arith::AddIOp::create(b, loc, origin.second, i32(col));
+          Value c1 = arith::AddIOp::create(b, loc, origin.first, i32(row));
+          NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+              b, loc, clusterPtr(b, loc, dst), map, ValueRange{c0, c1},
+              barrierAt(stage, c), ValueRange{}, Value(), Value(),
+              NVVM::TMALoadMode::TILE, false, nullptr, Value());
+        };
+        if (t.kMajor)
+          box(c * t.rows * 128, 0, c * tma->chunkK);
+        else
+          for (int64_t p = 0; p < t.cols / 64; ++p)
+            box(p * t.rows * 128 + c * tma->chunkK * 128, c * tma->chunkK,
+                p * 64);
+      }
+    }
+    return success();
+  };
   if (tma) {
     // The stages, 1024-byte aligned (the swizzle pattern's period).
     tmaRegion = arith::AndIOp::create(
         b, loc,
         arith::AddIOp::create(b, loc, smemAddr, i32(tma->region + 1023)),
         i32(~int64_t(1023)));
-    Value iv = kc.seqIv;
-    Value numStagesV = idx(tma->stages);
-    auto stageOf = [&](Value j) {
-      return arith::IndexCastOp::create(
-          b, loc, i32t, arith::RemUIOp::create(b, loc, j, numStagesV));
-    };
-    // Copies step `j` into its stage: per chunk, the expected bytes on the
-    // chunk's mbarrier, then the boxes.
-    auto issue = [&](Value j) -> LogicalResult {
-      Value stage = stageOf(j);
-      Value base = arith::AddIOp::create(
-          b, loc, tmaRegion,
-          arith::MulIOp::create(b, loc, stage, i32(tma->stageBytes)));
-      SmallVector<std::pair<Value, Value>> origins; // (row, col) i32
-      for (const TmaOperand &t : tma->operands) {
-        auto view = kc.tmaSources.lookup(t.arg).viewAt(b, j);
-        if (failed(view))
-          return failure();
-        origins.push_back(
-            {arith::IndexCastOp::create(b, loc, i32t, view->offsets[0]),
-             arith::IndexCastOp::create(b, loc, i32t, view->offsets[1])});
-      }
-      for (int64_t c = 0; c < tma->numChunks; ++c) {
-        int64_t bytes = 0;
-        for (const TmaOperand &t : tma->operands)
-          bytes += t.kMajor ? t.rows * 128 : t.cols * 128;
-        Value bar = barrierAt(stage, c);
-        NVVM::MBarrierArriveExpectTxOp::create(b, loc, Type(), bar,
-                                               i32(bytes),
-                                               NVVM::MemScopeKind::CTA, false,
-                                               Value());
-        for (size_t ti = 0; ti < tma->operands.size(); ++ti) {
-          const TmaOperand &t = tma->operands[ti];
-          std::pair<Value, Value> origin = origins[ti];
-          Value map = kc.tensorMaps[t.map].param;
-          auto box = [&](int64_t dstOffset, int64_t row, int64_t col) {
-            Value dst = arith::AddIOp::create(b, loc, base,
-                                              i32(t.offset + dstOffset));
-            Value c0 = arith::AddIOp::create(b, loc, origin.second, i32(col));
-            Value c1 = arith::AddIOp::create(b, loc, origin.first, i32(row));
-            NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
-                b, loc, clusterPtr(b, loc, dst), map, ValueRange{c0, c1},
-                barrierAt(stage, c), ValueRange{}, Value(), Value(),
-                NVVM::TMALoadMode::TILE, false, nullptr, Value());
-          };
-          if (t.kMajor)
-            box(c * t.rows * 128, 0, c * tma->chunkK);
-          else
-            for (int64_t p = 0; p < t.cols / 64; ++p)
-              box(p * t.rows * 128 + c * tma->chunkK * 128,
-                  c * tma->chunkK, p * 64);
-        }
-      }
-      return success();
-    };
-    // One thread issues: at the first step the first stages - 1 steps,
-    // then at every step the step stages - 1 ahead (whose stage the
-    // previous step has finished reading: the barrier ending each dot).
+    numStagesV = idx(tma->stages);
+    // One thread issues, from one site: at the first step steps
+    // 0 .. ahead - 1, then at step s the step s + ahead - 1, into the stage
+    // of step s - 1 - inFlight (retired by the previous step's wait; all
+    // warpgroups are past the barrier after it).
     Value tid0 = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
                                        kc.tid, idx(0));
     auto outer = scf::IfOp::create(b, loc, tid0, false);
     {
       OpBuilder::InsertionGuard g(b);
       b.setInsertionPointToStart(outer.thenBlock());
-      if (failed(prefetchSteps(tma->stages, issue, [] {})))
+      if (failed(prefetchSteps(ahead, issue, [] {})))
         return failure();
     }
-    tmaStage = stageOf(iv);
+    tmaStage = stageOf(kc.seqIv);
   }
   // The phase parity of this step's use of its stage's mbarriers.
   auto waitChunk = [&](int64_t c) {
@@ -456,21 +541,31 @@ LogicalResult Distributor::emitWgmma(Operation *op, int cId,
     for (size_t r = 0; r + 1 < aRegs.size(); r += 2)
       aPacked.push_back(pack(aRegs[r], aRegs[r + 1]));
   std::string type = bf16 ? "bf16" : "f16";
-  auto wgmma = [&](MutableArrayRef<Value> d, Value aD,
-                   ArrayRef<Value> aFrag, Value bD) {
+  // `mode`: the accumulator `d` as input (scale-d 1), none (scale-d 0), or
+  // as input with scale-d `scaleD`.
+  auto wgmma = [&](MutableArrayRef<Value> d, Value aD, ArrayRef<Value> aFrag,
+                   Value bD, AccInit mode) {
     int64_t nd = d.size();
-    std::string text = "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
+    SmallVector<Value> operands;
+    int64_t next = nd;
+    std::string scale = mode == AccInit::Zero ? "0" : "1";
+    if (mode == AccInit::Select) {
+      scale = "$" + std::to_string(next++);
+      operands.push_back(scaleD);
+    }
+    std::string text = "{\n.reg .pred p;\nsetp.ne.b32 p, " + scale +
+                       ", 0;\n"
                        "wgmma.mma_async.sync.aligned.m64n" +
-                       std::to_string(2 * nd) + "k16.f32." + type + "." +
-                       type + " {";
+                       std::to_string(2 * nd) + "k16.f32." + type + "." + type +
+                       " {";
     std::string constraints;
     for (int64_t i = 0; i < nd; ++i) {
       text += (i ? ", $" : "$") + std::to_string(i);
       constraints += "=f,";
     }
+    if (mode == AccInit::Select)
+      constraints += "r,";
     text += "}, ";
-    SmallVector<Value> operands;
-    int64_t next = nd;
     if (aD) {
       text += "$" + std::to_string(next++);
       operands.push_back(aD);
@@ -491,10 +586,11 @@ LogicalResult Distributor::emitWgmma(Operation *op, int cId,
     if (aD)
       text += ", " + std::to_string(aDesc->trans);
     text += ", " + std::to_string(bDesc.trans) + ";\n}";
-    for (int64_t i = 0; i < nd; ++i) {
-      operands.push_back(d[i]);
-      constraints += "," + std::to_string(i);
-    }
+    if (mode != AccInit::Zero)
+      for (int64_t i = 0; i < nd; ++i) {
+        operands.push_back(d[i]);
+        constraints += "," + std::to_string(i);
+      }
     SmallVector<Type> fields(nd, f32);
     Type resType = LLVM::LLVMStructType::getLiteral(b.getContext(), fields);
     // Side effects: it reads shared memory and must stay between the
@@ -512,11 +608,15 @@ LogicalResult Distributor::emitWgmma(Operation *op, int cId,
 
   const Layout &A = layout(aId), &C = layout(cId);
   int64_t nbA = log2Exact(s.k), nbC = log2Exact(s.n);
-  NVVM::WgmmaFenceAlignedOp::create(b, loc);
   for (int64_t kk = 0; kk < s.k / 16; ++kk) {
-    if (tma && (kk * 16) % tma->chunkK == 0)
+    // The fence follows the waits (see above).
+    bool fence = kk == 0;
+    if (tma && (kk * 16) % tma->chunkK == 0) {
       waitChunk(kk * 16 / tma->chunkK);
+      fence = true;
+    }
     if (async && (kk * 16) % chunkK == 0) {
+      fence = true;
       // This chunk's copies (and those of every thread) have landed.
       int64_t c = kk * 16 / chunkK;
       NVVM::CpAsyncWaitGroupOp::create(
@@ -524,6 +624,8 @@ LogicalResult Distributor::emitWgmma(Operation *op, int cId,
       fenceProxy();
       barrier();
     }
+    if (fence)
+      NVVM::WgmmaFenceAlignedOp::create(b, loc);
     for (int64_t mi = 0; mi < mW / 64; ++mi) {
       SmallVector<Value> aFrag;
       Value aD;
@@ -539,14 +641,22 @@ LogicalResult Distributor::emitWgmma(Operation *op, int cId,
         int64_t r0 = *registerOf(C, (uint64_t(mi * 64) << nbC) |
                                         uint64_t(ni * instrN));
         MutableArrayRef<Value> d(acc.data() + r0, instrN / 2);
-        wgmma(d, aD, aFrag, at(bDesc, ni * instrN, kk * 16));
+        wgmma(d, aD, aFrag, at(bDesc, ni * instrN, kk * 16),
+              kk == 0 ? init : AccInit::Value);
       }
     }
   }
   NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
-  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
-  // Every warpgroup is done with the tiles before the workspace is reused.
+  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, inFlight);
+  // Every warpgroup is done with the tiles (pipelined: the previous step's)
+  // before the workspace is reused or the stage refilled.
   barrier();
+  if (pipelined) {
+    wgmmaPipelined = true;
+    wgmmaPendingRegs.clear();
+    wgmmaPendingRegs.insert(acc.begin(), acc.end());
+    wgmmaPendingBlock = b.getInsertionBlock();
+  }
   setDist(op->getResult(0), Dist{cId, acc});
   return success();
 }

@@ -61,11 +61,13 @@ LogicalResult replaceExtracts(OpBuilder &b, Value r, Value buffer) {
 }
 
 /// The wgmma.mma_async inline PTX the CUDA lowering emits:
-///   { .reg .pred p; setp.ne.b32 p, 1, 0;
+///   { .reg .pred p; setp.ne.b32 p, S, 0;
 ///     wgmma.mma_async.sync.aligned.m64nNk16.f32.T.T {$0, ..}, A, $b, p, 1, 1,
 ///     [trans-a,] trans-b; }
-/// with A a descriptor `$a` or four registers `{$a0, $a1, $a2, $a3}`, the
-/// accumulators tied to the outputs. Becomes a call of pallasc_emu_wgmma.
+/// with A a descriptor `$a` or four registers `{$a0, $a1, $a2, $a3}`, S
+/// (scale-d) 1 with the accumulators tied to the outputs, 0 without them,
+/// or an i32 operand `$s` (nonzero: accumulate) with them. Becomes a call
+/// of pallasc_emu_wgmma.
 LogicalResult rewriteWgmma(OpBuilder &b, ModuleOp module,
                            LLVM::InlineAsmOp asmOp, std::string &error) {
   Location l = asmOp.getLoc();
@@ -74,8 +76,20 @@ LogicalResult rewriteWgmma(OpBuilder &b, ModuleOp module,
     error = "the emulator cannot run this wgmma (" + why + "): " + text.str();
     return failure();
   };
-  if (!text.contains("setp.ne.b32 p, 1, 0;"))
-    return bad("scale-d must be 1");
+  // scale-d: 1, 0, or the operand $scaleOp.
+  int scale = 1, scaleOp = -1;
+  {
+    StringRef sp = text.substr(text.find("setp.ne.b32 p, "));
+    if (!sp.consume_front("setp.ne.b32 p, "))
+      return bad("no scale-d predicate");
+    if (sp.consume_front("1, 0;"))
+      scale = 1;
+    else if (sp.consume_front("0, 0;"))
+      scale = 0;
+    else if (!sp.consume_front("$") || sp.consumeInteger(10, scaleOp) ||
+             !sp.consume_front(", 0;"))
+      return bad("unexpected scale-d");
+  }
   StringRef rest = text.substr(text.find("wgmma.mma_async"));
   if (!rest.consume_front("wgmma.mma_async.sync.aligned.m64n"))
     return bad("not m64nNk16");
@@ -133,9 +147,14 @@ LogicalResult rewriteWgmma(OpBuilder &b, ModuleOp module,
   for (int op : aOps)
     if (op < 0 || op >= static_cast<int>(operands.size()))
       return bad("unexpected A operand");
+  // Tied accumulators unless scale-d is 0 (then none).
   if (bOp < 0 || bOp >= static_cast<int>(operands.size()) ||
-      llvm::any_of(d, [](Value v) { return !v; }))
+      llvm::any_of(d, [&](Value v) { return scale ? !v : bool(v); }))
     return bad("unexpected operands");
+  if (scaleOp >= 0 &&
+      (scaleOp - nd < 0 || scaleOp - nd >= static_cast<int>(operands.size()) ||
+       !operands[scaleOp - nd].getType().isInteger(32)))
+    return bad("unexpected scale-d operand");
   b.setInsertionPoint(asmOp);
   Type i32 = b.getI32Type(), i64 = b.getI64Type(), f32 = b.getF32Type();
   auto bufferType = MemRefType::get({128}, f32);
@@ -147,12 +166,26 @@ LogicalResult rewriteWgmma(OpBuilder &b, ModuleOp module,
     din = memref::AllocaOp::create(b, l, bufferType);
     dout = memref::AllocaOp::create(b, l, bufferType);
   }
-  for (int i = 0; i < nd; ++i)
-    memref::StoreOp::create(b, l, d[i], din,
-                            ValueRange{arith::ConstantIndexOp::create(b, l, i)});
+  if (scale)
+    for (int i = 0; i < nd; ++i)
+      memref::StoreOp::create(
+          b, l, d[i], din, ValueRange{arith::ConstantIndexOp::create(b, l, i)});
   int32_t flags = (bf16 ? 1 : 0) | (aRegs ? 2 : 0) | (transA ? 4 : 0) |
-                  (transB ? 8 : 0) | (n << 8);
-  SmallVector<Value> args = {arith::ConstantIntOp::create(b, l, i32, flags)};
+                  (transB ? 8 : 0) | (scale && scaleOp < 0 ? 16 : 0) | (n << 8);
+  Value flagsV = arith::ConstantIntOp::create(b, l, i32, flags);
+  if (scaleOp >= 0) {
+    // Bit 4 where the operand is nonzero.
+    Value s = operands[scaleOp - nd];
+    Value on =
+        arith::CmpIOp::create(b, l, arith::CmpIPredicate::ne, s,
+                              arith::ConstantIntOp::create(b, l, i32, 0));
+    flagsV = arith::OrIOp::create(
+        b, l, flagsV,
+        arith::SelectOp::create(b, l, on,
+                                arith::ConstantIntOp::create(b, l, i32, 16),
+                                arith::ConstantIntOp::create(b, l, i32, 0)));
+  }
+  SmallVector<Value> args = {flagsV};
   if (aRegs) {
     args.push_back(arith::ConstantIntOp::create(b, l, i64, 0));
     for (int op : aOps)

@@ -164,6 +164,10 @@ extern "C" void pallasc_emu_wgmma_commit() {
   Fiber &f = scheduler->fibers[scheduler->current];
   f.wgmmaPending += 1;
   f.wgmmaOpen = 0;
+  if (scheduler->current % 128 == 0) {
+    f.wgmmaReads.push_back(std::move(f.wgmmaOpenReads));
+    f.wgmmaOpenReads.clear();
+  }
 }
 
 /// wgmma.wait_group n: at most n committed groups stay pending. The
@@ -176,7 +180,12 @@ extern "C" void pallasc_emu_wgmma_wait(int32_t n) {
                     "committed (wgmma.commit_group)");
   f.wgmmaPending = std::min(f.wgmmaPending, std::max(n, 0));
   f.wgmmaFenced = false;
+  while (f.wgmmaReads.size() > static_cast<size_t>(std::max(n, 0)))
+    f.wgmmaReads.pop_front();
 }
+
+/// The shared memory bytes descElement read since the last reset.
+thread_local uint64_t readLo, readHi;
 
 /// Element (mn, k) of a 16-bit operand in shared memory described by a
 /// wgmma matrix descriptor (18-bit offsets into the 2^18-aligned emulated
@@ -217,14 +226,17 @@ float descElement(int64_t desc, bool transposed, int mn, int k, bool bf16) {
                     "shared memory");
     return 0;
   }
+  readLo = std::min(readLo, offset);
+  readHi = std::max(readHi, offset + 2);
   uint16_t h;
   std::memcpy(&h, scheduler->smem + offset, 2);
   return halfToFloat(h, bf16);
 }
 
-/// wgmma.mma_async.sync.aligned.m64nNk16.f32.{f16,bf16} with scale-d = 1,
-/// by the warpgroup (128 consecutive threads). `flags`: bit 0 bf16, bit 1
-/// A from registers, bit 2 transpose A, bit 3 transpose B, bits 8..: N.
+/// wgmma.mma_async.sync.aligned.m64nNk16.f32.{f16,bf16} by the warpgroup
+/// (128 consecutive threads). `flags`: bit 0 bf16, bit 1 A from registers,
+/// bit 2 transpose A, bit 3 transpose B, bit 4 scale-d (accumulate into
+/// `din`; else D = A B), bits 8..: N.
 /// Thread t (warp w = t / 32 of the warpgroup, lane l) holds, with
 /// g = l / 4 and q = l % 4:
 ///   A (registers): a_i (element i of its four 32-bit registers, two per
@@ -241,7 +253,7 @@ extern "C" void pallasc_emu_wgmma(int32_t flags, int64_t aDesc, int32_t a0,
   Fiber &me = s.fibers[s.current];
   int n = flags >> 8;
   bool bf16 = flags & 1, aRegs = flags & 2, transA = flags & 4,
-       transB = flags & 8;
+       transB = flags & 8, accumulate = flags & 16;
   if (!me.wgmmaFenced)
     s.fail("wgmma.mma_async without a wgmma.fence before it");
   me.wgmmaOpen += 1;
@@ -264,6 +276,14 @@ extern "C" void pallasc_emu_wgmma(int32_t flags, int64_t aDesc, int32_t a0,
       s.fail("wgmma.mma_async operands (shape, types, descriptors) differ "
              "across the warpgroup");
   static thread_local float A[64][16], B[16][256];
+  readLo = UINT64_MAX;
+  readHi = 0;
+  auto noteReads = [&] {
+    if (t == 0 && readLo < readHi)
+      me.wgmmaOpenReads.push_back({readLo, readHi});
+    readLo = UINT64_MAX;
+    readHi = 0;
+  };
   if (aRegs) {
     for (int u = 0; u < 128; ++u) {
       int w = u / 32, g = (u % 32) / 4, q = u % 4;
@@ -277,15 +297,17 @@ extern "C" void pallasc_emu_wgmma(int32_t flags, int64_t aDesc, int32_t a0,
     for (int m = 0; m < 64; ++m)
       for (int k = 0; k < 16; ++k)
         A[m][k] = descElement(aDesc, transA, m, k, bf16);
+    noteReads();
   }
   for (int k = 0; k < 16; ++k)
     for (int c = 0; c < n; ++c)
       B[k][c] = descElement(bDesc, transB, c, k, bf16);
+  noteReads();
   int w = t / 32, g = (t % 32) / 4, q = t % 4;
   for (int i = 0; i < n / 2; ++i) {
     int row = 16 * w + g + 8 * ((i / 2) % 2);
     int col = 8 * (i / 4) + 2 * q + i % 2;
-    float acc = din[dinOffset + i];
+    float acc = accumulate ? din[dinOffset + i] : 0.0f;
     for (int k = 0; k < 16; ++k)
       acc += A[row][k] * B[k][col];
     dout[doutOffset + i] = acc;

@@ -57,6 +57,8 @@ bool runGrid(PackedFn kernel, void **args, const int64_t grid[3],
       f.groups.clear();
       f.wgmmaFenced = false;
       f.wgmmaOpen = f.wgmmaPending = 0;
+      f.wgmmaOpenReads.clear();
+      f.wgmmaReads.clear();
       getcontext(&f.context);
       f.context.uc_stack.ss_sp = f.stack.data();
       f.context.uc_stack.ss_size = kStack;

@@ -13,6 +13,7 @@
 #define PALLASC_SRC_RUNTIME_GPUEMULATOR_SCHEDULER_H
 
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <string>
 #include <ucontext.h>
@@ -50,6 +51,12 @@ struct Fiber {
   /// yet committed; committed groups not yet waited for.
   bool wgmmaFenced = false;
   int wgmmaOpen = 0, wgmmaPending = 0;
+  /// On the first thread of a warpgroup: the shared memory byte ranges
+  /// [lo, hi) its wgmmas read, not yet committed and of each committed
+  /// group not yet waited for (oldest first), so that a TMA copy into
+  /// memory a group in flight still reads is an error.
+  std::vector<std::pair<uint64_t, uint64_t>> wgmmaOpenReads;
+  std::deque<std::vector<std::pair<uint64_t, uint64_t>>> wgmmaReads;
 };
 
 /// The operands the 128 threads of a warpgroup give one wgmma.mma_async.

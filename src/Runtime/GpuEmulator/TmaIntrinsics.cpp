@@ -9,6 +9,7 @@
 #include "src/Runtime/GpuEmulator/Intrinsics.h"
 #include "src/Runtime/GpuEmulator/Scheduler.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace pallasc::runtime::emulator {
@@ -88,6 +89,25 @@ extern "C" void pallasc_emu_tma_load(int64_t dst, int64_t map, int64_t mbar,
     s.fail("a 128-byte swizzled TMA destination must be 1024-byte aligned "
            "and inside the shared memory");
     return;
+  }
+  // The hardware may write the box any time from now: no wgmma still in
+  // flight may read it (the first thread of each warpgroup keeps the
+  // ranges its groups read).
+  for (size_t g = 0; g < s.warpGroups.size(); ++g) {
+    const Fiber &f = s.fibers[g * 128];
+    auto hit = [&](const std::pair<uint64_t, uint64_t> &r) {
+      return r.first < offset + bytes && offset < r.second;
+    };
+    bool overlaps =
+        std::any_of(f.wgmmaOpenReads.begin(), f.wgmmaOpenReads.end(), hit);
+    for (const auto &group : f.wgmmaReads)
+      overlaps = overlaps || std::any_of(group.begin(), group.end(), hit);
+    if (overlaps) {
+      s.fail("a TMA copy overwrites shared memory that a wgmma.mma_async "
+             "still in flight reads (wgmma.wait_group must retire it "
+             "before the copy is issued)");
+      return;
+    }
   }
   // The box image, swizzled; read now (the inputs do not change), written
   // when the phase completes.
