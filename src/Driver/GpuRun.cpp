@@ -140,6 +140,53 @@ std::string describeGpuFailure(const launch::GpuStatus &status) {
   }
 }
 
+/// Iteration `b` of the batch loop: its operand addresses (`inputs` /
+/// `outputs`: the batched arrays'), the grid sizes with its dynamic bounds
+/// and its launch geometry. Returns 0 or the exit code of a failure (the
+/// message logged).
+int iterationGeometry(const launch::GpuLaunchRecord &record,
+                      const LaunchPlan &plan,
+                      const launch::GpuBatchLoop &batch, int64_t b,
+                      const std::vector<uint64_t> &inputs,
+                      const std::vector<uint64_t> &outputs,
+                      const std::vector<int64_t> &boundValues,
+                      std::vector<uint64_t> &iterInputs,
+                      std::vector<uint64_t> &iterOutputs,
+                      std::vector<int64_t> &gridSizes,
+                      launch::GpuLaunchGeometry &geometry) {
+  std::vector<int64_t> bounds;
+  launch::GpuStatus status =
+      launch::gpuBatchIteration(batch, b, inputs, outputs, boundValues,
+                                iterInputs, iterOutputs, bounds);
+  if (!status) {
+    logError("error: " + status.message);
+    return kExitInternalError;
+  }
+  gridSizes.assign(plan.grid.begin(), plan.grid.end());
+  size_t next = 0;
+  for (size_t a = 0; a < gridSizes.size(); ++a) {
+    if (gridSizes[a] >= 0)
+      continue;
+    int64_t v = bounds[next++];
+    if (v < 0 || v > INT32_MAX) {
+      logError("error: grid axis " + std::to_string(a) + " has bound " +
+               std::to_string(v) +
+               (batch.axisSize > 1 ? " in iteration " + std::to_string(b) +
+                                         " of the batch loop"
+                                   : std::string()) +
+               "; bounds must be in [0, 2^31)");
+      return kExitUserError;
+    }
+    gridSizes[a] = v;
+  }
+  status = launch::computeLaunchGeometry(record, gridSizes, geometry);
+  if (!status) {
+    logError("error: " + status.message);
+    return kExitInternalError;
+  }
+  return 0;
+}
+
 /// Runs the distributed kernel on an NVIDIA GPU through the launch library:
 /// codegen, load, operands to the device, tensor maps, launch, outputs
 /// back, and with --bench the timings.
@@ -148,8 +195,8 @@ int launchOnCuda(MLIRContext &context, ModuleOp gpuModule,
                  const GpuRunOptions &gpu, const std::string &arch,
                  const std::string &entry,
                  const launch::GpuLaunchRecord &record,
-                 const launch::GpuLaunchGeometry &geometry,
-                 const std::vector<int64_t> &gridSizes, ModuleOp callModule,
+                 const LaunchPlan &plan, const launch::GpuBatchLoop &batch,
+                 const std::vector<int64_t> &boundValues, ModuleOp callModule,
                  std::vector<HostArray> &inputs,
                  std::vector<HostArray> &outputs) {
   auto fail = [](const launch::GpuStatus &s) {
@@ -172,7 +219,8 @@ int launchOnCuda(MLIRContext &context, ModuleOp gpuModule,
   std::unique_ptr<launch::CudaDevice> dev;
   if (launch::GpuStatus s = launch::CudaDevice::open(api, gpu.device, dev); !s)
     return fail(s);
-  if (launch::GpuStatus s = dev->load(ptx, entry, geometry.sharedBytes); !s) {
+  if (launch::GpuStatus s = dev->load(ptx, entry, record.dynamicSharedBytes);
+      !s) {
     logError("error: " + s.message + " (compiled for " + arch + ", device " +
              dev->name() + " is " + dev->arch() + ")");
     return kExitUserError;
@@ -196,28 +244,38 @@ int launchOnCuda(MLIRContext &context, ModuleOp gpuModule,
   for (HostArray &a : outputs)
     if (launch::GpuStatus s = upload(a, devOutputs); !s)
       return fail(s);
-  // Tensor maps (TMA on sm_90a), as the launch record describes them.
-  std::vector<uint64_t> tensorMaps;
-  for (const launch::GpuTensorMap &m : launch::tensorMapParams(record)) {
-    if (m.input >= devInputs.size()) {
-      logError("error: a tensor-map parameter of the launch record is "
-               "malformed");
+  // One launch per iteration of the batch loop (one for a direct call).
+  launch::GpuLaunchGeometry geometry;
+  launch::GpuKernelArgs args;
+  for (int64_t b = 0; b < batch.axisSize; ++b) {
+    std::vector<uint64_t> in, out;
+    std::vector<int64_t> gridSizes;
+    if (int rc = iterationGeometry(record, plan, batch, b, devInputs,
+                                   devOutputs, boundValues, in, out,
+                                   gridSizes, geometry))
+      return rc;
+    // Tensor maps (TMA on sm_90a), as the launch record describes them.
+    std::vector<uint64_t> tensorMaps;
+    for (const launch::GpuTensorMap &m : launch::tensorMapParams(record)) {
+      if (m.input >= in.size()) {
+        logError("error: a tensor-map parameter of the launch record is "
+                 "malformed");
+        return kExitInternalError;
+      }
+      uint64_t map;
+      if (launch::GpuStatus s = dev->tensorMap(m, in[m.input], map); !s)
+        return fail(s);
+      tensorMaps.push_back(map);
+    }
+    if (launch::GpuStatus s =
+            args.pack(record, in, out, gridSizes, tensorMaps);
+        !s) {
+      logError("error: " + s.message);
       return kExitInternalError;
     }
-    uint64_t map;
-    if (launch::GpuStatus s = dev->tensorMap(m, devInputs[m.input], map); !s)
+    if (launch::GpuStatus s = dev->launch(geometry, args); !s)
       return fail(s);
-    tensorMaps.push_back(map);
   }
-  launch::GpuKernelArgs args;
-  if (launch::GpuStatus s =
-          args.pack(record, devInputs, devOutputs, gridSizes, tensorMaps);
-      !s) {
-    logError("error: " + s.message);
-    return kExitInternalError;
-  }
-  if (launch::GpuStatus s = dev->launch(geometry, args); !s)
-    return fail(s);
   for (size_t j = 0; j < outputs.size(); ++j)
     if (launch::GpuStatus s = dev->download(outputs[j].data(), devOutputs[j],
                                             outputs[j].byteSize());
@@ -291,24 +349,36 @@ int runOnGpu(const RunOptions &options, const GpuRunOptions &gpu) {
   if (int rc = runFrontend(options.driver, context, router, fe))
     return rc;
 
-  // The GPU runners launch one call on @main's arguments; what else the
-  // transforms can leave in @main (vmap's per-batch loop, reshapes,
-  // broadcasts of aliased inputs) runs only on the CPU.
+  // The GPU runners launch one call on @main's arguments, or vmap's batch
+  // loop around one call (one launch per iteration); what else the
+  // transforms can leave in @main (reshapes, broadcasts of aliased inputs,
+  // several calls) runs only on the CPU.
   bool hasCall = false;
   fe.module->walk([&](pallas::CallOp) { hasCall = true; });
-  if (hasCall && !isDirectCall(*fe.module)) {
+  bool batched = hasCall && !isDirectCall(*fe.module);
+  if (batched && !isBatchLoop(*fe.module)) {
     logError(specPath + ": error: after the transforms, @main does more than "
-                        "one pallas.call on its arguments (e.g. vmap's "
-                        "per-batch loop or a broadcast of an aliased input); "
-                        "pallasc run --target " +
+                        "one pallas.call on its arguments (e.g. a broadcast "
+                        "of an aliased input, or vmap's reshapes of "
+                        "axis_size 1); pallasc run --target " +
              gpu.target +
-             " launches a single call: run it on the CPU (without --target)");
+             " launches a single call or vmap's batch loop around one: run "
+             "it on the CPU (without --target)");
     return kExitUserError;
   }
   OwningOpRef<ModuleOp> cpuModule(fe.module->clone());
   LaunchPlan plan;
+  BatchLoopProgram loop;
   std::string error;
-  if (!planLaunch(*cpuModule, plan, error)) {
+  if (batched) {
+    if (!planBatchLoop(*cpuModule, loop, error)) {
+      logError(specPath + ": error: pallasc run --target " + gpu.target +
+               " cannot run this batch loop: " + error +
+               "; `pallasc run` without --target runs it on the CPU");
+      return kExitUserError;
+    }
+    plan = loop.call;
+  } else if (!planLaunch(*cpuModule, plan, error)) {
     logError(specPath + ": error: " + error);
     return kExitUserError;
   }
@@ -317,22 +387,44 @@ int runOnGpu(const RunOptions &options, const GpuRunOptions &gpu) {
                         "there is no kernel to run");
     return kExitUserError;
   }
-  if (!options.randomSeed && options.inputs.size() != plan.inputs.size()) {
-    logError("error: the call takes " + std::to_string(plan.inputs.size()) +
+  if (batched && gpu.benchReps > 0) {
+    logError(specPath + ": error: --bench times one launch, and vmap's batch "
+                        "loop launches the kernel once per batch element; "
+                        "bench the unbatched call");
+    return kExitUsageError;
+  }
+  // What @main takes and returns: the batched arrays of the loop, or the
+  // call's own.
+  const std::vector<ArrayType> &wantInputs =
+      batched ? loop.inputs : plan.inputs;
+  const std::vector<ArrayType> &wantOutputs =
+      batched ? loop.outputs : plan.outputs;
+  int64_t numBoundValues =
+      batched ? loop.numBoundValues() : plan.numDynamicBounds();
+  // A direct call is a loop of one iteration.
+  launch::GpuBatchLoop batch;
+  if (batched) {
+    batch = loop.gpuLoop();
+  } else {
+    batch.inputStrides.assign(plan.inputs.size(), 0);
+    batch.outputStrides.assign(plan.outputs.size(), 0);
+    batch.batchedBounds.assign(plan.numDynamicBounds(), false);
+  }
+  if (!options.randomSeed && options.inputs.size() != wantInputs.size()) {
+    logError("error: the call takes " + std::to_string(wantInputs.size()) +
              " inputs but " + std::to_string(options.inputs.size()) +
              " --input files were given");
     return kExitUserError;
   }
   if (!options.outputs.empty() &&
-      options.outputs.size() != plan.outputs.size()) {
-    logError("error: the call has " + std::to_string(plan.outputs.size()) +
+      options.outputs.size() != wantOutputs.size()) {
+    logError("error: the call has " + std::to_string(wantOutputs.size()) +
              " outputs but " + std::to_string(options.outputs.size()) +
              " --output files were given");
     return kExitUserError;
   }
-  if (static_cast<int64_t>(options.gridBounds.size()) !=
-      plan.numDynamicBounds()) {
-    logError("error: the grid has " + std::to_string(plan.numDynamicBounds()) +
+  if (static_cast<int64_t>(options.gridBounds.size()) != numBoundValues) {
+    logError("error: the grid has " + std::to_string(numBoundValues) +
              " dynamic bounds but " +
              std::to_string(options.gridBounds.size()) +
              " --grid-bound values were given");
@@ -341,9 +433,9 @@ int runOnGpu(const RunOptions &options, const GpuRunOptions &gpu) {
 
   // Inputs, then outputs as interpret mode starts them (uninitialized, or
   // the aliased input).
-  std::vector<HostArray> inputs(plan.inputs.size());
-  for (size_t i = 0; i < plan.inputs.size(); ++i) {
-    const ArrayType &want = plan.inputs[i];
+  std::vector<HostArray> inputs(wantInputs.size());
+  for (size_t i = 0; i < wantInputs.size(); ++i) {
+    const ArrayType &want = wantInputs[i];
     if (options.randomSeed) {
       inputs[i] = HostArray(want.dtype, want.shape);
       if (!inputs[i].allocate()) {
@@ -368,18 +460,20 @@ int runOnGpu(const RunOptions &options, const GpuRunOptions &gpu) {
     }
   }
   std::vector<DType> outputDTypes;
-  std::vector<int64_t> aliasOf(plan.outputs.size(), -1);
+  // (An aliased input of a batch loop is batched at 0 as its output is:
+  // the whole stacked output starts as the whole input.)
+  std::vector<int64_t> aliasOf(wantOutputs.size(), -1);
   for (auto [in, out] : plan.aliases)
     aliasOf[out] = in;
-  std::vector<HostArray> outputs(plan.outputs.size());
-  for (size_t j = 0; j < plan.outputs.size(); ++j) {
-    DType d = plan.outputs[j].dtype;
-    if (fe.spec.outputs.size() == plan.outputs.size())
+  std::vector<HostArray> outputs(wantOutputs.size());
+  for (size_t j = 0; j < wantOutputs.size(); ++j) {
+    DType d = wantOutputs[j].dtype;
+    if (fe.spec.outputs.size() == wantOutputs.size())
       if (std::optional<DType> s = parseDType(fe.spec.outputs[j].dtype))
         if (dtypeSize(*s) == dtypeSize(d))
           d = *s;
     outputDTypes.push_back(d);
-    outputs[j] = HostArray(d, plan.outputs[j].shape);
+    outputs[j] = HostArray(d, wantOutputs[j].shape);
     if (!outputs[j].allocate()) {
       logError("error: cannot allocate output " + std::to_string(j));
       return kExitUserError;
@@ -447,50 +541,70 @@ int runOnGpu(const RunOptions &options, const GpuRunOptions &gpu) {
     logError("error: " + error);
     return kExitInternalError;
   }
-  // Grid sizes with the dynamic bounds filled in.
-  std::vector<int64_t> gridSize(plan.grid.begin(), plan.grid.end());
-  {
-    size_t next = 0;
-    for (int64_t &g : gridSize)
-      if (g < 0)
-        g = options.gridBounds[next++];
-  }
-  launch::GpuLaunchGeometry geometry;
-  std::vector<int32_t> scalars;
-  launch::GpuStatus status =
-      launch::computeLaunchGeometry(record, gridSize, geometry);
-  if (status)
-    status = launch::gridBoundValues(record, gridSize, scalars);
-  if (!status) {
-    logError("error: " + status.message);
-    return kExitInternalError;
-  }
-
   if (gpu.emulate) {
-    std::vector<void *> hostBuffers;
-    for (HostArray &a : inputs)
-      hostBuffers.push_back(a.data());
-    for (HostArray &a : outputs)
-      hostBuffers.push_back(a.data());
     std::unique_ptr<JitObjectCache> objects =
         openJitObjectCache(options.driver, *gpuModule, "run emulate -O2");
-    if (!emulateGpuKernel(*gpuModule, record, hostBuffers, scalars,
-                          geometry.grid, error, objects.get())) {
+    std::unique_ptr<EmulatedGpuKernel> kernel =
+        EmulatedGpuKernel::compile(*gpuModule, record, error, objects.get());
+    std::vector<uint64_t> hostInputs, hostOutputs;
+    for (HostArray &a : inputs)
+      hostInputs.push_back(reinterpret_cast<uintptr_t>(a.data()));
+    for (HostArray &a : outputs)
+      hostOutputs.push_back(reinterpret_cast<uintptr_t>(a.data()));
+    // One launch per iteration of the batch loop, on the slices' host
+    // addresses, as the launchers do on device addresses.
+    for (int64_t b = 0; kernel && b < batch.axisSize; ++b) {
+      std::vector<uint64_t> in, out;
+      std::vector<int64_t> gridSizes;
+      launch::GpuLaunchGeometry geometry;
+      if (int rc = iterationGeometry(record, plan, batch, b, hostInputs,
+                                     hostOutputs, options.gridBounds, in, out,
+                                     gridSizes, geometry))
+        return rc;
+      std::vector<int32_t> scalars;
+      if (launch::GpuStatus s =
+              launch::gridBoundValues(record, gridSizes, scalars);
+          !s) {
+        logError("error: " + s.message);
+        return kExitInternalError;
+      }
+      std::vector<void *> hostBuffers;
+      for (uint64_t p : in)
+        hostBuffers.push_back(reinterpret_cast<void *>(p));
+      for (uint64_t p : out)
+        hostBuffers.push_back(reinterpret_cast<void *>(p));
+      if (!kernel->run(hostBuffers, scalars, geometry.grid, error))
+        kernel.reset();
+    }
+    if (!kernel) {
       logError("error: emulating the " + std::string(amd ? "AMD" : "CUDA") +
                " kernel: " + error);
       return kExitInternalError;
     }
   } else if (int rc = launchOnCuda(context, *gpuModule, pipeline, gpu, arch,
-                                   entry, record, geometry, gridSize,
-                                   *fe.module, inputs, outputs)) {
+                                   entry, record, plan, batch,
+                                   options.gridBounds, *fe.module, inputs,
+                                   outputs)) {
     return rc;
   }
 
   if (gpu.check) {
+    // The CPU reference: the call on the grid executor, or the whole @main
+    // (the batch loop) compiled for the host, as `pallasc run` runs them.
+    OwningOpRef<ModuleOp> refModule(fe.module->clone());
+    HostProgram program;
+    if (batched && !prepareHostProgram(*refModule, program, error)) {
+      logError(specPath + ": error: " + error);
+      return kExitUserError;
+    }
+    JitOptions jitOptions;
+    if (batched)
+      jitOptions.extraSymbols = {launcherSymbol()};
     HostJitTimes times;
     int rc = kExitSuccess;
     std::unique_ptr<JitModule> jit =
-        compileForHost(options.driver, *cpuModule, {}, times, rc);
+        compileForHost(options.driver, batched ? *refModule : *cpuModule,
+                       jitOptions, times, rc);
     if (!jit) {
       logError("error: cannot compile the kernel for the CPU reference");
       return rc;
@@ -508,8 +622,10 @@ int runOnGpu(const RunOptions &options, const GpuRunOptions &gpu) {
     std::vector<HostArray> reference;
     ExecuteOptions exec;
     exec.dynamicBounds = options.gridBounds;
-    if (!executeGrid(plan, *jit, refInputs, outputDTypes, reference, exec,
-                     error)) {
+    if (batched ? !runHostProgram(program, *jit, refInputs, options.gridBounds,
+                                  outputDTypes, reference, exec, error)
+                : !executeGrid(plan, *jit, refInputs, outputDTypes, reference,
+                               exec, error)) {
       logError(specPath + ": error: " + error);
       return kExitUserError;
     }

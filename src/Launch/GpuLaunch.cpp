@@ -150,4 +150,61 @@ GpuStatus GpuKernelArgs::pack(const GpuLaunchRecord &record,
   return GpuStatus::success();
 }
 
+int64_t GpuBatchLoop::numBoundValues() const {
+  int64_t n = 0;
+  for (bool batched : batchedBounds)
+    n += batched ? axisSize : 1;
+  return n;
+}
+
+GpuStatus gpuBatchIteration(const GpuBatchLoop &loop, int64_t b,
+                            const std::vector<uint64_t> &inputs,
+                            const std::vector<uint64_t> &outputs,
+                            const std::vector<int64_t> &boundValues,
+                            std::vector<uint64_t> &iterInputs,
+                            std::vector<uint64_t> &iterOutputs,
+                            std::vector<int64_t> &iterBounds) {
+  auto bad = [](const std::string &what) {
+    return GpuStatus::failure(GpuError::InvalidLaunchRecord,
+                              "the batch loop " + what);
+  };
+  if (loop.axisSize < 1 || b < 0 || b >= loop.axisSize)
+    return bad("has no iteration " + std::to_string(b) + " of " +
+               std::to_string(loop.axisSize));
+  if (inputs.size() != loop.inputStrides.size() ||
+      outputs.size() != loop.outputStrides.size() ||
+      static_cast<int64_t>(boundValues.size()) != loop.numBoundValues())
+    return bad("takes " + std::to_string(loop.inputStrides.size()) +
+               " inputs, " + std::to_string(loop.outputStrides.size()) +
+               " outputs and " + std::to_string(loop.numBoundValues()) +
+               " bound values; the launch passes " +
+               std::to_string(inputs.size()) + ", " +
+               std::to_string(outputs.size()) + " and " +
+               std::to_string(boundValues.size()));
+  auto slices = [&](const std::vector<uint64_t> &base,
+                    const std::vector<uint64_t> &strides,
+                    std::vector<uint64_t> &out) {
+    out.clear();
+    for (size_t i = 0; i < base.size(); ++i) {
+      uint64_t offset, address;
+      if (__builtin_mul_overflow(static_cast<uint64_t>(b), strides[i],
+                                 &offset) ||
+          __builtin_add_overflow(base[i], offset, &address))
+        return false;
+      out.push_back(address);
+    }
+    return true;
+  };
+  if (!slices(inputs, loop.inputStrides, iterInputs) ||
+      !slices(outputs, loop.outputStrides, iterOutputs))
+    return bad("slice " + std::to_string(b) + " overflows the address space");
+  iterBounds.clear();
+  size_t next = 0;
+  for (bool batched : loop.batchedBounds) {
+    iterBounds.push_back(boundValues[next + (batched ? b : 0)]);
+    next += batched ? loop.axisSize : 1;
+  }
+  return GpuStatus::success();
+}
+
 } // namespace pallasc::launch

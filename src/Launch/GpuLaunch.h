@@ -90,6 +90,41 @@ private:
   std::vector<void *> pointers;
 };
 
+/// vmap's explicit batch loop around one GPU kernel (docs/manifest.md,
+/// "Batch loops"): the kernel runs once per iteration b in [0, axisSize),
+/// each launch on slice b of the batched operands. Operands are the
+/// batched arrays, dense and row-major, batched at axis 0 (or not at all),
+/// so iteration b's slice starts b strides past the array: the same
+/// arithmetic for device addresses (launchers, `pallasc run --target`) and
+/// host addresses (the emulator).
+struct GpuBatchLoop {
+  int64_t axisSize = 1;
+  /// Per input: the bytes from slice b to slice b + 1 (one iteration's
+  /// input for an input batched at axis 0, 0 for an unbatched one).
+  std::vector<uint64_t> inputStrides;
+  /// Per output (stacked along a new leading axis): one iteration's bytes.
+  std::vector<uint64_t> outputStrides;
+  /// Per dynamic grid bound, in grid order: whether it takes axisSize
+  /// values (one per iteration) rather than one for every iteration.
+  std::vector<bool> batchedBounds;
+  /// The bound values the loop takes: axisSize per batched bound, 1 per
+  /// other, in grid order.
+  int64_t numBoundValues() const;
+};
+
+/// Iteration `b` of `loop`: the operand addresses (`inputs` / `outputs` are
+/// the batched arrays' base addresses) and the dynamic bound values in
+/// grid order (`boundValues`: the loop's, numBoundValues() of them). Fails
+/// with InvalidLaunchRecord when the counts do not match the loop or an
+/// address overflows.
+GpuStatus gpuBatchIteration(const GpuBatchLoop &loop, int64_t b,
+                            const std::vector<uint64_t> &inputs,
+                            const std::vector<uint64_t> &outputs,
+                            const std::vector<int64_t> &boundValues,
+                            std::vector<uint64_t> &iterInputs,
+                            std::vector<uint64_t> &iterOutputs,
+                            std::vector<int64_t> &iterBounds);
+
 } // namespace pallasc::launch
 
 #endif // PALLASC_SRC_LAUNCH_GPULAUNCH_H

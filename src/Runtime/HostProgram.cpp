@@ -9,6 +9,9 @@
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/Builders.h"
 
 using namespace mlir;
@@ -52,6 +55,259 @@ bool isDirectCall(ModuleOp module) {
   if (!llvm::equal(call->getOperands(), entry.getArguments()))
     return false;
   return llvm::equal(ret.getOperands(), call.getResults());
+}
+
+int64_t BatchLoopProgram::numBoundValues() const {
+  int64_t n = 0;
+  for (int64_t axis : boundAxes)
+    n += axis == 0 ? axisSize : 1;
+  return n;
+}
+
+launch::GpuBatchLoop BatchLoopProgram::gpuLoop() const {
+  launch::GpuBatchLoop loop;
+  loop.axisSize = axisSize;
+  for (size_t i = 0; i < call.inputs.size(); ++i)
+    loop.inputStrides.push_back(
+        inAxes[i] == 0 ? HostArray(call.inputs[i].dtype, call.inputs[i].shape)
+                             .byteSize()
+                       : 0);
+  for (const ArrayType &a : call.outputs)
+    loop.outputStrides.push_back(HostArray(a.dtype, a.shape).byteSize());
+  for (int64_t axis : boundAxes)
+    loop.batchedBounds.push_back(axis == 0);
+  return loop;
+}
+
+namespace {
+
+/// The parts of vmap's explicit loop in @main: `ret(for(...))`.
+struct LoopShape {
+  scf::ForOp loop;
+  pallas::CallOp call;
+};
+
+/// Matches `@main` = constants, one tensor.empty per result, one scf.for
+/// from 0 to N step 1 over them, returning its results in order; the body:
+/// tensor.extract / tensor.extract_slice of @main's arguments at the
+/// induction variable, one pallas.call, tensor.insert_slice of each of its
+/// results into its iter_arg at the induction variable, scf.yield of them.
+/// `why` says what differs.
+bool matchLoopShape(ModuleOp module, LoopShape &shape, std::string &why) {
+  func::FuncOp main = findMain(module);
+  if (!main || main.isExternal() || main.getBody().getBlocks().size() != 1) {
+    why = "the module has no @main of one block";
+    return false;
+  }
+  Block &entry = main.getBody().front();
+  scf::ForOp loop;
+  for (Operation &op : entry) {
+    if (auto f = dyn_cast<scf::ForOp>(op)) {
+      if (loop) {
+        why = "@main holds more than one scf.for";
+        return false;
+      }
+      loop = f;
+    } else if (!isa<arith::ConstantOp, tensor::EmptyOp, func::ReturnOp>(op)) {
+      why = "@main holds '" + op.getName().getStringRef().str() +
+            "' besides the batch loop";
+      return false;
+    }
+  }
+  if (!loop) {
+    why = "@main holds no batch loop (scf.for)";
+    return false;
+  }
+  auto ret = cast<func::ReturnOp>(entry.getTerminator());
+  if (!llvm::equal(ret.getOperands(), loop.getResults())) {
+    why = "@main does not return the batch loop's results in order";
+    return false;
+  }
+  APInt lb, step, ub;
+  if (!matchPattern(loop.getLowerBound(), m_ConstantInt(&lb)) || !lb.isZero() ||
+      !matchPattern(loop.getStep(), m_ConstantInt(&step)) || !step.isOne() ||
+      !matchPattern(loop.getUpperBound(), m_ConstantInt(&ub))) {
+    why = "the batch loop does not run from 0 step 1 to a constant";
+    return false;
+  }
+  for (Value init : loop.getInitArgs())
+    if (!init.getDefiningOp<tensor::EmptyOp>()) {
+      why = "an output of the batch loop does not start as tensor.empty";
+      return false;
+    }
+  pallas::CallOp call;
+  Block *body = loop.getBody();
+  for (Operation &op : *body) {
+    if (auto c = dyn_cast<pallas::CallOp>(op)) {
+      if (call) {
+        why = "the batch loop holds more than one pallas.call";
+        return false;
+      }
+      call = c;
+    } else if (!isa<tensor::ExtractOp, tensor::ExtractSliceOp,
+                    tensor::InsertSliceOp, arith::ConstantOp, scf::YieldOp>(
+                   op)) {
+      why = "the batch loop holds '" + op.getName().getStringRef().str() +
+            "' besides the call";
+      return false;
+    }
+  }
+  if (!call) {
+    why = "the batch loop holds no pallas.call";
+    return false;
+  }
+  auto yield = cast<scf::YieldOp>(body->getTerminator());
+  if (yield.getNumOperands() != call.getNumResults()) {
+    why = "the batch loop does not yield one value per result of the call";
+    return false;
+  }
+  shape = {loop, call};
+  return true;
+}
+
+/// Whether `offsets`/`sizes`/`strides` select index `iv` at `axis` of
+/// `full` (sizes 1 there, whole elsewhere, offsets 0, strides 1).
+bool isSliceAt(ArrayRef<OpFoldResult> offsets, ArrayRef<OpFoldResult> sizes,
+               ArrayRef<OpFoldResult> strides, ArrayRef<int64_t> full,
+               int64_t axis, Value iv) {
+  if (offsets.size() != full.size() || sizes.size() != full.size() ||
+      strides.size() != full.size())
+    return false;
+  for (size_t d = 0; d < full.size(); ++d) {
+    std::optional<int64_t> size = getConstantIntValue(sizes[d]);
+    std::optional<int64_t> stride = getConstantIntValue(strides[d]);
+    if (!stride || *stride != 1 || !size)
+      return false;
+    if (static_cast<int64_t>(d) == axis) {
+      if (*size != 1 || llvm::dyn_cast_if_present<Value>(offsets[d]) != iv)
+        return false;
+    } else {
+      std::optional<int64_t> offset = getConstantIntValue(offsets[d]);
+      if (!offset || *offset != 0 || *size != full[d])
+        return false;
+    }
+  }
+  return true;
+}
+
+} // namespace
+
+bool isBatchLoop(ModuleOp module) {
+  LoopShape shape;
+  std::string why;
+  return matchLoopShape(module, shape, why);
+}
+
+bool planBatchLoop(ModuleOp module, BatchLoopProgram &program,
+                   std::string &error) {
+  LoopShape shape;
+  std::string why;
+  if (!matchLoopShape(module, shape, why)) {
+    error = "@main is not vmap's batch loop around one pallas.call (" + why +
+            ")";
+    return false;
+  }
+  func::FuncOp main = findMain(module);
+  Block &entry = main.getBody().front();
+  pallas::CallOp call = shape.call;
+  Value iv = shape.loop.getInductionVar();
+  program = BatchLoopProgram();
+  program.axisSize = *getConstantIntValue(shape.loop.getUpperBound());
+  auto bounds = call.getDynamicGridBounds();
+  auto inputs = call.getInputs();
+  if (entry.getNumArguments() != bounds.size() + inputs.size()) {
+    error = "@main takes " + std::to_string(entry.getNumArguments()) +
+            " arguments but its batch loop's call takes " +
+            std::to_string(bounds.size()) + " grid bounds and " +
+            std::to_string(inputs.size()) + " inputs";
+    return false;
+  }
+  // Bound k comes from @main's argument k, input i from argument
+  // numBounds + i: directly (unbatched) or sliced at the iteration.
+  for (auto [k, bound] : llvm::enumerate(bounds)) {
+    BlockArgument arg = entry.getArgument(k);
+    if (bound == arg) {
+      program.boundAxes.push_back(-1);
+      continue;
+    }
+    auto extract = bound.getDefiningOp<tensor::ExtractOp>();
+    if (!extract || extract.getTensor() != arg ||
+        extract.getIndices().size() != 1 || extract.getIndices()[0] != iv) {
+      error = "dynamic grid bound " + std::to_string(k) +
+              " of the batch loop's call is not @main's argument " +
+              std::to_string(k) + " (or its element at the iteration)";
+      return false;
+    }
+    program.boundAxes.push_back(0);
+  }
+  for (auto [i, input] : llvm::enumerate(inputs)) {
+    BlockArgument arg = entry.getArgument(bounds.size() + i);
+    ArrayType batched;
+    if (!arrayTypeOf(arg.getType(), "input " + std::to_string(i), batched,
+                     error))
+      return false;
+    program.inputs.push_back(batched);
+    if (input == arg) {
+      program.inAxes.push_back(-1);
+      continue;
+    }
+    auto slice = input.getDefiningOp<tensor::ExtractSliceOp>();
+    int64_t axis = -1;
+    if (slice && slice.getSource() == arg) {
+      ArrayRef<int64_t> full = slice.getSourceType().getShape();
+      for (int64_t a = 0; a < static_cast<int64_t>(full.size()); ++a)
+        if (isSliceAt(slice.getMixedOffsets(), slice.getMixedSizes(),
+                      slice.getMixedStrides(), full, a, iv))
+          axis = a;
+    }
+    if (axis < 0) {
+      error = "input " + std::to_string(i) +
+              " of the batch loop's call is not @main's input " +
+              std::to_string(i) + " (or its slice at the iteration)";
+      return false;
+    }
+    if (axis != 0) {
+      error = "input " + std::to_string(i) + " (" + batched.describe() +
+              ") is batched at axis " + std::to_string(axis) +
+              ": its per-iteration slices are not contiguous in memory, "
+              "and GPU launches take inputs batched at axis 0 or not "
+              "batched (vmap in_axes 0 or none for it)";
+      return false;
+    }
+    program.inAxes.push_back(0);
+  }
+  // Result j of the call goes into iter_arg j at the iteration, returned
+  // as @main's result j.
+  auto yield = cast<scf::YieldOp>(shape.loop.getBody()->getTerminator());
+  for (auto [j, result] : llvm::enumerate(call.getResults())) {
+    auto insert = yield.getOperand(j).getDefiningOp<tensor::InsertSliceOp>();
+    if (!insert || insert.getSource() != result ||
+        insert.getDest() != shape.loop.getRegionIterArg(j) ||
+        !isSliceAt(insert.getMixedOffsets(), insert.getMixedSizes(),
+                   insert.getMixedStrides(), insert.getDestType().getShape(),
+                   0, iv)) {
+      error = "the batch loop does not stack result " + std::to_string(j) +
+              " of its call at the iteration along axis 0";
+      return false;
+    }
+    ArrayType stacked;
+    if (!arrayTypeOf(main.getResultTypes()[j], "output " + std::to_string(j),
+                     stacked, error))
+      return false;
+    program.outputs.push_back(stacked);
+  }
+  if (!planCall(module, call, "__pallasc_index_map_", program.call, error))
+    return false;
+  for (auto [in, out] : program.call.aliases)
+    if (program.inAxes[in] != 0) {
+      error = "input " + std::to_string(in) +
+              " is aliased to output " + std::to_string(out) +
+              " but not batched: every iteration's output would start as "
+              "the same input, which GPU launches do not copy (batch it: "
+              "vmap in_axes 0)";
+      return false;
+    }
+  return true;
 }
 
 bool prepareHostProgram(ModuleOp module, HostProgram &program,

@@ -29,6 +29,7 @@
 #include "src/Runtime/GridExecutor.h"
 #include "src/Runtime/HostCode.h"
 #include "src/Runtime/Launch.h"
+#include "src/Launch/GpuLaunch.h"
 
 #include "mlir/IR/BuiltinOps.h"
 
@@ -67,6 +68,39 @@ struct HostProgram {
 /// returning the call's results in order: what planLaunch and the grid
 /// executor run directly.
 bool isDirectCall(mlir::ModuleOp module);
+
+/// `@main` as vmap's explicit batch loop (docs/transforms.md, "Explicit
+/// loop") around one pallas.call on its arguments: what the GPU launchers
+/// and `pallasc run --target cuda|rocm` run, one launch per iteration.
+struct BatchLoopProgram {
+  /// One iteration's call (its index-map wrappers added to the module).
+  LaunchPlan call;
+  int64_t axisSize = 1;
+  /// Per call input: the batch axis of @main's input (0), or -1.
+  std::vector<int64_t> inAxes;
+  /// Per dynamic grid bound of the call: 0 when @main takes it batched
+  /// (tensor<axisSize x index>), else -1.
+  std::vector<int64_t> boundAxes;
+  /// @main's arrays: the batched inputs and the stacked outputs.
+  std::vector<ArrayType> inputs, outputs;
+  /// Bound values @main takes, per dynamic bound in grid order (axisSize
+  /// for a batched one).
+  int64_t numBoundValues() const;
+  /// The loop in the launch library's terms.
+  launch::GpuBatchLoop gpuLoop() const;
+};
+
+/// Whether `module`'s `@main` has the shape of vmap's explicit batch loop
+/// (an scf.for around the module's only pallas.call).
+bool isBatchLoop(mlir::ModuleOp module);
+
+/// Reads vmap's batch loop in `@main`. Fails with a message saying what the
+/// GPU runners cannot run: a wrapper that is not one batch loop around one
+/// call on @main's arguments in order, an input batched at an axis other
+/// than 0 (its slices are not contiguous) or an unbatched input aliased to
+/// an output.
+bool planBatchLoop(mlir::ModuleOp module, BatchLoopProgram &program,
+                   std::string &error);
 
 /// Plans every pallas.call of `@main` (adding their index-map wrappers) and
 /// rewrites `@main` for the host:

@@ -50,28 +50,33 @@ std::vector<int64_t> descriptor(void *data, ArrayRef<int64_t> shape) {
 
 } // namespace
 
-bool emulateGpuKernel(ModuleOp module, const launch::GpuLaunchRecord &record,
-                      ArrayRef<void *> buffers, ArrayRef<int32_t> scalars,
-                      const int64_t grid[3], std::string &error,
-                      JitObjectCache *objects) {
-  SmallVector<MemRefType> params;
+struct EmulatedGpuKernel::Impl {
+  launch::GpuLaunchRecord record;
+  SmallVector<SmallVector<int64_t>> paramShapes;
+  std::unique_ptr<JitModule> jit;
+  PackedFn kernel = nullptr;
+};
+
+EmulatedGpuKernel::EmulatedGpuKernel(std::unique_ptr<Impl> impl)
+    : impl(std::move(impl)) {}
+EmulatedGpuKernel::~EmulatedGpuKernel() = default;
+
+std::unique_ptr<EmulatedGpuKernel>
+EmulatedGpuKernel::compile(ModuleOp module,
+                           const launch::GpuLaunchRecord &record,
+                           std::string &error, JitObjectCache *objects) {
+  auto impl = std::make_unique<Impl>();
+  impl->record = record;
   module.walk([&](mlir::gpu::GPUFuncOp f) {
     for (Type t : f.getArgumentTypes())
       if (auto m = dyn_cast<MemRefType>(t))
-        params.push_back(m);
+        impl->paramShapes.emplace_back(m.getShape());
   });
-  int64_t threads = record.block[0];
-  int64_t smemBytes = record.dynamicSharedBytes;
   int warpSize = static_cast<int>(record.warpSize);
   if (warpSize != 32 && warpSize != 64) {
     error = "the emulator runs 32- or 64-thread warps, not " +
             std::to_string(record.warpSize);
-    return false;
-  }
-  if (params.size() != buffers.size()) {
-    error = "the kernel takes " + std::to_string(params.size()) +
-            " arrays, " + std::to_string(buffers.size()) + " were given";
-    return false;
+    return nullptr;
   }
   JitOptions jitOptions;
   // What the CPU runner's kernels call too (bf16 truncation, ...), and the
@@ -88,26 +93,44 @@ bool emulateGpuKernel(ModuleOp module, const launch::GpuLaunchRecord &record,
     jit = JitModule::loadCached(*objects, jitOptions);
   if (!jit) {
     if (failed(buildHostKernel(module, error)))
-      return false;
+      return nullptr;
     if (failed(lowerHostKernel(module))) {
       error = "cannot lower the kernel for the host";
-      return false;
+      return nullptr;
     }
     std::string object;
     jit = JitModule::create(module, error, jitOptions,
                             objects ? &object : nullptr);
     if (!jit) {
       error = "cannot JIT the emulated kernel: " + error;
-      return false;
+      return nullptr;
     }
     if (objects && !object.empty())
       objects->store(object);
   }
-  PackedFn kernel = jit->lookupCInterface("pallasc_emu_kernel", error);
-  if (!kernel) {
+  impl->kernel = jit->lookupCInterface("pallasc_emu_kernel", error);
+  if (!impl->kernel) {
     error = "the emulated kernel has no entry: " + error;
+    return nullptr;
+  }
+  impl->jit = std::move(jit);
+  return std::unique_ptr<EmulatedGpuKernel>(
+      new EmulatedGpuKernel(std::move(impl)));
+}
+
+bool EmulatedGpuKernel::run(ArrayRef<void *> buffers,
+                            ArrayRef<int32_t> scalars, const int64_t grid[3],
+                            std::string &error) {
+  const launch::GpuLaunchRecord &record = impl->record;
+  int64_t threads = record.block[0];
+  int64_t smemBytes = record.dynamicSharedBytes;
+  int warpSize = static_cast<int>(record.warpSize);
+  if (impl->paramShapes.size() != buffers.size()) {
+    error = "the kernel takes " + std::to_string(impl->paramShapes.size()) +
+            " arrays, " + std::to_string(buffers.size()) + " were given";
     return false;
   }
+  PackedFn kernel = impl->kernel;
 
   // Shared memory below 2 GiB: the lowering computes 32-bit shared
   // addresses (ldmatrix) from it. Aligned to 2^18 bytes: a wgmma matrix
@@ -128,8 +151,8 @@ bool emulateGpuKernel(ModuleOp module, const launch::GpuLaunchRecord &record,
   // Packed arguments: descriptors for arrays, values for scalars, then the
   // shared memory descriptor.
   std::vector<std::vector<int64_t>> descs;
-  for (auto [p, t] : llvm::zip(buffers, params))
-    descs.push_back(descriptor(p, t.getShape()));
+  for (auto [p, shape] : llvm::zip(buffers, impl->paramShapes))
+    descs.push_back(descriptor(p, shape));
   std::vector<int64_t> smemDesc =
       descriptor(smem, {static_cast<int64_t>(smemSize)});
   std::vector<void *> descPtrs;
@@ -170,6 +193,27 @@ bool emulateGpuKernel(ModuleOp module, const launch::GpuLaunchRecord &record,
                     static_cast<char *>(smem), smemSize, error);
   munmap(mapping, mapSize);
   return ok;
+}
+
+bool emulateGpuKernel(ModuleOp module, const launch::GpuLaunchRecord &record,
+                      ArrayRef<void *> buffers, ArrayRef<int32_t> scalars,
+                      const int64_t grid[3], std::string &error,
+                      JitObjectCache *objects) {
+  // The counts are checked before the (slow) compile.
+  size_t numParams = 0;
+  module.walk([&](mlir::gpu::GPUFuncOp f) {
+    for (Type t : f.getArgumentTypes())
+      numParams += isa<MemRefType>(t);
+  });
+  if (numParams != buffers.size() &&
+      (record.warpSize == 32 || record.warpSize == 64)) {
+    error = "the kernel takes " + std::to_string(numParams) + " arrays, " +
+            std::to_string(buffers.size()) + " were given";
+    return false;
+  }
+  std::unique_ptr<EmulatedGpuKernel> kernel =
+      EmulatedGpuKernel::compile(module, record, error, objects);
+  return kernel && kernel->run(buffers, scalars, grid, error);
 }
 
 } // namespace pallasc::runtime

@@ -24,7 +24,9 @@
 #include "llvm/ADT/ArrayRef.h"
 
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <vector>
 
 namespace pallasc::runtime {
 
@@ -44,6 +46,29 @@ bool emulateGpuKernel(mlir::ModuleOp distributed,
                       llvm::ArrayRef<void *> buffers,
                       llvm::ArrayRef<int32_t> scalars, const int64_t grid[3],
                       std::string &error, JitObjectCache *objects = nullptr);
+
+/// emulateGpuKernel in two steps, for a kernel launched many times (vmap's
+/// batch loop): the kernel lowered for the host and JIT-compiled once, then
+/// run per launch.
+class EmulatedGpuKernel {
+public:
+  /// Compiles the kernel of `distributed` (modified: lowered for the host;
+  /// `objects` as for emulateGpuKernel); null with `error` set on failure.
+  static std::unique_ptr<EmulatedGpuKernel>
+  compile(mlir::ModuleOp distributed, const launch::GpuLaunchRecord &record,
+          std::string &error, JitObjectCache *objects = nullptr);
+  ~EmulatedGpuKernel();
+
+  /// One launch over `grid` (x, y, z): `buffers` and `scalars` as for
+  /// emulateGpuKernel.
+  bool run(llvm::ArrayRef<void *> buffers, llvm::ArrayRef<int32_t> scalars,
+           const int64_t grid[3], std::string &error);
+
+private:
+  struct Impl;
+  explicit EmulatedGpuKernel(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl;
+};
 
 } // namespace pallasc::runtime
 
