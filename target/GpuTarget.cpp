@@ -39,6 +39,17 @@ constexpr MatrixInstr kMfmaCdna[] = {
     {K::Mfma, 16, 16, 16, T::BF16, T::F32},
 };
 
+// RDNA3 (gfx11): v_wmma_f32_16x16x16_{f16,bf16} on wave32, 16 A/B elements
+// per lane; RDNA4 (gfx12): their _gfx12 forms, 8 per lane.
+constexpr MatrixInstr kWmmaRdna3[] = {
+    {K::Wmma, 16, 16, 16, T::F16, T::F32, 0, 16},
+    {K::Wmma, 16, 16, 16, T::BF16, T::F32, 0, 16},
+};
+constexpr MatrixInstr kWmmaRdna4[] = {
+    {K::Wmma, 16, 16, 16, T::F16, T::F32, 0, 8},
+    {K::Wmma, 16, 16, 16, T::BF16, T::F32, 0, 8},
+};
+
 constexpr int kCodeObjectVersions[] = {4, 5, 6};
 
 constexpr int64_t KiB = 1024;
@@ -66,13 +77,15 @@ GpuTarget nvidia(const char *chip, const char *family, int cc,
   return t;
 }
 
+// `lanes`: 64 on CDNA (wave64 only), 32 on RDNA (compiled as wave32, the
+// mode its WMMA instructions are written for).
 GpuTarget amd(const char *chip, const char *family, int64_t lds,
-              TableSpan<MatrixInstr> instrs) {
+              TableSpan<MatrixInstr> instrs, int64_t lanes = 64) {
   GpuTarget t;
   t.chip = chip;
   t.vendor = GpuVendor::Amd;
   t.family = family;
-  t.lanesPerWarp = 64;
+  t.lanesPerWarp = lanes;
   t.maxSharedBytesPerBlock = lds;
   t.staticSharedBytesLimit = lds;
   t.matrixInstrs = instrs;
@@ -84,9 +97,10 @@ GpuTarget amd(const char *chip, const char *family, int64_t lds,
 // The table. Shared memory per block with the opt-in (CUDA programming
 // guide, "Technical Specifications per Compute Capability"): 64 KiB on
 // sm_75, 163 KiB on sm_80, 99 KiB on sm_86/sm_89/sm_120, 227 KiB on
-// sm_90/sm_100. LDS per workgroup: 64 KiB on CDNA2/3, 160 KiB on CDNA4.
-// Not here (refused with the list): sm_70 and older (CUDA 13's ptxas has
-// no code generation for them), RDNA (wave32 and WMMA are not lowered).
+// sm_90/sm_100. LDS per workgroup: 64 KiB on CDNA2/3 and RDNA3/4, 160 KiB
+// on CDNA4. Wavefronts: 64 lanes on CDNA, 32 on RDNA. Not here (refused
+// with the list): sm_70 and older (CUDA 13's ptxas has no code generation
+// for them), gfx940/gfx941 (no longer processors of LLVM 22).
 const GpuTarget kTargets[] = {
     nvidia("sm_75", "Turing", 75, 64 * KiB, {}, false, true, false,
            "+ptx80"),
@@ -113,6 +127,9 @@ const GpuTarget kTargets[] = {
     // MI355: keeps CDNA3's 16x16x16 MFMA (its 16x16x32 f16/bf16 shapes are
     // not used yet).
     amd("gfx950", "CDNA4", 160 * KiB, kMfmaCdna),
+    // Radeon RX 7900 (RDNA3) and RX 9070 (RDNA4): wave32, WMMA.
+    amd("gfx1100", "RDNA3", 64 * KiB, kWmmaRdna3, 32),
+    amd("gfx1201", "RDNA4", 64 * KiB, kWmmaRdna4, 32),
 };
 
 } // namespace

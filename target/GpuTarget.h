@@ -32,6 +32,7 @@ enum class MatrixInstrKind {
   Wgmma,   ///< NVIDIA wgmma.mma_async (one warpgroup of 4 warps; operands
            ///< in shared memory)
   Mfma,    ///< AMD v_mfma (one wavefront; operands in registers)
+  Wmma,    ///< AMD v_wmma (one wave32 wavefront; operands in registers)
 };
 
 /// Element types of matrix instruction operands.
@@ -46,6 +47,9 @@ struct MatrixInstr {
   MatrixElemType operand;
   MatrixElemType acc;
   int64_t nStep = 0; ///< wgmma: n is any multiple of nStep up to n
+  /// WMMA: the A (B) elements one lane holds, 16 on RDNA3 (a whole row of
+  /// A, the two half-waves holding the same) or 8 on RDNA4 (half a row).
+  int64_t operandsPerLane = 0;
 };
 
 /// A constant array of the table (begin/end for range-for).

@@ -64,7 +64,8 @@ void mlir::pallas::buildRocmCodegenPipeline(
   target.chip = options.chip;
   target.abiVersion = options.abiVersion;
   target.optLevel = options.optLevel;
-  // Wavefront size from the GPU target table (64 on CDNA).
+  // Wavefront size from the GPU target table (64 on CDNA, 32 on RDNA: the
+  // wave64 flag off compiles the kernel for wave32).
   const pallasc::GpuTarget *chip = pallasc::lookupGpuChip(options.chip);
   target.wave64Flag = !chip || chip->lanesPerWarp == 64;
   pm.addPass(createGpuROCDLAttachTarget(target));
@@ -120,7 +121,8 @@ struct RocmPipelineCLOptions
     : public PassPipelineOptions<RocmPipelineCLOptions> {
   Option<std::string> chip{*this, "chip",
                            llvm::cl::desc("AMD chip of the GPU target table "
-                                          "(gfx90a, gfx942, gfx950)"),
+                                          "(gfx90a, gfx942, gfx950, gfx1100, "
+                                          "gfx1201)"),
                            llvm::cl::init("gfx90a")};
   Option<std::string> abi{*this, "abi",
                           llvm::cl::desc("Code object version: 400, 500 or "
@@ -152,7 +154,8 @@ void mlir::pallas::registerRocmPipeline() {
   PassPipelineRegistration<RocmPipelineCLOptions>(
       "pallas-to-rocm-pipeline",
       "Lower a pallas_call to AMDGPU assembly: prepare, pallas-to-linalg, "
-      "pallas-to-gpu (wave64, MFMA), then amdgpu/gpu -> rocdl and "
+      "pallas-to-gpu (wave64 + MFMA or wave32 + WMMA), then amdgpu/gpu -> "
+      "rocdl and "
       "serialization",
       [](OpPassManager &pm, const RocmPipelineCLOptions &cl) {
         RocmPipelineOptions options;

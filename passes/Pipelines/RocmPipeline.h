@@ -2,7 +2,7 @@
 //
 // The AMD pipeline (docs/rocm.md): the distribution shared with the NVIDIA
 // pipeline (pallas-gpu-prepare, pallas-to-linalg, pallas-to-gpu with a gfx
-// chip: wave64, MFMA), then upstream's amdgpu/gpu -> rocdl and
+// chip: wave64 + MFMA on CDNA, wave32 + WMMA on RDNA), then upstream's amdgpu/gpu -> rocdl and
 // gpu-module-to-binary to AMDGPU assembly with the ROCm device libraries
 // (ocml/ockl) linked. Registered as `pallas-to-rocm-pipeline`; the driver
 // assembles and links the code object (src/Target/RocmArtifacts.h).

@@ -528,7 +528,8 @@ std::string codePathKey(const GpuTarget &t) {
     key += std::to_string(int(i.kind)) + ":" + std::to_string(i.m) + "x" +
            std::to_string(i.n) + "x" + std::to_string(i.k) + ":" +
            std::to_string(int(i.operand)) + ":" + std::to_string(int(i.acc)) +
-           ":" + std::to_string(i.nStep) + ",";
+           ":" + std::to_string(i.nStep) + ":" +
+           std::to_string(i.operandsPerLane) + ",";
   return key;
 }
 

@@ -330,8 +330,8 @@ int runOnGpu(const RunOptions &options, const GpuRunOptions &gpu) {
     return kExitUsageError;
   }
   std::string arch = target->chip;
-  // rocm:<arch>: the AMD lowering (wave64, MFMA), on the emulator only (no
-  // HIP runtime is linked).
+  // rocm:<arch>: the AMD lowering (CDNA: wave64, MFMA; RDNA: wave32, WMMA),
+  // on the emulator only (no HIP runtime is linked).
   bool amd = target->isAmd();
   if (amd && !gpu.emulate) {
     logError("error: pallasc run cannot launch on AMD GPUs (no HIP runtime "

@@ -88,7 +88,7 @@ TEST_CASE("everyTarget covers every code path of the GPU target table",
     INFO(chip.targetName());
     for (MatrixInstrKind kind :
          {MatrixInstrKind::MmaSync, MatrixInstrKind::Wgmma,
-          MatrixInstrKind::Mfma})
+          MatrixInstrKind::Mfma, MatrixInstrKind::Wmma})
       if (chip.hasMatrixInstr(kind))
         CHECK(covered([&](const GpuTarget &g) {
           return g.vendor == chip.vendor && g.hasMatrixInstr(kind);

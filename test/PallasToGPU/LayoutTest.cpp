@@ -269,6 +269,76 @@ TEST_CASE("MFMA 16x16x16 f16 fragments follow the CDNA3 ISA", "[layout]") {
   });
 }
 
+TEST_CASE("WMMA 16x16x16 fragments follow the RDNA3 and RDNA4 ISAs",
+          "[layout]") {
+  // RDNA3 ISA, v_wmma_f32_16x16x16_f16 (wave32): lane l holds row l % 16 of
+  // A and column l % 16 of B, K = 0..15 in its 16 halves, lanes l and
+  // l + 16 the same; D VGPR j: D[2 j + l / 16][l % 16].
+  Layout c3 = wmmaCLayout(16, 16, 1, 1, 16);
+  REQUIRE(numLanes(c3) == 32);
+  REQUIRE(c3.numRegs() == 8);
+  forEachHeld(c3, [](int64_t j, int64_t l, int64_t, int64_t row,
+                     int64_t col) {
+    CHECK(row == 2 * j + l / 16);
+    CHECK(col == l % 16);
+  });
+  CHECK(coversEvenly(c3, 1));
+  Layout a3 = wmmaALayout(16, 16, 1, 1, 16);
+  REQUIRE(a3.numRegs() == 16);
+  forEachHeld(a3, [](int64_t j, int64_t l, int64_t, int64_t row,
+                     int64_t col) {
+    CHECK(row == l % 16);
+    CHECK(col == j);
+  });
+  CHECK(coversEvenly(a3, 2));
+  Layout b3 = wmmaBLayout(16, 16, 1, 1, 16);
+  forEachHeld(b3, [](int64_t j, int64_t l, int64_t, int64_t row,
+                     int64_t col) {
+    CHECK(row == j);
+    CHECK(col == l % 16);
+  });
+  CHECK(coversEvenly(b3, 2));
+  // RDNA4 ISA, v_wmma_f32_16x16x16_f16 (gfx12, wave32): 8 halves per lane,
+  // A[l % 16][8 (l / 16) + j], B[8 (l / 16) + j][l % 16]; D VGPR j:
+  // D[8 (l / 16) + j][l % 16].
+  Layout c4 = wmmaCLayout(16, 16, 1, 1, 8);
+  REQUIRE(c4.numRegs() == 8);
+  forEachHeld(c4, [](int64_t j, int64_t l, int64_t, int64_t row,
+                     int64_t col) {
+    CHECK(row == 8 * (l / 16) + j);
+    CHECK(col == l % 16);
+  });
+  CHECK(coversEvenly(c4, 1));
+  Layout a4 = wmmaALayout(16, 16, 1, 1, 8);
+  REQUIRE(a4.numRegs() == 8);
+  forEachHeld(a4, [](int64_t j, int64_t l, int64_t, int64_t row,
+                     int64_t col) {
+    CHECK(row == l % 16);
+    CHECK(col == 8 * (l / 16) + j);
+  });
+  CHECK(coversEvenly(a4, 1));
+  Layout b4 = wmmaBLayout(16, 16, 1, 1, 8);
+  forEachHeld(b4, [](int64_t j, int64_t l, int64_t, int64_t row,
+                     int64_t col) {
+    CHECK(row == 8 * (l / 16) + j);
+    CHECK(col == l % 16);
+  });
+  CHECK(coversEvenly(b4, 1));
+  // 4 x 1 wavefronts over [128, 64] (repetitions along N, then M), and an
+  // A operand with K = 64 (repetitions along K first).
+  for (int64_t perLane : {16, 8}) {
+    Layout big = wmmaCLayout(128, 64, 4, 1, perLane);
+    CHECK(coversEvenly(big, 1));
+    forEachHeld(big, [](int64_t, int64_t, int64_t w, int64_t row, int64_t) {
+      CHECK(row / 32 == w);
+    });
+    CHECK(coversEvenly(wmmaALayout(128, 64, 4, 1, perLane),
+                       perLane == 16 ? 2 : 1));
+    CHECK(coversEvenly(wmmaBLayout(64, 64, 2, 2, perLane),
+                       (perLane == 16 ? 2 : 1) * 2));
+  }
+}
+
 TEST_CASE("inverse: registerOf undoes regLinear", "[layout]") {
   for (const Layout &l :
        {mmaCLayout(64, 64, 2, 2), mmaALayout(64, 32, 2, 2),

@@ -31,20 +31,21 @@ TEST_CASE("A wrong GPU target name lists every valid one", "[gputarget]") {
   CHECK(error == "unknown GPU target 'cuda:sm_50'; expected one of "
                  "cuda:sm_75, cuda:sm_80, cuda:sm_86, cuda:sm_89, "
                  "cuda:sm_90, cuda:sm_90a, cuda:sm_100, cuda:sm_100a, "
-                 "cuda:sm_120, rocm:gfx90a, rocm:gfx942, rocm:gfx950");
-  // CUDA 13's ptxas compiles nothing older than sm_75; RDNA is not lowered.
+                 "cuda:sm_120, rocm:gfx90a, rocm:gfx942, rocm:gfx950, "
+                 "rocm:gfx1100, rocm:gfx1201");
+  // CUDA 13's ptxas compiles nothing older than sm_75; RDNA2 has no WMMA.
   CHECK(!lookupGpuTarget("cuda:sm_70"));
-  CHECK(!lookupGpuTarget("rocm:gfx1100"));
+  CHECK(!lookupGpuTarget("rocm:gfx1030"));
   CHECK(!lookupGpuTarget("rocm:gfx940"));
   // The vendor prefix must match the chip.
   CHECK(!parseGpuTarget("rocm:sm_80", error));
   CHECK(!parseGpuTarget("cuda:gfx942", error));
   CHECK(!parseGpuTarget("sm_80", error));
-  CHECK(!parseGpuChip("gfx1100", error));
-  CHECK(error == "unknown GPU chip 'gfx1100'; expected one of sm_75, sm_80, "
+  CHECK(!parseGpuChip("gfx1030", error));
+  CHECK(error == "unknown GPU chip 'gfx1030'; expected one of sm_75, sm_80, "
                  "sm_86, sm_89, sm_90, sm_90a, sm_100, sm_100a, sm_120, "
-                 "gfx90a, gfx942, gfx950");
-  CHECK(hasGpuTargetPrefix("rocm:gfx1100"));
+                 "gfx90a, gfx942, gfx950, gfx1100, gfx1201");
+  CHECK(hasGpuTargetPrefix("rocm:gfx1030"));
   CHECK(!hasGpuTargetPrefix("tpu"));
 }
 
@@ -65,7 +66,15 @@ TEST_CASE("Every GPU target entry is consistent", "[gputarget]") {
       CHECK(i.acc == MatrixElemType::F32);
       CHECK((i.nStep == 0 || i.n % i.nStep == 0));
       // Each family belongs to one vendor.
-      CHECK((i.kind == MatrixInstrKind::Mfma) == t.isAmd());
+      CHECK((i.kind == MatrixInstrKind::Mfma ||
+             i.kind == MatrixInstrKind::Wmma) == t.isAmd());
+      // WMMA says how many A/B elements a lane holds; the others do not.
+      CHECK((i.kind == MatrixInstrKind::Wmma) == (i.operandsPerLane != 0));
+      // WMMA is wave32's, MFMA wave64's.
+      if (i.kind == MatrixInstrKind::Wmma)
+        CHECK(t.lanesPerWarp == 32);
+      if (i.kind == MatrixInstrKind::Mfma)
+        CHECK(t.lanesPerWarp == 64);
     }
     if (t.isNvidia()) {
       CHECK(t.computeCapability >= 75);
@@ -129,4 +138,23 @@ TEST_CASE("Matrix instruction shapes of the chips", "[gputarget]") {
   CHECK(lookupGpuChip("gfx950")->maxSharedBytesPerBlock == 163840);
   CHECK(lookupGpuChip("gfx950")->findMatrixInstr(MatrixInstrKind::Mfma,
                                                  MatrixElemType::BF16));
+  // RDNA3/RDNA4: wave32, 64 KiB LDS, WMMA 16x16x16 with 16 (gfx11) or 8
+  // (gfx12) A/B elements per lane, no MFMA.
+  for (auto [chip, perLane] : {std::pair{"gfx1100", 16}, {"gfx1201", 8}}) {
+    INFO(chip);
+    const GpuTarget *t = lookupGpuChip(chip);
+    REQUIRE(t);
+    CHECK(t->lanesPerWarp == 32);
+    CHECK(t->laneBits() == 5);
+    CHECK(t->maxWarpsPerBlock() == 32);
+    CHECK(t->maxSharedBytesPerBlock == 65536);
+    CHECK(!t->hasMatrixInstr(MatrixInstrKind::Mfma));
+    for (MatrixElemType e : {MatrixElemType::F16, MatrixElemType::BF16}) {
+      const MatrixInstr *w = t->findMatrixInstr(MatrixInstrKind::Wmma, e);
+      REQUIRE(w);
+      CHECK((w->m == 16 && w->n == 16 && w->k == 16));
+      CHECK(w->operandsPerLane == perLane);
+    }
+    CHECK(!t->findMatrixInstr(MatrixInstrKind::Wmma, MatrixElemType::TF32));
+  }
 }

@@ -46,7 +46,9 @@ int Distributor::intern(const Layout &l) {
   int id = static_cast<int>(layouts.size()) - 1;
   if (l.family == Layout::Family::MmaC || l.family == Layout::Family::MmaA ||
       l.family == Layout::Family::MmaB || l.family == Layout::Family::MfmaC ||
-      l.family == Layout::Family::MfmaA || l.family == Layout::Family::MfmaB)
+      l.family == Layout::Family::MfmaA || l.family == Layout::Family::MfmaB ||
+      l.family == Layout::Family::WmmaC || l.family == Layout::Family::WmmaA ||
+      l.family == Layout::Family::WmmaB)
     mmaRoot[id] = {l.warpsM, l.warpsN, false};
   if (l.family == Layout::Family::WgmmaC || l.family == Layout::Family::WgmmaA)
     mmaRoot[id] = {l.warpsM, l.warpsN, true};

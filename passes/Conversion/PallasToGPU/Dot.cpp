@@ -10,7 +10,9 @@
 //
 // On AMD CDNA (gfx90a, gfx94x): `v_mfma_f32_16x16x16{f16,bf16}`
 // (amdgpu.mfma) on wave64, with the operands staged in LDS (or taken from
-// registers already in the fragment layouts) and read per k step.
+// registers already in the fragment layouts) and read per k step; on RDNA
+// (gfx11, gfx12) the same with `v_wmma_f32_16x16x16_{f16,bf16}` on wave32
+// (Wmma.cpp: its fragments and op).
 //
 // f32 x f32 -> f32 at the default or `high` precision on sm_80+: tf32 tensor
 // cores, `mma.sync.m16n8k8.tf32` with the operands rounded to tf32 (cvt.rna)
@@ -66,6 +68,20 @@ int Distributor::streamedLayouts(Value v, Value x, ArrayRef<int64_t> perm,
     return sourceId;
   return intern(projectLayout(layout(sourceId), perm,
                               cast<RankedTensorType>(v.getType()).getShape()));
+}
+
+WaveMatrixInstr mlir::pallas::gpu::detail::mfmaInstr() {
+  WaveMatrixInstr i;
+  i.aRegs = i.bRegs = i.cRegs = 4;
+  i.aLayout = mfmaALayout;
+  i.bLayout = mfmaBLayout;
+  i.cLayout = mfmaCLayout;
+  i.create = [](OpBuilder &b, Location loc, Value a, Value bv, Value c) {
+    return amdgpu::MFMAOp::create(b, loc, c.getType(), 16, 16, 16, 1, a, bv,
+                                  c)
+        .getResult();
+  };
+  return i;
 }
 
 void mlir::pallas::gpu::populateDotEmitters(EmitterRegistry &r) {
@@ -141,14 +157,15 @@ LogicalResult Distributor::emitDot(Operation *op) {
     return tile;
   };
 
-  if (C.family == Layout::Family::MfmaC && s.batch == 0) {
+  std::optional<WaveMatrixInstr> wave = waveMatrixInstr(C, *kc.target);
+  if (wave && s.batch == 0) {
     int64_t wm = C.warpsM, wn = C.warpsN;
-    int aId = intern(mfmaALayout(s.m, s.k, wm, wn));
-    int bId = intern(mfmaBLayout(s.k, s.n, wm, wn));
+    int aId = intern(wave->aLayout(s.m, s.k, wm, wn));
+    int bId = intern(wave->bLayout(s.k, s.n, wm, wn));
     // An operand comes from registers when they already hold its fragments
     // (e.g. probabilities computed in the accumulator layout of an earlier
     // dot); otherwise it is staged in LDS and each fragment is read just
-    // before its MFMA.
+    // before its instruction.
     auto fromRegisters = [&](Value v, int want) -> std::optional<
                                                     SmallVector<Value>> {
       if (stagedViews.count(v) || streamed.contains(v))
@@ -166,7 +183,7 @@ LogicalResult Distributor::emitDot(Operation *op) {
     std::optional<SmallVector<Value>> aRegs = fromRegisters(aVal, aId);
     std::optional<SmallVector<Value>> bRegs = fromRegisters(bVal, bId);
     // Operands loaded from global memory for this dot only are staged one
-    // k chunk at a time in a chunk-sized LDS tile (LDS is 64 KiB on CDNA:
+    // k chunk at a time in a chunk-sized LDS tile (LDS is 64 KiB on CDNA2/3:
     // two padded 128x128 bf16 tiles would not fit); the others whole.
     int64_t chunkK = std::min<int64_t>(s.k, 32);
     struct Chunked {
@@ -175,11 +192,11 @@ LogicalResult Distributor::emitDot(Operation *op) {
       int64_t sourceDim;
       View tile;
     };
-    int aChunkId = intern(mfmaALayout(s.m, chunkK, wm, wn));
-    int bChunkId = intern(mfmaBLayout(chunkK, s.n, wm, wn));
-    // `fragmentId`: the MFMA operand layout of one chunk; the tile is stored
+    int aChunkId = intern(wave->aLayout(s.m, chunkK, wm, wn));
+    int bChunkId = intern(wave->bLayout(chunkK, s.n, wm, wn));
+    // `fragmentId`: the operand layout of one chunk; the tile is stored
     // along the dimension its fragments are contiguous in (k), so each
-    // fragment is one 8-byte LDS read (B's copy transposes on the way in).
+    // fragment is one LDS read (B's copy transposes on the way in).
     auto planChunked = [&](Value v, int64_t kdim,
                            int fragmentId) -> std::optional<Chunked> {
       if (!streamed.contains(v) || stagedViews.count(v) || chunkK == s.k)
@@ -241,15 +258,16 @@ LogicalResult Distributor::emitDot(Operation *op) {
     int64_t nbA = log2Exact(s.k), nbB = log2Exact(s.n), nbC = nbB;
     int64_t nbAChunk = log2Exact(chunkK);
     Type f32 = b.getF32Type();
-    auto accType = VectorType::get({4}, f32);
-    auto opType = VectorType::get({4}, s.a);
-    // Registers r0..r0+3 of an operand's tile at `lin` in layout `l` as
-    // vector<4xT>, read from `tile` or taken from `regs`.
+    auto accType = VectorType::get({wave->cRegs}, f32);
+    // Registers r0..r0+count-1 of an operand's tile at `lin` in layout `l`
+    // as vector<count x T>, read from `tile` or taken from `regs`.
     auto fragment = [&](int lId, uint64_t lin, const View *tile,
-                        const std::optional<SmallVector<Value>> &regs)
-        -> FailureOr<Value> {
+                        const std::optional<SmallVector<Value>> &regs,
+                        int64_t count) -> FailureOr<Value> {
       int64_t r0 = *registerOf(layout(lId), lin);
-      SmallVector<int64_t> subset = {r0, r0 + 1, r0 + 2, r0 + 3};
+      SmallVector<int64_t> subset;
+      for (int64_t j = 0; j < count; ++j)
+        subset.push_back(r0 + j);
       SmallVector<Value> elems;
       if (tile) {
         auto loaded = load(*tile, lId, subset);
@@ -261,7 +279,8 @@ LogicalResult Distributor::emitDot(Operation *op) {
         for (int64_t r : subset)
           elems.push_back((*regs)[r]);
       }
-      return vector::FromElementsOp::create(b, loc, opType, elems)
+      return vector::FromElementsOp::create(
+                 b, loc, VectorType::get({count}, s.a), elems)
           .getResult();
     };
     for (int64_t kk = 0; kk < s.k / 16; ++kk) {
@@ -281,9 +300,9 @@ LogicalResult Distributor::emitDot(Operation *op) {
             aChunked
                 ? fragment(aChunkId,
                            (uint64_t(mi * 16) << nbAChunk) | uint64_t(kc0),
-                           &aChunked->tile, std::nullopt)
+                           &aChunked->tile, std::nullopt, wave->aRegs)
                 : fragment(aId, (uint64_t(mi * 16) << nbA) | uint64_t(kk * 16),
-                           aStage ? &*aStage : nullptr, aRegs);
+                           aStage ? &*aStage : nullptr, aRegs, wave->aRegs);
         if (failed(f))
           return failure();
         aFrag.push_back(*f);
@@ -292,9 +311,9 @@ LogicalResult Distributor::emitDot(Operation *op) {
         FailureOr<Value> bFrag =
             bChunked
                 ? fragment(bChunkId, (uint64_t(kc0) << nbB) | uint64_t(ni * 16),
-                           &bChunked->tile, std::nullopt)
+                           &bChunked->tile, std::nullopt, wave->bRegs)
                 : fragment(bId, (uint64_t(kk * 16) << nbB) | uint64_t(ni * 16),
-                           bStage ? &*bStage : nullptr, bRegs);
+                           bStage ? &*bStage : nullptr, bRegs, wave->bRegs);
         if (failed(bFrag))
           return failure();
         for (int64_t mi = 0; mi < s.m / wm / 16; ++mi) {
@@ -302,11 +321,9 @@ LogicalResult Distributor::emitDot(Operation *op) {
           int64_t r0 = *registerOf(C, lin);
           Value c = vector::FromElementsOp::create(
               b, loc, accType,
-              ValueRange{acc[r0], acc[r0 + 1], acc[r0 + 2], acc[r0 + 3]});
-          Value d = amdgpu::MFMAOp::create(b, loc, accType, 16, 16, 16, 1,
-                                           aFrag[mi], *bFrag, c)
-                        .getResult();
-          for (int64_t j = 0; j < 4; ++j)
+              ArrayRef<Value>(acc).slice(r0, wave->cRegs));
+          Value d = wave->create(b, loc, aFrag[mi], *bFrag, c);
+          for (int64_t j = 0; j < wave->cRegs; ++j)
             acc[r0 + j] = vector::ExtractOp::create(b, loc, d, j);
         }
       }

@@ -1,7 +1,7 @@
 //===- DotLayout.cpp - the matrix instruction of a dot ----------*- C++ -*-===//
 //
 // Choosing a dot's instruction is choosing its accumulator layout: wgmma
-// (sm_90a), mma.sync (sm_80+, f16/bf16 and tf32) or MFMA (CDNA) tiles over
+// (sm_90a), mma.sync (sm_80+, f16/bf16 and tf32), MFMA (CDNA) or WMMA (RDNA) tiles over
 // the warps, from the chip's matrix instructions in the GPU target table;
 // the SIMT fallback otherwise. Layout assignment (LayoutAssignment.cpp)
 // calls this for every dot; the emitters follow the chosen layout.
@@ -71,11 +71,14 @@ int Distributor::dotLayout(Operation *op) {
       return intern(wgmmaCLayout(s.m, s.n, gm, gn));
     }
   }
-  // One warp's tile (16 x 8 for mma.sync.m16n8k16, 16 x 16 for MFMA
-  // 16x16x16), from the chip's f16 instruction of its family.
+  // One warp's tile (16 x 8 for mma.sync.m16n8k16, 16 x 16 for MFMA and
+  // WMMA 16x16x16), from the chip's f16 instruction of its family.
   bool mfma = kc.has(MatrixInstrKind::Mfma);
+  bool wmma = kc.has(MatrixInstrKind::Wmma);
   const pallasc::MatrixInstr *frag = kc.target->findMatrixInstr(
-      mfma ? MatrixInstrKind::Mfma : MatrixInstrKind::MmaSync,
+      mfma   ? MatrixInstrKind::Mfma
+      : wmma ? MatrixInstrKind::Wmma
+             : MatrixInstrKind::MmaSync,
       MatrixElemType::F16);
   const pallasc::MatrixInstr *tf32Frag = kc.target->findMatrixInstr(
       MatrixInstrKind::MmaSync, MatrixElemType::TF32);
@@ -103,6 +106,9 @@ int Distributor::dotLayout(Operation *op) {
           (skew(wm) == skew(bestWm) && wm > bestWm))
         bestWm = wm;
     }
+    if (bestWm && wmma)
+      return intern(wmmaInstr(*kc.target)
+                        .cLayout(s.m, s.n, bestWm, kc.numWarps / bestWm));
     if (bestWm)
       return intern(mfma
                         ? mfmaCLayout(s.m, s.n, bestWm, kc.numWarps / bestWm)

@@ -32,9 +32,11 @@ void Distributor::planEarlyStaging() {
     if (it == layoutOf.end() ||
         (layout(it->second).family != Layout::Family::MmaC &&
          layout(it->second).family != Layout::Family::MfmaC &&
+         layout(it->second).family != Layout::Family::WmmaC &&
          layout(it->second).family != Layout::Family::WgmmaC))
       return;
-    bool mfma = layout(it->second).family == Layout::Family::MfmaC;
+    std::optional<WaveMatrixInstr> wave =
+        waveMatrixInstr(layout(it->second), *kc.target);
     bool wgmma = layout(it->second).family == Layout::Family::WgmmaC;
     const Layout &C = layout(it->second);
     DotShape s = dotShape(op);
@@ -68,12 +70,12 @@ void Distributor::planEarlyStaging() {
         offset += (bytes + 127) / 128 * 128;
         continue;
       }
-      bool tf32 = !mfma && tf32Types(op, s);
+      bool tf32 = !wave && tf32Types(op, s);
       int want =
-          k == 0 ? intern(mfma   ? mfmaALayout(s.m, s.k, C.warpsM, C.warpsN)
+          k == 0 ? intern(wave   ? wave->aLayout(s.m, s.k, C.warpsM, C.warpsN)
                           : tf32 ? mmaTf32ALayout(s.m, s.k, C.warpsM, C.warpsN)
                                  : mmaALayout(s.m, s.k, C.warpsM, C.warpsN))
-                 : intern(mfma   ? mfmaBLayout(s.k, s.n, C.warpsM, C.warpsN)
+                 : intern(wave   ? wave->bLayout(s.k, s.n, C.warpsM, C.warpsN)
                           : tf32 ? mmaTf32BLayout(s.k, s.n, C.warpsM, C.warpsN)
                                  : mmaBLayout(s.k, s.n, C.warpsM, C.warpsN));
       if (providesLocally(layout(opLayout->second), layout(want)))

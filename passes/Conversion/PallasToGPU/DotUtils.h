@@ -1,7 +1,7 @@
 //===- DotUtils.h - helpers of the dot lowering -----------------*- C++ -*-===//
 //
 // Shapes and element types of a dot, casts, and shared-memory pointers,
-// shared by the dot files (DotLayout, Dot, DotStaging, Wgmma).
+// shared by the dot files (DotLayout, Dot, DotStaging, Wgmma, Wmma).
 //
 //===----------------------------------------------------------------------===//
 
@@ -54,6 +54,36 @@ inline bool tf32Types(Operation *op, const DotShape &s) {
   return !p || p.getValue() != DotPrecision::Highest;
 }
 
+
+/// A matrix instruction whose operands and accumulator are in one
+/// wavefront's registers, 16 x 16 x 16 at a time (AMD's MFMA and WMMA): the
+/// operand and accumulator layouts of an [M, K] x [K, N] dot over `wm` x `wn`
+/// wavefronts, how many consecutive registers of them one instruction's
+/// A, B and C fragments are, and the op. Dot.cpp emits the dot for either.
+struct WaveMatrixInstr {
+  int64_t aRegs = 4, bRegs = 4, cRegs = 4;
+  std::function<Layout(int64_t m, int64_t k, int64_t wm, int64_t wn)>
+      aLayout, bLayout, cLayout;
+  /// `d = a * b + c` on vector<aRegs x T>, vector<bRegs x T> and
+  /// vector<cRegs x f32>.
+  std::function<Value(OpBuilder &, Location, Value a, Value b, Value c)>
+      create;
+};
+
+/// v_mfma_f32_16x16x16{f16,bf16} (CDNA, wave64; Dot.cpp).
+WaveMatrixInstr mfmaInstr();
+/// v_wmma_f32_16x16x16_{f16,bf16} (RDNA3/RDNA4, wave32) as the chip's WMMA
+/// entry describes it (Wmma.cpp).
+WaveMatrixInstr wmmaInstr(const pallasc::GpuTarget &target);
+/// The instruction of an accumulator layout of family MfmaC or WmmaC.
+inline std::optional<WaveMatrixInstr>
+waveMatrixInstr(const Layout &c, const pallasc::GpuTarget &target) {
+  if (c.family == Layout::Family::MfmaC)
+    return mfmaInstr();
+  if (c.family == Layout::Family::WmmaC)
+    return wmmaInstr(target);
+  return std::nullopt;
+}
 
 /// Element conversion with linalg.matmul's cast semantics.
 inline Value castTo(OpBuilder &b, Location loc, Value v, Type to) {

@@ -373,6 +373,83 @@ Layout mlir::pallas::gpu::mfmaBLayout(int64_t k, int64_t n, int64_t wm,
   return l;
 }
 
+Layout mlir::pallas::gpu::wmmaCLayout(int64_t m, int64_t n, int64_t wm,
+                                      int64_t wn, int64_t perLane) {
+  Layout l;
+  l.shape = {m, n};
+  l.family = Layout::Family::WmmaC;
+  l.warpsM = wm;
+  l.warpsN = wn;
+  int64_t nb = log2Exact(n);
+  auto row = [&](int64_t x) { return uint64_t(x) << nb; };
+  auto col = [&](int64_t x) { return uint64_t(x); };
+  // RDNA3: rows 2j + (lane / 16); RDNA4: rows j + 8 (lane / 16).
+  if (perLane == 16)
+    l.regs = {row(2), row(4), row(8)};
+  else
+    l.regs = {row(1), row(2), row(4)};
+  for (int64_t c = 16; c < n / wn; c *= 2)
+    l.regs.push_back(col(c));
+  for (int64_t r = 16; r < m / wm; r *= 2)
+    l.regs.push_back(row(r));
+  l.lanes = {col(1), col(2), col(4), col(8), perLane == 16 ? row(1) : row(8)};
+  for (int64_t i = 0; (int64_t(1) << i) < wm; ++i)
+    l.warps.push_back(row((m / wm) << i));
+  for (int64_t j = 0; (int64_t(1) << j) < wn; ++j)
+    l.warps.push_back(col((n / wn) << j));
+  return l;
+}
+
+Layout mlir::pallas::gpu::wmmaALayout(int64_t m, int64_t k, int64_t wm,
+                                      int64_t wn, int64_t perLane) {
+  Layout l;
+  l.shape = {m, k};
+  l.family = Layout::Family::WmmaA;
+  l.warpsM = wm;
+  l.warpsN = wn;
+  int64_t kb = log2Exact(k);
+  auto row = [&](int64_t x) { return uint64_t(x) << kb; };
+  auto col = [&](int64_t x) { return uint64_t(x); };
+  // RDNA3: a whole row per lane, replicated in the upper half-wave; RDNA4:
+  // columns 8 (lane / 16) .. +7.
+  for (int64_t c = 1; c < perLane; c *= 2)
+    l.regs.push_back(col(c));
+  for (int64_t c = 16; c < k; c *= 2)
+    l.regs.push_back(col(c));
+  for (int64_t r = 16; r < m / wm; r *= 2)
+    l.regs.push_back(row(r));
+  l.lanes = {row(1), row(2), row(4), row(8), perLane == 16 ? 0 : col(8)};
+  for (int64_t i = 0; (int64_t(1) << i) < wm; ++i)
+    l.warps.push_back(row((m / wm) << i));
+  for (int64_t j = 0; (int64_t(1) << j) < wn; ++j)
+    l.warps.push_back(0);
+  return l;
+}
+
+Layout mlir::pallas::gpu::wmmaBLayout(int64_t k, int64_t n, int64_t wm,
+                                      int64_t wn, int64_t perLane) {
+  Layout l;
+  l.shape = {k, n};
+  l.family = Layout::Family::WmmaB;
+  l.warpsM = wm;
+  l.warpsN = wn;
+  int64_t nb = log2Exact(n);
+  auto row = [&](int64_t x) { return uint64_t(x) << nb; };
+  auto col = [&](int64_t x) { return uint64_t(x); };
+  for (int64_t r = 1; r < perLane; r *= 2)
+    l.regs.push_back(row(r));
+  for (int64_t r = 16; r < k; r *= 2)
+    l.regs.push_back(row(r));
+  for (int64_t c = 16; c < n / wn; c *= 2)
+    l.regs.push_back(col(c));
+  l.lanes = {col(1), col(2), col(4), col(8), perLane == 16 ? 0 : row(8)};
+  for (int64_t i = 0; (int64_t(1) << i) < wm; ++i)
+    l.warps.push_back(0);
+  for (int64_t j = 0; (int64_t(1) << j) < wn; ++j)
+    l.warps.push_back(col((n / wn) << j));
+  return l;
+}
+
 Layout mlir::pallas::gpu::projectLayout(const Layout &layout,
                                         llvm::ArrayRef<int64_t> dims,
                                         llvm::ArrayRef<int64_t> newShape) {

@@ -53,6 +53,9 @@ struct Layout {
     MfmaC,
     MfmaA,
     MfmaB,
+    WmmaC,
+    WmmaA,
+    WmmaB,
     WgmmaC,
     WgmmaA,
     Derived
@@ -121,6 +124,20 @@ Layout wgmmaALayout(int64_t m, int64_t k, int64_t gm, int64_t gn);
 Layout mfmaCLayout(int64_t m, int64_t n, int64_t warpsM, int64_t warpsN);
 Layout mfmaALayout(int64_t m, int64_t k, int64_t warpsM, int64_t warpsN);
 Layout mfmaBLayout(int64_t k, int64_t n, int64_t warpsM, int64_t warpsN);
+
+/// Operand and accumulator layouts of AMD's `v_wmma_f32_16x16x16_{f16,bf16}`
+/// (wave32) tiles, wavefronts as for mma.sync; `perLane` is the number of A
+/// (B) elements a lane holds. RDNA3 (16): lane l holds A[l % 16][j] and
+/// B[j][l % 16], j = 0..15 (lanes l and l + 16 the same), and C[2 j +
+/// l / 16][l % 16] in its register j = 0..7. RDNA4 (8): A[l % 16][8 (l / 16)
+/// + j], B[8 (l / 16) + j][l % 16] and C[8 (l / 16) + j][l % 16], j = 0..7.
+/// The tile repetitions follow (k first for A and B).
+Layout wmmaCLayout(int64_t m, int64_t n, int64_t warpsM, int64_t warpsN,
+                   int64_t perLane);
+Layout wmmaALayout(int64_t m, int64_t k, int64_t warpsM, int64_t warpsN,
+                   int64_t perLane);
+Layout wmmaBLayout(int64_t k, int64_t n, int64_t warpsM, int64_t warpsN,
+                   int64_t perLane);
 
 /// The layout of a value indexed through `dims`: operand dimension `j` is
 /// dimension `dims[j]` of `layout` (or, for -1, a size-1 dimension). Used

@@ -9,6 +9,7 @@
 
 #include "passes/Conversion/PallasToGPU/Distribute.h"
 #include "passes/Conversion/PallasToGPU/DistributeUtils.h"
+#include "passes/Conversion/PallasToGPU/DotUtils.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/UB/IR/UBOps.h"
@@ -88,7 +89,12 @@ int Distributor::chooseElementwise(Operation *op) {
       } else if (kc.has(pallasc::MatrixInstrKind::Mfma) && mm % (16 * wm) == 0 &&
                  nn % (16 * wn) == 0)
         candidates.push_back(mfmaCLayout(mm, nn, wm, wn));
+      else if (kc.has(pallasc::MatrixInstrKind::Wmma) &&
+               mm % (16 * wm) == 0 && nn % (16 * wn) == 0)
+        candidates.push_back(
+            detail::wmmaInstr(*kc.target).cLayout(mm, nn, wm, wn));
       else if (!kc.has(pallasc::MatrixInstrKind::Mfma) &&
+               !kc.has(pallasc::MatrixInstrKind::Wmma) &&
                mm % (16 * wm) == 0 && nn % (8 * wn) == 0)
         candidates.push_back(mmaCLayout(mm, nn, wm, wn));
     }

@@ -5,12 +5,12 @@
 // (after the distribution pipeline, before NVVM/ROCDL) is rewritten into a
 // host function and JIT-compiled (HostKernel.h), and every thread of every
 // block runs as a fiber on the calling thread (Scheduler.h). Thread and
-// block ids, barriers, warp shuffles, mma.sync, MFMA, wgmma, ldmatrix,
+// block ids, barriers, warp shuffles, mma.sync, MFMA, WMMA, wgmma, ldmatrix,
 // cp.async, TMA and mbarriers become calls of the intrinsics
-// (Intrinsics.h), which implement them with the PTX / CDNA semantics
+// (Intrinsics.h), which implement them with the PTX / CDNA / RDNA semantics
 // (fragment layouts included), so the layouts, reductions, layout
 // conversions, barriers and shared memory use of the lowering are all
-// exercised, for 32-lane warps and 64-lane wavefronts. What it does not
+// exercised, for 32-lane warps and 32- or 64-lane wavefronts. What it does not
 // check is NVPTX/AMDGPU code generation and ptxas.
 //
 //===----------------------------------------------------------------------===//

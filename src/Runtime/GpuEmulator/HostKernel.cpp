@@ -301,7 +301,7 @@ FailureOr<func::FuncOp> buildHostKernel(ModuleOp module,
             mlir::gpu::ShuffleOp, mlir::gpu::PrintfOp,
             mlir::gpu::DynamicSharedMemoryOp, mlir::gpu::ReturnOp, NVVM::MmaOp,
             NVVM::ConvertFloatToTF32Op,
-            amdgpu::MFMAOp,
+            amdgpu::MFMAOp, amdgpu::WMMAOp,
             nvgpu::DeviceAsyncCopyOp, NVVM::CpAsyncCommitGroupOp,
             NVVM::CpAsyncWaitGroupOp, NVVM::WgmmaFenceAlignedOp,
             NVVM::WgmmaGroupSyncAlignedOp, NVVM::WgmmaWaitGroupSyncOp,
@@ -312,10 +312,10 @@ FailureOr<func::FuncOp> buildHostKernel(ModuleOp module,
       ops.push_back(op);
   });
   Type i32 = b.getI32Type(), f32 = b.getF32Type(), index = b.getIndexType();
-  auto buffer = [&](Type elem) {
+  auto buffer = [&](Type elem, int64_t size = 4) {
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToStart(&entry);
-    return memref::AllocaOp::create(b, loc, MemRefType::get({4}, elem))
+    return memref::AllocaOp::create(b, loc, MemRefType::get({size}, elem))
         .getResult();
   };
   auto toI32 = [&](Value v) -> Value {
@@ -461,6 +461,59 @@ FailureOr<func::FuncOp> buildHostKernel(ModuleOp module,
         results.push_back(memref::LoadOp::create(
             b, l, out, ValueRange{arith::ConstantIndexOp::create(b, l, j)}));
       mfma.getDestD().replaceAllUsesWith(
+          vector::FromElementsOp::create(b, l, ct, results).getResult());
+      op->erase();
+    } else if (auto wmma = dyn_cast<amdgpu::WMMAOp>(op)) {
+      // The op is llvm.amdgcn.wmma.f32.16x16x16.{f16,bf16} on the lane's
+      // VGPRs (AMDGPUToROCDL only bitcasts bf16 to i16): 16 A/B elements
+      // per lane on gfx11, 8 on gfx12, 8 f32 accumulators on both.
+      auto at = dyn_cast<VectorType>(wmma.getSourceA().getType());
+      auto bt = dyn_cast<VectorType>(wmma.getSourceB().getType());
+      auto ct = dyn_cast<VectorType>(wmma.getDestC().getType());
+      if (wmma.getM() != 16 || wmma.getN() != 16 || wmma.getK() != 16 ||
+          !at || at != bt ||
+          (at.getNumElements() != 16 && at.getNumElements() != 8) ||
+          !(at.getElementType().isF16() || at.getElementType().isBF16()) ||
+          !ct || ct.getNumElements() != 8 || !ct.getElementType().isF32() ||
+          wmma.getSubwordOffset() != 0 || wmma.getClamp()) {
+        error = "the emulator handles 16x16x16 f16/bf16 WMMA with f32 "
+                "accumulators only";
+        return failure();
+      }
+      Type i64 = b.getI64Type();
+      int64_t words = at.getNumElements() / 4;
+      auto pack = [&](Value v, SmallVector<Value> &into) {
+        Value c = vector::BitCastOp::create(
+            b, l, VectorType::get({words}, i64), v);
+        for (int64_t q = 0; q < 4; ++q)
+          into.push_back(q < words ? vector::ExtractOp::create(b, l, c, q)
+                                         .getResult()
+                                   : arith::ConstantIntOp::create(b, l, i64, 0)
+                                         .getResult());
+      };
+      Value out = buffer(f32, 8);
+      int32_t kind = (at.getElementType().isBF16() ? 1 : 0) |
+                     (at.getNumElements() == 8 ? 2 : 0);
+      SmallVector<Value> operands = {
+          arith::ConstantIntOp::create(b, l, i32, kind)};
+      pack(wmma.getSourceA(), operands);
+      pack(wmma.getSourceB(), operands);
+      SmallVector<Type> types = {i32};
+      types.append(8, i64);
+      for (int64_t j = 0; j < 8; ++j) {
+        operands.push_back(
+            vector::ExtractOp::create(b, l, wmma.getDestC(), j));
+        types.push_back(f32);
+      }
+      operands.push_back(out);
+      types.push_back(out.getType());
+      auto f = declare(b, module, "pallasc_emu_wmma", types, {});
+      func::CallOp::create(b, l, f, operands);
+      SmallVector<Value> results;
+      for (int64_t j = 0; j < 8; ++j)
+        results.push_back(memref::LoadOp::create(
+            b, l, out, ValueRange{arith::ConstantIndexOp::create(b, l, j)}));
+      wmma.getDestD().replaceAllUsesWith(
           vector::FromElementsOp::create(b, l, ct, results).getResult());
       op->erase();
     } else if (auto copy = dyn_cast<nvgpu::DeviceAsyncCopyOp>(op)) {

@@ -1,4 +1,4 @@
-//===- MatrixIntrinsics.cpp - mma.sync, MFMA, wgmma, ldmatrix ---*- C++ -*-===//
+//===- MatrixIntrinsics.cpp - mma.sync, MFMA, WMMA, wgmma, ldmatrix -*- C++ -*-===//
 //
 // The matrix instructions, from their ISA descriptions: every lane of the
 // warp (wavefront, warpgroup) gives its fragments, one lane gathers nothing
@@ -11,6 +11,7 @@
 #include "src/Runtime/GpuEmulator/Scheduler.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 
@@ -147,6 +148,93 @@ extern "C" void pallasc_emu_mfma(int32_t kind, int64_t a, int64_t b,
     for (int k = 0; k < 16; ++k)
       acc += A[row][k] * B[k][col];
     out[offset + j] = acc;
+  }
+}
+
+/// AMD v_wmma_f32_16x16x16_{f16,bf16} (llvm.amdgcn.wmma.f32.16x16x16.
+/// {f16,bf16}) on a wave32, from the RDNA3 and RDNA4 ISA guides' WMMA
+/// matrix layouts (16-bit A and B, 32-bit C and D). `kind` bit 0: bf16
+/// (else f16); bit 1: RDNA4 (gfx12), else RDNA3 (gfx11). The operands are
+/// the lane's A and B VGPRs (two 16-bit elements each, the lower in bits
+/// 0..15), four per i64; `c` its eight C VGPRs.
+///  RDNA3: A and B take 8 VGPRs: lane l holds row l % 16 of A (VGPR v:
+///    K = 2v, 2v + 1) and column l % 16 of B (K likewise); lanes 16..31 must
+///    hold what lanes 0..15 hold. C/D VGPR v of lane l: D[2v + l / 16][l % 16].
+///  RDNA4: 4 VGPRs: lane l holds A[l % 16][8 (l / 16) + 2v, +1] and
+///    B[8 (l / 16) + 2v, +1][l % 16]; C/D VGPR v: D[8 (l / 16) + v][l % 16].
+extern "C" void pallasc_emu_wmma(int32_t kind, int64_t a0, int64_t a1,
+                                 int64_t a2, int64_t a3, int64_t b0,
+                                 int64_t b1, int64_t b2, int64_t b3, float c0,
+                                 float c1, float c2, float c3, float c4,
+                                 float c5, float c6, float c7, float *,
+                                 float *out, int64_t offset, int64_t,
+                                 int64_t) {
+  if (scheduler->warpSize != 32) {
+    scheduler->fail("v_wmma runs on wave32 wavefronts only, not on " +
+                    std::to_string(scheduler->warpSize) + " lanes");
+    return;
+  }
+  int lane = myLane();
+  // The A and B VGPRs of every thread of the block (8 each on RDNA3), by
+  // thread: the wavefront's lanes are threads current - lane ... + 31.
+  static std::vector<std::array<uint32_t, 16>> vgprs;
+  if (vgprs.size() < scheduler->fibers.size())
+    vgprs.resize(scheduler->fibers.size());
+  int base = scheduler->current - lane;
+  int64_t as[4] = {a0, a1, a2, a3}, bs[4] = {b0, b1, b2, b3};
+  std::array<uint32_t, 16> &mine = vgprs[scheduler->current];
+  for (int q = 0; q < 4; ++q) {
+    uint64_t a = static_cast<uint64_t>(as[q]), b = static_cast<uint64_t>(bs[q]);
+    mine[2 * q] = static_cast<uint32_t>(a);
+    mine[2 * q + 1] = static_cast<uint32_t>(a >> 32);
+    mine[8 + 2 * q] = static_cast<uint32_t>(b);
+    mine[8 + 2 * q + 1] = static_cast<uint32_t>(b >> 32);
+  }
+  warpSync();
+  auto aRegs = [&](int t) { return vgprs[base + t].data(); };
+  auto bRegs = [&](int t) { return vgprs[base + t].data() + 8; };
+  bool bf16 = kind & 1, rdna4 = kind & 2;
+  // Element h (0: bits 0..15, 1: bits 16..31) of VGPR v.
+  auto half = [&](const uint32_t *regs, int v, int h) {
+    return halfToFloat(static_cast<uint16_t>(regs[v] >> (16 * h)), bf16);
+  };
+  float A[16][16], B[16][16];
+  for (int t = 0; t < 32; ++t) {
+    int mn = t % 16;
+    if (!rdna4) {
+      if (t >= 16) {
+        for (int v = 0; v < 8; ++v)
+          if (aRegs(t)[v] != aRegs(t - 16)[v] ||
+              bRegs(t)[v] != bRegs(t - 16)[v])
+            scheduler->fail("v_wmma on RDNA3: lane " + std::to_string(t) +
+                            " holds other A/B values than lane " +
+                            std::to_string(t - 16) +
+                            " (the ISA requires the half-waves to match)");
+        continue;
+      }
+      for (int v = 0; v < 8; ++v)
+        for (int h = 0; h < 2; ++h) {
+          A[mn][2 * v + h] = half(aRegs(t), v, h);
+          B[2 * v + h][mn] = half(bRegs(t), v, h);
+        }
+    } else {
+      for (int v = 0; v < 4; ++v)
+        for (int h = 0; h < 2; ++h) {
+          int k = 8 * (t / 16) + 2 * v + h;
+          A[mn][k] = half(aRegs(t), v, h);
+          B[k][mn] = half(bRegs(t), v, h);
+        }
+    }
+  }
+  warpSync();
+  float c[8] = {c0, c1, c2, c3, c4, c5, c6, c7};
+  for (int v = 0; v < 8; ++v) {
+    int row = rdna4 ? 8 * (lane / 16) + v : 2 * v + lane / 16;
+    int col = lane % 16;
+    float acc = c[v];
+    for (int k = 0; k < 16; ++k)
+      acc += A[row][k] * B[k][col];
+    out[offset + v] = acc;
   }
 }
 
@@ -349,6 +437,7 @@ extern "C" void pallasc_emu_ldmatrix(int64_t address, int32_t num,
 void addMatrixIntrinsics(std::vector<EmulatorSymbol> &symbols) {
   symbols.push_back({"pallasc_emu_mma", reinterpret_cast<void *>(&pallasc_emu_mma)});
   symbols.push_back({"pallasc_emu_mfma", reinterpret_cast<void *>(&pallasc_emu_mfma)});
+  symbols.push_back({"pallasc_emu_wmma", reinterpret_cast<void *>(&pallasc_emu_wmma)});
   symbols.push_back({"pallasc_emu_ldmatrix", reinterpret_cast<void *>(&pallasc_emu_ldmatrix)});
   symbols.push_back({"pallasc_emu_cvt_rna_tf32", reinterpret_cast<void *>(&pallasc_emu_cvt_rna_tf32)});
   symbols.push_back({"pallasc_emu_wgmma", reinterpret_cast<void *>(&pallasc_emu_wgmma)});
