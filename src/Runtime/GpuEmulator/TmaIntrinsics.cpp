@@ -102,12 +102,12 @@ extern "C" void pallasc_emu_tma_load(int64_t dst, int64_t map, int64_t mbar,
         std::any_of(f.wgmmaOpenReads.begin(), f.wgmmaOpenReads.end(), hit);
     for (const auto &group : f.wgmmaReads)
       overlaps = overlaps || std::any_of(group.begin(), group.end(), hit);
-    if (overlaps) {
+    // Reported after the run; the copy still lands (else the waiters on
+    // its mbarrier would deadlock and that would be the report).
+    if (overlaps)
       s.fail("a TMA copy overwrites shared memory that a wgmma.mma_async "
              "still in flight reads (wgmma.wait_group must retire it "
              "before the copy is issued)");
-      return;
-    }
   }
   // The box image, swizzled; read now (the inputs do not change), written
   // when the phase completes.
