@@ -148,6 +148,60 @@ using namespace pallasc::launch;
 
 namespace {
 
+/// One launch of `kernel` on `launch`'s grid and operands. Tensor maps
+/// (TMA): encoded on the host over `launch`'s input addresses, uploaded into
+/// stream-ordered device memory that is freed after the launch in the same
+/// stream order.
+GpuStatus launchCudaIteration(const CudaDriverApi &api,
+                              const CudaKernel &kernel,
+                              const GpuLaunchRecord &record,
+                              const GpuLauncherLaunch &launch, void *stream) {
+  const std::vector<uint64_t> &inputs = launch.inputs;
+  GpuLaunchGeometry geometry;
+  if (GpuStatus s = computeLaunchGeometry(record, launch.gridSizes, geometry);
+      !s)
+    return s;
+  std::vector<GpuTensorMap> maps = tensorMapParams(record);
+  std::vector<CudaTensorMapImage> encoded(maps.size());
+  for (size_t i = 0; i < maps.size(); ++i) {
+    if (maps[i].input >= inputs.size())
+      return GpuStatus::failure(GpuError::InvalidLaunchRecord,
+                                "a tensor map names inputs[" +
+                                    std::to_string(maps[i].input) + "]");
+    if (GpuStatus s = encodeCudaTensorMap(api, maps[i], inputs[maps[i].input],
+                                          encoded[i]);
+        !s)
+      return s;
+  }
+  CUdeviceptr mapMemory = 0;
+  std::vector<uint64_t> mapAddresses;
+  if (!encoded.empty()) {
+    size_t bytes = encoded.size() * sizeof(CudaTensorMapImage);
+    CUresult r = api.cuMemAllocAsync(&mapMemory, bytes, stream);
+    if (r != cuda::kSuccess)
+      return GpuStatus::failure(
+          GpuError::OutOfMemory,
+          "cannot allocate the tensor maps: " + api.describe(r), r);
+    r = api.cuMemcpyHtoDAsync(mapMemory, encoded.data(), bytes, stream);
+    if (r != cuda::kSuccess) {
+      api.cuMemFreeAsync(mapMemory, stream);
+      return GpuStatus::failure(
+          GpuError::CopyFailed,
+          "cannot upload the tensor maps: " + api.describe(r), r);
+    }
+    for (size_t i = 0; i < encoded.size(); ++i)
+      mapAddresses.push_back(mapMemory + i * sizeof(CudaTensorMapImage));
+  }
+  GpuKernelArgs args;
+  GpuStatus s = args.pack(record, inputs, launch.outputs, launch.gridSizes,
+                          mapAddresses);
+  if (s)
+    s = launchCudaKernel(api, kernel, geometry, args, stream);
+  if (mapMemory)
+    api.cuMemFreeAsync(mapMemory, stream);
+  return s;
+}
+
 /// The launch proper; `where` collects "which kernel, which arch" for the
 /// message of a failure.
 int runCuda(const GpuLauncherCall &call) {
@@ -159,8 +213,8 @@ int runCuda(const GpuLauncherCall &call) {
     return launcherFail(gpuLauncherStatus(s.error), entry,
                         where + ": " + s.message);
   };
-  std::vector<int64_t> gridSizes;
-  if (int status = gpuLauncherGridSizes(call, "CUDA", gridSizes))
+  std::vector<GpuLauncherLaunch> launches;
+  if (int status = gpuLauncherLaunches(call, "CUDA", launches))
     return status;
 
   LauncherState &st = state();
@@ -214,58 +268,34 @@ int runCuda(const GpuLauncherCall &call) {
   where = "cuda, " + std::string(loaded->format) + " " + loaded->arch + ", @" +
           record.entry;
 
-  std::vector<uint64_t> inputs, outputs;
-  gpuLauncherOperands(call, inputs, outputs);
-  GpuLaunchGeometry geometry;
-  if (GpuStatus s = computeLaunchGeometry(record, gridSizes, geometry); !s)
-    return fail(s);
-
-  // Tensor maps (TMA): encoded on the host, uploaded into stream-ordered
-  // device memory that is freed after the launch in the same stream order.
-  std::vector<GpuTensorMap> maps = tensorMapParams(record);
-  std::vector<CudaTensorMapImage> encoded(maps.size());
-  for (size_t i = 0; i < maps.size(); ++i) {
-    if (maps[i].input >= inputs.size())
-      return fail(GpuStatus::failure(GpuError::InvalidLaunchRecord,
-                                     "a tensor map names inputs[" +
-                                         std::to_string(maps[i].input) + "]"));
-    if (GpuStatus s =
-            encodeCudaTensorMap(api, maps[i], inputs[maps[i].input],
-                                encoded[i]);
+  // One launch per iteration of a batch loop (one for a direct call), in
+  // order on the caller's stream; each iteration's tensor maps are encoded
+  // over its own slices.
+  for (size_t k = 0; k < launches.size(); ++k) {
+    if (GpuStatus s = launchCudaIteration(api, loaded->kernel, record,
+                                          launches[k], stream);
         !s)
-      return fail(s);
+      return launcherFail(gpuLauncherStatus(s.error), entry,
+                          where + ": " +
+                              gpuLauncherIterationPrefix(call, k,
+                                                         launches.size()) +
+                              s.message);
   }
-  CUdeviceptr mapMemory = 0;
-  std::vector<uint64_t> mapAddresses;
-  if (!encoded.empty()) {
-    size_t bytes = encoded.size() * sizeof(CudaTensorMapImage);
-    CUresult r = api.cuMemAllocAsync(&mapMemory, bytes, stream);
-    if (r != cuda::kSuccess)
-      return fail(GpuStatus::failure(
-          GpuError::OutOfMemory,
-          "cannot allocate the tensor maps: " + api.describe(r), r));
-    r = api.cuMemcpyHtoDAsync(mapMemory, encoded.data(), bytes, stream);
-    if (r != cuda::kSuccess) {
-      api.cuMemFreeAsync(mapMemory, stream);
-      return fail(GpuStatus::failure(
-          GpuError::CopyFailed,
-          "cannot upload the tensor maps: " + api.describe(r), r));
-    }
-    for (size_t i = 0; i < encoded.size(); ++i)
-      mapAddresses.push_back(mapMemory + i * sizeof(CudaTensorMapImage));
-  }
-  GpuKernelArgs args;
-  GpuStatus s = args.pack(record, inputs, outputs, gridSizes, mapAddresses);
-  if (s)
-    s = launchCudaKernel(api, loaded->kernel, geometry, args, stream);
-  if (mapMemory)
-    api.cuMemFreeAsync(mapMemory, stream);
-  if (!s)
-    return fail(s);
   return kLauncherOk;
 }
 
 } // namespace
+
+extern "C" int pallasc_launcher_cuda_run_batch(
+    const char *entry, const pallasc_cuda_image *images, int64_t numImages,
+    const int64_t *grid, int64_t gridRank, void *const *operands,
+    int64_t numInputs, int64_t numOutputs, const int64_t *const *boundArgs,
+    int64_t numBoundArgs, void *stream, const int64_t *batchLoop,
+    int64_t batchLoopSize) {
+  return gpuLauncherRunBatch(runCuda, entry, images, numImages, grid, gridRank,
+                             operands, numInputs, numOutputs, boundArgs,
+                             numBoundArgs, stream, batchLoop, batchLoopSize);
+}
 
 extern "C" int pallasc_launcher_cuda_run(
     const char *entry, const pallasc_cuda_image *images, int64_t numImages,

@@ -47,11 +47,27 @@ int pallasc_launcher_cuda_run(const char *entry,
                               int64_t numInputs, int64_t numOutputs,
                               const int64_t *bounds, int64_t numBounds,
                               void *stream);
+
+/// The same for vmap's batch loop around the kernel: `operands` are the
+/// batched arrays, `boundArgs` (numBoundArgs, one per dynamic grid bound)
+/// point at each bound's value, or at its axis-size values for a batched
+/// bound (gatherGpuBatchBounds, GpuLaunch.h), `batchLoop`
+/// (batchLoopSize) the loop as encodeGpuBatchLoop (GpuLaunch.h) writes it.
+/// One launch per iteration, in order on `stream`, on each iteration's
+/// slices (gpuBatchIteration); every bound is checked before the first
+/// launch, and a failure names its iteration ("batch iteration b of N").
+int pallasc_launcher_cuda_run_batch(
+    const char *entry, const pallasc_cuda_image *images, int64_t numImages,
+    const int64_t *grid, int64_t gridRank, void *const *operands,
+    int64_t numInputs, int64_t numOutputs, const int64_t *const *boundArgs,
+    int64_t numBoundArgs, void *stream, const int64_t *batchLoop,
+    int64_t batchLoopSize);
 } // extern "C"
 
 namespace pallasc::launch {
 
 constexpr const char *kCudaRunSymbol = "pallasc_launcher_cuda_run";
+constexpr const char *kCudaRunBatchSymbol = "pallasc_launcher_cuda_run_batch";
 constexpr int64_t kCudaImageCubin = 0;
 constexpr int64_t kCudaImagePtx = 1;
 

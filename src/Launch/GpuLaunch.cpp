@@ -207,4 +207,80 @@ GpuStatus gpuBatchIteration(const GpuBatchLoop &loop, int64_t b,
   return GpuStatus::success();
 }
 
+std::vector<int64_t> encodeGpuBatchLoop(const GpuBatchLoop &loop) {
+  std::vector<int64_t> data{loop.axisSize};
+  for (uint64_t s : loop.inputStrides)
+    data.push_back(static_cast<int64_t>(s));
+  for (uint64_t s : loop.outputStrides)
+    data.push_back(static_cast<int64_t>(s));
+  for (bool batched : loop.batchedBounds)
+    data.push_back(batched ? 1 : 0);
+  return data;
+}
+
+GpuStatus decodeGpuBatchLoop(const int64_t *data, int64_t size,
+                             int64_t numInputs, int64_t numOutputs,
+                             int64_t numDynamicBounds, GpuBatchLoop &loop) {
+  auto bad = [](const std::string &what) {
+    return GpuStatus::failure(GpuError::InvalidLaunchRecord,
+                              "the embedded batch loop " + what);
+  };
+  if (numInputs < 0 || numOutputs < 0 || numDynamicBounds < 0 ||
+      size != 1 + numInputs + numOutputs + numDynamicBounds || !data)
+    return bad("has " + std::to_string(size) + " values; a call of " +
+               std::to_string(numInputs) + " inputs, " +
+               std::to_string(numOutputs) + " outputs and " +
+               std::to_string(numDynamicBounds) + " dynamic bounds takes " +
+               std::to_string(1 + numInputs + numOutputs + numDynamicBounds));
+  GpuBatchLoop l;
+  l.axisSize = data[0];
+  if (l.axisSize < 1)
+    return bad("has axis size " + std::to_string(l.axisSize));
+  int64_t k = 1;
+  for (int64_t i = 0; i < numInputs + numOutputs; ++i, ++k) {
+    if (data[k] < 0)
+      return bad("has a negative stride");
+    (i < numInputs ? l.inputStrides : l.outputStrides)
+        .push_back(static_cast<uint64_t>(data[k]));
+  }
+  for (int64_t i = 0; i < numDynamicBounds; ++i, ++k) {
+    if (data[k] != 0 && data[k] != 1)
+      return bad("has a bound flag " + std::to_string(data[k]));
+    l.batchedBounds.push_back(data[k] == 1);
+  }
+  loop = std::move(l);
+  return GpuStatus::success();
+}
+
+bool gatherGpuBatchBounds(const GpuBatchLoop &loop,
+                          const int64_t *const *args, int64_t numArgs,
+                          std::vector<int64_t> &values, bool &badArgument,
+                          std::string &error) {
+  values.clear();
+  badArgument = false;
+  if (numArgs != static_cast<int64_t>(loop.batchedBounds.size()) ||
+      (numArgs > 0 && !args)) {
+    error = "the entry point passes " + std::to_string(numArgs) +
+            " grid bounds; the batch loop takes " +
+            std::to_string(loop.batchedBounds.size());
+    return false;
+  }
+  for (int64_t k = 0; k < numArgs; ++k) {
+    bool batched = loop.batchedBounds[k];
+    if (!args[k]) {
+      badArgument = batched;
+      error = batched ? "batched grid bound " + std::to_string(k) +
+                            " (" + std::to_string(loop.axisSize) +
+                            " values, one per batch iteration) is a null "
+                            "pointer"
+                      : "the entry point passes no value for grid bound " +
+                            std::to_string(k);
+      return false;
+    }
+    int64_t n = batched ? loop.axisSize : 1;
+    values.insert(values.end(), args[k], args[k] + n);
+  }
+  return true;
+}
+
 } // namespace pallasc::launch

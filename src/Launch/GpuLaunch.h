@@ -17,6 +17,7 @@
 #include "src/Launch/GpuStatus.h"
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace pallasc::launch {
@@ -124,6 +125,29 @@ GpuStatus gpuBatchIteration(const GpuBatchLoop &loop, int64_t b,
                             std::vector<uint64_t> &iterInputs,
                             std::vector<uint64_t> &iterOutputs,
                             std::vector<int64_t> &iterBounds);
+
+/// The loop as the array of integers a generated launcher embeds:
+/// axisSize, one stride per input, one per output, then 0/1 per dynamic
+/// bound (batched).
+std::vector<int64_t> encodeGpuBatchLoop(const GpuBatchLoop &loop);
+/// Decodes `size` integers at `data` for a call of `numInputs` inputs,
+/// `numOutputs` outputs and `numDynamicBounds` dynamic grid bounds. Fails
+/// with InvalidLaunchRecord on a count that does not match, an axis size
+/// below 1, a negative stride or a flag that is not 0 or 1.
+GpuStatus decodeGpuBatchLoop(const int64_t *data, int64_t size,
+                             int64_t numInputs, int64_t numOutputs,
+                             int64_t numDynamicBounds, GpuBatchLoop &loop);
+
+/// The loop's bound values (numBoundValues of them, in grid order) from a
+/// generated entry point's bound arguments: per dynamic grid bound, a
+/// pointer to its value (unbatched) or to axisSize values, one per
+/// iteration (batched). Fails with `error` set: `badArgument` when a
+/// batched bound's pointer is null (the caller's mistake), else the count
+/// does not match the loop (the entry point's).
+bool gatherGpuBatchBounds(const GpuBatchLoop &loop,
+                          const int64_t *const *args, int64_t numArgs,
+                          std::vector<int64_t> &values, bool &badArgument,
+                          std::string &error);
 
 } // namespace pallasc::launch
 

@@ -2,6 +2,7 @@
 
 #include "src/Launch/GpuLauncher.h"
 
+#include "src/Launch/GpuLaunch.h"
 #include "src/Launch/Launcher.h"
 
 #include <climits>
@@ -140,64 +141,181 @@ int gpuLauncherStatus(GpuError e) {
   return kLauncherLaunchFailed;
 }
 
+namespace {
+int runGuarded(int (*run)(const GpuLauncherCall &call),
+               const GpuLauncherCall &call) {
+  launcherClearError();
+  try {
+    return run(call);
+  } catch (const std::bad_alloc &) {
+    return launcherFail(kLauncherLaunchFailed, call.entry,
+                        "out of host memory");
+  } catch (const std::system_error &) {
+    return launcherFail(kLauncherLaunchFailed, call.entry,
+                        "cannot lock the launcher's state");
+  }
+}
+} // namespace
+
 int gpuLauncherRun(int (*run)(const GpuLauncherCall &call), const char *entry,
                    const pallasc_gpu_image *images, int64_t numImages,
                    const int64_t *grid, int64_t gridRank,
                    void *const *operands, int64_t numInputs,
                    int64_t numOutputs, const int64_t *bounds,
                    int64_t numBounds, void *stream) {
-  launcherClearError();
-  try {
-    GpuLauncherCall call;
-    call.entry = entry;
-    call.images = images;
-    call.numImages = numImages;
-    call.grid = grid;
-    call.gridRank = gridRank;
-    call.operands = operands;
-    call.numInputs = numInputs;
-    call.numOutputs = numOutputs;
-    call.bounds = bounds;
-    call.numBounds = numBounds;
-    call.stream = stream;
-    return run(call);
-  } catch (const std::bad_alloc &) {
-    return launcherFail(kLauncherLaunchFailed, entry, "out of host memory");
-  } catch (const std::system_error &) {
-    return launcherFail(kLauncherLaunchFailed, entry,
-                        "cannot lock the launcher's state");
-  }
+  GpuLauncherCall call;
+  call.entry = entry;
+  call.images = images;
+  call.numImages = numImages;
+  call.grid = grid;
+  call.gridRank = gridRank;
+  call.operands = operands;
+  call.numInputs = numInputs;
+  call.numOutputs = numOutputs;
+  call.bounds = bounds;
+  call.numBounds = numBounds;
+  call.stream = stream;
+  return runGuarded(run, call);
 }
 
-int gpuLauncherGridSizes(const GpuLauncherCall &c, const char *vendor,
-                         std::vector<int64_t> &gridSizes) {
-  if (!c.images || c.numImages <= 0 || c.gridRank < 0 || c.numInputs < 0 ||
-      c.numOutputs < 0 || c.numBounds < 0)
-    return launcherFail(kLauncherInvalidPlan, c.entry,
-                        "no embedded " + std::string(vendor) + " code object");
+int gpuLauncherRunBatch(int (*run)(const GpuLauncherCall &call),
+                        const char *entry, const pallasc_gpu_image *images,
+                        int64_t numImages, const int64_t *grid,
+                        int64_t gridRank, void *const *operands,
+                        int64_t numInputs, int64_t numOutputs,
+                        const int64_t *const *boundArgs, int64_t numBoundArgs,
+                        void *stream, const int64_t *batchLoop,
+                        int64_t batchLoopSize) {
+  if (!batchLoop) {
+    launcherClearError();
+    return launcherFail(kLauncherInvalidPlan, entry,
+                        "the entry point passes no batch loop");
+  }
+  GpuLauncherCall call;
+  call.entry = entry;
+  call.images = images;
+  call.numImages = numImages;
+  call.grid = grid;
+  call.gridRank = gridRank;
+  call.operands = operands;
+  call.numInputs = numInputs;
+  call.numOutputs = numOutputs;
+  call.boundArgs = boundArgs;
+  call.numBounds = numBoundArgs;
+  call.stream = stream;
+  call.batchLoop = batchLoop;
+  call.batchLoopSize = batchLoopSize;
+  return runGuarded(run, call);
+}
+
+namespace {
+
+/// The grid with `bounds` filled in; `where` (" in batch iteration b of N"
+/// or "") qualifies a bound out of range.
+int fillGridSizes(const GpuLauncherCall &c, const int64_t *bounds,
+                  int64_t numBounds, const std::string &where,
+                  std::vector<int64_t> &gridSizes) {
   gridSizes.assign(c.grid, c.grid + c.gridRank);
   int64_t next = 0;
   for (int64_t &g : gridSizes) {
     if (g >= 0)
       continue;
-    if (next >= c.numBounds)
+    if (next >= numBounds)
       return launcherFail(kLauncherInvalidPlan, c.entry,
                           "the entry point passes fewer grid bounds than the "
                           "grid has dynamic axes");
-    int64_t b = c.bounds[next];
+    int64_t b = bounds[next];
     if (b < 0 || b > INT32_MAX)
       return launcherFail(kLauncherInvalidArgument, c.entry,
                           "dynamic grid bound " + std::to_string(next) +
-                              " is " + std::to_string(b) +
+                              " is " + std::to_string(b) + where +
                               "; bounds must be in [0, 2^31)");
     g = b;
     ++next;
   }
-  if (next != c.numBounds)
+  if (next != numBounds)
     return launcherFail(kLauncherInvalidPlan, c.entry,
                         "the entry point passes more grid bounds than the "
                         "grid has dynamic axes");
   return kLauncherOk;
+}
+
+bool validCall(const GpuLauncherCall &c) {
+  return c.images && c.numImages > 0 && c.gridRank >= 0 && c.numInputs >= 0 &&
+         c.numOutputs >= 0 && c.numBounds >= 0;
+}
+
+} // namespace
+
+int gpuLauncherGridSizes(const GpuLauncherCall &c, const char *vendor,
+                         std::vector<int64_t> &gridSizes) {
+  if (!validCall(c))
+    return launcherFail(kLauncherInvalidPlan, c.entry,
+                        "no embedded " + std::string(vendor) + " code object");
+  return fillGridSizes(c, c.bounds, c.numBounds, "", gridSizes);
+}
+
+int gpuLauncherLaunches(const GpuLauncherCall &c, const char *vendor,
+                        std::vector<GpuLauncherLaunch> &launches) {
+  launches.clear();
+  if (!validCall(c))
+    return launcherFail(kLauncherInvalidPlan, c.entry,
+                        "no embedded " + std::string(vendor) + " code object");
+  std::vector<uint64_t> inputs, outputs;
+  gpuLauncherOperands(c, inputs, outputs);
+  if (!c.batchLoop) {
+    GpuLauncherLaunch l;
+    if (int status = fillGridSizes(c, c.bounds, c.numBounds, "", l.gridSizes))
+      return status;
+    l.inputs = std::move(inputs);
+    l.outputs = std::move(outputs);
+    launches.push_back(std::move(l));
+    return kLauncherOk;
+  }
+  int64_t numDynamic = 0;
+  for (int64_t a = 0; a < c.gridRank; ++a)
+    numDynamic += c.grid[a] < 0;
+  GpuBatchLoop loop;
+  if (GpuStatus s = decodeGpuBatchLoop(c.batchLoop, c.batchLoopSize,
+                                       c.numInputs, c.numOutputs, numDynamic,
+                                       loop);
+      !s)
+    return launcherFail(kLauncherInvalidPlan, c.entry, s.message);
+  std::vector<int64_t> boundValues;
+  bool badArgument = false;
+  std::string error;
+  if (!gatherGpuBatchBounds(loop, c.boundArgs, c.numBounds, boundValues,
+                            badArgument, error))
+    return launcherFail(badArgument ? kLauncherInvalidArgument
+                                    : kLauncherInvalidPlan,
+                        c.entry, error);
+  for (int64_t b = 0; b < loop.axisSize; ++b) {
+    GpuLauncherLaunch l;
+    std::vector<int64_t> iterBounds;
+    if (GpuStatus s = gpuBatchIteration(loop, b, inputs, outputs, boundValues,
+                                        l.inputs, l.outputs, iterBounds);
+        !s)
+      return launcherFail(kLauncherInvalidArgument, c.entry,
+                          "batch iteration " + std::to_string(b) + " of " +
+                              std::to_string(loop.axisSize) + ": " +
+                              s.message);
+    if (int status = fillGridSizes(
+            c, iterBounds.data(), static_cast<int64_t>(iterBounds.size()),
+            " in batch iteration " + std::to_string(b) + " of " +
+                std::to_string(loop.axisSize),
+            l.gridSizes))
+      return status;
+    launches.push_back(std::move(l));
+  }
+  return kLauncherOk;
+}
+
+std::string gpuLauncherIterationPrefix(const GpuLauncherCall &c,
+                                       size_t launch, size_t numLaunches) {
+  if (!c.batchLoop)
+    return "";
+  return "batch iteration " + std::to_string(launch) + " of " +
+         std::to_string(numLaunches) + ": ";
 }
 
 void gpuLauncherOperands(const GpuLauncherCall &c,

@@ -66,6 +66,20 @@ struct GpuLauncherCall {
   const int64_t *bounds = nullptr;
   int64_t numBounds = 0;
   void *stream = nullptr;
+  /// vmap's batch loop around the kernel (encodeGpuBatchLoop's integers),
+  /// or null for a direct call. With a loop, `operands` are the batched
+  /// arrays and `boundArgs` (numBounds of them, `bounds` unused) the bound
+  /// arguments gatherGpuBatchBounds reads.
+  const int64_t *batchLoop = nullptr;
+  int64_t batchLoopSize = 0;
+  const int64_t *const *boundArgs = nullptr;
+};
+
+/// One launch of a call: its grid sizes (dynamic bounds filled in) and
+/// operand device addresses.
+struct GpuLauncherLaunch {
+  std::vector<int64_t> gridSizes;
+  std::vector<uint64_t> inputs, outputs;
 };
 
 /// The body of a vendor's pallasc_launcher_*_run: clears the thread's last
@@ -77,6 +91,28 @@ int gpuLauncherRun(int (*run)(const GpuLauncherCall &call), const char *entry,
                    void *const *operands, int64_t numInputs,
                    int64_t numOutputs, const int64_t *bounds,
                    int64_t numBounds, void *stream);
+/// The same for a batch loop (GpuLauncherCall::batchLoop).
+int gpuLauncherRunBatch(int (*run)(const GpuLauncherCall &call),
+                        const char *entry, const pallasc_gpu_image *images,
+                        int64_t numImages, const int64_t *grid,
+                        int64_t gridRank, void *const *operands,
+                        int64_t numInputs, int64_t numOutputs,
+                        const int64_t *const *boundArgs, int64_t numBoundArgs,
+                        void *stream, const int64_t *batchLoop,
+                        int64_t batchLoopSize);
+
+/// The launches of the call: one for a direct call, one per iteration of
+/// its batch loop (gpuBatchIteration: slice b of each batched operand,
+/// element b of each batched bound), every bound checked before anything
+/// launches. Returns kLauncherOk or the status of a failure, whose message
+/// is set (launcherFail; `vendor` names the missing code objects).
+int gpuLauncherLaunches(const GpuLauncherCall &call, const char *vendor,
+                        std::vector<GpuLauncherLaunch> &launches);
+
+/// "batch iteration 2 of 4: " for the message of a failed launch of a
+/// batch loop ("" for a direct call).
+std::string gpuLauncherIterationPrefix(const GpuLauncherCall &call,
+                                       size_t launch, size_t numLaunches);
 
 /// Checks the call's counts and fills `gridSizes` (the grid with the
 /// dynamic bounds in [0, 2^31)). Returns kLauncherOk or the status of a

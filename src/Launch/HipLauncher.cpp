@@ -128,8 +128,8 @@ int runRocm(const GpuLauncherCall &call) {
     return launcherFail(gpuLauncherStatus(s.error), entry,
                         where + ": " + s.message);
   };
-  std::vector<int64_t> gridSizes;
-  if (int status = gpuLauncherGridSizes(call, "ROCm", gridSizes))
+  std::vector<GpuLauncherLaunch> launches;
+  if (int status = gpuLauncherLaunches(call, "ROCm", launches))
     return status;
 
   LauncherState &st = state();
@@ -187,24 +187,40 @@ int runRocm(const GpuLauncherCall &call) {
   const GpuLaunchRecord &record = loaded->record;
   where = "rocm, HSACO " + loaded->arch + ", @" + record.entry;
 
-  std::vector<uint64_t> inputs, outputs;
-  gpuLauncherOperands(call, inputs, outputs);
-  GpuLaunchGeometry geometry;
-  if (GpuStatus s = computeLaunchGeometry(record, gridSizes, geometry); !s)
-    return fail(s);
-  // AMD kernels take no tensor maps: a record with one is not a ROCm
-  // record, and packing it fails.
-  GpuKernelArgs args;
-  if (GpuStatus s = args.pack(record, inputs, outputs, gridSizes, {}); !s)
-    return fail(s);
-  if (GpuStatus s =
-          launchHipKernel(api, loaded->kernel, geometry, args, call.stream);
-      !s)
-    return fail(s);
+  // One launch per iteration of a batch loop (one for a direct call), in
+  // order on the caller's stream. AMD kernels take no tensor maps: a record
+  // with one is not a ROCm record, and packing it fails.
+  for (size_t k = 0; k < launches.size(); ++k) {
+    const GpuLauncherLaunch &l = launches[k];
+    GpuLaunchGeometry geometry;
+    GpuKernelArgs args;
+    GpuStatus s = computeLaunchGeometry(record, l.gridSizes, geometry);
+    if (s)
+      s = args.pack(record, l.inputs, l.outputs, l.gridSizes, {});
+    if (s)
+      s = launchHipKernel(api, loaded->kernel, geometry, args, call.stream);
+    if (!s)
+      return launcherFail(gpuLauncherStatus(s.error), entry,
+                          where + ": " +
+                              gpuLauncherIterationPrefix(call, k,
+                                                         launches.size()) +
+                              s.message);
+  }
   return kLauncherOk;
 }
 
 } // namespace
+
+extern "C" int pallasc_launcher_rocm_run_batch(
+    const char *entry, const pallasc_gpu_image *images, int64_t numImages,
+    const int64_t *grid, int64_t gridRank, void *const *operands,
+    int64_t numInputs, int64_t numOutputs, const int64_t *const *boundArgs,
+    int64_t numBoundArgs, void *stream, const int64_t *batchLoop,
+    int64_t batchLoopSize) {
+  return gpuLauncherRunBatch(runRocm, entry, images, numImages, grid, gridRank,
+                             operands, numInputs, numOutputs, boundArgs,
+                             numBoundArgs, stream, batchLoop, batchLoopSize);
+}
 
 extern "C" int pallasc_launcher_rocm_run(
     const char *entry, const pallasc_gpu_image *images, int64_t numImages,

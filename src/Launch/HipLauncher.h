@@ -38,11 +38,21 @@ int pallasc_launcher_rocm_run(const char *entry,
                               int64_t numInputs, int64_t numOutputs,
                               const int64_t *bounds, int64_t numBounds,
                               void *stream);
+
+/// vmap's batch loop around the kernel: pallasc_launcher_cuda_run_batch's
+/// counterpart (one launch per iteration, in order on `stream`).
+int pallasc_launcher_rocm_run_batch(
+    const char *entry, const pallasc_gpu_image *images, int64_t numImages,
+    const int64_t *grid, int64_t gridRank, void *const *operands,
+    int64_t numInputs, int64_t numOutputs, const int64_t *const *boundArgs,
+    int64_t numBoundArgs, void *stream, const int64_t *batchLoop,
+    int64_t batchLoopSize);
 } // extern "C"
 
 namespace pallasc::launch {
 
 constexpr const char *kRocmRunSymbol = "pallasc_launcher_rocm_run";
+constexpr const char *kRocmRunBatchSymbol = "pallasc_launcher_rocm_run_batch";
 
 /// An AMDGPU target ID as images and gcnArchName spell it:
 /// `gfx90a:sramecc+:xnack-` is the processor `gfx90a` with two feature

@@ -2,8 +2,10 @@
 
 #include "src/Launch/Launcher.h"
 
+#include "src/Launch/GpuLaunch.h"
 #include "src/Launch/HostPlanCodec.h"
 
+#include <climits>
 #include <new>
 #include <string>
 #include <vector>
@@ -68,6 +70,79 @@ using namespace pallasc::launch;
 
 extern "C" const char *pallasc_last_error(void) { return lastError.c_str(); }
 
+namespace {
+
+/// Decodes a `--target cpu` entry point's plan and checks its counts
+/// (`numBounds` < 0: the bounds are a batch loop's, checked against it).
+int decodeCpuPlan(const char *entry, const char *plan, int64_t planSize,
+                  const PackedFn *functions, int64_t numFunctions,
+                  int64_t numOperands, int64_t numBounds, HostCallPlan &host) {
+  std::string error;
+  if (!plan || planSize < 0 || numFunctions < 0 ||
+      !decodeHostCallPlan(std::string_view(plan, planSize), functions,
+                          static_cast<size_t>(numFunctions), host, error))
+    return fail(kLauncherInvalidPlan, entry,
+                error.empty() ? "no launch plan" : error);
+  size_t numIn = host.inputs.size(), numOut = host.outputs.size();
+  if (numBounds >= 0 && (numOperands != static_cast<int64_t>(numIn + numOut) ||
+                         numBounds != host.numDynamicBounds()))
+    return fail(kLauncherInvalidPlan, entry,
+                "the entry point passes " + std::to_string(numOperands) +
+                    " operands and " + std::to_string(numBounds) +
+                    " grid bounds; its plan has " +
+                    std::to_string(numIn + numOut) + " and " +
+                    std::to_string(host.numDynamicBounds()));
+  if (numOperands != static_cast<int64_t>(numIn + numOut))
+    return fail(kLauncherInvalidPlan, entry,
+                "the entry point passes " + std::to_string(numOperands) +
+                    " operands; its plan has " +
+                    std::to_string(numIn + numOut));
+  return kLauncherOk;
+}
+
+/// Runs the grid of `host` once on `operands` (inputs then outputs) with
+/// `bounds`; `where` ("batch iteration b of N: " or "") starts the message
+/// of a failure.
+int runCpuGrid(const char *entry, const HostCallPlan &host,
+               void *const *operands, const int64_t *bounds,
+               int64_t numBounds, const std::string &where) {
+  size_t numIn = host.inputs.size(), numOut = host.outputs.size();
+  if (numBounds != host.numDynamicBounds())
+    return fail(kLauncherInvalidPlan, entry,
+                "the entry point passes " + std::to_string(numBounds) +
+                    " grid bounds; its plan has " +
+                    std::to_string(host.numDynamicBounds()));
+  std::vector<void *> inputs, outputs;
+  for (size_t k = 0; k < numIn + numOut; ++k) {
+    bool isOut = k >= numIn;
+    size_t index = isOut ? k - numIn : k;
+    const HostArrayType &type = isOut ? host.outputs[index] : host.inputs[index];
+    uint64_t bytes = 0;
+    if (!operands[k] && (!type.byteSize(bytes) || bytes != 0))
+      return fail(kLauncherInvalidArgument, entry,
+                  where + (isOut ? "output " : "input ") +
+                      std::to_string(index) + " (" + type.describe() +
+                      ") is a null pointer");
+    (isOut ? outputs : inputs).push_back(operands[k]);
+  }
+  HostGridOptions options;
+  if (numBounds > 0)
+    options.dynamicBounds.assign(bounds, bounds + numBounds);
+  for (size_t i = 0; i < options.dynamicBounds.size(); ++i)
+    if (options.dynamicBounds[i] < 0 || options.dynamicBounds[i] > INT32_MAX)
+      return fail(kLauncherInvalidArgument, entry,
+                  where + "dynamic grid bound " + std::to_string(i) + " is " +
+                      std::to_string(options.dynamicBounds[i]) +
+                      "; bounds must be in [0, 2^31)");
+  std::string error;
+  if (!runHostGrid(host, inputs, /*inputsWritable=*/false, outputs, options,
+                   error))
+    return fail(kLauncherRunFailed, entry, where + error);
+  return kLauncherOk;
+}
+
+} // namespace
+
 extern "C" int pallasc_launcher_cpu_run(const char *entry, const char *plan,
                                         int64_t planSize,
                                         const PackedFn *functions,
@@ -80,47 +155,65 @@ extern "C" int pallasc_launcher_cpu_run(const char *entry, const char *plan,
   // The grid walk allocates; nothing may escape into C callers.
   try {
     HostCallPlan host;
+    if (int status = decodeCpuPlan(entry, plan, planSize, functions,
+                                   numFunctions, numOperands, numBounds, host))
+      return status;
+    return runCpuGrid(entry, host, operands, bounds, numBounds, "");
+  } catch (const std::bad_alloc &) {
+    return fail(kLauncherRunFailed, entry, "out of host memory");
+  }
+}
+
+extern "C" int pallasc_launcher_cpu_run_batch(
+    const char *entry, const char *plan, int64_t planSize,
+    const PackedFn *functions, int64_t numFunctions, void *const *operands,
+    int64_t numOperands, const int64_t *const *boundArgs,
+    int64_t numBoundArgs, const int64_t *batchLoop, int64_t batchLoopSize) {
+  lastError.clear();
+  try {
+    HostCallPlan host;
+    if (int status = decodeCpuPlan(entry, plan, planSize, functions,
+                                   numFunctions, numOperands, -1, host))
+      return status;
+    int64_t numIn = static_cast<int64_t>(host.inputs.size());
+    int64_t numOut = static_cast<int64_t>(host.outputs.size());
+    GpuBatchLoop loop;
+    if (GpuStatus s = decodeGpuBatchLoop(batchLoop, batchLoopSize, numIn,
+                                         numOut, host.numDynamicBounds(),
+                                         loop);
+        !s)
+      return fail(kLauncherInvalidPlan, entry, s.message);
+    std::vector<int64_t> boundValues, iterBounds;
+    bool badArgument = false;
     std::string error;
-    if (!plan || planSize < 0 || numFunctions < 0 ||
-        !decodeHostCallPlan(std::string_view(plan, planSize), functions,
-                            static_cast<size_t>(numFunctions), host, error))
-      return fail(kLauncherInvalidPlan, entry,
-                  error.empty() ? "no launch plan" : error);
-    size_t numIn = host.inputs.size(), numOut = host.outputs.size();
-    if (numOperands != static_cast<int64_t>(numIn + numOut) ||
-        numBounds != host.numDynamicBounds())
-      return fail(kLauncherInvalidPlan, entry,
-                  "the entry point passes " + std::to_string(numOperands) +
-                      " operands and " + std::to_string(numBounds) +
-                      " grid bounds; its plan has " +
-                      std::to_string(numIn + numOut) + " and " +
-                      std::to_string(host.numDynamicBounds()));
-    std::vector<void *> inputs, outputs;
-    for (size_t k = 0; k < numIn + numOut; ++k) {
-      bool isOut = k >= numIn;
-      size_t index = isOut ? k - numIn : k;
-      const HostArrayType &type = isOut ? host.outputs[index] : host.inputs[index];
-      uint64_t bytes = 0;
-      if (!operands[k] && (!type.byteSize(bytes) || bytes != 0))
-        return fail(kLauncherInvalidArgument, entry,
-                    std::string(isOut ? "output " : "input ") +
-                        std::to_string(index) + " (" + type.describe() +
-                        ") is a null pointer");
-      (isOut ? outputs : inputs).push_back(operands[k]);
+    if (!gatherGpuBatchBounds(loop, boundArgs, numBoundArgs, boundValues,
+                              badArgument, error))
+      return fail(badArgument ? kLauncherInvalidArgument : kLauncherInvalidPlan,
+                  entry, error);
+    std::vector<uint64_t> inputs, outputs, iterIn, iterOut;
+    for (int64_t k = 0; k < numIn + numOut; ++k)
+      (k < numIn ? inputs : outputs)
+          .push_back(reinterpret_cast<uintptr_t>(operands[k]));
+    // A null operand fails in iteration 0, before anything ran.
+    for (int64_t b = 0; b < loop.axisSize; ++b) {
+      std::string where = "batch iteration " + std::to_string(b) + " of " +
+                          std::to_string(loop.axisSize) + ": ";
+      if (GpuStatus s = gpuBatchIteration(loop, b, inputs, outputs,
+                                          boundValues, iterIn, iterOut,
+                                          iterBounds);
+          !s)
+        return fail(kLauncherInvalidArgument, entry, where + s.message);
+      std::vector<void *> iterOperands;
+      for (uint64_t a : iterIn)
+        iterOperands.push_back(reinterpret_cast<void *>(a));
+      for (uint64_t a : iterOut)
+        iterOperands.push_back(reinterpret_cast<void *>(a));
+      if (int status = runCpuGrid(entry, host, iterOperands.data(),
+                                  iterBounds.data(),
+                                  static_cast<int64_t>(iterBounds.size()),
+                                  where))
+        return status;
     }
-    HostGridOptions options;
-    if (numBounds > 0)
-      options.dynamicBounds.assign(bounds, bounds + numBounds);
-    for (size_t i = 0; i < options.dynamicBounds.size(); ++i)
-      if (options.dynamicBounds[i] < 0 ||
-          options.dynamicBounds[i] > INT32_MAX)
-        return fail(kLauncherInvalidArgument, entry,
-                    "dynamic grid bound " + std::to_string(i) + " is " +
-                        std::to_string(options.dynamicBounds[i]) +
-                        "; bounds must be in [0, 2^31)");
-    if (!runHostGrid(host, inputs, /*inputsWritable=*/false, outputs, options,
-                     error))
-      return fail(kLauncherRunFailed, entry, error);
     return kLauncherOk;
   } catch (const std::bad_alloc &) {
     return fail(kLauncherRunFailed, entry, "out of host memory");

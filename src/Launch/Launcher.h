@@ -72,11 +72,30 @@ int pallasc_launcher_cpu_run(const char *entry, const char *plan,
                              int64_t numOperands, const int64_t *bounds,
                              int64_t numBounds);
 
-/// The symbol generated entry points call.
+/// The same for vmap's batch loop around the call: `operands` are the
+/// batched arrays (the call's inputs batched at axis 0 or not at all, its
+/// outputs stacked along a new leading axis), `boundArgs` (numBoundArgs,
+/// one per dynamic grid bound) point at each bound's value, or at its axis
+/// size values for a batched bound (gatherGpuBatchBounds), `batchLoop` (batchLoopSize)
+/// the loop as encodeGpuBatchLoop (GpuLaunch.h) writes it. Runs the grid
+/// once per iteration b on slice b of each batched operand
+/// (gpuBatchIteration, the arithmetic of the GPU launchers); a failure
+/// names its iteration ("batch iteration b of N: ...").
+int pallasc_launcher_cpu_run_batch(const char *entry, const char *plan,
+                                   int64_t planSize,
+                                   const pallasc::launch::PackedFn *functions,
+                                   int64_t numFunctions,
+                                   void *const *operands, int64_t numOperands,
+                                   const int64_t *const *boundArgs,
+                                   int64_t numBoundArgs,
+                                   const int64_t *batchLoop,
+                                   int64_t batchLoopSize);
 } // extern "C"
 
 namespace pallasc::launch {
+/// The symbols generated entry points call.
 constexpr const char *kCpuRunSymbol = "pallasc_launcher_cpu_run";
+constexpr const char *kCpuRunBatchSymbol = "pallasc_launcher_cpu_run_batch";
 } // namespace pallasc::launch
 
 #endif // PALLASC_SRC_LAUNCH_LAUNCHER_H

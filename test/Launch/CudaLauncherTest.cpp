@@ -12,6 +12,7 @@
 #include "test/Launch/FakeCudaDriver.h"
 
 #include "src/Launch/CudaLauncher.h"
+#include "src/Launch/GpuLaunch.h"
 #include "src/Launch/Launcher.h"
 
 #include <catch2/catch.hpp>
@@ -298,4 +299,144 @@ TEST_CASE("cuda launcher: a refused launch, a bad bound",
         kLauncherInvalidArgument);
   CHECK(std::string(pallasc_last_error()) ==
         "add_cuda: dynamic grid bound 0 is -1; bounds must be in [0, 2^31)");
+}
+
+namespace {
+
+/// vmap's batch loop of `axisSize` iterations around the add kernel:
+/// input 0 batched (`inStride` bytes per slice) or not (0), output 0
+/// stacked (`outStride`), the bound batched or not.
+std::vector<int64_t> addLoop(int64_t axisSize, uint64_t inStride,
+                             uint64_t outStride, bool batchedBound) {
+  GpuBatchLoop loop;
+  loop.axisSize = axisSize;
+  loop.inputStrides = {inStride};
+  loop.outputStrides = {outStride};
+  loop.batchedBounds = {batchedBound};
+  return encodeGpuBatchLoop(loop);
+}
+
+/// What a generated `add_cuda` entry point of a batch loop passes: the
+/// batched arrays, a pointer per bound (its value, or one per iteration).
+int runBatch(Images &images, void *in, void *out, const int64_t *bound,
+             const std::vector<int64_t> &loop, void *stream = nullptr) {
+  int64_t grid[] = {-1};
+  void *operands[] = {in, out};
+  const int64_t *bounds[] = {bound};
+  return pallasc_launcher_cuda_run_batch(
+      "add_cuda", images.data(), static_cast<int64_t>(images.table.size()),
+      grid, 1, operands, 1, 1, bounds, 1, stream, loop.data(),
+      static_cast<int64_t>(loop.size()));
+}
+
+} // namespace
+
+TEST_CASE("cuda launcher: vmap's batch loop, one launch per iteration",
+          "[launch][cuda][launcher]") {
+  FakeCuda fake;
+  fake.copyParams = 3;
+  Installed installed(fake);
+  Images images;
+  images.add("sm_90a", kCudaImageCubin, addRecord());
+  int stream;
+  // A batched bound: iteration b launches bounds[b] blocks on slice b.
+  int64_t bounds[] = {4, 16, 9};
+  REQUIRE(runBatch(images, address(0x10000), address(0x80000), bounds,
+                   addLoop(3, 0x400, 0x1000, true), &stream) == kLauncherOk);
+  CHECK(std::string(pallasc_last_error()).empty());
+  REQUIRE(fake.launches.size() == 3);
+  for (int b = 0; b < 3; ++b) {
+    INFO("iteration " << b);
+    CHECK(fake.launches[b].grid[0] == bounds[b]);
+    CHECK(fake.launches[b].stream == &stream);
+    const std::vector<uint64_t> &params = fake.launchedParams[b];
+    CHECK(params[0] == static_cast<uint64_t>(0x10000 + b * 0x400));
+    CHECK(params[1] == static_cast<uint64_t>(0x80000 + b * 0x1000));
+    CHECK(static_cast<uint32_t>(params[2]) == bounds[b]);
+  }
+  CHECK(fake.count("cuModuleLoadDataEx") == 1);
+
+  // An unbatched input (stride 0) and bound: the same every iteration.
+  int64_t one = 5;
+  REQUIRE(runBatch(images, address(0x10000), address(0x80000), &one,
+                   addLoop(2, 0, 0x1000, false)) == kLauncherOk);
+  REQUIRE(fake.launches.size() == 5);
+  CHECK(fake.launchedParams[3][0] == 0x10000);
+  CHECK(fake.launchedParams[4][0] == 0x10000);
+  CHECK(fake.launchedParams[4][1] == 0x81000);
+  CHECK(fake.launches[4].grid[0] == 5);
+}
+
+TEST_CASE("cuda launcher: a batch loop's tensor maps are encoded per "
+          "iteration",
+          "[launch][cuda][launcher]") {
+  FakeCuda fake;
+  fake.copyParams = 4;
+  Installed installed(fake);
+  Images images;
+  images.add("sm_90a", kCudaImageCubin, tmaRecord());
+  int64_t bound = 2;
+  REQUIRE(runBatch(images, address(0x10000), address(0x80000), &bound,
+                   addLoop(3, 0x4000, 0x1000, false)) == kLauncherOk);
+  REQUIRE(fake.launches.size() == 3);
+  CHECK(fake.encodedAddresses ==
+        std::vector<uint64_t>{0x10000, 0x14000, 0x18000});
+  // Each launch gets its own uploaded map, freed after it.
+  REQUIRE(fake.uploads.size() == 3);
+  for (int b = 0; b < 3; ++b)
+    CHECK(fake.launchedParams[b][3] == fake.uploads[b].first);
+  CHECK(fake.asyncFrees.size() == 3);
+  CHECK(fake.live.empty());
+
+  // A slice stride that leaves iteration 1's slice misaligned: the status,
+  // and the iteration named; iteration 0 was launched.
+  CHECK(runBatch(images, address(0x10000), address(0x80000), &bound,
+                 addLoop(3, 0x4008, 0x1000, false)) == kLauncherMisaligned);
+  CHECK(std::string(pallasc_last_error()) ==
+        "add_cuda: cuda, cubin sm_90a, @add: batch iteration 1 of 3: the "
+        "tensor map of inputs[0] needs a 16-byte aligned address (TMA), got " +
+            std::to_string(0x14008));
+  CHECK(fake.launches.size() == 4);
+}
+
+TEST_CASE("cuda launcher: a batch loop's failures name the iteration",
+          "[launch][cuda][launcher]") {
+  FakeCuda fake;
+  fake.copyParams = 3;
+  Installed installed(fake);
+  Images images;
+  images.add("sm_90a", kCudaImageCubin, addRecord());
+  int64_t bounds[] = {4, 16, 9, 1};
+  // The third launch fails: two launched, the status and the iteration.
+  fake.fail["cuLaunchKernel"] = 701;
+  fake.failAfter["cuLaunchKernel"] = 2;
+  CHECK(runBatch(images, address(0x10000), address(0x80000), bounds,
+                 addLoop(4, 0x400, 0x1000, true)) == kLauncherLaunchFailed);
+  CHECK(std::string(pallasc_last_error()) ==
+        "add_cuda: cuda, cubin sm_90a, @add: batch iteration 2 of 4: kernel "
+        "launch failed: CUDA_ERROR_FAKE (701)");
+  CHECK(fake.launches.size() == 3);
+  fake.fail.clear();
+
+  // A bound out of range in one iteration: nothing launches.
+  int64_t bad[] = {4, -16, 9};
+  CHECK(runBatch(images, address(0x10000), address(0x80000), bad,
+                 addLoop(3, 0x400, 0x1000, true)) == kLauncherInvalidArgument);
+  CHECK(std::string(pallasc_last_error()) ==
+        "add_cuda: dynamic grid bound 0 is -16 in batch iteration 1 of 3; "
+        "bounds must be in [0, 2^31)");
+  CHECK(fake.launches.size() == 3);
+  // A null batched bound; a loop that does not fit the call.
+  CHECK(runBatch(images, address(0x10000), address(0x80000), nullptr,
+                 addLoop(3, 0x400, 0x1000, true)) == kLauncherInvalidArgument);
+  CHECK(std::string(pallasc_last_error()) ==
+        "add_cuda: batched grid bound 0 (3 values, one per batch iteration) "
+        "is a null pointer");
+  std::vector<int64_t> shortLoop = {3, 0x400};
+  CHECK(runBatch(images, address(0x10000), address(0x80000), bounds,
+                 shortLoop) == kLauncherInvalidPlan);
+  CHECK(std::string(pallasc_last_error()) ==
+        "add_cuda: the embedded batch loop has 2 values; a call of 1 inputs, "
+        "1 outputs and 1 dynamic bounds takes 4");
+  CHECK(fake.launches.size() == 3);
 }

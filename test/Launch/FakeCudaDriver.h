@@ -29,6 +29,9 @@ struct FakeCuda {
   std::string deviceName = "Fake H100";
   std::string jitLog = "ptxas fatal: fake";
   std::map<std::string, launch::CUresult> fail;
+  /// Calls of an entry point that succeed before `fail` makes it fail
+  /// (absent: from the first).
+  std::map<std::string, size_t> failAfter;
 
   // Recorded calls.
   std::vector<std::string> calls;
@@ -65,6 +68,8 @@ struct FakeCuda {
     uint32_t box[2], elementStrides[2];
     int interleave, swizzle, l2, oob;
   } encode{};
+  /// The address of every cuTensorMapEncodeTiled, in order.
+  std::vector<uint64_t> encodedAddresses;
 
   size_t count(const std::string &call) const {
     size_t n = 0;
@@ -86,6 +91,10 @@ inline launch::CUresult call(const char *name) {
   FakeCuda &f = *FakeCuda::current;
   f.calls.push_back(name);
   auto it = f.fail.find(name);
+  // failAfter[name]: that many calls succeed before `fail` applies.
+  auto after = f.failAfter.find(name);
+  if (after != f.failAfter.end() && f.count(name) <= after->second)
+    return launch::cuda::kSuccess;
   return it == f.fail.end() ? launch::cuda::kSuccess : it->second;
 }
 } // namespace fake
@@ -250,6 +259,8 @@ inline launch::CudaDriverApi FakeCuda::api() {
                                 const uint32_t *elementStrides, int interleave,
                                 int swizzle, int l2, int oob) {
     FakeCuda::Encode &e = FakeCuda::current->encode;
+    FakeCuda::current->encodedAddresses.push_back(
+        reinterpret_cast<uint64_t>(address));
     e = {dataType,
          rank,
          reinterpret_cast<uint64_t>(address),

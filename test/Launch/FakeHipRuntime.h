@@ -30,6 +30,9 @@ struct FakeHip {
   /// Where the fake's hipDeviceProp_t keeps the name (either layout).
   size_t archNameOffset = launch::hip::kPropsR0600ArchNameOffset;
   std::map<std::string, launch::hipError_t> fail;
+  /// Calls of an entry point that succeed before `fail` makes it fail
+  /// (absent: from the first).
+  std::map<std::string, size_t> failAfter;
 
   // Recorded calls.
   std::vector<std::string> calls;
@@ -65,6 +68,10 @@ inline launch::hipError_t call(const char *name) {
   FakeHip &f = *FakeHip::current;
   f.calls.push_back(name);
   auto it = f.fail.find(name);
+  // failAfter[name]: that many calls succeed before `fail` applies.
+  auto after = f.failAfter.find(name);
+  if (after != f.failAfter.end() && f.count(name) <= after->second)
+    return launch::hip::kSuccess;
   return it == f.fail.end() ? launch::hip::kSuccess : it->second;
 }
 inline int function; ///< the address hipModuleGetFunction hands out

@@ -11,6 +11,7 @@
 
 #include "test/Launch/FakeHipRuntime.h"
 
+#include "src/Launch/GpuLaunch.h"
 #include "src/Launch/HipLauncher.h"
 #include "src/Launch/Launcher.h"
 
@@ -301,4 +302,53 @@ TEST_CASE("rocm launcher: a refused launch, a bad bound, a bad record",
         kLauncherInvalidPlan);
   CHECK(std::string(pallasc_last_error()) ==
         "add_rocm: no embedded ROCm code object");
+}
+
+TEST_CASE("rocm launcher: vmap's batch loop, one launch per iteration",
+          "[launch][rocm][launcher]") {
+  FakeHip fake;
+  fake.copyParams = 3;
+  Installed installed(fake);
+  Images images;
+  images.add("gfx942", addRecord());
+  GpuBatchLoop loop;
+  loop.axisSize = 3;
+  loop.inputStrides = {0x400};
+  loop.outputStrides = {0x1000};
+  loop.batchedBounds = {true};
+  std::vector<int64_t> encoded = encodeGpuBatchLoop(loop);
+  int64_t grid[] = {-1};
+  void *operands[] = {address(0x10000), address(0x80000)};
+  int64_t values[] = {4, 16, 9};
+  const int64_t *bounds[] = {values};
+  int stream;
+  auto run = [&] {
+    return pallasc_launcher_rocm_run_batch(
+        "add_rocm", images.data(), static_cast<int64_t>(images.table.size()),
+        grid, 1, operands, 1, 1, bounds, 1, &stream, encoded.data(),
+        static_cast<int64_t>(encoded.size()));
+  };
+  REQUIRE(run() == kLauncherOk);
+  REQUIRE(fake.launches.size() == 3);
+  for (int b = 0; b < 3; ++b) {
+    INFO("iteration " << b);
+    CHECK(fake.launches[b].grid[0] == values[b]);
+    CHECK(fake.launches[b].stream == &stream);
+    CHECK(fake.launches[b].params[0] == static_cast<uint64_t>(0x10000 + b * 0x400));
+    CHECK(fake.launches[b].params[1] == static_cast<uint64_t>(0x80000 + b * 0x1000));
+    CHECK(static_cast<uint32_t>(fake.launches[b].params[2]) == values[b]);
+  }
+  // The second launch fails: the status, the iteration, nothing after it.
+  fake.fail["hipModuleLaunchKernel"] = 98;
+  fake.failAfter["hipModuleLaunchKernel"] = 4;
+  CHECK(run() == kLauncherLaunchFailed);
+  CHECK(std::string(pallasc_last_error()) ==
+        "add_rocm: rocm, HSACO gfx942, @add: batch iteration 1 of 3: kernel "
+        "launch failed: hipErrorFake (98)");
+  CHECK(fake.launches.size() == 5);
+  CHECK(pallasc_launcher_rocm_run_batch("add_rocm", images.data(), 1, grid, 1,
+                                        operands, 1, 1, bounds, 1, nullptr,
+                                        nullptr, 0) == kLauncherInvalidPlan);
+  CHECK(std::string(pallasc_last_error()) ==
+        "add_rocm: the entry point passes no batch loop");
 }

@@ -4,6 +4,7 @@
 // function with the packed calling convention): success, and every error
 // path's status and message.
 
+#include "src/Launch/GpuLaunch.h"
 #include "src/Launch/HostPlanCodec.h"
 #include "src/Launch/Launcher.h"
 
@@ -157,4 +158,62 @@ TEST_CASE("the cpu entry point runs the grid and reports failures",
     CHECK(run(plan, {in.data(), out.data()}, {3}) == kLauncherOk);
     CHECK(std::string(pallasc_last_error()).empty());
   }
+}
+
+TEST_CASE("the cpu entry point runs vmap's batch loop", "[launcher]") {
+  // 3 iterations of the [8] f32 call: input batched (32 bytes a slice),
+  // output stacked, the bound batched (2, 1, 2 blocks of 4).
+  std::string plan = encode(doublePlan(8));
+  GpuBatchLoop loop;
+  loop.axisSize = 3;
+  loop.inputStrides = {8 * sizeof(float)};
+  loop.outputStrides = {8 * sizeof(float)};
+  loop.batchedBounds = {true};
+  std::vector<int64_t> encoded = encodeGpuBatchLoop(loop);
+  std::vector<float> in(24), out(24, 0);
+  for (int i = 0; i < 24; ++i)
+    in[i] = static_cast<float>(i) - 3.5f;
+  int64_t values[] = {2, 1, 2};
+  const int64_t *bounds[] = {values};
+  auto runBatch = [&](void *inPtr, const int64_t *const *boundArgs,
+                      const std::vector<int64_t> &l) {
+    void *operands[] = {inPtr, out.data()};
+    return pallasc_launcher_cpu_run_batch(
+        "double_cpu", plan.data(), static_cast<int64_t>(plan.size()), kTable,
+        1, operands, 2, boundArgs, 1, l.data(),
+        static_cast<int64_t>(l.size()));
+  };
+  REQUIRE(runBatch(in.data(), bounds, encoded) == kLauncherOk);
+  CHECK(std::string(pallasc_last_error()).empty());
+  for (int b = 0; b < 3; ++b)
+    for (int i = 0; i < 8; ++i) {
+      INFO("iteration " << b << ", element " << i);
+      float got = out[b * 8 + i];
+      // Past iteration 1's bound (one block) nothing is written (NaN).
+      if (b == 1 && i >= 4)
+        CHECK(std::isnan(got));
+      else
+        CHECK(got == 2 * in[b * 8 + i]);
+    }
+
+  // A bound out of range in iteration 2; a null input; a null batched
+  // bound; a loop that does not fit the plan.
+  int64_t bad[] = {2, 1, -1};
+  const int64_t *badBounds[] = {bad};
+  CHECK(runBatch(in.data(), badBounds, encoded) == kLauncherInvalidArgument);
+  CHECK(std::string(pallasc_last_error()) ==
+        "double_cpu: batch iteration 2 of 3: dynamic grid bound 0 is -1; "
+        "bounds must be in [0, 2^31)");
+  CHECK(runBatch(nullptr, bounds, encoded) == kLauncherInvalidArgument);
+  CHECK(std::string(pallasc_last_error()) ==
+        "double_cpu: batch iteration 0 of 3: input 0 ([8] f32) is a null "
+        "pointer");
+  const int64_t *nullBounds[] = {nullptr};
+  CHECK(runBatch(in.data(), nullBounds, encoded) == kLauncherInvalidArgument);
+  CHECK(std::string(pallasc_last_error()) ==
+        "double_cpu: batched grid bound 0 (3 values, one per batch "
+        "iteration) is a null pointer");
+  CHECK(runBatch(in.data(), bounds, {0, 32, 32, 1}) == kLauncherInvalidPlan);
+  CHECK(std::string(pallasc_last_error()) ==
+        "double_cpu: the embedded batch loop has axis size 0");
 }
