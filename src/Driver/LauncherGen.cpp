@@ -5,6 +5,7 @@
 #include "src/Driver/Diagnostics.h"
 #include "src/Driver/Timing.h"
 #include "src/Launch/CudaLauncher.h"
+#include "src/Launch/GpuLaunch.h"
 #include "src/Launch/HipLauncher.h"
 #include "src/Launch/HostPlanCodec.h"
 #include "src/Launch/Launcher.h"
@@ -20,6 +21,8 @@
 #include "llvm/Object/ArchiveWriter.h"
 #include "llvm/Support/MemoryBuffer.h"
 
+#include <optional>
+
 using namespace mlir;
 
 namespace pallasc {
@@ -27,6 +30,7 @@ namespace pallasc {
 namespace {
 
 using runtime::ArrayType;
+using runtime::BatchLoopProgram;
 using runtime::DType;
 using runtime::LaunchPlan;
 
@@ -68,16 +72,23 @@ std::string shapeText(const ArrayType &a) {
 }
 
 /// The entry point's parameters: (C declaration, comment) per parameter.
+/// With `batch` (vmap's batch loop around the call): its batched arrays,
+/// and a pointer to the per-iteration values of each batched bound.
 std::vector<std::pair<std::string, std::string>>
-entryParameters(const LaunchPlan &plan) {
+entryParameters(const LaunchPlan &plan, const BatchLoopProgram *batch) {
   std::vector<std::pair<std::string, std::string>> params;
   for (size_t i = 0; i < plan.inputs.size(); ++i) {
     bool prefetch = static_cast<int64_t>(i) < plan.numScalarPrefetch;
-    params.push_back(
-        {std::string("const ") + cType(plan.inputs[i].dtype) + " *in" +
-             std::to_string(i),
-         "input " + std::to_string(i) + ": " + shapeText(plan.inputs[i]) +
-             (prefetch ? " (scalar prefetch)" : "")});
+    const ArrayType &type = batch ? batch->inputs[i] : plan.inputs[i];
+    std::string note = prefetch ? " (scalar prefetch)" : "";
+    if (batch)
+      note += batch->inAxes[i] == 0
+                  ? " (batched: iteration b reads slice b)"
+                  : " (not batched: every iteration reads all of it)";
+    params.push_back({std::string("const ") + cType(type.dtype) + " *in" +
+                          std::to_string(i),
+                      "input " + std::to_string(i) + ": " + shapeText(type) +
+                          note});
   }
   for (size_t j = 0; j < plan.outputs.size(); ++j) {
     std::string note;
@@ -85,22 +96,47 @@ entryParameters(const LaunchPlan &plan) {
       if (out == static_cast<int64_t>(j))
         note = " (aliases input " + std::to_string(in) +
                ": starts as its values; may be the same memory)";
-    params.push_back({std::string(cType(plan.outputs[j].dtype)) + " *out" +
+    if (batch)
+      note += " (stacked: iteration b writes slice b)";
+    const ArrayType &type = batch ? batch->outputs[j] : plan.outputs[j];
+    params.push_back({std::string(cType(type.dtype)) + " *out" +
                           std::to_string(j),
-                      "output " + std::to_string(j) + ": " +
-                          shapeText(plan.outputs[j]) + note});
+                      "output " + std::to_string(j) + ": " + shapeText(type) +
+                          note});
   }
+  size_t k = 0;
   for (size_t a = 0; a < plan.grid.size(); ++a) {
     if (plan.grid[a] != -1)
       continue;
     std::string axisName = a < plan.gridNames.size() && !plan.gridNames[a].empty()
                                ? launcherPrefix(plan.gridNames[a])
                                : std::to_string(a);
-    params.push_back({"int64_t grid_" + axisName,
-                      "the size of grid axis " + std::to_string(a) +
-                          " (a dynamic bound, in [0, 2^31))"});
+    if (batch && batch->boundAxes[k] == 0)
+      params.push_back(
+          {"const int64_t *grid_" + axisName,
+           std::to_string(batch->axisSize) + " sizes of grid axis " +
+               std::to_string(a) +
+               ", one per batch iteration (a batched dynamic bound, each in "
+               "[0, 2^31))"});
+    else
+      params.push_back({"int64_t grid_" + axisName,
+                        "the size of grid axis " + std::to_string(a) +
+                            " (a dynamic bound, in [0, 2^31)" +
+                            (batch ? ", every batch iteration" : "") + ")"});
+    ++k;
   }
   return params;
+}
+
+/// The header's sentence on vmap's batch loop ("" without one).
+std::string batchText(const BatchLoopProgram *batch) {
+  if (!batch)
+    return "";
+  return " * vmap's batch loop: the grid runs " +
+         std::to_string(batch->axisSize) +
+         " times, iteration b on slice b (along axis 0)\n"
+         " * of each batched input and of every output, as `pallasc run "
+         "--vmap` runs it.\n";
 }
 
 std::string gridText(const LaunchPlan &plan) {
@@ -128,7 +164,9 @@ std::string entryDeclaration(const std::string &entryName,
   return h;
 }
 
-std::string generateHeader(const LaunchPlan &plan, const std::string &name,
+std::string generateHeader(const LaunchPlan &plan,
+                           const BatchLoopProgram *batch,
+                           const std::string &name,
                            const std::string &sources, bool cpu,
                            const std::vector<CudaArtifacts::Image> &cuda,
                            const std::vector<RocmArtifacts::Image> &rocm) {
@@ -165,12 +203,13 @@ std::string generateHeader(const LaunchPlan &plan, const std::string &name,
   h += "const char *pallasc_last_error(void);\n";
   h += "#endif /* PALLASC_STATUS_DEFINED */\n\n";
 
-  auto params = entryParameters(plan);
+  auto params = entryParameters(plan, batch);
   if (cpu) {
     h += "/* Runs the grid (" + gridText(plan) + ") of @" + plan.kernel +
          " on the host, with the semantics\n * and results of `pallasc run`. "
          "Arrays are dense, row-major, in host memory;\n * inputs are only "
-         "read. 16-bit floats are passed as their bits (uint16_t).\n";
+         "read. 16-bit floats are passed as their bits (uint16_t).\n" +
+         batchText(batch);
     h += entryDeclaration(prefix + "_cpu", params);
   }
   if (!cuda.empty()) {
@@ -184,7 +223,10 @@ std::string generateHeader(const LaunchPlan &plan, const std::string &name,
          "context (no current context: device 0's primary context is made "
          "current).\n * Arrays are dense, row-major, in device memory (TMA "
          "operands 16-byte aligned);\n * 16-bit floats as their bits "
-         "(uint16_t).\n";
+         "(uint16_t).\n" +
+         batchText(batch) +
+         (batch ? " * One launch per iteration, in order on the stream.\n"
+                : "");
     auto cudaParams = params;
     cudaParams.push_back(
         {"void *stream", "a CUstream (NULL: the default stream)"});
@@ -199,7 +241,10 @@ std::string generateHeader(const LaunchPlan &plan, const std::string &name,
          " (HSACO); the code object whose target fits\n * the thread's "
          "current HIP device (gcnArchName) is loaded once per device.\n"
          " * Arrays are dense, row-major, in device memory, 16-byte aligned; "
-         "16-bit\n * floats as their bits (uint16_t).\n";
+         "16-bit\n * floats as their bits (uint16_t).\n" +
+         batchText(batch) +
+         (batch ? " * One launch per iteration, in order on the stream.\n"
+                : "");
     auto rocmParams = params;
     rocmParams.push_back(
         {"void *stream", "a hipStream_t (NULL: the default stream)"});
@@ -240,6 +285,51 @@ llvm::Value *stackArray(llvm::IRBuilder<> &b, llvm::Type *type,
   return array;
 }
 
+/// The entry point's parameter types for its dynamic bounds: i64 each, or
+/// a pointer for a bound `batch` takes batched.
+std::vector<llvm::Type *> boundParamTypes(llvm::LLVMContext &ctx,
+                                          size_t numBounds,
+                                          const BatchLoopProgram *batch) {
+  std::vector<llvm::Type *> types;
+  for (size_t k = 0; k < numBounds; ++k)
+    types.push_back(batch && batch->boundAxes[k] == 0
+                        ? static_cast<llvm::Type *>(
+                              llvm::PointerType::get(ctx, 0))
+                        : llvm::Type::getInt64Ty(ctx));
+  return types;
+}
+
+/// What the entry point passes the runtime for its bounds (arguments
+/// `first`...): without `batch`, an array of their values; with it, an
+/// array of pointers (gatherGpuBatchBounds): the caller's array of a
+/// batched bound, a stack slot holding an unbatched one.
+llvm::Value *boundArgument(llvm::IRBuilder<> &b, llvm::Function *entry,
+                           size_t first, size_t numBounds,
+                           const BatchLoopProgram *batch) {
+  std::vector<llvm::Value *> values;
+  for (size_t k = 0; k < numBounds; ++k) {
+    llvm::Value *arg = entry->getArg(first + k);
+    if (batch && !arg->getType()->isPointerTy()) {
+      llvm::Value *slot = b.CreateAlloca(b.getInt64Ty());
+      b.CreateStore(arg, slot);
+      arg = slot;
+    }
+    values.push_back(arg);
+  }
+  llvm::Type *type = batch ? static_cast<llvm::Type *>(b.getPtrTy())
+                           : static_cast<llvm::Type *>(b.getInt64Ty());
+  return stackArray(b, type, values);
+}
+
+/// The loop's integers (encodeGpuBatchLoop) as a constant.
+llvm::Value *batchLoopConstant(llvm::Module &m, const BatchLoopProgram &batch,
+                               const std::string &name, int64_t &size) {
+  std::vector<int64_t> data = launch::encodeGpuBatchLoop(batch.gpuLoop());
+  size = static_cast<int64_t>(data.size());
+  return privateConstant(m, llvm::ConstantDataArray::get(m.getContext(), data),
+                         name);
+}
+
 /// What a generated GPU entry point embeds for one architecture: its
 /// launch record and its code objects (`kind` as the vendor runtime reads
 /// it; `what` names the constant).
@@ -261,8 +351,9 @@ struct EmbeddedArch {
 /// pallasc_launcher_<vendor>_run) with it. Constants are named
 /// `__pallasc_<vendor>_*`.
 bool addGpuEntryPoint(llvm::Module &m, const std::string &vendor,
-                      const char *runSymbol, const std::string &entryName,
-                      const LaunchPlan &plan,
+                      const char *runSymbol, const char *runBatchSymbol,
+                      const std::string &entryName, const LaunchPlan &plan,
+                      const BatchLoopProgram *batch,
                       const std::vector<EmbeddedArch> &archs,
                       std::string &error) {
   llvm::LLVMContext &ctx = m.getContext();
@@ -321,30 +412,42 @@ bool addGpuEntryPoint(llvm::Module &m, const std::string &vendor,
   size_t numIn = plan.inputs.size(), numOut = plan.outputs.size();
   size_t numBounds = static_cast<size_t>(plan.numDynamicBounds());
   std::vector<llvm::Type *> paramTypes(numIn + numOut, ptr);
-  paramTypes.insert(paramTypes.end(), numBounds, i64);
+  std::vector<llvm::Type *> boundTypes = boundParamTypes(ctx, numBounds, batch);
+  paramTypes.insert(paramTypes.end(), boundTypes.begin(), boundTypes.end());
   paramTypes.push_back(ptr); // the stream
   llvm::Function *entry = llvm::Function::Create(
       llvm::FunctionType::get(i32, paramTypes, false),
       llvm::GlobalValue::ExternalLinkage, entryName, m);
-  llvm::FunctionCallee run = m.getOrInsertFunction(
-      runSymbol,
-      llvm::FunctionType::get(
-          i32, {ptr, ptr, i64, ptr, i64, ptr, i64, i64, ptr, i64, ptr}, false));
+  std::vector<llvm::Type *> runTypes = {ptr, ptr, i64, ptr, i64, ptr,
+                                        i64, i64, ptr, i64, ptr};
+  if (batch)
+    runTypes.insert(runTypes.end(), {ptr, i64});
+  llvm::FunctionCallee run =
+      m.getOrInsertFunction(batch ? runBatchSymbol : runSymbol,
+                            llvm::FunctionType::get(i32, runTypes, false));
   llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", entry));
-  std::vector<llvm::Value *> operands, bounds;
+  std::vector<llvm::Value *> operands;
   for (size_t i = 0; i < numIn + numOut; ++i)
     operands.push_back(entry->getArg(i));
-  for (size_t i = 0; i < numBounds; ++i)
-    bounds.push_back(entry->getArg(numIn + numOut + i));
-  llvm::Value *status = b.CreateCall(
-      run, {nameVar, tableVar, llvm::ConstantInt::get(i64, table.size()),
-            gridVar, llvm::ConstantInt::get(i64, grid.size()),
-            stackArray(b, ptr, operands),
-            llvm::ConstantInt::get(i64, numIn),
-            llvm::ConstantInt::get(i64, numOut), stackArray(b, i64, bounds),
-            llvm::ConstantInt::get(i64, numBounds),
-            entry->getArg(numIn + numOut + numBounds)});
-  b.CreateRet(status);
+  std::vector<llvm::Value *> args = {
+      nameVar,
+      tableVar,
+      llvm::ConstantInt::get(i64, table.size()),
+      gridVar,
+      llvm::ConstantInt::get(i64, grid.size()),
+      stackArray(b, ptr, operands),
+      llvm::ConstantInt::get(i64, numIn),
+      llvm::ConstantInt::get(i64, numOut),
+      boundArgument(b, entry, numIn + numOut, numBounds, batch),
+      llvm::ConstantInt::get(i64, numBounds),
+      entry->getArg(numIn + numOut + numBounds)};
+  if (batch) {
+    int64_t loopSize = 0;
+    args.push_back(batchLoopConstant(m, *batch, prefix + "_batch_loop",
+                                     loopSize));
+    args.push_back(llvm::ConstantInt::get(i64, loopSize));
+  }
+  b.CreateRet(b.CreateCall(run, args));
   return true;
 }
 
@@ -385,7 +488,7 @@ bool addCpuEntryPoint(llvm::Module &m, const std::string &entryName,
                       const std::string &planText,
                       const std::vector<std::string> &symbols,
                       size_t numOperands, size_t numBounds,
-                      std::string &error) {
+                      const BatchLoopProgram *batch, std::string &error) {
   llvm::LLVMContext &ctx = m.getContext();
   internalizeDefinitions(m);
   if (m.getFunction(entryName) || m.getNamedValue(entryName)) {
@@ -435,28 +538,40 @@ bool addCpuEntryPoint(llvm::Module &m, const std::string &entryName,
 
   // pallasc_status <entry>(ptr operands..., i64 bounds...)
   std::vector<llvm::Type *> paramTypes(numOperands, ptr);
-  paramTypes.insert(paramTypes.end(), numBounds, i64);
+  std::vector<llvm::Type *> boundTypes = boundParamTypes(ctx, numBounds, batch);
+  paramTypes.insert(paramTypes.end(), boundTypes.begin(), boundTypes.end());
   llvm::Function *entry = llvm::Function::Create(
       llvm::FunctionType::get(i32, paramTypes, false),
       llvm::GlobalValue::ExternalLinkage, entryName, m);
+  std::vector<llvm::Type *> runTypes = {ptr, ptr, i64, ptr, i64,
+                                        ptr, i64, ptr, i64};
+  if (batch)
+    runTypes.insert(runTypes.end(), {ptr, i64});
   llvm::FunctionCallee run = m.getOrInsertFunction(
-      launch::kCpuRunSymbol,
-      llvm::FunctionType::get(i32, {ptr, ptr, i64, ptr, i64, ptr, i64, ptr, i64},
-                              false));
+      batch ? launch::kCpuRunBatchSymbol : launch::kCpuRunSymbol,
+      llvm::FunctionType::get(i32, runTypes, false));
   llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", entry));
-  std::vector<llvm::Value *> operandValues, boundValues;
+  std::vector<llvm::Value *> operandValues;
   for (size_t i = 0; i < numOperands; ++i)
     operandValues.push_back(entry->getArg(i));
-  for (size_t i = 0; i < numBounds; ++i)
-    boundValues.push_back(entry->getArg(numOperands + i));
   llvm::Value *operands = stackArray(b, ptr, operandValues);
-  llvm::Value *bounds = stackArray(b, i64, boundValues);
-  llvm::Value *status = b.CreateCall(
-      run, {nameVar, planVar, llvm::ConstantInt::get(i64, planText.size()),
-            tableVar, llvm::ConstantInt::get(i64, table.size()), operands,
-            llvm::ConstantInt::get(i64, numOperands), bounds,
-            llvm::ConstantInt::get(i64, numBounds)});
-  b.CreateRet(status);
+  std::vector<llvm::Value *> args = {
+      nameVar,
+      planVar,
+      llvm::ConstantInt::get(i64, planText.size()),
+      tableVar,
+      llvm::ConstantInt::get(i64, table.size()),
+      operands,
+      llvm::ConstantInt::get(i64, numOperands),
+      boundArgument(b, entry, numOperands, numBounds, batch),
+      llvm::ConstantInt::get(i64, numBounds)};
+  if (batch) {
+    int64_t loopSize = 0;
+    args.push_back(
+        batchLoopConstant(m, *batch, "__pallasc_batch_loop", loopSize));
+    args.push_back(llvm::ConstantInt::get(i64, loopSize));
+  }
+  b.CreateRet(b.CreateCall(run, args));
   return true;
 }
 
@@ -503,21 +618,34 @@ emitLaunchers(ModuleOp module, const std::string &name,
     return failure();
   };
   OwningOpRef<ModuleOp> copy = module.clone();
-  if (!runtime::isDirectCall(*copy))
-    return fail("the call's wrapper holds more than one pallas.call on its "
-                "arguments (vmap's batch loop, reshapes or broadcasts around "
-                "the call), which generated launchers do not run yet; "
-                "`pallasc run` does");
   LaunchPlan plan;
   std::string error;
-  if (!runtime::planLaunch(*copy, plan, error))
+  // vmap's batch loop around one call runs as the GPU runners run it: the
+  // call's grid once per iteration, on slice b of the batched operands.
+  std::optional<BatchLoopProgram> loop;
+  if (!runtime::isDirectCall(*copy)) {
+    if (!runtime::isBatchLoop(*copy))
+      return fail("the call's wrapper holds more than one pallas.call on its "
+                  "arguments (reshapes or broadcasts around the call, e.g. "
+                  "vmap's axis_size 1 or a broadcast of an aliased input), "
+                  "which generated launchers do not run; they run a single "
+                  "call or vmap's batch loop around one; `pallasc run` runs "
+                  "this on the CPU");
+    loop.emplace();
+    if (!runtime::planBatchLoop(*copy, *loop, error))
+      return fail("cannot generate a launcher for this batch loop: " + error);
+    plan = loop->call;
+  } else if (!runtime::planLaunch(*copy, plan, error)) {
     return fail(error);
+  }
+  const BatchLoopProgram *batch = loop ? &*loop : nullptr;
   if (plan.eliminated)
     return fail("the call was eliminated by pallas-dce (none of its outputs "
                 "is used): there is nothing to launch");
   if (wantHeader)
     files.header =
-        generateHeader(plan, name, sources, cpu, cudaImages, rocmImages);
+        generateHeader(plan, batch, name, sources, cpu, cudaImages,
+                       rocmImages);
   if (!wantLibrary)
     return success();
 
@@ -525,25 +653,28 @@ emitLaunchers(ModuleOp module, const std::string &name,
   // The GPU entry points: no host code of the kernel, an empty module
   // augmented with the images and the call into the vendor runtime.
   auto addGpu = [&](const std::string &vendor, const char *runSymbol,
+                    const char *runBatchSymbol,
                     const std::vector<EmbeddedArch> &archs) {
     OwningOpRef<ModuleOp> empty =
         ModuleOp::create(UnknownLoc::get(module.getContext()));
     std::string object;
     if (!runtime::emitHostObject(
             *empty, object, error, [&](llvm::Module &m, std::string &e) {
-              return addGpuEntryPoint(m, vendor, runSymbol,
+              return addGpuEntryPoint(m, vendor, runSymbol, runBatchSymbol,
                                       launcherPrefix(name) + "_" + vendor,
-                                      plan, archs, e);
+                                      plan, batch, archs, e);
             }))
       return false;
     members.push_back({name + "." + vendor + ".o", std::move(object)});
     return true;
   };
   if (!cudaImages.empty() &&
-      !addGpu("cuda", launch::kCudaRunSymbol, cudaEmbedded(cudaImages)))
+      !addGpu("cuda", launch::kCudaRunSymbol, launch::kCudaRunBatchSymbol,
+              cudaEmbedded(cudaImages)))
     return fail("(cuda) " + error);
   if (!rocmImages.empty() &&
-      !addGpu("rocm", launch::kRocmRunSymbol, rocmEmbedded(rocmImages)))
+      !addGpu("rocm", launch::kRocmRunSymbol, launch::kRocmRunBatchSymbol,
+              rocmEmbedded(rocmImages)))
     return fail("(rocm) " + error);
   if (cpu) {
     // The plan, with the entry points as indices into the table.
@@ -561,6 +692,9 @@ emitLaunchers(ModuleOp module, const std::string &name,
           return static_cast<size_t>(reinterpret_cast<uintptr_t>(f)) - 1;
         });
 
+    // The loop runs in the runtime (pallasc_launcher_cpu_run_batch); the
+    // pipeline drops @main (the wrapper holding the call) as for a direct
+    // call.
     if (failed(runtime::lowerForHost(*copy)))
       return failure();
     std::string object;
@@ -570,7 +704,7 @@ emitLaunchers(ModuleOp module, const std::string &name,
     if (!runtime::emitHostObject(
             *copy, object, error, [&](llvm::Module &m, std::string &e) {
               return addCpuEntryPoint(m, entryName, planText, symbols,
-                                      numOperands, numBounds, e);
+                                      numOperands, numBounds, batch, e);
             }))
       return fail("(cpu) " + error);
     // The member name of earlier versions (one member).

@@ -25,6 +25,13 @@
 // (src/Launch/HostPlanCodec.h) and the entry point, which hands them to
 // the runtime (src/Launch/Launcher.h).
 //
+// vmap's explicit batch loop around one call (runtime::planBatchLoop) gets
+// the same entry points over @main's batched arrays, a pointer to the
+// per-iteration values of each batched bound, and the loop embedded as
+// integers (encodeGpuBatchLoop); the runtimes' `_run_batch` functions run
+// or launch the call once per iteration (gpuBatchIteration). Other
+// wrappers (reshapes, broadcasts around the call) are refused.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef PALLASC_SRC_DRIVER_LAUNCHERGEN_H
