@@ -19,6 +19,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <cstdio>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -72,6 +74,48 @@ void initializeCodegenTargets() {
 /// for threads (which can be smaller than the main thread's): parsing and
 /// the passes recurse as deep as in a single compile.
 constexpr unsigned kWorkerStackBytes = 16u << 20;
+
+/// `pallasc build --timing`'s closing table: the build's wall time, the sum
+/// of the jobs' and each job's, slowest first (ties in job order), in the
+/// layout of MLIR's timing report.
+std::string jobTimeReport(const std::vector<BuildJob> &jobs,
+                          const std::vector<double> &seconds,
+                          const std::vector<int> &exitCodes, double wall,
+                          unsigned threads) {
+  double sum = 0;
+  for (double s : seconds)
+    sum += s;
+  std::vector<size_t> order(jobs.size());
+  for (size_t i = 0; i < order.size(); ++i)
+    order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return seconds[a] > seconds[b];
+  });
+  auto format = [](const char *fmt, auto... args) {
+    char buffer[128];
+    std::snprintf(buffer, sizeof buffer, fmt, args...);
+    return std::string(buffer);
+  };
+  std::string rule(79, '-');
+  rule = "===" + rule.substr(6) + "===\n";
+  std::string out = rule;
+  out += "                          pallasc build: job times\n";
+  out += rule;
+  out += format("  Total Wall Time: %.4f seconds, %zu job%s on %u thread%s\n",
+                wall, jobs.size(), jobs.size() == 1 ? "" : "s", threads,
+                threads == 1 ? "" : "s");
+  out += format("  Sum of the jobs: %.4f seconds (%.2fx the wall time)\n\n",
+                sum, wall > 0 ? sum / wall : 0.0);
+  out += "  ----Wall Time----  ----Job----\n";
+  for (size_t i : order) {
+    double share = sum > 0 ? 100.0 * seconds[i] / sum : 0.0;
+    out += format("  %8.4f (%5.1f%%)  ", seconds[i], share) + jobs[i].label;
+    if (exitCodes[i] != kExitSuccess)
+      out += " (failed)";
+    out += "\n";
+  }
+  return out;
+}
 
 } // namespace
 
@@ -157,8 +201,10 @@ int runBuild(std::vector<BuildJob> jobs, const BuildSettings &settings) {
   std::unique_ptr<CompileCache> cache;
   if (!settings.cache.directory.empty())
     cache = CompileCache::open(settings.cache);
-  for (BuildJob &job : jobs)
+  for (BuildJob &job : jobs) {
     job.options.cache = settings.cache;
+    job.options.timing = settings.timing;
+  }
   // The process-wide registries are filled once, before any worker starts.
   registerAllPasses();
   initializeCodegenTargets();
@@ -170,6 +216,13 @@ int runBuild(std::vector<BuildJob> jobs, const BuildSettings &settings) {
   std::mutex doneMutex; // guards `finished` and `worst`, orders the reports
   size_t finished = 0;
   int worst = kExitSuccess;
+  using Clock = std::chrono::steady_clock;
+  auto seconds = [](Clock::duration d) {
+    return std::chrono::duration<double>(d).count();
+  };
+  const Clock::time_point buildStart = Clock::now();
+  std::vector<double> jobSeconds(total, 0.0); // --timing
+  std::vector<int> jobExitCodes(total, kExitSuccess);
   auto counter = [&](size_t done) {
     return "[" + std::to_string(done) + "/" + std::to_string(total) + "] ";
   };
@@ -185,12 +238,17 @@ int runBuild(std::vector<BuildJob> jobs, const BuildSettings &settings) {
         console::setStatus(counter(finished) + job.label);
       }
       int rc;
-      std::string log;
+      std::string log, timingReport;
+      Clock::time_point start = Clock::now();
       {
         console::LogCapture capture;
-        rc = runCompile(job.options, cache.get(), job.label);
+        rc = runCompile(job.options, cache.get(), job.label, &timingReport);
         log = capture.take();
       }
+      jobSeconds[i] = seconds(Clock::now() - start);
+      jobExitCodes[i] = rc;
+      if (!timingReport.empty())
+        log += "timing: " + job.label + "\n" + timingReport;
       std::lock_guard<std::mutex> lock(doneMutex);
       ++finished;
       std::string line = counter(finished) + job.label;
@@ -221,6 +279,9 @@ int runBuild(std::vector<BuildJob> jobs, const BuildSettings &settings) {
   }
   if (statusLine)
     console::finishStatus();
+  if (settings.timing)
+    console::write(jobTimeReport(jobs, jobSeconds, jobExitCodes,
+                                 seconds(Clock::now() - buildStart), threads));
   return worst;
 }
 

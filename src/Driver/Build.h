@@ -57,6 +57,9 @@ struct BuildSettings {
   /// Worker threads (1: the jobs run one after another, in order).
   unsigned threads = 1;
   Verbosity verbosity = Verbosity::Normal;
+  /// --timing: each job's step tree (printed with the job's lines), then a
+  /// table of the jobs' wall times against the build's.
+  bool timing = false;
   /// Resolved (resolveCacheSettings); an empty directory: no cache.
   CacheSettings cache;
 };

@@ -853,7 +853,7 @@ int runCompile(const DriverOptions &options) {
 }
 
 int runCompile(const DriverOptions &options, CompileCache *cache,
-               const std::string &label) {
+               const std::string &label, std::string *timingReport) {
   StepTimer timer(options.timing, label);
   int rc;
   {
@@ -861,8 +861,12 @@ int runCompile(const DriverOptions &options, CompileCache *cache,
     Compilation compilation(options, cacheable(options) ? cache : nullptr);
     rc = compilation.run();
   }
-  if (options.timing)
-    console::write(timer.report());
+  if (options.timing) {
+    if (timingReport)
+      *timingReport = timer.report();
+    else
+      console::write(timer.report());
+  }
   return rc;
 }
 

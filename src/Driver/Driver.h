@@ -105,9 +105,12 @@ class CompileCache;
 /// As runCompile(options), with `cache` (nullptr: none) instead of the one
 /// `options.cache` names, and `label` starting its -v step lines: a job of a
 /// batch build (src/Driver/Build.h), which shares one cache between its
-/// threads. Safe to call from several threads at once.
+/// threads. Safe to call from several threads at once. With
+/// `options.timing`, the step tree goes to `*timingReport` when it is given
+/// (the build prints it with the job's other lines), else to stderr.
 int runCompile(const DriverOptions &options, CompileCache *cache,
-               const std::string &label);
+               const std::string &label,
+               std::string *timingReport = nullptr);
 
 /// Where the outputs go: `directory`, and `file`, when `-o` names a single
 /// output (`-o out/kernel.ptx` is directory `out`, file `kernel.ptx`).

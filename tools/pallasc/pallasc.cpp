@@ -502,7 +502,8 @@ const char *forbiddenJobFlag(const std::string &flag) {
       {"--verbose", "-v applies to the whole build"},
       {"-q", "-q applies to the whole build"},
       {"--quiet", "-q applies to the whole build"},
-      {"--timing", "--timing is not available in a build"},
+      {"--timing", "--timing applies to the whole build (pallasc build "
+                   "--timing)"},
       {"--print-ir-after-all", "the IR of parallel jobs would interleave"},
       {"--cache-dir", "the cache options apply to the whole build"},
       {"--no-cache", "the cache options apply to the whole build"},
@@ -575,7 +576,7 @@ struct BuildCommand {
   std::vector<std::string> kernels, specs, targets, emit;
   std::string outputDir = ".";
   unsigned jobs = 0;
-  bool verbose = false, quiet = false;
+  bool verbose = false, quiet = false, timing = false;
   CacheSettings cache;
 
   CLI::App *add(CLI::App &app) {
@@ -613,6 +614,10 @@ struct BuildCommand {
     cmd->add_flag("-v,--verbose", verbose,
                   "Each step of each job as it starts");
     cmd->add_flag("-q,--quiet", quiet, "Only print errors (no progress lines)");
+    cmd->add_flag("--timing", timing,
+                  "Each job's step tree (as a compile's --timing) with its "
+                  "lines, then the wall time of every job against the "
+                  "build's");
     addCacheOptions(cmd, cache);
     return cmd;
   }
@@ -699,6 +704,7 @@ struct BuildCommand {
     BuildSettings settings;
     settings.threads = jobs;
     settings.verbosity = verbosity;
+    settings.timing = timing;
     settings.cache = cache;
     return runBuild(std::move(all), settings);
   }
