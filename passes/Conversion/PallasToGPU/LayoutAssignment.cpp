@@ -338,6 +338,121 @@ LogicalResult Distributor::analyze() {
       deferred.insert(r);
   });
 
+  // Broadcast operands read from memory (layernorm's scale and shift,
+  // broadcast along the rows): the load and the broadcast take the layout
+  // their consumer has, so the vector is loaded straight into the registers
+  // the broadcast needs instead of being converted through shared memory.
+  DenseSet<Operation *> broadcastReads;
+  auto isBroadcastRead = [&](Value r) {
+    auto tt = r.getDefiningOp<bufferization::ToTensorOp>();
+    if (!tt || !isReadOnly(tt.getBuffer()) || isScratch(tt.getBuffer()) ||
+        flexible.contains(r) || r.use_empty())
+      return false;
+    for (OpOperand &use : r.getUses()) {
+      auto g = dyn_cast<linalg::GenericOp>(use.getOwner());
+      if (!g || !isElementwise(g) || !hasPureBody(g) || !g.isDpsInput(&use) ||
+          g->getNumResults() != 1)
+        return false;
+      auto dims = *mapDims(g.getMatchingIndexingMap(&use));
+      if (isIdentityDims(dims, g.getNumLoops()))
+        return false;
+      // Only the broadcast reads from memory.
+      for (OpOperand *o : readOperands(g))
+        if (o->get() != r && !flexible.contains(o->get()))
+          return false;
+    }
+    return true;
+  };
+  kernel.walk([&](bufferization::ToTensorOp tt) {
+    if (!isBroadcastRead(tt.getResult()))
+      return;
+    broadcastReads.insert(tt);
+    for (Operation *user : tt.getResult().getUsers())
+      broadcastReads.insert(user);
+  });
+  for (Operation *op : broadcastReads)
+    deferred.insert(op->getResult(0));
+
+  // Rows reduced along their last dimension that are also combined with a
+  // vector broadcast along the rows (layernorm): as Triton's blocked layout,
+  // the warps go along the reduced dimension, right after the lanes, so each
+  // thread holds few columns of every row and the broadcast vectors cost few
+  // registers; the reduction then crosses the warps through one shared
+  // memory slot per warp and row.
+  auto rowReduced = [&](bufferization::ToTensorOp tt) {
+    auto type = dyn_cast<RankedTensorType>(tt.getResult().getType());
+    if (!type || type.getRank() < 2 || !isReadOnly(tt.getBuffer()) ||
+        isScratch(tt.getBuffer()))
+      return false;
+    // The values computed elementwise from the rows (identity reads).
+    SmallVector<Value> work{tt.getResult()};
+    DenseSet<Value> seen{tt.getResult()};
+    bool reduced = false, broadcast = false;
+    while (!work.empty()) {
+      Value v = work.pop_back_val();
+      for (OpOperand &use : v.getUses()) {
+        Operation *user = use.getOwner();
+        if (auto red = dyn_cast<linalg::ReduceOp>(user)) {
+          if (red.getDimensions() ==
+              ArrayRef<int64_t>{type.getRank() - 1})
+            reduced = true;
+          continue;
+        }
+        auto g = dyn_cast<linalg::GenericOp>(user);
+        if (!g || !isElementwise(g) ||
+            g->getBlock() != tt->getBlock() ||
+            !isIdentityDims(*mapDims(g.getMatchingIndexingMap(&use)),
+                            g.getNumLoops()))
+          continue;
+        for (OpOperand *o : readOperands(g))
+          if (Operation *def = o->get().getDefiningOp();
+              def && broadcastReads.contains(def) &&
+              isa<linalg::GenericOp>(def) &&
+              *mapDims(cast<linalg::GenericOp>(def).getMatchingIndexingMap(
+                  cast<linalg::GenericOp>(def).getDpsInputOperand(0))) ==
+                  ArrayRef<int64_t>{type.getRank() - 1})
+            broadcast = true;
+        for (Value res : g->getResults())
+          if (res.getType() == type && seen.insert(res).second)
+            work.push_back(res);
+      }
+    }
+    return reduced && broadcast;
+  };
+  kernel.walk([&](bufferization::ToTensorOp tt) {
+    if (!rowReduced(tt))
+      return;
+    auto type = cast<RankedTensorType>(tt.getResult().getType());
+    Layout l = blockedLayout(type.getShape(),
+                             elementBits(type.getElementType()), kc.numWarps,
+                             kc.laneBits);
+    int64_t n = log2Exact(l.numElements());
+    int64_t lastBits = log2Exact(type.getShape().back());
+    int64_t warpBits = static_cast<int64_t>(l.warps.size());
+    // Bits of the linear index the lanes and the vector registers take.
+    uint64_t taken = 0;
+    for (uint64_t basis : l.lanes)
+      taken |= basis;
+    int64_t vecBits = 0;
+    while (vecBits < static_cast<int64_t>(l.regs.size()) &&
+           l.regs[vecBits] == uint64_t(1) << vecBits)
+      ++vecBits;
+    int64_t first = vecBits + llvm::popcount(taken);
+    if (first + warpBits > lastBits)
+      return; // the warps do not fit along the last dimension
+    Layout t;
+    t.shape = l.shape;
+    t.family = Layout::Family::Derived;
+    for (int64_t i = 0; i < vecBits; ++i)
+      t.regs.push_back(uint64_t(1) << i);
+    t.lanes = l.lanes;
+    for (int64_t i = 0; i < warpBits; ++i)
+      t.warps.push_back(uint64_t(1) << (first + i));
+    for (int64_t bit = first + warpBits; bit < n; ++bit)
+      t.regs.push_back(uint64_t(1) << bit);
+    assign(tt.getResult(), intern(t));
+  });
+
   Block &entry = kernel.getBody().front();
   auto fixedPoint = [&]() {
     for (int iter = 0; iter < 32; ++iter)
@@ -367,7 +482,7 @@ LogicalResult Distributor::analyze() {
     deferred.clear();
     kernel.walk([&](Operation *op) {
       if (op->getNumResults() == 1 &&
-          (isa<tensor::GenerateOp>(op) ||
+          (isa<tensor::GenerateOp>(op) || broadcastReads.contains(op) ||
            (isa<bufferization::ToTensorOp>(op) &&
             isScratch(cast<bufferization::ToTensorOp>(op).getBuffer()))) &&
           !layoutOf.count(op->getResult(0)))
