@@ -39,6 +39,15 @@ constexpr MatrixInstr kMfmaCdna[] = {
     {K::Mfma, 16, 16, 16, T::BF16, T::F32},
 };
 
+// CDNA4: v_mfma_f32_16x16x32_{f16,bf16} (8 A/B elements per lane) for dots
+// whose K is a multiple of 32; CDNA3's 16x16x16 forms for the others.
+constexpr MatrixInstr kMfmaCdna4[] = {
+    {K::Mfma, 16, 16, 32, T::F16, T::F32},
+    {K::Mfma, 16, 16, 32, T::BF16, T::F32},
+    {K::Mfma, 16, 16, 16, T::F16, T::F32},
+    {K::Mfma, 16, 16, 16, T::BF16, T::F32},
+};
+
 // RDNA3 (gfx11): v_wmma_f32_16x16x16_{f16,bf16} on wave32, 16 A/B elements
 // per lane; RDNA4 (gfx12): their _gfx12 forms, 8 per lane.
 constexpr MatrixInstr kWmmaRdna3[] = {
@@ -124,9 +133,8 @@ const GpuTarget kTargets[] = {
            "+ptx87"),
     amd("gfx90a", "CDNA2", 64 * KiB, kMfmaCdna),
     amd("gfx942", "CDNA3", 64 * KiB, kMfmaCdna),
-    // MI355: keeps CDNA3's 16x16x16 MFMA (its 16x16x32 f16/bf16 shapes are
-    // not used yet).
-    amd("gfx950", "CDNA4", 160 * KiB, kMfmaCdna),
+    // MI355: 16x16x32 MFMA (16x16x16 where K is not a multiple of 32).
+    amd("gfx950", "CDNA4", 160 * KiB, kMfmaCdna4),
     // Radeon RX 7900 (RDNA3) and RX 9070 (RDNA4): wave32, WMMA.
     amd("gfx1100", "RDNA3", 64 * KiB, kWmmaRdna3, 32),
     amd("gfx1201", "RDNA4", 64 * KiB, kWmmaRdna4, 32),

@@ -3,7 +3,7 @@
 // through projection, slicing and reshaping; the inverse map from elements
 // to registers) and the instruction fragment layouts, checked element by
 // element against the fragment formulas of the PTX ISA (mma.sync, wgmma)
-// and the AMD CDNA3 ISA (MFMA), written out here independently of the
+// and the AMD CDNA3/CDNA4 ISAs (MFMA), written out here independently of the
 // bases the layouts are built from.
 
 #include "passes/Conversion/PallasToGPU/Layout.h"
@@ -266,6 +266,52 @@ TEST_CASE("MFMA 16x16x16 f16 fragments follow the CDNA3 ISA", "[layout]") {
                       int64_t col) {
     CHECK(row / 32 == (w & 1));
     CHECK(col / 32 == (w >> 1));
+  });
+}
+
+TEST_CASE("MFMA 16x16x32 fragments follow the CDNA4 ISA", "[layout]") {
+  // AMD Instinct MI355 (CDNA4) ISA, v_mfma_f32_16x16x32_{f16,bf16}
+  // (wave64): 8 halves of A and B per lane in 4 VGPRs, lanes 16 g .. 16 g +
+  // 15 carrying K = 8 g .. 8 g + 7: lane l, element j = 0..7:
+  // A[l % 16][8 (l / 16) + j], B[8 (l / 16) + j][l % 16]; the accumulator
+  // is the 16x16x16 one (4 f32, D[4 (l / 16) + j][l % 16]).
+  Layout a = mfmaALayout(16, 32, 1, 1, 8);
+  REQUIRE(numLanes(a) == 64);
+  REQUIRE(a.numRegs() == 8);
+  forEachHeld(a, [](int64_t j, int64_t l, int64_t, int64_t row,
+                    int64_t col) {
+    CHECK(row == l % 16);
+    CHECK(col == 8 * (l / 16) + j);
+  });
+  CHECK(coversEvenly(a, 1));
+  Layout b = mfmaBLayout(32, 16, 1, 1, 8);
+  REQUIRE(numLanes(b) == 64);
+  REQUIRE(b.numRegs() == 8);
+  forEachHeld(b, [](int64_t j, int64_t l, int64_t, int64_t row,
+                    int64_t col) {
+    CHECK(row == 8 * (l / 16) + j);
+    CHECK(col == l % 16);
+  });
+  CHECK(coversEvenly(b, 1));
+  // [64, 128] x [128, 64] over 2 x 2 wavefronts: each instruction's 8
+  // elements are consecutive registers, k tiles first (32 k per tile), then
+  // the 16-row (column) tiles of the wavefront's 32.
+  Layout big = mfmaALayout(64, 128, 2, 2, 8);
+  CHECK(coversEvenly(big, 2)); // the 2 wavefronts along N share A
+  REQUIRE(big.numRegs() == 8 * 4 * 2);
+  forEachHeld(big, [](int64_t r, int64_t l, int64_t w, int64_t row,
+                      int64_t col) {
+    int64_t j = r % 8, kt = (r / 8) % 4, mt = r / 32;
+    CHECK(row == 32 * (w & 1) + 16 * mt + l % 16);
+    CHECK(col == 32 * kt + 8 * (l / 16) + j);
+  });
+  Layout bigB = mfmaBLayout(128, 64, 2, 2, 8);
+  CHECK(coversEvenly(bigB, 2));
+  forEachHeld(bigB, [](int64_t r, int64_t l, int64_t w, int64_t row,
+                       int64_t col) {
+    int64_t j = r % 8, kt = (r / 8) % 4, nt = r / 32;
+    CHECK(row == 32 * kt + 8 * (l / 16) + j);
+    CHECK(col == 32 * (w >> 1) + 16 * nt + l % 16);
   });
 }
 

@@ -136,8 +136,22 @@ TEST_CASE("Matrix instruction shapes of the chips", "[gputarget]") {
   CHECK(lookupGpuChip("sm_86")->maxSharedBytesPerBlock == 101376);
   CHECK(lookupGpuChip("sm_120")->maxSharedBytesPerBlock == 101376);
   CHECK(lookupGpuChip("gfx950")->maxSharedBytesPerBlock == 163840);
-  CHECK(lookupGpuChip("gfx950")->findMatrixInstr(MatrixInstrKind::Mfma,
-                                                 MatrixElemType::BF16));
+  // CDNA4: 16x16x32 first (preferred), CDNA3's 16x16x16 after it for the
+  // dots whose K is not a multiple of 32; CDNA2/3 have 16x16x16 alone.
+  for (MatrixElemType e : {MatrixElemType::F16, MatrixElemType::BF16}) {
+    const MatrixInstr *cdna4 =
+        lookupGpuChip("gfx950")->findMatrixInstr(MatrixInstrKind::Mfma, e);
+    REQUIRE(cdna4);
+    CHECK((cdna4->m == 16 && cdna4->n == 16 && cdna4->k == 32));
+    int shapes = 0;
+    for (const MatrixInstr &i : lookupGpuChip("gfx950")->matrixInstrs)
+      if (i.kind == MatrixInstrKind::Mfma && i.operand == e)
+        shapes |= i.k == 32 ? 1 : i.k == 16 ? 2 : 4;
+    CHECK(shapes == 3);
+    for (const char *chip : {"gfx90a", "gfx942"})
+      for (const MatrixInstr &i : lookupGpuChip(chip)->matrixInstrs)
+        CHECK(i.k == 16);
+  }
   // RDNA3/RDNA4: wave32, 64 KiB LDS, WMMA 16x16x16 with 16 (gfx11) or 8
   // (gfx12) A/B elements per lane, no MFMA.
   for (auto [chip, perLane] : {std::pair{"gfx1100", 16}, {"gfx1201", 8}}) {

@@ -10,7 +10,10 @@
 //
 // On AMD CDNA (gfx90a, gfx94x): `v_mfma_f32_16x16x16{f16,bf16}`
 // (amdgpu.mfma) on wave64, with the operands staged in LDS (or taken from
-// registers already in the fragment layouts) and read per k step; on RDNA
+// registers already in the fragment layouts) and read per k step; on CDNA4
+// (gfx950) `v_mfma_f32_16x16x32_{f16,bf16}` where K is a multiple of 32
+// (the chip's entry of the target table, mfmaEntry: the k step, 8 operand
+// elements per lane); on RDNA
 // (gfx11, gfx12) the same with `v_wmma_f32_16x16x16_{f16,bf16}` on wave32
 // (Wmma.cpp: its fragments and op).
 //
@@ -70,14 +73,28 @@ int Distributor::streamedLayouts(Value v, Value x, ArrayRef<int64_t> perm,
                               cast<RankedTensorType>(v.getType()).getShape()));
 }
 
-WaveMatrixInstr mlir::pallas::gpu::detail::mfmaInstr() {
+WaveMatrixInstr
+mlir::pallas::gpu::detail::mfmaInstr(const pallasc::GpuTarget &target,
+                                     const DotShape &s) {
+  const pallasc::MatrixInstr *entry = mfmaEntry(target, s);
   WaveMatrixInstr i;
-  i.aRegs = i.bRegs = i.cRegs = 4;
-  i.aLayout = mfmaALayout;
-  i.bLayout = mfmaBLayout;
-  i.cLayout = mfmaCLayout;
-  i.create = [](OpBuilder &b, Location loc, Value a, Value bv, Value c) {
-    return amdgpu::MFMAOp::create(b, loc, c.getType(), 16, 16, 16, 1, a, bv,
+  // 64 lanes: 16 rows (columns) of A (B) times 4 groups of k / 4 elements.
+  i.k = entry ? entry->k : 16;
+  int64_t perLane = i.k / 4;
+  i.aRegs = i.bRegs = perLane;
+  i.cRegs = 4;
+  i.aLayout = [perLane](int64_t m, int64_t k, int64_t wm, int64_t wn) {
+    return mfmaALayout(m, k, wm, wn, perLane);
+  };
+  i.bLayout = [perLane](int64_t k, int64_t n, int64_t wm, int64_t wn) {
+    return mfmaBLayout(k, n, wm, wn, perLane);
+  };
+  i.cLayout = [](int64_t m, int64_t n, int64_t wm, int64_t wn) {
+    return mfmaCLayout(m, n, wm, wn);
+  };
+  int64_t k = i.k;
+  i.create = [k](OpBuilder &b, Location loc, Value a, Value bv, Value c) {
+    return amdgpu::MFMAOp::create(b, loc, c.getType(), 16, 16, k, 1, a, bv,
                                   c)
         .getResult();
   };
@@ -157,7 +174,7 @@ LogicalResult Distributor::emitDot(Operation *op) {
     return tile;
   };
 
-  std::optional<WaveMatrixInstr> wave = waveMatrixInstr(C, *kc.target);
+  std::optional<WaveMatrixInstr> wave = waveMatrixInstr(C, *kc.target, s);
   if (wave && s.batch == 0) {
     int64_t wm = C.warpsM, wn = C.warpsN;
     int aId = intern(wave->aLayout(s.m, s.k, wm, wn));
@@ -185,7 +202,8 @@ LogicalResult Distributor::emitDot(Operation *op) {
     // Operands loaded from global memory for this dot only are staged one
     // k chunk at a time in a chunk-sized LDS tile (LDS is 64 KiB on CDNA2/3:
     // two padded 128x128 bf16 tiles would not fit); the others whole.
-    int64_t chunkK = std::min<int64_t>(s.k, 32);
+    int64_t kStep = wave->k;
+    int64_t chunkK = std::min<int64_t>(s.k, std::max<int64_t>(32, kStep));
     struct Chunked {
       const View *source;
       int sourceId, tileId; ///< layouts of one chunk (source, tile shape)
@@ -283,14 +301,14 @@ LogicalResult Distributor::emitDot(Operation *op) {
                  b, loc, VectorType::get({count}, s.a), elems)
           .getResult();
     };
-    for (int64_t kk = 0; kk < s.k / 16; ++kk) {
-      int64_t kc0 = kk * 16 % chunkK; // k offset inside the chunk
+    for (int64_t kk = 0; kk < s.k / kStep; ++kk) {
+      int64_t kc0 = kk * kStep % chunkK; // k offset inside the chunk
       if ((aChunked || bChunked) && kc0 == 0) {
         if (kk)
           barrier(); // every wavefront is done with the previous chunk
-        if (aChunked && failed(copyChunk(*aChunked, kk * 16 / chunkK)))
+        if (aChunked && failed(copyChunk(*aChunked, kk * kStep / chunkK)))
           return failure();
-        if (bChunked && failed(copyChunk(*bChunked, kk * 16 / chunkK)))
+        if (bChunked && failed(copyChunk(*bChunked, kk * kStep / chunkK)))
           return failure();
         barrier();
       }
@@ -301,7 +319,7 @@ LogicalResult Distributor::emitDot(Operation *op) {
                 ? fragment(aChunkId,
                            (uint64_t(mi * 16) << nbAChunk) | uint64_t(kc0),
                            &aChunked->tile, std::nullopt, wave->aRegs)
-                : fragment(aId, (uint64_t(mi * 16) << nbA) | uint64_t(kk * 16),
+                : fragment(aId, (uint64_t(mi * 16) << nbA) | uint64_t(kk * kStep),
                            aStage ? &*aStage : nullptr, aRegs, wave->aRegs);
         if (failed(f))
           return failure();
@@ -312,7 +330,7 @@ LogicalResult Distributor::emitDot(Operation *op) {
             bChunked
                 ? fragment(bChunkId, (uint64_t(kc0) << nbB) | uint64_t(ni * 16),
                            &bChunked->tile, std::nullopt, wave->bRegs)
-                : fragment(bId, (uint64_t(kk * 16) << nbB) | uint64_t(ni * 16),
+                : fragment(bId, (uint64_t(kk * kStep) << nbB) | uint64_t(ni * 16),
                            bStage ? &*bStage : nullptr, bRegs, wave->bRegs);
         if (failed(bFrag))
           return failure();

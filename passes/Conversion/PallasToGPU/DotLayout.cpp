@@ -72,7 +72,7 @@ int Distributor::dotLayout(Operation *op) {
     }
   }
   // One warp's tile (16 x 8 for mma.sync.m16n8k16, 16 x 16 for MFMA and
-  // WMMA 16x16x16), from the chip's f16 instruction of its family.
+  // WMMA), from the chip's f16 instruction of its family.
   bool mfma = kc.has(MatrixInstrKind::Mfma);
   bool wmma = kc.has(MatrixInstrKind::Wmma);
   const pallasc::MatrixInstr *frag = kc.target->findMatrixInstr(
@@ -80,6 +80,11 @@ int Distributor::dotLayout(Operation *op) {
       : wmma ? MatrixInstrKind::Wmma
              : MatrixInstrKind::MmaSync,
       MatrixElemType::F16);
+  // MFMA: the chip's instruction for the dot's operand type and K (gfx950:
+  // 16x16x32 where K allows it).
+  if (mfma)
+    if (const pallasc::MatrixInstr *entry = mfmaEntry(*kc.target, s))
+      frag = entry;
   const pallasc::MatrixInstr *tf32Frag = kc.target->findMatrixInstr(
       MatrixInstrKind::MmaSync, MatrixElemType::TF32);
   int64_t tileN = frag ? frag->n : 8;

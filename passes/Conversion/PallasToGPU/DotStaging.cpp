@@ -35,11 +35,12 @@ void Distributor::planEarlyStaging() {
          layout(it->second).family != Layout::Family::WmmaC &&
          layout(it->second).family != Layout::Family::WgmmaC))
       return;
+    DotShape s = dotShape(op);
+    // The operand layouts (and so the k step) of the dot's instruction.
     std::optional<WaveMatrixInstr> wave =
-        waveMatrixInstr(layout(it->second), *kc.target);
+        waveMatrixInstr(layout(it->second), *kc.target, s);
     bool wgmma = layout(it->second).family == Layout::Family::WgmmaC;
     const Layout &C = layout(it->second);
-    DotShape s = dotShape(op);
     auto lin = cast<linalg::LinalgOp>(op);
     for (int k = 0; k < 2; ++k) {
       Value operand = lin.getDpsInputs()[k];

@@ -55,12 +55,30 @@ inline bool tf32Types(Operation *op, const DotShape &s) {
 }
 
 
+/// The chip's MFMA instruction for a dot: the first entry of the target
+/// table with the dot's operand type (f16 or bf16) whose k divides the
+/// dot's K (gfx950: 16x16x32, else 16x16x16), or null.
+inline const pallasc::MatrixInstr *mfmaEntry(const pallasc::GpuTarget &target,
+                                             const DotShape &s) {
+  if (!mmaTypes(s))
+    return nullptr;
+  pallasc::MatrixElemType t = s.a.isBF16() ? pallasc::MatrixElemType::BF16
+                                           : pallasc::MatrixElemType::F16;
+  for (const pallasc::MatrixInstr &i : target.matrixInstrs)
+    if (i.kind == pallasc::MatrixInstrKind::Mfma && i.operand == t &&
+        i.k > 0 && s.k % i.k == 0)
+      return &i;
+  return nullptr;
+}
+
 /// A matrix instruction whose operands and accumulator are in one
-/// wavefront's registers, 16 x 16 x 16 at a time (AMD's MFMA and WMMA): the
-/// operand and accumulator layouts of an [M, K] x [K, N] dot over `wm` x `wn`
-/// wavefronts, how many consecutive registers of them one instruction's
-/// A, B and C fragments are, and the op. Dot.cpp emits the dot for either.
+/// wavefront's registers, 16 x 16 x `k` at a time (AMD's MFMA and WMMA):
+/// the operand and accumulator layouts of an [M, K] x [K, N] dot over `wm` x
+/// `wn` wavefronts, how many consecutive registers of them one
+/// instruction's A, B and C fragments are, and the op. Dot.cpp emits the
+/// dot for either, `k` of K per step.
 struct WaveMatrixInstr {
+  int64_t k = 16;
   int64_t aRegs = 4, bRegs = 4, cRegs = 4;
   std::function<Layout(int64_t m, int64_t k, int64_t wm, int64_t wn)>
       aLayout, bLayout, cLayout;
@@ -70,16 +88,20 @@ struct WaveMatrixInstr {
       create;
 };
 
-/// v_mfma_f32_16x16x16{f16,bf16} (CDNA, wave64; Dot.cpp).
-WaveMatrixInstr mfmaInstr();
+/// v_mfma_f32_16x16x{16,32}_{f16,bf16} (CDNA, wave64; Dot.cpp): the
+/// chip's entry for the dot (mfmaEntry), 16x16x16 when it has none.
+WaveMatrixInstr mfmaInstr(const pallasc::GpuTarget &target,
+                          const DotShape &s);
 /// v_wmma_f32_16x16x16_{f16,bf16} (RDNA3/RDNA4, wave32) as the chip's WMMA
 /// entry describes it (Wmma.cpp).
 WaveMatrixInstr wmmaInstr(const pallasc::GpuTarget &target);
-/// The instruction of an accumulator layout of family MfmaC or WmmaC.
+/// The instruction of a dot whose accumulator layout is of family MfmaC
+/// or WmmaC.
 inline std::optional<WaveMatrixInstr>
-waveMatrixInstr(const Layout &c, const pallasc::GpuTarget &target) {
+waveMatrixInstr(const Layout &c, const pallasc::GpuTarget &target,
+                const DotShape &s) {
   if (c.family == Layout::Family::MfmaC)
-    return mfmaInstr();
+    return mfmaInstr(target, s);
   if (c.family == Layout::Family::WmmaC)
     return wmmaInstr(target);
   return std::nullopt;

@@ -328,7 +328,7 @@ Layout mlir::pallas::gpu::mfmaCLayout(int64_t m, int64_t n, int64_t wm,
 }
 
 Layout mlir::pallas::gpu::mfmaALayout(int64_t m, int64_t k, int64_t wm,
-                                      int64_t wn) {
+                                      int64_t wn, int64_t perLane) {
   Layout l;
   l.shape = {m, k};
   l.family = Layout::Family::MfmaA;
@@ -337,12 +337,14 @@ Layout mlir::pallas::gpu::mfmaALayout(int64_t m, int64_t k, int64_t wm,
   int64_t kb = log2Exact(k);
   auto row = [&](int64_t x) { return uint64_t(x) << kb; };
   auto col = [&](int64_t x) { return uint64_t(x); };
-  l.regs = {col(1), col(2)};
-  for (int64_t c = 16; c < k; c *= 2)
+  // Columns p (lane / 16) + j of a 16 x 4p tile, p = perLane.
+  for (int64_t c = 1; c < perLane; c *= 2)
+    l.regs.push_back(col(c));
+  for (int64_t c = 4 * perLane; c < k; c *= 2)
     l.regs.push_back(col(c));
   for (int64_t r = 16; r < m / wm; r *= 2)
     l.regs.push_back(row(r));
-  l.lanes = {row(1), row(2), row(4), row(8), col(4), col(8)};
+  l.lanes = {row(1), row(2), row(4), row(8), col(perLane), col(2 * perLane)};
   for (int64_t i = 0; (int64_t(1) << i) < wm; ++i)
     l.warps.push_back(row((m / wm) << i));
   for (int64_t j = 0; (int64_t(1) << j) < wn; ++j)
@@ -351,7 +353,7 @@ Layout mlir::pallas::gpu::mfmaALayout(int64_t m, int64_t k, int64_t wm,
 }
 
 Layout mlir::pallas::gpu::mfmaBLayout(int64_t k, int64_t n, int64_t wm,
-                                      int64_t wn) {
+                                      int64_t wn, int64_t perLane) {
   Layout l;
   l.shape = {k, n};
   l.family = Layout::Family::MfmaB;
@@ -360,12 +362,14 @@ Layout mlir::pallas::gpu::mfmaBLayout(int64_t k, int64_t n, int64_t wm,
   int64_t nb = log2Exact(n);
   auto row = [&](int64_t x) { return uint64_t(x) << nb; };
   auto col = [&](int64_t x) { return uint64_t(x); };
-  l.regs = {row(1), row(2)};
-  for (int64_t r = 16; r < k; r *= 2)
+  // Rows p (lane / 16) + j of a 4p x 16 tile, p = perLane.
+  for (int64_t r = 1; r < perLane; r *= 2)
+    l.regs.push_back(row(r));
+  for (int64_t r = 4 * perLane; r < k; r *= 2)
     l.regs.push_back(row(r));
   for (int64_t c = 16; c < n / wn; c *= 2)
     l.regs.push_back(col(c));
-  l.lanes = {col(1), col(2), col(4), col(8), row(4), row(8)};
+  l.lanes = {col(1), col(2), col(4), col(8), row(perLane), row(2 * perLane)};
   for (int64_t i = 0; (int64_t(1) << i) < wm; ++i)
     l.warps.push_back(0);
   for (int64_t j = 0; (int64_t(1) << j) < wn; ++j)

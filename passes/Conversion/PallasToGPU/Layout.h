@@ -117,13 +117,17 @@ Layout wgmmaCLayout(int64_t m, int64_t n, int64_t gm, int64_t gn);
 Layout wgmmaALayout(int64_t m, int64_t k, int64_t gm, int64_t gn);
 
 /// Operand and accumulator layouts of AMD's `v_mfma_f32_16x16x16{f16,bf16}`
-/// (wave64) tiles, with `warpsM` x `warpsN` wavefronts as for mma.sync. Lane
-/// l holds A[l % 16][4 (l / 16) + j], B[4 (l / 16) + j][l % 16] and
-/// C[4 (l / 16) + j][l % 16] in its register j = 0..3 of a tile; the tile
-/// repetitions follow (k first for A and B).
+/// and (`perLane` = 8) CDNA4's `v_mfma_f32_16x16x32_{f16,bf16}` (wave64)
+/// tiles, with `warpsM` x `warpsN` wavefronts as for mma.sync; `perLane` is
+/// the number of A (B) elements a lane holds, k / 4. Lane l holds
+/// A[l % 16][p (l / 16) + j] and B[p (l / 16) + j][l % 16] in its register
+/// j = 0..p-1 of a tile (p = perLane), and C[4 (l / 16) + j][l % 16] in its
+/// register j = 0..3; the tile repetitions follow (k first for A and B).
 Layout mfmaCLayout(int64_t m, int64_t n, int64_t warpsM, int64_t warpsN);
-Layout mfmaALayout(int64_t m, int64_t k, int64_t warpsM, int64_t warpsN);
-Layout mfmaBLayout(int64_t k, int64_t n, int64_t warpsM, int64_t warpsN);
+Layout mfmaALayout(int64_t m, int64_t k, int64_t warpsM, int64_t warpsN,
+                   int64_t perLane = 4);
+Layout mfmaBLayout(int64_t k, int64_t n, int64_t warpsM, int64_t warpsN,
+                   int64_t perLane = 4);
 
 /// Operand and accumulator layouts of AMD's `v_wmma_f32_16x16x16_{f16,bf16}`
 /// (wave32) tiles, wavefronts as for mma.sync; `perLane` is the number of A

@@ -426,27 +426,38 @@ FailureOr<func::FuncOp> buildHostKernel(ModuleOp module,
       }
       mma.erase();
     } else if (auto mfma = dyn_cast<amdgpu::MFMAOp>(op)) {
+      // v_mfma_f32_16x16x16{f16,bf16} (4 A/B elements per lane) and
+      // CDNA4's v_mfma_f32_16x16x32_{f16,bf16} (8 per lane).
       auto at = dyn_cast<VectorType>(mfma.getSourceA().getType());
+      auto bt = dyn_cast<VectorType>(mfma.getSourceB().getType());
       auto ct = dyn_cast<VectorType>(mfma.getDestC().getType());
-      if (mfma.getM() != 16 || mfma.getN() != 16 || mfma.getK() != 16 ||
-          mfma.getBlocks() != 1 || !at || at.getNumElements() != 4 ||
+      int64_t k = mfma.getK();
+      if (mfma.getM() != 16 || mfma.getN() != 16 || (k != 16 && k != 32) ||
+          mfma.getBlocks() != 1 || !at || at != bt ||
+          at.getNumElements() != k / 4 ||
           !(at.getElementType().isF16() || at.getElementType().isBF16()) ||
-          !ct || ct.getNumElements() != 4 || !ct.getElementType().isF32()) {
-        error = "the emulator handles 16x16x16 f16/bf16 MFMA only";
+          !ct || ct.getNumElements() != 4 || !ct.getElementType().isF32() ||
+          mfma.getCbsz() != 0 || mfma.getAbid() != 0 ||
+          mfma.getBlgp() != amdgpu::MFMAPermB::none) {
+        error = "the emulator handles 16x16x16 and 16x16x32 f16/bf16 MFMA "
+                "only";
         return failure();
       }
       Type i64 = b.getI64Type();
-      auto pack = [&](Value v) -> Value {
+      int64_t words = k / 16; // i64s of 4 16-bit elements per operand
+      auto pack = [&](Value v, SmallVector<Value> &into) {
         Value c = vector::BitCastOp::create(
-            b, l, VectorType::get({1}, i64), v);
-        return vector::ExtractOp::create(b, l, c, 0);
+            b, l, VectorType::get({words}, i64), v);
+        for (int64_t q = 0; q < words; ++q)
+          into.push_back(vector::ExtractOp::create(b, l, c, q));
       };
       Value out = buffer(f32);
-      SmallVector<Value> operands = {
-          arith::ConstantIntOp::create(b, l, i32,
-                                       at.getElementType().isBF16() ? 1 : 0),
-          pack(mfma.getSourceA()), pack(mfma.getSourceB())};
-      SmallVector<Type> types = {i32, i64, i64};
+      SmallVector<Value> operands = {arith::ConstantIntOp::create(
+          b, l, i32, at.getElementType().isBF16() ? 1 : 0)};
+      pack(mfma.getSourceA(), operands);
+      pack(mfma.getSourceB(), operands);
+      SmallVector<Type> types = {i32};
+      types.append(2 * words, i64);
       for (int64_t j = 0; j < 4; ++j) {
         operands.push_back(
             vector::ExtractOp::create(b, l, mfma.getDestC(), j));
@@ -454,7 +465,9 @@ FailureOr<func::FuncOp> buildHostKernel(ModuleOp module,
       }
       operands.push_back(out);
       types.push_back(out.getType());
-      auto f = declare(b, module, "pallasc_emu_mfma", types, {});
+      auto f = declare(b, module,
+                       k == 32 ? "pallasc_emu_mfma_16x16x32" : "pallasc_emu_mfma",
+                       types, {});
       func::CallOp::create(b, l, f, operands);
       SmallVector<Value> results;
       for (int64_t j = 0; j < 4; ++j)

@@ -151,6 +151,56 @@ extern "C" void pallasc_emu_mfma(int32_t kind, int64_t a, int64_t b,
   }
 }
 
+/// CDNA4 (gfx950) v_mfma_f32_16x16x32_{f16,bf16} (llvm.amdgcn.mfma.f32.
+/// 16x16x32.{f16,bf16}) on a wave64, from the CDNA4 ISA's MFMA operand
+/// layout: A and B take 4 VGPRs (8 16-bit elements) per lane. Lanes
+/// 16 g .. 16 g + 15 (g = 0..3) carry K = 8 g .. 8 g + 7: lane l's VGPR v
+/// holds A[l % 16][8 (l / 16) + 2 v] in bits 0..15 and A[..][.. + 1] in
+/// bits 16..31, and B[8 (l / 16) + 2 v (+1)][l % 16] likewise. The result
+/// is the 16x16x16 one's: VGPR v of lane l is D[4 (l / 16) + v][l % 16].
+/// `a0`/`a1` (`b0`/`b1`): VGPRs 0-1 and 2-3, the lower VGPR in the low
+/// half.
+extern "C" void pallasc_emu_mfma_16x16x32(int32_t kind, int64_t a0,
+                                          int64_t a1, int64_t b0, int64_t b1,
+                                          float c0, float c1, float c2,
+                                          float c3, float *, float *out,
+                                          int64_t offset, int64_t, int64_t) {
+  if (scheduler->warpSize != 64) {
+    scheduler->fail("v_mfma runs on wave64 wavefronts only, not on " +
+                    std::to_string(scheduler->warpSize) + " lanes");
+    return;
+  }
+  Warp &w = myWarp();
+  int lane = myLane();
+  uint64_t as[2] = {uint64_t(a0), uint64_t(a1)};
+  uint64_t bs[2] = {uint64_t(b0), uint64_t(b1)};
+  for (int v = 0; v < 4; ++v) {
+    w.a[lane][v] = static_cast<uint32_t>(as[v / 2] >> (32 * (v % 2)));
+    w.b[lane][v] = static_cast<uint32_t>(bs[v / 2] >> (32 * (v % 2)));
+  }
+  warpSync();
+  bool bf16 = kind == 1;
+  float A[16][32], B[32][16];
+  for (int t = 0; t < 64; ++t)
+    for (int v = 0; v < 4; ++v)
+      for (int h = 0; h < 2; ++h) {
+        int kk = 8 * (t / 16) + 2 * v + h;
+        A[t % 16][kk] =
+            halfToFloat(static_cast<uint16_t>(w.a[t][v] >> (16 * h)), bf16);
+        B[kk][t % 16] =
+            halfToFloat(static_cast<uint16_t>(w.b[t][v] >> (16 * h)), bf16);
+      }
+  warpSync();
+  float c[4] = {c0, c1, c2, c3};
+  for (int v = 0; v < 4; ++v) {
+    int row = 4 * (lane / 16) + v, col = lane % 16;
+    float acc = c[v];
+    for (int k = 0; k < 32; ++k)
+      acc += A[row][k] * B[k][col];
+    out[offset + v] = acc;
+  }
+}
+
 /// AMD v_wmma_f32_16x16x16_{f16,bf16} (llvm.amdgcn.wmma.f32.16x16x16.
 /// {f16,bf16}) on a wave32, from the RDNA3 and RDNA4 ISA guides' WMMA
 /// matrix layouts (16-bit A and B, 32-bit C and D). `kind` bit 0: bf16
@@ -437,6 +487,7 @@ extern "C" void pallasc_emu_ldmatrix(int64_t address, int32_t num,
 void addMatrixIntrinsics(std::vector<EmulatorSymbol> &symbols) {
   symbols.push_back({"pallasc_emu_mma", reinterpret_cast<void *>(&pallasc_emu_mma)});
   symbols.push_back({"pallasc_emu_mfma", reinterpret_cast<void *>(&pallasc_emu_mfma)});
+  symbols.push_back({"pallasc_emu_mfma_16x16x32", reinterpret_cast<void *>(&pallasc_emu_mfma_16x16x32)});
   symbols.push_back({"pallasc_emu_wmma", reinterpret_cast<void *>(&pallasc_emu_wmma)});
   symbols.push_back({"pallasc_emu_ldmatrix", reinterpret_cast<void *>(&pallasc_emu_ldmatrix)});
   symbols.push_back({"pallasc_emu_cvt_rna_tf32", reinterpret_cast<void *>(&pallasc_emu_cvt_rna_tf32)});

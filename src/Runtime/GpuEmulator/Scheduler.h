@@ -30,7 +30,8 @@ namespace pallasc::runtime::emulator {
 struct Warp {
   uint32_t exchange[64];
   uint64_t addresses[64];
-  uint32_t a[64][4], b[64][2];
+  /// A and B operand registers of each lane (mma.sync, MFMA).
+  uint32_t a[64][4], b[64][4];
 };
 
 /// One thread's cp.async copies: performed when a wait.group retires their
