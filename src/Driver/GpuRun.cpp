@@ -11,6 +11,9 @@
 #include "src/Driver/OutputFiles.h"
 #include "src/Driver/Run.h"
 #include "src/Launch/CudaLaunch.h"
+#include "src/Launch/CudaLauncher.h"
+#include "src/Launch/GpuLauncher.h"
+#include "src/Launch/Launcher.h"
 #include "src/Launch/GpuLaunch.h"
 #include "src/Runtime/GpuEmulator/GpuEmulator.h"
 #include "src/Runtime/Float16.h"
@@ -140,52 +143,111 @@ std::string describeGpuFailure(const launch::GpuStatus &status) {
   }
 }
 
-/// Iteration `b` of the batch loop: its operand addresses (`inputs` /
-/// `outputs`: the batched arrays'), the grid sizes with its dynamic bounds
-/// and its launch geometry. Returns 0 or the exit code of a failure (the
-/// message logged).
-int iterationGeometry(const launch::GpuLaunchRecord &record,
-                      const LaunchPlan &plan,
-                      const launch::GpuBatchLoop &batch, int64_t b,
-                      const std::vector<uint64_t> &inputs,
-                      const std::vector<uint64_t> &outputs,
-                      const std::vector<int64_t> &boundValues,
-                      std::vector<uint64_t> &iterInputs,
-                      std::vector<uint64_t> &iterOutputs,
-                      std::vector<int64_t> &gridSizes,
-                      launch::GpuLaunchGeometry &geometry) {
-  std::vector<int64_t> bounds;
-  launch::GpuStatus status =
-      launch::gpuBatchIteration(batch, b, inputs, outputs, boundValues,
-                                iterInputs, iterOutputs, bounds);
-  if (!status) {
-    logError("error: " + status.message);
-    return kExitInternalError;
+/// What the run launches, described as a generated entry point describes
+/// it to the launcher runtime (GpuLauncher.h): the kernel's image with its
+/// launch record as text, the pallas grid, the operands' addresses (device
+/// addresses, or host ones under the emulator), the --grid-bound values and,
+/// for vmap's batch loop, the loop as encodeGpuBatchLoop embeds it.
+struct RunCall {
+  RunCall(const std::string &entry, const std::string &arch, bool amd,
+          const launch::GpuLaunchRecord &record, const LaunchPlan &plan,
+          bool batched, const launch::GpuBatchLoop &batch,
+          const std::vector<int64_t> &boundValues)
+      : entry(entry), arch(arch), vendor(amd ? "ROCm" : "CUDA"),
+        recordText(launch::encodeGpuLaunchRecord(record)), grid(plan.grid),
+        boundValues(boundValues), batched(batched), batch(batch) {
+    image.arch = this->arch.c_str();
+    // (ROCm: the code object version, 5 as the runner builds it.)
+    image.kind = amd ? 5 : launch::kCudaImagePtx;
+    image.record = recordText.data();
+    image.recordSize = static_cast<int64_t>(recordText.size());
   }
-  gridSizes.assign(plan.grid.begin(), plan.grid.end());
-  size_t next = 0;
-  for (size_t a = 0; a < gridSizes.size(); ++a) {
-    if (gridSizes[a] >= 0)
-      continue;
-    int64_t v = bounds[next++];
-    if (v < 0 || v > INT32_MAX) {
-      logError("error: grid axis " + std::to_string(a) + " has bound " +
-               std::to_string(v) +
-               (batch.axisSize > 1 ? " in iteration " + std::to_string(b) +
-                                         " of the batch loop"
-                                   : std::string()) +
-               "; bounds must be in [0, 2^31)");
-      return kExitUserError;
+
+  /// The record as the launcher runtime reads it back from the image.
+  bool record(launch::GpuLaunchRecord &out, std::string &error) const {
+    return launch::gpuImageRecord(image, out, error);
+  }
+
+  /// The launches on operands at `inputs` / `outputs`: gpuLauncherLaunches,
+  /// the expansion generated launchers run (one launch for a direct call,
+  /// one per batch iteration). A bound outside [0, 2^31) is reported here,
+  /// naming the grid axis and the iteration. Returns 0 or the exit code of
+  /// a failure (the message logged).
+  int launches(const std::vector<uint64_t> &inputs,
+               const std::vector<uint64_t> &outputs,
+               std::vector<launch::GpuLauncherLaunch> &out) const {
+    std::vector<void *> operands;
+    for (uint64_t p : inputs)
+      operands.push_back(reinterpret_cast<void *>(p));
+    for (uint64_t p : outputs)
+      operands.push_back(reinterpret_cast<void *>(p));
+    launch::GpuLauncherCall call;
+    call.entry = entry.c_str();
+    call.images = &image;
+    call.numImages = 1;
+    call.grid = grid.data();
+    call.gridRank = static_cast<int64_t>(grid.size());
+    call.operands = operands.data();
+    call.numInputs = static_cast<int64_t>(inputs.size());
+    call.numOutputs = static_cast<int64_t>(outputs.size());
+    std::vector<int64_t> loop;
+    std::vector<const int64_t *> boundArgs;
+    if (batched) {
+      // Each bound argument points at its value, or at its axisSize values
+      // (one per iteration): the --grid-bound list in that order.
+      loop = launch::encodeGpuBatchLoop(batch);
+      size_t next = 0;
+      for (bool batchedBound : batch.batchedBounds) {
+        boundArgs.push_back(boundValues.data() + next);
+        next += batchedBound ? batch.axisSize : 1;
+      }
+      call.batchLoop = loop.data();
+      call.batchLoopSize = static_cast<int64_t>(loop.size());
+      call.boundArgs = boundArgs.data();
+    } else {
+      call.bounds = boundValues.data();
     }
-    gridSizes[a] = v;
+    call.numBounds = static_cast<int64_t>(batched ? boundArgs.size()
+                                                  : boundValues.size());
+    launch::launcherClearError();
+    if (launch::gpuLauncherLaunches(call, vendor, out,
+                                    /*checkBounds=*/false)) {
+      logError("error: " + std::string(pallasc_last_error()));
+      return kExitInternalError;
+    }
+    for (size_t b = 0; b < out.size(); ++b)
+      for (size_t a = 0; a < grid.size(); ++a) {
+        int64_t v = out[b].gridSizes[a];
+        if (grid[a] >= 0 || (v >= 0 && v <= INT32_MAX))
+          continue;
+        logError("error: grid axis " + std::to_string(a) + " has bound " +
+                 std::to_string(v) +
+                 (batch.axisSize > 1 ? " in iteration " + std::to_string(b) +
+                                           " of the batch loop"
+                                     : std::string()) +
+                 "; bounds must be in [0, 2^31)");
+        return kExitUserError;
+      }
+    return 0;
   }
-  status = launch::computeLaunchGeometry(record, gridSizes, geometry);
-  if (!status) {
-    logError("error: " + status.message);
-    return kExitInternalError;
+
+  /// "batch iteration 1 of 3: " before the message of a failed launch of a
+  /// batch loop, "" for a direct call.
+  std::string iterationPrefix(size_t b) const {
+    return batched ? "batch iteration " + std::to_string(b) + " of " +
+                         std::to_string(batch.axisSize) + ": "
+                   : std::string();
   }
-  return 0;
-}
+
+  std::string entry, arch;
+  const char *vendor;
+  std::string recordText;
+  pallasc_gpu_image image{};
+  std::vector<int64_t> grid;
+  std::vector<int64_t> boundValues;
+  bool batched;
+  launch::GpuBatchLoop batch;
+};
 
 /// Runs the distributed kernel on an NVIDIA GPU through the launch library:
 /// codegen, load, operands to the device, tensor maps, launch, outputs
@@ -194,9 +256,8 @@ int launchOnCuda(MLIRContext &context, ModuleOp gpuModule,
                  const pallas::CudaPipelineOptions &pipeline,
                  const GpuRunOptions &gpu, const std::string &arch,
                  const std::string &entry,
-                 const launch::GpuLaunchRecord &record,
-                 const LaunchPlan &plan, const launch::GpuBatchLoop &batch,
-                 const std::vector<int64_t> &boundValues, ModuleOp callModule,
+                 const launch::GpuLaunchRecord &record, const RunCall &run,
+                 ModuleOp callModule,
                  std::vector<HostArray> &inputs,
                  std::vector<HostArray> &outputs) {
   auto fail = [](const launch::GpuStatus &s) {
@@ -244,37 +305,20 @@ int launchOnCuda(MLIRContext &context, ModuleOp gpuModule,
   for (HostArray &a : outputs)
     if (launch::GpuStatus s = upload(a, devOutputs); !s)
       return fail(s);
-  // One launch per iteration of the batch loop (one for a direct call).
-  launch::GpuLaunchGeometry geometry;
-  launch::GpuKernelArgs args;
-  for (int64_t b = 0; b < batch.axisSize; ++b) {
-    std::vector<uint64_t> in, out;
-    std::vector<int64_t> gridSizes;
-    if (int rc = iterationGeometry(record, plan, batch, b, devInputs,
-                                   devOutputs, boundValues, in, out,
-                                   gridSizes, geometry))
-      return rc;
-    // Tensor maps (TMA on sm_90a), as the launch record describes them.
-    std::vector<uint64_t> tensorMaps;
-    for (const launch::GpuTensorMap &m : launch::tensorMapParams(record)) {
-      if (m.input >= in.size()) {
-        logError("error: a tensor-map parameter of the launch record is "
-                 "malformed");
-        return kExitInternalError;
-      }
-      uint64_t map;
-      if (launch::GpuStatus s = dev->tensorMap(m, in[m.input], map); !s)
-        return fail(s);
-      tensorMaps.push_back(map);
+  // One launch per iteration of the batch loop (one for a direct call),
+  // through the code generated launchers launch with, each waited for.
+  std::vector<launch::GpuLauncherLaunch> launches;
+  if (int rc = run.launches(devInputs, devOutputs, launches))
+    return rc;
+  for (size_t b = 0; b < launches.size(); ++b) {
+    launch::GpuStatus s = launch::launchCudaIteration(
+        dev->driver(), dev->loadedKernel(), record, launches[b], nullptr);
+    if (s)
+      s = dev->synchronize();
+    if (!s) {
+      logError("error: " + run.iterationPrefix(b) + describeGpuFailure(s));
+      return kExitUserError;
     }
-    if (launch::GpuStatus s =
-            args.pack(record, in, out, gridSizes, tensorMaps);
-        !s) {
-      logError("error: " + s.message);
-      return kExitInternalError;
-    }
-    if (launch::GpuStatus s = dev->launch(geometry, args); !s)
-      return fail(s);
   }
   for (size_t j = 0; j < outputs.size(); ++j)
     if (launch::GpuStatus s = dev->download(outputs[j].data(), devOutputs[j],
@@ -283,6 +327,32 @@ int launchOnCuda(MLIRContext &context, ModuleOp gpuModule,
       return fail(s);
   if (gpu.benchReps <= 0)
     return kExitSuccess;
+  // --bench (a direct call: one launch) times the launch with tensor maps
+  // that stay in device memory for every repetition.
+  launch::GpuLaunchGeometry geometry;
+  if (launch::GpuStatus s = launch::computeLaunchGeometry(
+          record, launches[0].gridSizes, geometry);
+      !s)
+    return fail(s);
+  std::vector<uint64_t> tensorMaps;
+  for (const launch::GpuTensorMap &m : launch::tensorMapParams(record)) {
+    uint64_t map;
+    if (m.input >= launches[0].inputs.size())
+      return fail(launch::GpuStatus::failure(
+          launch::GpuError::InvalidLaunchRecord,
+          "a tensor-map parameter of the launch record is malformed"));
+    if (launch::GpuStatus s =
+            dev->tensorMap(m, launches[0].inputs[m.input], map);
+        !s)
+      return fail(s);
+    tensorMaps.push_back(map);
+  }
+  launch::GpuKernelArgs args;
+  if (launch::GpuStatus s =
+          args.pack(record, launches[0].inputs, launches[0].outputs,
+                    launches[0].gridSizes, tensorMaps);
+      !s)
+    return fail(s);
   double ms = 0;
   if (launch::GpuStatus s =
           dev->timeLaunches(geometry, args, gpu.benchReps, ms);
@@ -536,8 +606,17 @@ int runOnGpu(const RunOptions &options, const GpuRunOptions &gpu) {
     logError("error: the CUDA lowering produced no kernel");
     return kExitInternalError;
   }
+  launch::GpuLaunchRecord compiled;
+  if (!readGpuLaunchRecord(launchAttr, compiled, error)) {
+    logError("error: " + error);
+    return kExitInternalError;
+  }
+  // The launch as a generated launcher makes it: everything below uses the
+  // record as the launcher runtime decodes it from its embedded text.
+  RunCall run(entry, arch, amd, compiled, plan, batched, batch,
+              options.gridBounds);
   launch::GpuLaunchRecord record;
-  if (!readGpuLaunchRecord(launchAttr, record, error)) {
+  if (!run.record(record, error)) {
     logError("error: " + error);
     return kExitInternalError;
   }
@@ -553,25 +632,26 @@ int runOnGpu(const RunOptions &options, const GpuRunOptions &gpu) {
       hostOutputs.push_back(reinterpret_cast<uintptr_t>(a.data()));
     // One launch per iteration of the batch loop, on the slices' host
     // addresses, as the launchers do on device addresses.
-    for (int64_t b = 0; kernel && b < batch.axisSize; ++b) {
-      std::vector<uint64_t> in, out;
-      std::vector<int64_t> gridSizes;
-      launch::GpuLaunchGeometry geometry;
-      if (int rc = iterationGeometry(record, plan, batch, b, hostInputs,
-                                     hostOutputs, options.gridBounds, in, out,
-                                     gridSizes, geometry))
+    std::vector<launch::GpuLauncherLaunch> launches;
+    if (kernel)
+      if (int rc = run.launches(hostInputs, hostOutputs, launches))
         return rc;
+    for (size_t b = 0; kernel && b < launches.size(); ++b) {
+      const launch::GpuLauncherLaunch &l = launches[b];
+      launch::GpuLaunchGeometry geometry;
       std::vector<int32_t> scalars;
-      if (launch::GpuStatus s =
-              launch::gridBoundValues(record, gridSizes, scalars);
-          !s) {
+      launch::GpuStatus s =
+          launch::computeLaunchGeometry(record, l.gridSizes, geometry);
+      if (s)
+        s = launch::gridBoundValues(record, l.gridSizes, scalars);
+      if (!s) {
         logError("error: " + s.message);
         return kExitInternalError;
       }
       std::vector<void *> hostBuffers;
-      for (uint64_t p : in)
+      for (uint64_t p : l.inputs)
         hostBuffers.push_back(reinterpret_cast<void *>(p));
-      for (uint64_t p : out)
+      for (uint64_t p : l.outputs)
         hostBuffers.push_back(reinterpret_cast<void *>(p));
       if (!kernel->run(hostBuffers, scalars, geometry.grid, error))
         kernel.reset();
@@ -582,8 +662,7 @@ int runOnGpu(const RunOptions &options, const GpuRunOptions &gpu) {
       return kExitInternalError;
     }
   } else if (int rc = launchOnCuda(context, *gpuModule, pipeline, gpu, arch,
-                                   entry, record, plan, batch,
-                                   options.gridBounds, *fe.module, inputs,
+                                   entry, record, run, *fe.module, inputs,
                                    outputs)) {
     return rc;
   }

@@ -221,6 +221,12 @@ GpuStatus CudaDevice::copy(uint64_t dst, uint64_t src, size_t bytes) {
   return GpuStatus::success();
 }
 
+GpuStatus CudaDevice::synchronize() {
+  PALLASC_CU_CHECK(api.cuCtxSynchronize(), GpuError::KernelFailed,
+                   "the kernel failed");
+  return GpuStatus::success();
+}
+
 GpuStatus CudaDevice::launch(const GpuLaunchGeometry &geometry,
                              GpuKernelArgs &args) {
   if (geometry.numBlocks() == 0)

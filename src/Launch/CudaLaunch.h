@@ -110,6 +110,13 @@ public:
   /// to device memory: `ptr` is what the kernel's parameter gets.
   GpuStatus tensorMap(const GpuTensorMap &map, uint64_t array, uint64_t &ptr);
 
+  /// The loaded kernel (load).
+  const CudaKernel &loadedKernel() const { return kernel; }
+
+  /// Waits for everything launched in the context (KernelFailed when a
+  /// kernel failed).
+  GpuStatus synchronize();
+
   /// Launches the loaded kernel and waits for it.
   GpuStatus launch(const GpuLaunchGeometry &geometry, GpuKernelArgs &args);
 

@@ -142,16 +142,6 @@ void setCudaLauncherDriverForTesting(const CudaDriverApi *api) {
   state().setOverride(api);
 }
 
-} // namespace pallasc::launch
-
-using namespace pallasc::launch;
-
-namespace {
-
-/// One launch of `kernel` on `launch`'s grid and operands. Tensor maps
-/// (TMA): encoded on the host over `launch`'s input addresses, uploaded into
-/// stream-ordered device memory that is freed after the launch in the same
-/// stream order.
 GpuStatus launchCudaIteration(const CudaDriverApi &api,
                               const CudaKernel &kernel,
                               const GpuLaunchRecord &record,
@@ -201,6 +191,12 @@ GpuStatus launchCudaIteration(const CudaDriverApi &api,
     api.cuMemFreeAsync(mapMemory, stream);
   return s;
 }
+
+} // namespace pallasc::launch
+
+using namespace pallasc::launch;
+
+namespace {
 
 /// The launch proper; `where` collects "which kernel, which arch" for the
 /// message of a failure.

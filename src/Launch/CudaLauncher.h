@@ -21,6 +21,7 @@
 #define PALLASC_SRC_LAUNCH_CUDALAUNCHER_H
 
 #include "src/Launch/CudaDriverApi.h"
+#include "src/Launch/CudaLaunch.h"
 #include "src/Launch/GpuLaunchRecord.h"
 #include "src/Launch/GpuLauncher.h"
 
@@ -85,6 +86,17 @@ bool parseCudaArch(std::string_view name, CudaArch &arch);
 /// architecture wins, a cubin before PTX of the same one.
 int64_t selectCudaImage(const pallasc_cuda_image *images, int64_t numImages,
                         int major, int minor);
+
+/// One launch of `kernel` on `launch`'s grid and operands (one iteration
+/// of a call, gpuLauncherLaunches), asynchronous on `stream`: geometry,
+/// TMA tensor maps encoded on the host over `launch`'s input addresses and
+/// uploaded into stream-ordered device memory that is freed after the
+/// launch in the same stream order, kernel arguments. Generated launchers
+/// and `pallasc run --target cuda:<arch>` launch through it.
+GpuStatus launchCudaIteration(const CudaDriverApi &api,
+                              const CudaKernel &kernel,
+                              const GpuLaunchRecord &record,
+                              const GpuLauncherLaunch &launch, void *stream);
 
 /// Tests: launchers use `api` instead of libcuda.so.1 (null: the real
 /// driver again), and forget every module they loaded.

@@ -214,7 +214,7 @@ namespace {
 /// or "") qualifies a bound out of range.
 int fillGridSizes(const GpuLauncherCall &c, const int64_t *bounds,
                   int64_t numBounds, const std::string &where,
-                  std::vector<int64_t> &gridSizes) {
+                  std::vector<int64_t> &gridSizes, bool checkBounds = true) {
   gridSizes.assign(c.grid, c.grid + c.gridRank);
   int64_t next = 0;
   for (int64_t &g : gridSizes) {
@@ -225,7 +225,7 @@ int fillGridSizes(const GpuLauncherCall &c, const int64_t *bounds,
                           "the entry point passes fewer grid bounds than the "
                           "grid has dynamic axes");
     int64_t b = bounds[next];
-    if (b < 0 || b > INT32_MAX)
+    if (checkBounds && (b < 0 || b > INT32_MAX))
       return launcherFail(kLauncherInvalidArgument, c.entry,
                           "dynamic grid bound " + std::to_string(next) +
                               " is " + std::to_string(b) + where +
@@ -256,7 +256,8 @@ int gpuLauncherGridSizes(const GpuLauncherCall &c, const char *vendor,
 }
 
 int gpuLauncherLaunches(const GpuLauncherCall &c, const char *vendor,
-                        std::vector<GpuLauncherLaunch> &launches) {
+                        std::vector<GpuLauncherLaunch> &launches,
+                        bool checkBounds) {
   launches.clear();
   if (!validCall(c))
     return launcherFail(kLauncherInvalidPlan, c.entry,
@@ -265,7 +266,8 @@ int gpuLauncherLaunches(const GpuLauncherCall &c, const char *vendor,
   gpuLauncherOperands(c, inputs, outputs);
   if (!c.batchLoop) {
     GpuLauncherLaunch l;
-    if (int status = fillGridSizes(c, c.bounds, c.numBounds, "", l.gridSizes))
+    if (int status = fillGridSizes(c, c.bounds, c.numBounds, "", l.gridSizes,
+                                   checkBounds))
       return status;
     l.inputs = std::move(inputs);
     l.outputs = std::move(outputs);
@@ -303,7 +305,7 @@ int gpuLauncherLaunches(const GpuLauncherCall &c, const char *vendor,
             c, iterBounds.data(), static_cast<int64_t>(iterBounds.size()),
             " in batch iteration " + std::to_string(b) + " of " +
                 std::to_string(loop.axisSize),
-            l.gridSizes))
+            l.gridSizes, checkBounds))
       return status;
     launches.push_back(std::move(l));
   }

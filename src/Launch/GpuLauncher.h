@@ -106,8 +106,12 @@ int gpuLauncherRunBatch(int (*run)(const GpuLauncherCall &call),
 /// element b of each batched bound), every bound checked before anything
 /// launches. Returns kLauncherOk or the status of a failure, whose message
 /// is set (launcherFail; `vendor` names the missing code objects).
+/// `checkBounds` false leaves a bound outside [0, 2^31) in the launches'
+/// grid sizes for the caller to report in its own words (`pallasc run
+/// --target` names the grid axis and iteration).
 int gpuLauncherLaunches(const GpuLauncherCall &call, const char *vendor,
-                        std::vector<GpuLauncherLaunch> &launches);
+                        std::vector<GpuLauncherLaunch> &launches,
+                        bool checkBounds = true);
 
 /// "batch iteration 2 of 4: " for the message of a failed launch of a
 /// batch loop ("" for a direct call).
