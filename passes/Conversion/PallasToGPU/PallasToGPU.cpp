@@ -149,6 +149,91 @@ int64_t lowBit(int64_t v) {
 // The pass
 //===----------------------------------------------------------------------===//
 
+/// Whether `memref` is in shared memory (workgroup address space).
+static bool isWorkgroupMemref(Value memref) {
+  auto t = dyn_cast<MemRefType>(memref.getType());
+  return t && mlir::gpu::GPUDialect::hasWorkgroupMemoryAddressSpace(t);
+}
+
+/// Whether `op` (and what it holds) touches no shared memory and has no
+/// barrier: pure work and accesses of global memory only.
+static bool touchesOnlyGlobalMemory(Operation *op) {
+  bool ok = true;
+  op->walk([&](Operation *inner) {
+    if (isa<mlir::gpu::BarrierOp>(inner)) {
+      ok = false;
+      return WalkResult::interrupt();
+    }
+    if (inner->hasTrait<OpTrait::IsTerminator>() || isMemoryEffectFree(inner) ||
+        isa<scf::ForOp, scf::IfOp, scf::WhileOp>(inner))
+      return WalkResult::advance();
+    Value memref;
+    if (auto l = dyn_cast<memref::LoadOp>(inner))
+      memref = l.getMemref();
+    else if (auto st = dyn_cast<memref::StoreOp>(inner))
+      memref = st.getMemref();
+    else if (auto l = dyn_cast<vector::LoadOp>(inner))
+      memref = l.getBase();
+    else if (auto st = dyn_cast<vector::StoreOp>(inner))
+      memref = st.getBase();
+    else if (auto l = dyn_cast<vector::MaskedLoadOp>(inner))
+      memref = l.getBase();
+    else if (auto st = dyn_cast<vector::MaskedStoreOp>(inner))
+      memref = st.getBase();
+    if (!memref || isWorkgroupMemref(memref)) {
+      ok = false;
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return ok;
+}
+
+/// Whether `op` (and what it holds) writes no memory but shared memory.
+static bool writesOnlySharedMemory(Operation *op) {
+  bool ok = true;
+  op->walk([&](Operation *inner) {
+    if (inner->hasTrait<OpTrait::IsTerminator>() || isMemoryEffectFree(inner) ||
+        isa<scf::ForOp, scf::IfOp, scf::WhileOp, mlir::gpu::BarrierOp,
+            memref::LoadOp, vector::LoadOp, vector::MaskedLoadOp>(inner))
+      return WalkResult::advance();
+    if (auto st = dyn_cast<memref::StoreOp>(inner);
+        st && isWorkgroupMemref(st.getMemref()))
+      return WalkResult::advance();
+    if (auto st = dyn_cast<vector::StoreOp>(inner);
+        st && isWorkgroupMemref(st.getBase()))
+      return WalkResult::advance();
+    ok = false;
+    return WalkResult::interrupt();
+  });
+  return ok;
+}
+
+/// Barriers at the end of the kernel (the last reduction's, before its
+/// slots could be written again) order nothing when no shared memory is
+/// touched after them and no other memory was written before them: they
+/// are dropped. Only the kernel's own block is looked at (a barrier in a
+/// loop orders the next iteration).
+static void dropTrailingBarriers(Block &body) {
+  SmallVector<mlir::gpu::BarrierOp> trailing;
+  for (Operation &op : llvm::reverse(body)) {
+    if (auto bar = dyn_cast<mlir::gpu::BarrierOp>(op)) {
+      trailing.push_back(bar);
+      continue;
+    }
+    if (!touchesOnlyGlobalMemory(&op))
+      break;
+  }
+  for (mlir::gpu::BarrierOp bar : trailing) {
+    bool safe = true;
+    for (Operation *prev = bar->getPrevNode(); prev && safe;
+         prev = prev->getPrevNode())
+      safe = writesOnlySharedMemory(prev);
+    if (safe)
+      bar->erase();
+  }
+}
+
 struct PallasToGPUPass
     : public mlir::pallas::impl::PallasToGPUBase<PallasToGPUPass> {
   using PallasToGPUBase::PallasToGPUBase;
@@ -742,6 +827,7 @@ void PallasToGPUPass::runOnOperation() {
   }
   b.setInsertionPointToEnd(&body);
   mlir::gpu::ReturnOp::create(b, loc);
+  dropTrailingBarriers(body);
 
   // The launch, for the manifest.
   int64_t smemBytes = kc.workspaceOffset + kc.workspaceBytes;
