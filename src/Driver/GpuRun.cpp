@@ -171,9 +171,12 @@ struct RunCall {
   /// The launches on operands at `inputs` / `outputs`: gpuLauncherLaunches,
   /// the expansion generated launchers run (one launch for a direct call,
   /// one per batch iteration). A bound outside [0, 2^31) is reported here,
-  /// naming the grid axis and the iteration. Returns 0 or the exit code of
-  /// a failure (the message logged).
-  int launches(const std::vector<uint64_t> &inputs,
+  /// naming the grid axis and the iteration, and so is an operand (a batch
+  /// iteration's slice) misaligned for `record`, as the launchers refuse it
+  /// (checkPointerAlignment). Returns 0 or the exit code of a failure (the
+  /// message logged).
+  int launches(const launch::GpuLaunchRecord &record,
+               const std::vector<uint64_t> &inputs,
                const std::vector<uint64_t> &outputs,
                std::vector<launch::GpuLauncherLaunch> &out) const {
     std::vector<void *> operands;
@@ -226,6 +229,14 @@ struct RunCall {
                                            " of the batch loop"
                                      : std::string()) +
                  "; bounds must be in [0, 2^31)");
+        return kExitUserError;
+      }
+    for (size_t b = 0; b < out.size(); ++b)
+      if (launch::GpuStatus s = launch::checkPointerAlignment(
+              record, out[b].inputs, out[b].outputs);
+          !s) {
+        logError("error: @" + record.entry + ": " + iterationPrefix(b) +
+                 s.message);
         return kExitUserError;
       }
     return 0;
@@ -308,7 +319,7 @@ int launchOnCuda(MLIRContext &context, ModuleOp gpuModule,
   // One launch per iteration of the batch loop (one for a direct call),
   // through the code generated launchers launch with, each waited for.
   std::vector<launch::GpuLauncherLaunch> launches;
-  if (int rc = run.launches(devInputs, devOutputs, launches))
+  if (int rc = run.launches(record, devInputs, devOutputs, launches))
     return rc;
   for (size_t b = 0; b < launches.size(); ++b) {
     launch::GpuStatus s = launch::launchCudaIteration(
@@ -634,7 +645,7 @@ int runOnGpu(const RunOptions &options, const GpuRunOptions &gpu) {
     // addresses, as the launchers do on device addresses.
     std::vector<launch::GpuLauncherLaunch> launches;
     if (kernel)
-      if (int rc = run.launches(hostInputs, hostOutputs, launches))
+      if (int rc = run.launches(record, hostInputs, hostOutputs, launches))
         return rc;
     for (size_t b = 0; kernel && b < launches.size(); ++b) {
       const launch::GpuLauncherLaunch &l = launches[b];

@@ -264,6 +264,8 @@ int runCuda(const GpuLauncherCall &call) {
   where = "cuda, " + std::string(loaded->format) + " " + loaded->arch + ", @" +
           record.entry;
 
+  if (int status = gpuLauncherCheckAlignment(call, record, launches, where))
+    return status;
   // One launch per iteration of a batch loop (one for a direct call), in
   // order on the caller's stream; each iteration's tensor maps are encoded
   // over its own slices.

@@ -98,6 +98,29 @@ GpuStatus gridBoundValues(const GpuLaunchRecord &record,
   return GpuStatus::success();
 }
 
+GpuStatus checkPointerAlignment(const GpuLaunchRecord &record,
+                                const std::vector<uint64_t> &inputs,
+                                const std::vector<uint64_t> &outputs) {
+  if (record.pointerAlignment <= 1)
+    return GpuStatus::success();
+  uint64_t alignment = static_cast<uint64_t>(record.pointerAlignment);
+  for (const GpuKernelParam &p : record.params) {
+    if (p.kind != GpuKernelParam::Kind::Pointer)
+      continue;
+    const std::vector<uint64_t> &operands = p.isOutput ? outputs : inputs;
+    if (p.index >= operands.size() || operands[p.index] % alignment == 0)
+      continue;
+    return GpuStatus::failure(
+        GpuError::Misaligned,
+        std::string(p.isOutput ? "outputs[" : "inputs[") +
+            std::to_string(p.index) + "] needs a " +
+            std::to_string(alignment) +
+            "-byte aligned address (the kernel's pointer_alignment), got " +
+            std::to_string(operands[p.index]));
+  }
+  return GpuStatus::success();
+}
+
 std::vector<GpuTensorMap> tensorMapParams(const GpuLaunchRecord &record) {
   std::vector<GpuTensorMap> maps;
   for (const GpuKernelParam &p : record.params)

@@ -58,6 +58,17 @@ GpuStatus gridBoundValues(const GpuLaunchRecord &record,
                           const std::vector<int64_t> &gridSizes,
                           std::vector<int32_t> &values);
 
+/// Checks the address of every operand `record` passes as a Pointer
+/// parameter (`inputs` / `outputs`: device addresses, or a batch
+/// iteration's slices) against the record's pointerAlignment. Fails with
+/// Misaligned naming the first misaligned operand, its address and the
+/// alignment: "inputs[1] needs a 16-byte aligned address (the kernel's
+/// pointer_alignment), got 4104". (A parameter naming an operand that is
+/// not given is left to GpuKernelArgs::pack.)
+GpuStatus checkPointerAlignment(const GpuLaunchRecord &record,
+                                const std::vector<uint64_t> &inputs,
+                                const std::vector<uint64_t> &outputs);
+
 /// The tensor-map parameters of `record`, in parameter order.
 std::vector<GpuTensorMap> tensorMapParams(const GpuLaunchRecord &record);
 

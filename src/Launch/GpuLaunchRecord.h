@@ -20,6 +20,10 @@
 
 namespace pallasc::launch {
 
+/// The alignment pallasc's GPU kernels assume of every pointer operand (the
+/// manifest's `pointer_alignment`): their vector accesses assume it.
+constexpr int64_t kGpuPointerAlignment = 16;
+
 /// A `kind: "tensor_map"` parameter: a CUtensorMap over input `input`, a
 /// 2-D row-major array of 16-bit elements (bf16 or f16) of `globalShape`
 /// (rows, columns), copied in boxes of `boxShape` (rows, columns), 128-byte
@@ -67,6 +71,9 @@ struct GpuLaunchRecord {
   /// Dynamic shared memory (LDS) per block.
   int64_t dynamicSharedBytes = 0;
   std::vector<GpuKernelParam> params;
+  /// Bytes every Pointer parameter's address must be a multiple of (the
+  /// manifest's `pointer_alignment`; a power of two).
+  int64_t pointerAlignment = kGpuPointerAlignment;
 };
 
 } // namespace pallasc::launch

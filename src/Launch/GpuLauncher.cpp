@@ -47,6 +47,7 @@ std::string encodeGpuLaunchRecord(const GpuLaunchRecord &r) {
     }
     }
   }
+  os << " A " << r.pointerAlignment;
   return os.str();
 }
 
@@ -100,8 +101,18 @@ bool decodeGpuLaunchRecord(std::string_view text, GpuLaunchRecord &record,
     }
     r.params.push_back(p);
   }
+  // The pointer alignment (absent from records written before it was
+  // embedded: the default).
   std::string rest;
-  if (is >> rest)
+  if (is >> rest && rest == "A") {
+    if (!(is >> r.pointerAlignment) || r.pointerAlignment < 1 ||
+        r.pointerAlignment > 4096 ||
+        (r.pointerAlignment & (r.pointerAlignment - 1)) != 0)
+      return bad("pointer alignment");
+    rest.clear();
+    is >> rest;
+  }
+  if (!rest.empty())
     return bad("trailing '" + rest + "'");
   record = std::move(r);
   return true;
@@ -309,6 +320,22 @@ int gpuLauncherLaunches(const GpuLauncherCall &c, const char *vendor,
       return status;
     launches.push_back(std::move(l));
   }
+  return kLauncherOk;
+}
+
+int gpuLauncherCheckAlignment(const GpuLauncherCall &c,
+                              const GpuLaunchRecord &record,
+                              const std::vector<GpuLauncherLaunch> &launches,
+                              const std::string &where) {
+  for (size_t k = 0; k < launches.size(); ++k)
+    if (GpuStatus s = checkPointerAlignment(record, launches[k].inputs,
+                                            launches[k].outputs);
+        !s)
+      return launcherFail(gpuLauncherStatus(s.error), c.entry,
+                          where + ": " +
+                              gpuLauncherIterationPrefix(c, k,
+                                                         launches.size()) +
+                              s.message);
   return kLauncherOk;
 }
 

@@ -113,6 +113,15 @@ int gpuLauncherLaunches(const GpuLauncherCall &call, const char *vendor,
                         std::vector<GpuLauncherLaunch> &launches,
                         bool checkBounds = true);
 
+/// Checks every launch's pointer operands against the record's alignment
+/// (checkPointerAlignment) before the first launch: kLauncherOk, or
+/// kLauncherMisaligned with the message "<where>: [batch iteration b of N:
+/// ]inputs[i] needs a 16-byte aligned address ..., got A".
+int gpuLauncherCheckAlignment(const GpuLauncherCall &call,
+                              const GpuLaunchRecord &record,
+                              const std::vector<GpuLauncherLaunch> &launches,
+                              const std::string &where);
+
 /// "batch iteration 2 of 4: " for the message of a failed launch of a
 /// batch loop ("" for a direct call).
 std::string gpuLauncherIterationPrefix(const GpuLauncherCall &call,

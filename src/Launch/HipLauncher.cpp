@@ -187,6 +187,8 @@ int runRocm(const GpuLauncherCall &call) {
   const GpuLaunchRecord &record = loaded->record;
   where = "rocm, HSACO " + loaded->arch + ", @" + record.entry;
 
+  if (int status = gpuLauncherCheckAlignment(call, record, launches, where))
+    return status;
   // One launch per iteration of a batch loop (one for a direct call), in
   // order on the caller's stream. AMD kernels take no tensor maps: a record
   // with one is not a ROCm record, and packing it fails.

@@ -31,8 +31,8 @@ constexpr LauncherStatus kStatuses[] = {
     {"PALLASC_ERROR_LOAD_FAILED", kLauncherLoadFailed,
      "the driver cannot load the kernel (or grant its shared memory)"},
     {"PALLASC_ERROR_MISALIGNED", kLauncherMisaligned,
-     "an operand's address is not aligned as the kernel requires (TMA: 16 "
-     "bytes)"},
+     "an operand's address is not aligned as the kernel requires (its "
+     "pointer_alignment, 16 bytes; TMA: 16 bytes)"},
     {"PALLASC_ERROR_LAUNCH_FAILED", kLauncherLaunchFailed,
      "the driver refused the launch (or a step before it)"},
 };

@@ -177,7 +177,7 @@ json gpuLaunchJson(DictionaryAttr launch, llvm::StringRef arch,
   j["params"] = params;
   j["arch"] = arch.str();
   j["kind"] = kind.str();
-  j["pointer_alignment"] = 16;
+  j["pointer_alignment"] = launch::kGpuPointerAlignment;
   return j;
 }
 

@@ -111,6 +111,21 @@ TEST_CASE("cuda launcher: the launch record round-trips as text",
   CHECK(back.params[3].tensorMap.bf16);
   CHECK(back.params[3].tensorMap.globalShape[0] == 128);
 
+  CHECK(back.pointerAlignment == 16);
+  // The pointer alignment is embedded ("A n" last); a record without it
+  // gets the default, one that is not a power of two is refused.
+  std::string text = encodeGpuLaunchRecord(r);
+  REQUIRE(text.size() > 5);
+  CHECK(text.substr(text.size() - 5) == " A 16");
+  r.pointerAlignment = 64;
+  REQUIRE(decodeGpuLaunchRecord(encodeGpuLaunchRecord(r), back, error));
+  CHECK(back.pointerAlignment == 64);
+  REQUIRE(decodeGpuLaunchRecord(text.substr(0, text.size() - 5), back, error));
+  CHECK(back.pointerAlignment == 16);
+  CHECK_FALSE(decodeGpuLaunchRecord(text.substr(0, text.size() - 2) + "12",
+                                    back, error));
+  CHECK(error == "the embedded launch record is malformed (pointer alignment)");
+
   CHECK_FALSE(decodeGpuLaunchRecord("pallasc-gpu-record-1 add 99999999", back,
                                     error));
   CHECK(error == "the embedded launch record is malformed (grid axes)");
@@ -272,11 +287,58 @@ TEST_CASE("cuda launcher: TMA tensor maps, and a misaligned operand",
   for (void *s : fake.asyncStreams)
     CHECK(s == &stream);
 
+  // Input 0 is a pointer parameter too: the pointer check refuses it first.
   CHECK(run(images, address(0x1008), address(0x2000), 2) ==
+        kLauncherMisaligned);
+  CHECK(std::string(pallasc_last_error()) ==
+        "add_cuda: cuda, cubin sm_90a, @add: inputs[0] needs a 16-byte "
+        "aligned address (the kernel's pointer_alignment), got 4104");
+  CHECK(fake.launches.size() == 1);
+  // A record asking less of its pointers still gets TMA's 16 bytes.
+  Images loose;
+  GpuLaunchRecord record = tmaRecord();
+  record.pointerAlignment = 8;
+  loose.add("sm_90a", kCudaImageCubin, record);
+  CHECK(run(loose, address(0x1008), address(0x2000), 2) ==
         kLauncherMisaligned);
   CHECK(std::string(pallasc_last_error()) ==
         "add_cuda: cuda, cubin sm_90a, @add: the tensor map of inputs[0] "
         "needs a 16-byte aligned address (TMA), got 4104");
+  CHECK(fake.launches.size() == 1);
+}
+
+TEST_CASE("cuda launcher: every pointer operand is checked against the "
+          "record's alignment",
+          "[launch][cuda][launcher]") {
+  FakeCuda fake;
+  Installed installed(fake);
+  Images images;
+  images.add("sm_90a", kCudaImageCubin, addRecord());
+  REQUIRE(run(images, address(0x1010), address(0x2030), 2) == kLauncherOk);
+  REQUIRE(fake.launches.size() == 1);
+  // An input and an output off by 8 and 4 bytes: refused before launching,
+  // naming the kernel, the operand, its address and the alignment.
+  CHECK(run(images, address(0x1008), address(0x2000), 2) ==
+        kLauncherMisaligned);
+  CHECK(std::string(pallasc_last_error()) ==
+        "add_cuda: cuda, cubin sm_90a, @add: inputs[0] needs a 16-byte "
+        "aligned address (the kernel's pointer_alignment), got 4104");
+  CHECK(run(images, address(0x1000), address(0x2004), 2) ==
+        kLauncherMisaligned);
+  CHECK(std::string(pallasc_last_error()) ==
+        "add_cuda: cuda, cubin sm_90a, @add: outputs[0] needs a 16-byte "
+        "aligned address (the kernel's pointer_alignment), got 8196");
+  CHECK(fake.launches.size() == 1);
+  // The alignment is the record's: 64 refuses what 16 accepts.
+  Images strict;
+  GpuLaunchRecord record = addRecord();
+  record.pointerAlignment = 64;
+  strict.add("sm_90a", kCudaImageCubin, record);
+  CHECK(run(strict, address(0x1010), address(0x2000), 2) ==
+        kLauncherMisaligned);
+  CHECK(std::string(pallasc_last_error()) ==
+        "add_cuda: cuda, cubin sm_90a, @add: inputs[0] needs a 64-byte "
+        "aligned address (the kernel's pointer_alignment), got 4112");
   CHECK(fake.launches.size() == 1);
 }
 
@@ -389,14 +451,61 @@ TEST_CASE("cuda launcher: a batch loop's tensor maps are encoded per "
   CHECK(fake.live.empty());
 
   // A slice stride that leaves iteration 1's slice misaligned: the status,
-  // and the iteration named; iteration 0 was launched.
+  // and the iteration named; every slice is checked before the first
+  // launch, so nothing launched.
   CHECK(runBatch(images, address(0x10000), address(0x80000), &bound,
+                 addLoop(3, 0x4008, 0x1000, false)) == kLauncherMisaligned);
+  CHECK(std::string(pallasc_last_error()) ==
+        "add_cuda: cuda, cubin sm_90a, @add: batch iteration 1 of 3: "
+        "inputs[0] needs a 16-byte aligned address (the kernel's "
+        "pointer_alignment), got " +
+            std::to_string(0x14008));
+  CHECK(fake.launches.size() == 3);
+  // Past the pointer alignment (a record asking 8), the encode-time TMA
+  // check still names the iteration; iteration 0 was launched.
+  Images loose;
+  GpuLaunchRecord record = tmaRecord();
+  record.pointerAlignment = 8;
+  loose.add("sm_90a", kCudaImageCubin, record);
+  CHECK(runBatch(loose, address(0x10000), address(0x80000), &bound,
                  addLoop(3, 0x4008, 0x1000, false)) == kLauncherMisaligned);
   CHECK(std::string(pallasc_last_error()) ==
         "add_cuda: cuda, cubin sm_90a, @add: batch iteration 1 of 3: the "
         "tensor map of inputs[0] needs a 16-byte aligned address (TMA), got " +
             std::to_string(0x14008));
   CHECK(fake.launches.size() == 4);
+}
+
+TEST_CASE("cuda launcher: a batch loop's slices are checked against the "
+          "pointer alignment before the first launch",
+          "[launch][cuda][launcher]") {
+  FakeCuda fake;
+  Installed installed(fake);
+  Images images;
+  images.add("sm_90a", kCudaImageCubin, addRecord());
+  int64_t bounds[] = {4, 16, 9};
+  // Output slices 0x1008 bytes apart: slice 0 is aligned, slice 1 is not.
+  CHECK(runBatch(images, address(0x10000), address(0x80000), bounds,
+                 addLoop(3, 0x400, 0x1008, true)) == kLauncherMisaligned);
+  CHECK(std::string(pallasc_last_error()) ==
+        "add_cuda: cuda, cubin sm_90a, @add: batch iteration 1 of 3: "
+        "outputs[0] needs a 16-byte aligned address (the kernel's "
+        "pointer_alignment), got " +
+            std::to_string(0x81008));
+  CHECK(fake.launches.empty());
+  // Slices a multiple of 16 apart launch (and a batched array's base is
+  // checked as iteration 0's slice).
+  REQUIRE(runBatch(images, address(0x10000), address(0x80000), bounds,
+                   addLoop(3, 0x400, 0x1010, true)) == kLauncherOk);
+  CHECK(fake.launches.size() == 3);
+  CHECK(runBatch(images, address(0x10004), address(0x80000), bounds,
+                 addLoop(3, 0x400, 0x1010, true)) == kLauncherMisaligned);
+  CHECK(std::string(pallasc_last_error()) ==
+        "add_cuda: cuda, cubin sm_90a, @add: batch iteration 0 of 3: "
+        "inputs[0] needs a 16-byte aligned address (the kernel's "
+        "pointer_alignment), got " +
+            std::to_string(0x10004));
+  CHECK(fake.launches.size() == 3);
 }
 
 TEST_CASE("cuda launcher: a batch loop's failures name the iteration",

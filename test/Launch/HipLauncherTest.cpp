@@ -352,3 +352,58 @@ TEST_CASE("rocm launcher: vmap's batch loop, one launch per iteration",
   CHECK(std::string(pallasc_last_error()) ==
         "add_rocm: the entry point passes no batch loop");
 }
+
+TEST_CASE("rocm launcher: every pointer operand is checked against the "
+          "record's alignment, per batch iteration",
+          "[launch][rocm][launcher]") {
+  FakeHip fake;
+  Installed installed(fake);
+  Images images;
+  images.add("gfx942", addRecord());
+  REQUIRE(run(images, address(0x1010), address(0x2000), 2) == kLauncherOk);
+  REQUIRE(fake.launches.size() == 1);
+  // A direct call: the operand, its address, the alignment; nothing
+  // launched.
+  CHECK(run(images, address(0x1000), address(0x200c), 2) ==
+        kLauncherMisaligned);
+  CHECK(std::string(pallasc_last_error()) ==
+        "add_rocm: rocm, HSACO gfx942, @add: outputs[0] needs a 16-byte "
+        "aligned address (the kernel's pointer_alignment), got 8204");
+  CHECK(run(images, address(0x1001), address(0x2000), 2) ==
+        kLauncherMisaligned);
+  CHECK(std::string(pallasc_last_error()) ==
+        "add_rocm: rocm, HSACO gfx942, @add: inputs[0] needs a 16-byte "
+        "aligned address (the kernel's pointer_alignment), got 4097");
+  CHECK(fake.launches.size() == 1);
+
+  // A batch loop whose input slices are 0x408 bytes apart: iteration 1's
+  // slice is misaligned, and every slice is checked before the first
+  // launch.
+  GpuBatchLoop loop;
+  loop.axisSize = 3;
+  loop.inputStrides = {0x408};
+  loop.outputStrides = {0x1000};
+  loop.batchedBounds = {false};
+  std::vector<int64_t> encoded = encodeGpuBatchLoop(loop);
+  int64_t grid[] = {-1};
+  void *operands[] = {address(0x10000), address(0x80000)};
+  int64_t value = 2;
+  const int64_t *bounds[] = {&value};
+  auto runBatch = [&] {
+    return pallasc_launcher_rocm_run_batch(
+        "add_rocm", images.data(), static_cast<int64_t>(images.table.size()),
+        grid, 1, operands, 1, 1, bounds, 1, nullptr, encoded.data(),
+        static_cast<int64_t>(encoded.size()));
+  };
+  CHECK(runBatch() == kLauncherMisaligned);
+  CHECK(std::string(pallasc_last_error()) ==
+        "add_rocm: rocm, HSACO gfx942, @add: batch iteration 1 of 3: "
+        "inputs[0] needs a 16-byte aligned address (the kernel's "
+        "pointer_alignment), got " +
+            std::to_string(0x10408));
+  CHECK(fake.launches.size() == 1);
+  loop.inputStrides = {0x410};
+  encoded = encodeGpuBatchLoop(loop);
+  REQUIRE(runBatch() == kLauncherOk);
+  CHECK(fake.launches.size() == 4);
+}
