@@ -1,10 +1,13 @@
 // Runs the kernels pallasc_add_kernel() built (their generated --target cpu
 // launchers) and compares them with references computed here: exactly for
-// the add, within 4 ulp-ish relative error for the softmax (the kernel's
-// exp and reductions round differently from this loop's).
+// the add and the batched gather, within 4 ulp-ish relative error for the
+// softmax (the kernel's exp and reductions round differently from this
+// loop's).
+#include "batched_gather.h"
 #include "row_softmax.h"
 #include "vector_add.h"
 
+#include <cstdint>
 #include <cmath>
 #include <cstdio>
 #include <vector>
@@ -48,12 +51,42 @@ int main() {
     }
   }
 
+  // batched_gather: vmap (in_axes 0, 0, axis size 4) of a row gather,
+  // out[b, i, :] = table[b, idx[b, i], :] for 16 indices into a [256, 512]
+  // table per batch element; the launcher loops over b.
+  const size_t batch = 4, picks = 16, tableRows = 256, width = 512;
+  std::vector<int32_t> idx(batch * picks);
+  std::vector<float> table(batch * tableRows * width),
+      gathered(batch * picks * width, -1.0f);
+  for (size_t b = 0; b < batch; ++b)
+    for (size_t i = 0; i < picks; ++i)
+      idx[b * picks + i] = static_cast<int32_t>((b * 61 + i * 37 + 5) % tableRows);
+  for (size_t k = 0; k < table.size(); ++k)
+    table[k] = static_cast<float>(k % 9973) * 0.25f - 1000.0f;
+  if (batched_gather_cpu(idx.data(), table.data(), gathered.data()) !=
+      PALLASC_OK) {
+    std::fprintf(stderr, "batched_gather: %s\n", pallasc_last_error());
+    return 1;
+  }
+  size_t gatherWrong = 0;
+  for (size_t b = 0; b < batch; ++b)
+    for (size_t i = 0; i < picks; ++i) {
+      const float *want =
+          &table[(b * tableRows + static_cast<size_t>(idx[b * picks + i])) *
+                 width];
+      const float *got = &gathered[(b * picks + i) * width];
+      for (size_t c = 0; c < width; ++c)
+        gatherWrong += got[c] != want[c];
+    }
+
   // The error path: a status and a message.
   int status = vector_add_cpu(x.data(), nullptr, sum.data());
   std::printf("vector_add: %zu of %zu differ\n", addWrong, n);
   std::printf("row_softmax: max relative error %.2e\n", maxRel);
+  std::printf("batched_gather: %zu of %zu differ\n", gatherWrong,
+              gathered.size());
   std::printf("null input: status %d: %s\n", status, pallasc_last_error());
-  bool ok = addWrong == 0 && maxRel < 1e-5 &&
+  bool ok = addWrong == 0 && maxRel < 1e-5 && gatherWrong == 0 &&
             status == PALLASC_ERROR_INVALID_ARGUMENT;
   std::printf("%s\n", ok ? "consumer: ok" : "consumer: FAILED");
   return ok ? 0 : 1;

@@ -100,7 +100,8 @@ done
 # from the moved prefix, built with Ninja; the CPU program matches the
 # references it computes itself.
 mkdir -p "$work/examples"
-cp -r "$src/examples/consumer" "$src/examples/add" "$src/examples/softmax" "$work/examples/"
+cp -r "$src/examples/consumer" "$src/examples/add" "$src/examples/softmax" \
+  "$src/examples/scalar_prefetch" "$work/examples/"
 cb="$work/consumer-build"
 # The build's own C++ compiler: a sanitizer build's runtime library needs
 # that compiler's sanitizer runtimes (its exported target adds the flag).
@@ -116,6 +117,12 @@ build_consumer() {
   grep -qx "consumer: ok" "$work/consumer.out" || fail "consumer: $(cat "$work/consumer.out")"
 }
 build_consumer "first build"
+# The batched gather is vmap's batch loop (not folded into the grid), and
+# the program checked it.
+grep -q "vmap's batch loop: the grid runs 4 times" "$cb/pallasc/batched_gather/batched_gather.h" ||
+  fail "batched_gather is not built as vmap's batch loop: $(ls "$cb/pallasc/batched_gather")"
+grep -qx "batched_gather: 0 of 32768 differ" "$work/consumer.out" ||
+  fail "batched_gather: $(cat "$work/consumer.out")"
 # Nothing to do on a second build; touching one kernel reruns pallasc for
 # that kernel only.
 ninja -C "$cb" -n | grep -q "pallasc: " && fail "a second build reruns pallasc: $(ninja -C "$cb" -n)"
@@ -123,6 +130,7 @@ touch "$work/examples/add/kernel.mlir"
 plan=$(ninja -C "$cb" -n)
 grep -q "pallasc: vector_add" <<<"$plan" || fail "touching add/kernel.mlir does not rebuild vector_add: $plan"
 grep -q "pallasc: row_softmax" <<<"$plan" && fail "touching add/kernel.mlir rebuilds row_softmax: $plan"
+grep -q "pallasc: batched_gather" <<<"$plan" && fail "touching add/kernel.mlir rebuilds batched_gather: $plan"
 # Renaming the spec's `name` rebuilds (the spec changed) with the rule's
 # names: no file named after the spec appears, and the program still runs.
 sed -i 's/"name": "add"/"name": "renamed_add"/' "$work/examples/add/spec.json"
@@ -187,5 +195,5 @@ cmake -S "$gpu" -B "$gpu/build" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_B
   { cat "$work/gpu.out"; fail "the GPU launcher program fails"; }
 [ "$rocm" = 0 ] || grep -q "^rocm: " "$work/gpu.out" || fail "no rocm launcher ran: $(cat "$work/gpu.out")"
 echo "check-install: $(tr '\n' ';' <"$work/gpu.out")"
-echo "check-install: $(head -3 "$work/consumer.out" | tr '\n' ';')"
+echo "check-install: $(head -4 "$work/consumer.out" | tr '\n' ';')"
 echo "check-install: ok ($prefix)"
