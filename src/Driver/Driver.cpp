@@ -616,20 +616,22 @@ int emitArtifacts(const DriverOptions &options, const FrontendResult &fe,
   // --target cuda:<arch>: <name>.<arch>.ptx per arch (src/Target).
   bool wantHeader = llvm::is_contained(options.emit, "header");
   bool wantLibrary = llvm::is_contained(options.emit, "lib");
+  // ptxas runs on each arch's PTX while the other targets are lowered; the
+  // results take their place here (files, manifest entries) when collected.
   std::vector<CudaArtifacts::Image> cudaImages;
+  PendingCudaArtifactsPtr pendingCuda;
+  size_t cudaFilesAt = files.size();
+  size_t cudaArtifactsAt = manifestInputs.artifacts.size();
+  size_t cudaEmittedAt = manifestInputs.emitted.size();
   if (llvm::any_of(options.targets, isCudaTarget)) {
-    FailureOr<CudaArtifacts> cuda =
-        emitCudaArtifacts(module, spec->name, options.targets, emitMlir,
-                          llvm::is_contained(options.emit, "cubin"),
-                          strictFloat, options.spillsAreErrors,
-                          /*launcherImages=*/wantLibrary);
-    if (failed(cuda))
+    FailureOr<PendingCudaArtifactsPtr> started =
+        startCudaArtifacts(module, spec->name, options.targets, emitMlir,
+                           llvm::is_contained(options.emit, "cubin"),
+                           strictFloat, options.spillsAreErrors,
+                           /*launcherImages=*/wantLibrary);
+    if (failed(started))
       return kExitUserError;
-    for (CudaArtifacts::File &f : cuda->files)
-      files.push_back({f.name, std::move(f.contents)});
-    llvm::append_range(manifestInputs.artifacts, cuda->manifestEntries);
-    llvm::append_range(manifestInputs.emitted, cuda->emitted);
-    cudaImages = std::move(cuda->images);
+    pendingCuda = std::move(*started);
   }
 
   // --target rocm:<arch>: <name>.<arch>.hsaco per arch (src/Target).
@@ -661,6 +663,26 @@ int emitArtifacts(const DriverOptions &options, const FrontendResult &fe,
       files.push_back({file, std::move(object)});
       manifestInputs.artifacts.push_back(std::move(entry));
     }
+  }
+
+  if (pendingCuda) {
+    FailureOr<CudaArtifacts> cuda = finishCudaArtifacts(pendingCuda.get());
+    pendingCuda.reset();
+    if (failed(cuda))
+      return kExitUserError;
+    std::vector<CompiledFile> cudaFiles;
+    for (CudaArtifacts::File &f : cuda->files)
+      cudaFiles.push_back({f.name, std::move(f.contents)});
+    files.insert(files.begin() + cudaFilesAt,
+                 std::make_move_iterator(cudaFiles.begin()),
+                 std::make_move_iterator(cudaFiles.end()));
+    manifestInputs.artifacts.insert(
+        manifestInputs.artifacts.begin() + cudaArtifactsAt,
+        cuda->manifestEntries.begin(), cuda->manifestEntries.end());
+    manifestInputs.emitted.insert(
+        manifestInputs.emitted.begin() + cudaEmittedAt, cuda->emitted.begin(),
+        cuda->emitted.end());
+    cudaImages = std::move(cuda->images);
   }
 
   // --emit=header / --emit=lib: the generated launcher (src/Driver/LauncherGen).

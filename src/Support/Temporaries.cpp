@@ -232,10 +232,9 @@ std::error_code ScratchDir::writeFile(llvm::StringRef stem,
   return {};
 }
 
-int ScratchDir::runTool(llvm::StringRef program,
-                        llvm::ArrayRef<llvm::StringRef> args,
-                        llvm::StringRef log, unsigned seconds,
-                        std::string &error) {
+RunningTool ScratchDir::startTool(llvm::StringRef program,
+                                  llvm::ArrayRef<llvm::StringRef> args,
+                                  llvm::StringRef log) {
   std::vector<std::string> env;
   for (char **e = environ; e && *e; ++e)
     if (!llvm::StringRef(*e).starts_with("TMPDIR="))
@@ -243,10 +242,60 @@ int ScratchDir::runTool(llvm::StringRef program,
   env.push_back("TMPDIR=" + dir);
   llvm::SmallVector<llvm::StringRef> envRefs(env.begin(), env.end());
   std::optional<llvm::StringRef> redirects[] = {std::nullopt, log, log};
+  RunningTool tool;
   bool failedToRun = false;
-  int rc = llvm::sys::ExecuteAndWait(program, args, envRefs, redirects,
-                                     seconds, 0, &error, &failedToRun);
-  return failedToRun ? -1 : rc;
+  tool.info = llvm::sys::ExecuteNoWait(program, args, envRefs, redirects,
+                                       /*MemoryLimit=*/0, &tool.startError,
+                                       &failedToRun);
+  tool.running = !failedToRun && tool.info.Pid != 0;
+  if (!tool.running && tool.startError.empty())
+    tool.startError = "cannot run " + program.str();
+  return tool;
+}
+
+int ScratchDir::runTool(llvm::StringRef program,
+                        llvm::ArrayRef<llvm::StringRef> args,
+                        llvm::StringRef log, unsigned seconds,
+                        std::string &error) {
+  return startTool(program, args, log).wait(seconds, error);
+}
+
+RunningTool::RunningTool(RunningTool &&other) noexcept
+    : info(other.info), running(other.running),
+      startError(std::move(other.startError)) {
+  other.running = false;
+}
+
+RunningTool &RunningTool::operator=(RunningTool &&other) noexcept {
+  if (this != &other) {
+    reap();
+    info = other.info;
+    running = other.running;
+    startError = std::move(other.startError);
+    other.running = false;
+  }
+  return *this;
+}
+
+RunningTool::~RunningTool() { reap(); }
+
+void RunningTool::reap() {
+  if (!running)
+    return;
+  running = false;
+  ::kill(info.Pid, SIGKILL);
+  llvm::sys::Wait(info, /*SecondsToWait=*/std::nullopt);
+}
+
+int RunningTool::wait(unsigned seconds, std::string &error) {
+  if (!running) {
+    error = startError;
+    return -1;
+  }
+  running = false;
+  llvm::sys::ProcessInfo done = llvm::sys::Wait(
+      info, seconds ? std::optional<unsigned>(seconds) : std::nullopt, &error);
+  return done.ReturnCode;
 }
 
 unsigned removeOrphanScratchDirs(llvm::StringRef parent,

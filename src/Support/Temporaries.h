@@ -25,6 +25,7 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Program.h"
 
 #include <memory>
 #include <string>
@@ -36,6 +37,32 @@ namespace pallasc {
 /// Name prefixes of the scratch directories.
 constexpr const char *kToolTempPrefix = "pallasc-tmp-";
 constexpr const char *kStagingPrefix = ".pallasc-stage-";
+
+/// A tool started by ScratchDir::startTool. wait() collects it; one that is
+/// destroyed unwaited (the compile failed elsewhere) is killed and reaped,
+/// so no child outlives the work it was for.
+class RunningTool {
+public:
+  RunningTool() = default;
+  RunningTool(RunningTool &&other) noexcept;
+  RunningTool &operator=(RunningTool &&other) noexcept;
+  RunningTool(const RunningTool &) = delete;
+  RunningTool &operator=(const RunningTool &) = delete;
+  ~RunningTool();
+
+  /// Waits for the tool, for at most `seconds` from now (then kills it).
+  /// Returns its exit code; -1 with `error` set when it could not be
+  /// started; -2 when it crashed or timed out (`error` says which). Once.
+  int wait(unsigned seconds, std::string &error);
+
+private:
+  friend class ScratchDir;
+  /// Kills and reaps a tool still running.
+  void reap();
+  llvm::sys::ProcessInfo info;
+  bool running = false;     ///< started, not yet waited for
+  std::string startError;   ///< why it could not be started
+};
 
 /// A scratch directory that is private to this process.
 class ScratchDir {
@@ -69,6 +96,11 @@ public:
   /// `error` set if it could not run.
   int runTool(llvm::StringRef program, llvm::ArrayRef<llvm::StringRef> args,
               llvm::StringRef log, unsigned seconds, std::string &error);
+  /// As runTool, without waiting: the tool runs while the caller goes on,
+  /// and RunningTool::wait collects it. The directory must outlive it.
+  class RunningTool startTool(llvm::StringRef program,
+                              llvm::ArrayRef<llvm::StringRef> args,
+                              llvm::StringRef log);
 
 private:
   ScratchDir(std::string dir, int lockFd, int slot)

@@ -28,6 +28,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include <deque>
+
 using namespace mlir;
 using json = nlohmann::json;
 
@@ -181,26 +183,60 @@ json gpuLaunchJson(DictionaryAttr launch, llvm::StringRef arch,
   return j;
 }
 
-FailureOr<CudaArtifacts>
-emitCudaArtifacts(ModuleOp module, const std::string &name,
-                  const std::vector<std::string> &targets, bool emitText,
-                  bool emitCubin, bool strictFloat, bool spillsAreErrors,
-                  bool launcherImages) {
-  CudaArtifacts out;
-  // A launcher embeds the cubin whenever ptxas runs.
-  bool keepCubin = emitCubin || launcherImages;
+/// One cuda:<arch> of a compile between startCudaArtifacts (lowered, ptxas
+/// started) and finishCudaArtifacts (ptxas collected).
+struct PendingCudaTarget {
+  std::string target, arch, entry;
+  DictionaryAttr launch; ///< uniqued in the context: outlives the module copy
+  std::string ptx;
+  std::optional<CudaArtifacts::File> gpuText; ///< --emit=mlir
+  // ptxas, when found: its files in the tool directory and the process.
+  SmallString<128> ptxPath, logPath, cubinPath;
+  RunningTool ptxas;
+  bool ranPtxas = false;
+
+  PendingCudaTarget() = default;
+  PendingCudaTarget(PendingCudaTarget &&) = default;
+  ~PendingCudaTarget() {
+    ptxas = RunningTool(); // killed and reaped before its files go
+    for (const SmallString<128> *p : {&ptxPath, &logPath, &cubinPath})
+      if (!p->empty())
+        llvm::sys::fs::remove(*p);
+  }
+};
+
+struct PendingCudaArtifacts {
+  std::string name;
+  Location moduleLoc, kernelLoc;
+  bool emitCubin, keepCubin, spillsAreErrors, launcherImages;
+  std::deque<PendingCudaTarget> targets; ///< never moved: ptxas runs on their files
+};
+
+void PendingCudaArtifactsDeleter::operator()(PendingCudaArtifacts *p) const {
+  delete p;
+}
+
+FailureOr<PendingCudaArtifactsPtr>
+startCudaArtifacts(ModuleOp module, const std::string &name,
+                   const std::vector<std::string> &targets, bool emitText,
+                   bool emitCubin, bool strictFloat, bool spillsAreErrors,
+                   bool launcherImages) {
   bool hasCall = false;
   module.walk([&](pallas::CallOp) { hasCall = true; });
   if (!hasCall)
-    return out; // eliminated by pallas-dce: nothing to run
+    return PendingCudaArtifactsPtr(); // eliminated by pallas-dce: nothing to run
   std::string ptxas = findPtxas();
   if (emitCubin && ptxas.empty())
     return emitError(module.getLoc())
            << "--emit=cubin needs ptxas (none in $PTXAS, $CUDA_HOME/bin, "
               "/usr/local/cuda/bin or PATH)";
-  std::string toolkit = pallas::defaultCudaToolkitPath();
   Location kernelLoc = module.getLoc();
   module.walk([&](pallas::KernelOp k) { kernelLoc = k.getLoc(); });
+  PendingCudaArtifactsPtr pending(new PendingCudaArtifacts{
+      name, module.getLoc(), kernelLoc, emitCubin,
+      // A launcher embeds the cubin whenever ptxas runs.
+      emitCubin || launcherImages, spillsAreErrors, launcherImages, {}});
+  std::string toolkit = pallas::defaultCudaToolkitPath();
   std::vector<std::string> seen;
   for (const std::string &target : targets) {
     if (!isCudaTarget(target) || llvm::is_contained(seen, target))
@@ -208,9 +244,11 @@ emitCudaArtifacts(ModuleOp module, const std::string &name,
     seen.push_back(target);
     Step targetStep(target);
     const GpuTarget &chip = *lookupGpuTarget(target);
-    std::string arch = chip.chip;
+    PendingCudaTarget &t = pending->targets.emplace_back();
+    t.target = target;
+    t.arch = chip.chip;
     pallas::CudaPipelineOptions options;
-    options.chip = arch;
+    options.chip = t.arch;
     options.toolkitPath = toolkit;
     options.strictFloat = strictFloat;
 
@@ -224,24 +262,20 @@ emitCudaArtifacts(ModuleOp module, const std::string &name,
       if (failed(distribute.run(*copy)))
         return failure();
     }
-    DictionaryAttr launch;
-    std::string entry;
     copy->walk([&](mlir::gpu::GPUFuncOp f) {
-      launch = f->getAttrOfType<DictionaryAttr>(pallas::kGpuLaunchAttrName);
-      entry = f.getName().str();
+      t.launch = f->getAttrOfType<DictionaryAttr>(pallas::kGpuLaunchAttrName);
+      t.entry = f.getName().str();
     });
-    if (!launch)
+    if (!t.launch)
       return emitError(module.getLoc())
              << "the CUDA lowering produced no kernel";
-    if (failed(checkSharedMemory(kernelLoc, launch, chip)))
+    if (failed(checkSharedMemory(kernelLoc, t.launch, chip)))
       return failure();
     if (emitText) {
       std::string text;
       llvm::raw_string_ostream os(text);
       copy->print(os);
-      std::string file = name + "." + arch + ".gpu.mlir";
-      out.files.push_back({file, text});
-      out.emitted.push_back(file);
+      t.gpuText = CudaArtifacts::File{name + "." + t.arch + ".gpu.mlir", text};
     }
     {
       // The NVVM lowering, then LLVM's NVPTX back end (GpuModuleToBinary).
@@ -253,78 +287,90 @@ emitCudaArtifacts(ModuleOp module, const std::string &name,
       if (failed(codegen.run(*copy)))
         return failure();
     }
-    std::string ptx;
     copy->walk([&](mlir::gpu::BinaryOp binary) {
       for (Attribute a : binary.getObjectsAttr())
         if (auto obj = dyn_cast<mlir::gpu::ObjectAttr>(a))
-          ptx = obj.getObject().str();
+          t.ptx = obj.getObject().str();
     });
-    if (ptx.empty())
+    if (t.ptx.empty())
       return emitError(module.getLoc()) << "the CUDA lowering produced no PTX";
     // Math functions come from libdevice, linked only with a toolkit: an
     // unresolved one is declared `.extern .func (...) __nv_<name>`.
-    if (llvm::Regex("\\.extern \\.func[^;]*__nv_").match(ptx))
+    if (llvm::Regex("\\.extern \\.func[^;]*__nv_").match(t.ptx))
       return emitError(module.getLoc())
              << "the kernel calls CUDA math functions (libdevice) but no CUDA "
                 "toolkit was found to link them; set CUDA_HOME to the "
                 "toolkit root (the directory holding nvvm/libdevice)";
+    if (ptxas.empty())
+      continue;
+    // ptxas runs while the next targets are lowered; finishCudaArtifacts
+    // collects it.
+    Step step("ptxas start");
+    std::string tempError;
+    ScratchDir *temp = toolTempDir(tempError);
+    if (!temp)
+      return emitError(module.getLoc()) << "cannot run ptxas: " << tempError;
+    std::string stem = name + "." + t.arch;
+    std::error_code ec = temp->writeFile(stem, ".ptx", t.ptx, t.ptxPath);
+    if (!ec)
+      ec = temp->createFile(stem, ".log", t.logPath);
+    if (!ec && pending->keepCubin)
+      ec = temp->createFile(stem, ".cubin", t.cubinPath);
+    if (ec)
+      return emitError(module.getLoc())
+             << "cannot write the temporary files of ptxas in " << temp->path()
+             << ": " << ec.message();
+    std::string archFlag = "-arch=" + t.arch;
+    SmallVector<llvm::StringRef> args = {
+        ptxas, archFlag, "-v", t.ptxPath, "-o",
+        pending->keepCubin ? llvm::StringRef(t.cubinPath) : "/dev/null"};
+    spdlog::debug("{}: {}", target, llvm::join(args, " "));
+    t.ptxas = temp->startTool(ptxas, args, t.logPath);
+    t.ranPtxas = true;
+  }
+  return pending;
+}
 
+FailureOr<CudaArtifacts> finishCudaArtifacts(PendingCudaArtifacts *pending) {
+  CudaArtifacts out;
+  if (!pending)
+    return out;
+  for (PendingCudaTarget &t : pending->targets) {
+    if (t.gpuText) {
+      out.emitted.push_back(t.gpuText->name);
+      out.files.push_back(std::move(*t.gpuText));
+    }
     ManifestArtifact entryJson;
-    entryJson.target = target;
-    entryJson.file = name + "." + arch + ".ptx";
-    entryJson.sha256 = sha256Hex(ptx);
-    json launchInfo = gpuLaunchJson(launch, arch, "cuda");
+    entryJson.target = t.target;
+    entryJson.file = pending->name + "." + t.arch + ".ptx";
+    entryJson.sha256 = sha256Hex(t.ptx);
+    json launchInfo = gpuLaunchJson(t.launch, t.arch, "cuda");
     std::string cubinImage;
-    if (!ptxas.empty()) {
+    if (t.ranPtxas) {
+      Step targetStep(t.target);
       Step step("ptxas");
-      std::string tempError;
-      ScratchDir *temp = toolTempDir(tempError);
-      if (!temp)
-        return emitError(module.getLoc())
-               << "cannot run ptxas: " << tempError;
-      SmallString<128> ptxPath, logPath, cubinPath;
-      llvm::scope_exit cleanup([&] {
-        for (const SmallString<128> *p : {&ptxPath, &logPath, &cubinPath})
-          if (!p->empty())
-            llvm::sys::fs::remove(*p);
-      });
-      std::string stem = name + "." + arch;
-      std::error_code ec = temp->writeFile(stem, ".ptx", ptx, ptxPath);
-      if (!ec)
-        ec = temp->createFile(stem, ".log", logPath);
-      if (!ec && keepCubin)
-        ec = temp->createFile(stem, ".cubin", cubinPath);
-      if (ec)
-        return emitError(module.getLoc())
-               << "cannot write the temporary files of ptxas in "
-               << temp->path() << ": " << ec.message();
-      std::string archFlag = "-arch=" + arch;
-      SmallVector<llvm::StringRef> args = {
-          ptxas, archFlag, "-v", ptxPath, "-o",
-          keepCubin ? llvm::StringRef(cubinPath) : "/dev/null"};
       std::string execError;
-      CompileStage stage("ptxas", target);
-      spdlog::debug("{}: {}", target, llvm::join(args, " "));
-      int rc = temp->runTool(ptxas, args, logPath, 120, execError);
-      auto log = llvm::MemoryBuffer::getFile(logPath);
+      CompileStage stage("ptxas", t.target);
+      int rc = t.ptxas.wait(120, execError);
+      auto log = llvm::MemoryBuffer::getFile(t.logPath);
       std::string logText = log ? (*log)->getBuffer().str() : "";
       std::string cubin;
-      if (keepCubin) {
-        auto buf = llvm::MemoryBuffer::getFile(cubinPath, /*IsText=*/false);
+      if (pending->keepCubin) {
+        auto buf = llvm::MemoryBuffer::getFile(t.cubinPath, /*IsText=*/false);
         if (buf)
           cubin = (*buf)->getBuffer().str();
         if (rc == 0 && cubin.empty())
-          return emitError(module.getLoc())
-                 << "ptxas wrote no cubin for " << arch;
+          return emitError(pending->moduleLoc)
+                 << "ptxas wrote no cubin for " << t.arch;
       }
       if (rc != 0)
-        return emitError(module.getLoc())
-               << "ptxas rejected the generated PTX for " << arch << " ("
+        return emitError(pending->moduleLoc)
+               << "ptxas rejected the generated PTX for " << t.arch << " ("
                << (execError.empty() ? "exit " + std::to_string(rc)
                                      : execError)
                << "):\n"
                << logText;
-      if (auto usage = parsePtxasVerbose(logText, entry)) {
+      if (auto usage = parsePtxasVerbose(logText, t.entry)) {
         launchInfo["ptxas"] = json{{"registers", usage->registers},
                                    {"spill_stores_bytes", usage->spillStores},
                                    {"spill_loads_bytes", usage->spillLoads},
@@ -333,40 +379,54 @@ emitCudaArtifacts(ModuleOp module, const std::string &name,
         if (usage->spillStores > 0 || usage->spillLoads > 0) {
           std::string text;
           llvm::raw_string_ostream os(text);
-          os << "kernel '" << entry << "' spills registers on " << target
+          os << "kernel '" << t.entry << "' spills registers on " << t.target
              << " (ptxas -v): " << usage->registers << " registers, "
              << usage->spillStores << " bytes of spill stores, "
              << usage->spillLoads << " bytes of spill loads; use smaller "
              << "blocks or more warps";
-          if (failed(reportSpills(kernelLoc, text, spillsAreErrors)))
+          if (failed(reportSpills(pending->kernelLoc, text,
+                                  pending->spillsAreErrors)))
             return failure();
         }
       }
-      if (launcherImages)
+      if (pending->launcherImages)
         cubinImage = cubin;
-      if (emitCubin) {
-        std::string file = name + "." + arch + ".cubin";
+      if (pending->emitCubin) {
+        std::string file = pending->name + "." + t.arch + ".cubin";
         launchInfo["cubin"] = json{{"file", file}, {"sha256", sha256Hex(cubin)}};
         out.files.push_back({file, std::move(cubin)});
         out.emitted.push_back(file);
       }
     }
     entryJson.launch = launchInfo;
-    if (launcherImages) {
+    if (pending->launcherImages) {
       CudaArtifacts::Image image;
-      image.arch = arch;
+      image.arch = t.arch;
       image.cubin = std::move(cubinImage);
-      image.ptx = ptx;
+      image.ptx = t.ptx;
       std::string recordError;
-      if (!readGpuLaunchRecord(launch, image.record, recordError))
-        return emitError(module.getLoc())
-               << "the launch record of " << arch << ": " << recordError;
+      if (!readGpuLaunchRecord(t.launch, image.record, recordError))
+        return emitError(pending->moduleLoc)
+               << "the launch record of " << t.arch << ": " << recordError;
       out.images.push_back(std::move(image));
     }
-    out.files.push_back({entryJson.file, ptx});
+    out.files.push_back({entryJson.file, t.ptx});
     out.manifestEntries.push_back(std::move(entryJson));
   }
   return out;
+}
+
+FailureOr<CudaArtifacts>
+emitCudaArtifacts(ModuleOp module, const std::string &name,
+                  const std::vector<std::string> &targets, bool emitText,
+                  bool emitCubin, bool strictFloat, bool spillsAreErrors,
+                  bool launcherImages) {
+  FailureOr<PendingCudaArtifactsPtr> pending =
+      startCudaArtifacts(module, name, targets, emitText, emitCubin,
+                         strictFloat, spillsAreErrors, launcherImages);
+  if (failed(pending))
+    return failure();
+  return finishCudaArtifacts(pending->get());
 }
 
 } // namespace pallasc

@@ -17,6 +17,7 @@
 
 #include "mlir/IR/BuiltinOps.h"
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -100,6 +101,29 @@ emitCudaArtifacts(mlir::ModuleOp module, const std::string &name,
                   bool emitCubin = false, bool strictFloat = false,
                   bool spillsAreErrors = false,
                   bool launcherImages = false);
+
+/// emitCudaArtifacts in two halves, so that ptxas runs while the compile
+/// does other work: startCudaArtifacts lowers every cuda:<arch> and starts
+/// ptxas on each PTX (the processes run in parallel with what follows);
+/// finishCudaArtifacts waits for them, in target order, and gives what
+/// emitCudaArtifacts gives, byte for byte. Destroying the pending state
+/// unfinished kills the ptxas processes and removes their files. A null
+/// pending state (no pallas.call left) finishes with no artifacts.
+struct PendingCudaArtifacts;
+struct PendingCudaArtifactsDeleter {
+  void operator()(PendingCudaArtifacts *p) const;
+};
+using PendingCudaArtifactsPtr =
+    std::unique_ptr<PendingCudaArtifacts, PendingCudaArtifactsDeleter>;
+
+mlir::FailureOr<PendingCudaArtifactsPtr>
+startCudaArtifacts(mlir::ModuleOp module, const std::string &name,
+                   const std::vector<std::string> &targets, bool emitText,
+                   bool emitCubin = false, bool strictFloat = false,
+                   bool spillsAreErrors = false, bool launcherImages = false);
+
+mlir::FailureOr<CudaArtifacts>
+finishCudaArtifacts(PendingCudaArtifacts *pending);
 
 } // namespace pallasc
 
