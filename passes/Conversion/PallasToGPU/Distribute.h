@@ -404,6 +404,9 @@ public:
     int64_t cdim = 1;
     int64_t offset = 0; ///< byte offset in dynamic shared memory
     int64_t rows = 0, cols = 0;
+    /// Bytes added to `offset` at run time (index; null: none): the ring
+    /// slot of a tile prefetched across an scf.for (planLoopStages).
+    Value shift;
   };
   DenseMap<Value, CoreTile> coreTiles; ///< early-staged wgmma operands
   CoreTile coreTile(RankedTensorType type, int64_t cdim, int64_t absOffset,
@@ -461,6 +464,41 @@ public:
   LogicalResult prefetchSteps(int64_t stages,
                               function_ref<LogicalResult(Value)> issue,
                               function_ref<void()> after);
+  /// Dot operands streamed inside an scf.for from a window of a kernel
+  /// argument that moves with the induction variable (flash attention's K
+  /// and V blocks): copied with cp.async `stages - 1` iterations ahead into
+  /// a ring of `stages` tiles per operand (sm_80+, `num_stages` >= 2; see
+  /// DotStaging.cpp). The loop -> its plan.
+  struct LoopStageOperand {
+    Value value;               ///< the dot operand (a load or its transpose)
+    Operation *window = nullptr; ///< the memref.subview the load reads
+    bool core = false;         ///< a wgmma core-matrix tile (else tileView)
+    int64_t offset = 0;        ///< the tile's byte offset in a stage
+  };
+  struct LoopStagePlan {
+    SmallVector<LoopStageOperand, 2> operands;
+    int64_t stages = 1, stageBytes = 0, region = 0;
+  };
+  DenseMap<Operation *, LoopStagePlan> loopPlans;
+  /// Dot operands whose tile this iteration's prefetch already holds (and
+  /// a barrier published): the dots wait and synchronize no further.
+  DenseSet<Value> loopStaged;
+  /// Plans the rings (at prepare, after planStages).
+  void planLoopStages();
+  /// Emitted before the loop `forOp` (prologue: iterations 0 ..
+  /// stages-2) and at the start of its new body `iv` (wait, barrier, the
+  /// issue of iteration iv + stages-1, this iteration's tiles).
+  LogicalResult loopStagesPrologue(Operation *forOp, Value lb, Value ub,
+                                   Value step);
+  LogicalResult loopStagesBody(Operation *forOp, Value lb, Value ub,
+                               Value step, Value iv);
+  /// Issues the copies of iteration `iv` (a value of the induction
+  /// variable) into ring slot `slot` (index) and commits one group.
+  LogicalResult issueLoopStage(Operation *forOp, const LoopStagePlan &plan,
+                               Value iv, Value slot);
+  /// The tile of `operand` in ring slot `slot` (index), set as its staged
+  /// view / core tile.
+  void bindLoopStage(const LoopStagePlan &plan, Value slot);
   /// Initializes the plans' mbarriers in the prologue.
   void initTmaBarriers();
   /// A shared-memory view of `baseShape` at byte `absOffset` of dynamic

@@ -691,6 +691,7 @@ LogicalResult Distributor::prepare() {
   planEarlyStaging();
   planTma();
   planStages();
+  planLoopStages();
   return success();
 }
 

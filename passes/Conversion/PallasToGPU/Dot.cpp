@@ -538,7 +538,7 @@ LogicalResult Distributor::emitDot(Operation *op) {
       if (failed(v))
         return failure();
       aStage = *v;
-      storedNow = true;
+      storedNow |= !loopStaged.contains(aVal);
     }
     if (bStage) {
       // staged by cp.async above
@@ -552,10 +552,14 @@ LogicalResult Distributor::emitDot(Operation *op) {
       if (failed(v))
         return failure();
       bStage = *v;
-      storedNow = true;
+      storedNow |= !loopStaged.contains(bVal);
     }
     bool staged = aStage || bStage;
-    if (staged && !async && (!sp || storedNow))
+    // Tiles a loop's ring prefetched were waited for and published at the
+    // start of the iteration (loopStagesBody).
+    bool onlyPrefetched = (!aStage || loopStaged.contains(aVal)) &&
+                          (!bStage || loopStaged.contains(bVal));
+    if (staged && !async && (storedNow || (!sp && !onlyPrefetched)))
       barrier();
     int64_t nbA = log2Exact(s.k), nbC = log2Exact(s.n), nbB = nbC;
     auto mmaType = tf32          ? NVVM::MMATypes::tf32

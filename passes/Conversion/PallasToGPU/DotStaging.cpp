@@ -17,6 +17,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 using namespace mlir;
 using namespace mlir::pallas;
@@ -365,3 +366,337 @@ void Distributor::initTmaBarriers() {
   barrier();
 }
 
+
+//===----------------------------------------------------------------------===//
+// cp.async rings across an scf.for in the kernel body
+//===----------------------------------------------------------------------===//
+
+// A loop in the kernel body whose dots stream operands from a window of a
+// read-only kernel argument that moves with the induction variable (flash
+// attention's K and V blocks, `pl.load(k_ref, (pl.ds(kb * block_k, ...)))`):
+// with `num_stages` = S >= 2 (compiler params), each such operand gets a
+// ring of S tiles (the tiles the dot would copy into: padded for mma.sync,
+// core-matrix tiles for wgmma) and its copies run S - 1 iterations ahead.
+// Before the loop, iterations 0 .. S-2 are issued (each under `iv < ub`),
+// one cp.async group each; at the start of iteration i:
+//   cp.async.wait_group S-2   (the groups of iterations > i may be pending)
+//   [fence.proxy.async: wgmma reads through the async proxy]
+//   barrier                   (iteration i's tile complete for every thread,
+//                              and every warp done reading iteration i-1's)
+//   issue iteration i+S-1 into slot (i+S-1) mod S = (i-1) mod S, under
+//   `iv + (S-1) step < ub`; one commit (empty past the end: the count stays
+//   uniform, so the wait above stays right)
+// and the dots read slot i mod S with no wait or barrier of their own. A
+// ring that does not fit the chip's shared memory next to the rest of the
+// workspace is shortened, and below 2 stages dropped (a remark says so):
+// the dots then copy per chunk as before. Without `num_stages` (or with 1),
+// and on chips without cp.async (AMD), nothing changes.
+
+namespace {
+/// The scalar ops of `body` the window's offsets are computed from, in
+/// order; false when one is not a pure scalar op of the body itself.
+bool windowSlice(memref::SubViewOp sv, scf::ForOp forOp,
+                 SmallVectorImpl<Operation *> &slice) {
+  Block *body = forOp.getBody();
+  llvm::SmallPtrSet<Operation *, 8> seen;
+  SmallVector<Value> work(sv.getOffsets().begin(), sv.getOffsets().end());
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    if (v == forOp.getInductionVar())
+      continue;
+    if (auto arg = dyn_cast<BlockArgument>(v)) {
+      if (forOp->isAncestor(arg.getOwner()->getParentOp()))
+        return false; // an iter_arg: not known ahead
+      continue;
+    }
+    Operation *def = v.getDefiningOp();
+    if (!forOp->isAncestor(def))
+      continue; // loop-invariant, emitted before the loop
+    if (def->getBlock() != body || def->getNumRegions() ||
+        !isMemoryEffectFree(def))
+      return false;
+    for (Type t : llvm::concat<Type>(def->getOperandTypes(),
+                                     def->getResultTypes()))
+      if (isa<ShapedType>(t))
+        return false;
+    if (!seen.insert(def).second)
+      continue;
+    slice.push_back(def);
+    llvm::append_range(work, def->getOperands());
+  }
+  llvm::sort(slice, [](Operation *x, Operation *y) {
+    return x->isBeforeInBlock(y);
+  });
+  return true;
+}
+} // namespace
+
+void Distributor::planLoopStages() {
+  if (!kc.target->hasCpAsync || numStages < 2)
+    return;
+  // Room left for the rest of the workspace (conversions, reductions, the
+  // tiles of other operands), as planStages.
+  constexpr int64_t kReserve = 16384;
+  kernel.walk([&](scf::ForOp forOp) {
+    Block *body = forOp.getBody();
+    LoopStagePlan plan;
+    for (Operation &o : *body) {
+      if (!isa<linalg::MatmulOp>(o))
+        continue;
+      auto lit = layoutOf.find(o.getResult(0));
+      if (lit == layoutOf.end())
+        continue;
+      Layout::Family family = layout(lit->second).family;
+      bool core = family == Layout::Family::WgmmaC;
+      if (family != Layout::Family::MmaC && !core)
+        continue;
+      DotShape s = dotShape(&o);
+      if (s.batch || s.a.getIntOrFloatBitWidth() != 16)
+        continue;
+      auto lin = cast<linalg::LinalgOp>(&o);
+      for (int k = 0; k < 2; ++k) {
+        Value v = lin.getDpsInputs()[k];
+        if (!streamed.contains(v) || !v.hasOneUse())
+          continue;
+        Value x = v;
+        if (auto t = v.getDefiningOp<linalg::TransposeOp>())
+          x = t.getInput();
+        auto tt = x.getDefiningOp<bufferization::ToTensorOp>();
+        auto sv = tt ? tt.getBuffer().getDefiningOp<memref::SubViewOp>()
+                     : memref::SubViewOp();
+        auto type = cast<RankedTensorType>(x.getType());
+        SmallVector<Operation *> slice;
+        if (!sv || sv->getBlock() != body || type.getRank() != 2 ||
+            forOp->isAncestor(sv.getSource().getParentBlock()->getParentOp()) ||
+            !isReadOnly(sv.getSource()) ||
+            ShapedType::isDynamicShape(sv.getStaticSizes()) ||
+            llvm::any_of(sv.getStaticStrides(),
+                         [](int64_t st) { return st != 1; }) ||
+            (type.getDimSize(1) * 2) % 16 || !windowSlice(sv, forOp, slice))
+          continue;
+        int64_t rows = type.getDimSize(0), cols = type.getDimSize(1);
+        if (!core && cols * 2 >= 64)
+          cols += 8; // tileView's padding (16 bytes)
+        LoopStageOperand op;
+        op.value = v;
+        op.window = sv;
+        op.core = core;
+        op.offset = plan.stageBytes;
+        plan.stageBytes += (rows * cols * 2 + 127) / 128 * 128;
+        plan.operands.push_back(op);
+      }
+    }
+    if (plan.operands.empty())
+      return;
+    int64_t room = kc.maxSharedBytes - kReserve - kc.workspaceOffset;
+    plan.stages = std::min<int64_t>({numStages, int64_t(8),
+                                     std::max<int64_t>(room, 0) /
+                                         plan.stageBytes});
+    if (plan.stages < 2) {
+      forOp->emitRemark()
+          << "num_stages " << numStages << ": a ring of 2 stages of "
+          << plan.stageBytes << " bytes of the loop's dot operands does not "
+          << "fit the " << kc.maxSharedBytes << " bytes of shared memory; "
+          << "the operands are copied at each dot instead";
+      return;
+    }
+    if (plan.stages < numStages)
+      forOp->emitRemark() << "num_stages " << numStages << ": only "
+                          << plan.stages << " stages of " << plan.stageBytes
+                          << " bytes fit the shared memory";
+    plan.region = kc.workspaceOffset;
+    kc.workspaceOffset += plan.stages * plan.stageBytes;
+    loopPlans[forOp] = plan;
+  });
+}
+
+LogicalResult Distributor::issueLoopStage(Operation *forOpPtr,
+                                          const LoopStagePlan &plan,
+                                          Value ivValue, Value slot) {
+  auto forOp = cast<scf::ForOp>(forOpPtr);
+  Location loc = kc.loc;
+  // The windows at `ivValue`: their offsets' scalar ops again with the
+  // induction variable bound to it (the bindings restored afterwards).
+  SmallVector<std::pair<Value, Value>> saved; // old value, binding or null
+  auto bind = [&](Value old, Value now) {
+    saved.push_back({old, scalars.lookupOrNull(old)});
+    scalars.map(old, now);
+  };
+  bind(forOp.getInductionVar(), ivValue);
+  for (const LoopStageOperand &op : plan.operands) {
+    auto sv = cast<memref::SubViewOp>(op.window);
+    SmallVector<Operation *> slice;
+    (void)windowSlice(sv, forOp, slice);
+    for (Operation *def : slice) {
+      Operation *copy = b.clone(*def);
+      for (OpOperand &use : copy->getOpOperands())
+        if (Value m = scalars.lookupOrNull(use.get()))
+          use.set(m);
+      for (auto [r, c] : llvm::zip(def->getResults(), copy->getResults()))
+        bind(r, c);
+    }
+  }
+  LogicalResult result = success();
+  for (const LoopStageOperand &op : plan.operands) {
+    auto sv = cast<memref::SubViewOp>(op.window);
+    auto srcIt = views.find(sv.getSource());
+    if (srcIt == views.end()) {
+      result = sv->emitOpError() << "reads a memref that is not a view";
+      break;
+    }
+    SmallVector<OpFoldResult> offsets;
+    SmallVector<int64_t> divs;
+    for (OpFoldResult o : sv.getMixedOffsets()) {
+      if (auto v = dyn_cast<Value>(o)) {
+        offsets.push_back(scalars.lookup(v));
+        divs.push_back(divisibility(v));
+      } else {
+        offsets.push_back(o);
+        divs.push_back(1);
+      }
+    }
+    View src = subview(srcIt->second, offsets, divs, sv.getStaticSizes(),
+                       sv.getStaticStrides(), sv.getDroppedDims());
+    SmallVector<int64_t> perm;
+    Value x;
+    (void)streamedSource(op.value, perm, x);
+    int sourceId;
+    int id = streamedLayouts(op.value, x, perm, sourceId);
+    auto type = cast<RankedTensorType>(op.value.getType());
+    Value shift = arith::AddIOp::create(
+        b, loc, idx(plan.region + op.offset),
+        arith::MulIOp::create(b, loc, slot, idx(plan.stageBytes)));
+    auto shifted = [&](View v) {
+      auto viewOp = v.base.getDefiningOp<memref::ViewOp>();
+      v.base = memref::ViewOp::create(b, loc, viewOp.getType(),
+                                      viewOp.getSource(), shift,
+                                      viewOp.getSizes());
+      viewOp->erase();
+      return v;
+    };
+    int64_t bytes;
+    View dst;
+    int dstId = id;
+    if (op.core) {
+      int64_t cdim = contiguousDim(layout(id));
+      dst = shifted(coreTile(type, cdim, 0, bytes).view);
+      dstId = coreLayout(id, cdim);
+    } else {
+      dst = shifted(tileView(type, id, 0, bytes));
+    }
+    int64_t width = asyncCopyWidth(src, sourceId, dst, dstId);
+    if (!width || bytes > plan.stageBytes ||
+        failed(copyAsync(src, sourceId, dst, dstId, width))) {
+      result = sv->emitOpError()
+               << "cannot prefetch this block with cp.async";
+      break;
+    }
+  }
+  for (auto &[old, binding] : llvm::reverse(saved)) {
+    if (binding)
+      scalars.map(old, binding);
+    else
+      scalars.erase(old);
+  }
+  return result;
+}
+
+void Distributor::bindLoopStage(const LoopStagePlan &plan, Value slot) {
+  Location loc = kc.loc;
+  for (const LoopStageOperand &op : plan.operands) {
+    SmallVector<int64_t> perm;
+    Value x;
+    (void)streamedSource(op.value, perm, x);
+    int sourceId;
+    int id = streamedLayouts(op.value, x, perm, sourceId);
+    auto type = cast<RankedTensorType>(op.value.getType());
+    Value shift = arith::MulIOp::create(b, loc, slot, idx(plan.stageBytes));
+    int64_t bytes;
+    if (op.core) {
+      CoreTile tile = coreTile(type, contiguousDim(layout(id)),
+                               plan.region + op.offset, bytes);
+      auto viewOp = tile.view.base.getDefiningOp<memref::ViewOp>();
+      tile.view.base = memref::ViewOp::create(
+          b, loc, viewOp.getType(), viewOp.getSource(),
+          arith::AddIOp::create(b, loc, viewOp.getByteShift(), shift),
+          viewOp.getSizes());
+      viewOp->erase();
+      tile.shift = shift;
+      coreTiles[op.value] = tile;
+    } else {
+      View tile = tileView(type, id, plan.region + op.offset, bytes);
+      auto viewOp = tile.base.getDefiningOp<memref::ViewOp>();
+      tile.base = memref::ViewOp::create(
+          b, loc, viewOp.getType(), viewOp.getSource(),
+          arith::AddIOp::create(b, loc, viewOp.getByteShift(), shift),
+          viewOp.getSizes());
+      viewOp->erase();
+      stagedViews[op.value] = tile;
+    }
+    loopStaged.insert(op.value);
+  }
+}
+
+LogicalResult Distributor::loopStagesPrologue(Operation *forOp, Value lb,
+                                              Value ub, Value step) {
+  auto it = loopPlans.find(forOp);
+  if (it == loopPlans.end())
+    return success();
+  const LoopStagePlan &plan = it->second;
+  Location loc = kc.loc;
+  for (int64_t j = 0; j + 1 < plan.stages; ++j) {
+    Value ivj = j == 0 ? lb
+                       : arith::AddIOp::create(
+                             b, loc, lb,
+                             arith::MulIOp::create(b, loc, step, idx(j)))
+                             .getResult();
+    Value in =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, ivj, ub);
+    auto ifOp = scf::IfOp::create(b, loc, in, false);
+    {
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(ifOp.thenBlock());
+      if (failed(issueLoopStage(forOp, plan, ivj, idx(j))))
+        return failure();
+    }
+    NVVM::CpAsyncCommitGroupOp::create(b, loc);
+  }
+  return success();
+}
+
+LogicalResult Distributor::loopStagesBody(Operation *forOp, Value lb,
+                                          Value ub, Value step, Value iv) {
+  auto it = loopPlans.find(forOp);
+  if (it == loopPlans.end())
+    return success();
+  const LoopStagePlan &plan = it->second;
+  Location loc = kc.loc;
+  NVVM::CpAsyncWaitGroupOp::create(b, loc,
+                                   b.getI32IntegerAttr(plan.stages - 2));
+  if (llvm::any_of(plan.operands,
+                   [](const LoopStageOperand &o) { return o.core; }))
+    NVVM::FenceProxyOp::create(
+        b, loc, NVVM::ProxyKind::async_shared,
+        NVVM::SharedSpaceAttr::get(b.getContext(),
+                                   NVVM::SharedSpace::shared_cta));
+  barrier();
+  Value numStagesV = idx(plan.stages);
+  Value iter = arith::DivSIOp::create(
+      b, loc, arith::SubIOp::create(b, loc, iv, lb), step);
+  Value next = arith::AddIOp::create(
+      b, loc, iv, arith::MulIOp::create(b, loc, step, idx(plan.stages - 1)));
+  Value in = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, next, ub);
+  auto ifOp = scf::IfOp::create(b, loc, in, false);
+  {
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    Value slot = arith::RemUIOp::create(
+        b, loc, arith::AddIOp::create(b, loc, iter, idx(plan.stages - 1)),
+        numStagesV);
+    if (failed(issueLoopStage(forOp, plan, next, slot)))
+      return failure();
+  }
+  NVVM::CpAsyncCommitGroupOp::create(b, loc);
+  bindLoopStage(plan, arith::RemUIOp::create(b, loc, iter, numStagesV));
+  return success();
+}

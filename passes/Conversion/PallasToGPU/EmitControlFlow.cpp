@@ -66,10 +66,14 @@ LogicalResult Distributor::emitFor(Operation *op) {
     }
     inits.segments.push_back({start, inits.values.size() - start});
   }
-  auto newFor = scf::ForOp::create(
-      b, loc, scalars.lookup(forOp.getLowerBound()),
-      scalars.lookup(forOp.getUpperBound()), scalars.lookup(forOp.getStep()),
-      inits.values);
+  Value lb = scalars.lookup(forOp.getLowerBound()),
+        ub = scalars.lookup(forOp.getUpperBound()),
+        step = scalars.lookup(forOp.getStep());
+  // Dot operands prefetched num_stages - 1 iterations ahead (DotStaging.cpp,
+  // planLoopStages): the first iterations' copies.
+  if (failed(loopStagesPrologue(op, lb, ub, step)))
+    return failure();
+  auto newFor = scf::ForOp::create(b, loc, lb, ub, step, inits.values);
   Block *body = newFor.getBody();
   scalars.map(forOp.getInductionVar(), newFor.getInductionVar());
   auto bindRange = [&](ValueRange news, ValueRange olds) {
@@ -91,6 +95,8 @@ LogicalResult Distributor::emitFor(Operation *op) {
       b.setInsertionPointToEnd(body);
     bindRange(newFor.getRegionIterArgs(), forOp.getRegionIterArgs());
     forgetAccesses();
+    if (failed(loopStagesBody(op, lb, ub, step, newFor.getInductionVar())))
+      return failure();
     if (failed(emitBlock(*forOp.getBody())))
       return failure();
     auto yield = cast<scf::YieldOp>(forOp.getBody()->getTerminator());

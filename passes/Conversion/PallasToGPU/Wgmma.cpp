@@ -58,7 +58,7 @@ Distributor::CoreTile Distributor::coreTile(RankedTensorType type,
   int64_t outer = cdim == 1 ? rows : cols, inner = cdim == 1 ? cols : rows;
   View v = sharedView({outer / 8, inner / 8, 8, 8}, type.getElementType(),
                       absOffset, /*pad=*/false, bytes);
-  return CoreTile{v, cdim, absOffset, rows, cols};
+  return CoreTile{v, cdim, absOffset, rows, cols, Value()};
 }
 
 int Distributor::coreLayout(int id, int64_t cdim) {
@@ -330,7 +330,11 @@ LogicalResult Distributor::emitWgmma(Operation *op, int cId,
                                    NVVM::SharedSpace::shared_cta));
   };
   // (Tiles a TMA fills are waited for on their mbarriers instead.)
-  if (!async && (aTile || bTile)) {
+  // (Tiles a loop's ring prefetched were fenced and published at the start
+  // of the iteration, loopStagesBody.)
+  bool onlyPrefetched = (!aTile || loopStaged.contains(aVal)) &&
+                        (!bTile || loopStaged.contains(bVal));
+  if (!async && (aTile || bTile) && !onlyPrefetched) {
     fenceProxy();
     barrier();
   }
@@ -379,7 +383,11 @@ LogicalResult Distributor::emitWgmma(Operation *op, int cId,
     d.trans = kContiguous ? 0 : 1;
     Value first = arith::MulIOp::create(
         b, loc, groupIndex, idx(groupSpan / 8 * d.strideMN));
-    d.value = descriptor(smemAddr, t.offset, first,
+    Value base = smemAddr;
+    if (t.shift) // a ring slot (loopStagesBody)
+      base = arith::AddIOp::create(
+          b, loc, smemAddr, arith::IndexCastOp::create(b, loc, i32t, t.shift));
+    d.value = descriptor(base, t.offset, first,
                          (uint64_t(d.strideK >> 4) << 16) |
                              (uint64_t(d.strideMN >> 4) << 32));
     return d;
