@@ -62,6 +62,83 @@ LogicalResult checkSharedMemory(Location loc, DictionaryAttr launch,
                         << " per block; use smaller blocks or scratch buffers";
 }
 
+LogicalResult checkRegisterFootprint(ModuleOp module,
+                                     const GpuTarget &target) {
+  pallas::CallOp call;
+  module.walk([&](pallas::CallOp c) {
+    call = c;
+    return WalkResult::interrupt();
+  });
+  int64_t numWarps = 4; // the lowering's default
+  if (call)
+    if (DictionaryAttr params = call.getCompilerParamsAttr())
+      if (auto gpu = params.getAs<DictionaryAttr>("gpu"))
+        if (auto nw = gpu.getAs<IntegerAttr>("num_warps"))
+          numWarps = nw.getInt();
+  if (numWarps < 1 || numWarps > target.maxWarpsPerBlock())
+    return success(); // the lowering reports the num_warps itself
+  const int64_t threads = numWarps * target.lanesPerWarp;
+  // The 32-bit registers one thread holds of `type`, or 0 when it is not a
+  // value held in registers (a ref lives in memory).
+  auto perThreadWords = [&](Type type) -> int64_t {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    if (!tensor || !tensor.hasStaticShape())
+      return 0;
+    int64_t elements = tensor.getNumElements(); // <= 2^32: checked earlier
+    int64_t bits = std::max<int64_t>(
+        8, tensor.getElementType().getIntOrFloatBitWidth());
+    int64_t perThread = (elements + threads - 1) / threads;
+    return (perThread * bits + 31) / 32;
+  };
+  std::optional<InFlightDiagnostic> diag;
+  auto check = [&](Type type, Location loc, auto describe) {
+    int64_t words = perThreadWords(type);
+    if (words <= kMaxRegisterWordsPerValue)
+      return true;
+    diag.emplace(emitError(loc));
+    *diag << describe() << " has type " << type << ": spread over "
+          << numWarps << (target.isAmd() ? " wavefronts of " : " warps of ")
+          << target.lanesPerWarp << " lanes, each lane holds " << words
+          << " 32-bit registers of it on " << target.targetName()
+          << ", over the limit of " << kMaxRegisterWordsPerValue
+          << " (8 times the 256 registers a lane can have: the rest "
+             "would spill to local memory, and the compile time grows with "
+             "it); use smaller blocks or more warps "
+             "(compiler_params.gpu.num_warps, at most "
+          << target.maxWarpsPerBlock() << ")";
+    return false;
+  };
+  module.walk([&](pallas::KernelOp kernel) {
+    kernel.walk([&](Operation *op) {
+      for (Region &region : op->getRegions())
+        for (Block &block : region)
+          for (BlockArgument arg : block.getArguments())
+            if (!check(arg.getType(), arg.getLoc(), [&] {
+                  std::string s;
+                  llvm::raw_string_ostream os(s);
+                  os << "block argument #" << arg.getArgNumber() << " of '"
+                     << op->getName() << "'";
+                  return s;
+                }))
+              return WalkResult::interrupt();
+      for (OpResult result : op->getResults())
+        if (!check(result.getType(), op->getLoc(), [&] {
+              std::string s;
+              llvm::raw_string_ostream os(s);
+              os << "result #" << result.getResultNumber() << " of '"
+                 << op->getName() << "'";
+              return s;
+            }))
+          return WalkResult::interrupt();
+      return WalkResult::advance();
+    });
+  });
+  if (!diag)
+    return success();
+  diag->report();
+  return failure();
+}
+
 LogicalResult reportSpills(Location loc, llvm::StringRef message,
                            bool spillsAreErrors) {
   if (spillsAreErrors) {
@@ -252,6 +329,8 @@ startCudaArtifacts(ModuleOp module, const std::string &name,
     options.toolkitPath = toolkit;
     options.strictFloat = strictFloat;
 
+    if (failed(checkRegisterFootprint(module, chip)))
+      return failure();
     OwningOpRef<ModuleOp> copy(module.clone());
     {
       Step step("distribution");

@@ -39,6 +39,19 @@ mlir::LogicalResult checkSharedMemory(mlir::Location loc,
 /// Reports that a kernel spills registers (`message` names the kernel, the
 /// target and the numbers) at `loc`: a warning, or with `spillsAreErrors`
 /// (--Werror=spills) an error, then failure.
+/// One kernel value (a loaded block, any tensor) may take at most this many
+/// 32-bit registers per thread on a GPU target.
+constexpr int64_t kMaxRegisterWordsPerValue = 2048;
+
+/// Fails, with an error at the value naming its type, the warps, the
+/// registers per thread and the limit, when a tensor value of the module's
+/// kernel, distributed over the call's num_warps on `target`, needs more
+/// than kMaxRegisterWordsPerValue registers per thread: the lowering unrolls
+/// each thread's share, so such a block would take minutes to compile into
+/// a kernel spilling nearly all of it. Checked before the lowering.
+mlir::LogicalResult checkRegisterFootprint(mlir::ModuleOp module,
+                                           const GpuTarget &target);
+
 mlir::LogicalResult reportSpills(mlir::Location loc, llvm::StringRef message,
                                  bool spillsAreErrors);
 

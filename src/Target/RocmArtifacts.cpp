@@ -180,6 +180,8 @@ emitRocmArtifacts(ModuleOp module, const std::string &name,
     options.deviceLibsRoot = deviceLibs;
     options.strictFloat = strictFloat;
 
+    if (failed(checkRegisterFootprint(module, chip)))
+      return failure();
     OwningOpRef<ModuleOp> copy(module.clone());
     {
       Step step("distribution");
