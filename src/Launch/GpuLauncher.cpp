@@ -168,12 +168,14 @@ int runGuarded(int (*run)(const GpuLauncherCall &call),
 }
 } // namespace
 
-int gpuLauncherRun(int (*run)(const GpuLauncherCall &call), const char *entry,
-                   const pallasc_gpu_image *images, int64_t numImages,
-                   const int64_t *grid, int64_t gridRank,
-                   void *const *operands, int64_t numInputs,
-                   int64_t numOutputs, const int64_t *bounds,
-                   int64_t numBounds, void *stream) {
+namespace {
+/// What both entry-point shapes pass alike; the caller adds the bounds.
+GpuLauncherCall describeCall(const char *entry,
+                             const pallasc_gpu_image *images,
+                             int64_t numImages, const int64_t *grid,
+                             int64_t gridRank, void *const *operands,
+                             int64_t numInputs, int64_t numOutputs,
+                             void *stream) {
   GpuLauncherCall call;
   call.entry = entry;
   call.images = images;
@@ -183,9 +185,21 @@ int gpuLauncherRun(int (*run)(const GpuLauncherCall &call), const char *entry,
   call.operands = operands;
   call.numInputs = numInputs;
   call.numOutputs = numOutputs;
+  call.stream = stream;
+  return call;
+}
+} // namespace
+
+int gpuLauncherRun(int (*run)(const GpuLauncherCall &call), const char *entry,
+                   const pallasc_gpu_image *images, int64_t numImages,
+                   const int64_t *grid, int64_t gridRank,
+                   void *const *operands, int64_t numInputs,
+                   int64_t numOutputs, const int64_t *bounds,
+                   int64_t numBounds, void *stream) {
+  GpuLauncherCall call = describeCall(entry, images, numImages, grid, gridRank,
+                                      operands, numInputs, numOutputs, stream);
   call.bounds = bounds;
   call.numBounds = numBounds;
-  call.stream = stream;
   return runGuarded(run, call);
 }
 
@@ -202,18 +216,10 @@ int gpuLauncherRunBatch(int (*run)(const GpuLauncherCall &call),
     return launcherFail(kLauncherInvalidPlan, entry,
                         "the entry point passes no batch loop");
   }
-  GpuLauncherCall call;
-  call.entry = entry;
-  call.images = images;
-  call.numImages = numImages;
-  call.grid = grid;
-  call.gridRank = gridRank;
-  call.operands = operands;
-  call.numInputs = numInputs;
-  call.numOutputs = numOutputs;
+  GpuLauncherCall call = describeCall(entry, images, numImages, grid, gridRank,
+                                      operands, numInputs, numOutputs, stream);
   call.boundArgs = boundArgs;
   call.numBounds = numBoundArgs;
-  call.stream = stream;
   call.batchLoop = batchLoop;
   call.batchLoopSize = batchLoopSize;
   return runGuarded(run, call);
