@@ -434,12 +434,52 @@ FailureOr<SmallVector<Value>> Distributor::load(const View &view, int id,
   return regs;
 }
 
+namespace {
+struct Select {
+  Value cond, value, old;
+};
+} // namespace
+
+/// `v` as an elementwise select of tensors: `arith.select` or the
+/// `linalg.generic` pallas-to-linalg makes of one.
+static std::optional<Select> selectOf(Value v) {
+  if (auto sel = v.getDefiningOp<arith::SelectOp>()) {
+    if (!isa<RankedTensorType>(sel.getCondition().getType()))
+      return std::nullopt;
+    return Select{sel.getCondition(), sel.getTrueValue(), sel.getFalseValue()};
+  }
+  auto g = v.getDefiningOp<linalg::GenericOp>();
+  if (!g || g.getNumDpsInputs() != 3 || g.getNumDpsInits() != 1 ||
+      g->getNumResults() != 1 || g.getNumReductionLoops() != 0 ||
+      !llvm::all_of(g.getIndexingMapsArray(),
+                    [](AffineMap m) { return m.isIdentity(); }))
+    return std::nullopt;
+  Block &body = g.getRegion().front();
+  if (body.getOperations().size() != 2)
+    return std::nullopt;
+  auto sel = dyn_cast<arith::SelectOp>(body.front());
+  auto yield = dyn_cast<linalg::YieldOp>(body.getTerminator());
+  if (!sel || !yield || yield.getOperand(0) != sel.getResult() ||
+      sel.getCondition() != body.getArgument(0) ||
+      sel.getTrueValue() != body.getArgument(1) ||
+      sel.getFalseValue() != body.getArgument(2))
+    return std::nullopt;
+  return Select{g.getDpsInputs()[0], g.getDpsInputs()[1],
+                g.getDpsInputs()[2]};
+}
+
+/// Whether two views address the same elements.
+static bool sameView(const View &a, const View &b) {
+  return a.base == b.base && a.offsets == b.offsets && a.dimOf == b.dimOf &&
+         a.strides == b.strides && a.shape == b.shape;
+}
+
 LogicalResult Distributor::store(const View &view, int id,
                                  ArrayRef<Value> regs, ArrayRef<Value> mask,
                                  ArrayRef<int64_t> subset) {
   const Layout &l = layout(id);
   Type elem = view.elementType();
-  int64_t v = mask.empty() ? vectorWidth(view, l) : 1;
+  int64_t v = vectorWidth(view, l);
   int64_t align = v * byteSize(elem);
   Value first = primary(id);
   SmallVector<bool> wanted(l.numRegs(), subset.empty());
@@ -462,7 +502,7 @@ LogicalResult Distributor::store(const View &view, int id,
                     : x;
     };
     andWith(first);
-    if (!mask.empty())
+    if (!mask.empty() && v == 1)
       andWith(mask[r]);
     Value memref = view.base;
     SmallVector<Value> indices = bi;
@@ -475,7 +515,35 @@ LogicalResult Distributor::store(const View &view, int id,
       auto ifOp = scf::IfOp::create(b, kc.loc, pred, /*withElse=*/false);
       b.setInsertionPointToStart(ifOp.thenBlock());
     }
-    if (v > 1) {
+    if (v > 1 && !mask.empty()) {
+      // A group can't straddle an array edge (vectorWidth), so `pred` covers
+      // all of it: one vector store when every lane of the group is on, else
+      // one predicated scalar store per lane that is; nothing is reloaded.
+      Value all = mask[r];
+      for (int64_t j = 1; j < v; ++j)
+        all = arith::AndIOp::create(b, kc.loc, all, mask[r + j]);
+      auto allIf = scf::IfOp::create(b, kc.loc, all, /*withElse=*/true);
+      b.setInsertionPointToStart(allIf.thenBlock());
+      auto vt = VectorType::get({v}, elem);
+      Value vec = vector::FromElementsOp::create(
+          b, kc.loc, vt, SmallVector<Value>(regs.slice(r, v)));
+      vector::StoreOp::create(b, kc.loc, vec, memref, indices,
+                              /*nontemporal=*/false, llvm::MaybeAlign(align));
+      b.setInsertionPointToStart(allIf.elseBlock());
+      for (int64_t j = 0; j < v; ++j) {
+        OpBuilder::InsertionGuard lane(b);
+        auto laneIf = scf::IfOp::create(b, kc.loc, mask[r + j],
+                                        /*withElse=*/false);
+        b.setInsertionPointToStart(laneIf.thenBlock());
+        SmallVector<Value> li;
+        if (fa.flat) {
+          li = {flatIndex(*this, fa, id, r + j)};
+        } else {
+          li = baseIndices(view, coords(id, r + j));
+        }
+        memref::StoreOp::create(b, kc.loc, regs[r + j], memref, li);
+      }
+    } else if (v > 1) {
       auto vt = VectorType::get({v}, elem);
       Value vec = vector::FromElementsOp::create(
           b, kc.loc, vt, SmallVector<Value>(regs.slice(r, v)));
@@ -712,13 +780,36 @@ LogicalResult Distributor::emitMemrefOp(Operation *op) {
     const View *view = viewOf(mat.getDest());
     if (!view)
       return failure();
+    auto snapshotOrView = [&](Value buffer) -> const View * {
+      if (auto it = snapshots.find(buffer); it != snapshots.end())
+        return &it->second;
+      return viewOf(buffer);
+    };
     Value value = mat.getSource();
-    int id = layoutOrDefault(value);
+    // A masked store arrives as `select(mask, value, snapshot of the
+    // destination)`: store `value` under the mask instead of writing the
+    // reloaded old lanes back (the dead reload is then removed).
+    Value mask;
+    if (auto sel = selectOf(value); sel && !view->isShared())
+      if (auto tt = sel->old.getDefiningOp<bufferization::ToTensorOp>())
+        if (const View *old = snapshotOrView(tt.getBuffer());
+            old && sameView(*old, *view)) {
+          mask = sel->cond;
+          value = sel->value;
+        }
+    int id = layoutOrDefault(mat.getSource());
     auto regs = get(value, id);
     if (failed(regs))
       return failure();
+    SmallVector<Value> maskRegs;
+    if (mask) {
+      auto m = get(mask, id);
+      if (failed(m))
+        return failure();
+      maskRegs = *m;
+    }
     beforeAccess(*view, id, true);
-    return store(*view, id, *regs);
+    return store(*view, id, *regs, maskRegs);
   }
   if (auto ld = dyn_cast<memref::LoadOp>(op)) {
     const View *view = viewOf(ld.getMemref());
