@@ -17,6 +17,7 @@
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/SmallBitVector.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -468,6 +469,34 @@ static std::optional<Select> selectOf(Value v) {
                 g.getDpsInputs()[2]};
 }
 
+/// Where the old value `tt` reads was taken: the copy into its snapshot
+/// buffer, else `tt` itself.
+static Operation *snapshotPoint(bufferization::ToTensorOp tt) {
+  for (Operation *user : tt.getBuffer().getUsers())
+    if (auto copy = dyn_cast<linalg::CopyOp>(user);
+        copy && copy.getOutputs()[0] == tt.getBuffer())
+      return copy;
+  return tt;
+}
+
+/// Whether `from` and `to` are in one block and nothing between them may
+/// write memory: then the lanes a masked store leaves alone still hold the
+/// old value it selected against.
+static bool nothingWrittenBetween(Operation *from, Operation *to) {
+  if (from->getBlock() != to->getBlock() || !from->isBeforeInBlock(to))
+    return false;
+  for (Operation *op = from->getNextNode(); op && op != to;
+       op = op->getNextNode()) {
+    if (isMemoryEffectFree(op))
+      continue;
+    auto iface = dyn_cast<MemoryEffectOpInterface>(op);
+    if (!iface || iface.hasEffect<MemoryEffects::Write>() ||
+        op->getNumRegions() != 0)
+      return false;
+  }
+  return true;
+}
+
 /// Whether two views address the same elements.
 static bool sameView(const View &a, const View &b) {
   return a.base == b.base && a.offsets == b.offsets && a.dimOf == b.dimOf &&
@@ -793,7 +822,8 @@ LogicalResult Distributor::emitMemrefOp(Operation *op) {
     if (auto sel = selectOf(value); sel && !view->isShared())
       if (auto tt = sel->old.getDefiningOp<bufferization::ToTensorOp>())
         if (const View *old = snapshotOrView(tt.getBuffer());
-            old && sameView(*old, *view)) {
+            old && sameView(*old, *view) &&
+            nothingWrittenBetween(snapshotPoint(tt), mat)) {
           mask = sel->cond;
           value = sel->value;
         }
