@@ -16,6 +16,18 @@ include that target's lowering and LLVM code generation, where a long chain
 used to be super-linear (issue 18, item 5: 4.3 / 15.6 / 69 / 291 s for
 1.25k..10k ops on cpu); --reps (default 3, best of) can be lowered for the
 large sizes.
+
+    bench/stress_compile.py [PALLASC] --operands 250,500,1000 [--reps N]
+    bench/stress_compile.py [PALLASC] --nest 50,100,200 [--target T] [--reps N]
+
+--operands N times `pallasc run` (compile, JIT, grid walk, outputs not
+written) on a kernel with N operands, N/2 inputs and N/2 outputs, each an 8x128
+f32 block (output k = input k + 1.0), inputs from --random-inputs. --nest D
+times a kernel whose body is D nested `scf.for` loops (2 trips each at the
+innermost two levels, 1 elsewhere) carrying a tensor iter_arg through every
+level, with `pallasc run` and with --target (default cpu). Issue 18 item 5
+measured 1.1 / 3.8 / 17 s for 250 / 500 / 1000 operands and 7 / 42 / 281 s for
+depth 50 / 100 / 200.
 """
 import os
 import subprocess
@@ -28,6 +40,8 @@ pallasc = os.path.join(root, "build", "bin", "pallasc")
 sizes = [1000, 2000, 4000, 8000, 16000]
 target = []
 reps = 3
+operands = None
+nest = None
 args = sys.argv[1:]
 while args:
     a = args.pop(0)
@@ -35,6 +49,10 @@ while args:
         sizes = [int(x) for x in args.pop(0).split(",")]
     elif a == "--target":
         target = ["--target", args.pop(0)]
+    elif a == "--operands":
+        operands = [int(x) for x in args.pop(0).split(",")]
+    elif a == "--nest":
+        nest = [int(x) for x in args.pop(0).split(",")]
     elif a == "--reps":
         reps = int(args.pop(0))
     else:
@@ -78,6 +96,96 @@ def best_of(cmd):
         subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
         times.append(time.perf_counter() - t0)
     return min(times)
+
+
+def operand_kernel(n):
+    ins = n // 2
+    refs = ", ".join([f"%i{k}: {R}" for k in range(ins)] + [f"%o{k}: {R}" for k in range(ins)])
+    lines = [f"pallas.kernel @stress({refs}) {{",
+             f"  %one = arith.constant dense<1.0> : {T}"]
+    for k in range(ins):
+        lines.append(f"  %a{k} = pallas.load %i{k}[] : {R} -> {T}")
+        lines.append(f"  %b{k} = arith.addf %a{k}, %one : {T}")
+        lines.append(f"  pallas.store %o{k}[], %b{k} : {R}, {T}")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def operand_spec(n):
+    ins = n // 2
+    arr = '{"shape": [16, 128], "dtype": "f32"}'
+    blk = '{"block_shape": [8, 128], "index_map": "(i) -> (i, 0)"}'
+    return ('{"schema": "pallasc.gridspec/v1", "kernel": "stress", "grid": [2],\n'
+            f' "inputs": [{", ".join([arr] * ins)}],\n'
+            f' "outputs": [{", ".join([arr] * ins)}],\n'
+            f' "in_specs": [{", ".join([blk] * ins)}],\n'
+            f' "out_specs": [{", ".join([blk] * ins)}]}}\n')
+
+
+def nest_kernel(d):
+    lines = [f"pallas.kernel @stress(%x: {R}, %o: {R}) {{",
+             "  %c0 = arith.constant 0 : index",
+             "  %c1 = arith.constant 1 : index",
+             "  %c2 = arith.constant 2 : index",
+             f"  %one = arith.constant dense<1.0> : {T}",
+             f"  %a = pallas.load %x[] : {R} -> {T}"]
+    prev = "%a"
+    for k in range(d):
+        ub = "%c2" if k >= d - 2 else "%c1"
+        lines.append("  " * (k + 1) + f"%r{k} = scf.for %k{k} = %c0 to {ub} step %c1 "
+                     f"iter_args(%acc{k} = {prev}) -> ({T}) {{")
+        prev = f"%acc{k}"
+    lines.append("  " * (d + 1) + f"%s = arith.addf {prev}, %one : {T}")
+    lines.append("  " * (d + 1) + f"scf.yield %s : {T}")
+    for k in reversed(range(d)):
+        lines.append("  " * (k + 1) + "}")
+        if k > 0:
+            lines.append("  " * (k + 1) + f"scf.yield %r{k} : {T}")
+    lines.append(f"  pallas.store %o[], %r0 : {R}, {T}")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+NEST_SPEC = """{"schema": "pallasc.gridspec/v1", "kernel": "stress", "grid": [2],
+ "inputs": [{"shape": [16, 128], "dtype": "f32"}],
+ "outputs": [{"shape": [16, 128], "dtype": "f32"}],
+ "in_specs": [{"block_shape": [8, 128], "index_map": "(i) -> (i, 0)"}],
+ "out_specs": [{"block_shape": [8, 128], "index_map": "(i) -> (i, 0)"}]}
+"""
+
+
+def curve(label, unit, points, tmp):
+    """points: [(size, kernel text, spec text, extra args)]; prints time per size."""
+    print(f"== pallasc {label}")
+    print(f"{unit:>8} {'seconds':>9} {'ms/' + unit:>10} {'growth':>7}")
+    base = None
+    for n, ktext, stext, cmd in points:
+        k = os.path.join(tmp, f"k{n}.mlir")
+        s = os.path.join(tmp, f"s{n}.json")
+        with open(k, "w") as f:
+            f.write(ktext)
+        with open(s, "w") as f:
+            f.write(stext)
+        t = best_of(cmd(k, s))
+        per = t / n * 1e3
+        base = base or per
+        print(f"{n:>8} {t:>9.3f} {per:>10.2f} {per / base:>6.2f}x", flush=True)
+
+
+if operands or nest:
+    with tempfile.TemporaryDirectory() as tmp:
+        run = lambda k, s: [pallasc, "run", k, "--spec", s, "--random-inputs", "1", "--no-cache"]
+        if operands:
+            curve("run (operands)", "operand",
+                  [(n, operand_kernel(n), operand_spec(n), run) for n in operands], tmp)
+        if nest:
+            curve("run (scf.for nest)", "depth",
+                  [(d, nest_kernel(d), NEST_SPEC, run) for d in nest], tmp)
+            tgt = target or ["--target", "cpu"]
+            comp = lambda k, s: [pallasc, k, "--spec", s, "-o", os.path.join(tmp, "out")] + tgt
+            curve(" ".join(tgt) + " (scf.for nest)", "depth",
+                  [(d, nest_kernel(d), NEST_SPEC, comp) for d in nest], tmp)
+    sys.exit(0)
 
 
 with tempfile.TemporaryDirectory() as tmp:
