@@ -64,28 +64,34 @@ int main(int argc, char **argv) {
   int64_t bounds[B] = {4, 16, 9};
   int64_t bad[B] = {4, 16, -9};
   size_t i, written = 0, wrong = 0, differ = 0;
-  int b, r, c;
-  if (argc != 3 || !idx || !table || !out || !ref)
-    return 2;
+  int b, r, c, rc = 0;
+  /* Every path frees the buffers (the test also runs under LeakSanitizer). */
+  if (argc != 3 || !idx || !table || !out || !ref) {
+    rc = 2;
+    goto done;
+  }
   if (strcmp(argv[1], "gen") == 0) {
     for (i = 0; i < (size_t)(B * N); ++i)
       idx[i] = (int32_t)((i * 97 + 13) % R);
     for (i = 0; i < (size_t)(B * R * C); ++i)
       table[i] = (float)((i * 7919) % 10007) * 0.125f - 500.0f;
-    return !(save(argv[2], "idx.npy", "<i4", "(3, 16)", idx,
-                  sizeof(int32_t) * B * N) &&
-             save(argv[2], "table.npy", "<f4", "(3, 256, 512)", table,
-                  sizeof(float) * B * R * C));
+    rc = !(save(argv[2], "idx.npy", "<i4", "(3, 16)", idx,
+                sizeof(int32_t) * B * N) &&
+           save(argv[2], "table.npy", "<f4", "(3, 256, 512)", table,
+                sizeof(float) * B * R * C));
+    goto done;
   }
   if (!load(argv[2], "idx.npy", idx, sizeof(int32_t) * B * N) ||
       !load(argv[2], "table.npy", table, sizeof(float) * B * R * C) ||
       !load(argv[2], "ref.npy", ref, sizeof(float) * B * N * C)) {
     printf("cannot read the inputs\n");
-    return 1;
+    rc = 1;
+    goto done;
   }
   if (gather_batch_cpu(idx, table, out, bounds) != PALLASC_OK) {
     printf("failed: %s\n", pallasc_last_error());
-    return 1;
+    rc = 1;
+    goto done;
   }
   printf("ok: '%s'\n", pallasc_last_error());
   /* Iteration b writes rows r < bounds[b] of slice b: table[b][idx[b][r]];
@@ -109,9 +115,10 @@ int main(int argc, char **argv) {
          pallasc_last_error());
   printf("null bounds: %d %s\n", (int)gather_batch_cpu(idx, table, out, NULL),
          pallasc_last_error());
+done:
   free(idx);
   free(table);
   free(out);
   free(ref);
-  return 0;
+  return rc;
 }
