@@ -67,26 +67,34 @@ unsigned largestFunction(const llvm::Module &module) {
   return largest;
 }
 
+/// The four analysis managers of a new-pass-manager pipeline, registered
+/// with `pb`'s analyses and cross-wired.
+struct AnalysisManagers {
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  explicit AnalysisManagers(llvm::PassBuilder &pb) {
+    pb.registerModuleAnalyses(mam);
+    pb.registerCGSCCAnalyses(cgam);
+    pb.registerFunctionAnalyses(fam);
+    pb.registerLoopAnalyses(lam);
+    pb.crossRegisterProxies(lam, fam, cgam, mam);
+  }
+};
+
 /// Moves every top-level loop of every function into a function of its own
 /// that the optimizer may not inline back.
 void outlineLoops(llvm::Module &module, llvm::TargetMachine *tm) {
   llvm::SmallPtrSet<const llvm::Function *, 16> before;
   for (const llvm::Function &f : module.functions())
     before.insert(&f);
-  llvm::LoopAnalysisManager lam;
-  llvm::FunctionAnalysisManager fam;
-  llvm::CGSCCAnalysisManager cgam;
-  llvm::ModuleAnalysisManager mam;
   llvm::PassBuilder pb(tm);
-  pb.registerModuleAnalyses(mam);
-  pb.registerCGSCCAnalyses(cgam);
-  pb.registerFunctionAnalyses(fam);
-  pb.registerLoopAnalyses(lam);
-  pb.crossRegisterProxies(lam, fam, cgam, mam);
+  AnalysisManagers am(pb);
   llvm::ModulePassManager mpm;
   mpm.addPass(llvm::createModuleToFunctionPassAdaptor(llvm::LoopSimplifyPass()));
   mpm.addPass(llvm::LoopExtractorPass());
-  mpm.run(module, mam);
+  mpm.run(module, am.mam);
   for (llvm::Function &f : module.functions())
     if (!before.contains(&f) && !f.isDeclaration())
       f.addFnAttr(llvm::Attribute::NoInline);
@@ -102,10 +110,6 @@ void outlineLoops(llvm::Module &module, llvm::TargetMachine *tm) {
 /// with 1000 operands spent 6.3 s in that pass alone (500: 1.2 s; issue 18
 /// item 5).
 llvm::Error optimizeO3(llvm::Module &module, llvm::TargetMachine *tm) {
-  llvm::LoopAnalysisManager lam;
-  llvm::FunctionAnalysisManager fam;
-  llvm::CGSCCAnalysisManager cgam;
-  llvm::ModuleAnalysisManager mam;
   llvm::PipelineTuningOptions tuning;
   tuning.LoopUnrolling = true;
   tuning.LoopInterleaving = true;
@@ -117,14 +121,10 @@ llvm::Error optimizeO3(llvm::Module &module, llvm::TargetMachine *tm) {
         return pass != "CalledValuePropagationPass";
       });
   llvm::PassBuilder pb(tm, tuning, std::nullopt, &callbacks);
-  pb.registerModuleAnalyses(mam);
-  pb.registerCGSCCAnalyses(cgam);
-  pb.registerFunctionAnalyses(fam);
-  pb.registerLoopAnalyses(lam);
-  pb.crossRegisterProxies(lam, fam, cgam, mam);
+  AnalysisManagers am(pb);
   llvm::ModulePassManager mpm;
   mpm.addPass(pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3));
-  mpm.run(module, mam);
+  mpm.run(module, am.mam);
   return llvm::Error::success();
 }
 

@@ -335,6 +335,9 @@ public:
   View subview(const View &view, ArrayRef<OpFoldResult> offsets,
                ArrayRef<int64_t> offsetDivs, ArrayRef<int64_t> sizes, ArrayRef<int64_t> strides,
                const llvm::SmallBitVector &dropped);
+  /// The view `sv` takes of `view` (its source's view): offsets mapped to
+  /// the distributed scalars, with their known divisibility.
+  View subview(const View &view, memref::SubViewOp sv);
   SmallVector<Value> baseIndices(const View &view, ArrayRef<Value> coords);
   Value inBounds(const View &view, ArrayRef<Value> baseIdx);
   Value uninitialized(Type type);

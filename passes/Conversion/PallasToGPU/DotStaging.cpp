@@ -544,19 +544,7 @@ LogicalResult Distributor::issueLoopStage(Operation *forOpPtr,
       result = sv->emitOpError() << "reads a memref that is not a view";
       break;
     }
-    SmallVector<OpFoldResult> offsets;
-    SmallVector<int64_t> divs;
-    for (OpFoldResult o : sv.getMixedOffsets()) {
-      if (auto v = dyn_cast<Value>(o)) {
-        offsets.push_back(scalars.lookup(v));
-        divs.push_back(divisibility(v));
-      } else {
-        offsets.push_back(o);
-        divs.push_back(1);
-      }
-    }
-    View src = subview(srcIt->second, offsets, divs, sv.getStaticSizes(),
-                       sv.getStaticStrides(), sv.getDroppedDims());
+    View src = subview(srcIt->second, sv);
     SmallVector<int64_t> perm;
     Value x;
     (void)streamedSource(op.value, perm, x);

@@ -148,6 +148,22 @@ Value Distributor::rootMemref(Value memref) {
 // Views
 //===----------------------------------------------------------------------===//
 
+View Distributor::subview(const View &view, memref::SubViewOp sv) {
+  SmallVector<OpFoldResult> offsets;
+  SmallVector<int64_t> divs;
+  for (OpFoldResult o : sv.getMixedOffsets()) {
+    if (auto v = dyn_cast<Value>(o)) {
+      offsets.push_back(scalars.lookup(v));
+      divs.push_back(divisibility(v));
+    } else {
+      offsets.push_back(o);
+      divs.push_back(1);
+    }
+  }
+  return subview(view, offsets, divs, sv.getStaticSizes(),
+                 sv.getStaticStrides(), sv.getDroppedDims());
+}
+
 View Distributor::subview(const View &view, ArrayRef<OpFoldResult> offsets,
                           ArrayRef<int64_t> offsetDivs,
                           ArrayRef<int64_t> sizes, ArrayRef<int64_t> strides,
@@ -687,23 +703,10 @@ LogicalResult Distributor::emitMemrefOp(Operation *op) {
     const View *src = viewOf(sv.getSource());
     if (!src)
       return failure();
-    SmallVector<OpFoldResult> offsets;
-    SmallVector<int64_t> divs;
-    for (OpFoldResult o : sv.getMixedOffsets()) {
-      if (auto v = dyn_cast<Value>(o)) {
-        offsets.push_back(scalars.lookup(v));
-        divs.push_back(divisibility(v));
-      } else {
-        offsets.push_back(o);
-        divs.push_back(1);
-      }
-    }
     if (ShapedType::isDynamicShape(sv.getStaticSizes()) ||
         llvm::any_of(sv.getStaticStrides(), ShapedType::isDynamic))
       return op->emitOpError() << "has dynamic sizes or strides";
-    views[sv.getResult()] =
-        subview(*src, offsets, divs, sv.getStaticSizes(), sv.getStaticStrides(),
-                sv.getDroppedDims());
+    views[sv.getResult()] = subview(*src, sv);
     return success();
   }
   if (isa<UnrealizedConversionCastOp, memref::CastOp>(op)) {
