@@ -15,6 +15,7 @@
 #include "src/Launch/GpuLauncher.h"
 #include "src/Launch/Launcher.h"
 #include "src/Launch/GpuLaunch.h"
+#include "src/Runtime/GpuEmulator/GlobalMemory.h"
 #include "src/Runtime/GpuEmulator/GpuEmulator.h"
 #include "src/Runtime/Float16.h"
 #include "src/Runtime/GridExecutor.h"
@@ -636,11 +637,34 @@ int runOnGpu(const RunOptions &options, const GpuRunOptions &gpu) {
         openJitObjectCache(options.driver, *gpuModule, "run emulate -O2");
     std::unique_ptr<EmulatedGpuKernel> kernel =
         EmulatedGpuKernel::compile(*gpuModule, record, error, objects.get());
+    // The kernel's global memory: copies of the arrays between guard
+    // regions, so that a write out of bounds is reported, and the inputs
+    // stay as given for the CPU reference (a kernel may write its input
+    // refs: on a GPU that writes the device copy, never the host's).
+    EmulatedGlobalMemory global;
     std::vector<uint64_t> hostInputs, hostOutputs;
-    for (HostArray &a : inputs)
-      hostInputs.push_back(reinterpret_cast<uintptr_t>(a.data()));
-    for (HostArray &a : outputs)
-      hostOutputs.push_back(reinterpret_cast<uintptr_t>(a.data()));
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      void *p = global.add(inputs[i].data(), inputs[i].byteSize(),
+                           "input " + std::to_string(i) + " (" +
+                               inputs[i].describe() + ")",
+                           error);
+      if (!p) {
+        logError("error: " + error);
+        return kExitUserError;
+      }
+      hostInputs.push_back(reinterpret_cast<uintptr_t>(p));
+    }
+    for (size_t j = 0; j < outputs.size(); ++j) {
+      void *p = global.add(outputs[j].data(), outputs[j].byteSize(),
+                           "output " + std::to_string(j) + " (" +
+                               outputs[j].describe() + ")",
+                           error);
+      if (!p) {
+        logError("error: " + error);
+        return kExitUserError;
+      }
+      hostOutputs.push_back(reinterpret_cast<uintptr_t>(p));
+    }
     // One launch per iteration of the batch loop, on the slices' host
     // addresses, as the launchers do on device addresses.
     std::vector<launch::GpuLauncherLaunch> launches;
@@ -667,11 +691,17 @@ int runOnGpu(const RunOptions &options, const GpuRunOptions &gpu) {
       if (!kernel->run(hostBuffers, scalars, geometry.grid, error))
         kernel.reset();
     }
+    if (kernel && !global.check(error))
+      kernel.reset();
     if (!kernel) {
       logError("error: emulating the " + std::string(amd ? "AMD" : "CUDA") +
                " kernel: " + error);
       return kExitInternalError;
     }
+    for (size_t j = 0; j < outputs.size(); ++j)
+      if (outputs[j].byteSize())
+        std::memcpy(outputs[j].data(), global.data(inputs.size() + j),
+                    outputs[j].byteSize());
   } else if (int rc = launchOnCuda(context, *gpuModule, pipeline, gpu, arch,
                                    entry, record, run, *fe.module, inputs,
                                    outputs)) {
