@@ -21,6 +21,7 @@ try:
   import jax.numpy as jnp
   from jax.experimental import pallas as pl
   from jax.experimental.pallas import triton as plgpu
+  from jax.experimental.pallas import tpu as pltpu
   S = jax.ShapeDtypeStruct
 except Exception:  # pragma: no cover
   pass
@@ -81,6 +82,57 @@ class OutOfRangeStarts(PallascCase):
       o_ref[pl.ds(N, 4)] = v
       plgpu.store(o_ref.at[pl.ds(s, 4)], v + 100)
     self.check(k, N + 4)
+
+
+# Block indices from a scalar-prefetch table: before the first block, far
+# before it, past the last (padded) block, far past it, and in range.
+BLOCK_INDICES = np.array([-9, -5, -4, -2, -1, 0, 3, 4, 5, 9], np.int32)
+B = 4
+
+
+@skip_without_jax
+class OutOfRangeBlockIndices(PallascCase):
+  """Index maps whose block index leaves the array (issue 18): interpret mode
+  indexes the operand's carry (padded to whole blocks) with the start
+  `index * block` (an element offset for a squeezed dim), wraps a negative
+  start once by the carry's extent and clamps it so the block fits."""
+
+  def check(self, in_spec, out_spec, x, out_shape):
+    def f(idx, x):
+      return pl.pallas_call(
+          kernel, grid_spec=pltpu.PrefetchScalarGridSpec(
+              num_scalar_prefetch=1, grid=(len(BLOCK_INDICES),),
+              in_specs=[in_spec], out_specs=out_spec),
+          out_shape=S(out_shape, jnp.float32))(idx, x)
+
+    def kernel(idx_ref, x_ref, o_ref):
+      o_ref[...] = x_ref[...] + 100 * pl.program_id(0).astype(jnp.float32)
+
+    calls = self.export(f, S((len(BLOCK_INDICES),), jnp.int32),
+                        S(x.shape, jnp.float32))
+    for c in calls:
+      self.check_call(c, inputs=[BLOCK_INDICES, x])
+
+  def test_input_blocks(self):
+    # 14 elements: 4 blocks of 4, the last padded.
+    self.check(pl.BlockSpec((B,), lambda i, idx: (idx[i],)),
+               pl.BlockSpec((None, B), lambda i, idx: (i, 0)),
+               np.arange(14, dtype=np.float32) + 1, (len(BLOCK_INDICES), B))
+
+  def test_output_blocks(self):
+    # Several steps write one clamped or wrapped block: the last one wins;
+    # blocks no step writes stay uninitialized (NaN).
+    self.check(pl.BlockSpec((B,), lambda i, idx: (0,)),
+               pl.BlockSpec((B,), lambda i, idx: (idx[i],)),
+               np.arange(14, dtype=np.float32) + 1, (14,))
+
+  def test_squeezed_and_blocked_dims(self):
+    # The squeezed row is an element offset (wrapped by 5 rows), the columns
+    # blocks of 4 of 10 (a carry of 12).
+    self.check(pl.BlockSpec((None, B), lambda i, idx: (idx[i], idx[i] // 4)),
+               pl.BlockSpec((None, B), lambda i, idx: (i, 0)),
+               np.arange(50, dtype=np.float32).reshape(5, 10) + 1,
+               (len(BLOCK_INDICES), B))
 
 
 if __name__ == "__main__":

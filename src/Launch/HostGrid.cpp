@@ -741,6 +741,10 @@ bool runHostGrid(const HostCallPlan &plan, const std::vector<void *> &inputs,
                   std::to_string(b) + ") overflows int64";
           return false;
         }
+        // As interpret mode indexes the carry: a negative start wraps once
+        // (by the carry's extent), then it is clamped so the block fits.
+        if (start < 0)
+          start += m.total[d];
         start = std::clamp<int64_t>(start, 0, m.total[d] - b);
         m.start[d] = start + (m.carry->lo[d] - m.lo[d]);
       }
