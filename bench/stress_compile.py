@@ -24,7 +24,7 @@ large sizes.
 written) on a kernel with N operands, N/2 inputs and N/2 outputs, each an 8x128
 f32 block (output k = input k + 1.0), inputs from --random-inputs. --nest D
 times a kernel whose body is D nested `scf.for` loops (2 trips each at the
-innermost two levels, 1 elsewhere) carrying a tensor iter_arg through every
+innermost two levels, 1 - program id elsewhere, so that no loop folds away) carrying a tensor iter_arg through every
 level, with `pallasc run` and with --target (default cpu). Issue 18 item 5
 measured 1.1 / 3.8 / 17 s for 250 / 500 / 1000 operands and 7 / 42 / 281 s for
 depth 50 / 100 / 200.
@@ -128,10 +128,13 @@ def nest_kernel(d):
              "  %c1 = arith.constant 1 : index",
              "  %c2 = arith.constant 2 : index",
              f"  %one = arith.constant dense<1.0> : {T}",
-             f"  %a = pallas.load %x[] : {R} -> {T}"]
+             f"  %a = pallas.load %x[] : {R} -> {T}",
+             "  %p = pallas.program_id 0 : i32",
+             "  %pi = arith.index_cast %p : i32 to index",
+             "  %ub = arith.subi %c1, %pi : index"]
     prev = "%a"
     for k in range(d):
-        ub = "%c2" if k >= d - 2 else "%c1"
+        ub = "%c2" if k >= d - 2 else "%ub"
         lines.append("  " * (k + 1) + f"%r{k} = scf.for %k{k} = %c0 to {ub} step %c1 "
                      f"iter_args(%acc{k} = {prev}) -> ({T}) {{")
         prev = f"%acc{k}"
