@@ -123,6 +123,51 @@ def PallasCpuFuseElementwise : Pass<"pallas-cpu-fuse-elementwise"> {
   ];
 }
 
+def PallasCpuBoundLoopNests : Pass<"pallas-cpu-bound-loop-nests"> {
+  let summary = "Copy the tensors carried into every `segment-depth`-th level "
+                "of a deep loop nest, so that bufferization stays polynomial";
+  let description = [{
+    Runs in the CPU pipeline right before `one-shot-bufferize`. Upstream's
+    bufferization infers the buffer type of a loop's tensor iter_arg from
+    the type of its init and of its yielded value, without memoization; in
+    a nest the yielded value is the inner loop's result and the init is the
+    outer loop's iter_arg, so the work about doubles with every level
+    (issue 18: a 25-deep `scf.for` nest took 23 s).
+
+    The pass counts, for every `scf.for` and `scf.while` that carries a
+    tensor, how many such loops enclose it (itself included: its level).
+    At levels `segment-depth` + 1, 2 * `segment-depth` + 1, ... each ranked
+    tensor init is replaced by a copy, `bufferization.alloc_tensor() copy(%init)`
+    in the default memory space, whose buffer type bufferization knows
+    without looking further: the inference never climbs more than
+    `segment-depth` levels, and the compile time grows polynomially with
+    the depth. Inits whose buffer type is already known at once (a
+    function argument, `tensor.empty`, `bufferization.alloc_tensor`,
+    `bufferization.to_tensor`, a constant) are left alone. The cost is one
+    block copy each time a cut loop starts; nests no deeper than
+    `segment-depth` (every ordinary kernel) are not changed at all.
+
+    Before (`segment-depth=1`):
+    ```mlir
+    %r = scf.for %i = %c0 to %n step %c1 iter_args(%a = %x) -> (tensor<8xf32>) {
+      %s = scf.for %j = %c0 to %n step %c1 iter_args(%b = %a) -> (tensor<8xf32>) {
+        ...
+    ```
+    After:
+    ```mlir
+    %r = scf.for %i = %c0 to %n step %c1 iter_args(%a = %x) -> (tensor<8xf32>) {
+      %cut = bufferization.alloc_tensor() copy(%a) {memory_space = 0 : i64} : tensor<8xf32>
+      %s = scf.for %j = %c0 to %n step %c1 iter_args(%b = %cut) -> (tensor<8xf32>) {
+        ...
+    ```
+  }];
+  let options = [
+    Option<"segmentDepth", "segment-depth", "int64_t", /*default=*/"8",
+           "Most levels of a loop nest between two copies (at least 1)">
+  ];
+  let dependentDialects = ["::mlir::bufferization::BufferizationDialect"];
+}
+
 def PallasCpuOptimize : Pass<"pallas-cpu-optimize", "::mlir::func::FuncOp"> {
   let summary = "Host-specific rewrites of lowered kernels (loop order, math)";
   let description = [{

@@ -69,6 +69,9 @@ void mlir::pallas::buildCpuPipeline(OpPassManager &pm) {
   // Values stored whole into a ref (a `restrict` store) are computed in
   // the ref's buffer.
   pm.addPass(bufferization::createEmptyTensorEliminationPass());
+  // One-shot bufferization's inference of loop buffer types is exponential
+  // in the depth of a loop nest: cut deep nests into bounded segments.
+  pm.addPass(createPallasCpuBoundLoopNests());
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
   // Kernel loops carry freshly computed blocks (flash attention's state).
