@@ -1,10 +1,14 @@
-"""deep-loop-nest.py PALLASC DIR D: a kernel whose body is D nested scf.for
-loops carrying an 8x128 f32 block as a tensor iter_arg through every level
-(the innermost adds 1.0), run with `pallasc run` over a grid of 2; the output
-is compared with numpy running the same nest in Python.
+"""deep-loop-nest.py PALLASC DIR D [mix]: a kernel whose body is D nested
+scf.for loops carrying an 8x128 f32 block as a tensor iter_arg through every
+level (the innermost adds 1.0), run with `pallasc run` over a grid of 2; the
+output is compared with numpy running the same nest in Python.
 
 Trip counts: the innermost two loops run 2 trips, every other one 1 - program
-id (1 at program 0, 0 at program 1), so that no loop folds away."""
+id (1 at program 0, 0 at program 1), so that no loop folds away. With `mix`,
+every level but the innermost yields (inner loop's result - its own iter_arg),
+so the iter_arg must survive the inner loop, and the loops just outside and
+at every 8th level (where pallas-cpu-bound-loop-nests copies the init) run
+2 - program id trips."""
 import os
 import subprocess
 import sys
@@ -12,6 +16,7 @@ import sys
 import numpy as np
 
 pallasc, out, d = sys.argv[1], sys.argv[2], int(sys.argv[3])
+mix = sys.argv[4:] == ["mix"]
 T, R = "tensor<8x128xf32>", "!pallas.ref<8x128xf32>"
 
 
@@ -20,6 +25,8 @@ def upper(k):
     function of the program id."""
     if k >= d - 2:
         return "%c2", lambda pid: 2
+    if mix and k % 8 in (7, 0) and k > 0:
+        return "%ub2", lambda pid: 2 - pid
     return "%ub", lambda pid: 1 - pid
 
 
@@ -31,7 +38,8 @@ lines = [f"pallas.kernel @nest(%x: {R}, %o: {R}) {{",
          f"  %a = pallas.load %x[] : {R} -> {T}",
          "  %p = pallas.program_id 0 : i32",
          "  %pi = arith.index_cast %p : i32 to index",
-         "  %ub = arith.subi %c1, %pi : index"]
+         "  %ub = arith.subi %c1, %pi : index",
+         "  %ub2 = arith.subi %c2, %pi : index"]
 prev = "%a"
 for k in range(d):
     lines.append(f"  %r{k} = scf.for %k{k} = %c0 to {upper(k)[0]} step %c1 "
@@ -40,7 +48,10 @@ for k in range(d):
 lines += [f"  %s = arith.addf {prev}, %one : {T}", f"  scf.yield %s : {T}"]
 for k in reversed(range(d)):
     lines.append("  }")
-    if k > 0:
+    if k > 0 and mix:
+        lines.append(f"  %m{k} = arith.subf %r{k}, %acc{k - 1} : {T}")
+        lines.append(f"  scf.yield %m{k} : {T}")
+    elif k > 0:
         lines.append(f"  scf.yield %r{k} : {T}")
 lines += [f"  pallas.store %o[], %r0 : {R}, {T}", "}"]
 with open(os.path.join(out, "nest.mlir"), "w") as f:
@@ -66,7 +77,8 @@ def level(k, acc, pid):
     if k == d:
         return acc + np.float32(1.0)
     for _ in range(upper(k)[1](pid)):
-        acc = level(k + 1, acc, pid)
+        inner = level(k + 1, acc, pid)
+        acc = inner - acc if mix and k < d - 1 else inner
     return acc
 
 
