@@ -3,8 +3,8 @@
 # (parse, call-level transforms, pallas-to-gpu, NVVM, PTX, manifest) beside
 # `nvcc -ptx` on an equivalent hand-written CUDA C++ kernel (bench/cuda/),
 # for the same architecture, in the same script run. Median wall time of
-# RUNS runs each; the ratio is pallasc / nvcc (DESIGN.md section 9 asks for
-# well under 1; the target is at most 0.2).
+# RUNS runs each; the ratio is pallasc / nvcc (the goal: at most 0.2,
+# well under nvcc).
 #
 #   bench/compile_latency.sh [BUILD_DIR] [ARCH] [RUNS]
 #   (defaults: ./build, sm_90, 10)

@@ -8,6 +8,7 @@
 #include "passes/Pipelines/CudaPipeline.h"
 #include "passes/Pipelines/Pipelines.h"
 #include "passes/Pipelines/RocmPipeline.h"
+#include "passes/Pipelines/TpuPipeline.h"
 #include "passes/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -45,5 +46,6 @@ void pallasc::registerAllPasses() {
     mlir::pallas::registerPallasPipelines();
     mlir::pallas::registerCudaPipeline();
     mlir::pallas::registerRocmPipeline();
+    mlir::pallas::registerTpuPipeline();
   });
 }

@@ -1,6 +1,6 @@
 //===- CpuPipeline.cpp - pallas kernels to host LLVM ------------*- C++ -*-===//
 //
-// The host pipeline measured in TOOLCHAIN.md (CPU), after pallas-to-linalg.
+// The host pipeline (docs/run.md), after pallas-to-linalg.
 //
 //===----------------------------------------------------------------------===//
 

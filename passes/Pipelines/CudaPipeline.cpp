@@ -1,6 +1,6 @@
 //===- CudaPipeline.cpp - pallas kernels to PTX -----------------*- C++ -*-===//
 //
-// The route measured in TOOLCHAIN.md (NVIDIA), after our distribution:
+// The NVIDIA route (docs/cuda.md, "Pipeline"), after our distribution:
 // nvvm-attach-target{chip features O=3} (the PTX ISA version from the GPU
 // target table: +ptx80); in the gpu.module
 // convert-scf-to-cf, convert-gpu-to-nvvm (bare pointers: one .param per

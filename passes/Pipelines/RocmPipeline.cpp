@@ -1,6 +1,6 @@
 //===- RocmPipeline.cpp - pallas kernels to AMDGPU ------------*- C++ -*-===//
 //
-// The route measured in TOOLCHAIN.md (AMD), after our distribution:
+// The AMD route (docs/rocm.md), after our distribution:
 // rocdl-attach-target{chip abi O}; in the gpu.module convert-scf-to-cf,
 // convert-amdgpu-to-rocdl (MFMA), convert-gpu-to-rocdl (bare pointers: one
 // kernel argument per array); gpu-module-to-binary{format=isa} with the

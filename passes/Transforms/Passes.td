@@ -1,7 +1,7 @@
 //===- Passes.td - pallasc call-level transforms -----------*- tablegen -*-===//
 //
-// The call-level transformations JAX applies to pallas_call (DESIGN.md
-// section 4). Each rewrites the module's pallas.call, its kernel and the
+// The call-level transformations JAX applies to pallas_call
+// (docs/transforms.md). Each rewrites the module's pallas.call, its kernel and the
 // wrapper func.func @main together.
 //
 //===----------------------------------------------------------------------===//

@@ -3,7 +3,7 @@
 // Turns a parsed grid spec into IR: a `func.func @main` in the kernel's module
 // whose body is one `pallas.call` carrying the whole grid mapping. After this,
 // every transformation is an ordinary pass and the manifest is written from
-// the final call (DESIGN.md section 1).
+// the final call (docs/gridspec.md, docs/manifest.md).
 //
 //===----------------------------------------------------------------------===//
 

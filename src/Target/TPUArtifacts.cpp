@@ -7,7 +7,7 @@
 #include "src/Target/TPUSerialize.h"
 
 #include "dialects/Pallas/IR/PallasOps.h"
-#include "passes/Conversion/Passes.h"
+#include "passes/Pipelines/TpuPipeline.h"
 #include "src/Spec/SpecToIR.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -107,7 +107,7 @@ FailureOr<TpuArtifacts> emitTpuArtifacts(ModuleOp module,
     Step step("lowering");
     PassManager pm(ctx);
     timePasses(pm);
-    pm.addPass(pallas::createPallasToTPU());
+    pallas::buildTpuPipeline(pm);
     if (failed(pm.run(*mosaic)))
       return failure();
   }

@@ -19,7 +19,7 @@ using Catch::Contains;
 
 namespace {
 
-/// The matmul example of docs/gridspec.md (DESIGN.md section 3).
+/// The matmul example of docs/gridspec.md.
 const char *kMatmulSpec = R"json({
   "schema": "pallasc.gridspec/v1",
   "kernel": "matmul_kernel",
