@@ -17,15 +17,17 @@ func.func @main(%x: tensor<400xf32>) -> tensor<400xf32> {
 
 // -----
 
-// Tests that num_warps must be a power of two.
-// expected-error @+1 {{num_warps is 3; the CUDA lowering needs a power of two in [1, 32]}}
+// Tests that num_warps must be a power of two (the compiler_params
+// attribute's verifier; --num-warps is checked by the lowering, in
+// pallas-to-gpu-malformed.mlir).
 pallas.kernel @w3_kernel(%x: !pallas.ref<128xf32>, %o: !pallas.ref<128xf32>) {
   %v = pallas.load %x[] : !pallas.ref<128xf32> -> tensor<128xf32>
   pallas.store %o[], %v : !pallas.ref<128xf32>, tensor<128xf32>
 }
 func.func @main(%x: tensor<512xf32>) -> tensor<512xf32> {
   %o = pallas.call @w3_kernel(%x) {grid = array<i64: 4>, name = "w3",
-      compiler_params = {gpu = {num_warps = 3 : i64}},
+      // expected-error @+1 {{compiler_params.gpu.num_warps must be a power of 2 in [1, 32], got 3}}
+      compiler_params = #pallas.compiler_params<gpu = <num_warps = 3>>,
       in_specs = [#pallas.block_spec<[128], (d0) -> (d0)>],
       out_specs = [#pallas.block_spec<[128], (d0) -> (d0)>]}
       : (tensor<512xf32>) -> tensor<512xf32>

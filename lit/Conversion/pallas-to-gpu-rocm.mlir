@@ -91,7 +91,7 @@ func.func @main(%a: tensor<64x128xbf16>, %b: tensor<128x64xbf16>) -> tensor<64x6
       in_specs = [#pallas.block_spec<[32, 64], (d0, d1, d2) -> (d0, d2)>, #pallas.block_spec<[64, 32], (d0, d1, d2) -> (d2, d1)>],
       out_specs = [#pallas.block_spec<[32, 32], (d0, d1, d2) -> (d0, d1)>],
       scratch = [!pallas.ref<32x32xf32, vmem>],
-      compiler_params = {tpu = {dimension_semantics = ["parallel", "parallel", "arbitrary"]}}}
+      compiler_params = #pallas.compiler_params<tpu = <dimension_semantics = [parallel, parallel, arbitrary]>>}
       : (tensor<64x128xbf16>, tensor<128x64xbf16>) -> tensor<64x64xf32>
   return %o : tensor<64x64xf32>
 }

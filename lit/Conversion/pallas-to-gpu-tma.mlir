@@ -103,8 +103,9 @@ func.func @main(%a: tensor<128x256xbf16>, %b: tensor<256x64xbf16>) -> tensor<128
       in_specs = [#pallas.block_spec<[64, 64], (d0, d1, d2) -> (d0, d2)>, #pallas.block_spec<[64, 64], (d0, d1, d2) -> (d2, d1)>],
       out_specs = [#pallas.block_spec<[64, 64], (d0, d1, d2) -> (d0, d1)>],
       scratch = [!pallas.ref<64x64xf32, vmem>],
-      compiler_params = {gpu = {num_warps = 4 : i64, num_stages = 2 : i64},
-                         tpu = {dimension_semantics = ["parallel", "parallel", "arbitrary"]}}}
+      compiler_params = #pallas.compiler_params<
+          gpu = <num_warps = 4, num_stages = 2>,
+          tpu = <dimension_semantics = [parallel, parallel, arbitrary]>>}
       : (tensor<128x256xbf16>, tensor<256x64xbf16>) -> tensor<128x64xf32>
   return %o : tensor<128x64xf32>
 }

@@ -196,7 +196,7 @@ func.func @main(%a: tensor<64x64xbf16>, %b: tensor<64x64xbf16>) -> tensor<64x64x
       in_specs = [#pallas.block_spec<[32, 32], (d0, d1, d2) -> (d0, d2)>, #pallas.block_spec<[32, 32], (d0, d1, d2) -> (d2, d1)>],
       out_specs = [#pallas.block_spec<[32, 32], (d0, d1, d2) -> (d0, d1)>],
       scratch = [!pallas.ref<32x32xf32, vmem>],
-      compiler_params = {tpu = {dimension_semantics = ["parallel", "parallel", "arbitrary"]}}}
+      compiler_params = #pallas.compiler_params<tpu = <dimension_semantics = [parallel, parallel, arbitrary]>>}
       : (tensor<64x64xbf16>, tensor<64x64xbf16>) -> tensor<64x64xf32>
   return %o : tensor<64x64xf32>
 }
@@ -274,7 +274,7 @@ func.func @main(%a: tensor<128x64xbf16>, %b: tensor<64x128xbf16>) -> tensor<128x
       in_specs = [#pallas.block_spec<[64, 32], (d0, d1, d2) -> (d0, d2)>, #pallas.block_spec<[32, 64], (d0, d1, d2) -> (d2, d1)>],
       out_specs = [#pallas.block_spec<[64, 64], (d0, d1, d2) -> (d0, d1)>],
       scratch = [!pallas.ref<64x64xf32, vmem>],
-      compiler_params = {tpu = {dimension_semantics = ["parallel", "parallel", "arbitrary"]}}}
+      compiler_params = #pallas.compiler_params<tpu = <dimension_semantics = [parallel, parallel, arbitrary]>>}
       : (tensor<128x64xbf16>, tensor<64x128xbf16>) -> tensor<128x128xf32>
   return %o : tensor<128x128xf32>
 }

@@ -83,11 +83,11 @@ pallas.kernel @k(%x: !pallas.ref<8x128xf32>, %o: !pallas.ref<8x128xf32>) {
   pallas.store %o[], %v : !pallas.ref<8x128xf32>, tensor<8x128xf32>
 }
 func.func @main(%x: tensor<64x128xf32>) -> tensor<64x128xf32> {
-  // expected-error @+1 {{compiler_params.tpu.dimension_semantics has 2 entries but the kernel's grid has rank 1}}
+  // expected-error @+1 {{'pallas.call' op compiler_params.tpu.dimension_semantics has 2 entries but the kernel sees 1 grid axes (grid rank 1, 0 vmapped); give one per kernel-visible axis}}
   %0 = pallas.call @k(%x) {grid = array<i64: 8>,
       in_specs = [#pallas.block_spec<[8, 128], (d0) -> (d0, 0)>],
       out_specs = [#pallas.block_spec<[8, 128], (d0) -> (d0, 0)>],
-      compiler_params = {tpu = {dimension_semantics = ["parallel", "parallel"]}}}
+      compiler_params = #pallas.compiler_params<tpu = <dimension_semantics = [parallel, parallel]>>}
       : (tensor<64x128xf32>) -> tensor<64x128xf32>
   return %0 : tensor<64x128xf32>
 }

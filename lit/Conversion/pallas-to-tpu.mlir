@@ -43,7 +43,7 @@ func.func @main(%a: tensor<1024x512xbf16>, %b: tensor<512x1024xbf16>) -> tensor<
   %0 = pallas.call @mm_kernel(%a, %b) {grid = array<i64: 8, 8, 4>, name = "mm",
       in_specs = [#pallas.block_spec<[128, 128], (d0, d1, d2) -> (d0, d2)>, #pallas.block_spec<[128, 128], (d0, d1, d2) -> (d2, d1)>],
       out_specs = [#pallas.block_spec<[128, 128], (d0, d1, d2) -> (d0, d1)>], scratch = [!pallas.ref<128x128xf32, vmem>],
-      compiler_params = {tpu = {dimension_semantics = ["parallel", "parallel", "arbitrary"]}}}
+      compiler_params = #pallas.compiler_params<tpu = <dimension_semantics = [parallel, parallel, arbitrary]>>}
       : (tensor<1024x512xbf16>, tensor<512x1024xbf16>) -> tensor<1024x1024xf32>
   return %0 : tensor<1024x1024xf32>
 }
@@ -173,7 +173,7 @@ func.func @main(%x: tensor<3x32x128xf32>) -> tensor<3x32x128xf32> {
   %0 = pallas.call @pid_kernel(%x) {grid = array<i64: 3, 4>, name = "pid", vmapped_dims = array<i64: 0>,
       in_specs = [#pallas.block_spec<[squeezed, 8, 128], (d0, d1) -> (d0, d1, 0)>],
       out_specs = [#pallas.block_spec<[squeezed, 8, 128], (d0, d1) -> (d0, d1, 0)>],
-      compiler_params = {tpu = {dimension_semantics = ["arbitrary"]}}}
+      compiler_params = #pallas.compiler_params<tpu = <dimension_semantics = [arbitrary]>>}
       : (tensor<3x32x128xf32>) -> tensor<3x32x128xf32>
   return %0 : tensor<3x32x128xf32>
 }

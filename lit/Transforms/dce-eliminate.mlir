@@ -77,14 +77,14 @@ pallas.kernel @effects(%x: !pallas.ref<8xf32>, %o: !pallas.ref<8xf32>) {
 func.func @main(%x: tensor<8xf32>) -> tensor<8xf32> {
   %o = pallas.call @effects(%x) {grid = array<i64: 1>, in_specs = [#pallas.block_spec<[8]>],
       out_specs = [#pallas.block_spec<[8]>],
-      compiler_params = {tpu = {has_side_effects = true}}} : (tensor<8xf32>) -> tensor<8xf32>
+      compiler_params = #pallas.compiler_params<tpu = <has_side_effects = true>>} : (tensor<8xf32>) -> tensor<8xf32>
   return %o : tensor<8xf32>
 }
 
 // -----
 
-// Tests the seed's SideEffectType: "side_effecting" keeps the call (here given
-// for the gpu target), "dataflow_side_effecting" does not.
+// Tests the seed's SideEffectType: side_effecting (the keyword spelling of
+// `true`) keeps the call, dataflow_side_effecting does not.
 
 // CHECK-LABEL: func.func @main(
 // CHECK-NOT: pallas.eliminated
@@ -96,13 +96,13 @@ pallas.kernel @k(%x: !pallas.ref<8xf32>, %o: !pallas.ref<8xf32>) {
 func.func @main(%x: tensor<8xf32>) -> tensor<8xf32> {
   %o = pallas.call @k(%x) {grid = array<i64: 1>, in_specs = [#pallas.block_spec<[8]>],
       out_specs = [#pallas.block_spec<[8]>],
-      compiler_params = {gpu = {has_side_effects = "side_effecting"}}} : (tensor<8xf32>) -> tensor<8xf32>
+      compiler_params = #pallas.compiler_params<tpu = <has_side_effects = side_effecting>>} : (tensor<8xf32>) -> tensor<8xf32>
   return %o : tensor<8xf32>
 }
 func.func @dataflow(%x: tensor<8xf32>) -> tensor<8xf32> {
   %o = pallas.call @k(%x) {grid = array<i64: 1>, in_specs = [#pallas.block_spec<[8]>],
       out_specs = [#pallas.block_spec<[8]>],
-      compiler_params = {tpu = {has_side_effects = "dataflow_side_effecting"}}} : (tensor<8xf32>) -> tensor<8xf32>
+      compiler_params = #pallas.compiler_params<tpu = <has_side_effects = dataflow_side_effecting>>} : (tensor<8xf32>) -> tensor<8xf32>
   return %o : tensor<8xf32>
 }
 

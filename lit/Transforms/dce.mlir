@@ -122,7 +122,7 @@ func.func @main(%x: tensor<8xf32>, %y: tensor<8xf32>) -> (tensor<8xf32>, tensor<
       grid = array<i64: 1>,
       in_specs = [#pallas.block_spec<[8]>],
       out_specs = [#pallas.block_spec<[8]>, #pallas.block_spec<[8]>],
-      compiler_params = {tpu = {has_side_effects = true}}}
+      compiler_params = #pallas.compiler_params<tpu = <has_side_effects = true>>}
       : (tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>)
   return %o#0, %o#1 : tensor<8xf32>, tensor<8xf32>
 }

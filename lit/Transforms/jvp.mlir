@@ -28,7 +28,7 @@
 // CHECK-LABEL: func.func @main
 // CHECK-SAME: (%[[MX:.+]]: tensor<32x128xf32>, %[[MN:.+]]: tensor<32x128xi32>, %[[MDX:.+]]: tensor<32x128xf32>) -> (tensor<32x128xf32>, tensor<32x128xi32>, tensor<32x128xf32>, tensor<32x128xi32>)
 // CHECK: %[[RES:.+]]:4 = pallas.call @scale_jvp(%[[MX]], %[[MN]], %[[MDX]])
-// CHECK-SAME: compiler_params = {gpu = {num_warps = 4 : i64}}
+// CHECK-SAME: compiler_params = #pallas.compiler_params<gpu = <num_warps = 4>>
 // CHECK-SAME: cost_estimate = #pallas.cost<flops = 200, bytes_accessed = 400, transcendentals = 6>
 // CHECK-SAME: grid = array<i64: 4>, grid_names = ["i"]
 // CHECK-SAME: in_specs = [#pallas.block_spec<[8, 128], (d0) -> (d0, 0)>, #pallas.block_spec<[8, 128], (d0) -> (0, d0)>, #pallas.block_spec<[8, 128], (d0) -> (d0, 0)>]
@@ -55,7 +55,7 @@ func.func @main(%x: tensor<32x128xf32>, %n: tensor<32x128xi32>)
       out_specs = [#pallas.block_spec<[8, 128], (i) -> (i, 0)>,
                    #pallas.block_spec<[8, 128], (i) -> (i, 1)>],
       cost_estimate = #pallas.cost<flops = 100, bytes_accessed = 200, transcendentals = 3>,
-      compiler_params = {gpu = {num_warps = 4 : i64}}, name = "scale",
+      compiler_params = #pallas.compiler_params<gpu = <num_warps = 4>>, name = "scale",
       transforms = ["hi_to_lo"]}
       : (tensor<32x128xf32>, tensor<32x128xi32>) -> (tensor<32x128xf32>, tensor<32x128xi32>)
   return %o, %c : tensor<32x128xf32>, tensor<32x128xi32>

@@ -78,27 +78,9 @@ void mlir::pallas::updateFunctionType(func::FuncOp func) {
                                  func.front().getArgumentTypes(), results));
 }
 
-static bool isSideEffecting(Attribute value) {
-  if (auto b = dyn_cast<BoolAttr>(value))
-    return b.getValue();
-  if (auto s = dyn_cast<StringAttr>(value))
-    return s.getValue() == "side_effecting";
-  return false;
-}
-
 bool mlir::pallas::hasSideEffects(CallOp call) {
-  DictionaryAttr params = call.getCompilerParamsAttr();
-  if (!params)
-    return false;
-  if (Attribute top = params.get("has_side_effects"))
-    if (isSideEffecting(top))
-      return true;
-  for (NamedAttribute entry : params)
-    if (auto target = dyn_cast<DictionaryAttr>(entry.getValue()))
-      if (Attribute value = target.get("has_side_effects"))
-        if (isSideEffecting(value))
-          return true;
-  return false;
+  CompilerParamsAttr params = call.getCompilerParamsAttr();
+  return params && params.isSideEffecting();
 }
 
 bool mlir::pallas::eraseDeadOps(Region &region) {

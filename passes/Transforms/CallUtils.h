@@ -40,9 +40,8 @@ KernelOp lookupKernel(CallOp call);
 /// operands of its (first) func.return.
 void updateFunctionType(func::FuncOp func);
 
-/// True when the call's compiler params mark it side-effecting: any
-/// `has_side_effects` entry (e.g. `compiler_params.tpu.has_side_effects`) that
-/// is `true` or the string "side_effecting" (the seed's _has_side_effects:
+/// True when the call's compiler params mark it side-effecting:
+/// `tpu = <has_side_effects = true>` (the seed's _has_side_effects:
 /// SideEffectType.SIDE_EFFECTING counts, DATAFLOW_SIDE_EFFECTING does not).
 bool hasSideEffects(CallOp call);
 

@@ -2,6 +2,7 @@
 
 #include "src/Driver/CpuTarget.h"
 
+#include "dialects/Pallas/IR/GridMapping.h"
 #include "dialects/Pallas/IR/PallasOps.h"
 #include "src/Driver/Diagnostics.h"
 #include "src/Driver/Timing.h"
@@ -22,8 +23,8 @@ LogicalResult emitCpuArtifact(ModuleOp module, const std::string &name,
   module.walk([&](pallas::CallOp c) { call = c; });
   if (!call)
     return success(); // eliminated: the manifest says so
-  int64_t axes = static_cast<int64_t>(call.getGrid().size()) -
-                 static_cast<int64_t>(call.getVmappedDims().size());
+  int64_t axes = static_cast<int64_t>(
+      pallas::GridMapping::get(call).getVisibleAxes().size());
   json indexMaps = json::object();
   auto addMaps = [&](ArrayAttr specs, const char *what) {
     for (auto [i, a] : llvm::enumerate(specs))

@@ -112,7 +112,7 @@ static json typeJson(Type type) {
   return j;
 }
 
-/// Converts a dictionary attribute of compiler params / metadata to JSON.
+/// Converts a dictionary attribute (metadata, batch_loop) to JSON.
 static json attrJson(Attribute attr) {
   if (auto dict = dyn_cast<DictionaryAttr>(attr)) {
     json j = json::object();
@@ -137,6 +137,39 @@ static json attrJson(Attribute attr) {
   if (auto ints = dyn_cast<DenseI64ArrayAttr>(attr))
     return shapeJson(ints.asArrayRef());
   return printed(attr);
+}
+
+/// The manifest's `compiler_params`: the keys the spec gave, each part only
+/// when it has one (keys in sorted order, as before the params were typed).
+/// `strict_fp` is not listed (it selects the compile options, see
+/// docs/manifest.md).
+static json compilerParamsJson(pallas::CompilerParamsAttr params) {
+  json j = json::object();
+  if (!params)
+    return j;
+  json gpu = json::object(), tpu = json::object();
+  if (params.getNumStages())
+    gpu["num_stages"] = *params.getNumStages();
+  if (params.getNumWarps())
+    gpu["num_warps"] = *params.getNumWarps();
+  if (!params.getDimensionSemantics().empty()) {
+    json sem = json::array();
+    for (pallas::DimensionSemantics s : params.getDimensionSemantics())
+      sem.push_back(pallas::stringifyDimensionSemantics(s).str());
+    tpu["dimension_semantics"] = sem;
+  }
+  if (params.isSideEffecting())
+    tpu["has_side_effects"] = true;
+  else if (params.getHasSideEffects() ==
+           pallas::SideEffectType::DataflowSideEffecting)
+    tpu["has_side_effects"] = "dataflow_side_effecting";
+  if (params.getVmemLimitBytes())
+    tpu["vmem_limit_bytes"] = *params.getVmemLimitBytes();
+  if (!gpu.empty())
+    j["gpu"] = gpu;
+  if (!tpu.empty())
+    j["tpu"] = tpu;
+  return j;
 }
 
 static json sourceJson(const ManifestSource &s) {
@@ -267,9 +300,7 @@ FailureOr<json> buildManifest(ModuleOp module, const ManifestInputs &in) {
                               {"transcendentals", cost.getTranscendentals()}};
   else
     m["cost_estimate"] = nullptr;
-  m["compiler_params"] = call.getCompilerParamsAttr()
-                             ? attrJson(call.getCompilerParamsAttr())
-                             : json::object();
+  m["compiler_params"] = compilerParamsJson(call.getCompilerParamsAttr());
   m["metadata"] =
       call.getMetadataAttr() ? attrJson(call.getMetadataAttr()) : json::object();
   m["transforms"] = attrJson(call.getTransforms());

@@ -2,6 +2,7 @@
 
 #include "src/Runtime/HostProgram.h"
 
+#include "dialects/Pallas/IR/GridMapping.h"
 #include "dialects/Pallas/IR/PallasOps.h"
 #include "passes/Conversion/Passes.h"
 
@@ -378,9 +379,10 @@ bool prepareHostProgram(ModuleOp module, HostProgram &program,
     // about to go.
     if (auto kernel = module.lookupSymbol<pallas::KernelOp>(call.getKernel()))
       kernel->setAttr(pallas::kNumGridAxesAttrName,
-                      b.getI64IntegerAttr(
-                          static_cast<int64_t>(call.getGrid().size()) -
-                          static_cast<int64_t>(call.getVmappedDims().size())));
+                      b.getI64IntegerAttr(static_cast<int64_t>(
+                          pallas::GridMapping::get(call)
+                              .getVisibleAxes()
+                              .size())));
   }
 
   // The launcher: (call number, pointers).

@@ -2,6 +2,7 @@
 
 #include "src/Runtime/Launch.h"
 
+#include "dialects/Pallas/IR/GridMapping.h"
 #include "dialects/Pallas/IR/PallasOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -326,13 +327,13 @@ bool planCall(ModuleOp module, pallas::CallOp call,
     error = "the call's kernel @" + plan.kernel + " is not a pallas.kernel";
     return false;
   }
-  plan.grid.assign(call.getGrid().begin(), call.getGrid().end());
-  if (auto names = call.getGridNames())
-    for (Attribute a : *names)
-      plan.gridNames.push_back(cast<StringAttr>(a).str());
-  plan.vmappedDims.assign(call.getVmappedDims().begin(),
-                          call.getVmappedDims().end());
-  plan.numScalarPrefetch = call.getNumScalarPrefetch();
+  pallas::GridMapping mapping = pallas::GridMapping::get(call);
+  plan.grid.assign(mapping.getGrid().begin(), mapping.getGrid().end());
+  plan.gridNames.assign(mapping.getGridNames().begin(),
+                        mapping.getGridNames().end());
+  plan.vmappedDims.assign(mapping.getVmappedAxes().begin(),
+                          mapping.getVmappedAxes().end());
+  plan.numScalarPrefetch = mapping.getNumScalarPrefetch();
   for (auto [i, v] : llvm::enumerate(call.getInputs())) {
     ArrayType a;
     if (!arrayTypeOf(v.getType(), "input " + std::to_string(i), a, error))
@@ -345,10 +346,10 @@ bool planCall(ModuleOp module, pallas::CallOp call,
       return false;
     plan.outputs.push_back(a);
   }
-  for (Attribute a : call.getInSpecs())
-    plan.inMappings.push_back(mappingOf(cast<pallas::BlockSpecAttr>(a)));
-  for (Attribute a : call.getOutSpecs())
-    plan.outMappings.push_back(mappingOf(cast<pallas::BlockSpecAttr>(a)));
+  for (pallas::BlockSpecAttr spec : mapping.getInSpecs())
+    plan.inMappings.push_back(mappingOf(spec));
+  for (pallas::BlockSpecAttr spec : mapping.getOutSpecs())
+    plan.outMappings.push_back(mappingOf(spec));
   for (Attribute a : call.getScratch()) {
     auto ref = cast<pallas::RefType>(cast<TypeAttr>(a).getValue());
     // A semaphore scratch is a plain buffer: DMAs signal nothing on the CPU.
@@ -357,7 +358,7 @@ bool planCall(ModuleOp module, pallas::CallOp call,
       return false;
     plan.scratch.push_back(s);
   }
-  for (auto [in, out] : call.getAliasPairs())
+  for (auto [in, out] : mapping.getAliases())
     plan.aliases.push_back({in, out});
   plan.kernelWrites = kernelWrites(kernel);
 

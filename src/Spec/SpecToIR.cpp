@@ -483,32 +483,15 @@ bool Importer::run() {
         spec.costEstimate->transcendentals));
   const CompilerParams &cp = spec.compilerParams;
   if (!cp.empty()) {
-    SmallVector<NamedAttribute> gpu, tpu, top;
-    if (cp.numWarps)
-      gpu.push_back(builder.getNamedAttr(
-          "num_warps", builder.getI64IntegerAttr(*cp.numWarps)));
-    if (cp.numStages)
-      gpu.push_back(builder.getNamedAttr(
-          "num_stages", builder.getI64IntegerAttr(*cp.numStages)));
-    if (!cp.dimensionSemantics.empty()) {
-      SmallVector<StringRef> sem(cp.dimensionSemantics.begin(),
-                                 cp.dimensionSemantics.end());
-      tpu.push_back(builder.getNamedAttr("dimension_semantics",
-                                         builder.getStrArrayAttr(sem)));
-    }
-    if (cp.vmemLimitBytes)
-      tpu.push_back(builder.getNamedAttr(
-          "vmem_limit_bytes", builder.getI64IntegerAttr(*cp.vmemLimitBytes)));
-    if (cp.hasSideEffects)
-      tpu.push_back(builder.getNamedAttr("has_side_effects",
-                                         builder.getBoolAttr(true)));
-    if (!gpu.empty())
-      top.push_back(
-          builder.getNamedAttr("gpu", builder.getDictionaryAttr(gpu)));
-    if (!tpu.empty())
-      top.push_back(
-          builder.getNamedAttr("tpu", builder.getDictionaryAttr(tpu)));
-    call.setCompilerParamsAttr(builder.getDictionaryAttr(top));
+    SmallVector<pallas::DimensionSemantics> semantics;
+    for (const std::string &s : cp.dimensionSemantics)
+      // The validator accepts the enum's spellings only.
+      semantics.push_back(*pallas::symbolizeDimensionSemantics(s));
+    call.setCompilerParamsAttr(pallas::CompilerParamsAttr::get(
+        ctx, cp.numWarps, cp.numStages, cp.strictFp, semantics,
+        cp.vmemLimitBytes,
+        cp.hasSideEffects ? pallas::SideEffectType::SideEffecting
+                          : pallas::SideEffectType::Pure));
   }
   if (!spec.metadata.empty()) {
     SmallVector<NamedAttribute> md;

@@ -71,10 +71,9 @@ LogicalResult checkRegisterFootprint(ModuleOp module,
   });
   int64_t numWarps = 4; // the lowering's default
   if (call)
-    if (DictionaryAttr params = call.getCompilerParamsAttr())
-      if (auto gpu = params.getAs<DictionaryAttr>("gpu"))
-        if (auto nw = gpu.getAs<IntegerAttr>("num_warps"))
-          numWarps = nw.getInt();
+    if (pallas::CompilerParamsAttr params = call.getCompilerParamsAttr())
+      if (params.getNumWarps())
+        numWarps = *params.getNumWarps();
   if (numWarps < 1 || numWarps > target.maxWarpsPerBlock())
     return success(); // the lowering reports the num_warps itself
   const int64_t threads = numWarps * target.lanesPerWarp;

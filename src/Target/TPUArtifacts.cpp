@@ -6,6 +6,7 @@
 
 #include "src/Target/TPUSerialize.h"
 
+#include "dialects/Pallas/IR/GridMapping.h"
 #include "dialects/Pallas/IR/PallasOps.h"
 #include "passes/Pipelines/TpuPipeline.h"
 #include "src/Spec/SpecToIR.h"
@@ -53,14 +54,11 @@ static json launchJson(pallas::CallOp call, const std::string &kernelName,
   j["iteration_bounds"] = grid;
   // Operands of the custom call: dynamic grid bounds (i32), then inputs.
   j["num_dynamic_grid_bounds"] = call.getDynamicGridBounds().size();
-  bool sideEffects = false;
-  if (auto params = call.getCompilerParamsAttr())
-    if (auto tpuParams = params.getAs<DictionaryAttr>("tpu"))
-      if (auto b = tpuParams.getAs<BoolAttr>("has_side_effects"))
-        sideEffects = b.getValue();
-  j["has_side_effects"] = sideEffects;
+  pallas::CompilerParamsAttr params = call.getCompilerParamsAttr();
+  j["has_side_effects"] = params && params.isSideEffecting();
   json aliases = json::object();
-  for (auto [in, out] : call.getAliasPairs())
+  pallas::GridMapping mapping = pallas::GridMapping::get(call);
+  for (auto [in, out] : mapping.getAliases())
     aliases[std::to_string(in)] = out;
   j["input_output_aliases"] = aliases;
   return j;
@@ -92,9 +90,8 @@ FailureOr<TpuArtifacts> emitTpuArtifacts(ModuleOp module,
     config.costEstimate = tpu::BackendConfig::Cost{
         cost.getFlops(), cost.getTranscendentals(), cost.getBytesAccessed(), 0};
   if (auto params = call.getCompilerParamsAttr())
-    if (auto tpuParams = params.getAs<DictionaryAttr>("tpu"))
-      if (auto limit = tpuParams.getAs<IntegerAttr>("vmem_limit_bytes"))
-        config.vmemLimitBytes = limit.getInt();
+    if (params.getVmemLimitBytes())
+      config.vmemLimitBytes = *params.getVmemLimitBytes();
   std::string kernelName =
       call.getName() && !call.getName()->empty() ? call.getName()->str()
                                                  : call.getKernel().str();

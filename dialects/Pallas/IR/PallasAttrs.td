@@ -66,6 +66,25 @@ def Pallas_DotPrecisionAttr : EnumAttr<Pallas_Dialect, Pallas_DotPrecision,
   let assemblyFormat = "`<` $value `>`";
 }
 
+def Pallas_DimensionSemantics : I32EnumAttr<"DimensionSemantics",
+    "how the iterations of one grid axis may run", [
+    I32EnumAttrCase<"Parallel", 0, "parallel">,
+    I32EnumAttrCase<"Arbitrary", 1, "arbitrary">,
+    I32EnumAttrCase<"CoreParallel", 2, "core_parallel">,
+    I32EnumAttrCase<"SubcoreParallel", 3, "subcore_parallel">]> {
+  let cppNamespace = "::mlir::pallas";
+  let genSpecializedAttr = 0;
+}
+
+def Pallas_SideEffectType : I32EnumAttr<"SideEffectType",
+    "the side effects a pallas_call declares (jax's SideEffectType)", [
+    I32EnumAttrCase<"Pure", 0, "pure">,
+    I32EnumAttrCase<"DataflowSideEffecting", 1, "dataflow_side_effecting">,
+    I32EnumAttrCase<"SideEffecting", 2, "side_effecting">]> {
+  let cppNamespace = "::mlir::pallas";
+  let genSpecializedAttr = 0;
+}
+
 //===----------------------------------------------------------------------===//
 // Attributes
 //===----------------------------------------------------------------------===//
@@ -135,6 +154,46 @@ def Pallas_CostEstimateAttr : Pallas_Attr<"CostEstimate", "cost"> {
   let parameters = (ins "int64_t":$flops, "int64_t":$bytes_accessed,
                         "int64_t":$transcendentals);
   let assemblyFormat = "`<` struct(params) `>`";
+}
+
+def Pallas_CompilerParamsAttr : Pallas_Attr<"CompilerParams",
+                                            "compiler_params"> {
+  let summary = "the per-target compiler parameters of a pallas_call";
+  let description = [{
+    The spec's `compiler_params`, typed: a `gpu` part (Triton's
+    `num_warps`, `num_stages`, and `strict_fp`) and a `tpu` part (Mosaic's
+    `dimension_semantics`, one entry per kernel-visible grid axis,
+    `vmem_limit_bytes` and `has_side_effects`). Absent fields are not
+    printed; a part with no field is not printed. The verifier enforces the
+    ranges the spec validator does (docs/dialect.md, "Compiler params").
+
+    ```mlir
+    #pallas.compiler_params<gpu = <num_warps = 4, num_stages = 3>,
+        tpu = <dimension_semantics = [parallel, arbitrary],
+               vmem_limit_bytes = 33554432, has_side_effects = true>>
+    ```
+  }];
+  let parameters = (ins
+    OptionalParameter<"::std::optional<int64_t>">:$numWarps,
+    OptionalParameter<"::std::optional<int64_t>">:$numStages,
+    "bool":$strictFp,
+    ArrayRefParameter<"::mlir::pallas::DimensionSemantics",
+                      "per kernel-visible grid axis">:$dimensionSemantics,
+    OptionalParameter<"::std::optional<int64_t>">:$vmemLimitBytes,
+    "::mlir::pallas::SideEffectType":$hasSideEffects
+  );
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// True when some field of the gpu / tpu part is given.
+    bool hasGpuPart() const;
+    bool hasTpuPart() const;
+    /// True when the call is side effecting (`has_side_effects = true`;
+    /// `dataflow_side_effecting` is not, as in jax's _has_side_effects).
+    bool isSideEffecting() const {
+      return getHasSideEffects() == SideEffectType::SideEffecting;
+    }
+  }];
 }
 
 #endif // PALLAS_ATTRS_TD

@@ -7,6 +7,7 @@
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallSet.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -340,4 +341,265 @@ BlockSpecAttr::getKernelShape(ArrayRef<int64_t> arrayShape) const {
     if (getKind(i) != BlockDimKind::Squeezed)
       shape.push_back(getSizes()[i]);
   return shape;
+}
+
+//===----------------------------------------------------------------------===//
+// CompilerParamsAttr
+//===----------------------------------------------------------------------===//
+
+bool CompilerParamsAttr::hasGpuPart() const {
+  return getNumWarps() || getNumStages() || getStrictFp();
+}
+
+bool CompilerParamsAttr::hasTpuPart() const {
+  return !getDimensionSemantics().empty() || getVmemLimitBytes() ||
+         getHasSideEffects() != SideEffectType::Pure;
+}
+
+namespace {
+/// The fields of the two parts, as the parser collects them.
+struct ParsedCompilerParams {
+  std::optional<int64_t> numWarps, numStages, vmemLimitBytes;
+  bool strictFp = false;
+  SmallVector<DimensionSemantics> semantics;
+  SideEffectType sideEffects = SideEffectType::Pure;
+};
+} // namespace
+
+static ParseResult parseBoolKeyword(AsmParser &parser, bool &value) {
+  if (succeeded(parser.parseOptionalKeyword("true"))) {
+    value = true;
+    return success();
+  }
+  if (succeeded(parser.parseOptionalKeyword("false"))) {
+    value = false;
+    return success();
+  }
+  return parser.emitError(parser.getCurrentLocation(),
+                          "expected 'true' or 'false'");
+}
+
+/// `<name = value, ...>` of one part; `fields` lists the names the part takes.
+static ParseResult
+parseCompilerParamsPart(AsmParser &parser, StringRef part,
+                        ArrayRef<StringRef> fields,
+                        function_ref<ParseResult(StringRef)> parseField) {
+  if (parser.parseLess())
+    return failure();
+  if (succeeded(parser.parseOptionalGreater()))
+    return success();
+  llvm::SmallSet<StringRef, 4> seen;
+  auto parseOne = [&]() -> ParseResult {
+    SMLoc loc = parser.getCurrentLocation();
+    StringRef name;
+    if (parser.parseKeyword(&name))
+      return failure();
+    if (!llvm::is_contained(fields, name)) {
+      auto diag = parser.emitError(loc)
+                  << "unknown compiler_params." << part << " field '" << name
+                  << "'; expected one of ";
+      llvm::interleave(
+          fields, [&](StringRef f) { diag << "'" << f << "'"; },
+          [&] { diag << ", "; });
+      return diag;
+    }
+    if (!seen.insert(name).second)
+      return parser.emitError(loc) << "compiler_params." << part << "."
+                                   << name << " is given twice";
+    if (parser.parseEqual())
+      return failure();
+    return parseField(name);
+  };
+  do {
+    if (parseOne())
+      return failure();
+  } while (succeeded(parser.parseOptionalComma()));
+  return parser.parseGreater();
+}
+
+// #pallas.compiler_params<gpu = <num_warps = 4, num_stages = 3>,
+//                         tpu = <dimension_semantics = [parallel]>>
+Attribute CompilerParamsAttr::parse(AsmParser &parser, Type) {
+  ParsedCompilerParams p;
+  SMLoc start = parser.getCurrentLocation();
+  if (parser.parseLess())
+    return {};
+  auto parseGpuField = [&](StringRef name) -> ParseResult {
+    if (name == "strict_fp")
+      return parseBoolKeyword(parser, p.strictFp);
+    int64_t n = 0;
+    if (parser.parseInteger(n))
+      return failure();
+    (name == "num_warps" ? p.numWarps : p.numStages) = n;
+    return success();
+  };
+  auto parseTpuField = [&](StringRef name) -> ParseResult {
+    if (name == "vmem_limit_bytes") {
+      int64_t n = 0;
+      if (parser.parseInteger(n))
+        return failure();
+      p.vmemLimitBytes = n;
+      return success();
+    }
+    if (name == "has_side_effects") {
+      SMLoc loc = parser.getCurrentLocation();
+      StringRef value;
+      if (parser.parseKeyword(&value))
+        return failure();
+      if (value == "true" || value == "side_effecting")
+        p.sideEffects = SideEffectType::SideEffecting;
+      else if (value == "false" || value == "pure")
+        p.sideEffects = SideEffectType::Pure;
+      else if (value == "dataflow_side_effecting")
+        p.sideEffects = SideEffectType::DataflowSideEffecting;
+      else
+        return parser.emitError(loc)
+               << "compiler_params.tpu.has_side_effects must be 'true', "
+                  "'false' or 'dataflow_side_effecting', got '"
+               << value << "'";
+      return success();
+    }
+    // dimension_semantics
+    return parser.parseCommaSeparatedList(
+        AsmParser::Delimiter::Square, [&]() -> ParseResult {
+          SMLoc loc = parser.getCurrentLocation();
+          StringRef value;
+          if (parser.parseKeyword(&value))
+            return failure();
+          std::optional<DimensionSemantics> sem =
+              symbolizeDimensionSemantics(value);
+          if (!sem)
+            return parser.emitError(loc)
+                   << "compiler_params.tpu.dimension_semantics entries must "
+                      "be 'parallel', 'arbitrary', 'core_parallel' or "
+                      "'subcore_parallel', got '"
+                   << value << "'";
+          p.semantics.push_back(*sem);
+          return success();
+        });
+  };
+  if (failed(parser.parseOptionalGreater())) {
+    llvm::SmallSet<StringRef, 2> seen;
+    do {
+      SMLoc loc = parser.getCurrentLocation();
+      StringRef part;
+      if (parser.parseKeyword(&part))
+        return {};
+      if (part != "gpu" && part != "tpu") {
+        parser.emitError(loc) << "unknown compiler_params part '" << part
+                              << "'; expected 'gpu' or 'tpu'";
+        return {};
+      }
+      if (!seen.insert(part).second) {
+        parser.emitError(loc)
+            << "compiler_params." << part << " is given twice";
+        return {};
+      }
+      if (parser.parseEqual())
+        return {};
+      ParseResult r =
+          part == "gpu"
+              ? parseCompilerParamsPart(parser, part,
+                                        {"num_warps", "num_stages",
+                                         "strict_fp"},
+                                        parseGpuField)
+              : parseCompilerParamsPart(parser, part,
+                                        {"dimension_semantics",
+                                         "vmem_limit_bytes",
+                                         "has_side_effects"},
+                                        parseTpuField);
+      if (r)
+        return {};
+    } while (succeeded(parser.parseOptionalComma()));
+    if (parser.parseGreater())
+      return {};
+  }
+  return parser.getChecked<CompilerParamsAttr>(
+      start, parser.getContext(), p.numWarps, p.numStages, p.strictFp,
+      p.semantics, p.vmemLimitBytes, p.sideEffects);
+}
+
+void CompilerParamsAttr::print(AsmPrinter &printer) const {
+  printer << "<";
+  bool firstPart = true;
+  auto beginPart = [&](StringRef part) {
+    if (!firstPart)
+      printer << ", ";
+    firstPart = false;
+    printer << part << " = <";
+  };
+  if (hasGpuPart()) {
+    beginPart("gpu");
+    bool first = true;
+    auto sep = [&] {
+      if (!first)
+        printer << ", ";
+      first = false;
+    };
+    if (getNumWarps()) {
+      sep();
+      printer << "num_warps = " << *getNumWarps();
+    }
+    if (getNumStages()) {
+      sep();
+      printer << "num_stages = " << *getNumStages();
+    }
+    if (getStrictFp()) {
+      sep();
+      printer << "strict_fp = true";
+    }
+    printer << ">";
+  }
+  if (hasTpuPart()) {
+    beginPart("tpu");
+    bool first = true;
+    auto sep = [&] {
+      if (!first)
+        printer << ", ";
+      first = false;
+    };
+    if (!getDimensionSemantics().empty()) {
+      sep();
+      printer << "dimension_semantics = [";
+      llvm::interleaveComma(getDimensionSemantics(), printer,
+                            [&](DimensionSemantics s) {
+                              printer << stringifyDimensionSemantics(s);
+                            });
+      printer << "]";
+    }
+    if (getVmemLimitBytes()) {
+      sep();
+      printer << "vmem_limit_bytes = " << *getVmemLimitBytes();
+    }
+    if (getHasSideEffects() != SideEffectType::Pure) {
+      sep();
+      printer << "has_side_effects = "
+              << (isSideEffecting() ? StringRef("true")
+                                    : StringRef("dataflow_side_effecting"));
+    }
+    printer << ">";
+  }
+  printer << ">";
+}
+
+LogicalResult CompilerParamsAttr::verify(
+    function_ref<InFlightDiagnostic()> emitError,
+    std::optional<int64_t> numWarps, std::optional<int64_t> numStages,
+    bool strictFp, ArrayRef<DimensionSemantics> dimensionSemantics,
+    std::optional<int64_t> vmemLimitBytes, SideEffectType hasSideEffects) {
+  // The ranges of the spec validator (src/Spec/GridSpec.cpp).
+  if (numWarps && (*numWarps < 1 || *numWarps > 32 ||
+                   !llvm::isPowerOf2_64(static_cast<uint64_t>(*numWarps))))
+    return emitError() << "compiler_params.gpu.num_warps must be a power of "
+                          "2 in [1, 32], got "
+                       << *numWarps;
+  if (numStages && *numStages < 1)
+    return emitError() << "compiler_params.gpu.num_stages must be a positive "
+                          "integer, got "
+                       << *numStages;
+  if (vmemLimitBytes && *vmemLimitBytes < 1)
+    return emitError() << "compiler_params.tpu.vmem_limit_bytes must be a "
+                          "positive integer, got "
+                       << *vmemLimitBytes;
+  return success();
 }

@@ -1,6 +1,7 @@
 //===- PallasOps.cpp - pallas operations ---------------------*- C++ -*-===//
 
 #include "dialects/Pallas/IR/PallasOps.h"
+#include "dialects/Pallas/IR/GridMapping.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -941,14 +942,11 @@ LogicalResult CallOp::verify() {
                            << p;
   }
 
-  int64_t prev = -1;
-  for (int64_t d : getVmappedDims()) {
-    if (d <= prev || d >= static_cast<int64_t>(grid.size()))
-      return emitOpError() << "vmapped_dims must be increasing grid axes in "
-                              "[0, "
-                           << grid.size() << ")";
-    prev = d;
-  }
+  // vmapped_dims, and dimension_semantics at the one rank rule (one entry
+  // per kernel-visible axis): the rules of GridMapping.h.
+  if (failed(verifyGridAxes([&] { return emitOpError(); }, grid.size(),
+                            getVmappedDims(), getCompilerParamsAttr())))
+    return failure();
 
   if (auto cost = getCostEstimateAttr())
     if (cost.getFlops() < 0 || cost.getBytesAccessed() < 0 ||

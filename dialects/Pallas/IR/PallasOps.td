@@ -715,6 +715,7 @@ def Pallas_CallOp : Pallas_Op<"call", [
     - `pinned_inputs`: inputs that must be aliased (linear values).
     - `vmapped_dims`: grid axes added by vmap, invisible to the kernel.
     - `transforms`: the call-level transforms applied, in order.
+    - `compiler_params`: a `#pallas.compiler_params` (gpu and tpu parts).
 
     ```mlir
     %o = pallas.call @add(%x, %y) {
@@ -739,7 +740,7 @@ def Pallas_CallOp : Pallas_Op<"call", [
     DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$pinned_inputs,
     DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$vmapped_dims,
     OptionalAttr<Pallas_CostEstimateAttr>:$cost_estimate,
-    OptionalAttr<DictionaryAttr>:$compiler_params,
+    OptionalAttr<Pallas_CompilerParamsAttr>:$compiler_params,
     OptionalAttr<DictionaryAttr>:$metadata,
     OptionalAttr<StrAttr>:$name,
     DefaultValuedAttr<StrArrayAttr, "{}">:$transforms

@@ -490,12 +490,13 @@ func.func @call_gather(%idx: tensor<4xi32>, %x: tensor<64x128xf32>) -> tensor<32
 // -----
 
 // Tests a pallas.call with aliases, a pinned input, vmapped_dims, a cost
-// estimate, compiler params, metadata, a name and the transforms applied.
+// estimate, compiler params (dimension_semantics: one entry per
+// kernel-visible axis), metadata, a name and the transforms applied.
 
 // CHECK-LABEL: func.func @call_everything
 // CHECK-SAME: (%[[X:[^:]+]]: tensor<4x32x128xf32>, %[[ACC:[^:]+]]: tensor<4x32x128xf32>)
 // CHECK: %[[R:.+]]:2 = pallas.call @update(%[[X]], %[[ACC]])
-// CHECK-SAME: compiler_params = {gpu = {num_stages = 3 : i64, num_warps = 4 : i64}, tpu = {dimension_semantics = ["parallel", "arbitrary"]}}
+// CHECK-SAME: compiler_params = #pallas.compiler_params<gpu = <num_warps = 4, num_stages = 3>, tpu = <dimension_semantics = [arbitrary]>>
 // CHECK-SAME: cost_estimate = #pallas.cost<flops = 4096, bytes_accessed = 131072, transcendentals = 0>
 // CHECK-SAME: grid = array<i64: 4, 4>
 // CHECK-SAME: grid_names = ["", "i"]
@@ -522,8 +523,9 @@ func.func @call_everything(%x: tensor<4x32x128xf32>, %acc: tensor<4x32x128xf32>)
       input_output_aliases = array<i64: 1, 0>, pinned_inputs = array<i64: 1>,
       vmapped_dims = array<i64: 0>,
       cost_estimate = #pallas.cost<flops = 4096, bytes_accessed = 131072, transcendentals = 0>,
-      compiler_params = {gpu = {num_warps = 4, num_stages = 3},
-                         tpu = {dimension_semantics = ["parallel", "arbitrary"]}},
+      compiler_params = #pallas.compiler_params<
+          gpu = <num_warps = 4, num_stages = 3>,
+          tpu = <dimension_semantics = [arbitrary]>>,
       metadata = {owner = "team-x"}, name = "update_acc", transforms = ["vmap"]}
       : (tensor<4x32x128xf32>, tensor<4x32x128xf32>) -> (tensor<4x32x128xf32>, tensor<4x32x128xf32>)
   return %r#0, %r#1 : tensor<4x32x128xf32>, tensor<4x32x128xf32>

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Conversion/PallasToGPU/Distribute.h"
+#include "dialects/Pallas/IR/GridMapping.h"
 #include "passes/Utils/IndexMapExpr.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -243,105 +244,120 @@ struct PallasToGPUPass
 /// Everything read from the recorded pallas.call.
 struct CallInfo {
   std::string kernel, name;
-  SmallVector<int64_t> grid;
-  SmallVector<int64_t> vmapped;
-  int64_t numScalarPrefetch = 0;
-  SmallVector<BlockSpecAttr> inSpecs, outSpecs;
+  /// Grid, vmapped and sequential axes, block specs, aliases, params.
+  GridMapping mapping;
   SmallVector<RefType> scratch;
   SmallVector<RankedTensorType> inputs, outputs;
   int64_t numWarps = 4;
   int64_t numStages = 0; ///< 0: not given
-  SmallVector<std::string> semantics;
 };
 
+/// Reads pallas-gpu-prepare's record of the call; a missing or mistyped
+/// entry is a diagnostic on the module.
 LogicalResult readCall(ModuleOp module, CallInfo &info) {
-  auto dict = module->getAttrOfType<DictionaryAttr>(kGpuCallAttrName);
-  if (!dict)
+  Attribute recorded = module->getAttr(kGpuCallAttrName);
+  if (!recorded)
     return module.emitError()
            << "no pallas.call was recorded; run pallas-gpu-prepare on a "
               "module holding one";
-  info.kernel =
-      cast<FlatSymbolRefAttr>(dict.get("kernel")).getValue().str();
+  auto dict = dyn_cast<DictionaryAttr>(recorded);
+  if (!dict)
+    return module.emitError() << "the recorded pallas.call ('"
+                              << kGpuCallAttrName
+                              << "') must be a dictionary, got " << recorded;
+  auto emitError = [&] { return module.emitError(); };
+  FailureOr<GridMapping> mapping = GridMapping::get(dict, emitError);
+  if (failed(mapping))
+    return failure();
+  info.mapping = std::move(*mapping);
+  Attribute kernelAttr = dict.get("kernel");
+  if (!kernelAttr)
+    return module.emitError() << "the recorded pallas.call has no 'kernel' "
+                                 "(expected a symbol, @name)";
+  auto kernel = dyn_cast<FlatSymbolRefAttr>(kernelAttr);
+  if (!kernel)
+    return module.emitError() << "the recorded pallas.call's 'kernel' must "
+                                 "be a symbol (@name), got "
+                              << kernelAttr;
+  info.kernel = kernel.getValue().str();
   info.name = info.kernel;
-  if (auto n = dict.getAs<StringAttr>("name"))
-    info.name = n.str();
-  info.grid.assign(cast<DenseI64ArrayAttr>(dict.get("grid")).asArrayRef().begin(),
-                   cast<DenseI64ArrayAttr>(dict.get("grid")).asArrayRef().end());
-  if (auto v = dict.getAs<DenseI64ArrayAttr>("vmapped_dims"))
-    info.vmapped.assign(v.asArrayRef().begin(), v.asArrayRef().end());
-  if (auto n = dict.getAs<IntegerAttr>("num_scalar_prefetch"))
-    info.numScalarPrefetch = n.getInt();
-  for (Attribute a : dict.getAs<ArrayAttr>("in_specs"))
-    info.inSpecs.push_back(cast<BlockSpecAttr>(a));
-  for (Attribute a : dict.getAs<ArrayAttr>("out_specs"))
-    info.outSpecs.push_back(cast<BlockSpecAttr>(a));
-  if (auto s = dict.getAs<ArrayAttr>("scratch"))
-    for (Attribute a : s)
-      info.scratch.push_back(cast<RefType>(cast<TypeAttr>(a).getValue()));
-  for (Attribute a : dict.getAs<ArrayAttr>("input_types")) {
-    auto t = dyn_cast<RankedTensorType>(cast<TypeAttr>(a).getValue());
+  if (Attribute n = dict.get("name")) {
+    auto s = dyn_cast<StringAttr>(n);
+    if (!s)
+      return module.emitError()
+             << "the recorded pallas.call's 'name' must be a string, got "
+             << n;
+    info.name = s.str();
+  }
+  // An array of TypeAttr (`what` for the diagnostics).
+  auto typeList = [&](StringRef what, bool required,
+                      SmallVector<Type> &out) -> LogicalResult {
+    Attribute a = dict.get(what);
+    if (!a && !required)
+      return success();
+    auto array = dyn_cast_or_null<ArrayAttr>(a);
+    if (!array || !llvm::all_of(array, llvm::IsaPred<TypeAttr>)) {
+      auto diag = module.emitError() << "the recorded pallas.call's '" << what
+                                     << "' must be an array of types";
+      if (a)
+        diag << ", got " << a;
+      return diag;
+    }
+    for (Attribute t : array)
+      out.push_back(cast<TypeAttr>(t).getValue());
+    return success();
+  };
+  SmallVector<Type> scratch, inputs, outputs;
+  if (failed(typeList("scratch", false, scratch)) ||
+      failed(typeList("input_types", true, inputs)) ||
+      failed(typeList("output_types", true, outputs)))
+    return failure();
+  for (Type t : scratch) {
+    auto ref = dyn_cast<RefType>(t);
+    if (!ref)
+      return module.emitError() << "the recorded pallas.call's scratch "
+                                   "entries must be !pallas.ref types, got "
+                                << t;
+    info.scratch.push_back(ref);
+  }
+  for (Type type : inputs) {
+    auto t = dyn_cast<RankedTensorType>(type);
     if (!t)
-      return module.emitError() << "call input of type "
-                                << cast<TypeAttr>(a).getValue()
+      return module.emitError() << "call input of type " << type
                                 << " is not a ranked tensor";
     info.inputs.push_back(t);
   }
-  for (Attribute a : dict.getAs<ArrayAttr>("output_types")) {
-    auto t = dyn_cast<RankedTensorType>(cast<TypeAttr>(a).getValue());
+  for (Type type : outputs) {
+    auto t = dyn_cast<RankedTensorType>(type);
     if (!t)
-      return module.emitError() << "call output of type "
-                                << cast<TypeAttr>(a).getValue()
+      return module.emitError() << "call output of type " << type
                                 << " is not a ranked tensor";
     info.outputs.push_back(t);
   }
-  if (auto params = dict.getAs<DictionaryAttr>("compiler_params")) {
-    if (auto gpu = params.getAs<DictionaryAttr>("gpu"))
-    {
-      if (auto nw = gpu.getAs<IntegerAttr>("num_warps"))
-        info.numWarps = nw.getInt();
-      if (auto ns = gpu.getAs<IntegerAttr>("num_stages"))
-        info.numStages = ns.getInt();
-    }
-    if (auto tpu = params.getAs<DictionaryAttr>("tpu"))
-      if (auto sem = tpu.getAs<ArrayAttr>("dimension_semantics"))
-        for (Attribute a : sem)
-          if (auto s = dyn_cast<StringAttr>(a))
-            info.semantics.push_back(s.str());
+  const GridMapping &m = info.mapping;
+  int64_t numIn = info.inputs.size();
+  if (m.getNumScalarPrefetch() > numIn ||
+      static_cast<int64_t>(m.getInSpecs().size()) !=
+          numIn - m.getNumScalarPrefetch() ||
+      m.getOutSpecs().size() != info.outputs.size())
+    return module.emitError()
+           << "the recorded pallas.call has " << m.getInSpecs().size()
+           << " in_specs and " << m.getOutSpecs().size() << " out_specs for "
+           << numIn << " inputs (" << m.getNumScalarPrefetch()
+           << " scalar prefetch) and " << info.outputs.size() << " outputs";
+  for (auto [in, out] : m.getAliases())
+    if (in < 0 || in >= numIn || out < 0 ||
+        out >= static_cast<int64_t>(info.outputs.size()))
+      return module.emitError()
+             << "the recorded pallas.call's input_output_aliases pair (" << in
+             << ", " << out << ") is out of range";
+  if (CompilerParamsAttr params = m.getCompilerParams()) {
+    if (params.getNumWarps())
+      info.numWarps = *params.getNumWarps();
+    if (params.getNumStages())
+      info.numStages = *params.getNumStages();
   }
   return success();
-}
-
-/// The axes that must run in order inside one thread block: marked
-/// "arbitrary", or ignored by some blocked output's index map (its block is
-/// revisited, as an accumulator across the axis).
-SmallVector<int64_t> sequentialAxes(const CallInfo &info) {
-  int64_t rank = info.grid.size();
-  SmallVector<int64_t> visible;
-  for (int64_t a = 0; a < rank; ++a)
-    if (!llvm::is_contained(info.vmapped, a))
-      visible.push_back(a);
-  SmallVector<bool> seq(rank, false);
-  // dimension_semantics covers either every axis or the kernel's own ones.
-  if (static_cast<int64_t>(info.semantics.size()) == rank) {
-    for (int64_t a = 0; a < rank; ++a)
-      seq[a] = info.semantics[a] == "arbitrary";
-  } else if (info.semantics.size() == visible.size()) {
-    for (auto [i, a] : llvm::enumerate(visible))
-      seq[a] = info.semantics[i] == "arbitrary";
-  }
-  for (BlockSpecAttr spec : info.outSpecs) {
-    if (spec.isWholeArray() || !spec.getIndexMap())
-      continue;
-    AffineMap map = spec.getIndexMap();
-    for (int64_t a = 0; a < rank; ++a)
-      if (!map.isFunctionOfDim(a))
-        seq[a] = true;
-  }
-  SmallVector<int64_t> out;
-  for (int64_t a = 0; a < rank; ++a)
-    if (seq[a] && !llvm::is_contained(info.vmapped, a))
-      out.push_back(a);
-  return out;
 }
 
 } // namespace
@@ -399,15 +415,21 @@ void PallasToGPUPass::runOnOperation() {
     exp.erase();
   });
 
-  int64_t rank = info.grid.size();
-  int64_t nsp = info.numScalarPrefetch;
+  const GridMapping &mapping = info.mapping;
+  int64_t rank = mapping.getRank();
+  int64_t nsp = mapping.getNumScalarPrefetch();
   int64_t numIn = info.inputs.size(), numOut = info.outputs.size();
-  int64_t visibleAxes =
-      kernel->getAttrOfType<IntegerAttr>(kNumGridAxesAttrName).getInt();
-  if (visibleAxes != rank - static_cast<int64_t>(info.vmapped.size())) {
+  auto axesAttr = kernel->getAttrOfType<IntegerAttr>(kNumGridAxesAttrName);
+  if (!axesAttr) {
+    kernel.emitOpError() << "has no integer '" << kNumGridAxesAttrName
+                         << "' (pallas-to-linalg records it)";
+    return signalPassFailure();
+  }
+  int64_t visibleAxes = axesAttr.getInt();
+  if (visibleAxes != static_cast<int64_t>(mapping.getVisibleAxes().size())) {
     kernel.emitOpError() << "sees " << visibleAxes << " grid axes but the "
                          << "call has " << rank << " with "
-                         << info.vmapped.size() << " vmapped";
+                         << mapping.getVmappedAxes().size() << " vmapped";
     return signalPassFailure();
   }
   int64_t expectedArgs = 2 * visibleAxes + numIn + numOut +
@@ -425,14 +447,14 @@ void PallasToGPUPass::runOnOperation() {
     }
 
   // Launch geometry.
-  SmallVector<int64_t> seqAxes = sequentialAxes(info);
+  SmallVector<int64_t> seqAxes = mapping.getSequentialAxes();
   SmallVector<int64_t> launch; // pallas axes, in launch order
   for (int64_t a = 0; a < rank; ++a)
-    if (!llvm::is_contained(info.vmapped, a) && !llvm::is_contained(seqAxes, a))
+    if (!mapping.isVmapped(a) && !llvm::is_contained(seqAxes, a))
       launch.push_back(a);
-  for (int64_t a : llvm::reverse(info.vmapped))
+  for (int64_t a : llvm::reverse(mapping.getVmappedAxes()))
     launch.push_back(a);
-  auto sizeOf = [&](int64_t a) { return info.grid[a]; };
+  auto sizeOf = [&](int64_t a) { return mapping.getGrid()[a]; };
   auto overLimit = [&](int64_t a) {
     return sizeOf(a) < 0 || sizeOf(a) > kYZLimit;
   };
@@ -494,7 +516,7 @@ void PallasToGPUPass::runOnOperation() {
     params.push_back(MemRefType::get(t.getShape(), t.getElementType()));
   SmallVector<int64_t> dynamicAxes;
   for (int64_t a = 0; a < rank; ++a)
-    if (info.grid[a] < 0) {
+    if (mapping.getGrid()[a] < 0) {
       dynamicAxes.push_back(a);
       params.push_back(b.getI32Type());
     }
@@ -525,8 +547,8 @@ void PallasToGPUPass::runOnOperation() {
     int64_t next = numIn + numOut;
     for (int64_t a = 0; a < rank; ++a)
       gridSize[a] =
-          info.grid[a] >= 0
-              ? cst(info.grid[a]).getResult()
+          mapping.getGrid()[a] >= 0
+              ? cst(mapping.getGrid()[a]).getResult()
               : arith::IndexCastOp::create(b, loc, b.getIndexType(),
                                            body.getArgument(next++))
                     .getResult();
@@ -570,12 +592,8 @@ void PallasToGPUPass::runOnOperation() {
   // An input aliased to an output is the output's memory: same base, so
   // accesses through either are ordered, and neither is read-only.
   DenseMap<int64_t, int64_t> aliasOf;
-  if (auto aliases = module->getAttrOfType<DictionaryAttr>(kGpuCallAttrName)
-                         .getAs<DenseI64ArrayAttr>("input_output_aliases")) {
-    ArrayRef<int64_t> pairs = aliases.asArrayRef();
-    for (size_t p = 0; p + 1 < pairs.size(); p += 2)
-      aliasOf[pairs[p]] = pairs[p + 1];
-  }
+  for (auto [in, out] : mapping.getAliases())
+    aliasOf[in] = out;
   for (auto [in, out] : aliasOf) {
     dist.writableArgs.insert(kernel.getArgument(2 * visibleAxes + in));
     dist.writableArgs.insert(
@@ -601,7 +619,7 @@ void PallasToGPUPass::runOnOperation() {
     };
     for (int64_t i = nsp; i < numIn; ++i) {
       RankedTensorType t = info.inputs[i];
-      BlockSpecAttr spec = info.inSpecs[i - nsp];
+      BlockSpecAttr spec = mapping.getInSpecs()[i - nsp];
       if (aliasOf.count(i) || t.getRank() != 2 ||
           t.getElementTypeBitWidth() != 16 || spec.isWholeArray() ||
           static_cast<int64_t>(spec.getRank()) != 2 ||
@@ -646,7 +664,7 @@ void PallasToGPUPass::runOnOperation() {
   {
     int64_t arg = 0;
     for (int64_t a = 0; a < rank; ++a) {
-      if (llvm::is_contained(info.vmapped, a))
+      if (mapping.isVmapped(a))
         continue;
       dist.bindScalar(kernel.getArgument(arg),
                       arith::IndexCastOp::create(b, loc, b.getI32Type(),
@@ -772,7 +790,7 @@ void PallasToGPUPass::runOnOperation() {
       dist.bindView(old, wholeView(param));
       continue;
     }
-    auto v = blockView(param, info.inSpecs[i - nsp],
+    auto v = blockView(param, mapping.getInSpecs()[i - nsp],
                        ("input " + std::to_string(i)));
     if (failed(v))
       return signalPassFailure();
@@ -781,7 +799,7 @@ void PallasToGPUPass::runOnOperation() {
     // prefetching), computed where the distributor's builder stands.
     if (auto it = kc.tmaSources.find(old); it != kc.tmaSources.end()) {
       int64_t axis = seqAxes.front();
-      BlockSpecAttr spec = info.inSpecs[i - nsp];
+      BlockSpecAttr spec = mapping.getInSpecs()[i - nsp];
       it->second.viewAt = [&, param, spec, axis,
                            i](OpBuilder &at, Value iv) -> FailureOr<View> {
         OpBuilder::InsertionGuard guard(b);
@@ -799,7 +817,7 @@ void PallasToGPUPass::runOnOperation() {
     }
   }
   for (int64_t j = 0; j < numOut; ++j) {
-    auto v = blockView(body.getArgument(numIn + j), info.outSpecs[j],
+    auto v = blockView(body.getArgument(numIn + j), mapping.getOutSpecs()[j],
                        ("output " + std::to_string(j)));
     if (failed(v))
       return signalPassFailure();
@@ -888,7 +906,7 @@ void PallasToGPUPass::runOnOperation() {
            b.getNamedAttr("warp_size", b.getI64IntegerAttr(numThreads /
                                                             numWarps)),
            b.getNamedAttr("sequential_axes", ints(seqAxes)),
-           b.getNamedAttr("vmapped_axes", ints(info.vmapped)),
+           b.getNamedAttr("vmapped_axes", ints(mapping.getVmappedAxes())),
            b.getNamedAttr("dynamic_shared_memory_bytes",
                           b.getI64IntegerAttr(smemBytes)),
            b.getNamedAttr("scratch_shared_memory_bytes",

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Conversion/PallasToLinalg/Lowering.h"
+#include "dialects/Pallas/IR/GridMapping.h"
 
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/IR/Builders.h"
@@ -153,8 +154,8 @@ int64_t PallasToLinalgPass::numKernelAxes(KernelOp kernel, ModuleOp module) {
   int64_t axes = -1;
   module.walk([&](CallOp call) {
     if (call.getKernel() == kernel.getSymName())
-      axes = static_cast<int64_t>(call.getGrid().size()) -
-             static_cast<int64_t>(call.getVmappedDims().size());
+      axes = static_cast<int64_t>(
+          GridMapping::get(call).getVisibleAxes().size());
   });
   if (axes >= 0)
     return axes;

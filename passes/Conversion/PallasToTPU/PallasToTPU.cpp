@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Conversion/PallasToTPU/Lowering.h"
+#include "dialects/Pallas/IR/GridMapping.h"
 #include "passes/Conversion/Passes.h"
 #include "passes/Utils/IndexMapExpr.h"
 
@@ -230,33 +231,20 @@ void PallasToTPUPass::runOnOperation() {
   Location callLoc = call.getLoc();
 
   // The grid, as the kernel sees it and as Mosaic iterates it.
+  GridMapping mapping = GridMapping::get(call);
   GridInfo grid;
-  grid.grid.assign(call.getGrid().begin(), call.getGrid().end());
-  grid.vmappedDims.assign(call.getVmappedDims().begin(),
-                          call.getVmappedDims().end());
+  grid.grid.assign(mapping.getGrid().begin(), mapping.getGrid().end());
+  grid.vmappedDims.assign(mapping.getVmappedAxes().begin(),
+                          mapping.getVmappedAxes().end());
   int64_t gridRank = grid.grid.size();
-  int64_t userRank = gridRank - grid.vmappedDims.size();
 
-  // dimension_semantics: the user's, per kernel-visible dim (default
-  // arbitrary); vmapped dims are parallel.
-  SmallVector<StringRef> userSemantics;
-  if (auto params = call.getCompilerParamsAttr())
-    if (auto tpuParams = params.getAs<DictionaryAttr>("tpu"))
-      if (auto sem = tpuParams.getAs<ArrayAttr>("dimension_semantics"))
-        for (Attribute a : sem)
-          userSemantics.push_back(cast<StringAttr>(a).getValue());
-  if (!userSemantics.empty() &&
-      static_cast<int64_t>(userSemantics.size()) != userRank) {
-    call.emitError() << "compiler_params.tpu.dimension_semantics has "
-                     << userSemantics.size()
-                     << " entries but the kernel's grid has rank " << userRank;
-    return signalPassFailure();
-  }
+  // dimension_semantics: the user's, one per kernel-visible axis (the
+  // call's verifier holds it to that rank), default arbitrary as Mosaic's;
+  // vmapped axes are parallel.
   SmallVector<Attribute> semantics;
-  for (int64_t d = 0, u = 0; d < gridRank; ++d) {
-    StringRef s = "parallel";
-    if (!llvm::is_contained(grid.vmappedDims, d))
-      s = userSemantics.empty() ? StringRef("arbitrary") : userSemantics[u++];
+  for (int64_t d = 0; d < gridRank; ++d) {
+    StringRef s = stringifyDimensionSemantics(
+        mapping.getAxisSemantics(d, DimensionSemantics::Arbitrary));
     std::optional<tpu::DimensionSemantics> sem =
         tpu::symbolizeDimensionSemantics(s);
     if (!sem) {
