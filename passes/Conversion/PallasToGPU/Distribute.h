@@ -15,7 +15,8 @@
 // its family's emitter, EmitterRegistry), LayoutAssignment.cpp (the layout
 // of every value, before emission), EmitElementwise.cpp, EmitReduce.cpp,
 // EmitControlFlow.cpp, EmitTensorOps.cpp, Memory.cpp (views, loads, stores,
-// atomics, cp.async), DotLayout.cpp (the matrix instruction of a dot),
+// atomics, cp.async), Epilogue.cpp (dot results restaged through shared
+// memory for 16-byte stores), DotLayout.cpp (the matrix instruction of a dot),
 // Dot.cpp (mma.sync, MFMA, tf32 and SIMT dots), Wgmma.cpp (sm_90a) and
 // DotStaging.cpp (operand staging, TMA and cp.async prefetch plans).
 //
@@ -332,6 +333,12 @@ public:
   /// waits (nvvm.cp.async.commit.group / wait.group) and synchronizes.
   LogicalResult copyAsync(const View &src, int srcId, const View &dst,
                           int dstId, int64_t width);
+  /// Stores `regs` (a dot's accumulator layout `id`) to `view` (global
+  /// memory) through shared memory in 16-byte stores (Epilogue.cpp); false
+  /// (nothing emitted) when the layout or the view does not call for it.
+  /// `at` is the kernel op storing.
+  FailureOr<bool> storeEpilogue(const View &view, int id,
+                                ArrayRef<Value> regs, Operation *at);
   View subview(const View &view, ArrayRef<OpFoldResult> offsets,
                ArrayRef<int64_t> offsetDivs, ArrayRef<int64_t> sizes, ArrayRef<int64_t> strides,
                const llvm::SmallBitVector &dropped);

@@ -841,6 +841,15 @@ LogicalResult Distributor::emitMemrefOp(Operation *op) {
         return failure();
       maskRegs = *m;
     }
+    if (!mask) {
+      // A dot's accumulator: through shared memory into 16-byte stores
+      // (Epilogue.cpp) when the output's rows allow them.
+      FailureOr<bool> restaged = storeEpilogue(*view, id, *regs, op);
+      if (failed(restaged))
+        return failure();
+      if (*restaged)
+        return success();
+    }
     beforeAccess(*view, id, true);
     return store(*view, id, *regs, maskRegs);
   }

@@ -1,0 +1,350 @@
+//===- Epilogue.cpp - dot results stored through shared memory --*- C++ -*-===//
+//
+// A matrix instruction's accumulator layout gives each thread short runs of
+// a row (mma.sync: 2 adjacent columns), so stored directly to global memory
+// it makes 8-byte (f32) or 4-byte (f16) accesses. When the output block's
+// rows are contiguous and 16-byte aligned (what the blocked layout's store
+// would prove, Memory.cpp vectorWidth), the tile goes through shared memory
+// instead, as Triton's epilogue does: the fragments are written to a padded
+// buffer in the workspace, a barrier, then every thread reads 16 contiguous
+// bytes in the blocked layout (consecutive lanes: consecutive 16-byte chunks
+// of a row) and stores them with one `st.global.v4`.
+//
+// A whole 128x128 f32 tile would take 64 KiB, more than the workspace the
+// stage planner leaves (DotStaging.cpp). The tile is therefore restaged in
+// chunks: the accumulator's outermost register bases that walk rows only
+// (the M repetitions of the instruction tile) select the chunk, so every
+// warp takes part in each one and the buffer holds the rows of one chunk.
+// In layout terms the [R, C] tile is viewed as [runs of row bits..., C]: the
+// chunk's row bits are dimensions of stride 0 in the buffer and of their own
+// stride in the output (View dims may walk one base dimension several
+// times). The buffer's row padding is chosen by counting the bank conflicts
+// of one warp's fragment writes and 16-byte reads.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Conversion/PallasToGPU/Distribute.h"
+#include "passes/Conversion/PallasToGPU/DistributeUtils.h"
+
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/Support/Debug.h"
+#include "llvm/Support/MathExtras.h"
+
+#define DEBUG_TYPE "pallas-to-gpu"
+
+using namespace mlir;
+using namespace mlir::pallas;
+using namespace mlir::pallas::gpu;
+using namespace mlir::pallas::gpu::detail;
+
+namespace {
+
+/// Shared memory the restaging may take without asking: what the stage
+/// planner keeps for the workspace (DotStaging.cpp's kReserve).
+constexpr int64_t kEpilogueBudget = 16384;
+
+/// `row` with zero bits inserted at the positions in `chunkBits` (a row of
+/// the chunk buffer seen as a row of the tile with the chunk bits zero).
+uint64_t expandRow(uint64_t row, ArrayRef<int64_t> chunkBits,
+                   int64_t rowBits) {
+  uint64_t out = 0;
+  int64_t next = 0;
+  for (int64_t p = 0; p < rowBits; ++p) {
+    if (llvm::is_contained(chunkBits, p))
+      continue;
+    if (row & (uint64_t(1) << next))
+      out |= uint64_t(1) << p;
+    ++next;
+  }
+  return out;
+}
+
+/// The buffer row of tile row `row`: its bits without the chunk bits.
+uint64_t compactRow(uint64_t row, ArrayRef<int64_t> chunkBits,
+                    int64_t rowBits) {
+  uint64_t out = 0;
+  int64_t next = 0;
+  for (int64_t p = 0; p < rowBits; ++p) {
+    if (llvm::is_contained(chunkBits, p))
+      continue;
+    if (row & (uint64_t(1) << p))
+      out |= uint64_t(1) << next;
+    ++next;
+  }
+  return out;
+}
+
+/// Bank conflicts of warp 0's access to register group `reg` of `l` ([R, C]
+/// tile in the buffer, rows `pitch` bytes apart) with `width`-byte accesses:
+/// the sum over the access phases (128 bytes each) of the most distinct
+/// 4-byte words one of the 32 banks serves.
+int64_t bankCost(const Layout &l, int64_t reg, int64_t width,
+                 int64_t elemBytes, int64_t pitch, ArrayRef<int64_t> chunkBits,
+                 int64_t threadsPerWarp) {
+  int64_t rowBits = log2Exact(l.shape[0]);
+  uint64_t regLin = l.regLinear(reg);
+  int64_t perPhase =
+      std::clamp<int64_t>(128 / std::max<int64_t>(width, 1), 1, 32);
+  int64_t cost = 0;
+  for (int64_t p0 = 0; p0 < threadsPerWarp; p0 += perPhase) {
+    DenseMap<int64_t, DenseSet<int64_t>> words;
+    for (int64_t lane = p0; lane < p0 + perPhase && lane < threadsPerWarp;
+         ++lane) {
+      uint64_t lin = regLin;
+      for (size_t i = 0; i < l.lanes.size(); ++i)
+        if (lane & (int64_t(1) << i))
+          lin ^= l.lanes[i];
+      int64_t row = compactRow(l.coord(lin, 0), chunkBits, rowBits);
+      int64_t addr = row * pitch + l.coord(lin, 1) * elemBytes;
+      for (int64_t w = addr / 4; w < (addr + width + 3) / 4; ++w)
+        words[w % 32].insert(w);
+    }
+    int64_t worst = 0;
+    for (auto &[bank, set] : words)
+      worst = std::max<int64_t>(worst, set.size());
+    cost += worst;
+  }
+  return cost;
+}
+
+/// Whether a barrier already separates the insertion point from every
+/// earlier shared-memory access: walking back in the block, a barrier comes
+/// before anything but pure ops and global loads and stores.
+bool barrierJustBefore(OpBuilder &b) {
+  Block *block = b.getInsertionBlock();
+  for (auto it = b.getInsertionPoint(); it != block->begin();) {
+    Operation &op = *--it;
+    if (isa<mlir::gpu::BarrierOp>(op))
+      return true;
+    if (op.getNumRegions() != 0)
+      return false;
+    if (isMemoryEffectFree(&op))
+      continue;
+    Value memref;
+    if (auto l = dyn_cast<memref::LoadOp>(op))
+      memref = l.getMemref();
+    else if (auto st = dyn_cast<memref::StoreOp>(op))
+      memref = st.getMemref();
+    else if (auto l = dyn_cast<vector::LoadOp>(op))
+      memref = l.getBase();
+    else if (auto st = dyn_cast<vector::StoreOp>(op))
+      memref = st.getBase();
+    auto type = memref ? dyn_cast<MemRefType>(memref.getType()) : nullptr;
+    if (!type || isa_and_nonnull<mlir::gpu::AddressSpaceAttr>(
+                     type.getMemorySpace()))
+      return false;
+  }
+  return false;
+}
+
+bool isAccumulatorFamily(Layout::Family f) {
+  return f == Layout::Family::MmaC;
+}
+
+} // namespace
+
+FailureOr<bool> Distributor::storeEpilogue(const View &view, int id,
+                                           ArrayRef<Value> regs,
+                                           Operation *at) {
+  const Layout &acc = layout(id);
+  if (inLaneContext || view.isShared() || acc.rank() != 2 ||
+      view.rank() != 2 || !isAccumulatorFamily(acc.family))
+    return false;
+  Type elem = view.elementType();
+  if (elem.isInteger(1) || elem.isIndex())
+    return false;
+  int64_t eb = elementBits(elem) / 8;
+  if (eb == 0 || groupWidth(view, id) * eb >= 16)
+    return false;
+  int64_t R = acc.shape[0], C = acc.shape[1];
+  int64_t rowBits = log2Exact(R), colBits = log2Exact(C);
+  int64_t rowBytes = C * eb;
+  if (rowBytes % 16)
+    return false;
+
+  // The register bases that walk rows only, outermost first: the chunk
+  // selectors.
+  SmallVector<int64_t> candidates; // register indices
+  for (int64_t i = static_cast<int64_t>(acc.regs.size()) - 1; i >= 0; --i) {
+    uint64_t basis = acc.regs[i];
+    if ((basis & uint64_t(C - 1)) == 0 &&
+        llvm::isPowerOf2_64(basis >> colBits))
+      candidates.push_back(i);
+  }
+
+  struct Plan {
+    SmallVector<int64_t> chunkRegs, chunkBits;
+    int64_t pitch = 0, bytes = 0;
+    Layout read;
+  };
+  auto planFor = [&](int64_t k) -> std::optional<Plan> {
+    Plan p;
+    p.chunkRegs.assign(candidates.begin(), candidates.begin() + k);
+    for (int64_t r : p.chunkRegs)
+      p.chunkBits.push_back(log2Exact(acc.regs[r] >> colBits));
+    int64_t bufRows = R >> k;
+    Layout blocked = blockedLayout({bufRows, C}, elementBits(elem),
+                                   kc.numWarps, kc.laneBits);
+    if (llvm::is_contained(blocked.lanes, 0u) ||
+        llvm::is_contained(blocked.warps, 0u))
+      return std::nullopt; // fewer elements than threads x 16 bytes
+    // The blocked layout of the buffer, as a layout of the tile, with the
+    // chunk bits as its outermost registers.
+    int64_t bufColBits = log2Exact(C);
+    auto lift = [&](uint64_t basis) -> uint64_t {
+      if (basis == 0)
+        return 0;
+      uint64_t row = basis >> bufColBits, col = basis & uint64_t(C - 1);
+      return (expandRow(row, p.chunkBits, rowBits) << colBits) | col;
+    };
+    p.read.shape = {R, C};
+    p.read.family = Layout::Family::Derived;
+    for (uint64_t basis : blocked.regs)
+      p.read.regs.push_back(lift(basis));
+    for (uint64_t basis : blocked.lanes)
+      p.read.lanes.push_back(lift(basis));
+    for (uint64_t basis : blocked.warps)
+      p.read.warps.push_back(lift(basis));
+    for (int64_t bit : p.chunkBits)
+      p.read.regs.push_back(uint64_t(1) << (bit + colBits));
+    // The row padding with the fewest bank conflicts (rows stay 16-byte
+    // aligned for the reads).
+    int64_t fragWidth = groupWidth(view, id) * eb;
+    int64_t best = -1;
+    for (int64_t pad = 0; pad <= 128; pad += 16) {
+      int64_t pitch = rowBytes + pad;
+      int64_t cost =
+          bankCost(acc, 0, fragWidth, eb, pitch, p.chunkBits,
+                   kc.threadsPerWarp()) +
+          bankCost(p.read, 0, 16, eb, pitch, p.chunkBits, kc.threadsPerWarp());
+      if (best < 0 || cost < best) {
+        best = cost;
+        p.pitch = pitch;
+      }
+    }
+    p.bytes = bufRows * p.pitch;
+    return p;
+  };
+
+  // The fewest chunks holding at most the budget's bytes of the tile each
+  // (or, failing that, the smallest buffer when it fits the chip).
+  auto bufRowsOf = [&](const Plan &p) {
+    return R >> static_cast<int64_t>(p.chunkBits.size());
+  };
+  int64_t budget = std::max<int64_t>(kEpilogueBudget, kc.workspaceBytes);
+  int64_t room = kc.maxSharedBytes > 0
+                     ? kc.maxSharedBytes - kc.workspaceOffset
+                     : std::numeric_limits<int64_t>::max();
+  std::optional<Plan> plan;
+  for (int64_t k = 0; k <= static_cast<int64_t>(candidates.size()); ++k) {
+    std::optional<Plan> p = planFor(k);
+    if (!p)
+      break;
+    plan = std::move(p);
+    if (bufRowsOf(*plan) * rowBytes <= budget)
+      break;
+  }
+  if (!plan || plan->bytes > room)
+    return false;
+
+  // The tile as [row-bit runs..., C]: runs of chunk and of buffer bits.
+  struct Run {
+    int64_t lo, len;
+    bool chunk;
+  };
+  SmallVector<Run> runs; // outermost first
+  for (int64_t p = rowBits - 1; p >= 0; --p) {
+    bool chunk = llvm::is_contained(plan->chunkBits, p);
+    if (!runs.empty() && runs.back().chunk == chunk) {
+      runs.back().lo = p;
+      ++runs.back().len;
+    } else {
+      runs.push_back({p, 1, chunk});
+    }
+  }
+  SmallVector<int64_t> shape;
+  for (const Run &r : runs)
+    shape.push_back(int64_t(1) << r.len);
+  shape.push_back(C);
+
+  View out = view;
+  out.dimOf.clear();
+  out.strides.clear();
+  out.shape = shape;
+  for (const Run &r : runs) {
+    out.dimOf.push_back(view.dimOf[0]);
+    out.strides.push_back(view.strides[0] << r.lo);
+  }
+  out.dimOf.push_back(view.dimOf[1]);
+  out.strides.push_back(view.strides[1]);
+
+  int64_t k = plan->chunkBits.size();
+  int64_t bufRows = R >> k;
+  int64_t bytes;
+  View buf = workspace({bufRows, plan->pitch / eb}, elem, 0, /*pad=*/false,
+                       bytes);
+  buf.dimOf.clear();
+  buf.strides.clear();
+  buf.shape = shape;
+  for (const Run &r : runs) {
+    buf.dimOf.push_back(0);
+    int64_t below = 0;
+    for (int64_t bit : plan->chunkBits)
+      if (bit < r.lo)
+        ++below;
+    buf.strides.push_back(r.chunk ? 0 : int64_t(1) << (r.lo - below));
+  }
+  buf.dimOf.push_back(1);
+  buf.strides.push_back(1);
+
+  int srcId = intern(reshapeLayout(acc, shape));
+  int readId = intern(reshapeLayout(plan->read, shape));
+  if (groupWidth(out, readId) * eb < 16 || groupWidth(buf, readId) * eb < 16)
+    return false;
+  LLVM_DEBUG(llvm::dbgs() << "epilogue through shared memory: " << (1 << k)
+                          << " chunk(s) of " << plan->bytes << " bytes, row "
+                          << plan->pitch << " bytes\n");
+
+  int64_t readRegs = layout(readId).numRegs() >> k;
+  // The workspace may still be read (a dot's staged tiles, a conversion).
+  if (!barrierJustBefore(b))
+    barrier();
+  beforeAccess(out, readId, /*write=*/true);
+  for (int64_t chunk = 0; chunk < (int64_t(1) << k); ++chunk) {
+    if (chunk > 0)
+      barrier();
+    SmallVector<int64_t> fragments, reads;
+    for (int64_t r = 0; r < acc.numRegs(); ++r) {
+      bool in = true;
+      for (auto [j, reg] : llvm::enumerate(plan->chunkRegs))
+        if (((r >> reg) & 1) != ((chunk >> j) & 1))
+          in = false;
+      if (in)
+        fragments.push_back(r);
+    }
+    for (int64_t r = chunk * readRegs; r < (chunk + 1) * readRegs; ++r)
+      reads.push_back(r);
+    if (failed(store(buf, srcId, regs, {}, fragments)))
+      return failure();
+    barrier();
+    auto part = load(buf, readId, reads);
+    if (failed(part))
+      return failure();
+    if (failed(store(out, readId, *part, {}, reads)))
+      return failure();
+  }
+  // The workspace is free again once every thread has read its part; at
+  // the end of the kernel (no enclosing loop, nothing after the store)
+  // nothing else uses it.
+  bool last = at->getBlock() == &kernel.getBody().front() &&
+              at->getNextNode() == at->getBlock()->getTerminator();
+  for (Operation *p = b.getInsertionBlock()->getParentOp(); p && last;
+       p = p->getParentOp())
+    if (isa<LoopLikeOpInterface>(p))
+      last = false;
+  if (!last)
+    barrier();
+  return true;
+}
