@@ -60,7 +60,14 @@ func.func @main(%x: tensor<64x1024xf32>) -> tensor<64x1xf32> {
 // CHECK-NOT: amdgpu.mfma
 // CHECK: gpu.barrier
 // CHECK: scf.if
-// CHECK: memref.store %{{.+}} : memref<4096xf32>
+// The epilogue (Epilogue.cpp): the accumulator to a padded LDS buffer, a
+// barrier, one 16-byte read and store per lane.
+// CHECK: memref.view {{.+}} to memref<32x36xf32, #gpu.address_space<workgroup>>
+// CHECK-COUNT-4: memref.store %{{.+}} : memref<1152xf32, #gpu.address_space<workgroup>>
+// CHECK: gpu.barrier
+// CHECK: vector.load %{{.+}} {alignment = 16 : i64} : memref<1152xf32, #gpu.address_space<workgroup>>, vector<4xf32>
+// CHECK-NOT: memref.store
+// CHECK: vector.store %{{.+}} {alignment = 16 : i64} : memref<4096xf32>, vector<4xf32>
 // CHECK: scf.yield {{.+}} : f32, f32, f32, f32
 
 pallas.kernel @mm_kernel(%a: !pallas.ref<32x64xbf16>, %b: !pallas.ref<64x32xbf16>,
