@@ -282,9 +282,15 @@ FailureOr<bool> Distributor::storeEpilogue(const View &view, int id,
   out.dimOf.push_back(view.dimOf[1]);
   out.strides.push_back(view.strides[1]);
 
+  int srcId = intern(reshapeLayout(acc, shape));
+  int readId = intern(reshapeLayout(plan->read, shape));
+  if (groupWidth(out, readId) * eb < 16)
+    return false;
+
   int64_t k = plan->chunkBits.size();
   int64_t bufRows = R >> k;
   int64_t bytes;
+  int64_t workspaceBytes = kc.workspaceBytes;
   View buf = workspace({bufRows, plan->pitch / eb}, elem, 0, /*pad=*/false,
                        bytes);
   buf.dimOf.clear();
@@ -301,10 +307,12 @@ FailureOr<bool> Distributor::storeEpilogue(const View &view, int id,
   buf.dimOf.push_back(1);
   buf.strides.push_back(1);
 
-  int srcId = intern(reshapeLayout(acc, shape));
-  int readId = intern(reshapeLayout(plan->read, shape));
-  if (groupWidth(out, readId) * eb < 16 || groupWidth(buf, readId) * eb < 16)
+  if (groupWidth(buf, readId) * eb < 16) {
+    // (Rows are 16-byte multiples: not expected.) Nothing is left behind.
+    buf.base.getDefiningOp()->erase();
+    kc.workspaceBytes = workspaceBytes;
     return false;
+  }
   LLVM_DEBUG(llvm::dbgs() << "epilogue through shared memory: " << (1 << k)
                           << " chunk(s) of " << plan->bytes << " bytes, row "
                           << plan->pitch << " bytes\n");
