@@ -352,7 +352,9 @@ int Compilation::run() {
 
   std::optional<MLIRContext> context;
   {
-    // The context, with every dialect loaded.
+    // The context: every dialect registered, none loaded yet (the parser,
+    // the pass managers' dependent dialects and the code that builds IR
+    // outside a pass manager load what the compile needs).
     Step step("set up");
     context.emplace(makeDriverRegistry());
     configureDriverContext(*context);
@@ -774,7 +776,6 @@ void configureDriverContext(MLIRContext &context) {
   // The located message says what is wrong; the generic op dump after it
   // would only bury it.
   context.printOpOnDiagnostic(false);
-  context.loadAllAvailableDialects();
 }
 
 int runFrontendOnBuffer(const DriverOptions &options,

@@ -325,6 +325,10 @@ bool prepareHostProgram(ModuleOp module, HostProgram &program,
     return false;
   }
   MLIRContext *ctx = module.getContext();
+  // What the rewriting below builds, outside any pass manager.
+  ctx->loadDialect<arith::ArithDialect, bufferization::BufferizationDialect,
+                   func::FuncDialect, memref::MemRefDialect, scf::SCFDialect,
+                   tensor::TensorDialect>();
   OpBuilder b(ctx);
   Type i64 = b.getI64Type();
 

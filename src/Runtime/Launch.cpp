@@ -299,6 +299,10 @@ bool toHostCallPlan(
 }
 
 bool planLaunch(ModuleOp module, LaunchPlan &plan, std::string &error) {
+  // The index wrappers are built here, outside any pass manager.
+  module.getContext()
+      ->loadDialect<arith::ArithDialect, func::FuncDialect,
+                    memref::MemRefDialect>();
   SmallVector<pallas::CallOp> calls;
   module.walk([&](pallas::CallOp c) { calls.push_back(c); });
   if (calls.empty()) {

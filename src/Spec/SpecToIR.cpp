@@ -505,6 +505,10 @@ bool Importer::run() {
 
 bool importGridSpec(ModuleOp module, const GridSpec &spec, Location specLoc,
                     std::vector<SpecError> &errors) {
+  // The context loads dialects as they are needed (the parser, the pass
+  // managers); the import builds pallas and func ops itself.
+  module.getContext()
+      ->loadDialect<mlir::pallas::PallasDialect, mlir::func::FuncDialect>();
   size_t before = errors.size();
   Importer importer(module, spec, specLoc, errors);
   return importer.run() && errors.size() == before;

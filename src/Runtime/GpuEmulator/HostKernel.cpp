@@ -271,6 +271,9 @@ LogicalResult rewriteTmaOp(OpBuilder &b, ModuleOp module, Operation *op,
 FailureOr<func::FuncOp> buildHostKernel(ModuleOp module,
                                          std::string &error) {
   MLIRContext *ctx = module.getContext();
+  // What the host kernel is built from, outside any pass manager.
+  ctx->loadDialect<arith::ArithDialect, func::FuncDialect, LLVM::LLVMDialect,
+                   memref::MemRefDialect, vector::VectorDialect>();
   mlir::gpu::GPUFuncOp kernel;
   module.walk([&](mlir::gpu::GPUFuncOp f) { kernel = f; });
   if (!kernel) {
