@@ -208,7 +208,10 @@ LogicalResult runTransformPasses(MLIRContext &context,
                                  const DriverOptions &options, ModuleOp module,
                                  const spec::GridSpec &spec) {
   CompileStage stage("the call-level transforms");
-  registerAllPasses();
+  // The transforms are looked up by name; the cleanup passes below are
+  // added directly and need no registry.
+  if (!spec.transforms.empty())
+    registerAllPasses();
   Step step("transforms");
   PassManager pm(&context);
   timePasses(pm);
