@@ -15,7 +15,9 @@ With --target (e.g. `--target cpu --sizes 625,1250,2500,5000`) the compiles
 include that target's lowering and LLVM code generation, where a long chain
 used to be super-linear (issue 18, item 5: 4.3 / 15.6 / 69 / 291 s for
 1.25k..10k ops on cpu); --reps (default 3, best of) can be lowered for the
-large sizes.
+large sizes. --jvp times only the `--jvp` compiles (e.g. `--jvp --target cpu
+--sizes 250,500,1000,2000`: the tangent ops' producers have several uses, which
+pallas-cpu-fuse-elementwise fuses too).
 
     bench/stress_compile.py [PALLASC] --operands 250,500,1000 [--reps N]
     bench/stress_compile.py [PALLASC] --nest 50,100,200 [--target T] [--reps N]
@@ -42,6 +44,7 @@ target = []
 reps = 3
 operands = None
 nest = None
+jvp_only = False
 args = sys.argv[1:]
 while args:
     a = args.pop(0)
@@ -53,6 +56,8 @@ while args:
         operands = [int(x) for x in args.pop(0).split(",")]
     elif a == "--nest":
         nest = [int(x) for x in args.pop(0).split(",")]
+    elif a == "--jvp":
+        jvp_only = True
     elif a == "--reps":
         reps = int(args.pop(0))
     else:
@@ -195,7 +200,8 @@ with tempfile.TemporaryDirectory() as tmp:
     spec = os.path.join(tmp, "spec.json")
     with open(spec, "w") as f:
         f.write(SPEC)
-    for label, extra in [("compile", []), ("compile --jvp", ["--jvp"])]:
+    modes = [("compile", []), ("compile --jvp", ["--jvp"])]
+    for label, extra in modes[1:] if jvp_only else modes:
         extra = extra + target
         label += " " + " ".join(target) if target else ""
         print(f"== pallasc {label}")
