@@ -2,7 +2,9 @@
 //
 // Elementwise fusion of linalg ops on tensors with a bound on the size of a
 // fused body (see Passes.td): the upstream pass's patterns and control, plus
-// the bound, so that LLVM never sees one loop body of thousands of ops.
+// the bound, so that LLVM never sees one loop body of thousands of ops; and a
+// pattern of its own that fuses producers with several uses (a jvp's primal
+// values) without recomputing them (FuseMultiUseProducer below).
 //
 //===----------------------------------------------------------------------===//
 
