@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Conversion/PallasToGPU/Distribute.h"
+#include "passes/Utils/InterpretMode.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
@@ -111,16 +112,9 @@ int64_t Distributor::divisibility(Value v) {
 }
 
 Value Distributor::uninitialized(Type type) {
-  Location loc = kc.loc;
-  if (auto f = dyn_cast<FloatType>(type))
-    return arith::ConstantOp::create(
-        b, loc, b.getFloatAttr(f, APFloat::getQNaN(f.getFloatSemantics())));
   if (type.isIndex())
     return idx(std::numeric_limits<int64_t>::min());
-  auto i = cast<IntegerType>(type);
-  unsigned w = i.getWidth();
-  APInt v = (w == 1 || w == 16) ? APInt(w, 0) : APInt::getSignedMinValue(w);
-  return arith::ConstantOp::create(b, loc, b.getIntegerAttr(i, v));
+  return uninitializedValue(b, kc.loc, type);
 }
 
 Value Distributor::rootOfSnapshot(Value alloc) {

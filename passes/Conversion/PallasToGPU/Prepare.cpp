@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Conversion/PallasToGPU/PallasToGPU.h"
+#include "passes/Utils/InterpretMode.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/Builders.h"
@@ -27,17 +28,6 @@ namespace {
 
 Value indexConst(OpBuilder &b, Location loc, int64_t v) {
   return arith::ConstantIndexOp::create(b, loc, v);
-}
-
-/// Interpret mode's value of memory nobody wrote (see pallas-to-linalg).
-Value uninitialized(OpBuilder &b, Location loc, Type type) {
-  if (auto f = dyn_cast<FloatType>(type))
-    return arith::ConstantOp::create(
-        b, loc, b.getFloatAttr(f, APFloat::getQNaN(f.getFloatSemantics())));
-  auto i = cast<IntegerType>(type);
-  unsigned w = i.getWidth();
-  APInt v = (w == 1 || w == 16) ? APInt(w, 0) : APInt::getSignedMinValue(w);
-  return arith::ConstantOp::create(b, loc, b.getIntegerAttr(i, v));
 }
 
 std::optional<arith::AtomicRMWKind> rmwKind(AtomicKind kind, Type type) {
@@ -150,7 +140,7 @@ Value atomicLane(OpBuilder &b, Location loc, Value memref, const Lane &lane,
     }
     scf::YieldOp::create(b, loc, old);
     b.setInsertionPointToStart(outer.elseBlock());
-    scf::YieldOp::create(b, loc, uninitialized(b, loc, type));
+    scf::YieldOp::create(b, loc, uninitializedValue(b, loc, type));
   }
   return outer.getResult(0);
 }

@@ -26,11 +26,6 @@ struct FuncState {
   llvm::DenseSet<Value> writtenRefs;
 };
 
-/// The value interpret mode gives memory nobody wrote (jax's
-/// `uninitialized_value`): NaN for floats, the minimum for integers (0 for
-/// i16, the interpret-mode semaphore type), false for i1.
-Value uninitializedScalar(OpBuilder &b, Location loc, Type elementType);
-
 /// `tensor.empty` of `type`.
 Value emptyTensor(OpBuilder &b, Location loc, RankedTensorType type);
 

@@ -31,19 +31,6 @@ using namespace mlir::pallas::lowering;
 // Shared helpers
 //===----------------------------------------------------------------------===//
 
-Value lowering::uninitializedScalar(OpBuilder &b, Location loc, Type type) {
-  if (auto f = dyn_cast<FloatType>(type))
-    return arith::ConstantOp::create(
-        b, loc, b.getFloatAttr(f, APFloat::getQNaN(f.getFloatSemantics())));
-  if (type.isIndex())
-    return arith::ConstantIndexOp::create(b, loc,
-                                          std::numeric_limits<int64_t>::min());
-  auto i = cast<IntegerType>(type);
-  unsigned w = i.getWidth();
-  APInt v = (w == 1 || w == 16) ? APInt(w, 0) : APInt::getSignedMinValue(w);
-  return arith::ConstantOp::create(b, loc, b.getIntegerAttr(i, v));
-}
-
 Value lowering::emptyTensor(OpBuilder &b, Location loc,
                             RankedTensorType type) {
   return tensor::EmptyOp::create(b, loc, type.getShape(),

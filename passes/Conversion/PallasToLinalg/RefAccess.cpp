@@ -24,6 +24,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Conversion/PallasToLinalg/Lowering.h"
+#include "passes/Utils/InterpretMode.h"
 
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Builders.h"
@@ -274,7 +275,7 @@ Value slowLoad(OpBuilder &b, Location loc, const Access &a, Type type) {
           return memref::LoadOp::create(b, loc, a.ref, idx);
         },
         [&](OpBuilder &b, Location loc) -> Value {
-          return uninitializedScalar(b, loc, elementType);
+          return uninitializedValue(b, loc, elementType);
         });
   };
   if (!isa<RankedTensorType>(type))
