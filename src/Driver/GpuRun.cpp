@@ -643,27 +643,23 @@ int runOnGpu(const RunOptions &options, const GpuRunOptions &gpu) {
     // refs: on a GPU that writes the device copy, never the host's).
     EmulatedGlobalMemory global;
     std::vector<uint64_t> hostInputs, hostOutputs;
-    for (size_t i = 0; i < inputs.size(); ++i) {
-      void *p = global.add(inputs[i].data(), inputs[i].byteSize(),
-                           "input " + std::to_string(i) + " (" +
-                               inputs[i].describe() + ")",
-                           error);
-      if (!p) {
-        logError("error: " + error);
-        return kExitUserError;
+    auto copyIn = [&](std::vector<HostArray> &arrays, const char *kind,
+                      std::vector<uint64_t> &addresses) {
+      for (size_t i = 0; i < arrays.size(); ++i) {
+        void *p = global.add(arrays[i].data(), arrays[i].byteSize(),
+                             kind + std::to_string(i) + " (" +
+                                 arrays[i].describe() + ")",
+                             error);
+        if (!p)
+          return false;
+        addresses.push_back(reinterpret_cast<uintptr_t>(p));
       }
-      hostInputs.push_back(reinterpret_cast<uintptr_t>(p));
-    }
-    for (size_t j = 0; j < outputs.size(); ++j) {
-      void *p = global.add(outputs[j].data(), outputs[j].byteSize(),
-                           "output " + std::to_string(j) + " (" +
-                               outputs[j].describe() + ")",
-                           error);
-      if (!p) {
-        logError("error: " + error);
-        return kExitUserError;
-      }
-      hostOutputs.push_back(reinterpret_cast<uintptr_t>(p));
+      return true;
+    };
+    if (!copyIn(inputs, "input ", hostInputs) ||
+        !copyIn(outputs, "output ", hostOutputs)) {
+      logError("error: " + error);
+      return kExitUserError;
     }
     // One launch per iteration of the batch loop, on the slices' host
     // addresses, as the launchers do on device addresses.
