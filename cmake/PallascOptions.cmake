@@ -3,6 +3,16 @@ option(PALLASC_BUILD_TESTS "Build the Catch2 unit tests and the lit suite" ON)
 option(MLIR_LINK_MLIR_DYLIB "Link tools against libMLIR.so (fast links)" ON)
 option(PALLASC_BUILD_FUZZERS "Build the libFuzzer targets in fuzz/ (clang)" OFF)
 option(PALLASC_ENABLE_SANITIZERS "Build with AddressSanitizer and UndefinedBehaviorSanitizer" OFF)
+# cmake/PallascStaticLLVM.cmake: ON by default except under the sanitizers
+# (whose build links every executable again and gains nothing from it).
+if(PALLASC_ENABLE_SANITIZERS)
+  set(_pallasc_static_default OFF)
+else()
+  set(_pallasc_static_default ON)
+endif()
+option(PALLASC_STATIC_LLVM
+  "Link the pallasc executable with LLVM's and MLIR's static archives (fast start-up, slower link)"
+  ${_pallasc_static_default})
 set(LLVM_EXTERNAL_LIT "/usr/lib/llvm-22/bin/lit" CACHE STRING "Path to lit")
 
 if(PALLASC_ENABLE_SANITIZERS)
