@@ -8,8 +8,8 @@
 // num-warps, and its error cases in pallas-to-gpu-invalid.mlir and
 // pallas-to-gpu-malformed.mlir.
 //
-// This file: mma.sync dots (Dot.cpp, DotLayout.cpp, DotStaging.cpp,
-// Epilogue.cpp) and the SIMT dot before sm_80.
+// This file: mma.sync dots (MmaSync.cpp, Dot.cpp, DotLayout.cpp,
+// DotStaging.cpp, Epilogue.cpp) and the SIMT dot before sm_80 (Simt.cpp).
 
 // Tests a dot accumulating into scratch across an "arbitrary" k axis: k
 // runs as a loop inside the block; the scratch accumulator, only ever read

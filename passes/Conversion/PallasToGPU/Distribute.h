@@ -17,7 +17,9 @@
 // EmitControlFlow.cpp, EmitTensorOps.cpp, Memory.cpp (views, loads, stores,
 // atomics, cp.async), Epilogue.cpp (dot results restaged through shared
 // memory for 16-byte stores), DotLayout.cpp (the matrix instruction of a dot),
-// Dot.cpp (mma.sync, MFMA, tf32 and SIMT dots), Wgmma.cpp (sm_90a) and
+// the dot lowering behind one interface (DotEmitters.h: Dot.cpp, the shared
+// prologue and dispatch; one file per instruction family: MmaSync.cpp
+// (mma.sync, tf32), Wgmma.cpp (sm_90a), Mfma.cpp, Wmma.cpp, Simt.cpp) and
 // DotStaging.cpp (operand staging, TMA and cp.async prefetch plans).
 //
 //===----------------------------------------------------------------------===//
@@ -385,7 +387,8 @@ public:
                              ArrayRef<Value> acc);
   Value shuffleXor(Value v, int64_t mask);
 
-  // Dot (DotLayout.cpp, Dot.cpp, Wgmma.cpp, DotStaging.cpp).
+  // Dot (DotLayout.cpp, Dot.cpp and DotEmitters.h, Wgmma.cpp,
+  // DotStaging.cpp).
   int dotLayout(Operation *op);
   std::optional<int> rowsReduced; ///< computed once per kernel
   LogicalResult emitDot(Operation *op);

@@ -1,7 +1,8 @@
 //===- DotUtils.h - helpers of the dot lowering -----------------*- C++ -*-===//
 //
 // Shapes and element types of a dot, casts, and shared-memory pointers,
-// shared by the dot files (DotLayout, Dot, DotStaging, Wgmma, Wmma).
+// shared by the dot files (DotLayout, Dot, DotStaging and the instruction
+// families of DotEmitters.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -75,8 +76,8 @@ inline const pallasc::MatrixInstr *mfmaEntry(const pallasc::GpuTarget &target,
 /// wavefront's registers, 16 x 16 x `k` at a time (AMD's MFMA and WMMA):
 /// the operand and accumulator layouts of an [M, K] x [K, N] dot over `wm` x
 /// `wn` wavefronts, how many consecutive registers of them one
-/// instruction's A, B and C fragments are, and the op. Dot.cpp emits the
-/// dot for either, `k` of K per step.
+/// instruction's A, B and C fragments are, and the op. Mfma.cpp
+/// (DotLowering::waveMatrix) emits the dot for either, `k` of K per step.
 struct WaveMatrixInstr {
   int64_t k = 16;
   int64_t aRegs = 4, bRegs = 4, cRegs = 4;
@@ -88,7 +89,7 @@ struct WaveMatrixInstr {
       create;
 };
 
-/// v_mfma_f32_16x16x{16,32}_{f16,bf16} (CDNA, wave64; Dot.cpp): the
+/// v_mfma_f32_16x16x{16,32}_{f16,bf16} (CDNA, wave64; Mfma.cpp): the
 /// chip's entry for the dot (mfmaEntry), 16x16x16 when it has none.
 WaveMatrixInstr mfmaInstr(const pallasc::GpuTarget &target,
                           const DotShape &s);

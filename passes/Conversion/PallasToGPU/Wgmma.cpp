@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Conversion/PallasToGPU/Distribute.h"
+#include "passes/Conversion/PallasToGPU/DotEmitters.h"
 #include "passes/Conversion/PallasToGPU/DotUtils.h"
 
 #include "dialects/Pallas/IR/PallasOps.h"
@@ -73,6 +74,9 @@ int Distributor::coreLayout(int id, int64_t cdim) {
   return intern(
       projectLayout(split, {2, 0, 3, 1}, {cols / 8, rows / 8, 8, 8}));
 }
+
+/// The wgmma family's entry (DotEmitters.h): the dot and its accumulator.
+LogicalResult DotLowering::wgmma() { return d.emitWgmma(op, cId, acc); }
 
 /// `wgmma.mma_async.sync.aligned.m64nNk16.f32.{f16,bf16}` per warpgroup:
 /// B (and A unless its registers already hold the A fragments) in shared

@@ -12,15 +12,14 @@
 //
 // The dot itself (operands from registers, staged in LDS or streamed one k
 // chunk at a time; the k loop; the accumulator in the C layout) is the one
-// MFMA uses (Dot.cpp, WaveMatrixInstr): only the fragments and the op are
-// WMMA's. Other element types and shapes take the SIMT dot (DotLayout.cpp
-// picks the WMMA accumulator only for f16/bf16 operands, f32 results and
-// M, N, K multiples of 16).
+// MFMA uses (Mfma.cpp, DotLowering::waveMatrix, given a WaveMatrixInstr):
+// only the fragments and the op are WMMA's. Other element types and shapes
+// take the SIMT dot (DotLayout.cpp picks the WMMA accumulator only for
+// f16/bf16 operands, f32 results and M, N, K multiples of 16).
 //
 //===----------------------------------------------------------------------===//
 
-#include "passes/Conversion/PallasToGPU/Distribute.h"
-#include "passes/Conversion/PallasToGPU/DotUtils.h"
+#include "passes/Conversion/PallasToGPU/DotEmitters.h"
 
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 
@@ -56,3 +55,5 @@ mlir::pallas::gpu::detail::wmmaInstr(const pallasc::GpuTarget &target) {
   };
   return i;
 }
+
+LogicalResult DotLowering::wmma() { return waveMatrix(wmmaInstr(*kc.target)); }
