@@ -9,7 +9,7 @@
 //
 // This file: Elementwise kernels and block views (EmitElementwise.cpp,
 // Memory.cpp's vector accesses and edge masks, the launch geometry of
-// PallasToGPU.cpp).
+// LaunchGeometry.cpp and its record, LaunchRecord.cpp).
 
 // Tests that an elementwise kernel becomes one kernel gpu.func over the
 // whole arrays with 16-byte vector accesses, 128 threads (4 warps), and the

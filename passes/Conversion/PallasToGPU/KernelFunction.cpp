@@ -1,0 +1,168 @@
+//===- KernelFunction.cpp - pallas-to-gpu: the gpu.module and its kernel -*- C++ -*-===//
+//
+// The gpu.module and the kernel gpu.func pallas-to-gpu fills: the entry
+// name, 32-bit index arithmetic where every array allows it, the
+// parameters; and, once the body is emitted, the barriers at its end that
+// order nothing.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Conversion/PallasToGPU/KernelSkeleton.h"
+
+#include "mlir/Dialect/DLTI/DLTI.h"
+
+#include <cctype>
+
+using namespace mlir;
+using namespace mlir::pallas;
+using namespace mlir::pallas::gpu;
+
+namespace {
+
+/// A CUDA entry name from the artifact name.
+std::string entryName(StringRef name) {
+  std::string s;
+  for (char c : name)
+    s += (std::isalnum(static_cast<unsigned char>(c)) || c == '_') ? c : '_';
+  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0])))
+    s = "_" + s;
+  return s;
+}
+
+} // namespace
+
+KernelFunction mlir::pallas::gpu::createKernelFunction(OpBuilder &b,
+                                                       ModuleOp module,
+                                                       Location loc,
+                                                       const CallInfo &info,
+                                                       int64_t numThreads) {
+  MLIRContext *ctx = b.getContext();
+  const GridMapping &mapping = info.mapping;
+  int64_t rank = mapping.getRank();
+  KernelFunction kf;
+  module->setAttr(mlir::gpu::GPUDialect::getContainerModuleAttrName(),
+                  b.getUnitAttr());
+  kf.entry = entryName(info.name);
+  b.setInsertionPointToEnd(module.getBody());
+  kf.gpuModule =
+      mlir::gpu::GPUModuleOp::create(b, loc, kf.entry + "_kernels");
+  // 32-bit index arithmetic when every array has fewer than 2^31 elements
+  // (as Triton's default offsets): half the registers for addresses.
+  bool smallArrays = llvm::all_of(
+      llvm::concat<const RankedTensorType>(info.inputs, info.outputs),
+      [](RankedTensorType t) {
+        return t.getNumElements() < (int64_t(1) << 31);
+      });
+  if (smallArrays)
+    kf.gpuModule->setAttr(
+        DLTIDialect::kDataLayoutAttrName,
+        DataLayoutSpecAttr::get(
+            ctx, {DataLayoutEntryAttr::get(IndexType::get(ctx),
+                                           b.getI32IntegerAttr(32))}));
+  b.setInsertionPointToStart(kf.gpuModule.getBody());
+  SmallVector<Type> params;
+  for (RankedTensorType t :
+       llvm::concat<const RankedTensorType>(info.inputs, info.outputs))
+    params.push_back(MemRefType::get(t.getShape(), t.getElementType()));
+  for (int64_t a = 0; a < rank; ++a)
+    if (mapping.getGrid()[a] < 0) {
+      kf.dynamicAxes.push_back(a);
+      params.push_back(b.getI32Type());
+    }
+  kf.func = mlir::gpu::GPUFuncOp::create(b, loc, kf.entry,
+                                         b.getFunctionType(params, {}));
+  kf.func->setAttr(mlir::gpu::GPUDialect::getKernelFuncAttrName(),
+                   b.getUnitAttr());
+  kf.func.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr(
+      {static_cast<int32_t>(numThreads), 1, 1}));
+  return kf;
+}
+
+//===----------------------------------------------------------------------===//
+// The end of the kernel
+//===----------------------------------------------------------------------===//
+
+/// Whether `memref` is in shared memory (workgroup address space).
+static bool isWorkgroupMemref(Value memref) {
+  auto t = dyn_cast<MemRefType>(memref.getType());
+  return t && mlir::gpu::GPUDialect::hasWorkgroupMemoryAddressSpace(t);
+}
+
+/// Whether `op` (and what it holds) touches no shared memory and has no
+/// barrier: pure work and accesses of global memory only.
+static bool touchesOnlyGlobalMemory(Operation *op) {
+  bool ok = true;
+  op->walk([&](Operation *inner) {
+    if (isa<mlir::gpu::BarrierOp>(inner)) {
+      ok = false;
+      return WalkResult::interrupt();
+    }
+    if (inner->hasTrait<OpTrait::IsTerminator>() || isMemoryEffectFree(inner) ||
+        isa<scf::ForOp, scf::IfOp, scf::WhileOp>(inner))
+      return WalkResult::advance();
+    Value memref;
+    if (auto l = dyn_cast<memref::LoadOp>(inner))
+      memref = l.getMemref();
+    else if (auto st = dyn_cast<memref::StoreOp>(inner))
+      memref = st.getMemref();
+    else if (auto l = dyn_cast<vector::LoadOp>(inner))
+      memref = l.getBase();
+    else if (auto st = dyn_cast<vector::StoreOp>(inner))
+      memref = st.getBase();
+    else if (auto l = dyn_cast<vector::MaskedLoadOp>(inner))
+      memref = l.getBase();
+    else if (auto st = dyn_cast<vector::MaskedStoreOp>(inner))
+      memref = st.getBase();
+    if (!memref || isWorkgroupMemref(memref)) {
+      ok = false;
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return ok;
+}
+
+/// Whether `op` (and what it holds) writes no memory but shared memory.
+static bool writesOnlySharedMemory(Operation *op) {
+  bool ok = true;
+  op->walk([&](Operation *inner) {
+    if (inner->hasTrait<OpTrait::IsTerminator>() || isMemoryEffectFree(inner) ||
+        isa<scf::ForOp, scf::IfOp, scf::WhileOp, mlir::gpu::BarrierOp,
+            memref::LoadOp, vector::LoadOp, vector::MaskedLoadOp>(inner))
+      return WalkResult::advance();
+    if (auto st = dyn_cast<memref::StoreOp>(inner);
+        st && isWorkgroupMemref(st.getMemref()))
+      return WalkResult::advance();
+    if (auto st = dyn_cast<vector::StoreOp>(inner);
+        st && isWorkgroupMemref(st.getBase()))
+      return WalkResult::advance();
+    ok = false;
+    return WalkResult::interrupt();
+  });
+  return ok;
+}
+
+/// Barriers at the end of the kernel (the last reduction's, before its
+/// slots could be written again) order nothing when no shared memory is
+/// touched after them and no other memory was written before them: they
+/// are dropped. Only the kernel's own block is looked at (a barrier in a
+/// loop orders the next iteration).
+void mlir::pallas::gpu::dropTrailingBarriers(Block &body) {
+  SmallVector<mlir::gpu::BarrierOp> trailing;
+  for (Operation &op : llvm::reverse(body)) {
+    if (auto bar = dyn_cast<mlir::gpu::BarrierOp>(op)) {
+      trailing.push_back(bar);
+      continue;
+    }
+    if (!touchesOnlyGlobalMemory(&op))
+      break;
+  }
+  for (mlir::gpu::BarrierOp bar : trailing) {
+    bool safe = true;
+    for (Operation *prev = bar->getPrevNode(); prev && safe;
+         prev = prev->getPrevNode())
+      safe = writesOnlySharedMemory(prev);
+    if (safe)
+      bar->erase();
+  }
+}
