@@ -2,7 +2,7 @@
 
 #include "src/Target/CudaArtifacts.h"
 
-#include "src/Target/GpuLaunchRecord.h"
+#include "src/Target/GpuArtifacts.h"
 
 #include "src/Driver/Timing.h"
 #include "src/Support/Temporaries.h"
@@ -297,29 +297,23 @@ startCudaArtifacts(ModuleOp module, const std::string &name,
                    const std::vector<std::string> &targets, bool emitText,
                    bool emitCubin, bool strictFloat, bool spillsAreErrors,
                    bool launcherImages) {
-  bool hasCall = false;
-  module.walk([&](pallas::CallOp) { hasCall = true; });
-  if (!hasCall)
+  if (!hasPallasCall(module))
     return PendingCudaArtifactsPtr(); // eliminated by pallas-dce: nothing to run
   std::string ptxas = findPtxas();
   if (emitCubin && ptxas.empty())
     return emitError(module.getLoc())
            << "--emit=cubin needs ptxas (none in $PTXAS, $CUDA_HOME/bin, "
               "/usr/local/cuda/bin or PATH)";
-  Location kernelLoc = module.getLoc();
-  module.walk([&](pallas::KernelOp k) { kernelLoc = k.getLoc(); });
+  Location kernelLoc = kernelLocation(module);
   PendingCudaArtifactsPtr pending(new PendingCudaArtifacts{
       name, module.getLoc(), kernelLoc, emitCubin,
       // A launcher embeds the cubin whenever ptxas runs.
       emitCubin || launcherImages, spillsAreErrors, launcherImages, {}});
   std::string toolkit = pallas::defaultCudaToolkitPath();
-  std::vector<std::string> seen;
-  for (const std::string &target : targets) {
-    if (!isCudaTarget(target) || llvm::is_contained(seen, target))
-      continue;
-    seen.push_back(target);
+  for (const VendorTarget &vt : vendorTargets(targets, isCudaTarget)) {
+    const std::string &target = vt.target;
+    const GpuTarget &chip = *vt.chip;
     Step targetStep(target);
-    const GpuTarget &chip = *lookupGpuTarget(target);
     PendingCudaTarget &t = pending->targets.emplace_back();
     t.target = target;
     t.arch = chip.chip;
@@ -327,51 +321,25 @@ startCudaArtifacts(ModuleOp module, const std::string &name,
     options.chip = t.arch;
     options.toolkitPath = toolkit;
     options.strictFloat = strictFloat;
-
-    if (failed(checkRegisterFootprint(module, chip)))
+    auto distribution = [&](OpPassManager &pm) {
+      pallas::buildCudaDistributionPipeline(pm, options);
+    };
+    auto codegen = [&](OpPassManager &pm) {
+      pallas::buildCudaCodegenPipeline(pm, options);
+    };
+    GpuVendorLowering vendor{"CUDA", "NVVM lowering and PTX generation", "PTX",
+                             distribution, codegen};
+    FailureOr<LoweredGpuKernel> kernel =
+        lowerGpuKernel(module, kernelLoc, target, chip, vendor, emitText);
+    if (failed(kernel))
       return failure();
-    OwningOpRef<ModuleOp> copy(module.clone());
-    {
-      Step step("distribution");
-      CompileStage stage("the GPU lowering", target);
-      PassManager distribute(module.getContext());
-      timePasses(distribute);
-      pallas::buildCudaDistributionPipeline(distribute, options);
-      if (failed(distribute.run(*copy)))
-        return failure();
-    }
-    copy->walk([&](mlir::gpu::GPUFuncOp f) {
-      t.launch = f->getAttrOfType<DictionaryAttr>(pallas::kGpuLaunchAttrName);
-      t.entry = f.getName().str();
-    });
-    if (!t.launch)
-      return emitError(module.getLoc())
-             << "the CUDA lowering produced no kernel";
-    if (failed(checkSharedMemory(kernelLoc, t.launch, chip)))
-      return failure();
-    if (emitText) {
-      std::string text;
-      llvm::raw_string_ostream os(text);
-      copy->print(os);
-      t.gpuText = CudaArtifacts::File{name + "." + t.arch + ".gpu.mlir", text};
-    }
-    {
-      // The NVVM lowering, then LLVM's NVPTX back end (GpuModuleToBinary).
-      Step step("codegen");
-      CompileStage stage("NVVM lowering and PTX generation", target);
-      PassManager codegen(module.getContext());
-      timePasses(codegen);
-      pallas::buildCudaCodegenPipeline(codegen, options);
-      if (failed(codegen.run(*copy)))
-        return failure();
-    }
-    copy->walk([&](mlir::gpu::BinaryOp binary) {
-      for (Attribute a : binary.getObjectsAttr())
-        if (auto obj = dyn_cast<mlir::gpu::ObjectAttr>(a))
-          t.ptx = obj.getObject().str();
-    });
-    if (t.ptx.empty())
-      return emitError(module.getLoc()) << "the CUDA lowering produced no PTX";
+    t.launch = kernel->launch;
+    t.entry = kernel->entry;
+    t.ptx = std::move(kernel->object);
+    if (kernel->gpuText)
+      t.gpuText =
+          CudaArtifacts::File{name + "." + t.arch + ".gpu.mlir",
+                              std::move(*kernel->gpuText)};
     // Math functions come from libdevice, linked only with a toolkit: an
     // unresolved one is declared `.extern .func (...) __nv_<name>`.
     if (llvm::Regex("\\.extern \\.func[^;]*__nv_").match(t.ptx))
@@ -482,10 +450,9 @@ FailureOr<CudaArtifacts> finishCudaArtifacts(PendingCudaArtifacts *pending) {
       image.arch = t.arch;
       image.cubin = std::move(cubinImage);
       image.ptx = t.ptx;
-      std::string recordError;
-      if (!readGpuLaunchRecord(t.launch, image.record, recordError))
-        return emitError(pending->moduleLoc)
-               << "the launch record of " << t.arch << ": " << recordError;
+      if (failed(readLauncherRecord(pending->moduleLoc, t.launch, t.arch,
+                                    image.record)))
+        return failure();
       out.images.push_back(std::move(image));
     }
     out.files.push_back({entryJson.file, t.ptx});

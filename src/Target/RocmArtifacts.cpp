@@ -2,7 +2,7 @@
 
 #include "src/Target/RocmArtifacts.h"
 
-#include "src/Target/GpuLaunchRecord.h"
+#include "src/Target/GpuArtifacts.h"
 
 #include "src/Support/Temporaries.h"
 
@@ -150,20 +150,14 @@ emitRocmArtifacts(ModuleOp module, const std::string &name,
                   bool emitAsm, int codeObjectVersion, bool strictFloat,
                   bool spillsAreErrors, bool launcherImages) {
   RocmArtifacts out;
-  bool hasCall = false;
-  module.walk([&](pallas::CallOp) { hasCall = true; });
-  if (!hasCall)
+  if (!hasPallasCall(module))
     return out; // eliminated by pallas-dce: nothing to run
   std::string deviceLibs = pallas::defaultRocmDeviceLibsRoot();
-  Location kernelLoc = module.getLoc();
-  module.walk([&](pallas::KernelOp k) { kernelLoc = k.getLoc(); });
-  std::vector<std::string> seen;
-  for (const std::string &target : targets) {
-    if (!isRocmTarget(target) || llvm::is_contained(seen, target))
-      continue;
-    seen.push_back(target);
+  Location kernelLoc = kernelLocation(module);
+  for (const VendorTarget &vt : vendorTargets(targets, isRocmTarget)) {
+    const std::string &target = vt.target;
+    const GpuTarget &chip = *vt.chip;
     Step targetStep(target);
-    const GpuTarget &chip = *lookupGpuTarget(target);
     std::string arch = chip.chip;
     if (!chip.supportsCodeObjectVersion(codeObjectVersion)) {
       std::string versions;
@@ -179,63 +173,34 @@ emitRocmArtifacts(ModuleOp module, const std::string &name,
     options.abiVersion = std::to_string(codeObjectVersion * 100);
     options.deviceLibsRoot = deviceLibs;
     options.strictFloat = strictFloat;
-
-    if (failed(checkRegisterFootprint(module, chip)))
+    auto distribution = [&](OpPassManager &pm) {
+      pallas::buildRocmDistributionPipeline(pm, options);
+    };
+    auto codegen = [&](OpPassManager &pm) {
+      pallas::buildRocmCodegenPipeline(pm, options);
+    };
+    auto codegenFailed = [&] {
+      if (deviceLibs.empty())
+        emitError(kernelLoc)
+            << "no ROCm device libraries were found to link (ocml/ockl "
+               "bitcode under $ROCM_PATH, /opt/rocm or "
+               "/usr/lib/x86_64-linux-gnu: amdgcn/bitcode); install "
+               "rocm-device-libs or set ROCM_PATH";
+    };
+    GpuVendorLowering vendor{"AMD", "ROCDL lowering and AMDGPU code generation",
+                             "assembly", distribution, codegen, codegenFailed};
+    FailureOr<LoweredGpuKernel> kernel =
+        lowerGpuKernel(module, kernelLoc, target, chip, vendor, emitText);
+    if (failed(kernel))
       return failure();
-    OwningOpRef<ModuleOp> copy(module.clone());
-    {
-      Step step("distribution");
-      CompileStage stage("the GPU lowering", target);
-      PassManager distribute(module.getContext());
-      timePasses(distribute);
-      pallas::buildRocmDistributionPipeline(distribute, options);
-      if (failed(distribute.run(*copy)))
-        return failure();
-    }
-    DictionaryAttr launch;
-    std::string entry;
-    copy->walk([&](mlir::gpu::GPUFuncOp f) {
-      launch = f->getAttrOfType<DictionaryAttr>(pallas::kGpuLaunchAttrName);
-      entry = f.getName().str();
-    });
-    if (!launch)
-      return emitError(module.getLoc())
-             << "the AMD lowering produced no kernel";
-    if (failed(checkSharedMemory(kernelLoc, launch, chip)))
-      return failure();
-    if (emitText) {
-      std::string text;
-      llvm::raw_string_ostream os(text);
-      copy->print(os);
+    DictionaryAttr launch = kernel->launch;
+    const std::string &entry = kernel->entry;
+    const std::string &isa = kernel->object;
+    if (kernel->gpuText) {
       std::string file = name + "." + arch + ".gpu.mlir";
-      out.files.push_back({file, text});
+      out.files.push_back({file, std::move(*kernel->gpuText)});
       out.emitted.push_back(file);
     }
-    // The ROCDL lowering, then LLVM's AMDGPU back end (GpuModuleToBinary).
-    std::optional<Step> codegenStep(std::in_place, "codegen");
-    std::optional<CompileStage> codegenStage(
-        std::in_place, "ROCDL lowering and AMDGPU code generation", target);
-    PassManager codegen(module.getContext());
-    timePasses(codegen);
-    pallas::buildRocmCodegenPipeline(codegen, options);
-    if (failed(codegen.run(*copy))) {
-      if (deviceLibs.empty())
-        return emitError(kernelLoc)
-               << "no ROCm device libraries were found to link (ocml/ockl "
-                  "bitcode under $ROCM_PATH, /opt/rocm or "
-                  "/usr/lib/x86_64-linux-gnu: amdgcn/bitcode); install "
-                  "rocm-device-libs or set ROCM_PATH";
-      return failure();
-    }
-    std::string isa;
-    copy->walk([&](mlir::gpu::BinaryOp binary) {
-      for (Attribute a : binary.getObjectsAttr())
-        if (auto obj = dyn_cast<mlir::gpu::ObjectAttr>(a))
-          isa = obj.getObject().str();
-    });
-    if (isa.empty())
-      return emitError(module.getLoc())
-             << "the AMD lowering produced no assembly";
     // Math functions come from the device libraries (ocml, ockl), linked
     // only when they were found: an unresolved one stays a call.
     if (llvm::Regex("(__ocml_|__ockl_)[a-z0-9_]*@").match(isa) ||
@@ -244,8 +209,6 @@ emitRocmArtifacts(ModuleOp module, const std::string &name,
              << "the kernel calls ROCm device-library functions (ocml/ockl) "
                 "that were not linked; install rocm-device-libs or set "
                 "ROCM_PATH to a directory holding amdgcn/bitcode";
-    codegenStage.reset();
-    codegenStep.reset();
     std::optional<Step> assembleStep(std::in_place, "assemble");
     auto object = [&] {
       CompileStage stage("assembling the AMDGPU code", target);
@@ -257,7 +220,7 @@ emitRocmArtifacts(ModuleOp module, const std::string &name,
     assembleStep.reset();
     std::optional<Step> linkStep(std::in_place, "link (ld.lld)");
     FailureOr<std::string> hsaco = linkCodeObject(
-        *copy, llvm::StringRef(object->data(), object->size()), arch, target);
+        module, llvm::StringRef(object->data(), object->size()), arch, target);
     if (failed(hsaco))
       return failure();
     linkStep.reset();
@@ -302,10 +265,9 @@ emitRocmArtifacts(ModuleOp module, const std::string &name,
       image.arch = arch;
       image.hsaco = *hsaco;
       image.codeObjectVersion = codeObjectVersion;
-      std::string recordError;
-      if (!readGpuLaunchRecord(launch, image.record, recordError))
-        return emitError(module.getLoc())
-               << "the launch record of " << arch << ": " << recordError;
+      if (failed(readLauncherRecord(module.getLoc(), launch, arch,
+                                    image.record)))
+        return failure();
       out.images.push_back(std::move(image));
     }
     out.files.push_back({entryJson.file, std::move(*hsaco)});

@@ -1,0 +1,97 @@
+//===- GpuArtifacts.h - The GPU targets' shared compile sequence -*- C++ -*-===//
+//
+// What --target cuda:<arch> (CudaArtifacts) and --target rocm:<arch>
+// (RocmArtifacts) do alike, once: pick the requested chips of one vendor,
+// and per chip lower a copy of the module with the vendor's distribution
+// pipeline, read the launch record pallas-to-gpu attached to the kernel,
+// check it against the chip, print the distributed IR when asked, run the
+// vendor's code generation pipeline and take the object it serialized (PTX,
+// AMDGPU assembly). The vendor parts (pipelines, messages, what follows the
+// object: ptxas, assembling and linking) stay in the vendor's file.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PALLASC_SRC_TARGET_GPUARTIFACTS_H
+#define PALLASC_SRC_TARGET_GPUARTIFACTS_H
+
+#include "src/Launch/GpuLaunchRecord.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace pallasc {
+
+struct GpuTarget;
+
+/// Whether `module` still holds a pallas.call (pallas-dce may have
+/// eliminated it: then a GPU target has nothing to compile).
+bool hasPallasCall(mlir::ModuleOp module);
+
+/// The location of the module's pallas.kernel (the module's without one):
+/// where the diagnostics about the kernel as a whole point.
+mlir::Location kernelLocation(mlir::ModuleOp module);
+
+/// A `--target` of one vendor and its chip in the GPU target table.
+struct VendorTarget {
+  std::string target; ///< "cuda:sm_90a"
+  const GpuTarget *chip;
+};
+
+/// The distinct entries of `targets` that `isVendorTarget` accepts, in
+/// order, with their chips.
+std::vector<VendorTarget>
+vendorTargets(const std::vector<std::string> &targets,
+              bool (*isVendorTarget)(const std::string &));
+
+/// The vendor's parts of lowerGpuKernel.
+struct GpuVendorLowering {
+  /// "CUDA", "AMD": "the <name> lowering produced no kernel".
+  const char *name;
+  /// The CompileStage of the code generation pipeline.
+  const char *codegenStage;
+  /// What the code generation serializes: "PTX", "assembly".
+  const char *objectName;
+  llvm::function_ref<void(mlir::OpPassManager &)> buildDistribution;
+  llvm::function_ref<void(mlir::OpPassManager &)> buildCodegen;
+  /// Called when the code generation pipeline fails (its diagnostics are
+  /// out), for a more precise error; may be null.
+  llvm::function_ref<void()> codegenFailed = nullptr;
+};
+
+/// One chip's kernel, lowered by lowerGpuKernel.
+struct LoweredGpuKernel {
+  std::string entry; ///< the gpu.func's name
+  /// pallas-to-gpu's `pallas.gpu.launch` record; uniqued in the context, it
+  /// outlives the module copy.
+  mlir::DictionaryAttr launch;
+  std::string object; ///< the serialized object (PTX text, AMDGPU assembly)
+  /// With `emitText`: the distributed GPU IR (`<name>.<arch>.gpu.mlir`).
+  std::optional<std::string> gpuText;
+};
+
+/// Lowers a copy of `module` (not modified) for `chip` (`target` names it
+/// in messages and steps): the register footprint check, the distribution
+/// pipeline, the launch record (an error without one), the shared memory
+/// check, the distributed IR with `emitText`, the code generation pipeline
+/// and its object (an error when empty). Diagnostics go to the module's
+/// context.
+mlir::FailureOr<LoweredGpuKernel>
+lowerGpuKernel(mlir::ModuleOp module, mlir::Location kernelLoc,
+               const std::string &target, const GpuTarget &chip,
+               const GpuVendorLowering &vendor, bool emitText);
+
+/// Reads `launch` into `record` for a generated launcher; an error at
+/// `loc` naming `arch` when the record is malformed.
+mlir::LogicalResult readLauncherRecord(mlir::Location loc,
+                                       mlir::DictionaryAttr launch,
+                                       llvm::StringRef arch,
+                                       launch::GpuLaunchRecord &record);
+
+} // namespace pallasc
+
+#endif // PALLASC_SRC_TARGET_GPUARTIFACTS_H
