@@ -6,12 +6,9 @@
 #include "src/Driver/Diagnostics.h"
 #include "src/Driver/Frontend.h"
 #include "src/Driver/OutputFiles.h"
+#include "src/Driver/TargetRegistry.h"
 #include "src/Runtime/HostCode.h"
-#include "src/Target/CudaArtifacts.h"
-#include "src/Target/RocmArtifacts.h"
 #include "src/Version.h"
-#include "passes/Pipelines/CudaPipeline.h"
-#include "passes/Pipelines/RocmPipeline.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OperationSupport.h"
@@ -192,38 +189,10 @@ Toolchain gatherToolchain(CompileCache &cache,
   for (const char *var :
        {"CUDA_HOME", "PTXAS", "ROCM_PATH", "PALLASC_LD_LLD"})
     t.parts.push_back({std::string("env ") + var, envValue(var)});
-  auto file = [&](const std::string &name, const std::string &p) {
-    t.parts.push_back({name, p});
-    t.parts.push_back({name + " content",
-                       p.empty() ? "absent" : cache.fingerprint(p)});
-  };
-  if (llvm::any_of(targets, isCudaTarget)) {
-    file("ptxas", findPtxas());
-    std::string toolkit = mlir::pallas::defaultCudaToolkitPath();
-    t.parts.push_back({"cuda toolkit", toolkit});
-    if (!toolkit.empty())
-      file("libdevice", toolkit + "/nvvm/libdevice/libdevice.10.bc");
-  }
-  if (llvm::any_of(targets, isRocmTarget)) {
-    file("ld.lld", findLdLld());
-    std::string root = mlir::pallas::defaultRocmDeviceLibsRoot();
-    t.parts.push_back({"rocm device libraries", root});
-    if (!root.empty()) {
-      llvm::SmallString<256> bitcode(root);
-      path::append(bitcode, "amdgcn", "bitcode");
-      std::vector<std::string> names;
-      std::error_code ec;
-      for (fs::directory_iterator it(bitcode, ec), end; it != end && !ec;
-           it.increment(ec))
-        names.push_back(it->path());
-      llvm::sort(names);
-      for (const std::string &n : names)
-        t.parts.push_back({"device library " + path::filename(n).str(),
-                           cache.fingerprint(n)});
-    }
-  }
-  if (llvm::is_contained(targets, "cpu"))
-    t.parts.push_back({"host triple", runtime::hostTriple()});
+  // What each requested kind's outputs depend on (src/Driver/TargetRegistry).
+  for (const TargetKind &kind : targetKinds())
+    if (kind.addToolchain && hasTargetOf(kind, targets))
+      kind.addToolchain(cache, t);
   return t;
 }
 

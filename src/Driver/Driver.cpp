@@ -9,6 +9,7 @@
 #include "src/Driver/Frontend.h"
 #include "src/Driver/LauncherGen.h"
 #include "src/Driver/OutputFiles.h"
+#include "src/Driver/TargetRegistry.h"
 #include "src/Driver/Timing.h"
 #include "src/InitAll.h"
 #include "src/Manifest/Manifest.h"
@@ -18,7 +19,6 @@
 #include "src/Support/InputChecks.h"
 #include "src/Target/CudaArtifacts.h"
 #include "src/Target/RocmArtifacts.h"
-#include "src/Target/TPUArtifacts.h"
 #include "target/GpuTarget.h"
 
 #include "mlir/IR/AsmState.h"
@@ -427,24 +427,16 @@ namespace {
 /// What to add to a compilation that writes no file with extension `ext`,
 /// for the error of `-o FILE.ext`.
 const char *howToWrite(llvm::StringRef ext) {
-  if (ext == ".ptx")
-    return "add --target cuda:<arch>";
-  if (ext == ".cubin")
-    return "add --target cuda:<arch> --emit=cubin";
-  if (ext == ".hsaco")
-    return "add --target rocm:<arch>";
-  if (ext == ".s")
-    return "add --target rocm:<arch> --emit=asm";
-  if (ext == ".o")
-    return "add --target cpu";
+  for (const TargetKind &kind : targetKinds())
+    for (const TargetOutputExtension &out : kind.outputs)
+      if (ext == out.extension)
+        return out.howToWrite;
   if (ext == ".h")
     return "add --emit=header";
   if (ext == ".a")
     return "add --emit=lib";
   if (ext == ".mlir")
     return "add --emit=mlir";
-  if (ext == ".mlirbc")
-    return "add --target tpu";
   return "";
 }
 
@@ -563,8 +555,7 @@ const std::vector<std::string> &everyTarget() {
 
 int checkTargets(const DriverOptions &options) {
   for (const std::string &target : options.targets) {
-    if (isTpuTarget(target) || isCpuTarget(target) || isCudaTarget(target) ||
-        isRocmTarget(target))
+    if (findTargetKind(target))
       continue;
     std::string error;
     if (hasGpuTargetPrefix(target) && !parseGpuTarget(target, error)) {
@@ -605,126 +596,57 @@ int emitArtifacts(const DriverOptions &options, const FrontendResult &fe,
     manifestInputs.emitted.push_back(file);
   }
 
-  // --target tpu: <name>.tpu.mlirbc + <name>.tpu.json (src/Target).
-  if (llvm::any_of(options.targets, isTpuTarget)) {
-    CompileStage stage("the Mosaic lowering", "tpu");
-    FailureOr<TpuArtifacts> tpu =
-        emitTpuArtifacts(module, spec->name, emitMlir);
-    if (failed(tpu))
-      return kExitUserError;
-    for (TpuArtifacts::File &f : tpu->files)
-      files.push_back({f.name, std::move(f.contents)});
-    llvm::append_range(manifestInputs.artifacts, tpu->manifestEntries);
-    llvm::append_range(manifestInputs.emitted, tpu->emitted);
-  }
-
-  // --target cuda:<arch>: <name>.<arch>.ptx per arch (src/Target).
+  // Each requested kind of target (src/Driver/TargetRegistry): every kind
+  // starts (ptxas runs on each cuda arch's PTX while the other kinds are
+  // lowered), then each finishes, its outputs after the previous kind's.
   bool wantHeader = llvm::is_contained(options.emit, "header");
   bool wantLibrary = llvm::is_contained(options.emit, "lib");
-  // ptxas runs on each arch's PTX while the other targets are lowered; the
-  // results take their place here (files, manifest entries) when collected.
-  std::vector<CudaArtifacts::Image> cudaImages;
-  PendingCudaArtifactsPtr pendingCuda;
-  size_t cudaFilesAt = files.size();
-  size_t cudaArtifactsAt = manifestInputs.artifacts.size();
-  size_t cudaEmittedAt = manifestInputs.emitted.size();
-  if (llvm::any_of(options.targets, isCudaTarget)) {
-    FailureOr<PendingCudaArtifactsPtr> started =
-        startCudaArtifacts(module, spec->name, options.targets, emitMlir,
-                           llvm::is_contained(options.emit, "cubin"),
-                           strictFloat, options.spillsAreErrors,
-                           /*launcherImages=*/wantLibrary);
-    if (failed(started))
+  TargetCompileRequest request{module,      spec->name, options,
+                               emitMlir,    strictFloat, wantLibrary};
+  std::vector<FinishTargetCompile> started;
+  for (const TargetKind &kind : targetKinds()) {
+    if (!hasTargetOf(kind, options.targets))
+      continue;
+    FailureOr<FinishTargetCompile> finish = kind.start(request);
+    if (failed(finish))
       return kExitUserError;
-    pendingCuda = std::move(*started);
+    started.push_back(std::move(*finish));
   }
-
-  // --target rocm:<arch>: <name>.<arch>.hsaco per arch (src/Target).
-  std::vector<RocmArtifacts::Image> rocmImages;
-  if (llvm::any_of(options.targets, isRocmTarget)) {
-    FailureOr<RocmArtifacts> rocm = emitRocmArtifacts(
-        module, spec->name, options.targets, emitMlir,
-        llvm::is_contained(options.emit, "asm"),
-        options.rocmCodeObjectVersion, strictFloat,
-        options.spillsAreErrors, /*launcherImages=*/wantLibrary);
-    if (failed(rocm))
+  TargetOutputs outputs;
+  for (FinishTargetCompile &finish : started) {
+    if (failed(finish(outputs)))
       return kExitUserError;
-    for (RocmArtifacts::File &f : rocm->files)
-      files.push_back({f.name, std::move(f.contents)});
-    llvm::append_range(manifestInputs.artifacts, rocm->manifestEntries);
-    llvm::append_range(manifestInputs.emitted, rocm->emitted);
-    rocmImages = std::move(rocm->images);
+    finish = nullptr;
   }
-
-  // --target cpu: <name>.cpu.o, the lowering `pallasc run` executes.
-  if (llvm::any_of(options.targets, isCpuTarget)) {
-    Step step("cpu");
-    CompileStage stage("the CPU lowering", "cpu");
-    std::string file, object;
-    ManifestArtifact entry;
-    if (failed(emitCpuArtifact(module, spec->name, file, object, entry)))
-      return kExitUserError;
-    if (!file.empty()) {
-      files.push_back({file, std::move(object)});
-      manifestInputs.artifacts.push_back(std::move(entry));
-    }
-  }
-
-  if (pendingCuda) {
-    FailureOr<CudaArtifacts> cuda = finishCudaArtifacts(pendingCuda.get());
-    pendingCuda.reset();
-    if (failed(cuda))
-      return kExitUserError;
-    std::vector<CompiledFile> cudaFiles;
-    for (CudaArtifacts::File &f : cuda->files)
-      cudaFiles.push_back({f.name, std::move(f.contents)});
-    files.insert(files.begin() + cudaFilesAt,
-                 std::make_move_iterator(cudaFiles.begin()),
-                 std::make_move_iterator(cudaFiles.end()));
-    manifestInputs.artifacts.insert(
-        manifestInputs.artifacts.begin() + cudaArtifactsAt,
-        cuda->manifestEntries.begin(), cuda->manifestEntries.end());
-    manifestInputs.emitted.insert(
-        manifestInputs.emitted.begin() + cudaEmittedAt, cuda->emitted.begin(),
-        cuda->emitted.end());
-    cudaImages = std::move(cuda->images);
-  }
+  for (CompiledFile &f : outputs.files)
+    files.push_back(std::move(f));
+  llvm::append_range(manifestInputs.artifacts, outputs.artifacts);
+  llvm::append_range(manifestInputs.emitted, outputs.emitted);
+  std::vector<CudaArtifacts::Image> &cudaImages = outputs.cudaImages;
+  std::vector<RocmArtifacts::Image> &rocmImages = outputs.rocmImages;
 
   // --emit=header / --emit=lib: the generated launcher (src/Driver/LauncherGen).
   if (wantHeader || wantLibrary) {
     bool cpu = llvm::any_of(options.targets, isCpuTarget);
-    bool cuda = llvm::any_of(options.targets, isCudaTarget);
-    bool rocm = llvm::any_of(options.targets, isRocmTarget);
-    if (!cpu && !cuda && !rocm) {
+    const char *launcherTarget = cpu ? "cpu" : nullptr;
+    for (const TargetKind &kind : targetKinds())
+      if (kind.hasLauncher && !launcherTarget &&
+          hasTargetOf(kind, options.targets))
+        launcherTarget = kind.name;
+    if (!launcherTarget) {
       logError("error: --emit=" + std::string(wantLibrary ? "lib" : "header") +
                " generates launchers for --target cpu, cuda:<arch> and "
                "rocm:<arch>; add one of them");
       return kExitUsageError;
     }
-    CompileStage stage("the launcher generation",
-                       cpu ? "cpu" : cuda ? "cuda" : "rocm");
+    CompileStage stage("the launcher generation", launcherTarget);
     LauncherFiles launcher;
     // The header's GPU entry points need the images' architectures only.
     if (!wantLibrary)
-      for (const std::string &t : options.targets) {
-        std::string arch = t.substr(t.find(':') + 1);
-        if (isCudaTarget(t) &&
-            llvm::none_of(cudaImages, [&](const CudaArtifacts::Image &i) {
-              return i.arch == arch;
-            })) {
-          CudaArtifacts::Image image;
-          image.arch = arch;
-          cudaImages.push_back(std::move(image));
-        }
-        if (isRocmTarget(t) &&
-            llvm::none_of(rocmImages, [&](const RocmArtifacts::Image &i) {
-              return i.arch == arch;
-            })) {
-          RocmArtifacts::Image image;
-          image.arch = arch;
-          rocmImages.push_back(std::move(image));
-        }
-      }
+      for (const std::string &t : options.targets)
+        if (const TargetKind *kind = findTargetKind(t);
+            kind && kind->addHeaderImage)
+          kind->addHeaderImage(t, outputs);
     if (failed(emitLaunchers(module, spec->name,
                              manifestInputs.kernel.file + " and " +
                                  manifestInputs.spec.file,
