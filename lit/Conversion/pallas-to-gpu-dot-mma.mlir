@@ -23,11 +23,12 @@
 // `wait_group 2` (this step's copies landed) and a barrier; the stage
 // k mod 3 is read with ldmatrix for mma.sync on sm_80; a barrier ends the
 // step (its stage is refilled next); the output is written at the last k,
-// through a padded shared buffer after the 15360 bytes of stages
-// (Epilogue.cpp: fragment pairs in, 16-byte reads and stores out).
+// through a padded shared buffer on the 15360 bytes of stages, dead at the
+// last k after the dot (Epilogue.cpp: fragment pairs in, 16-byte reads and
+// stores out).
 // sm_75 gets a SIMT loop over k.
 // CHECK-LABEL: gpu.func @mm(
-// CHECK-SAME: dynamic_shared_memory_bytes = 20480 : i64
+// CHECK-SAME: dynamic_shared_memory_bytes = 15360 : i64
 // CHECK-SAME: grid = [2, 2, 1], grid_axes = {{\[}}[0], [1], []]
 // CHECK-SAME: scratch_shared_memory_bytes = 0 : i64, sequential_axes = [2]
 // CHECK: %[[SMEM:.+]] = gpu.dynamic_shared_memory
@@ -58,7 +59,8 @@
 // CHECK-NOT: nvvm.cp.async.wait.group
 // CHECK: gpu.barrier
 // CHECK: scf.if
-// CHECK: memref.view %[[SMEM]][%c15360][] : {{.+}} to memref<32x40xf32, #gpu.address_space<workgroup>>
+// CHECK-NEXT: memref.view %[[SMEM]][%c0][] : {{.+}} to memref<32x40xf32, #gpu.address_space<workgroup>>
+// CHECK-NEXT: gpu.barrier
 // CHECK-COUNT-4: vector.store %{{.+}}, %{{.+}}[%{{.+}}] {alignment = 8 : i64} : memref<1280xf32, #gpu.address_space<workgroup>>, vector<2xf32>
 // CHECK-NEXT: gpu.barrier
 // CHECK-COUNT-2: vector.load %{{.+}}[%{{.+}}] {alignment = 16 : i64} : memref<1280xf32, #gpu.address_space<workgroup>>, vector<4xf32>

@@ -26,6 +26,9 @@
 #include "passes/Conversion/PallasToGPU/Distribute.h"
 #include "passes/Conversion/PallasToGPU/DistributeUtils.h"
 
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -145,6 +148,37 @@ bool isAccumulatorFamily(Layout::Family f) {
   return f == Layout::Family::MmaC || f == Layout::Family::MfmaC;
 }
 
+/// `v` without integer casts.
+Value stripCasts(Value v) {
+  while (Operation *def = v.getDefiningOp()) {
+    if (!isa<arith::IndexCastOp, arith::IndexCastUIOp, arith::ExtSIOp,
+             arith::ExtUIOp, arith::TruncIOp>(def))
+      break;
+    v = def->getOperand(0);
+  }
+  return v;
+}
+
+/// The value of the integer `v` when it folds to a constant through
+/// constants, casts, additions, subtractions and multiplications.
+std::optional<int64_t> constantValue(Value v, int depth = 0) {
+  v = stripCasts(v);
+  if (std::optional<int64_t> c = getConstantIntValue(v))
+    return c;
+  Operation *def = v.getDefiningOp();
+  if (!def || depth > 8 || !isa<arith::AddIOp, arith::SubIOp, arith::MulIOp>(def))
+    return std::nullopt;
+  std::optional<int64_t> x = constantValue(def->getOperand(0), depth + 1);
+  std::optional<int64_t> y = constantValue(def->getOperand(1), depth + 1);
+  if (!x || !y)
+    return std::nullopt;
+  if (isa<arith::AddIOp>(def))
+    return *x + *y;
+  if (isa<arith::SubIOp>(def))
+    return *x - *y;
+  return *x * *y;
+}
+
 } // namespace
 
 FailureOr<bool> Distributor::storeEpilogue(const View &view, int id,
@@ -230,8 +264,71 @@ FailureOr<bool> Distributor::storeEpilogue(const View &view, int id,
     return p;
   };
 
-  // The fewest chunks holding at most the budget's bytes of the tile each
-  // (or, failing that, the smallest buffer when it fits the chip).
+  // Shared memory the dot operands' stages leave dead here, which the
+  // buffer takes instead of growing the workspace (as Triton's allocator
+  // shares buffers whose lifetimes do not overlap): the cp.async rings of a
+  // loop the store follows (every copy issued was waited for inside the
+  // loop), and the stages of the sequential grid axis at its last step
+  // (the store under `pl.when(k == nk - 1)`, after the dots reading them:
+  // nothing is prefetched past the last step). The barrier before the
+  // first write orders the other warps' last reads. [deadOffset, +deadBytes)
+  int64_t deadOffset = 0, deadBytes = 0;
+  bool deadTma = false;
+  auto consider = [&](int64_t offset, int64_t size, bool tma) {
+    int64_t aligned = llvm::alignTo(offset, 128);
+    if (size - (aligned - offset) > deadBytes) {
+      deadOffset = aligned;
+      deadBytes = size - (aligned - offset);
+      deadTma = tma;
+    }
+  };
+  for (auto &[forOp, plan] : loopPlans) {
+    Operation *anc = forOp->getBlock()->findAncestorOpInBlock(*at);
+    if (anc && anc != forOp && forOp->isBeforeInBlock(anc))
+      consider(plan.region, plan.stages * plan.stageBytes, false);
+  }
+  // Whether the insertion point lies in the then-branches of ifs inside the
+  // sequential loop's body, one of them on `iv == count - 1`.
+  auto atLastStep = [&]() {
+    std::optional<int64_t> n =
+        kc.seqIv ? constantValue(kc.seqCount) : std::nullopt;
+    if (!n)
+      return false;
+    Operation *seqLoop = kc.seqIv.getParentBlock()->getParentOp();
+    bool last = false;
+    for (Block *blk = b.getInsertionBlock(); blk;) {
+      Operation *p = blk->getParentOp();
+      if (p == seqLoop)
+        return last;
+      auto ifOp = dyn_cast_or_null<scf::IfOp>(p);
+      if (!ifOp)
+        return false;
+      auto cmp = ifOp.getCondition().getDefiningOp<arith::CmpIOp>();
+      if (blk->getParent() == &ifOp.getThenRegion() && cmp &&
+          cmp.getPredicate() == arith::CmpIPredicate::eq)
+        for (int side = 0; side < 2; ++side)
+          if (stripCasts(cmp->getOperand(side)) == kc.seqIv &&
+              constantValue(cmp->getOperand(1 - side)) == *n - 1)
+            last = true;
+      blk = p->getBlock();
+    }
+    return false;
+  };
+  Block *top = &kernel.getBody().front();
+  Operation *topAnc = top->findAncestorOpInBlock(*at);
+  if (topAnc && (!stagePlans.empty() || !tmaPlans.empty()) && atLastStep()) {
+    for (auto &[dot, plan] : stagePlans)
+      if (dot->getBlock() == top && dot->isBeforeInBlock(topAnc))
+        consider(plan.region, plan.stages * plan.stageBytes, false);
+    // (The 1 KiB the stages' alignment may leave is dead too.)
+    for (auto &[dot, plan] : tmaPlans)
+      if (dot->getBlock() == top && dot->isBeforeInBlock(topAnc))
+        consider(plan.region, plan.stages * plan.stageBytes + 1024, true);
+  }
+
+  // The fewest chunks fitting the dead stages or holding at most the
+  // budget's bytes of the tile each (or, failing that, the smallest buffer
+  // when it fits the chip).
   auto bufRowsOf = [&](const Plan &p) {
     return R >> static_cast<int64_t>(p.chunkBits.size());
   };
@@ -245,10 +342,11 @@ FailureOr<bool> Distributor::storeEpilogue(const View &view, int id,
     if (!p)
       break;
     plan = std::move(p);
-    if (bufRowsOf(*plan) * rowBytes <= budget)
+    if (plan->bytes <= deadBytes || bufRowsOf(*plan) * rowBytes <= budget)
       break;
   }
-  if (!plan || plan->bytes > room)
+  bool overlay = plan && plan->bytes <= deadBytes;
+  if (!plan || (!overlay && plan->bytes > room))
     return false;
 
   // The tile as [row-bit runs..., C]: runs of chunk and of buffer bits.
@@ -291,8 +389,10 @@ FailureOr<bool> Distributor::storeEpilogue(const View &view, int id,
   int64_t bufRows = R >> k;
   int64_t bytes;
   int64_t workspaceBytes = kc.workspaceBytes;
-  View buf = workspace({bufRows, plan->pitch / eb}, elem, 0, /*pad=*/false,
-                       bytes);
+  View buf = overlay ? sharedView({bufRows, plan->pitch / eb}, elem,
+                                  deadOffset, /*pad=*/false, bytes)
+                     : workspace({bufRows, plan->pitch / eb}, elem, 0,
+                                 /*pad=*/false, bytes);
   buf.dimOf.clear();
   buf.strides.clear();
   buf.shape = shape;
@@ -315,9 +415,21 @@ FailureOr<bool> Distributor::storeEpilogue(const View &view, int id,
   }
   LLVM_DEBUG(llvm::dbgs() << "epilogue through shared memory: " << (1 << k)
                           << " chunk(s) of " << plan->bytes << " bytes, row "
-                          << plan->pitch << " bytes\n");
+                          << plan->pitch << " bytes"
+                          << (overlay ? ", on dead operand stages" : "")
+                          << "\n");
 
   int64_t readRegs = layout(readId).numRegs() >> k;
+  // wgmma groups still in flight may read the TMA stages (unless the read
+  // of the accumulators just waited for all, retireWgmma).
+  if (deadTma && overlay && wgmmaPipelined) {
+    auto wait = dyn_cast_or_null<NVVM::WgmmaWaitGroupSyncOp>(
+        b.getInsertionPoint() == b.getInsertionBlock()->begin()
+            ? nullptr
+            : &*std::prev(b.getInsertionPoint()));
+    if (!wait || wait.getGroup() != 0)
+      NVVM::WgmmaWaitGroupSyncOp::create(b, kc.loc, 0);
+  }
   // The workspace may still be read (a dot's staged tiles, a conversion).
   if (!barrierJustBefore(b))
     barrier();
