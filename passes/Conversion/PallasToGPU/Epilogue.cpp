@@ -26,12 +26,14 @@
 #include "passes/Conversion/PallasToGPU/Distribute.h"
 #include "passes/Conversion/PallasToGPU/DistributeUtils.h"
 
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/Debug.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -142,10 +144,89 @@ bool barrierJustBefore(OpBuilder &b) {
   return false;
 }
 
-/// mma.sync and MFMA accumulators. Not wgmma's: restaged, flash attention's
-/// output on sm_90a takes ptxas from 254 registers to 255 and a spill.
+/// mma.sync, wgmma and MFMA accumulators.
 bool isAccumulatorFamily(Layout::Family f) {
-  return f == Layout::Family::MmaC || f == Layout::Family::MfmaC;
+  return f == Layout::Family::MmaC || f == Layout::Family::WgmmaC ||
+         f == Layout::Family::MfmaC;
+}
+
+/// Whether the kernel op `at` lies inside a loop of the kernel or after one
+/// (a loop among the ops before it, in its block or an enclosing one): then
+/// values computed before that loop and used at `at` live across it.
+bool inOrAfterKernelLoop(Operation *at) {
+  Block *blk = at->getBlock();
+  Block::iterator end = Block::iterator(at);
+  while (blk) {
+    for (Operation &op : llvm::make_range(blk->begin(), end)) {
+      if (op.getNumRegions() == 0)
+        continue;
+      bool loop = false;
+      op.walk([&](LoopLikeOpInterface) {
+        loop = true;
+        return WalkResult::interrupt();
+      });
+      if (loop)
+        return true;
+    }
+    Operation *parent = blk->getParentOp();
+    if (!parent || isa<FunctionOpInterface>(parent))
+      return false;
+    if (isa<LoopLikeOpInterface>(parent))
+      return true;
+    end = Block::iterator(parent);
+    blk = parent->getBlock();
+  }
+  return false;
+}
+
+/// `mov.u32 $0, REG;` as inline PTX with side effects (index): LLVM
+/// neither merges it with another read of REG nor moves it, so what is
+/// computed from it is computed here, not kept live from the prologue.
+/// The GPU emulator (HostKernel.cpp) knows %tid.x and %ctaid.x/y/z.
+Value readSpecialRegister(OpBuilder &b, Location loc, StringRef reg) {
+  Value r =
+      LLVM::InlineAsmOp::create(
+          b, loc, b.getI32Type(), ValueRange{},
+          b.getStringAttr(("mov.u32 $0, " + reg + ";").str()),
+          b.getStringAttr("=r"), b.getUnitAttr(), nullptr,
+          LLVM::TailCallKindAttr::get(b.getContext(),
+                                      LLVM::tailcallkind::TailCallKind::None),
+          nullptr, nullptr)
+          .getResult(0);
+  return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), r);
+}
+
+/// `v` recomputed at the insertion point of `b`: its backward slice of
+/// memory-effect-free single-result ops down to the block indices, each
+/// `gpu.block_id` read again (readSpecialRegister). Values not depending on
+/// a block index (constants, kernel parameters, loop indices) and ops with
+/// effects or regions are used as they are.
+Value rebuildFromBlockIds(OpBuilder &b, Location loc, Value v,
+                          IRMapping &map, int depth = 0) {
+  if (Value m = map.lookupOrNull(v))
+    return m;
+  Operation *def = v.getDefiningOp();
+  if (!def || depth > 64)
+    return v;
+  if (auto bid = dyn_cast<mlir::gpu::BlockIdOp>(def)) {
+    const char *names[] = {"%ctaid.x", "%ctaid.y", "%ctaid.z"};
+    Value r = readSpecialRegister(
+        b, loc, names[static_cast<int>(bid.getDimension())]);
+    map.map(v, r);
+    return r;
+  }
+  if (def->getNumResults() != 1 || def->getNumRegions() != 0 ||
+      !isMemoryEffectFree(def) || isa<mlir::gpu::ThreadIdOp>(def))
+    return v;
+  bool changed = false;
+  for (Value operand : def->getOperands())
+    if (rebuildFromBlockIds(b, loc, operand, map, depth + 1) != operand)
+      changed = true;
+  if (!changed)
+    return v;
+  Value r = b.clone(*def, map)->getResult(0);
+  map.map(v, r);
+  return r;
 }
 
 /// `v` without integer casts.
@@ -434,6 +515,41 @@ FailureOr<bool> Distributor::storeEpilogue(const View &view, int id,
   if (!barrierJustBefore(b))
     barrier();
   beforeAccess(out, readId, /*write=*/true);
+
+  // wgmma's epilogue inside or after a loop computes its own thread and
+  // block coordinates: those the prologue computed for the kernel's other
+  // accesses are equal to the epilogue's (flash attention: o's block and
+  // q's), and LLVM would keep them live across the loop beside the
+  // accumulators (sm_90a flash attention: 255 registers and a spill).
+  // %tid.x and %ctaid.x/y/z are read again here (readSpecialRegister), the
+  // thread coordinates derived from that %tid.x (threadCoord, primary), the
+  // output's block offsets rebuilt from those %ctaid reads.
+  View outAt = out;
+  Value savedTid = kc.tid;
+  Operation *savedPrologueEnd = kc.prologueEnd;
+  DenseMap<std::pair<int, int64_t>, Value> savedCoords;
+  DenseMap<int, Value> savedPrimary;
+  Operation *coordAnchor = nullptr;
+  if (acc.family == Layout::Family::WgmmaC && inOrAfterKernelLoop(at)) {
+    kc.tid = readSpecialRegister(b, kc.loc, "%tid.x");
+    // Thread coordinates go before this placeholder.
+    coordAnchor = arith::ConstantIndexOp::create(b, kc.loc, 0);
+    kc.prologueEnd = coordAnchor;
+    std::swap(savedCoords, threadCoordCache);
+    std::swap(savedPrimary, primaryCache);
+    IRMapping map;
+    for (Value &offset : outAt.offsets)
+      offset = rebuildFromBlockIds(b, kc.loc, offset, map);
+  }
+  auto restoreCoords = llvm::scope_exit([&] {
+    if (!coordAnchor)
+      return;
+    kc.tid = savedTid;
+    kc.prologueEnd = savedPrologueEnd;
+    threadCoordCache = std::move(savedCoords);
+    primaryCache = std::move(savedPrimary);
+    coordAnchor->erase();
+  });
   for (int64_t chunk = 0; chunk < (int64_t(1) << k); ++chunk) {
     if (chunk > 0)
       barrier();
@@ -454,7 +570,7 @@ FailureOr<bool> Distributor::storeEpilogue(const View &view, int id,
     auto part = load(buf, readId, reads);
     if (failed(part))
       return failure();
-    if (failed(store(out, readId, *part, {}, reads)))
+    if (failed(store(outAt, readId, *part, {}, reads)))
       return failure();
   }
   // The workspace is free again once every thread has read its part; at

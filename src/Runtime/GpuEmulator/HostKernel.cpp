@@ -615,6 +615,29 @@ FailureOr<func::FuncOp> buildHostKernel(ModuleOp module,
                asmOp && asmOp.getAsmString().contains("wgmma.mma_async")) {
       if (failed(rewriteWgmma(b, module, asmOp, error)))
         return failure();
+    } else if (auto asmOp = dyn_cast<LLVM::InlineAsmOp>(op);
+               asmOp && asmOp.getAsmString().starts_with("mov.u32 $0, %")) {
+      // A special register read again (a wgmma epilogue after a loop,
+      // Epilogue.cpp readSpecialRegister): %tid.x, %ctaid.x/y/z.
+      StringRef reg = asmOp.getAsmString()
+                          .drop_front(strlen("mov.u32 $0, "))
+                          .rtrim(';');
+      Value id;
+      if (reg == "%tid.x") {
+        auto f = declare(b, module, "pallasc_emu_tid", {}, {index});
+        id = func::CallOp::create(b, l, f, ValueRange{}).getResult(0);
+      } else if (reg == "%ctaid.x" || reg == "%ctaid.y" || reg == "%ctaid.z") {
+        auto f = declare(b, module, "pallasc_emu_bid", {i32}, {index});
+        Value d = arith::ConstantIntOp::create(b, l, i32, reg.back() - 'x');
+        id = func::CallOp::create(b, l, f, ValueRange{d}).getResult(0);
+      } else {
+        error = "the emulator cannot run inline assembly '" +
+                asmOp.getAsmString().str() + "'";
+        return failure();
+      }
+      asmOp.getResult(0).replaceAllUsesWith(
+          arith::IndexCastUIOp::create(b, l, i32, id).getResult());
+      asmOp.erase();
     } else if (auto asmOp = dyn_cast<LLVM::InlineAsmOp>(op)) {
       StringRef text = asmOp.getAsmString();
       if (!text.starts_with("ldmatrix.sync.aligned.m8n8.x")) {
