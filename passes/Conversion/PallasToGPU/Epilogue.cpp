@@ -504,10 +504,15 @@ FailureOr<bool> Distributor::storeEpilogue(const View &view, int id,
   // wgmma groups still in flight may read the TMA stages (unless the read
   // of the accumulators just waited for all, retireWgmma).
   if (deadTma && overlay && wgmmaPipelined) {
-    auto wait = dyn_cast_or_null<NVVM::WgmmaWaitGroupSyncOp>(
-        b.getInsertionPoint() == b.getInsertionBlock()->begin()
-            ? nullptr
-            : &*std::prev(b.getInsertionPoint()));
+    // (Pure ops may follow that wait: the accumulators' casts, indices.)
+    NVVM::WgmmaWaitGroupSyncOp wait;
+    for (auto it = b.getInsertionPoint();
+         it != b.getInsertionBlock()->begin();) {
+      Operation &op = *--it;
+      wait = dyn_cast<NVVM::WgmmaWaitGroupSyncOp>(op);
+      if (wait || !isMemoryEffectFree(&op) || op.getNumRegions())
+        break;
+    }
     if (!wait || wait.getGroup() != 0)
       NVVM::WgmmaWaitGroupSyncOp::create(b, kc.loc, 0);
   }
