@@ -21,9 +21,13 @@
 // between them); one commit and wait(0) after (operands copied per step:
 // not pipelined). The pl.when(k == 0) zeroing of the scratch accumulator is
 // the first wgmma's scale-d (k != 0), the carried registers its input, no
-// select. sm_80 keeps mma.sync for the same kernel.
+// select. At the last k step the accumulator goes out through shared
+// memory (Epilogue.cpp): 16 column pairs written, a barrier, 8 reads and 8
+// stores of 16 bytes per thread; its buffer (64 rows of 288 bytes) is the
+// workspace's 18432 bytes, which the operands' 8192 bytes of tiles reuse.
+// sm_80 keeps mma.sync for the same kernel.
 // WG-LABEL: gpu.func @mmwg(
-// WG-SAME: dynamic_shared_memory_bytes = 8192 : i64
+// WG-SAME: dynamic_shared_memory_bytes = 18432 : i64
 // WG: scf.for %{{.+}} = %{{.+}} to %{{.+}} step %{{.+}} iter_args({{.+}}) -> ({{(f32, ){31}f32}})
 // WG: %[[NOTFIRST:.+]] = arith.cmpi ne, %{{.+}}, %c0_i32 : i32
 // WG-NEXT: %[[SCALED:.+]] = arith.extui %[[NOTFIRST]] : i1 to i32
@@ -49,6 +53,12 @@
 // WG-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
 // WG-NEXT: gpu.barrier
 // WG-NOT: wgmma.mma_async
+// WG: scf.if
+// WG-COUNT-16: vector.store {{.+}} : memref<4608xf32, #gpu.address_space<workgroup>>, vector<2xf32>
+// WG-NEXT: gpu.barrier
+// WG-COUNT-8: vector.load {{.+}} : memref<4608xf32, #gpu.address_space<workgroup>>, vector<4xf32>
+// WG-COUNT-8: vector.store {{.+}} : memref<16384xf32>, vector<4xf32>
+// WG-NOT: vector.store
 // WG: scf.yield
 // CHECK-LABEL: gpu.func @mmwg(
 // CHECK: nvvm.mma.sync

@@ -1,8 +1,9 @@
 //===- Epilogue.cpp - dot results stored through shared memory --*- C++ -*-===//
 //
-// A matrix instruction's accumulator layout gives each thread short runs of
-// a row (mma.sync: 2 adjacent columns), so stored directly to global memory
-// it makes 8-byte (f32) or 4-byte (f16) accesses. When the output block's
+// A matrix instruction's accumulator layout (mma.sync, wgmma, MFMA) gives
+// each thread short runs of a row (mma.sync and wgmma: 2 adjacent columns;
+// MFMA: 1), so stored directly to global memory it makes 8-byte (f32) or
+// 4-byte (f16) accesses, or narrower. When the output block's
 // rows are contiguous and 16-byte aligned (what the blocked layout's store
 // would prove, Memory.cpp vectorWidth), the tile goes through shared memory
 // instead, as Triton's epilogue does: the fragments are written to a padded
@@ -521,14 +522,17 @@ FailureOr<bool> Distributor::storeEpilogue(const View &view, int id,
     barrier();
   beforeAccess(out, readId, /*write=*/true);
 
-  // wgmma's epilogue inside or after a loop computes its own thread and
+  // A wgmma epilogue inside or after a loop of the kernel (not the
+  // sequential grid axis' loop: the matmul's epilogue under pl.when(k ==
+  // last), where this costs ptxas 8 registers) computes its own thread and
   // block coordinates: those the prologue computed for the kernel's other
   // accesses are equal to the epilogue's (flash attention: o's block and
   // q's), and LLVM would keep them live across the loop beside the
   // accumulators (sm_90a flash attention: 255 registers and a spill).
   // %tid.x and %ctaid.x/y/z are read again here (readSpecialRegister), the
   // thread coordinates derived from that %tid.x (threadCoord, primary), the
-  // output's block offsets rebuilt from those %ctaid reads.
+  // output's block offsets rebuilt from those %ctaid reads. (mma.sync and
+  // MFMA epilogues, with no spill to avoid, keep the prologue's.)
   View outAt = out;
   Value savedTid = kc.tid;
   Operation *savedPrologueEnd = kc.prologueEnd;
