@@ -13,6 +13,7 @@
 
 #include "passes/Conversion/PallasToGPU/PallasToGPU.h"
 #include "target/GpuTarget.h"
+#include "passes/Pipelines/Pipelines.h"
 #include "passes/Transforms/Passes.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
@@ -125,6 +126,7 @@ void mlir::pallas::buildCudaCodegenPipeline(OpPassManager &pm,
 
   if (!options.serialize)
     return;
+  pm.addPass(createVerifyPass());
   GpuModuleToBinaryPassOptions binary;
   binary.compilationTarget = "isa";
   binary.toolkitPath = options.toolkitPath.empty() ? defaultCudaToolkitPath()

@@ -8,9 +8,12 @@
 #ifndef PALLASC_PASSES_PIPELINES_PIPELINES_H
 #define PALLASC_PASSES_PIPELINES_PIPELINES_H
 
+#include <memory>
+
 namespace mlir {
 class DialectRegistry;
 class OpPassManager;
+class Pass;
 } // namespace mlir
 
 namespace mlir::pallas {
@@ -25,6 +28,12 @@ void buildCpuPipeline(OpPassManager &pm);
 /// Adds the dialects, interface models and LLVM IR translations the CPU
 /// pipeline and the JIT need (bufferization models, LLVM dialect, ...).
 void registerCpuPipelineDialects(DialectRegistry &registry);
+
+/// `pallas-verify`: MLIR's verifier on the module, as a pass. The GPU codegen
+/// pipelines end with it before serialization, so a driver that turns the
+/// per-pass verification off (the default, see `--verify-each`) still
+/// verifies what LLVM's translation receives.
+std::unique_ptr<Pass> createVerifyPass();
 
 /// Registers `pallas-to-cpu-pipeline` (idempotent).
 void registerPallasPipelines();

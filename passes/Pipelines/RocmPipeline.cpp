@@ -11,6 +11,7 @@
 #include "passes/Pipelines/RocmPipeline.h"
 
 #include "passes/Pipelines/CudaPipeline.h"
+#include "passes/Pipelines/Pipelines.h"
 #include "target/GpuTarget.h"
 #include "passes/Conversion/Passes.h"
 
@@ -97,6 +98,7 @@ void mlir::pallas::buildRocmCodegenPipeline(
 
   if (!options.serialize)
     return;
+  pm.addPass(createVerifyPass());
   GpuModuleToBinaryPassOptions binary;
   binary.compilationTarget = "isa";
   binary.toolkitPath = options.deviceLibsRoot.empty()

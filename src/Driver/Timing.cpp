@@ -6,11 +6,14 @@
 
 #include <spdlog/spdlog.h>
 
+#include <atomic>
+
 namespace pallasc {
 
 namespace {
 thread_local StepTimer *currentTimer = nullptr;
 thread_local Step *currentStep = nullptr;
+std::atomic<bool> verifyEach{false};
 } // namespace
 
 StepTimer::StepTimer(bool timing, std::string label)
@@ -81,6 +84,15 @@ void timePasses(mlir::PassManager &pm) {
     pm.enableTiming(currentStep->scope);
   else
     pm.enableTiming(currentTimer->root);
+}
+
+void setVerifyEachPass(bool on) { verifyEach.store(on); }
+
+bool verifyEachPass() { return verifyEach.load(); }
+
+void setUpLoweringPipeline(mlir::PassManager &pm) {
+  timePasses(pm);
+  pm.enableVerifier(verifyEachPass());
 }
 
 } // namespace pallasc

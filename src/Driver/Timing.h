@@ -99,6 +99,19 @@ private:
 /// Times `pm`'s passes inside the current step when the job collects times.
 void timePasses(mlir::PassManager &pm);
 
+/// Whether the driver's fixed lowering pipelines (the GPU distribution and
+/// codegen, the TPU lowering) run MLIR's verifier after every pass: off by
+/// default, on with `--verify-each` or PALLASC_VERIFY_EACH=1. Off, the
+/// pipelines verify once at their end instead (lowerGpuKernel,
+/// pallas-verify before serialization). Process-wide; set before any
+/// compile starts.
+void setVerifyEachPass(bool on);
+bool verifyEachPass();
+
+/// Sets up `pm` as one of those pipelines: timePasses, and the verifier
+/// after every pass only when verifyEachPass().
+void setUpLoweringPipeline(mlir::PassManager &pm);
+
 } // namespace pallasc
 
 #endif // PALLASC_SRC_DRIVER_TIMING_H

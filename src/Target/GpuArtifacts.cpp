@@ -13,6 +13,7 @@
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Verifier.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
@@ -58,9 +59,13 @@ lowerGpuKernel(ModuleOp module, Location kernelLoc, const std::string &target,
     Step step("distribution");
     CompileStage stage("the GPU lowering", target);
     PassManager distribute(module.getContext());
-    timePasses(distribute);
+    setUpLoweringPipeline(distribute);
     vendor.buildDistribution(distribute);
     if (failed(distribute.run(*copy)))
+      return failure();
+    // Verified once here instead of after every pass (setUpLoweringPipeline):
+    // what --emit=mlir prints and the codegen pipeline reads.
+    if (!verifyEachPass() && failed(verify(*copy)))
       return failure();
   }
   copy->walk([&](mlir::gpu::GPUFuncOp f) {
@@ -82,8 +87,9 @@ lowerGpuKernel(ModuleOp module, Location kernelLoc, const std::string &target,
     // The vendor's LLVM lowering, then LLVM's back end (GpuModuleToBinary).
     Step step("codegen");
     CompileStage stage(vendor.codegenStage, target);
+    // Verified before serialization by its pallas-verify pass.
     PassManager codegen(module.getContext());
-    timePasses(codegen);
+    setUpLoweringPipeline(codegen);
     vendor.buildCodegen(codegen);
     if (failed(codegen.run(*copy))) {
       if (vendor.codegenFailed)

@@ -14,6 +14,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/AttrTypeSubElements.h"
 #include "mlir/IR/Location.h"
+#include "mlir/IR/Verifier.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/Support/Path.h"
 
@@ -103,9 +104,12 @@ FailureOr<TpuArtifacts> emitTpuArtifacts(ModuleOp module,
   {
     Step step("lowering");
     PassManager pm(ctx);
-    timePasses(pm);
+    setUpLoweringPipeline(pm);
     pallas::buildTpuPipeline(pm);
     if (failed(pm.run(*mosaic)))
+      return failure();
+    // Once at the end unless --verify-each (setUpLoweringPipeline).
+    if (!verifyEachPass() && failed(verify(*mosaic)))
       return failure();
   }
   stripLocationDirectories(*mosaic);

@@ -14,6 +14,7 @@
 #include "src/Driver/Driver.h"
 #include "src/Driver/OutputFiles.h"
 #include "src/Driver/Run.h"
+#include "src/Driver/Timing.h"
 #include "src/Driver/GpuRun.h"
 #include "src/Spec/GridSpec.h"
 #include "src/Support/Temporaries.h"
@@ -44,6 +45,7 @@
 #include <cstring>
 #include <iostream>
 #include <sstream>
+#include <string_view>
 
 using namespace pallasc;
 
@@ -130,10 +132,22 @@ std::string helpFooter() {
          "  PALLASC_CRASH_DIAGNOSTICS=1  a backtrace after an internal "
          "error\n"
          "  PALLASC_FIFO_TIMEOUT   seconds to wait for input on a FIFO\n"
+         "  PALLASC_VERIFY_EACH=1  as --verify-each\n"
          "  TMPDIR                 where tool temporaries go (default "
          "/tmp)\n"
          "\npallasc --version lists what this build finds; docs/cli.md "
          "has the details.";
+}
+
+/// --verify-each, on the compile and `pallasc build` (one process-wide
+/// choice, see setVerifyEachPass; `pallasc run` always verifies each pass).
+bool verifyEachFlag = false;
+
+void addVerifyEachFlag(CLI::App *cmd) {
+  cmd->add_flag("--verify-each", verifyEachFlag,
+                "Run MLIR's verifier after every pass of the GPU and TPU "
+                "lowerings (default: once at the end of each pipeline; for "
+                "finding the pass that breaks the IR)");
 }
 
 /// --cache-dir, --no-cache and --cache-max-size on `cmd`.
@@ -408,6 +422,7 @@ struct CompileCommand {
                  "semantics");
     app.add_flag("--print-ir-after-all", options.printIRAfterAll,
                  "Print the IR after every pass to stderr");
+    addVerifyEachFlag(&app);
     app.add_option("-O", opt, "Optimization level 0-3")
         ->check(CLI::Range(0, 3));
     app.add_flag("--MD", md,
@@ -618,6 +633,7 @@ struct BuildCommand {
                   "Each job's step tree (as a compile's --timing) with its "
                   "lines, then the wall time of every job against the "
                   "build's");
+    addVerifyEachFlag(cmd);
     addCacheOptions(cmd, cache);
     return cmd;
   }
@@ -878,6 +894,10 @@ int run(int argc, char **argv) {
     app.exit(e);
     return kExitUsageError;
   }
+  const char *verifyEachEnv = std::getenv("PALLASC_VERIFY_EACH");
+  setVerifyEachPass(verifyEachFlag ||
+                    (verifyEachEnv && *verifyEachEnv &&
+                     std::string_view(verifyEachEnv) != "0"));
   if (cacheCmd->parsed()) {
     setupLogging(Verbosity::Normal);
     return runCacheCommand(cacheSettings, cacheStats, cacheClear);
