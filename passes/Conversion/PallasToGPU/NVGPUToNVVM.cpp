@@ -31,12 +31,15 @@ struct PallasNVGPUToNVVMPass
   void runOnOperation() override {
     mlir::gpu::GPUModuleOp m = getOperation();
     MLIRContext *ctx = &getContext();
-    bool any = false;
+    // Only the nvgpu ops are converted (they and their tokens are all the
+    // pass changes), so the conversion visits them alone instead of every
+    // op of the (large, unrolled) kernel.
+    SmallVector<Operation *> nvgpuOps;
     m.walk([&](Operation *op) {
       if (isa<nvgpu::NVGPUDialect>(op->getDialect()))
-        any = true;
+        nvgpuOps.push_back(op);
     });
-    if (!any)
+    if (nvgpuOps.empty())
       return;
     const DataLayoutAnalysis &dl = getAnalysis<DataLayoutAnalysis>();
     LowerToLLVMOptions options(ctx, dl.getAtOrAbove(m));
@@ -50,7 +53,7 @@ struct PallasNVGPUToNVVMPass
     LLVMConversionTarget target(*ctx);
     target.addLegalDialect<NVVM::NVVMDialect>();
     target.addIllegalDialect<nvgpu::NVGPUDialect>();
-    if (failed(applyPartialConversion(m, target, std::move(patterns))))
+    if (failed(applyPartialConversion(nvgpuOps, target, std::move(patterns))))
       signalPassFailure();
   }
 };
