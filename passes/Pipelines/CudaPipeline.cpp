@@ -106,7 +106,7 @@ void mlir::pallas::buildCudaCodegenPipeline(OpPassManager &pm,
   // LLVM's -O3 does anyway.
   device.addPass(createCSEPass());
   // Collapsed views of the arrays (one base pointer per access stream).
-  device.addPass(memref::createExpandStridedMetadataPass());
+  device.addPass(createExpandViewsPass());
   device.addPass(createLowerAffinePass());
   device.addPass(createSCFToControlFlowPass());
   ConvertGpuOpsToNVVMOpsOptions toNvvm;

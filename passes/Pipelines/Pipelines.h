@@ -35,6 +35,11 @@ void registerCpuPipelineDialects(DialectRegistry &registry);
 /// verifies what LLVM's translation receives.
 std::unique_ptr<Pass> createVerifyPass();
 
+/// `pallas-expand-views`: upstream's expand-strided-metadata patterns applied
+/// from the view ops alone instead of over the whole module (same rewrites,
+/// a fraction of the time on large kernels). The GPU codegen pipelines use it.
+std::unique_ptr<Pass> createExpandViewsPass();
+
 /// Registers `pallas-to-cpu-pipeline` (idempotent).
 void registerPallasPipelines();
 

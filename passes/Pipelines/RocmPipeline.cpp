@@ -73,7 +73,7 @@ void mlir::pallas::buildRocmCodegenPipeline(
 
   OpPassManager &device = pm.nest<mlir::gpu::GPUModuleOp>();
   device.addPass(createCSEPass());
-  device.addPass(memref::createExpandStridedMetadataPass());
+  device.addPass(createExpandViewsPass());
   device.addPass(createLowerAffinePass());
   device.addPass(createSCFToControlFlowPass());
   ConvertAMDGPUToROCDLPassOptions amdgpu;
