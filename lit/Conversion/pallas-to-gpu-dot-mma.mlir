@@ -28,9 +28,9 @@
 // stores out).
 // sm_75 gets a SIMT loop over k.
 // CHECK-LABEL: gpu.func @mm(
-// CHECK-SAME: dynamic_shared_memory_bytes = 15360 : i64
 // CHECK-SAME: grid = [2, 2, 1], grid_axes = {{\[}}[0], [1], []]
-// CHECK-SAME: scratch_shared_memory_bytes = 0 : i64, sequential_axes = [2]
+// CHECK-SAME: sequential_axes = [2]
+// CHECK-SAME: dynamic_shared_memory_bytes = 15360, scratch_shared_memory_bytes = 0,
 // CHECK: %[[SMEM:.+]] = gpu.dynamic_shared_memory
 // CHECK-NOT: memref<32x32xf32, #gpu.address_space<workgroup>>
 // CHECK: scf.for %[[K:.+]] = %{{.+}} to %{{.+}} step %{{.+}} iter_args({{.+}}) -> (f32, f32, f32, f32, f32, f32, f32, f32)

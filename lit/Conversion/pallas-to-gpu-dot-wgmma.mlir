@@ -27,7 +27,7 @@
 // workspace's 18432 bytes, which the operands' 8192 bytes of tiles reuse.
 // sm_80 keeps mma.sync for the same kernel.
 // WG-LABEL: gpu.func @mmwg(
-// WG-SAME: dynamic_shared_memory_bytes = 18432 : i64
+// WG-SAME: dynamic_shared_memory_bytes = 18432,
 // WG: scf.for %{{.+}} = %{{.+}} to %{{.+}} step %{{.+}} iter_args({{.+}}) -> ({{(f32, ){31}f32}})
 // WG: %[[NOTFIRST:.+]] = arith.cmpi ne, %{{.+}}, %c0_i32 : i32
 // WG-NEXT: %[[SCALED:.+]] = arith.extui %[[NOTFIRST]] : i1 to i32

@@ -17,7 +17,7 @@
 // CHECK-LABEL: gpu.module @add_kernels
 // CHECK: gpu.func @add(%[[X:.+]]: memref<32x256xf32>, %[[Y:.+]]: memref<32x256xf32>, %[[O:.+]]: memref<32x256xf32>) kernel
 // CHECK-SAME: known_block_size = array<i32: 128, 1, 1>
-// CHECK-SAME: pallas.gpu.launch = {block = [128, 1, 1], dynamic_shared_memory_bytes = 0 : i64, entry = "add", grid = [4, 2, 1], grid_axes = {{\[}}[0], [1], []]
+// CHECK-SAME: pallas.gpu.launch = #pallas.gpu_launch<entry = "add", grid = [4, 2, 1], grid_axes = {{\[}}[0], [1], []], block = [128, 1, 1], num_warps = 4, warp_size = 32, sequential_axes = [], vmapped_axes = [], dynamic_shared_memory_bytes = 0, scratch_shared_memory_bytes = 0, params = [#pallas.gpu_param<pointer, inputs[0]>, #pallas.gpu_param<pointer, inputs[1]>, #pallas.gpu_param<pointer, outputs[0]>]>
 // CHECK-DAG: %[[TID:.+]] = gpu.thread_id x
 // CHECK-DAG: gpu.block_id x
 // CHECK-DAG: gpu.block_id y

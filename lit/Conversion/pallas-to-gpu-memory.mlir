@@ -16,8 +16,8 @@
 // CHECK-LABEL: gpu.func @gather(
 // CHECK-SAME: %[[IDX:.+]]: memref<8xi32>, %[[T:.+]]: memref<4x64x128xf32>, %[[O:.+]]: memref<4x8x128xf32>, %[[N:.+]]: i32) kernel
 // CHECK-SAME: grid = [-1, 4, 1], grid_axes = {{\[}}[1], [0], []]
-// CHECK-SAME: {axis = 1 : i64, kind = "i32", operand = "grid_bounds[0]"}
 // CHECK-SAME: vmapped_axes = [0]
+// CHECK-SAME: #pallas.gpu_param<i32, grid_bounds[0], axis = 1>
 // CHECK: %[[J:.+]] = gpu.block_id x
 // CHECK: memref.load %[[IDX]]
 // CHECK: vector.load {{.+}} : memref<32768xf32>, vector<4xf32>

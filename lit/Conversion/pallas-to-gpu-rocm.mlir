@@ -41,9 +41,9 @@ func.func @main(%x: tensor<64x1024xf32>) -> tensor<64x1xf32> {
 // stored k-contiguous so that each fragment is one 8-byte read), two
 // 16x16x16 MFMAs per chunk accumulate in registers carried by the k loop.
 // CHECK-LABEL: gpu.func @mm(
-// CHECK-SAME: dynamic_shared_memory_bytes = 5120 : i64
-// CHECK-SAME: sequential_axes = [2]
 // CHECK-SAME: warp_size = 64
+// CHECK-SAME: sequential_axes = [2]
+// CHECK-SAME: dynamic_shared_memory_bytes = 5120,
 // CHECK: scf.for %{{.+}} = %{{.+}} to %{{.+}} step %{{.+}} iter_args({{.+}}) -> (f32, f32, f32, f32)
 // CHECK-DAG: %[[TA:.+]] = memref.view %{{.+}}[%{{.+}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<32x40xbf16, #gpu.address_space<workgroup>>
 // CHECK-DAG: %[[TB:.+]] = memref.view %{{.+}}[%{{.+}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<32x40xbf16, #gpu.address_space<workgroup>>

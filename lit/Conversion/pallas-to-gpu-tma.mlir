@@ -23,7 +23,7 @@
 // previous step's group retired) and a barrier; the epilogue of the last
 // step waits for all first, in its branch, and so does the loop's end.
 // CHECK: gpu.func @mm(%{{.+}}: memref<128x256xbf16>, %{{.+}}: memref<256x64xbf16>, %{{.+}}: memref<128x64xf32>, %[[MAPA:[a-z0-9]+]]: !llvm.ptr, %[[MAPB:[a-z0-9]+]]: !llvm.ptr)
-// CHECK-SAME: {box_shape = [64, 64], dtype = "bf16", global_shape = [128, 256], interleave = "none", kind = "tensor_map", l2_promotion = "128B", oob_fill = "zero", operand = "inputs[0]", swizzle = "128B"}, {box_shape = [64, 64], dtype = "bf16", global_shape = [256, 64], interleave = "none", kind = "tensor_map", l2_promotion = "128B", oob_fill = "zero", operand = "inputs[1]", swizzle = "128B"}]
+// CHECK-SAME: #pallas.gpu_param<tensor_map, inputs[0], dtype = bf16, global_shape = [128, 256], box_shape = [64, 64], swizzle = "128B", interleave = "none", l2_promotion = "128B", oob_fill = "zero">, #pallas.gpu_param<tensor_map, inputs[1], dtype = bf16, global_shape = [256, 64], box_shape = [64, 64], swizzle = "128B", interleave = "none", l2_promotion = "128B", oob_fill = "zero">]>
 // CHECK-DAG: %[[DESCA:.+]] = arith.constant 4611686293305360384 : i64
 // CHECK-DAG: %[[DESCB:.+]] = arith.constant 4611686293338849280 : i64
 // CHECK: %[[SMEM:.+]] = arith.index_cast %{{.+}} : index to i32

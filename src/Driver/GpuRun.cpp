@@ -608,21 +608,18 @@ int runOnGpu(const RunOptions &options, const GpuRunOptions &gpu) {
     if (failed(pm.run(*gpuModule)))
       return kExitUserError;
   }
-  DictionaryAttr launchAttr;
+  pallas::GpuLaunchAttr launchAttr;
   std::string entry;
   gpuModule->walk([&](mlir::gpu::GPUFuncOp f) {
-    launchAttr = f->getAttrOfType<DictionaryAttr>(pallas::kGpuLaunchAttrName);
+    launchAttr =
+        f->getAttrOfType<pallas::GpuLaunchAttr>(pallas::kGpuLaunchAttrName);
     entry = f.getName().str();
   });
   if (!launchAttr) {
     logError("error: the CUDA lowering produced no kernel");
     return kExitInternalError;
   }
-  launch::GpuLaunchRecord compiled;
-  if (!readGpuLaunchRecord(launchAttr, compiled, error)) {
-    logError("error: " + error);
-    return kExitInternalError;
-  }
+  launch::GpuLaunchRecord compiled = readGpuLaunchRecord(launchAttr);
   // The launch as a generated launcher makes it: everything below uses the
   // record as the launcher runtime decodes it from its embedded text.
   RunCall run(entry, arch, amd, compiled, plan, batched, batch,

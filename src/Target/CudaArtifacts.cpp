@@ -3,6 +3,7 @@
 #include "src/Target/CudaArtifacts.h"
 
 #include "src/Target/GpuArtifacts.h"
+#include "src/Target/GpuLaunchRecord.h"
 
 #include "src/Driver/Timing.h"
 #include "src/Support/Temporaries.h"
@@ -40,10 +41,9 @@ bool isCudaTarget(const std::string &target) {
   return t && t->isNvidia();
 }
 
-LogicalResult checkSharedMemory(Location loc, DictionaryAttr launch,
+LogicalResult checkSharedMemory(Location loc, pallas::GpuLaunchAttr launch,
                                 const GpuTarget &target) {
-  int64_t bytes =
-      launch.getAs<IntegerAttr>("dynamic_shared_memory_bytes").getInt();
+  int64_t bytes = launch.getDynamicSharedMemoryBytes();
   if (bytes <= target.maxSharedBytesPerBlock)
     return success();
   if (target.isAmd())
@@ -210,46 +210,44 @@ std::optional<PtxasUsage> parsePtxasVerbose(llvm::StringRef text,
   return usage;
 }
 
-namespace {
-
-json attrToJson(Attribute attr) {
-  if (auto d = dyn_cast<DictionaryAttr>(attr)) {
-    json j = json::object();
-    for (NamedAttribute na : d)
-      j[na.getName().str()] = attrToJson(na.getValue());
-    return j;
-  }
-  if (auto a = dyn_cast<ArrayAttr>(attr)) {
-    json j = json::array();
-    for (Attribute e : a)
-      j.push_back(attrToJson(e));
-    return j;
-  }
-  if (auto s = dyn_cast<StringAttr>(attr))
-    return s.str();
-  if (auto i = dyn_cast<IntegerAttr>(attr))
-    return i.getInt();
-  return nullptr;
-}
-
-} // namespace
-
-json gpuLaunchJson(DictionaryAttr launch, llvm::StringRef arch,
+json gpuLaunchJson(pallas::GpuLaunchAttr launch, llvm::StringRef arch,
                    llvm::StringRef kind) {
-  json j = attrToJson(launch);
+  using pallas::GpuParamKind;
+  auto ints = [](ArrayRef<int64_t> v) { return json(v.vec()); };
+  json j = json::object();
+  j["entry"] = launch.getEntry().str();
   json grid = json::array();
-  for (json &g : j["grid"])
-    grid.push_back(g.get<int64_t>() < 0 ? json(nullptr) : g);
+  for (int64_t g : launch.getGrid())
+    grid.push_back(g < 0 ? json(nullptr) : json(g));
   j["grid"] = grid;
-  json axes = json::object();
-  const char *names[3] = {"x", "y", "z"};
-  for (size_t c = 0; c < 3; ++c)
-    axes[names[c]] = j["grid_axes"][c];
-  j["grid_axes"] = axes;
+  j["grid_axes"] = json{{"x", ints(launch.getGridAxesX())},
+                        {"y", ints(launch.getGridAxesY())},
+                        {"z", ints(launch.getGridAxesZ())}};
+  j["block"] = ints(launch.getBlock());
+  j["num_warps"] = launch.getNumWarps();
+  j["warp_size"] = launch.getWarpSize();
+  j["sequential_axes"] = ints(launch.getSequentialAxes());
+  j["vmapped_axes"] = ints(launch.getVmappedAxes());
+  j["dynamic_shared_memory_bytes"] = launch.getDynamicSharedMemoryBytes();
+  j["scratch_shared_memory_bytes"] = launch.getScratchSharedMemoryBytes();
   json params = json::array();
   int64_t index = 0;
-  for (json p : j["params"]) {
+  for (pallas::GpuParamAttr a : launch.getParams()) {
+    json p = json::object();
     p["index"] = index++;
+    p["kind"] = pallas::stringifyGpuParamKind(a.getKind()).str();
+    p["operand"] = a.getOperandName();
+    if (a.getKind() == GpuParamKind::GridBound)
+      p["axis"] = *a.getAxis();
+    if (a.getKind() == GpuParamKind::TensorMap) {
+      p["dtype"] = a.getDtype().isBF16() ? "bf16" : "f16";
+      p["global_shape"] = ints(a.getGlobalShape());
+      p["box_shape"] = ints(a.getBoxShape());
+      p["swizzle"] = a.getSwizzle().str();
+      p["interleave"] = a.getInterleave().str();
+      p["l2_promotion"] = a.getL2Promotion().str();
+      p["oob_fill"] = a.getOobFill().str();
+    }
     params.push_back(p);
   }
   j["params"] = params;
@@ -263,7 +261,8 @@ json gpuLaunchJson(DictionaryAttr launch, llvm::StringRef arch,
 /// started) and finishCudaArtifacts (ptxas collected).
 struct PendingCudaTarget {
   std::string target, arch, entry;
-  DictionaryAttr launch; ///< uniqued in the context: outlives the module copy
+  /// Uniqued in the context: outlives the module copy.
+  pallas::GpuLaunchAttr launch;
   std::string ptx;
   std::optional<CudaArtifacts::File> gpuText; ///< --emit=mlir
   // ptxas, when found: its files in the tool directory and the process.
@@ -450,9 +449,7 @@ FailureOr<CudaArtifacts> finishCudaArtifacts(PendingCudaArtifacts *pending) {
       image.arch = t.arch;
       image.cubin = std::move(cubinImage);
       image.ptx = t.ptx;
-      if (failed(readLauncherRecord(pending->moduleLoc, t.launch, t.arch,
-                                    image.record)))
-        return failure();
+      image.record = readGpuLaunchRecord(t.launch);
       out.images.push_back(std::move(image));
     }
     out.files.push_back({entryJson.file, t.ptx});

@@ -22,6 +22,10 @@
 #include <string>
 #include <vector>
 
+namespace mlir::pallas {
+class GpuLaunchAttr;
+} // namespace mlir::pallas
+
 namespace pallasc {
 
 struct GpuTarget;
@@ -33,7 +37,7 @@ bool isCudaTarget(const std::string &target);
 /// Fails (located at `loc`) when the dynamic shared memory of a
 /// `pallas.gpu.launch` record exceeds what one block may use on `target`.
 mlir::LogicalResult checkSharedMemory(mlir::Location loc,
-                                      mlir::DictionaryAttr launch,
+                                      mlir::pallas::GpuLaunchAttr launch,
                                       const GpuTarget &target);
 
 /// Reports that a kernel spills registers (`message` names the kernel, the
@@ -96,8 +100,8 @@ struct CudaArtifacts {
 /// `pallas.gpu.launch` record (docs/cuda.md, docs/rocm.md): grid (null for
 /// a dynamic size), grid_axes as {x, y, z}, indexed params, arch, kind
 /// ("cuda" or "hip").
-nlohmann::json gpuLaunchJson(mlir::DictionaryAttr launch, llvm::StringRef arch,
-                             llvm::StringRef kind);
+nlohmann::json gpuLaunchJson(mlir::pallas::GpuLaunchAttr launch,
+                             llvm::StringRef arch, llvm::StringRef kind);
 
 /// Builds the PTX of `module` (after the call-level transforms; not
 /// modified) for every `cuda:<arch>` in `targets`. `emitText` adds the

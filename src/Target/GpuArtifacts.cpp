@@ -5,10 +5,8 @@
 #include "src/Driver/Timing.h"
 #include "src/Support/CompileStage.h"
 #include "src/Target/CudaArtifacts.h"
-#include "src/Target/GpuLaunchRecord.h"
 
 #include "dialects/Pallas/IR/PallasOps.h"
-#include "passes/Conversion/PallasToGPU/PallasToGPU.h"
 #include "target/GpuTarget.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -69,7 +67,8 @@ lowerGpuKernel(ModuleOp module, Location kernelLoc, const std::string &target,
       return failure();
   }
   copy->walk([&](mlir::gpu::GPUFuncOp f) {
-    out.launch = f->getAttrOfType<DictionaryAttr>(pallas::kGpuLaunchAttrName);
+    out.launch =
+        f->getAttrOfType<pallas::GpuLaunchAttr>(pallas::kGpuLaunchAttrName);
     out.entry = f.getName().str();
   });
   if (!out.launch)
@@ -107,16 +106,6 @@ lowerGpuKernel(ModuleOp module, Location kernelLoc, const std::string &target,
                                       << " lowering produced no "
                                       << vendor.objectName;
   return out;
-}
-
-LogicalResult readLauncherRecord(Location loc, DictionaryAttr launch,
-                                 llvm::StringRef arch,
-                                 launch::GpuLaunchRecord &record) {
-  std::string recordError;
-  if (!readGpuLaunchRecord(launch, record, recordError))
-    return emitError(loc) << "the launch record of " << arch << ": "
-                          << recordError;
-  return success();
 }
 
 } // namespace pallasc

@@ -16,6 +16,8 @@
 
 #include "src/Launch/GpuLaunchRecord.h"
 
+#include "dialects/Pallas/IR/GpuLaunchAttrs.h"
+
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
@@ -68,7 +70,7 @@ struct LoweredGpuKernel {
   std::string entry; ///< the gpu.func's name
   /// pallas-to-gpu's `pallas.gpu.launch` record; uniqued in the context, it
   /// outlives the module copy.
-  mlir::DictionaryAttr launch;
+  mlir::pallas::GpuLaunchAttr launch;
   std::string object; ///< the serialized object (PTX text, AMDGPU assembly)
   /// With `emitText`: the distributed GPU IR (`<name>.<arch>.gpu.mlir`).
   std::optional<std::string> gpuText;
@@ -84,13 +86,6 @@ mlir::FailureOr<LoweredGpuKernel>
 lowerGpuKernel(mlir::ModuleOp module, mlir::Location kernelLoc,
                const std::string &target, const GpuTarget &chip,
                const GpuVendorLowering &vendor, bool emitText);
-
-/// Reads `launch` into `record` for a generated launcher; an error at
-/// `loc` naming `arch` when the record is malformed.
-mlir::LogicalResult readLauncherRecord(mlir::Location loc,
-                                       mlir::DictionaryAttr launch,
-                                       llvm::StringRef arch,
-                                       launch::GpuLaunchRecord &record);
 
 } // namespace pallasc
 

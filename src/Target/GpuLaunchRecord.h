@@ -1,9 +1,10 @@
 //===- GpuLaunchRecord.h - Reading pallas-to-gpu's launch record --*- C++ -*-===//
 //
 // The one reader of the launch record pallas-to-gpu attaches to its
-// gpu.func (`pallas.gpu.launch`) for the code that launches the kernel: it
-// checks the record and gives it as plain data (src/Launch/GpuLaunchRecord.h)
-// to the GPU runner and the emulator.
+// gpu.func (`pallas.gpu.launch`, a #pallas.gpu_launch) for the code that
+// launches the kernel: it gives the verified record as plain data
+// (src/Launch/GpuLaunchRecord.h) to the generated launchers, the GPU runner
+// and the emulator.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,16 +13,14 @@
 
 #include "src/Launch/GpuLaunchRecord.h"
 
-#include "mlir/IR/BuiltinAttributes.h"
-
-#include <string>
+#include "dialects/Pallas/IR/GpuLaunchAttrs.h"
 
 namespace pallasc {
 
-/// Reads `launch` into `record`; false with `error` set when a field is
-/// missing or malformed.
-bool readGpuLaunchRecord(mlir::DictionaryAttr launch,
-                         launch::GpuLaunchRecord &record, std::string &error);
+/// `launch` as plain data. The attribute's verifier has checked everything
+/// the record's users rely on, so this cannot fail.
+launch::GpuLaunchRecord
+readGpuLaunchRecord(mlir::pallas::GpuLaunchAttr launch);
 
 } // namespace pallasc
 

@@ -3,6 +3,7 @@
 #include "src/Target/RocmArtifacts.h"
 
 #include "src/Target/GpuArtifacts.h"
+#include "src/Target/GpuLaunchRecord.h"
 
 #include "src/Support/Temporaries.h"
 
@@ -193,7 +194,7 @@ emitRocmArtifacts(ModuleOp module, const std::string &name,
         lowerGpuKernel(module, kernelLoc, target, chip, vendor, emitText);
     if (failed(kernel))
       return failure();
-    DictionaryAttr launch = kernel->launch;
+    pallas::GpuLaunchAttr launch = kernel->launch;
     const std::string &entry = kernel->entry;
     const std::string &isa = kernel->object;
     if (kernel->gpuText) {
@@ -265,9 +266,7 @@ emitRocmArtifacts(ModuleOp module, const std::string &name,
       image.arch = arch;
       image.hsaco = *hsaco;
       image.codeObjectVersion = codeObjectVersion;
-      if (failed(readLauncherRecord(module.getLoc(), launch, arch,
-                                    image.record)))
-        return failure();
+      image.record = readGpuLaunchRecord(launch);
       out.images.push_back(std::move(image));
     }
     out.files.push_back({entryJson.file, std::move(*hsaco)});

@@ -1,6 +1,7 @@
 //===- PallasDialect.cpp - pallas dialect, attributes, types ---*- C++ -*-===//
 
 #include "dialects/Pallas/IR/PallasDialect.h"
+#include "dialects/Pallas/IR/GpuLaunchAttrs.h"
 #include "dialects/Pallas/IR/PallasOps.h"
 
 #include "mlir/IR/Builders.h"
@@ -28,6 +29,7 @@ void PallasDialect::initialize() {
 #define GET_ATTRDEF_LIST
 #include "dialects/Pallas/IR/PallasOpsAttrs.cpp.inc"
       >();
+  registerGpuLaunchAttrs();
   addTypes<
 #define GET_TYPEDEF_LIST
 #include "dialects/Pallas/IR/PallasOpsTypes.cpp.inc"
@@ -36,6 +38,34 @@ void PallasDialect::initialize() {
 #define GET_OP_LIST
 #include "dialects/Pallas/IR/PallasOps.cpp.inc"
       >();
+}
+
+// The attributes of PallasAttrs.td, then those of GpuLaunchAttrs.td.
+Attribute PallasDialect::parseAttribute(DialectAsmParser &parser,
+                                        Type type) const {
+  SMLoc loc = parser.getCurrentLocation();
+  StringRef mnemonic;
+  Attribute attr;
+  OptionalParseResult result =
+      generatedAttributeParser(parser, &mnemonic, type, attr);
+  if (!result.has_value())
+    result = parseGpuLaunchAttrs(parser, mnemonic, type, attr);
+  if (result.has_value())
+    return succeeded(*result) ? attr : Attribute();
+  parser.emitError(loc) << "unknown attribute `" << mnemonic << "` in dialect `"
+                        << getNamespace() << "`";
+  return {};
+}
+
+void PallasDialect::printAttribute(Attribute attr,
+                                   DialectAsmPrinter &printer) const {
+  if (failed(generatedAttributePrinter(attr, printer)))
+    (void)printGpuLaunchAttrs(attr, printer);
+}
+
+LogicalResult PallasDialect::verifyOperationAttribute(Operation *op,
+                                                      NamedAttribute attr) {
+  return verifyGpuLaunchAttribute(op, attr);
 }
 
 Operation *PallasDialect::materializeConstant(OpBuilder &builder,

@@ -17,9 +17,23 @@ def Pallas_Dialect : Dialect {
   }];
   let cppNamespace = "::mlir::pallas";
   let useDefaultTypePrinterParser = 1;
-  let useDefaultAttributePrinterParser = 1;
+  // The attributes of PallasAttrs.td and of GpuLaunchAttrs.td (a file of
+  // its own): PallasDialect.cpp dispatches to both.
+  let useDefaultAttributePrinterParser = 0;
+  // `pallas.gpu.launch` must hold a #pallas.gpu_launch.
+  let hasOperationAttrVerify = 1;
   // Folders (broadcast/reshape of splats) produce constants: arith.constant.
   let hasConstantMaterializer = 1;
+  let extraClassDeclaration = [{
+    ::mlir::Attribute parseAttribute(::mlir::DialectAsmParser &parser,
+                                     ::mlir::Type type) const override;
+    void printAttribute(::mlir::Attribute attr,
+                        ::mlir::DialectAsmPrinter &os) const override;
+
+  private:
+    /// Adds the attributes of GpuLaunchAttrs.td (GpuLaunchAttrs.cpp).
+    void registerGpuLaunchAttrs();
+  }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::func::FuncDialect",

@@ -25,6 +25,10 @@
 
 #include <string>
 
+namespace mlir::pallas {
+class GpuLaunchAttr;
+} // namespace mlir::pallas
+
 namespace mlir::pallas::gpu {
 
 //===----------------------------------------------------------------------===//
@@ -205,7 +209,7 @@ private:
 /// `numWarps` warps of `numThreads` threads in all, the tensor maps `maps`
 /// the distributor made, `sharedBytes` of dynamic shared memory of which
 /// `scratchSharedBytes` hold scratch buffers.
-DictionaryAttr buildLaunchRecord(MLIRContext *ctx, const KernelFunction &kf,
+GpuLaunchAttr buildLaunchRecord(MLIRContext *ctx, const KernelFunction &kf,
                                 const CallInfo &info,
                                 const LaunchGeometry &geometry,
                                 ArrayRef<KernelContext::TensorMap> maps,

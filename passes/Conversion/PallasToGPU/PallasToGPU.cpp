@@ -12,6 +12,8 @@
 
 #include "passes/Conversion/PallasToGPU/KernelSkeleton.h"
 
+#include "dialects/Pallas/IR/GpuLaunchAttrs.h"
+
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/DLTI/DLTI.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"

@@ -11,9 +11,8 @@ namespace mlir::pallas {
 /// dictionary plus `input_types` / `output_types`.
 constexpr const char *kGpuCallAttrName = "pallas.gpu.call";
 
-/// gpu.func attribute (set by pallas-to-gpu): the launch geometry, see
-/// docs/cuda.md.
-constexpr const char *kGpuLaunchAttrName = "pallas.gpu.launch";
+// The gpu.func's launch record, `pallas.gpu.launch` (kGpuLaunchAttrName), is
+// a #pallas.gpu_launch: dialects/Pallas/IR/GpuLaunchAttrs.h.
 
 } // namespace mlir::pallas
 
