@@ -151,8 +151,9 @@ std::string describeGpuFailure(const launch::GpuStatus &status) {
 /// for vmap's batch loop, the loop as encodeGpuBatchLoop embeds it.
 struct RunCall {
   RunCall(const std::string &entry, const std::string &arch, bool amd,
-          const launch::GpuLaunchRecord &record, const LaunchPlan &plan,
-          bool batched, const launch::GpuBatchLoop &batch,
+          const launch::GpuLaunchRecord &record,
+          const launch::HostCallPlan &plan, bool batched,
+          const launch::GpuBatchLoop &batch,
           const std::vector<int64_t> &boundValues)
       : entry(entry), arch(arch), vendor(amd ? "ROCm" : "CUDA"),
         recordText(launch::encodeGpuLaunchRecord(record)), grid(plan.grid),
@@ -449,7 +450,7 @@ int runOnGpu(const RunOptions &options, const GpuRunOptions &gpu) {
     return kExitUserError;
   }
   OwningOpRef<ModuleOp> cpuModule(fe.module->clone());
-  LaunchPlan plan;
+  launch::HostCallPlan plan;
   BatchLoopProgram loop;
   std::string error;
   if (batched) {
@@ -477,9 +478,9 @@ int runOnGpu(const RunOptions &options, const GpuRunOptions &gpu) {
   }
   // What @main takes and returns: the batched arrays of the loop, or the
   // call's own.
-  const std::vector<ArrayType> &wantInputs =
+  const std::vector<launch::HostArrayType> &wantInputs =
       batched ? loop.inputs : plan.inputs;
-  const std::vector<ArrayType> &wantOutputs =
+  const std::vector<launch::HostArrayType> &wantOutputs =
       batched ? loop.outputs : plan.outputs;
   int64_t numBoundValues =
       batched ? loop.numBoundValues() : plan.numDynamicBounds();
@@ -517,9 +518,9 @@ int runOnGpu(const RunOptions &options, const GpuRunOptions &gpu) {
   // the aliased input).
   std::vector<HostArray> inputs(wantInputs.size());
   for (size_t i = 0; i < wantInputs.size(); ++i) {
-    const ArrayType &want = wantInputs[i];
+    const launch::HostArrayType &want = wantInputs[i];
     if (options.randomSeed) {
-      inputs[i] = HostArray(want.dtype, want.shape);
+      inputs[i] = HostArray(want.type, want.shape);
       if (!inputs[i].allocate()) {
         logError("error: cannot allocate input " + std::to_string(i));
         return kExitUserError;
@@ -529,7 +530,7 @@ int runOnGpu(const RunOptions &options, const GpuRunOptions &gpu) {
     }
     auto check = [&](DType dtype, const std::vector<int64_t> &shape,
                      std::string &message) {
-      if (shape == want.shape && dtypeSize(dtype) == dtypeSize(want.dtype))
+      if (shape == want.shape && dtypeSize(dtype) == dtypeSize(want.type))
         return true;
       message = options.inputs[i] + ": error: input " + std::to_string(i) +
                 " is " + HostArray(dtype, shape).describe() +
@@ -549,7 +550,7 @@ int runOnGpu(const RunOptions &options, const GpuRunOptions &gpu) {
     aliasOf[out] = in;
   std::vector<HostArray> outputs(wantOutputs.size());
   for (size_t j = 0; j < wantOutputs.size(); ++j) {
-    DType d = wantOutputs[j].dtype;
+    DType d = wantOutputs[j].type;
     if (fe.spec.outputs.size() == wantOutputs.size())
       if (std::optional<DType> s = parseDType(fe.spec.outputs[j].dtype))
         if (dtypeSize(*s) == dtypeSize(d))
@@ -564,8 +565,8 @@ int runOnGpu(const RunOptions &options, const GpuRunOptions &gpu) {
       std::memcpy(outputs[j].data(), inputs[aliasOf[j]].data(),
                   outputs[j].byteSize());
     else
-      fillUninitialized(outputs[j].data(), outputs[j].numElements(),
-                        outputs[j].dtype);
+      launch::fillUninitialized(outputs[j].data(), outputs[j].numElements(),
+                                outputs[j].dtype);
   }
 
   // The emulator runs the distributed kernel, one step before the artifact:
@@ -705,7 +706,7 @@ int runOnGpu(const RunOptions &options, const GpuRunOptions &gpu) {
     // The CPU reference: the call on the grid executor, or the whole @main
     // (the batch loop) compiled for the host, as `pallasc run` runs them.
     OwningOpRef<ModuleOp> refModule(fe.module->clone());
-    HostProgram program;
+    launch::HostProgramPlan program;
     if (batched && !prepareHostProgram(*refModule, program, error)) {
       logError(specPath + ": error: " + error);
       return kExitUserError;

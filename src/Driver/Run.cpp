@@ -84,7 +84,7 @@ std::string shapeString(const std::vector<int64_t> &shape) {
   return s + "]";
 }
 
-std::string describeOperands(const std::vector<ArrayType> &arrays) {
+std::string describeOperands(const std::vector<launch::HostArrayType> &arrays) {
   std::string s;
   for (size_t i = 0; i < arrays.size(); ++i)
     s += (i ? ", " : "") + arrays[i].describe();
@@ -169,17 +169,17 @@ int runOnCpu(const RunOptions &options) {
   bool hasCall = false;
   fe.module->walk([&](pallas::CallOp) { hasCall = true; });
   bool direct = !hasCall || isDirectCall(*fe.module);
-  LaunchPlan plan;
-  HostProgram program;
+  launch::HostCallPlan plan;
+  launch::HostProgramPlan program;
   std::string error;
   if (direct ? !planLaunch(*fe.module, plan, error)
              : !prepareHostProgram(*fe.module, program, error)) {
     logError(specPath + ": error: " + error);
     return kExitUserError;
   }
-  const std::vector<ArrayType> &wantInputs =
+  const std::vector<launch::HostArrayType> &wantInputs =
       direct ? plan.inputs : program.inputs;
-  const std::vector<ArrayType> &wantOutputs =
+  const std::vector<launch::HostArrayType> &wantOutputs =
       direct ? plan.outputs : program.outputs;
   int64_t numBounds =
       direct ? plan.numDynamicBounds() : program.numBoundValues();
@@ -226,9 +226,9 @@ int runOnCpu(const RunOptions &options) {
   std::vector<HostArray> inputs(wantInputs.size());
   uint64_t inputBytes = 0;
   for (size_t i = 0; i < wantInputs.size(); ++i) {
-    const ArrayType &want = wantInputs[i];
+    const launch::HostArrayType &want = wantInputs[i];
     if (options.randomSeed) {
-      inputs[i] = HostArray(want.dtype, want.shape);
+      inputs[i] = HostArray(want.type, want.shape);
       uint64_t bytes = inputs[i].byteSize();
       if (__builtin_add_overflow(inputBytes, bytes, &inputBytes) ||
           inputBytes > maxBytes || !inputs[i].allocate()) {
@@ -245,10 +245,10 @@ int runOnCpu(const RunOptions &options) {
     // read.
     auto check = [&](DType dtype, const std::vector<int64_t> &shape,
                      std::string &message) {
-      if (!compatible(dtype, want.dtype)) {
-        message = path + ": error: input " + std::to_string(i) +
-                  " has dtype " + dtypeName(dtype) + " but the call expects " +
-                  dtypeName(want.dtype) + " (" + want.describe() + ")";
+      if (!compatible(dtype, want.type)) {
+        message = path + ": error: input " + std::to_string(i) + " has dtype " +
+                  dtypeName(dtype) + " but the call expects " +
+                  dtypeName(want.type) + " (" + want.describe() + ")";
         return false;
       }
       if (shape != want.shape) {
@@ -271,7 +271,7 @@ int runOnCpu(const RunOptions &options) {
   // spec's signedness when the spec still describes them.
   std::vector<DType> outputDTypes;
   for (size_t j = 0; j < wantOutputs.size(); ++j) {
-    DType d = wantOutputs[j].dtype;
+    DType d = wantOutputs[j].type;
     if (fe.spec.outputs.size() == wantOutputs.size())
       if (std::optional<DType> s = parseDType(fe.spec.outputs[j].dtype))
         if (compatible(*s, d))
@@ -295,7 +295,7 @@ int runOnCpu(const RunOptions &options) {
   // The JIT links lazily; look the kernel up now so linking is not counted
   // as run time.
   Clock::time_point t2 = Clock::now();
-  if (!jit->lookupCInterface(direct ? plan.kernel : "main", error)) {
+  if (!jit->lookupCInterface(direct ? plan.kernelName : "main", error)) {
     logError("error: " + error);
     return kExitInternalError;
   }

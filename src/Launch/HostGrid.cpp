@@ -205,6 +205,31 @@ int64_t HostProgramPlan::numBoundValues() const {
   return n;
 }
 
+bool resolveEntryPoints(HostCallPlan &plan, const EntryPointLookup &lookup,
+                        std::string &error) {
+  plan.kernel = lookup(plan.kernelName, error);
+  if (!plan.kernel)
+    return false;
+  for (std::vector<HostBlockMapping> *mappings :
+       {&plan.inMappings, &plan.outMappings})
+    for (HostBlockMapping &m : *mappings)
+      if (!m.indexWrapperName.empty() &&
+          !(m.indexWrapper = lookup(m.indexWrapperName, error)))
+        return false;
+  return true;
+}
+
+bool resolveEntryPoints(HostProgramPlan &program,
+                        const EntryPointLookup &lookup, std::string &error) {
+  program.main = lookup("main", error);
+  if (!program.main)
+    return false;
+  for (HostCallPlan &call : program.calls)
+    if (!resolveEntryPoints(call, lookup, error))
+      return false;
+  return true;
+}
+
 //===----------------------------------------------------------------------===//
 // The grid walk
 //===----------------------------------------------------------------------===//

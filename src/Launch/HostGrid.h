@@ -38,6 +38,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -98,21 +99,27 @@ struct HostBlockMapping {
   /// One program per array dimension for an affine map (none: zeros) ...
   std::vector<AffineProgram> indexMap;
   /// ... or the wrapper of a `@func` map: (grid i32..., prefetch
-  /// memrefs..., out memref<R x i64>).
+  /// memrefs..., out memref<R x i64>), the function of the symbol
+  /// `indexWrapperName` (resolveEntryPoints).
   PackedFn indexWrapper = nullptr;
+  std::string indexWrapperName;
   /// The kernel's ref shape (squeezed dims dropped).
   std::vector<int64_t> kernelShape() const;
 };
 
-/// One pallas.call, ready to run on the host.
+/// One pallas.call, ready to run on the host once its entry points are
+/// resolved (resolveEntryPoints).
 struct HostCallPlan {
+  /// The kernel's symbol ...
   std::string kernelName;
-  /// The kernel's packed entry point: (program id i32 per kernel-visible
+  /// ... and its packed entry point: (program id i32 per kernel-visible
   /// axis, grid size i32 per such axis, then a memref per ref: prefetch,
   /// inputs, outputs, scratch).
   PackedFn kernel = nullptr;
   /// -1 for a dynamic bound.
   std::vector<int64_t> grid;
+  /// Per grid axis, its name or "".
+  std::vector<std::string> gridNames;
   std::vector<int64_t> vmappedDims;
   int64_t numScalarPrefetch = 0;
   /// Every input (scalar-prefetch ones first), every output.
@@ -124,8 +131,20 @@ struct HostCallPlan {
   std::vector<std::pair<int64_t, int64_t>> aliases;
   /// Per kernel ref argument: whether the kernel may write it.
   std::vector<bool> kernelWrites;
+  /// The call was eliminated by pallas-dce: there is nothing to run.
+  bool eliminated = false;
   int64_t numDynamicBounds() const;
 };
+
+/// From a symbol name to its packed C-interface entry point; null with
+/// `error` set when missing.
+using EntryPointLookup =
+    std::function<PackedFn(const std::string &symbol, std::string &error)>;
+
+/// Sets `plan.kernel` and each `@func` index map's wrapper from their
+/// symbols, looked up in that order (kernel, inputs' maps, outputs' maps).
+bool resolveEntryPoints(HostCallPlan &plan, const EntryPointLookup &lookup,
+                        std::string &error);
 
 struct HostGridOptions {
   /// One value per dynamic grid bound, in grid order.
@@ -168,7 +187,9 @@ struct HostProgramArgument {
 /// whose pallas.calls were replaced by calls to the launch callback
 /// (hostProgramLaunchCallback) with their call number.
 struct HostProgramPlan {
+  /// `@main`'s entry point (resolveEntryPoints).
   PackedFn main = nullptr;
+  /// Every pallas.call of `@main`, in order; launch `i` runs `calls[i]`.
   std::vector<HostCallPlan> calls;
   std::vector<HostProgramArgument> arguments;
   /// The Array arguments, in order, and the results.
@@ -176,6 +197,10 @@ struct HostProgramPlan {
   /// Bound values `@main` takes (the batched bounds count N each).
   int64_t numBoundValues() const;
 };
+
+/// Sets `program.main` (the symbol "main"), then every call's entry points.
+bool resolveEntryPoints(HostProgramPlan &program,
+                        const EntryPointLookup &lookup, std::string &error);
 
 /// Runs `program`: `boundValues` are its bound values in argument order,
 /// `inputs` its arrays (read only), `outputs` the caller's storage of its

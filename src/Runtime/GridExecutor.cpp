@@ -12,20 +12,16 @@
 
 namespace pallasc::runtime {
 
-void fillUninitialized(uint8_t *data, int64_t count, DType dtype) {
-  launch::fillUninitialized(data, count, elementTypeOf(dtype));
-}
-
-bool executeGrid(const LaunchPlan &plan, JitModule &jit,
+bool executeGrid(const launch::HostCallPlan &plan, JitModule &jit,
                  std::vector<HostArray> &inputs,
                  const std::vector<DType> &outputDTypes,
-                 std::vector<HostArray> &outputs,
-                 const ExecuteOptions &options, std::string &error) {
-  launch::HostCallPlan host;
+                 std::vector<HostArray> &outputs, const ExecuteOptions &options,
+                 std::string &error) {
+  launch::HostCallPlan host = plan;
   auto lookup = [&](const std::string &symbol, std::string &lookupError) {
     return jit.lookupCInterface(symbol, lookupError);
   };
-  if (!toHostCallPlan(plan, lookup, host, error))
+  if (!launch::resolveEntryPoints(host, lookup, error))
     return false;
   const size_t numOut = plan.outputs.size();
   if (inputs.size() != plan.inputs.size() || outputDTypes.size() != numOut) {
@@ -35,7 +31,7 @@ bool executeGrid(const LaunchPlan &plan, JitModule &jit,
   }
   // The output dtypes may differ from the plan's in signedness.
   for (size_t j = 0; j < numOut; ++j)
-    host.outputs[j].type = elementTypeOf(outputDTypes[j]);
+    host.outputs[j].type = outputDTypes[j];
   std::vector<int64_t> aliasOf(numOut, -1);
   for (auto [in, out] : plan.aliases)
     if (out >= 0 && out < static_cast<int64_t>(numOut) && in >= 0 &&

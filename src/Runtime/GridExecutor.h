@@ -51,19 +51,15 @@ struct ExecuteOptions {
   std::vector<uint8_t *> outputStorage;
 };
 
-/// The value interpret mode uses for memory nobody wrote, for `dtype`,
-/// written `count` times at `data`.
-void fillUninitialized(uint8_t *data, int64_t count, DType dtype);
-
 /// Runs the grid. `inputs` are the call's inputs (scalar-prefetch first),
 /// already checked against `plan.inputs` (dtypes may differ in signedness);
 /// they may be modified (an aliased input becomes its output). On success
 /// `outputs` holds one array per call output, with `outputDTypes`' dtypes.
-bool executeGrid(const LaunchPlan &plan, JitModule &jit,
+bool executeGrid(const launch::HostCallPlan &plan, JitModule &jit,
                  std::vector<HostArray> &inputs,
                  const std::vector<DType> &outputDTypes,
-                 std::vector<HostArray> &outputs,
-                 const ExecuteOptions &options, std::string &error);
+                 std::vector<HostArray> &outputs, const ExecuteOptions &options,
+                 std::string &error);
 
 } // namespace pallasc::runtime
 

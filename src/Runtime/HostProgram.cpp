@@ -30,13 +30,6 @@ func::FuncOp findMain(ModuleOp module) {
 
 } // namespace
 
-int64_t HostProgram::numBoundValues() const {
-  int64_t n = 0;
-  for (const ProgramArgument &a : arguments)
-    n += a.numBounds;
-  return n;
-}
-
 std::pair<const char *, void *> launcherSymbol() {
   return {"_mlir_ciface___pallasc_launch",
           reinterpret_cast<void *>(&launch::pallasc_launcher_cpu_launch)};
@@ -70,11 +63,11 @@ launch::GpuBatchLoop BatchLoopProgram::gpuLoop() const {
   loop.axisSize = axisSize;
   for (size_t i = 0; i < call.inputs.size(); ++i)
     loop.inputStrides.push_back(
-        inAxes[i] == 0 ? HostArray(call.inputs[i].dtype, call.inputs[i].shape)
-                             .byteSize()
-                       : 0);
-  for (const ArrayType &a : call.outputs)
-    loop.outputStrides.push_back(HostArray(a.dtype, a.shape).byteSize());
+        inAxes[i] == 0
+            ? HostArray(call.inputs[i].type, call.inputs[i].shape).byteSize()
+            : 0);
+  for (const launch::HostArrayType &a : call.outputs)
+    loop.outputStrides.push_back(HostArray(a.type, a.shape).byteSize());
   for (int64_t axis : boundAxes)
     loop.batchedBounds.push_back(axis == 0);
   return loop;
@@ -243,7 +236,7 @@ bool planBatchLoop(ModuleOp module, BatchLoopProgram &program,
   }
   for (auto [i, input] : llvm::enumerate(inputs)) {
     BlockArgument arg = entry.getArgument(bounds.size() + i);
-    ArrayType batched;
+    launch::HostArrayType batched;
     if (!arrayTypeOf(arg.getType(), "input " + std::to_string(i), batched,
                      error))
       return false;
@@ -291,7 +284,7 @@ bool planBatchLoop(ModuleOp module, BatchLoopProgram &program,
               " of its call at the iteration along axis 0";
       return false;
     }
-    ArrayType stacked;
+    launch::HostArrayType stacked;
     if (!arrayTypeOf(main.getResultTypes()[j], "output " + std::to_string(j),
                      stacked, error))
       return false;
@@ -311,7 +304,7 @@ bool planBatchLoop(ModuleOp module, BatchLoopProgram &program,
   return true;
 }
 
-bool prepareHostProgram(ModuleOp module, HostProgram &program,
+bool prepareHostProgram(ModuleOp module, launch::HostProgramPlan &program,
                         std::string &error) {
   func::FuncOp main = findMain(module);
   if (!main || main.isExternal()) {
@@ -334,15 +327,16 @@ bool prepareHostProgram(ModuleOp module, HostProgram &program,
 
   // @main's arguments and results.
   for (auto [i, arg] : llvm::enumerate(main.getArguments())) {
-    ProgramArgument pa;
+    using Kind = launch::HostProgramArgument::Kind;
+    launch::HostProgramArgument pa;
     Type t = arg.getType();
     auto tensor = dyn_cast<RankedTensorType>(t);
     if (t.isIndex()) {
-      pa.kind = ProgramArgument::Kind::Bound;
+      pa.kind = Kind::Bound;
       pa.numBounds = 1;
     } else if (tensor && tensor.getElementType().isIndex() &&
                tensor.getRank() == 1 && tensor.hasStaticShape()) {
-      pa.kind = ProgramArgument::Kind::BatchedBound;
+      pa.kind = Kind::BatchedBound;
       pa.numBounds = tensor.getDimSize(0);
     } else {
       if (!arrayTypeOf(t, "input " + std::to_string(program.inputs.size()),
@@ -353,7 +347,7 @@ bool prepareHostProgram(ModuleOp module, HostProgram &program,
     program.arguments.push_back(pa);
   }
   for (auto [j, t] : llvm::enumerate(main.getResultTypes())) {
-    ArrayType a;
+    launch::HostArrayType a;
     if (!arrayTypeOf(t, "output " + std::to_string(j), a, error))
       return false;
     program.outputs.push_back(a);
@@ -361,7 +355,7 @@ bool prepareHostProgram(ModuleOp module, HostProgram &program,
 
   // Plan every call before any rewriting (planCall reads the kernels).
   for (auto [k, call] : llvm::enumerate(calls)) {
-    LaunchPlan plan;
+    launch::HostCallPlan plan;
     std::string callError;
     if (!planCall(module, call,
                   "__pallasc_index_map_" + std::to_string(k) + "_", plan,
@@ -430,7 +424,7 @@ bool prepareHostProgram(ModuleOp module, HostProgram &program,
       storeAddress(buffer);
       inputBuffers.push_back(buffer);
     }
-    const LaunchPlan &plan = program.calls[k];
+    const launch::HostCallPlan &plan = program.calls[k];
     SmallVector<Value> outputBuffers;
     for (auto [j, result] : llvm::enumerate(call.getResults())) {
       Value buffer;
@@ -495,45 +489,17 @@ bool prepareHostProgram(ModuleOp module, HostProgram &program,
   return true;
 }
 
-bool toHostProgramPlan(
-    const HostProgram &program,
-    const std::function<launch::PackedFn(const std::string &, std::string &)>
-        &lookup,
-    launch::HostProgramPlan &host, std::string &error) {
-  host = launch::HostProgramPlan();
-  host.main = lookup("main", error);
-  if (!host.main)
-    return false;
-  for (const LaunchPlan &call : program.calls)
-    if (!toHostCallPlan(call, lookup, host.calls.emplace_back(), error))
-      return false;
-  auto arrayType = [](const ArrayType &a) {
-    return launch::HostArrayType{elementTypeOf(a.dtype), a.shape};
-  };
-  for (const ProgramArgument &a : program.arguments) {
-    launch::HostProgramArgument &h = host.arguments.emplace_back();
-    h.kind = static_cast<launch::HostProgramArgument::Kind>(a.kind);
-    h.numBounds = a.numBounds;
-    h.array = arrayType(a.array);
-  }
-  for (const ArrayType &a : program.inputs)
-    host.inputs.push_back(arrayType(a));
-  for (const ArrayType &a : program.outputs)
-    host.outputs.push_back(arrayType(a));
-  return true;
-}
-
-bool runHostProgram(const HostProgram &program, JitModule &jit,
+bool runHostProgram(const launch::HostProgramPlan &program, JitModule &jit,
                     std::vector<HostArray> &inputs,
                     const std::vector<int64_t> &boundValues,
                     const std::vector<DType> &outputDTypes,
                     std::vector<HostArray> &outputs,
                     const ExecuteOptions &options, std::string &error) {
-  launch::HostProgramPlan host;
+  launch::HostProgramPlan host = program;
   auto lookup = [&](const std::string &symbol, std::string &lookupError) {
     return jit.lookupCInterface(symbol, lookupError);
   };
-  if (!toHostProgramPlan(program, lookup, host, error))
+  if (!launch::resolveEntryPoints(host, lookup, error))
     return false;
   uint64_t needed = 0;
   for (const HostArray &a : inputs)

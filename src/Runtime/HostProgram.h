@@ -33,36 +33,11 @@
 
 #include "mlir/IR/BuiltinOps.h"
 
-#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
 
 namespace pallasc::runtime {
-
-/// One argument of `@main`.
-struct ProgramArgument {
-  enum class Kind {
-    Bound,        ///< `index`: a dynamic grid bound
-    BatchedBound, ///< `tensor<N x index>`: a bound batched by vmap
-    Array,        ///< an input array
-  };
-  Kind kind = Kind::Array;
-  /// Bound values it takes: 1, or N for a batched bound.
-  int64_t numBounds = 0;
-  ArrayType array; ///< Array only
-};
-
-/// `@main` prepared for the host.
-struct HostProgram {
-  /// Every pallas.call of `@main`, in order; launch `i` runs `calls[i]`.
-  std::vector<LaunchPlan> calls;
-  std::vector<ProgramArgument> arguments;
-  /// The Array arguments, in order, and the results.
-  std::vector<ArrayType> inputs, outputs;
-  /// Bound values `@main` takes (the batched bounds count N each).
-  int64_t numBoundValues() const;
-};
 
 /// Whether `module`'s `@main` is one pallas.call on its arguments, in order,
 /// returning the call's results in order: what planLaunch and the grid
@@ -74,7 +49,7 @@ bool isDirectCall(mlir::ModuleOp module);
 /// and `pallasc run --target cuda|rocm` run, one launch per iteration.
 struct BatchLoopProgram {
   /// One iteration's call (its index-map wrappers added to the module).
-  LaunchPlan call;
+  launch::HostCallPlan call;
   int64_t axisSize = 1;
   /// Per call input: the batch axis of @main's input (0), or -1.
   std::vector<int64_t> inAxes;
@@ -82,7 +57,7 @@ struct BatchLoopProgram {
   /// (tensor<axisSize x index>), else -1.
   std::vector<int64_t> boundAxes;
   /// @main's arrays: the batched inputs and the stacked outputs.
-  std::vector<ArrayType> inputs, outputs;
+  std::vector<launch::HostArrayType> inputs, outputs;
   /// Bound values @main takes, per dynamic bound in grid order (axisSize
   /// for a batched one).
   int64_t numBoundValues() const;
@@ -107,26 +82,18 @@ bool planBatchLoop(mlir::ModuleOp module, BatchLoopProgram &program,
 ///   func.func @main(bounds: index | memref<N x index>..., inputs: memref...,
 ///                   results: memref...)
 /// Fails with a message for a `@main` the runtime cannot run.
-bool prepareHostProgram(mlir::ModuleOp module, HostProgram &program,
+bool prepareHostProgram(mlir::ModuleOp module, launch::HostProgramPlan &program,
                         std::string &error);
 
 /// The launcher the lowered `@main` calls: (symbol, address) for the JIT.
 std::pair<const char *, void *> launcherSymbol();
-
-/// `program` in the launch library's terms (src/Launch/HostGrid.h): `@main`
-/// and every call resolved by `lookup` (symbol name to packed entry point).
-bool toHostProgramPlan(
-    const HostProgram &program,
-    const std::function<launch::PackedFn(const std::string &, std::string &)>
-        &lookup,
-    launch::HostProgramPlan &host, std::string &error);
 
 /// Runs the JIT-compiled `@main` of `program`: `boundValues` are its bound
 /// values in argument order, `inputs` its arrays (checked against
 /// `program.inputs`). On success `outputs` holds one array per result, with
 /// `outputDTypes`' dtypes. `options.maxBytes` bounds what each launch holds;
 /// `options.gridWalkMs` receives the sum over the launches.
-bool runHostProgram(const HostProgram &program, JitModule &jit,
+bool runHostProgram(const launch::HostProgramPlan &program, JitModule &jit,
                     std::vector<HostArray> &inputs,
                     const std::vector<int64_t> &boundValues,
                     const std::vector<DType> &outputDTypes,

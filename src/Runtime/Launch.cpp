@@ -16,21 +16,6 @@ using namespace mlir;
 
 namespace pallasc::runtime {
 
-std::vector<int64_t> BlockMapping::kernelShape() const {
-  std::vector<int64_t> shape;
-  for (size_t i = 0; i < blockShape.size(); ++i)
-    if (kinds[i] != Kind::Squeezed)
-      shape.push_back(blockShape[i]);
-  return shape;
-}
-
-int64_t LaunchPlan::numDynamicBounds() const {
-  int64_t n = 0;
-  for (int64_t g : grid)
-    n += g == -1;
-  return n;
-}
-
 std::optional<DType> dtypeOf(Type t) {
   if (t.isInteger(1))
     return DType::Bool;
@@ -69,21 +54,71 @@ std::string printed(Type t) {
   return s;
 }
 
+/// One result of an affine index map as the launch library evaluates it;
+/// false with `error` set for a map that uses symbols.
+bool compileAffineExpr(AffineExpr e, launch::AffineProgram &program,
+                       std::string &error) {
+  using Op = launch::AffineProgram::Op;
+  if (auto c = dyn_cast<AffineConstantExpr>(e)) {
+    program.code.push_back(Op::Const);
+    program.code.push_back(c.getValue());
+    return true;
+  }
+  if (auto d = dyn_cast<AffineDimExpr>(e)) {
+    program.code.push_back(Op::Dim);
+    program.code.push_back(d.getPosition());
+    return true;
+  }
+  auto bin = dyn_cast<AffineBinaryOpExpr>(e);
+  if (!bin) {
+    error = "index map uses a symbol";
+    return false;
+  }
+  if (!compileAffineExpr(bin.getLHS(), program, error) ||
+      !compileAffineExpr(bin.getRHS(), program, error))
+    return false;
+  switch (e.getKind()) {
+  case AffineExprKind::Add:
+    program.code.push_back(Op::Add);
+    return true;
+  case AffineExprKind::Mul:
+    program.code.push_back(Op::Mul);
+    return true;
+  case AffineExprKind::FloorDiv:
+    program.code.push_back(Op::FloorDiv);
+    return true;
+  case AffineExprKind::CeilDiv:
+    program.code.push_back(Op::CeilDiv);
+    return true;
+  case AffineExprKind::Mod:
+    program.code.push_back(Op::Mod);
+    return true;
+  default:
+    error = "unsupported index map expression";
+    return false;
+  }
+}
 
-BlockMapping mappingOf(pallas::BlockSpecAttr spec) {
-  BlockMapping m;
+/// A #pallas.block_spec, its affine index map compiled (a `@func` map's
+/// wrapper is added by planCall).
+bool mappingOf(pallas::BlockSpecAttr spec, launch::HostBlockMapping &m,
+               std::string &error) {
+  using Kind = launch::HostBlockMapping::Kind;
   if (spec.isWholeArray()) {
     m.wholeArray = true;
-    return m;
+    return true;
   }
   for (unsigned i = 0; i < spec.getRank(); ++i) {
     m.blockShape.push_back(spec.getSizes()[i]);
-    m.kinds.push_back(static_cast<BlockMapping::Kind>(spec.getKinds()[i]));
+    m.kinds.push_back(static_cast<Kind>(spec.getKinds()[i]));
     m.padLow.push_back(spec.getPadLow()[i]);
     m.padHigh.push_back(spec.getPadHigh()[i]);
   }
-  m.indexMap = spec.getIndexMap();
-  return m;
+  if (AffineMap map = spec.getIndexMap(); map && !spec.getIndexFunc())
+    for (AffineExpr r : map.getResults())
+      if (!compileAffineExpr(r, m.indexMap.emplace_back(), error))
+        return false;
+  return true;
 }
 
 /// Adds `func.func @<wrapper>(grid i32..., prefetch refs..., memref<Rxi64>)`
@@ -174,7 +209,7 @@ std::vector<bool> kernelWrites(pallas::KernelOp kernel) {
 
 } // namespace
 
-bool arrayTypeOf(Type t, const std::string &what, ArrayType &out,
+bool arrayTypeOf(Type t, const std::string &what, launch::HostArrayType &out,
                  std::string &error) {
   if (isa<pallas::HiType>(t)) {
     error = what + " has the hi type " + printed(t) +
@@ -193,112 +228,13 @@ bool arrayTypeOf(Type t, const std::string &what, ArrayType &out,
             ", which the CPU runtime does not support";
     return false;
   }
-  out.dtype = *d;
+  out.type = *d;
   out.shape.assign(tensor.getShape().begin(), tensor.getShape().end());
   return true;
 }
 
-bool compileAffineExpr(AffineExpr e, launch::AffineProgram &program,
-                       std::string &error) {
-  using Op = launch::AffineProgram::Op;
-  if (auto c = dyn_cast<AffineConstantExpr>(e)) {
-    program.code.push_back(Op::Const);
-    program.code.push_back(c.getValue());
-    return true;
-  }
-  if (auto d = dyn_cast<AffineDimExpr>(e)) {
-    program.code.push_back(Op::Dim);
-    program.code.push_back(d.getPosition());
-    return true;
-  }
-  auto bin = dyn_cast<AffineBinaryOpExpr>(e);
-  if (!bin) {
-    error = "index map uses a symbol";
-    return false;
-  }
-  if (!compileAffineExpr(bin.getLHS(), program, error) ||
-      !compileAffineExpr(bin.getRHS(), program, error))
-    return false;
-  switch (e.getKind()) {
-  case AffineExprKind::Add:
-    program.code.push_back(Op::Add);
-    return true;
-  case AffineExprKind::Mul:
-    program.code.push_back(Op::Mul);
-    return true;
-  case AffineExprKind::FloorDiv:
-    program.code.push_back(Op::FloorDiv);
-    return true;
-  case AffineExprKind::CeilDiv:
-    program.code.push_back(Op::CeilDiv);
-    return true;
-  case AffineExprKind::Mod:
-    program.code.push_back(Op::Mod);
-    return true;
-  default:
-    error = "unsupported index map expression";
-    return false;
-  }
-}
-
-launch::ElementType elementTypeOf(DType dtype) {
-  launch::ElementType t = launch::ElementType::F32;
-  launch::parseElementType(dtypeName(dtype), t);
-  return t;
-}
-
-bool toHostCallPlan(
-    const LaunchPlan &plan,
-    const std::function<launch::PackedFn(const std::string &, std::string &)>
-        &lookup,
-    launch::HostCallPlan &host, std::string &error) {
-  auto arrayType = [](const ArrayType &a) {
-    return launch::HostArrayType{elementTypeOf(a.dtype), a.shape};
-  };
-  auto mapping = [&](const BlockMapping &m,
-                     launch::HostBlockMapping &out) -> bool {
-    out.wholeArray = m.wholeArray;
-    out.blockShape = m.blockShape;
-    for (BlockMapping::Kind k : m.kinds)
-      out.kinds.push_back(static_cast<launch::HostBlockMapping::Kind>(k));
-    out.padLow = m.padLow;
-    out.padHigh = m.padHigh;
-    if (!m.indexWrapper.empty()) {
-      out.indexWrapper = lookup(m.indexWrapper, error);
-      return out.indexWrapper != nullptr;
-    }
-    if (m.indexMap)
-      for (AffineExpr r : m.indexMap.getResults())
-        if (!compileAffineExpr(r, out.indexMap.emplace_back(), error))
-          return false;
-    return true;
-  };
-  host = launch::HostCallPlan();
-  host.kernelName = plan.kernel;
-  host.kernel = lookup(plan.kernel, error);
-  if (!host.kernel)
-    return false;
-  host.grid = plan.grid;
-  host.vmappedDims = plan.vmappedDims;
-  host.numScalarPrefetch = plan.numScalarPrefetch;
-  for (const ArrayType &a : plan.inputs)
-    host.inputs.push_back(arrayType(a));
-  for (const ArrayType &a : plan.outputs)
-    host.outputs.push_back(arrayType(a));
-  for (const BlockMapping &m : plan.inMappings)
-    if (!mapping(m, host.inMappings.emplace_back()))
-      return false;
-  for (const BlockMapping &m : plan.outMappings)
-    if (!mapping(m, host.outMappings.emplace_back()))
-      return false;
-  for (const ArrayType &a : plan.scratch)
-    host.scratch.push_back(arrayType(a));
-  host.aliases = plan.aliases;
-  host.kernelWrites = plan.kernelWrites;
-  return true;
-}
-
-bool planLaunch(ModuleOp module, LaunchPlan &plan, std::string &error) {
+bool planLaunch(ModuleOp module, launch::HostCallPlan &plan,
+                std::string &error) {
   // The index wrappers are built here, outside any pass manager.
   module.getContext()
       ->loadDialect<arith::ArithDialect, func::FuncDialect,
@@ -323,12 +259,12 @@ bool planLaunch(ModuleOp module, LaunchPlan &plan, std::string &error) {
 }
 
 bool planCall(ModuleOp module, pallas::CallOp call,
-              const std::string &wrapperPrefix, LaunchPlan &plan,
+              const std::string &wrapperPrefix, launch::HostCallPlan &plan,
               std::string &error) {
-  plan.kernel = call.getKernel().str();
+  plan.kernelName = call.getKernel().str();
   auto kernel = module.lookupSymbol<pallas::KernelOp>(call.getKernel());
   if (!kernel) {
-    error = "the call's kernel @" + plan.kernel + " is not a pallas.kernel";
+    error = "the call's kernel @" + plan.kernelName + " is not a pallas.kernel";
     return false;
   }
   pallas::GridMapping mapping = pallas::GridMapping::get(call);
@@ -339,25 +275,27 @@ bool planCall(ModuleOp module, pallas::CallOp call,
                           mapping.getVmappedAxes().end());
   plan.numScalarPrefetch = mapping.getNumScalarPrefetch();
   for (auto [i, v] : llvm::enumerate(call.getInputs())) {
-    ArrayType a;
+    launch::HostArrayType a;
     if (!arrayTypeOf(v.getType(), "input " + std::to_string(i), a, error))
       return false;
     plan.inputs.push_back(a);
   }
   for (auto [i, t] : llvm::enumerate(call.getResultTypes())) {
-    ArrayType a;
+    launch::HostArrayType a;
     if (!arrayTypeOf(t, "output " + std::to_string(i), a, error))
       return false;
     plan.outputs.push_back(a);
   }
   for (pallas::BlockSpecAttr spec : mapping.getInSpecs())
-    plan.inMappings.push_back(mappingOf(spec));
+    if (!mappingOf(spec, plan.inMappings.emplace_back(), error))
+      return false;
   for (pallas::BlockSpecAttr spec : mapping.getOutSpecs())
-    plan.outMappings.push_back(mappingOf(spec));
+    if (!mappingOf(spec, plan.outMappings.emplace_back(), error))
+      return false;
   for (Attribute a : call.getScratch()) {
     auto ref = cast<pallas::RefType>(cast<TypeAttr>(a).getValue());
     // A semaphore scratch is a plain buffer: DMAs signal nothing on the CPU.
-    ArrayType s;
+    launch::HostArrayType s;
     if (!arrayTypeOf(ref.getValueType(), "a scratch buffer", s, error))
       return false;
     plan.scratch.push_back(s);
@@ -371,8 +309,9 @@ bool planCall(ModuleOp module, pallas::CallOp call,
   for (auto [i, t] : llvm::enumerate(kernel.getArgumentTypes()))
     if (static_cast<int64_t>(i) < plan.numScalarPrefetch)
       prefetchTypes.push_back(t);
-  auto addWrappers = [&](ArrayAttr specs, std::vector<BlockMapping> &maps,
-                         const std::vector<ArrayType> &arrays,
+  auto addWrappers = [&](ArrayAttr specs,
+                         std::vector<launch::HostBlockMapping> &maps,
+                         const std::vector<launch::HostArrayType> &arrays,
                          size_t arrayOffset, const char *what) {
     for (auto [i, a] : llvm::enumerate(specs)) {
       auto spec = cast<pallas::BlockSpecAttr>(a);
@@ -392,7 +331,7 @@ bool planCall(ModuleOp module, pallas::CallOp call,
               static_cast<int64_t>(arrays[arrayOffset + i].shape.size()),
               error))
         return false;
-      maps[i].indexWrapper = name;
+      maps[i].indexWrapperName = name;
     }
     return true;
   };

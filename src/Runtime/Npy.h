@@ -12,6 +12,8 @@
 #ifndef PALLASC_SRC_RUNTIME_NPY_H
 #define PALLASC_SRC_RUNTIME_NPY_H
 
+#include "src/Launch/HostGrid.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -23,8 +25,8 @@
 
 namespace pallasc::runtime {
 
-/// Element types of host arrays.
-enum class DType { Bool, I8, I16, I32, I64, U8, U16, U32, U64, F16, BF16, F32, F64 };
+/// Element types of host arrays: the launch library's.
+using DType = launch::ElementType;
 
 /// Canonical spelling, as in grid specs: "bool", "i8", ..., "bf16", "f64".
 const char *dtypeName(DType dtype);
