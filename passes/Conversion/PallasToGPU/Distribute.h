@@ -122,6 +122,9 @@ struct KernelContext {
 };
 
 class Distributor;
+namespace detail {
+class DotLowering;
+} // namespace detail
 
 /// The emitters of the op families, by op (or, for whole dialects, by
 /// dialect): each family's file registers its ops with a populate function
@@ -427,8 +430,8 @@ public:
   /// Layout `id` of a [R, C] value seen as its [O/8, Cc/8, 8, 8] core tile
   /// (the same registers).
   int coreLayout(int id, int64_t cdim);
-  /// The wgmma lowering of a dot whose accumulator is in layout `cId`.
-  LogicalResult emitWgmma(Operation *op, int cId, SmallVector<Value> acc);
+  /// The wgmma lowering of `dot`, whose accumulator is in a WgmmaC layout.
+  LogicalResult emitWgmma(detail::DotLowering &dot);
   /// wgmma groups left in flight (a pipelined dot, see emitWgmma): the
   /// accumulator registers of the newest group, the block its wait_group was
   /// emitted in, and whether any group may be pending at all.

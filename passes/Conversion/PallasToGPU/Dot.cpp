@@ -96,14 +96,26 @@ LogicalResult DotLowering::finish(SmallVector<Value> regs) {
   return success();
 }
 
+bool DotLowering::staged(Value v) const {
+  return C.family == Layout::Family::WgmmaC ? d.coreTiles.count(v)
+                                            : d.stagedViews.count(v);
+}
+
 bool DotLowering::inRegisters(Value v, int want) {
-  if (d.stagedViews.count(v) || d.streamed.contains(v))
+  if (staged(v) || d.streamed.contains(v))
     return false;
   if (d.flexible.contains(v))
     return true;
   auto it = d.dists.find(v);
   return it != d.dists.end() &&
          providesLocally(layout(it->second.layout), layout(want));
+}
+
+const View *DotLowering::streamedOperand(Value v, Value &x,
+                                         SmallVector<int64_t> &perm) {
+  if (!d.streamed.contains(v) || staged(v))
+    return nullptr;
+  return d.streamedSource(v, perm, x);
 }
 
 DotLowering::StreamedChunk

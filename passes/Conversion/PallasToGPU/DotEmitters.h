@@ -58,11 +58,19 @@ public:
   int64_t nextTileOffset() const { return kc.workspaceOffset + wsOffset; }
   /// Takes `bytes` (rounded up to 128) at nextTileOffset().
   void reserveTile(int64_t bytes);
+  /// Whether operand `v` is already staged before the dot (DotStaging.cpp)
+  /// as the tile this dot's family reads: a wgmma core-matrix tile
+  /// (coreTiles), else a padded tile (stagedViews).
+  bool staged(Value v) const;
   /// Whether operand `v` is used from registers in the fragment layout
   /// `want`: not staged or streamed, and either flexible or already held in
   /// a layout that provides `want`'s elements in the same threads (e.g.
   /// probabilities computed in the accumulator layout of an earlier dot).
   bool inRegisters(Value v, int want);
+  /// The view a streamed operand `v` not staged yet is loaded from
+  /// (Distributor::streamedSource: the loaded tensor `x` seen through the
+  /// transpose `perm`); null for other operands.
+  const View *streamedOperand(Value v, Value &x, SmallVector<int64_t> &perm);
   /// One k chunk, `chunkK` wide along dimension `kdim`, of a streamed
   /// operand `v` (the loaded tensor `x` seen through the transpose `perm`,
   /// Distributor::streamedSource): its shape in `v` and in `x`, the

@@ -93,11 +93,9 @@ LogicalResult DotLowering::waveMatrix(const WaveMatrixInstr &wave) {
   // fragment is one LDS read (B's copy transposes on the way in).
   auto planChunked = [&](Value v, int64_t kdim,
                          int fragmentId) -> std::optional<Chunked> {
-    if (!d.streamed.contains(v) || d.stagedViews.count(v) || chunkK == s.k)
-      return std::nullopt;
     Value x;
     SmallVector<int64_t> perm;
-    const View *source = d.streamedSource(v, perm, x);
+    const View *source = chunkK == s.k ? nullptr : streamedOperand(v, x, perm);
     if (!source)
       return std::nullopt;
     auto type = cast<RankedTensorType>(v.getType());

@@ -52,11 +52,9 @@ LogicalResult DotLowering::mmaSync() {
   };
   SmallVector<AsyncPlan, 2> plans;
   auto planAsync = [&](Value v, int64_t kdim) -> std::optional<View> {
-    if (!d.streamed.contains(v) || d.stagedViews.count(v))
-      return std::nullopt;
     Value x;
     SmallVector<int64_t> perm;
-    const View *source = d.streamedSource(v, perm, x);
+    const View *source = streamedOperand(v, x, perm);
     if (!source)
       return std::nullopt;
     auto type = cast<RankedTensorType>(v.getType());

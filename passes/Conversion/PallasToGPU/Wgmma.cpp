@@ -76,7 +76,7 @@ int Distributor::coreLayout(int id, int64_t cdim) {
 }
 
 /// The wgmma family's entry (DotEmitters.h): the dot and its accumulator.
-LogicalResult DotLowering::wgmma() { return d.emitWgmma(op, cId, acc); }
+LogicalResult DotLowering::wgmma() { return d.emitWgmma(*this); }
 
 /// `wgmma.mma_async.sync.aligned.m64nNk16.f32.{f16,bf16}` per warpgroup:
 /// B (and A unless its registers already hold the A fragments) in shared
@@ -105,12 +105,13 @@ LogicalResult DotLowering::wgmma() { return d.emitWgmma(op, cId, acc); }
 /// for all (`wait_group 0`).
 /// The wgmma itself is inline PTX: nvvm.wgmma.mma_async takes A from shared
 /// memory only.
-LogicalResult Distributor::emitWgmma(Operation *op, int cId,
-                                     SmallVector<Value> acc) {
-  auto lin = cast<linalg::LinalgOp>(op);
-  Location loc = op->getLoc();
-  DotShape s = dotShape(op);
-  Value aVal = lin.getDpsInputs()[0], bVal = lin.getDpsInputs()[1];
+LogicalResult Distributor::emitWgmma(DotLowering &dot) {
+  Operation *op = dot.op;
+  Location loc = dot.loc;
+  const DotShape &s = dot.s;
+  Value aVal = dot.aVal, bVal = dot.bVal;
+  int cId = dot.cId;
+  SmallVector<Value> acc = dot.acc;
   int64_t gm = layout(cId).warpsM / 4, gn = layout(cId).warpsN;
   int64_t mW = s.m / gm, nW = s.n / gn;
   int64_t instrN = std::min<int64_t>(nW, 256);
@@ -153,19 +154,7 @@ LogicalResult Distributor::emitWgmma(Operation *op, int cId,
     }
   }
 
-  int64_t wsOffset = 0;
-  auto reserve = [&](int64_t bytes) {
-    int64_t off = kc.workspaceOffset + wsOffset;
-    wsOffset += (bytes + 127) / 128 * 128;
-    kc.workspaceBytes = std::max(kc.workspaceBytes, wsOffset);
-    return off;
-  };
-
-  bool aInRegisters =
-      !coreTiles.count(aVal) && !streamed.contains(aVal) &&
-      (flexible.contains(aVal) ||
-       (dists.count(aVal) &&
-        providesLocally(layout(dists.lookup(aVal).layout), layout(aId))));
+  bool aInRegisters = dot.inRegisters(aVal, aId);
 
   // Operands the TMA copies (planTma).
   const TmaPlan *tma = nullptr;
@@ -192,11 +181,11 @@ LogicalResult Distributor::emitWgmma(Operation *op, int cId,
   };
   SmallVector<AsyncPlan, 2> plans;
   auto planAsync = [&](Value v, int64_t kdim) -> std::optional<CoreTile> {
-    if (!kc.target->hasCpAsync || !streamed.contains(v) || coreTiles.count(v))
+    if (!kc.target->hasCpAsync)
       return std::nullopt;
     SmallVector<int64_t> perm;
     Value x;
-    const View *source = streamedSource(v, perm, x);
+    const View *source = dot.streamedOperand(v, x, perm);
     if (!source)
       return std::nullopt;
     auto type = cast<RankedTensorType>(v.getType());
@@ -206,8 +195,7 @@ LogicalResult Distributor::emitWgmma(Operation *op, int cId,
     int id = streamedLayouts(v, x, perm, sourceId);
     int64_t cdim = contiguousDim(layout(id));
     int64_t bytes;
-    CoreTile tile =
-        coreTile(type, cdim, kc.workspaceOffset + wsOffset, bytes);
+    CoreTile tile = coreTile(type, cdim, dot.nextTileOffset(), bytes);
     SmallVector<int64_t> cshape(type.getShape()), scshape(stype.getShape());
     cshape[kdim] = chunkK;
     scshape[sdim] = chunkK;
@@ -231,7 +219,7 @@ LogicalResult Distributor::emitWgmma(Operation *op, int cId,
         def->erase();
       return std::nullopt;
     }
-    reserve(bytes);
+    dot.reserveTile(bytes);
     // The 4-D tile dimension walking k: the core-matrix column when k is
     // the contiguous dimension, else the core-matrix row.
     plans.push_back(AsyncPlan{*source, tile, csId, ct4, sdim,
@@ -254,9 +242,8 @@ LogicalResult Distributor::emitWgmma(Operation *op, int cId,
       int sourceId;
       int id = streamedLayouts(v, x, perm, sourceId);
       int64_t cdim = contiguousDim(layout(id));
-      CoreTile tile =
-          coreTile(type, cdim, kc.workspaceOffset + wsOffset, bytes);
-      reserve(bytes);
+      CoreTile tile = coreTile(type, cdim, dot.nextTileOffset(), bytes);
+      dot.reserveTile(bytes);
       int id4 = coreLayout(id, cdim);
       int64_t chunk = 4 * groupWidth(*source, sourceId);
       for (int64_t r0 = 0; r0 < layout(id).numRegs(); r0 += chunk) {
@@ -277,8 +264,8 @@ LogicalResult Distributor::emitWgmma(Operation *op, int cId,
     if (failed(regs))
       return failure();
     int64_t cdim = contiguousDim(layout(id));
-    CoreTile tile = coreTile(type, cdim, kc.workspaceOffset + wsOffset, bytes);
-    reserve(bytes);
+    CoreTile tile = coreTile(type, cdim, dot.nextTileOffset(), bytes);
+    dot.reserveTile(bytes);
     if (failed(store(tile.view, coreLayout(id, cdim), *regs)))
       return failure();
     return tile;
@@ -669,6 +656,5 @@ LogicalResult Distributor::emitWgmma(Operation *op, int cId,
     wgmmaPendingRegs.insert(acc.begin(), acc.end());
     wgmmaPendingBlock = b.getInsertionBlock();
   }
-  setDist(op->getResult(0), Dist{cId, acc});
-  return success();
+  return dot.finish(std::move(acc));
 }
