@@ -254,6 +254,9 @@ public:
   /// Registers per access group for `view` in layout `id`.
   int64_t groupWidth(const View &view, int id);
   LogicalResult analyze();
+  /// A remark on each op of the kernel body per tensor result: the layout
+  /// the analysis gave it (pallas-to-gpu's print-layouts, for tests).
+  void printLayouts();
   bool analyzeBlock(Block &block);
   bool assign(Value v, int id);
   int chooseElementwise(Operation *op);

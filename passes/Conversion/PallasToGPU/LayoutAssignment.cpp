@@ -302,6 +302,58 @@ int Distributor::demandedLayout(OpOperand &use) {
   return -1;
 }
 
+/// The name of a layout family, as printLayouts writes it.
+static const char *familyName(Layout::Family family) {
+  switch (family) {
+  case Layout::Family::Blocked:
+    return "Blocked";
+  case Layout::Family::MmaC:
+    return "MmaC";
+  case Layout::Family::MmaA:
+    return "MmaA";
+  case Layout::Family::MmaB:
+    return "MmaB";
+  case Layout::Family::MfmaC:
+    return "MfmaC";
+  case Layout::Family::MfmaA:
+    return "MfmaA";
+  case Layout::Family::MfmaB:
+    return "MfmaB";
+  case Layout::Family::WmmaC:
+    return "WmmaC";
+  case Layout::Family::WmmaA:
+    return "WmmaA";
+  case Layout::Family::WmmaB:
+    return "WmmaB";
+  case Layout::Family::WgmmaC:
+    return "WgmmaC";
+  case Layout::Family::WgmmaA:
+    return "WgmmaA";
+  case Layout::Family::Derived:
+    return "Derived";
+  }
+  llvm_unreachable("unknown layout family");
+}
+
+void Distributor::printLayouts() {
+  kernel.walk<WalkOrder::PreOrder>([&](Operation *op) {
+    for (OpResult r : op->getResults()) {
+      if (!isa<RankedTensorType>(r.getType()))
+        continue;
+      InFlightDiagnostic remark = op->emitRemark()
+                                  << "result " << r.getResultNumber() << ": ";
+      if (flexible.contains(r)) {
+        remark << "flexible";
+      } else if (auto it = layoutOf.find(r); it != layoutOf.end()) {
+        const Layout &l = layout(it->second);
+        remark << familyName(l.family) << " " << l.str();
+      } else {
+        remark << "none";
+      }
+    }
+  });
+}
+
 LogicalResult Distributor::analyze() {
   // Flexible values: constants and what is computed from them alone; they
   // are rematerialized in whatever layout a use needs.

@@ -115,6 +115,8 @@ void PallasToGPUPass::runOnOperation() {
                         geometry->seqAxes.size(), loc);
   if (failed(dist.prepare()))
     return signalPassFailure();
+  if (printLayouts)
+    dist.printLayouts();
   SmallVector<scf::ForOp> loops =
       openSequentialLoops(b, loc, dist, geometry->seqAxes, grid);
   BlockViews views(b, loc, module, kernel, info, geometry->seqAxes, grid);

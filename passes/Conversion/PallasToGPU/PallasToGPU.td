@@ -84,6 +84,14 @@ def PallasToGPU : Pass<"pallas-to-gpu", "::mlir::ModuleOp"> {
     The launch geometry is recorded on the `gpu.func` as the
     `pallas.gpu.launch` dictionary (grid, block, dynamic shared memory,
     grid-axis mapping, parameters) for the manifest.
+
+    `print-layouts` shows the layout assignment's result
+    (LayoutAssignment.cpp) as remarks (lit/Conversion/pallas-to-gpu-layouts.mlir),
+    e.g. on a bf16 load of a 32x32 block on sm_80:
+
+    ```
+    remark: result 0: Blocked <[32, 32] regs=[1, 2, 4] lanes=[8, 16, 32, 64, 128] warps=[256, 512]>
+    ```
   }];
   let options = [
     Option<"chip", "chip", "std::string", "\"sm_80\"",
@@ -94,7 +102,11 @@ def PallasToGPU : Pass<"pallas-to-gpu", "::mlir::ModuleOp"> {
            "wavefronts, MFMA)">,
     Option<"numWarpsOverride", "num-warps", "int64_t", "0",
            "Warps per thread block (0: compiler_params.gpu.num_warps, "
-           "else 4)">
+           "else 4)">,
+    Option<"printLayouts", "print-layouts", "bool", "false",
+           "For tests: after the layout assignment, a remark on each op of "
+           "the kernel body per tensor result naming the layout it was "
+           "given (family and linear layout, or `flexible`)">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",
