@@ -129,4 +129,7 @@ void mlir::pallas::registerPallasPipelines() {
       "Lower pallas kernels and index maps to host LLVM IR (the CPU runtime's "
       "pipeline)",
       [](OpPassManager &pm) { buildCpuPipeline(pm); });
+  // The GPU codegen pipelines' own passes, for pallasc-opt's tests.
+  registerPass([] { return createExpandViewsPass(); });
+  registerPass([] { return createVerifyPass(); });
 }

@@ -541,7 +541,9 @@ FailureOr<bool> Distributor::storeEpilogue(const View &view, int id,
   Operation *coordAnchor = nullptr;
   if (acc.family == Layout::Family::WgmmaC && inOrAfterKernelLoop(at)) {
     kc.tid = readSpecialRegister(b, kc.loc, "%tid.x");
-    // Thread coordinates go before this placeholder.
+    // An insertion anchor: the thread coordinates derived from this %tid.x
+    // are emitted before it (it stands in as the prologue's end), and it is
+    // erased once the store is built.
     coordAnchor = arith::ConstantIndexOp::create(b, kc.loc, 0);
     kc.prologueEnd = coordAnchor;
     std::swap(savedCoords, threadCoordCache);
