@@ -13,39 +13,8 @@
 namespace pallasc::launch {
 
 //===----------------------------------------------------------------------===//
-// Element types
+// Uninitialized values and array types (element types: ElementType.h)
 //===----------------------------------------------------------------------===//
-
-namespace {
-struct ElementInfo {
-  ElementType type;
-  const char *name;
-  size_t size;
-};
-constexpr ElementInfo kElements[] = {
-    {ElementType::Bool, "bool", 1}, {ElementType::I8, "i8", 1},
-    {ElementType::I16, "i16", 2},   {ElementType::I32, "i32", 4},
-    {ElementType::I64, "i64", 8},   {ElementType::U8, "u8", 1},
-    {ElementType::U16, "u16", 2},   {ElementType::U32, "u32", 4},
-    {ElementType::U64, "u64", 8},   {ElementType::F16, "f16", 2},
-    {ElementType::BF16, "bf16", 2}, {ElementType::F32, "f32", 4},
-    {ElementType::F64, "f64", 8},
-};
-const ElementInfo &info(ElementType t) {
-  return kElements[static_cast<int>(t)];
-}
-} // namespace
-
-bool parseElementType(std::string_view name, ElementType &type) {
-  for (const ElementInfo &e : kElements)
-    if (name == e.name) {
-      type = e.type;
-      return true;
-    }
-  return false;
-}
-const char *elementTypeName(ElementType t) { return info(t).name; }
-size_t elementSize(ElementType t) { return info(t).size; }
 
 void fillUninitialized(void *data, int64_t count, ElementType type) {
   auto fill = [&](auto value) {

@@ -36,6 +36,8 @@
 #ifndef PALLASC_SRC_LAUNCH_HOSTGRID_H
 #define PALLASC_SRC_LAUNCH_HOSTGRID_H
 
+#include "src/Launch/ElementType.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -49,16 +51,6 @@ namespace pallasc::launch {
 /// A packed C-interface entry point: `args[i]` points at argument i (a
 /// memref argument is a pointer to its descriptor).
 using PackedFn = void (*)(void **args);
-
-/// Element types of host arrays (the grid spec's dtypes).
-enum class ElementType : uint8_t {
-  Bool, I8, I16, I32, I64, U8, U16, U32, U64, F16, BF16, F32, F64
-};
-
-/// Parses a canonical dtype spelling ("f32", "bf16", "bool", ...).
-bool parseElementType(std::string_view name, ElementType &type);
-const char *elementTypeName(ElementType type);
-size_t elementSize(ElementType type);
 
 /// Writes interpret mode's value for memory nobody wrote `count` times at
 /// `data`: NaN for floats, the minimum of i8/i32/i64, 0 for i16 (interpret

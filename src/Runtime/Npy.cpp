@@ -18,40 +18,15 @@ namespace pallasc::runtime {
 // DType and HostArray
 //===----------------------------------------------------------------------===//
 
-namespace {
-struct DTypeInfo {
-  DType dtype;
-  const char *name;
-  size_t size;
-  const char *descr; ///< what we write
-};
-constexpr DTypeInfo kDTypes[] = {
-    {DType::Bool, "bool", 1, "|b1"}, {DType::I8, "i8", 1, "|i1"},
-    {DType::I16, "i16", 2, "<i2"},   {DType::I32, "i32", 4, "<i4"},
-    {DType::I64, "i64", 8, "<i8"},   {DType::U8, "u8", 1, "|u1"},
-    {DType::U16, "u16", 2, "<u2"},   {DType::U32, "u32", 4, "<u4"},
-    {DType::U64, "u64", 8, "<u8"},   {DType::F16, "f16", 2, "<f2"},
-    {DType::BF16, "bf16", 2, "<V2"}, {DType::F32, "f32", 4, "<f4"},
-    {DType::F64, "f64", 8, "<f8"},
-};
-const DTypeInfo &info(DType d) { return kDTypes[static_cast<int>(d)]; }
-} // namespace
-
-const char *dtypeName(DType d) { return info(d).name; }
-size_t dtypeSize(DType d) { return info(d).size; }
-bool isFloat(DType d) {
-  return d == DType::F16 || d == DType::BF16 || d == DType::F32 ||
-         d == DType::F64;
-}
-bool isSigned(DType d) {
-  return d == DType::I8 || d == DType::I16 || d == DType::I32 ||
-         d == DType::I64;
-}
+const char *dtypeName(DType d) { return launch::elementTypeName(d); }
+size_t dtypeSize(DType d) { return launch::elementSize(d); }
+bool isFloat(DType d) { return launch::isFloatElement(d); }
+bool isSigned(DType d) { return launch::isSignedElement(d); }
 
 std::optional<DType> parseDType(const std::string &name) {
-  for (const DTypeInfo &i : kDTypes)
-    if (name == i.name)
-      return i.dtype;
+  DType d;
+  if (launch::parseElementType(name, d))
+    return d;
   return std::nullopt;
 }
 
@@ -273,18 +248,16 @@ std::optional<DType> descrToDType(const std::string &descr, std::string &error) 
     error = "unsupported dtype '" + descr + "'";
     return std::nullopt;
   }
-  static const std::pair<const char *, DType> kinds[] = {
-      {"b1", DType::Bool}, {"i1", DType::I8},  {"i2", DType::I16},
-      {"i4", DType::I32},  {"i8", DType::I64}, {"u1", DType::U8},
-      {"u2", DType::U16},  {"u4", DType::U32}, {"u8", DType::U64},
-      {"f2", DType::F16},  {"f4", DType::F32}, {"f8", DType::F64},
-      {"V2", DType::BF16}};
-  for (auto [k, d] : kinds)
-    if (kind == k)
-      return d;
-  error = "unsupported dtype '" + descr +
-          "' (supported: bool, int8..int64, uint8..uint64, float16, "
-          "bfloat16 as '<V2', float32, float64)";
+  // The table's dtypes, with any byte order mark that is not big-endian
+  // (one-byte types are written with '|' but may come with '<' or '=').
+  for (const launch::ElementTypeInfo &e : launch::allElementTypes())
+    if (kind == e.npyDescr + 1)
+      return e.type;
+  std::string supported;
+  for (const launch::ElementTypeInfo &e : launch::allElementTypes())
+    supported += std::string(supported.empty() ? "" : ", ") + e.name +
+                 " as '" + e.npyDescr + "'";
+  error = "unsupported dtype '" + descr + "' (supported: " + supported + ")";
   return std::nullopt;
 }
 
@@ -459,7 +432,7 @@ bool decodeNpy(std::string_view bytes, const std::string &name,
 
 std::string encodeNpy(const HostArray &array) {
   std::string header = "{'descr': '";
-  header += info(array.dtype).descr;
+  header += launch::elementTypeInfo(array.dtype).npyDescr;
   header += "', 'fortran_order': False, 'shape': (";
   for (size_t i = 0; i < array.shape.size(); ++i)
     header += std::to_string(array.shape[i]) + ", ";

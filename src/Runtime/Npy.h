@@ -12,7 +12,7 @@
 #ifndef PALLASC_SRC_RUNTIME_NPY_H
 #define PALLASC_SRC_RUNTIME_NPY_H
 
-#include "src/Launch/HostGrid.h"
+#include "src/Launch/ElementType.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -25,7 +25,8 @@
 
 namespace pallasc::runtime {
 
-/// Element types of host arrays: the launch library's.
+/// Element types of host arrays: the launch library's (its table,
+/// src/Launch/ElementType.h, also gives each type's .npy dtype).
 using DType = launch::ElementType;
 
 /// Canonical spelling, as in grid specs: "bool", "i8", ..., "bf16", "f64".

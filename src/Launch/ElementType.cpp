@@ -1,0 +1,68 @@
+//===- ElementType.cpp - Element types of host arrays -----------*- C++ -*-===//
+
+#include "src/Launch/ElementType.h"
+
+namespace pallasc::launch {
+
+namespace {
+using Kind = ElementTypeInfo::Kind;
+/// One entry per ElementType, in enumerator order.
+constexpr ElementTypeInfo kElementTypes[] = {
+    {ElementType::Bool, "bool", 1, Kind::Bool, "|b1"},
+    {ElementType::I8, "i8", 1, Kind::Signed, "|i1"},
+    {ElementType::I16, "i16", 2, Kind::Signed, "<i2"},
+    {ElementType::I32, "i32", 4, Kind::Signed, "<i4"},
+    {ElementType::I64, "i64", 8, Kind::Signed, "<i8"},
+    {ElementType::U8, "u8", 1, Kind::Unsigned, "|u1"},
+    {ElementType::U16, "u16", 2, Kind::Unsigned, "<u2"},
+    {ElementType::U32, "u32", 4, Kind::Unsigned, "<u4"},
+    {ElementType::U64, "u64", 8, Kind::Unsigned, "<u8"},
+    {ElementType::F16, "f16", 2, Kind::Float, "<f2"},
+    {ElementType::BF16, "bf16", 2, Kind::Float, "<V2"},
+    {ElementType::F32, "f32", 4, Kind::Float, "<f4"},
+    {ElementType::F64, "f64", 8, Kind::Float, "<f8"},
+};
+constexpr size_t kNumElementTypes =
+    sizeof(kElementTypes) / sizeof(kElementTypes[0]);
+
+constexpr bool inEnumeratorOrder() {
+  for (size_t i = 0; i < kNumElementTypes; ++i)
+    if (static_cast<size_t>(kElementTypes[i].type) != i)
+      return false;
+  return true;
+}
+static_assert(inEnumeratorOrder(),
+              "kElementTypes must list every ElementType in enumerator order");
+static_assert(static_cast<size_t>(ElementType::F64) + 1 == kNumElementTypes,
+              "every ElementType needs an entry in kElementTypes");
+} // namespace
+
+ElementTypeTable allElementTypes() {
+  return {kElementTypes, kNumElementTypes};
+}
+
+const ElementTypeInfo &elementTypeInfo(ElementType type) {
+  return kElementTypes[static_cast<size_t>(type)];
+}
+
+bool parseElementType(std::string_view name, ElementType &type) {
+  for (const ElementTypeInfo &e : kElementTypes)
+    if (name == e.name) {
+      type = e.type;
+      return true;
+    }
+  return false;
+}
+
+const char *elementTypeName(ElementType type) {
+  return elementTypeInfo(type).name;
+}
+size_t elementSize(ElementType type) { return elementTypeInfo(type).size; }
+bool isFloatElement(ElementType type) {
+  return elementTypeInfo(type).kind == Kind::Float;
+}
+bool isSignedElement(ElementType type) {
+  return elementTypeInfo(type).kind == Kind::Signed;
+}
+
+} // namespace pallasc::launch

@@ -1,0 +1,64 @@
+//===- ElementType.h - Element types of host arrays -------------*- C++ -*-===//
+//
+// The one table of the element types of host arrays (the grid spec's
+// dtypes): each type's canonical spelling, size, kind and NumPy dtype. The
+// host grid walk (HostGrid.h), the generated launchers and the .npy reader
+// and writer (src/Runtime/Npy.h) all read it, so a new element type is an
+// enumerator here and one entry of the table in ElementType.cpp.
+//
+// Plain C++17, no LLVM or MLIR (part of the launch library).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PALLASC_SRC_LAUNCH_ELEMENTTYPE_H
+#define PALLASC_SRC_LAUNCH_ELEMENTTYPE_H
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+namespace pallasc::launch {
+
+/// Element types of host arrays (the grid spec's dtypes), in the order of
+/// the table.
+enum class ElementType : uint8_t {
+  Bool, I8, I16, I32, I64, U8, U16, U32, U64, F16, BF16, F32, F64
+};
+
+/// What an element type is.
+struct ElementTypeInfo {
+  enum class Kind : uint8_t { Bool, Signed, Unsigned, Float };
+  ElementType type;
+  /// Canonical spelling, as in grid specs: "bool", "i8", ..., "bf16".
+  const char *name;
+  /// Bytes per element.
+  size_t size;
+  Kind kind;
+  /// The NumPy dtype `.npy` files are written with ("<f4"). bf16 has none:
+  /// `ml_dtypes.bfloat16` arrays are saved as the 2-byte void dtype "<V2".
+  const char *npyDescr;
+};
+
+/// The table's entries (begin/end for range-for).
+struct ElementTypeTable {
+  const ElementTypeInfo *first;
+  size_t count;
+  const ElementTypeInfo *begin() const { return first; }
+  const ElementTypeInfo *end() const { return first + count; }
+  size_t size() const { return count; }
+};
+
+/// Every element type, in enumerator order.
+ElementTypeTable allElementTypes();
+const ElementTypeInfo &elementTypeInfo(ElementType type);
+
+/// Parses a canonical dtype spelling ("f32", "bf16", "bool", ...).
+bool parseElementType(std::string_view name, ElementType &type);
+const char *elementTypeName(ElementType type);
+size_t elementSize(ElementType type);
+bool isFloatElement(ElementType type);
+bool isSignedElement(ElementType type);
+
+} // namespace pallasc::launch
+
+#endif // PALLASC_SRC_LAUNCH_ELEMENTTYPE_H
