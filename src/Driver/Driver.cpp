@@ -564,7 +564,8 @@ int checkTargets(const DriverOptions &options) {
     }
     logError("error: no code generation target is available in this build "
              "(asked for '" +
-             target + "'); use --emit=mlir or --emit=manifest");
+             target + "'); use --emit=mlir or --emit=manifest, or one of " +
+             validTargetNames());
     return kExitUsageError;
   }
   return kExitSuccess;

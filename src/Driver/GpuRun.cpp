@@ -2,14 +2,15 @@
 
 #include "src/Driver/GpuRun.h"
 
+#include "dialects/Pallas/IR/GpuLaunchAttrs.h"
 #include "dialects/Pallas/IR/PallasOps.h"
-#include "passes/Conversion/PallasToGPU/PallasToGPU.h"
 #include "passes/Pipelines/CudaPipeline.h"
 #include "src/Driver/Cache.h"
 #include "src/Driver/Diagnostics.h"
 #include "src/Driver/Frontend.h"
 #include "src/Driver/OutputFiles.h"
 #include "src/Driver/Run.h"
+#include "src/Driver/TargetRegistry.h"
 #include "src/Launch/CudaLaunch.h"
 #include "src/Launch/CudaLauncher.h"
 #include "src/Launch/GpuLauncher.h"
@@ -41,7 +42,7 @@
 using namespace mlir;
 using namespace pallasc::runtime;
 
-/// Whether the CUDA lowering puts some dot of `module` on tf32 tensor cores:
+/// Whether the GPU lowering puts some dot of `module` on tf32 tensor cores:
 /// f32 operands at a precision other than highest, on a chip with tf32
 /// matrix instructions.
 static bool usesTf32(ModuleOp module, const pallasc::GpuTarget &target) {
@@ -413,13 +414,16 @@ int runOnGpu(const RunOptions &options, const GpuRunOptions &gpu) {
     return kExitUsageError;
   }
   std::string arch = target->chip;
-  // rocm:<arch>: the AMD lowering (CDNA: wave64, MFMA; RDNA: wave32, WMMA),
-  // on the emulator only (no HIP runtime is linked).
+  // rocm:<arch>: the AMD lowering (CDNA: wave64, MFMA; RDNA: wave32, WMMA).
   bool amd = target->isAmd();
-  if (amd && !gpu.emulate) {
-    logError("error: pallasc run cannot launch on AMD GPUs (no HIP runtime "
-             "support); add --emulate to run the AMD lowering on CPU "
-             "threads");
+  // A kind that runs on the emulator only (src/Driver/TargetRegistry: rocm,
+  // as no HIP runtime is linked).
+  const TargetKind *kind = findTargetKind(gpu.target);
+  if (kind && kind->run.emulateOnly && !gpu.emulate) {
+    logError("error: pallasc run cannot launch on " +
+             std::string(kind->run.emulateOnly) +
+             "; add --emulate to run the " + target->vendorName() +
+             " lowering on CPU threads");
     return kExitUsageError;
   }
   OutputFiles files(".");
@@ -617,7 +621,7 @@ int runOnGpu(const RunOptions &options, const GpuRunOptions &gpu) {
     entry = f.getName().str();
   });
   if (!launchAttr) {
-    logError("error: the CUDA lowering produced no kernel");
+    logError("error: the GPU lowering produced no kernel");
     return kExitInternalError;
   }
   launch::GpuLaunchRecord compiled = readGpuLaunchRecord(launchAttr);

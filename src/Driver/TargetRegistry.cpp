@@ -9,6 +9,7 @@
 #include "src/Runtime/HostCode.h"
 #include "src/Support/CompileStage.h"
 #include "src/Target/TPUArtifacts.h"
+#include "target/GpuTarget.h"
 
 #include "passes/Pipelines/CudaPipeline.h"
 #include "passes/Pipelines/RocmPipeline.h"
@@ -200,17 +201,27 @@ void cpuToolchain(CompileCache &, Toolchain &t) {
 const std::vector<TargetKind> &targetKinds() {
   static const std::vector<TargetKind> kinds = {
       {"tpu", isTpu, startTpu, nullptr, {{".mlirbc", "add --target tpu"}},
-       /*hasLauncher=*/false, nullptr},
+       /*hasLauncher=*/false, nullptr, "tpu", [] { return std::string("tpu"); },
+       /*run=*/{}, /*flags=*/{}},
       {"cuda", isCudaTarget, startCuda, cudaToolchain,
        {{".ptx", "add --target cuda:<arch>"},
         {".cubin", "add --target cuda:<arch> --emit=cubin"}},
-       /*hasLauncher=*/true, cudaHeaderImage},
+       /*hasLauncher=*/true, cudaHeaderImage, "cuda:<arch>",
+       [] { return validGpuTargetNames(GpuVendor::Nvidia); },
+       /*run=*/{/*runnable=*/true, /*emulateOnly=*/nullptr},
+       /*flags=*/{{"--emit=cubin", "cubin"}}},
       {"rocm", isRocmTarget, startRocm, rocmToolchain,
        {{".hsaco", "add --target rocm:<arch>"},
         {".s", "add --target rocm:<arch> --emit=asm"}},
-       /*hasLauncher=*/true, rocmHeaderImage},
+       /*hasLauncher=*/true, rocmHeaderImage, "rocm:<arch>",
+       [] { return validGpuTargetNames(GpuVendor::Amd); },
+       /*run=*/{/*runnable=*/true, "AMD GPUs (no HIP runtime support)"},
+       /*flags=*/{{"--emit=asm", "asm"}, {"--code-object-version", nullptr}}},
       {"cpu", isCpuTarget, startCpu, cpuToolchain,
-       {{".o", "add --target cpu"}}, /*hasLauncher=*/true, nullptr},
+       {{".o", "add --target cpu"}}, /*hasLauncher=*/true, nullptr, "cpu",
+       [] { return std::string("cpu"); },
+       // `pallasc run` without --target.
+       /*run=*/{}, /*flags=*/{}},
   };
   return kinds;
 }
@@ -225,6 +236,37 @@ const TargetKind *findTargetKind(const std::string &target) {
 bool hasTargetOf(const TargetKind &kind,
                  const std::vector<std::string> &targets) {
   return llvm::any_of(targets, kind.matches);
+}
+
+std::string validTargetNames() {
+  std::string names;
+  for (const TargetKind &kind : targetKinds())
+    names += (names.empty() ? "" : ", ") + kind.validNames();
+  return names;
+}
+
+const TargetKind *findRunTargetKind(const std::string &target,
+                                    std::string &error) {
+  const TargetKind *kind = findTargetKind(target);
+  if (kind && kind->run.runnable)
+    return kind;
+  std::string names;
+  for (const TargetKind &k : targetKinds())
+    if (k.run.runnable)
+      names += (names.empty() ? "" : ", ") + k.validNames();
+  error = (kind ? "pallasc run cannot run '" + target + "'"
+                : "unknown target '" + target + "'") +
+          "; pallasc run --target takes one of " + names +
+          " (without --target it runs on the CPU)";
+  return nullptr;
+}
+
+std::string runTargetSpellings(bool onDevice) {
+  std::string spellings;
+  for (const TargetKind &k : targetKinds())
+    if (k.run.runnable && (!onDevice || !k.run.emulateOnly))
+      spellings += (spellings.empty() ? "" : " or ") + std::string(k.spelling);
+  return spellings;
 }
 
 } // namespace pallasc

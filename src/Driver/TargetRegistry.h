@@ -4,7 +4,9 @@
 // which spellings it takes, how it compiles (the artifacts, manifest
 // entries and launcher images it adds), what of the toolchain its outputs
 // depend on (the compile cache's key) and which output extensions it
-// writes (the hint of `-o FILE.ext`). The driver walks this table instead
+// writes (the hint of `-o FILE.ext`), whether `pallasc run --target` runs
+// its targets, and which compile flags only it uses (warned about without
+// one of its targets). The driver and tools/pallasc walk this table instead
 // of testing target kinds, so a new kind is one entry in TargetRegistry.cpp.
 //
 //===----------------------------------------------------------------------===//
@@ -62,6 +64,27 @@ struct TargetOutputExtension {
   const char *howToWrite; ///< "add --target cuda:<arch>"
 };
 
+/// A compile flag that only one kind's targets use: tools/pallasc warns
+/// about it when no target of that kind is asked for.
+struct TargetFlag {
+  /// As the warning spells it: "--emit=cubin", "--code-object-version".
+  const char *flag;
+  /// The --emit kind the flag is ("cubin"); null for an option, which is
+  /// given when the command line counts `flag`.
+  const char *emitKind;
+};
+
+/// Whether and how `pallasc run --target` runs a kind's targets.
+struct TargetRun {
+  /// `pallasc run --target` takes the kind's targets.
+  bool runnable = false;
+  /// Null when pallasc run launches on the device (or, with --emulate, on
+  /// CPU threads); otherwise it runs with --emulate only, and this ends
+  /// "pallasc run cannot launch on ...": "AMD GPUs (no HIP runtime
+  /// support)".
+  const char *emulateOnly = nullptr;
+};
+
 struct TargetKind {
   /// "cuda": the kind's name, as in messages and compile stages.
   const char *name;
@@ -86,6 +109,14 @@ struct TargetKind {
   /// `target` that the header's entry point names (its architecture only)
   /// when `out` has none; null for a kind whose launcher embeds no image.
   void (*addHeaderImage)(const std::string &target, TargetOutputs &out);
+  /// The kind's targets as messages spell them: "cuda:<arch>", "tpu".
+  const char *spelling;
+  /// Every valid target of the kind, for messages: "cuda:sm_75, ...".
+  std::string (*validNames)();
+  /// What `pallasc run --target` does with the kind's targets.
+  TargetRun run;
+  /// The compile flags that only this kind's targets use.
+  std::vector<TargetFlag> flags;
 };
 
 /// Every target kind, in the order their artifacts are listed.
@@ -97,6 +128,19 @@ const TargetKind *findTargetKind(const std::string &target);
 /// Whether `targets` holds one of `kind`'s.
 bool hasTargetOf(const TargetKind &kind,
                  const std::vector<std::string> &targets);
+
+/// Every valid target of every kind, in table order: "tpu, cuda:sm_75, ...".
+std::string validTargetNames();
+
+/// The kind `pallasc run --target <target>` runs; null with `error` set to
+/// a message that lists the targets it takes.
+const TargetKind *findRunTargetKind(const std::string &target,
+                                    std::string &error);
+
+/// The spellings of the kinds `pallasc run --target` takes, joined by " or "
+/// ("cuda:<arch> or rocm:<arch>"); with `onDevice`, only those it launches
+/// on a device.
+std::string runTargetSpellings(bool onDevice = false);
 
 } // namespace pallasc
 

@@ -14,6 +14,7 @@
 #include "src/Driver/Driver.h"
 #include "src/Driver/OutputFiles.h"
 #include "src/Driver/Run.h"
+#include "src/Driver/TargetRegistry.h"
 #include "src/Driver/Timing.h"
 #include "src/Driver/GpuRun.h"
 #include "src/Spec/GridSpec.h"
@@ -321,20 +322,18 @@ void warn(const std::string &message) {
 
 /// Warns about flags that do nothing in this invocation.
 void warnIneffectiveFlags(const CLI::App &app, const DriverOptions &options) {
-  auto hasTarget = [&](bool (*is)(const std::string &)) {
-    return llvm::any_of(options.targets, is);
-  };
-  bool cuda = hasTarget(isCudaTarget), rocm = hasTarget(isRocmTarget);
   auto emits = [&](const char *kind) {
     return llvm::is_contained(options.emit, kind);
   };
-  if (emits("cubin") && !cuda)
-    warn("--emit=cubin does nothing without a --target cuda:<arch>");
-  if (emits("asm") && !rocm)
-    warn("--emit=asm does nothing without a --target rocm:<arch>");
-  if (app.count("--code-object-version") && !rocm)
-    warn("--code-object-version does nothing without a --target "
-         "rocm:<arch>");
+  // Flags that only one kind of target uses (src/Driver/TargetRegistry).
+  for (const TargetKind &kind : targetKinds()) {
+    if (hasTargetOf(kind, options.targets))
+      continue;
+    for (const TargetFlag &f : kind.flags)
+      if (f.emitKind ? emits(f.emitKind) : app.count(f.flag) > 0)
+        warn(std::string(f.flag) + " does nothing without a --target " +
+             kind.spelling);
+  }
   if (emits("manifest") && options.emit.size() > 1)
     warn("--emit=manifest (the manifest only) is overridden by the other "
          "--emit kinds given");
@@ -818,13 +817,13 @@ int run(int argc, char **argv) {
                    "e.g. cuda:sm_90a, or rocm:<arch> with --emulate")
       ->check([](const std::string &t) {
         std::string error;
-        return pallasc::parseGpuTarget(t, error) ? std::string() : error;
+        return findRunTargetKind(t, error) ? std::string() : error;
       });
   runCmd->add_flag("--check", gpuRun.check,
                    "With --target: compare every output with the CPU result");
   runCmd->add_flag("--emulate", gpuRun.emulate,
-                   "With --target: run the CUDA lowering on CPU threads "
-                   "(no GPU needed)");
+                   "With --target: run the GPU lowering (cuda: or rocm:) on "
+                   "CPU threads (no GPU needed)");
   runCmd->add_option("--rtol", gpuRun.rtol, "Relative tolerance of --check");
   runCmd->add_option("--atol", gpuRun.atol, "Absolute tolerance of --check");
   runCmd->add_option("--bench", gpuRun.benchReps,
@@ -919,15 +918,15 @@ int run(int argc, char **argv) {
       warn("--bench-copy does nothing without --bench N");
     if (runCmd->count("--device") &&
         (gpuRun.target.empty() || gpuRun.emulate))
-      warn("--device does nothing without a GPU run (--target cuda:<arch>, "
-           "without --emulate)");
+      warn("--device does nothing without a GPU run (--target " +
+           runTargetSpellings(/*onDevice=*/true) + ", without --emulate)");
     setInternalErrorBacktraces(runVerbose);
     if (!gpuRun.target.empty())
       return runOnGpu(run, gpuRun);
     if (gpuRun.check || gpuRun.emulate || gpuRun.benchReps)
       return app.exit(CLI::ValidationError(
                  "--check/--emulate/--bench",
-                 "need --target cuda:<arch> or rocm:<arch>")),
+                 "need --target " + runTargetSpellings())),
              kExitUsageError;
     return runOnCpu(run);
   }
