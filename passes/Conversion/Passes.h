@@ -27,7 +27,7 @@ constexpr const char *kIndexMapFuncAttrName = "pallas.index_map";
 constexpr const char *kNumGridAxesAttrName = "pallas.num_grid_axes";
 
 /// Runtime functions the lowered `pallas.debug_print` calls (see
-/// src/Runtime/DebugPrint.cpp for their C definitions).
+/// src/Launch/RuntimeSymbols.cpp for their C definitions).
 constexpr const char *kDebugPrintPrefix = "pallasc_debug_";
 
 #define GEN_PASS_DECL

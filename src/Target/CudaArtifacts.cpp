@@ -9,7 +9,7 @@
 #include "src/Support/Temporaries.h"
 
 #include "dialects/Pallas/IR/PallasOps.h"
-#include "passes/Conversion/PallasToGPU/PallasToGPU.h"
+#include "dialects/Pallas/IR/GpuLaunchAttrs.h"
 #include "passes/Pipelines/CudaPipeline.h"
 #include "target/GpuTarget.h"
 #include "src/Support/CompileStage.h"
@@ -39,113 +39,6 @@ namespace pallasc {
 bool isCudaTarget(const std::string &target) {
   const GpuTarget *t = lookupGpuTarget(target);
   return t && t->isNvidia();
-}
-
-LogicalResult checkSharedMemory(Location loc, pallas::GpuLaunchAttr launch,
-                                const GpuTarget &target) {
-  int64_t bytes = launch.getDynamicSharedMemoryBytes();
-  if (bytes <= target.maxSharedBytesPerBlock)
-    return success();
-  if (target.isAmd())
-    return emitError(loc) << "the kernel needs " << bytes
-                          << " bytes of LDS (scratch buffers and the "
-                             "lowering's workspace) but "
-                          << target.chip << " has "
-                          << target.maxSharedBytesPerBlock
-                          << " per workgroup; use smaller blocks or scratch "
-                             "buffers";
-  return emitError(loc) << "the kernel needs " << bytes
-                        << " bytes of shared memory (scratch buffers and the "
-                           "lowering's workspace) but "
-                        << target.chip << " has "
-                        << target.maxSharedBytesPerBlock
-                        << " per block; use smaller blocks or scratch buffers";
-}
-
-LogicalResult checkRegisterFootprint(ModuleOp module,
-                                     const GpuTarget &target) {
-  pallas::CallOp call;
-  module.walk([&](pallas::CallOp c) {
-    call = c;
-    return WalkResult::interrupt();
-  });
-  int64_t numWarps = 4; // the lowering's default
-  if (call)
-    if (pallas::CompilerParamsAttr params = call.getCompilerParamsAttr())
-      if (params.getNumWarps())
-        numWarps = *params.getNumWarps();
-  if (numWarps < 1 || numWarps > target.maxWarpsPerBlock())
-    return success(); // the lowering reports the num_warps itself
-  const int64_t threads = numWarps * target.lanesPerWarp;
-  // The 32-bit registers one thread holds of `type`, or 0 when it is not a
-  // value held in registers (a ref lives in memory).
-  auto perThreadWords = [&](Type type) -> int64_t {
-    auto tensor = dyn_cast<RankedTensorType>(type);
-    if (!tensor || !tensor.hasStaticShape())
-      return 0;
-    int64_t elements = tensor.getNumElements(); // <= 2^32: checked earlier
-    int64_t bits = std::max<int64_t>(
-        8, tensor.getElementType().getIntOrFloatBitWidth());
-    int64_t perThread = (elements + threads - 1) / threads;
-    return (perThread * bits + 31) / 32;
-  };
-  std::optional<InFlightDiagnostic> diag;
-  auto check = [&](Type type, Location loc, auto describe) {
-    int64_t words = perThreadWords(type);
-    if (words <= kMaxRegisterWordsPerValue)
-      return true;
-    diag.emplace(emitError(loc));
-    *diag << describe() << " has type " << type << ": spread over "
-          << numWarps << (target.isAmd() ? " wavefronts of " : " warps of ")
-          << target.lanesPerWarp << " lanes, each lane holds " << words
-          << " 32-bit registers of it on " << target.targetName()
-          << ", over the limit of " << kMaxRegisterWordsPerValue
-          << " (8 times the 256 registers a lane can have: the rest "
-             "would spill to local memory, and the compile time grows with "
-             "it); use smaller blocks or more warps "
-             "(compiler_params.gpu.num_warps, at most "
-          << target.maxWarpsPerBlock() << ")";
-    return false;
-  };
-  module.walk([&](pallas::KernelOp kernel) {
-    kernel.walk([&](Operation *op) {
-      for (Region &region : op->getRegions())
-        for (Block &block : region)
-          for (BlockArgument arg : block.getArguments())
-            if (!check(arg.getType(), arg.getLoc(), [&] {
-                  std::string s;
-                  llvm::raw_string_ostream os(s);
-                  os << "block argument #" << arg.getArgNumber() << " of '"
-                     << op->getName() << "'";
-                  return s;
-                }))
-              return WalkResult::interrupt();
-      for (OpResult result : op->getResults())
-        if (!check(result.getType(), op->getLoc(), [&] {
-              std::string s;
-              llvm::raw_string_ostream os(s);
-              os << "result #" << result.getResultNumber() << " of '"
-                 << op->getName() << "'";
-              return s;
-            }))
-          return WalkResult::interrupt();
-      return WalkResult::advance();
-    });
-  });
-  if (!diag)
-    return success();
-  diag->report();
-  return failure();
-}
-
-LogicalResult reportSpills(Location loc, llvm::StringRef message,
-                           bool spillsAreErrors) {
-  if (spillsAreErrors) {
-    emitError(loc) << message << " [-Werror=spills]";
-    return failure();
-  }
-  emitWarning(loc) << message << " [-Wspills]";
-  return success();
 }
 
 std::string findPtxas() {
@@ -208,53 +101,6 @@ std::optional<PtxasUsage> parsePtxasVerbose(llvm::StringRef text,
     }
   }
   return usage;
-}
-
-json gpuLaunchJson(pallas::GpuLaunchAttr launch, llvm::StringRef arch,
-                   llvm::StringRef kind) {
-  using pallas::GpuParamKind;
-  auto ints = [](ArrayRef<int64_t> v) { return json(v.vec()); };
-  json j = json::object();
-  j["entry"] = launch.getEntry().str();
-  json grid = json::array();
-  for (int64_t g : launch.getGrid())
-    grid.push_back(g < 0 ? json(nullptr) : json(g));
-  j["grid"] = grid;
-  j["grid_axes"] = json{{"x", ints(launch.getGridAxesX())},
-                        {"y", ints(launch.getGridAxesY())},
-                        {"z", ints(launch.getGridAxesZ())}};
-  j["block"] = ints(launch.getBlock());
-  j["num_warps"] = launch.getNumWarps();
-  j["warp_size"] = launch.getWarpSize();
-  j["sequential_axes"] = ints(launch.getSequentialAxes());
-  j["vmapped_axes"] = ints(launch.getVmappedAxes());
-  j["dynamic_shared_memory_bytes"] = launch.getDynamicSharedMemoryBytes();
-  j["scratch_shared_memory_bytes"] = launch.getScratchSharedMemoryBytes();
-  json params = json::array();
-  int64_t index = 0;
-  for (pallas::GpuParamAttr a : launch.getParams()) {
-    json p = json::object();
-    p["index"] = index++;
-    p["kind"] = pallas::stringifyGpuParamKind(a.getKind()).str();
-    p["operand"] = a.getOperandName();
-    if (a.getKind() == GpuParamKind::GridBound)
-      p["axis"] = *a.getAxis();
-    if (a.getKind() == GpuParamKind::TensorMap) {
-      p["dtype"] = a.getDtype().isBF16() ? "bf16" : "f16";
-      p["global_shape"] = ints(a.getGlobalShape());
-      p["box_shape"] = ints(a.getBoxShape());
-      p["swizzle"] = a.getSwizzle().str();
-      p["interleave"] = a.getInterleave().str();
-      p["l2_promotion"] = a.getL2Promotion().str();
-      p["oob_fill"] = a.getOobFill().str();
-    }
-    params.push_back(p);
-  }
-  j["params"] = params;
-  j["arch"] = arch.str();
-  j["kind"] = kind.str();
-  j["pointer_alignment"] = launch::kGpuPointerAlignment;
-  return j;
 }
 
 /// One cuda:<arch> of a compile between startCudaArtifacts (lowered, ptxas

@@ -34,31 +34,6 @@ struct GpuTarget;
 /// (target/GpuTarget.h): cuda:sm_80, cuda:sm_90a, ...
 bool isCudaTarget(const std::string &target);
 
-/// Fails (located at `loc`) when the dynamic shared memory of a
-/// `pallas.gpu.launch` record exceeds what one block may use on `target`.
-mlir::LogicalResult checkSharedMemory(mlir::Location loc,
-                                      mlir::pallas::GpuLaunchAttr launch,
-                                      const GpuTarget &target);
-
-/// Reports that a kernel spills registers (`message` names the kernel, the
-/// target and the numbers) at `loc`: a warning, or with `spillsAreErrors`
-/// (--Werror=spills) an error, then failure.
-/// One kernel value (a loaded block, any tensor) may take at most this many
-/// 32-bit registers per thread on a GPU target.
-constexpr int64_t kMaxRegisterWordsPerValue = 2048;
-
-/// Fails, with an error at the value naming its type, the warps, the
-/// registers per thread and the limit, when a tensor value of the module's
-/// kernel, distributed over the call's num_warps on `target`, needs more
-/// than kMaxRegisterWordsPerValue registers per thread: the lowering unrolls
-/// each thread's share, so such a block would take minutes to compile into
-/// a kernel spilling nearly all of it. Checked before the lowering.
-mlir::LogicalResult checkRegisterFootprint(mlir::ModuleOp module,
-                                           const GpuTarget &target);
-
-mlir::LogicalResult reportSpills(mlir::Location loc, llvm::StringRef message,
-                                 bool spillsAreErrors);
-
 /// `ptxas -v` resource usage of one kernel.
 struct PtxasUsage {
   int64_t registers = 0;
@@ -96,12 +71,6 @@ struct CudaArtifacts {
   std::vector<Image> images;
 };
 
-/// The manifest's `launch` object of a GPU artifact from pallas-to-gpu's
-/// `pallas.gpu.launch` record (docs/cuda.md, docs/rocm.md): grid (null for
-/// a dynamic size), grid_axes as {x, y, z}, indexed params, arch, kind
-/// ("cuda" or "hip").
-nlohmann::json gpuLaunchJson(mlir::pallas::GpuLaunchAttr launch,
-                             llvm::StringRef arch, llvm::StringRef kind);
 
 /// Builds the PTX of `module` (after the call-level transforms; not
 /// modified) for every `cuda:<arch>` in `targets`. `emitText` adds the

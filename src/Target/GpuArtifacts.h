@@ -7,7 +7,10 @@
 // check it against the chip, print the distributed IR when asked, run the
 // vendor's code generation pipeline and take the object it serialized (PTX,
 // AMDGPU assembly). The vendor parts (pipelines, messages, what follows the
-// object: ptxas, assembling and linking) stay in the vendor's file.
+// object: ptxas, assembling and linking) stay in the vendor's file. Also
+// the checks and records both vendors' artifacts share: the register
+// footprint and shared memory checks, spill reports, the manifest's
+// `launch` object.
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,8 +22,12 @@
 #include "dialects/Pallas/IR/GpuLaunchAttrs.h"
 
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Location.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <nlohmann/json.hpp>
 
 #include <optional>
 #include <string>
@@ -75,6 +82,38 @@ struct LoweredGpuKernel {
   /// With `emitText`: the distributed GPU IR (`<name>.<arch>.gpu.mlir`).
   std::optional<std::string> gpuText;
 };
+
+/// Fails (located at `loc`) when the dynamic shared memory of a
+/// `pallas.gpu.launch` record exceeds what one block may use on `target`.
+mlir::LogicalResult checkSharedMemory(mlir::Location loc,
+                                      mlir::pallas::GpuLaunchAttr launch,
+                                      const GpuTarget &target);
+
+/// One kernel value (a loaded block, any tensor) may take at most this many
+/// 32-bit registers per thread on a GPU target.
+constexpr int64_t kMaxRegisterWordsPerValue = 2048;
+
+/// Fails, with an error at the value naming its type, the warps, the
+/// registers per thread and the limit, when a tensor value of the module's
+/// kernel, distributed over the call's num_warps on `target`, needs more
+/// than kMaxRegisterWordsPerValue registers per thread: the lowering unrolls
+/// each thread's share, so such a block would take minutes to compile into
+/// a kernel spilling nearly all of it. Checked before the lowering.
+mlir::LogicalResult checkRegisterFootprint(mlir::ModuleOp module,
+                                           const GpuTarget &target);
+
+/// Reports that a kernel spills registers (`message` names the kernel, the
+/// target and the numbers) at `loc`: a warning, or with `spillsAreErrors`
+/// (--Werror=spills) an error, then failure.
+mlir::LogicalResult reportSpills(mlir::Location loc, llvm::StringRef message,
+                                 bool spillsAreErrors);
+
+/// The manifest's `launch` object of a GPU artifact from pallas-to-gpu's
+/// `pallas.gpu.launch` record (docs/cuda.md, docs/rocm.md): grid (null for
+/// a dynamic size), grid_axes as {x, y, z}, indexed params, arch, kind
+/// ("cuda" or "hip").
+nlohmann::json gpuLaunchJson(mlir::pallas::GpuLaunchAttr launch,
+                             llvm::StringRef arch, llvm::StringRef kind);
 
 /// Lowers a copy of `module` (not modified) for `chip` (`target` names it
 /// in messages and steps): the register footprint check, the distribution

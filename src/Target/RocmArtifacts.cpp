@@ -7,11 +7,10 @@
 
 #include "src/Support/Temporaries.h"
 
-#include "src/Target/CudaArtifacts.h"
 #include "src/Driver/Timing.h"
 
 #include "dialects/Pallas/IR/PallasOps.h"
-#include "passes/Conversion/PallasToGPU/PallasToGPU.h"
+#include "dialects/Pallas/IR/GpuLaunchAttrs.h"
 #include "passes/Pipelines/RocmPipeline.h"
 #include "target/GpuTarget.h"
 #include "src/Support/CompileStage.h"

@@ -2,7 +2,7 @@
 //-*-===//
 
 #include "src/Target/GpuLaunchRecord.h"
-#include "src/Target/CudaArtifacts.h"
+#include "src/Target/GpuArtifacts.h"
 
 #include "dialects/Pallas/IR/GpuLaunchAttrs.h"
 
