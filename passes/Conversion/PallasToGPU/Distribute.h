@@ -433,11 +433,10 @@ public:
   /// Layout `id` of a [R, C] value seen as its [O/8, Cc/8, 8, 8] core tile
   /// (the same registers).
   int coreLayout(int id, int64_t cdim);
-  /// The wgmma lowering of `dot`, whose accumulator is in a WgmmaC layout.
-  LogicalResult emitWgmma(detail::DotLowering &dot);
-  /// wgmma groups left in flight (a pipelined dot, see emitWgmma): the
-  /// accumulator registers of the newest group, the block its wait_group was
-  /// emitted in, and whether any group may be pending at all.
+  /// wgmma groups left in flight (a pipelined dot, see DotLowering::wgmma
+  /// in Wgmma.cpp): the accumulator registers of the newest group, the
+  /// block its wait_group was emitted in, and whether any group may be
+  /// pending at all.
   DenseSet<Value> wgmmaPendingRegs;
   Block *wgmmaPendingBlock = nullptr;
   bool wgmmaPipelined = false;

@@ -155,19 +155,8 @@ FailureOr<View> DotLowering::stage(Value v) {
     View tile =
         d.tileView(type, id, nextTileOffset(), bytes, padStaged);
     reserveTile(bytes);
-    // Four access groups at a time: a few registers in flight.
-    int64_t chunk = 4 * d.groupWidth(*source, sourceId);
-    for (int64_t r0 = 0; r0 < layout(id).numRegs(); r0 += chunk) {
-      SmallVector<int64_t> subset;
-      for (int64_t r = r0; r < std::min(r0 + chunk, layout(id).numRegs());
-           ++r)
-        subset.push_back(r);
-      auto part = d.load(*source, sourceId, subset);
-      if (failed(part))
-        return failure();
-      if (failed(d.storeTile(tile, id, *part, subset)))
-        return failure();
-    }
+    if (failed(copyStreamed(*source, sourceId, tile, id)))
+      return failure();
     return tile;
   }
   int id = d.layoutOrDefault(v);
@@ -180,6 +169,24 @@ FailureOr<View> DotLowering::stage(Value v) {
   if (failed(d.storeTile(tile, id, *regs)))
     return failure();
   return tile;
+}
+
+LogicalResult DotLowering::copyStreamed(const View &source, int sourceId,
+                                        const View &tile, int tileId) {
+  // Four access groups at a time: a few registers in flight.
+  int64_t chunk = 4 * d.groupWidth(source, sourceId);
+  int64_t numRegs = layout(tileId).numRegs();
+  for (int64_t r0 = 0; r0 < numRegs; r0 += chunk) {
+    SmallVector<int64_t> subset;
+    for (int64_t r = r0; r < std::min(r0 + chunk, numRegs); ++r)
+      subset.push_back(r);
+    auto part = d.load(source, sourceId, subset);
+    if (failed(part))
+      return failure();
+    if (failed(d.storeTile(tile, tileId, *part, subset)))
+      return failure();
+  }
+  return success();
 }
 
 View Distributor::tileView(RankedTensorType type, int id, int64_t absOffset,

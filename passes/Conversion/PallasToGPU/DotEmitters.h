@@ -40,7 +40,7 @@ public:
 
   // The family emitters: each emits the dot at `b`'s insertion point and
   // binds the result (finish).
-  LogicalResult wgmma();   ///< Wgmma.cpp (Distributor::emitWgmma)
+  LogicalResult wgmma();   ///< Wgmma.cpp
   LogicalResult mmaSync(); ///< MmaSync.cpp
   LogicalResult mfma();    ///< Mfma.cpp
   LogicalResult wmma();    ///< Wmma.cpp
@@ -83,10 +83,16 @@ public:
   };
   StreamedChunk streamedChunk(Value v, Value x, ArrayRef<int64_t> perm,
                               int64_t kdim, int64_t chunkK);
+  /// Copies a streamed operand from `source` (loaded in layout `sourceId`)
+  /// into `tile` (layout `tileId`: the same registers in the tile's
+  /// coordinates), four access groups at a time.
+  LogicalResult copyStreamed(const View &source, int sourceId,
+                             const View &tile, int tileId);
   /// Binds the dot's result to `regs` in the accumulator layout.
   LogicalResult finish(SmallVector<Value> regs);
 
   Value idx(int64_t v) { return d.idx(v); }
+  Value i32(int64_t v) { return d.i32(v); }
   const Layout &layout(int id) const { return d.layout(id); }
   int intern(const Layout &l) { return d.intern(l); }
   void barrier() { d.barrier(); }

@@ -1,8 +1,10 @@
 //===- Wgmma.cpp - dots on wgmma.mma_async (sm_90a) -------------*- C++ -*-===//
 //
-// Core-matrix tiles of wgmma operands in shared memory, their layouts,
-// and the warpgroup MMA lowering of a dot whose accumulator is in a
-// WgmmaC layout (operands fed by TMA plans or staged tiles).
+// The wgmma family of the dot lowering (DotEmitters.h): core-matrix tiles
+// of wgmma operands in shared memory, their layouts, the retirement of
+// groups left in flight, and DotLowering::wgmma, the warpgroup MMA lowering
+// of a dot whose accumulator is in a WgmmaC layout (operands fed by TMA
+// plans, cp.async chunks or staged tiles).
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,6 +25,10 @@ using namespace mlir;
 using namespace mlir::pallas;
 using namespace mlir::pallas::gpu;
 using namespace mlir::pallas::gpu::detail;
+
+using CoreTile = Distributor::CoreTile;
+using TmaOperand = Distributor::TmaOperand;
+using TmaPlan = Distributor::TmaPlan;
 
 /// Whether the i1 `v` is the same in every thread: computed without the
 /// thread index from block arguments (induction variables, kernel
@@ -52,9 +58,8 @@ void Distributor::retireWgmma(ArrayRef<Value> regs) {
     wgmmaPendingRegs.clear();
 }
 
-Distributor::CoreTile Distributor::coreTile(RankedTensorType type,
-                                            int64_t cdim, int64_t absOffset,
-                                            int64_t &bytes) {
+CoreTile Distributor::coreTile(RankedTensorType type, int64_t cdim,
+                               int64_t absOffset, int64_t &bytes) {
   int64_t rows = type.getDimSize(0), cols = type.getDimSize(1);
   int64_t outer = cdim == 1 ? rows : cols, inner = cdim == 1 ? cols : rows;
   View v = sharedView({outer / 8, inner / 8, 8, 8}, type.getElementType(),
@@ -74,9 +79,6 @@ int Distributor::coreLayout(int id, int64_t cdim) {
   return intern(
       projectLayout(split, {2, 0, 3, 1}, {cols / 8, rows / 8, 8, 8}));
 }
-
-/// The wgmma family's entry (DotEmitters.h): the dot and its accumulator.
-LogicalResult DotLowering::wgmma() { return d.emitWgmma(*this); }
 
 /// `wgmma.mma_async.sync.aligned.m64nNk16.f32.{f16,bf16}` per warpgroup:
 /// B (and A unless its registers already hold the A fragments) in shared
@@ -105,14 +107,8 @@ LogicalResult DotLowering::wgmma() { return d.emitWgmma(*this); }
 /// for all (`wait_group 0`).
 /// The wgmma itself is inline PTX: nvvm.wgmma.mma_async takes A from shared
 /// memory only.
-LogicalResult Distributor::emitWgmma(DotLowering &dot) {
-  Operation *op = dot.op;
-  Location loc = dot.loc;
-  const DotShape &s = dot.s;
-  Value aVal = dot.aVal, bVal = dot.bVal;
-  int cId = dot.cId;
-  SmallVector<Value> acc = dot.acc;
-  int64_t gm = layout(cId).warpsM / 4, gn = layout(cId).warpsN;
+LogicalResult DotLowering::wgmma() {
+  int64_t gm = C.warpsM / 4, gn = C.warpsN;
   int64_t mW = s.m / gm, nW = s.n / gn;
   int64_t instrN = std::min<int64_t>(nW, 256);
   int aId = intern(wgmmaALayout(s.m, s.k, gm, gn));
@@ -154,11 +150,11 @@ LogicalResult Distributor::emitWgmma(DotLowering &dot) {
     }
   }
 
-  bool aInRegisters = dot.inRegisters(aVal, aId);
+  bool aInRegisters = inRegisters(aVal, aId);
 
   // Operands the TMA copies (planTma).
   const TmaPlan *tma = nullptr;
-  if (auto it = tmaPlans.find(op); it != tmaPlans.end())
+  if (auto it = d.tmaPlans.find(op); it != d.tmaPlans.end())
     tma = &it->second;
   auto tmaOf = [&](Value v) -> const TmaOperand * {
     if (tma)
@@ -185,88 +181,71 @@ LogicalResult Distributor::emitWgmma(DotLowering &dot) {
       return std::nullopt;
     SmallVector<int64_t> perm;
     Value x;
-    const View *source = dot.streamedOperand(v, x, perm);
+    const View *source = streamedOperand(v, x, perm);
     if (!source)
       return std::nullopt;
     auto type = cast<RankedTensorType>(v.getType());
-    auto stype = cast<RankedTensorType>(x.getType());
-    int64_t sdim = perm.empty() ? kdim : perm[kdim];
     int sourceId;
-    int id = streamedLayouts(v, x, perm, sourceId);
+    int id = d.streamedLayouts(v, x, perm, sourceId);
     int64_t cdim = contiguousDim(layout(id));
     int64_t bytes;
-    CoreTile tile = coreTile(type, cdim, dot.nextTileOffset(), bytes);
-    SmallVector<int64_t> cshape(type.getShape()), scshape(stype.getShape());
-    cshape[kdim] = chunkK;
-    scshape[sdim] = chunkK;
-    int csId =
-        defaultLayout(RankedTensorType::get(scshape, stype.getElementType()));
-    int ctId = perm.empty()
-                   ? csId
-                   : intern(projectLayout(layout(csId), perm, cshape));
-    int ct4 = coreLayout(ctId, cdim);
+    CoreTile tile = d.coreTile(type, cdim, nextTileOffset(), bytes);
+    // One chunk: its blocked layout over the source, seen through the
+    // transpose in the 4-D tile.
+    StreamedChunk ch = streamedChunk(v, x, perm, kdim, chunkK);
+    int ct4 = d.coreLayout(ch.tileId, cdim);
     SmallVector<int64_t> t4shape(layout(ct4).shape.begin(),
                                  layout(ct4).shape.end());
     SmallVector<OpFoldResult> zeros2(2, b.getIndexAttr(0)),
         zeros4(4, b.getIndexAttr(0));
     SmallVector<int64_t> ones2(2, 1), ones4(4, 1);
-    View src0 = subview(*source, zeros2, {}, scshape, ones2, {});
-    View dst0 = subview(tile.view, zeros4, {}, t4shape, ones4, {});
-    int64_t width = asyncCopyWidth(src0, csId, dst0, ct4);
+    View src0 = d.subview(*source, zeros2, {}, ch.sourceShape, ones2, {});
+    View dst0 = d.subview(tile.view, zeros4, {}, t4shape, ones4, {});
+    int64_t width = d.asyncCopyWidth(src0, ch.sourceId, dst0, ct4);
     if (!width) {
       if (Operation *def = tile.view.base.getDefiningOp();
           def && def->use_empty())
         def->erase();
       return std::nullopt;
     }
-    dot.reserveTile(bytes);
+    reserveTile(bytes);
     // The 4-D tile dimension walking k: the core-matrix column when k is
     // the contiguous dimension, else the core-matrix row.
-    plans.push_back(AsyncPlan{*source, tile, csId, ct4, sdim,
+    plans.push_back(AsyncPlan{*source, tile, ch.sourceId, ct4, ch.sourceDim,
                               cdim == kdim ? 1 : 0, width});
     return tile;
   };
   // Other operands: stored from registers (or loaded and stored, for a
   // streamed one cp.async cannot copy) into a core-matrix tile.
   auto stageCore = [&](Value v) -> FailureOr<CoreTile> {
-    if (auto it = coreTiles.find(v); it != coreTiles.end())
+    if (auto it = d.coreTiles.find(v); it != d.coreTiles.end())
       return it->second;
     auto type = cast<RankedTensorType>(v.getType());
     int64_t bytes;
-    if (streamed.contains(v)) {
+    if (d.streamed.contains(v)) {
       SmallVector<int64_t> perm;
       Value x;
-      const View *source = streamedSource(v, perm, x);
+      const View *source = d.streamedSource(v, perm, x);
       if (!source)
         return op->emitOpError() << "reads a memref that is not a view";
       int sourceId;
-      int id = streamedLayouts(v, x, perm, sourceId);
+      int id = d.streamedLayouts(v, x, perm, sourceId);
       int64_t cdim = contiguousDim(layout(id));
-      CoreTile tile = coreTile(type, cdim, dot.nextTileOffset(), bytes);
-      dot.reserveTile(bytes);
-      int id4 = coreLayout(id, cdim);
-      int64_t chunk = 4 * groupWidth(*source, sourceId);
-      for (int64_t r0 = 0; r0 < layout(id).numRegs(); r0 += chunk) {
-        SmallVector<int64_t> subset;
-        for (int64_t r = r0; r < std::min(r0 + chunk, layout(id).numRegs());
-             ++r)
-          subset.push_back(r);
-        auto part = load(*source, sourceId, subset);
-        if (failed(part))
-          return failure();
-        if (failed(store(tile.view, id4, *part, {}, subset)))
-          return failure();
-      }
+      CoreTile tile = d.coreTile(type, cdim, nextTileOffset(), bytes);
+      reserveTile(bytes);
+      if (failed(copyStreamed(*source, sourceId, tile.view,
+                              d.coreLayout(id, cdim))))
+        return failure();
       return tile;
     }
-    int id = layoutOrDefault(v);
-    auto regs = get(v, id);
+    int id = d.layoutOrDefault(v);
+    auto regs = d.get(v, id);
     if (failed(regs))
       return failure();
     int64_t cdim = contiguousDim(layout(id));
-    CoreTile tile = coreTile(type, cdim, dot.nextTileOffset(), bytes);
-    dot.reserveTile(bytes);
-    if (failed(store(tile.view, coreLayout(id, cdim), *regs)))
+    CoreTile tile = d.coreTile(type, cdim, nextTileOffset(), bytes);
+    reserveTile(bytes);
+    if (failed(d.store(tile.view, d.coreLayout(id, cdim), *regs)))
       return failure();
     return tile;
   };
@@ -286,9 +265,9 @@ LogicalResult Distributor::emitWgmma(DotLowering &dot) {
                                   layout(p.sourceId).shape.end());
       SmallVector<int64_t> tshape(layout(p.tileId).shape.begin(),
                                   layout(p.tileId).shape.end());
-      View src = subview(p.source, so, {}, sshape, {1, 1}, {});
-      View dst = subview(p.tile.view, to, {}, tshape, {1, 1, 1, 1}, {});
-      if (failed(copyAsync(src, p.sourceId, dst, p.tileId, p.width)))
+      View src = d.subview(p.source, so, {}, sshape, {1, 1}, {});
+      View dst = d.subview(p.tile.view, to, {}, tshape, {1, 1, 1, 1}, {});
+      if (failed(d.copyAsync(src, p.sourceId, dst, p.tileId, p.width)))
         return op->emitOpError() << "cannot copy a dot operand with cp.async";
     }
     NVVM::CpAsyncCommitGroupOp::create(b, loc);
@@ -296,7 +275,7 @@ LogicalResult Distributor::emitWgmma(DotLowering &dot) {
   bool async = !plans.empty();
   SmallVector<Value> aRegs;
   if (aInRegisters) {
-    auto r = get(aVal, aId);
+    auto r = d.get(aVal, aId);
     if (failed(r))
       return failure();
     aRegs = *r;
@@ -323,8 +302,8 @@ LogicalResult Distributor::emitWgmma(DotLowering &dot) {
   // (Tiles a TMA fills are waited for on their mbarriers instead.)
   // (Tiles a loop's ring prefetched were fenced and published at the start
   // of the iteration, loopStagesBody.)
-  bool onlyPrefetched = (!aTile || loopStaged.contains(aVal)) &&
-                        (!bTile || loopStaged.contains(bVal));
+  bool onlyPrefetched = (!aTile || d.loopStaged.contains(aVal)) &&
+                        (!bTile || d.loopStaged.contains(bVal));
   if (!async && (aTile || bTile) && !onlyPrefetched) {
     fenceProxy();
     barrier();
@@ -368,20 +347,20 @@ LogicalResult Distributor::emitWgmma(DotLowering &dot) {
     bool kContiguous = t.cdim == kdim;
     int64_t inner = t.cdim == 1 ? t.cols : t.rows;
     int64_t outer = inner / 8 * 128; // bytes between core-matrix rows
-    Desc d;
-    d.strideK = kContiguous ? 128 : outer;
-    d.strideMN = kContiguous ? outer : 128;
-    d.trans = kContiguous ? 0 : 1;
+    Desc desc;
+    desc.strideK = kContiguous ? 128 : outer;
+    desc.strideMN = kContiguous ? outer : 128;
+    desc.trans = kContiguous ? 0 : 1;
     Value first = arith::MulIOp::create(
-        b, loc, groupIndex, idx(groupSpan / 8 * d.strideMN));
+        b, loc, groupIndex, idx(groupSpan / 8 * desc.strideMN));
     Value base = smemAddr;
     if (t.shift) // a ring slot (loopStagesBody)
       base = arith::AddIOp::create(
           b, loc, smemAddr, arith::IndexCastOp::create(b, loc, i32t, t.shift));
-    d.value = descriptor(base, t.offset, first,
-                         (uint64_t(d.strideK >> 4) << 16) |
-                             (uint64_t(d.strideMN >> 4) << 32));
-    return d;
+    desc.value = descriptor(base, t.offset, first,
+                            (uint64_t(desc.strideK >> 4) << 16) |
+                                (uint64_t(desc.strideMN >> 4) << 32));
+    return desc;
   };
   // TMA: the stage of this step, the copies of a later step, the wait
   // for a chunk.
@@ -473,7 +452,7 @@ LogicalResult Distributor::emitWgmma(DotLowering &dot) {
     {
       OpBuilder::InsertionGuard g(b);
       b.setInsertionPointToStart(outer.thenBlock());
-      if (failed(prefetchSteps(ahead, issue, [] {})))
+      if (failed(d.prefetchSteps(ahead, issue, [] {})))
         return failure();
     }
     tmaStage = stageOf(kc.seqIv);
@@ -488,12 +467,12 @@ LogicalResult Distributor::emitWgmma(DotLowering &dot) {
   };
   auto makeTmaDesc = [&](const TmaOperand &t, Value groupIndex,
                          int64_t groupSpan) {
-    Desc d;
-    d.swizzled = true;
-    d.kMajor = t.kMajor;
-    d.rows = t.rows;
-    d.trans = t.kMajor ? 0 : 1;
-    d.strideK = d.strideMN = 0;
+    Desc desc;
+    desc.swizzled = true;
+    desc.kMajor = t.kMajor;
+    desc.rows = t.rows;
+    desc.trans = t.kMajor ? 0 : 1;
+    desc.strideK = desc.strideMN = 0;
     // The warpgroup's first row (K-major) / panel (MN-major).
     Value first = t.kMajor
                       ? arith::MulIOp::create(b, loc, groupIndex,
@@ -507,10 +486,10 @@ LogicalResult Distributor::emitWgmma(DotLowering &dot) {
     // Leading byte offset (unused when K-major), stride byte offset 1024,
     // swizzle mode 1 (128B).
     uint64_t lbo = t.kMajor ? 1 : (t.rows * 128) >> 4;
-    d.value = descriptor(stageBase, t.offset, first,
-                         (lbo << 16) | (uint64_t(1024 >> 4) << 32) |
-                             (uint64_t(1) << 62));
-    return d;
+    desc.value = descriptor(stageBase, t.offset, first,
+                            (lbo << 16) | (uint64_t(1024 >> 4) << 32) |
+                                (uint64_t(1) << 62));
+    return desc;
   };
   std::optional<Desc> aDesc;
   if (aTile)
@@ -519,15 +498,16 @@ LogicalResult Distributor::emitWgmma(DotLowering &dot) {
     aDesc = makeTmaDesc(*aTma, groupM, mW);
   Desc bDesc = bTma ? makeTmaDesc(*bTma, groupN, nW)
                     : makeDesc(*bTile, 0, groupN, nW);
-  auto at = [&](const Desc &d, int64_t mn, int64_t k) -> Value {
-    int64_t bytes = mn / 8 * d.strideMN + k / 8 * d.strideK;
-    if (d.swizzled)
-      bytes = d.kMajor ? mn * 128 + k / 64 * d.rows * 128 + k % 64 * 2
-                       : mn / 64 * d.rows * 128 + k * 128;
+  auto at = [&](const Desc &desc, int64_t mn, int64_t k) -> Value {
+    int64_t bytes = mn / 8 * desc.strideMN + k / 8 * desc.strideK;
+    if (desc.swizzled)
+      bytes = desc.kMajor ? mn * 128 + k / 64 * desc.rows * 128 + k % 64 * 2
+                          : mn / 64 * desc.rows * 128 + k * 128;
     if (bytes == 0)
-      return d.value;
+      return desc.value;
     return arith::AddIOp::create(
-        b, loc, d.value, arith::ConstantIntOp::create(b, loc, i64t, bytes >> 4));
+        b, loc, desc.value,
+        arith::ConstantIntOp::create(b, loc, i64t, bytes >> 4));
   };
   auto pack = [&](Value x, Value y) -> Value {
     Value v = vector::FromElementsOp::create(
@@ -540,11 +520,11 @@ LogicalResult Distributor::emitWgmma(DotLowering &dot) {
     for (size_t r = 0; r + 1 < aRegs.size(); r += 2)
       aPacked.push_back(pack(aRegs[r], aRegs[r + 1]));
   std::string type = bf16 ? "bf16" : "f16";
-  // `mode`: the accumulator `d` as input (scale-d 1), none (scale-d 0), or
+  // `mode`: the accumulator `regs` as input (scale-d 1), none (scale-d 0), or
   // as input with scale-d `scaleD`.
-  auto wgmma = [&](MutableArrayRef<Value> d, Value aD, ArrayRef<Value> aFrag,
-                   Value bD, AccInit mode) {
-    int64_t nd = d.size();
+  auto mma = [&](MutableArrayRef<Value> regs, Value aD, ArrayRef<Value> aFrag,
+                 Value bD, AccInit mode) {
+    int64_t nd = regs.size();
     SmallVector<Value> operands;
     int64_t next = nd;
     std::string scale = mode == AccInit::Zero ? "0" : "1";
@@ -587,7 +567,7 @@ LogicalResult Distributor::emitWgmma(DotLowering &dot) {
     text += ", " + std::to_string(bDesc.trans) + ";\n}";
     if (mode != AccInit::Zero)
       for (int64_t i = 0; i < nd; ++i) {
-        operands.push_back(d[i]);
+        operands.push_back(regs[i]);
         constraints += "," + std::to_string(i);
       }
     SmallVector<Type> fields(nd, f32);
@@ -602,10 +582,10 @@ LogicalResult Distributor::emitWgmma(DotLowering &dot) {
                   nullptr, nullptr)
                   .getResult(0);
     for (int64_t i = 0; i < nd; ++i)
-      d[i] = LLVM::ExtractValueOp::create(b, loc, r, ArrayRef<int64_t>{i});
+      regs[i] = LLVM::ExtractValueOp::create(b, loc, r, ArrayRef<int64_t>{i});
   };
 
-  const Layout &A = layout(aId), &C = layout(cId);
+  const Layout &A = layout(aId);
   int64_t nbA = log2Exact(s.k), nbC = log2Exact(s.n);
   for (int64_t kk = 0; kk < s.k / 16; ++kk) {
     // The fence follows the waits (see above).
@@ -639,9 +619,9 @@ LogicalResult Distributor::emitWgmma(DotLowering &dot) {
       for (int64_t ni = 0; ni < nW / instrN; ++ni) {
         int64_t r0 = *registerOf(C, (uint64_t(mi * 64) << nbC) |
                                         uint64_t(ni * instrN));
-        MutableArrayRef<Value> d(acc.data() + r0, instrN / 2);
-        wgmma(d, aD, aFrag, at(bDesc, ni * instrN, kk * 16),
-              kk == 0 ? init : AccInit::Value);
+        MutableArrayRef<Value> regs(acc.data() + r0, instrN / 2);
+        mma(regs, aD, aFrag, at(bDesc, ni * instrN, kk * 16),
+            kk == 0 ? init : AccInit::Value);
       }
     }
   }
@@ -651,10 +631,10 @@ LogicalResult Distributor::emitWgmma(DotLowering &dot) {
   // before the workspace is reused or the stage refilled.
   barrier();
   if (pipelined) {
-    wgmmaPipelined = true;
-    wgmmaPendingRegs.clear();
-    wgmmaPendingRegs.insert(acc.begin(), acc.end());
-    wgmmaPendingBlock = b.getInsertionBlock();
+    d.wgmmaPipelined = true;
+    d.wgmmaPendingRegs.clear();
+    d.wgmmaPendingRegs.insert(acc.begin(), acc.end());
+    d.wgmmaPendingBlock = b.getInsertionBlock();
   }
-  return dot.finish(std::move(acc));
+  return finish(std::move(acc));
 }
