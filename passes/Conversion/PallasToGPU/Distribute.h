@@ -155,7 +155,195 @@ void populateDotEmitters(EmitterRegistry &r);         // Dot.cpp
 void populateControlFlowEmitters(EmitterRegistry &r); // EmitControlFlow.cpp
 void populateTensorEmitters(EmitterRegistry &r);      // EmitTensorOps.cpp
 
-class Distributor {
+/// The distributor's data, by concern: base structs Distributor inherits
+/// (their names are the distributor's own).
+
+/// The layouts of a kernel, interned (Distributor::intern): a layout id
+/// indexes `layouts`.
+struct LayoutTable {
+  std::deque<Layout> layouts; // stable references
+  /// Reduction slices: parent layout id, for lifting a broadcast back.
+  DenseMap<int, int> sliceParent;
+  /// The MMA family a layout descends from (warpsM, warpsN; whether it is
+  /// a wgmma layout), if any.
+  struct MmaRoot {
+    int64_t warpsM, warpsN;
+    bool wgmma = false;
+  };
+  DenseMap<int, MmaRoot> mmaRoot;
+};
+
+/// The layout assignment's result (LayoutAssignment.cpp, at prepare; read
+/// by the emitters): the layout of every tensor value and what the analysis
+/// found about values and kernel arguments.
+struct LayoutAssignmentResult {
+  DenseMap<Value, int> layoutOf;
+  DenseSet<Value> flexible;
+  DenseSet<Value> deferred;
+  /// Loads of read-only memory whose only use is a dot operand staged in
+  /// shared memory: copied there group by group at the dot, never held
+  /// whole in registers.
+  DenseSet<Value> streamed;
+  /// Kernel memref arguments whose memory the kernel may write (through
+  /// themselves or an aliased operand).
+  DenseSet<Value> writableArgs;
+  /// Whether the kernel reduces along rows (DotLayout.cpp, rowsAreReduced:
+  /// dot layouts then keep one warp along n); computed once per kernel.
+  std::optional<int> rowsReduced;
+};
+
+/// Scratch buffers kept in registers (findPromotable, at prepare; their
+/// current registers during emission).
+struct PromotionState {
+  /// Scratch buffers only read and written whole (at the top level of the
+  /// kernel or under scf.if): kept in registers, in one layout, carried
+  /// across the in-block sequential loop by the caller.
+  struct Promoted {
+    RankedTensorType type;
+    int layout = -1;
+    SmallVector<Value> loads;
+    SmallVector<Value> stored;
+    SmallVector<Value> regs; ///< current value during emission
+  };
+  SmallVector<Value> scratchArgs;
+  int64_t scratchSharedBytes = 0; ///< shared memory of the others
+  llvm::MapVector<Value, Promoted> promoted;
+  DenseMap<Value, SmallVector<Value>> promotedSnapshots; ///< alloc -> regs
+};
+
+/// The staging of dot operands in shared memory: the plans made at prepare
+/// (DotStaging.cpp: early tiles, TMA, cp.async stages, loop rings) and the
+/// tiles bound during emission.
+struct StagingState {
+  /// Dot operands staged where they are defined, in a tile of their own
+  /// (their registers die at once): the defining value -> tile.
+  struct EarlyTile {
+    Value operand;
+    int layout;
+    int64_t offset;
+    bool core = false; ///< a wgmma core-matrix tile (coreTile)
+  };
+  DenseMap<Value, EarlyTile> earlyTiles;
+  DenseMap<Value, View> stagedViews; ///< dot operand -> its tile
+  /// A 16-bit wgmma operand [R, C] in shared memory in the no-swizzle
+  /// canonical layout: 8x8 core matrices (8 rows of 16 contiguous bytes,
+  /// 128 bytes each), stored as [O/8, Cc/8, 8, 8] where Cc is the
+  /// dimension `cdim` stored contiguously and O the other one.
+  struct CoreTile {
+    View view;
+    int64_t cdim = 1;
+    int64_t offset = 0; ///< byte offset in dynamic shared memory
+    int64_t rows = 0, cols = 0;
+    /// Bytes added to `offset` at run time (index; null: none): the ring
+    /// slot of a tile prefetched across an scf.for (planLoopStages).
+    Value shift;
+  };
+  DenseMap<Value, CoreTile> coreTiles; ///< early-staged wgmma operands
+  /// wgmma operands a TMA copies (128-byte swizzled panels, see DotStaging.cpp),
+  /// prefetched `stages` steps ahead along the sequential grid axis, one
+  /// mbarrier per (stage, 64-wide k chunk).
+  struct TmaOperand {
+    Value value, arg;   ///< the dot operand; the kernel argument it reads
+    int64_t kdim = 0;   ///< the operand's k dimension (A: 1, B: 0)
+    bool kMajor = true; ///< k is the source's contiguous dimension
+    int64_t rows = 0, cols = 0; ///< the source block ([rows, cols])
+    int64_t offset = 0; ///< the tile's byte offset in a stage
+    int map = 0;        ///< index into kc.tensorMaps
+  };
+  struct TmaPlan {
+    SmallVector<TmaOperand, 2> operands;
+    int64_t stages = 1, chunkK = 64, numChunks = 1, stageBytes = 0;
+    int64_t region = 0;   ///< workspace offset of the stages (+1 KiB slack)
+    int64_t barriers = 0; ///< workspace offset of the mbarriers
+  };
+  DenseMap<Operation *, TmaPlan> tmaPlans;
+  int64_t numStages = 0; ///< compiler_params.gpu.num_stages (0: absent)
+  /// mma.sync operands copied with cp.async `stages` steps ahead along the
+  /// sequential grid axis (sm_80+; whole 2-D input blocks, as for TMA):
+  /// padded tiles (tileView) at `offsets` in each stage of the region.
+  struct StagePlan {
+    SmallVector<Value, 2> values;
+    SmallVector<int64_t, 2> kdims, offsets;
+    int64_t stages = 1, stageBytes = 0, region = 0;
+  };
+  DenseMap<Operation *, StagePlan> stagePlans;
+  /// Dot operands streamed inside an scf.for from a window of a kernel
+  /// argument that moves with the induction variable (flash attention's K
+  /// and V blocks): copied with cp.async `stages - 1` iterations ahead into
+  /// a ring of `stages` tiles per operand (sm_80+, `num_stages` >= 2; see
+  /// DotStaging.cpp). The loop -> its plan.
+  struct LoopStageOperand {
+    Value value;               ///< the dot operand (a load or its transpose)
+    Operation *window = nullptr; ///< the memref.subview the load reads
+    bool core = false;         ///< a wgmma core-matrix tile (else tileView)
+    int64_t offset = 0;        ///< the tile's byte offset in a stage
+  };
+  struct LoopStagePlan {
+    SmallVector<LoopStageOperand, 2> operands;
+    int64_t stages = 1, stageBytes = 0, region = 0;
+  };
+  DenseMap<Operation *, LoopStagePlan> loopPlans;
+  /// Dot operands whose tile this iteration's prefetch already holds (and
+  /// a barrier published): the dots wait and synchronize no further.
+  DenseSet<Value> loopStaged;
+};
+
+/// The emission state (Distributor.cpp): the registers, scalars and views
+/// of the values emitted so far and the caches of derived values.
+struct EmissionState {
+  IRMapping scalars;
+  DenseMap<Value, View> views;
+  DenseMap<Value, View> snapshots; ///< snapshot alloc -> source view
+  DenseMap<Value, Dist> dists;
+  struct DefPoint {
+    Block *block = nullptr;
+    Operation *after = nullptr; ///< null: block start
+  };
+  DenseMap<Value, DefPoint> defPoints;
+  /// (value, layout) -> registers; conversions are placed at the value's
+  /// definition, materializations of flexible values where first used.
+  struct Memo {
+    Block *block;
+    SmallVector<Value> regs;
+  };
+  DenseMap<std::pair<Value, int>, Memo> memo;
+  DenseMap<std::pair<int, int64_t>, Value> threadCoordCache;
+  DenseMap<int, Value> primaryCache;
+  /// Inside a per-register copy of a tensor.generate body: lanes may
+  /// diverge, so no barriers and no elected accesses.
+  bool inLaneContext = false;
+  bool stagingFailed = false;
+};
+
+/// Memory-ordering barriers for kernel-visible memory (Memory.cpp): the
+/// accesses since the last barrier.
+struct BarrierState {
+  struct AccessKey {
+    int layout = -1; ///< -1: unknown / uniform
+    SmallVector<Value> offsets;
+    bool write = false;
+  };
+  DenseSet<Value> writtenBases;
+  DenseMap<Value, SmallVector<AccessKey>> accessesSinceBarrier;
+};
+
+/// wgmma groups left in flight (Wgmma.cpp).
+struct WgmmaState {
+  /// A pipelined dot (see DotLowering::wgmma): the accumulator registers
+  /// of the newest group, the block its wait_group was emitted in, and
+  /// whether any group may be pending at all.
+  DenseSet<Value> wgmmaPendingRegs;
+  Block *wgmmaPendingBlock = nullptr;
+  bool wgmmaPipelined = false;
+};
+
+class Distributor : public LayoutTable,
+                    public LayoutAssignmentResult,
+                    public PromotionState,
+                    public StagingState,
+                    public EmissionState,
+                    public BarrierState,
+                    public WgmmaState {
 public:
   Distributor(KernelContext &kc, func::FuncOp kernel);
 
@@ -193,29 +381,12 @@ public:
   func::FuncOp kernel;
   OpBuilder b;
 
-  // Layouts.
-  std::deque<Layout> layouts; // stable references
+  // Layouts (LayoutTable).
   int intern(const Layout &layout);
   const Layout &layout(int id) const { return layouts[id]; }
   int defaultLayout(RankedTensorType type);
-  /// Reduction slices: parent layout id, for lifting a broadcast back.
-  DenseMap<int, int> sliceParent;
-  /// The MMA family a layout descends from (warpsM, warpsN; whether it is
-  /// a wgmma layout), if any.
-  struct MmaRoot {
-    int64_t warpsM, warpsN;
-    bool wgmma = false;
-  };
-  DenseMap<int, MmaRoot> mmaRoot;
 
-  // Analysis.
-  DenseMap<Value, int> layoutOf;
-  DenseSet<Value> flexible;
-  DenseSet<Value> deferred;
-  /// Loads of read-only memory whose only use is a dot operand staged in
-  /// shared memory: copied there group by group at the dot, never held
-  /// whole in registers.
-  DenseSet<Value> streamed;
+  // Analysis (its result: LayoutAssignmentResult, PromotionState).
   /// The view a streamed dot operand `v` is read from: `x` is the loaded
   /// tensor (v itself, or the input of the transpose `v` is, whose
   /// permutation goes to `perm`); null when it is not a view's load.
@@ -225,25 +396,8 @@ public:
   /// transpose, in `v`'s shape (returned).
   int streamedLayouts(Value v, Value x, ArrayRef<int64_t> perm,
                       int &sourceId);
-  /// Kernel memref arguments whose memory the kernel may write (through
-  /// themselves or an aliased operand).
-  DenseSet<Value> writableArgs;
   bool isReadOnly(Value memref);
 
-  /// Scratch buffers only read and written whole (at the top level of the
-  /// kernel or under scf.if): kept in registers, in one layout, carried
-  /// across the in-block sequential loop by the caller.
-  struct Promoted {
-    RankedTensorType type;
-    int layout = -1;
-    SmallVector<Value> loads;
-    SmallVector<Value> stored;
-    SmallVector<Value> regs; ///< current value during emission
-  };
-  SmallVector<Value> scratchArgs;
-  int64_t scratchSharedBytes = 0; ///< shared memory of the others
-  llvm::MapVector<Value, Promoted> promoted;
-  DenseMap<Value, SmallVector<Value>> promotedSnapshots; ///< alloc -> regs
   void findPromotable();
   Promoted *promotedOf(Value memref);
   /// Moves reads of read-only memory and pure ops down to their first use
@@ -263,30 +417,7 @@ public:
   int demandedLayout(OpOperand &use);
   bool isScratch(Value memref);
 
-  // Emission state.
-  IRMapping scalars;
-  DenseMap<Value, View> views;
-  DenseMap<Value, View> snapshots; ///< snapshot alloc -> source view
-  DenseMap<Value, Dist> dists;
-  struct DefPoint {
-    Block *block = nullptr;
-    Operation *after = nullptr; ///< null: block start
-  };
-  DenseMap<Value, DefPoint> defPoints;
-  /// (value, layout) -> registers; conversions are placed at the value's
-  /// definition, materializations of flexible values where first used.
-  struct Memo {
-    Block *block;
-    SmallVector<Value> regs;
-  };
-  DenseMap<std::pair<Value, int>, Memo> memo;
-  DenseMap<std::pair<int, int64_t>, Value> threadCoordCache;
-  DenseMap<int, Value> primaryCache;
-  /// Inside a per-register copy of a tensor.generate body: lanes may
-  /// diverge, so no barriers and no elected accesses.
-  bool inLaneContext = false;
-  bool stagingFailed = false;
-
+  // Emission (its state: EmissionState).
   LogicalResult emitBlock(Block &block);
   /// Dispatches `op` to its family's emitter (EmitterRegistry).
   LogicalResult emitOp(Operation *op);
@@ -359,14 +490,7 @@ public:
   int64_t divisibility(Value oldValue);
   LogicalResult emitMemrefOp(Operation *op);
 
-  // Memory-ordering barriers for kernel-visible memory.
-  struct AccessKey {
-    int layout = -1; ///< -1: unknown / uniform
-    SmallVector<Value> offsets;
-    bool write = false;
-  };
-  DenseSet<Value> writtenBases;
-  DenseMap<Value, SmallVector<AccessKey>> accessesSinceBarrier;
+  // Memory-ordering barriers for kernel-visible memory (BarrierState).
   void beforeAccess(const View &view, int layout, bool write);
   /// The kernel argument (or other root) a memref value is a view of.
   Value rootMemref(Value memref);
@@ -394,9 +518,8 @@ public:
   Value shuffleXor(Value v, int64_t mask);
 
   // Dot (DotLayout.cpp, Dot.cpp and DotEmitters.h, Wgmma.cpp,
-  // DotStaging.cpp).
+  // DotStaging.cpp; the staging plans: StagingState).
   int dotLayout(Operation *op);
-  std::optional<int> rowsReduced; ///< computed once per kernel
   LogicalResult emitDot(Operation *op);
   /// A dot operand in shared memory, stored along its contiguous
   /// dimension with padded rows.
@@ -404,76 +527,21 @@ public:
                 int64_t &bytes, bool pad = true);
   LogicalResult storeTile(const View &tile, int id, ArrayRef<Value> regs,
                           ArrayRef<int64_t> subset = {});
-  /// Dot operands staged where they are defined, in a tile of their own
-  /// (their registers die at once): the defining value -> tile.
-  struct EarlyTile {
-    Value operand;
-    int layout;
-    int64_t offset;
-    bool core = false; ///< a wgmma core-matrix tile (coreTile)
-  };
-  DenseMap<Value, EarlyTile> earlyTiles;
-  DenseMap<Value, View> stagedViews; ///< dot operand -> its tile
-  /// A 16-bit wgmma operand [R, C] in shared memory in the no-swizzle
-  /// canonical layout: 8x8 core matrices (8 rows of 16 contiguous bytes,
-  /// 128 bytes each), stored as [O/8, Cc/8, 8, 8] where Cc is the
-  /// dimension `cdim` stored contiguously and O the other one.
-  struct CoreTile {
-    View view;
-    int64_t cdim = 1;
-    int64_t offset = 0; ///< byte offset in dynamic shared memory
-    int64_t rows = 0, cols = 0;
-    /// Bytes added to `offset` at run time (index; null: none): the ring
-    /// slot of a tile prefetched across an scf.for (planLoopStages).
-    Value shift;
-  };
-  DenseMap<Value, CoreTile> coreTiles; ///< early-staged wgmma operands
+  /// The core-matrix tile (CoreTile) of `type`, contiguous along `cdim`, at
+  /// byte `absOffset` of dynamic shared memory.
   CoreTile coreTile(RankedTensorType type, int64_t cdim, int64_t absOffset,
                     int64_t &bytes);
   /// Layout `id` of a [R, C] value seen as its [O/8, Cc/8, 8, 8] core tile
   /// (the same registers).
   int coreLayout(int id, int64_t cdim);
-  /// wgmma groups left in flight (a pipelined dot, see DotLowering::wgmma
-  /// in Wgmma.cpp): the accumulator registers of the newest group, the
-  /// block its wait_group was emitted in, and whether any group may be
-  /// pending at all.
-  DenseSet<Value> wgmmaPendingRegs;
-  Block *wgmmaPendingBlock = nullptr;
-  bool wgmmaPipelined = false;
   /// Before a non-wgmma read of `regs`: `wgmma.wait_group 0` when they are
   /// the accumulators of a group still in flight.
   void retireWgmma(ArrayRef<Value> regs);
   void planEarlyStaging();
   LogicalResult stageEarly(Value def);
-  /// wgmma operands a TMA copies (128-byte swizzled panels, see DotStaging.cpp),
-  /// prefetched `stages` steps ahead along the sequential grid axis, one
-  /// mbarrier per (stage, 64-wide k chunk).
-  struct TmaOperand {
-    Value value, arg;   ///< the dot operand; the kernel argument it reads
-    int64_t kdim = 0;   ///< the operand's k dimension (A: 1, B: 0)
-    bool kMajor = true; ///< k is the source's contiguous dimension
-    int64_t rows = 0, cols = 0; ///< the source block ([rows, cols])
-    int64_t offset = 0; ///< the tile's byte offset in a stage
-    int map = 0;        ///< index into kc.tensorMaps
-  };
-  struct TmaPlan {
-    SmallVector<TmaOperand, 2> operands;
-    int64_t stages = 1, chunkK = 64, numChunks = 1, stageBytes = 0;
-    int64_t region = 0;   ///< workspace offset of the stages (+1 KiB slack)
-    int64_t barriers = 0; ///< workspace offset of the mbarriers
-  };
-  DenseMap<Operation *, TmaPlan> tmaPlans;
-  int64_t numStages = 0; ///< compiler_params.gpu.num_stages (0: absent)
+  /// Plans the TMA copies of wgmma operands (TmaPlan, at prepare).
   void planTma();
-  /// mma.sync operands copied with cp.async `stages` steps ahead along the
-  /// sequential grid axis (sm_80+; whole 2-D input blocks, as for TMA):
-  /// padded tiles (tileView) at `offsets` in each stage of the region.
-  struct StagePlan {
-    SmallVector<Value, 2> values;
-    SmallVector<int64_t, 2> kdims, offsets;
-    int64_t stages = 1, stageBytes = 0, region = 0;
-  };
-  DenseMap<Operation *, StagePlan> stagePlans;
+  /// Plans the cp.async stages of mma.sync operands (StagePlan, at prepare).
   void planStages();
   /// The prefetch schedule of both: at the first step of the sequential
   /// loop, `issue` steps 0 .. stages-1, at every later step s the step
@@ -482,25 +550,6 @@ public:
   LogicalResult prefetchSteps(int64_t stages,
                               function_ref<LogicalResult(Value)> issue,
                               function_ref<void()> after);
-  /// Dot operands streamed inside an scf.for from a window of a kernel
-  /// argument that moves with the induction variable (flash attention's K
-  /// and V blocks): copied with cp.async `stages - 1` iterations ahead into
-  /// a ring of `stages` tiles per operand (sm_80+, `num_stages` >= 2; see
-  /// DotStaging.cpp). The loop -> its plan.
-  struct LoopStageOperand {
-    Value value;               ///< the dot operand (a load or its transpose)
-    Operation *window = nullptr; ///< the memref.subview the load reads
-    bool core = false;         ///< a wgmma core-matrix tile (else tileView)
-    int64_t offset = 0;        ///< the tile's byte offset in a stage
-  };
-  struct LoopStagePlan {
-    SmallVector<LoopStageOperand, 2> operands;
-    int64_t stages = 1, stageBytes = 0, region = 0;
-  };
-  DenseMap<Operation *, LoopStagePlan> loopPlans;
-  /// Dot operands whose tile this iteration's prefetch already holds (and
-  /// a barrier published): the dots wait and synchronize no further.
-  DenseSet<Value> loopStaged;
   /// Plans the rings (at prepare, after planStages).
   void planLoopStages();
   /// Emitted before the loop `forOp` (prologue: iterations 0 ..
