@@ -55,9 +55,8 @@ mlir::pallas::gpu::markAliasesAndScratch(Distributor &dist,
   for (auto [in, out] : info.mapping.getAliases())
     aliasOf[in] = out;
   for (auto [in, out] : aliasOf) {
-    dist.writableArgs.insert(kernel.getArgument(2 * visibleAxes + in));
-    dist.writableArgs.insert(
-        kernel.getArgument(2 * visibleAxes + numIn + out));
+    dist.markWritable(kernel.getArgument(2 * visibleAxes + in));
+    dist.markWritable(kernel.getArgument(2 * visibleAxes + numIn + out));
   }
   for (size_t k = 0; k < info.scratch.size(); ++k)
     dist.markScratch(

@@ -373,6 +373,25 @@ public:
   /// is emitted.
   LogicalResult checkSupported();
 
+  /// compiler_params.gpu.num_stages (0: absent), set before prepare().
+  void setNumStages(int64_t n) { numStages = n; }
+  /// Marks a kernel memref argument as memory the kernel may write (an
+  /// input aliased to an output).
+  void markWritable(Value arg) { writableArgs.insert(arg); }
+  /// The shared memory of the scratch buffers not kept in registers (after
+  /// prepare()).
+  int64_t scratchBytes() const { return scratchSharedBytes; }
+  /// Whether a dot left wgmma groups in flight across the steps of the
+  /// sequential axis (after emit()): the end of its loop waits for them.
+  bool pipelinesWgmma() const { return wgmmaPipelined; }
+
+  /// The parts of the state the dot lowering (DotEmitters.h) reads or
+  /// writes, each by concern.
+  const LayoutAssignmentResult &analysis() const { return *this; }
+  const EmissionState &emission() const { return *this; }
+  StagingState &staging() { return *this; }
+  WgmmaState &wgmmaGroups() { return *this; }
+
   //===--------------------------------------------------------------------===//
   // Internals, shared by the implementation files.
   //===--------------------------------------------------------------------===//

@@ -73,7 +73,9 @@ LogicalResult Distributor::emitDot(Operation *op) {
 
 DotLowering::DotLowering(Distributor &d, Operation *op, int cId,
                          SmallVector<Value> acc)
-    : d(d), kc(d.kc), b(d.b), op(op), loc(op->getLoc()), s(dotShape(op)),
+    : d(d), analysis(d.analysis()), emission(d.emission()),
+      staging(d.staging()), groups(d.wgmmaGroups()), kc(d.kc), b(d.b),
+      op(op), loc(op->getLoc()), s(dotShape(op)),
       aVal(cast<linalg::LinalgOp>(op).getDpsInputs()[0]),
       bVal(cast<linalg::LinalgOp>(op).getDpsInputs()[1]), cId(cId),
       C(d.layout(cId)), acc(std::move(acc)) {}
@@ -97,23 +99,23 @@ LogicalResult DotLowering::finish(SmallVector<Value> regs) {
 }
 
 bool DotLowering::staged(Value v) const {
-  return C.family == Layout::Family::WgmmaC ? d.coreTiles.count(v)
-                                            : d.stagedViews.count(v);
+  return C.family == Layout::Family::WgmmaC ? staging.coreTiles.count(v)
+                                            : staging.stagedViews.count(v);
 }
 
 bool DotLowering::inRegisters(Value v, int want) {
-  if (staged(v) || d.streamed.contains(v))
+  if (staged(v) || analysis.streamed.contains(v))
     return false;
-  if (d.flexible.contains(v))
+  if (analysis.flexible.contains(v))
     return true;
-  auto it = d.dists.find(v);
-  return it != d.dists.end() &&
+  auto it = emission.dists.find(v);
+  return it != emission.dists.end() &&
          providesLocally(layout(it->second.layout), layout(want));
 }
 
 const View *DotLowering::streamedOperand(Value v, Value &x,
                                          SmallVector<int64_t> &perm) {
-  if (!d.streamed.contains(v) || staged(v))
+  if (!analysis.streamed.contains(v) || staged(v))
     return nullptr;
   return d.streamedSource(v, perm, x);
 }
@@ -138,11 +140,11 @@ DotLowering::streamedChunk(Value v, Value x, ArrayRef<int64_t> perm,
 }
 
 FailureOr<View> DotLowering::stage(Value v) {
-  if (auto it = d.stagedViews.find(v); it != d.stagedViews.end())
+  if (auto it = staging.stagedViews.find(v); it != staging.stagedViews.end())
     return it->second;
   auto type = cast<RankedTensorType>(v.getType());
   int64_t bytes;
-  if (d.streamed.contains(v)) {
+  if (analysis.streamed.contains(v)) {
     // A streamed load: copied group by group from its view.
     Value x;
     SmallVector<int64_t> perm;

@@ -97,7 +97,16 @@ public:
   int intern(const Layout &l) { return d.intern(l); }
   void barrier() { d.barrier(); }
 
+  /// The distributor, for its emission helpers (registers, views, loads
+  /// and stores, tiles).
   Distributor &d;
+  /// The state the dot lowering reads or writes, by concern: the layout
+  /// assignment (streamed, flexible operands), the values emitted so far,
+  /// the staging plans and staged tiles, the wgmma groups in flight.
+  const LayoutAssignmentResult &analysis;
+  const EmissionState &emission;
+  StagingState &staging;
+  WgmmaState &groups;
   KernelContext &kc;
   OpBuilder &b;
   Operation *op;

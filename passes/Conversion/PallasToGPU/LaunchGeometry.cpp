@@ -168,7 +168,7 @@ void closeSequentialLoops(OpBuilder &b, Location loc, Distributor &dist,
     state.assign(loop.getResults().begin(), loop.getResults().end());
     // Pipelined wgmma groups of the sequential axis (the innermost loop)
     // complete before it ends: a next round would refill their stages.
-    if (dist.wgmmaPipelined && loop == loops.back()) {
+    if (dist.pipelinesWgmma() && loop == loops.back()) {
       OpBuilder::InsertionGuard g(b);
       b.setInsertionPointAfter(loop);
       NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);

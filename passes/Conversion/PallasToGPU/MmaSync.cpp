@@ -82,8 +82,8 @@ LogicalResult DotLowering::mmaSync() {
     return tile;
   };
   // Operands copied stages steps ahead (planStages).
-  const Distributor::StagePlan *sp = nullptr;
-  if (auto it = d.stagePlans.find(op); it != d.stagePlans.end())
+  const StagingState::StagePlan *sp = nullptr;
+  if (auto it = staging.stagePlans.find(op); it != staging.stagePlans.end())
     sp = &it->second;
   if (sp) {
     Value iv = kc.seqIv;
@@ -191,7 +191,7 @@ LogicalResult DotLowering::mmaSync() {
     if (failed(v))
       return failure();
     aStage = *v;
-    storedNow |= !d.loopStaged.contains(aVal);
+    storedNow |= !staging.loopStaged.contains(aVal);
   }
   if (bStage) {
     // staged by cp.async above
@@ -205,13 +205,13 @@ LogicalResult DotLowering::mmaSync() {
     if (failed(v))
       return failure();
     bStage = *v;
-    storedNow |= !d.loopStaged.contains(bVal);
+    storedNow |= !staging.loopStaged.contains(bVal);
   }
   bool staged = aStage || bStage;
   // Tiles a loop's ring prefetched were waited for and published at the
   // start of the iteration (loopStagesBody).
-  bool onlyPrefetched = (!aStage || d.loopStaged.contains(aVal)) &&
-                        (!bStage || d.loopStaged.contains(bVal));
+  bool onlyPrefetched = (!aStage || staging.loopStaged.contains(aVal)) &&
+                        (!bStage || staging.loopStaged.contains(bVal));
   if (staged && !async && (storedNow || (!sp && !onlyPrefetched)))
     barrier();
   int64_t nbA = log2Exact(s.k), nbC = log2Exact(s.n), nbB = nbC;
@@ -243,8 +243,8 @@ LogicalResult DotLowering::mmaSync() {
   auto packAll = [&](Value v, ArrayRef<Value> regs) {
     SmallVector<Value> packed(regs.size());
     OpBuilder::InsertionGuard guard(b);
-    if (auto dp = d.defPoints.find(v); dp != d.defPoints.end() &&
-                                      dp->second.block) {
+    if (auto dp = emission.defPoints.find(v);
+        dp != emission.defPoints.end() && dp->second.block) {
       if (dp->second.after)
         b.setInsertionPointAfter(dp->second.after);
       else

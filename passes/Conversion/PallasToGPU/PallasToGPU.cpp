@@ -109,7 +109,7 @@ void PallasToGPUPass::runOnOperation() {
   Distributor dist(kc, kernel);
   DenseMap<int64_t, int64_t> aliasOf =
       markAliasesAndScratch(dist, kernel, info, visibleAxes);
-  dist.numStages = info.numStages;
+  dist.setNumStages(info.numStages);
   kc.maxSharedBytes = target->maxSharedBytesPerBlock;
   selectPrefetchSources(kc, kf.func, kernel, info, aliasOf, visibleAxes,
                         geometry->seqAxes.size(), loc);
@@ -138,7 +138,7 @@ void PallasToGPUPass::runOnOperation() {
                    buildLaunchRecord(ctx, kf, info, *geometry, kc.tensorMaps,
                                      numWarps, numThreads,
                                      kc.workspaceOffset + kc.workspaceBytes,
-                                     dist.scratchSharedBytes));
+                                     dist.scratchBytes()));
 
   // Only the gpu.module remains.
   for (Operation &op :

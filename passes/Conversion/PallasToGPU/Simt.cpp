@@ -28,8 +28,8 @@ LogicalResult DotLowering::simt() {
           most = std::max(most, n / dim * (dim + 16 / elemBytes));
     return (most + 127) / 128 * 128;
   };
-  if (kc.maxSharedBytes > 0 && !d.stagedViews.count(aVal) &&
-      !d.stagedViews.count(bVal) &&
+  if (kc.maxSharedBytes > 0 && !staging.stagedViews.count(aVal) &&
+      !staging.stagedViews.count(bVal) &&
       kc.workspaceOffset + stagedBytes(aVal, true) + stagedBytes(bVal, true) >
           kc.maxSharedBytes &&
       kc.workspaceOffset + stagedBytes(aVal, false) +

@@ -26,9 +26,9 @@ using namespace mlir::pallas;
 using namespace mlir::pallas::gpu;
 using namespace mlir::pallas::gpu::detail;
 
-using CoreTile = Distributor::CoreTile;
-using TmaOperand = Distributor::TmaOperand;
-using TmaPlan = Distributor::TmaPlan;
+using CoreTile = StagingState::CoreTile;
+using TmaOperand = StagingState::TmaOperand;
+using TmaPlan = StagingState::TmaPlan;
 
 /// Whether the i1 `v` is the same in every thread: computed without the
 /// thread index from block arguments (induction variables, kernel
@@ -154,7 +154,7 @@ LogicalResult DotLowering::wgmma() {
 
   // Operands the TMA copies (planTma).
   const TmaPlan *tma = nullptr;
-  if (auto it = d.tmaPlans.find(op); it != d.tmaPlans.end())
+  if (auto it = staging.tmaPlans.find(op); it != staging.tmaPlans.end())
     tma = &it->second;
   auto tmaOf = [&](Value v) -> const TmaOperand * {
     if (tma)
@@ -218,11 +218,11 @@ LogicalResult DotLowering::wgmma() {
   // Other operands: stored from registers (or loaded and stored, for a
   // streamed one cp.async cannot copy) into a core-matrix tile.
   auto stageCore = [&](Value v) -> FailureOr<CoreTile> {
-    if (auto it = d.coreTiles.find(v); it != d.coreTiles.end())
+    if (auto it = staging.coreTiles.find(v); it != staging.coreTiles.end())
       return it->second;
     auto type = cast<RankedTensorType>(v.getType());
     int64_t bytes;
-    if (d.streamed.contains(v)) {
+    if (analysis.streamed.contains(v)) {
       SmallVector<int64_t> perm;
       Value x;
       const View *source = d.streamedSource(v, perm, x);
@@ -302,8 +302,8 @@ LogicalResult DotLowering::wgmma() {
   // (Tiles a TMA fills are waited for on their mbarriers instead.)
   // (Tiles a loop's ring prefetched were fenced and published at the start
   // of the iteration, loopStagesBody.)
-  bool onlyPrefetched = (!aTile || d.loopStaged.contains(aVal)) &&
-                        (!bTile || d.loopStaged.contains(bVal));
+  bool onlyPrefetched = (!aTile || staging.loopStaged.contains(aVal)) &&
+                        (!bTile || staging.loopStaged.contains(bVal));
   if (!async && (aTile || bTile) && !onlyPrefetched) {
     fenceProxy();
     barrier();
@@ -631,10 +631,10 @@ LogicalResult DotLowering::wgmma() {
   // before the workspace is reused or the stage refilled.
   barrier();
   if (pipelined) {
-    d.wgmmaPipelined = true;
-    d.wgmmaPendingRegs.clear();
-    d.wgmmaPendingRegs.insert(acc.begin(), acc.end());
-    d.wgmmaPendingBlock = b.getInsertionBlock();
+    groups.wgmmaPipelined = true;
+    groups.wgmmaPendingRegs.clear();
+    groups.wgmmaPendingRegs.insert(acc.begin(), acc.end());
+    groups.wgmmaPendingBlock = b.getInsertionBlock();
   }
   return finish(std::move(acc));
 }
