@@ -22,6 +22,12 @@
 // (mma.sync, tf32), Wgmma.cpp (sm_90a), Mfma.cpp, Wmma.cpp, Simt.cpp) and
 // DotStaging.cpp (operand staging, TMA and cp.async prefetch plans).
 //
+// The distributor's data sits in base structs by concern (LayoutTable, the
+// LayoutAssignmentResult, PromotionState, StagingState, EmissionState,
+// BarrierState, WgmmaState), inherited privately: the pass reaches it
+// through a few accessors, the dot lowering holds the parts it uses by
+// reference (DotEmitters.h).
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef PALLASC_PASSES_CONVERSION_PALLASTOGPU_DISTRIBUTE_H
@@ -337,13 +343,15 @@ struct WgmmaState {
   bool wgmmaPipelined = false;
 };
 
-class Distributor : public LayoutTable,
-                    public LayoutAssignmentResult,
-                    public PromotionState,
-                    public StagingState,
-                    public EmissionState,
-                    public BarrierState,
-                    public WgmmaState {
+/// The data is private: the pass and the dot lowering reach it through the
+/// accessors below.
+class Distributor : private LayoutTable,
+                    private LayoutAssignmentResult,
+                    private PromotionState,
+                    private StagingState,
+                    private EmissionState,
+                    private BarrierState,
+                    private WgmmaState {
 public:
   Distributor(KernelContext &kc, func::FuncOp kernel);
 
@@ -396,9 +404,9 @@ public:
   // Internals, shared by the implementation files.
   //===--------------------------------------------------------------------===//
 
-  KernelContext &kc;
-  func::FuncOp kernel;
-  OpBuilder b;
+  /// The kernel context and the builder emission goes through.
+  KernelContext &context() const { return kc; }
+  OpBuilder &builder() { return b; }
 
   // Layouts (LayoutTable).
   int intern(const Layout &layout);
@@ -591,6 +599,11 @@ public:
   /// shared memory (last dim padded by 16 bytes with `pad`).
   View sharedView(ArrayRef<int64_t> baseShape, Type type, int64_t absOffset,
                   bool pad, int64_t &bytes);
+
+private:
+  KernelContext &kc;
+  func::FuncOp kernel;
+  OpBuilder b;
 };
 
 /// A power-of-two divisor of an affine expression's value (0 for none

@@ -74,8 +74,8 @@ LogicalResult Distributor::emitDot(Operation *op) {
 DotLowering::DotLowering(Distributor &d, Operation *op, int cId,
                          SmallVector<Value> acc)
     : d(d), analysis(d.analysis()), emission(d.emission()),
-      staging(d.staging()), groups(d.wgmmaGroups()), kc(d.kc), b(d.b),
-      op(op), loc(op->getLoc()), s(dotShape(op)),
+      staging(d.staging()), groups(d.wgmmaGroups()), kc(d.context()),
+      b(d.builder()), op(op), loc(op->getLoc()), s(dotShape(op)),
       aVal(cast<linalg::LinalgOp>(op).getDpsInputs()[0]),
       bVal(cast<linalg::LinalgOp>(op).getDpsInputs()[1]), cId(cId),
       C(d.layout(cId)), acc(std::move(acc)) {}

@@ -327,8 +327,8 @@ static FlatAccess flatAccess(Distributor &d, const View &view, int id) {
   SmallVector<int64_t> pitch(baseRank, 1);
   for (int64_t b = baseRank - 1; b > 0; --b)
     pitch[b - 1] = pitch[b] * shape[b];
-  OpBuilder &b = d.b;
-  Location loc = d.kc.loc;
+  OpBuilder &b = d.builder();
+  Location loc = d.context().loc;
   bool mayBeNegative = llvm::any_of(view.checkLow, [](bool c) { return c; });
   auto flags = arith::IntegerOverflowFlagsAttr::get(
       b.getContext(), mayBeNegative ? arith::IntegerOverflowFlags::none
@@ -378,7 +378,7 @@ static Value flatIndex(Distributor &d, const FlatAccess &fa, int id,
   if (c == 0)
     return fa.threadBase;
   return arith::AddIOp::create(
-      d.b, d.kc.loc, fa.threadBase, d.idx(c),
+      d.builder(), d.context().loc, fa.threadBase, d.idx(c),
       arith::IntegerOverflowFlags::nsw | arith::IntegerOverflowFlags::nuw);
 }
 
