@@ -4,9 +4,9 @@
 // memref atomics on the ref (seen as a memref) with interpret mode's
 // clamping and bounds check, that a divisibility hint becomes a mask and
 // that scalar prints become gpu.printf.
-// CHECK: module attributes {pallas.gpu.call = {grid = array<i64: 1>
-// CHECK-SAME: input_output_aliases = array<i64: 1, 0>, input_types = [tensor<128xf32>, tensor<16xi32>], kernel = @k
-// CHECK-SAME: output_types = [tensor<16xi32>]
+// CHECK: module attributes {pallas.gpu.call = #pallas.gpu_call<kernel = @k, name = "k", grid = [1],
+// CHECK-SAME: in_specs = [#pallas.block_spec<[128], (d0) -> (d0)>, #pallas.block_spec<any>], out_specs = [#pallas.block_spec<any>], input_output_aliases = [1, 0],
+// CHECK-SAME: input_types = [tensor<128xf32>, tensor<16xi32>], output_types = [tensor<16xi32>]>}
 // CHECK-LABEL: pallas.kernel @k(
 // CHECK-SAME: %{{.+}}: !pallas.ref<128xf32>, %{{.+}}: !pallas.ref<16xi32, any>, %[[O:.+]]: !pallas.ref<16xi32, any>)
 // CHECK: %[[PID:.+]] = pallas.program_id 0 : i32
@@ -71,4 +71,29 @@ func.func @main(%v: tensor<8xf32>, %m: tensor<8xi1>, %o: tensor<8xf32>) -> tenso
       out_specs = [#pallas.block_spec<any>], input_output_aliases = array<i64: 2, 0>}
       : (tensor<8xf32>, tensor<8xi1>, tensor<8xf32>) -> tensor<8xf32>
   return %r : tensor<8xf32>
+}
+
+// -----
+
+// Tests that every field of the call the lowering reads is recorded: grid
+// names, scalar prefetch, scratch and compiler params (and that the call's
+// other attributes, such as its cost estimate, are not).
+// CHECK: module attributes {pallas.gpu.call = #pallas.gpu_call<kernel = @full, grid = [4, 2], grid_names = ["i", "k"], num_scalar_prefetch = 1,
+// CHECK-SAME: in_specs = [#pallas.block_spec<[8], (d0, d1) -> (d0)>], out_specs = [#pallas.block_spec<[8], (d0, d1) -> (d0)>],
+// CHECK-SAME: compiler_params = #pallas.compiler_params<gpu = <num_warps = 2>, tpu = <dimension_semantics = [parallel, arbitrary]>>,
+// CHECK-SAME: scratch = [!pallas.ref<8xf32, vmem>], input_types = [tensor<4xi32>, tensor<32xf32>], output_types = [tensor<32xf32>]>}
+// CHECK-LABEL: pallas.kernel @full(
+pallas.kernel @full(%idx: !pallas.ref<4xi32, smem>, %x: !pallas.ref<8xf32>, %o: !pallas.ref<8xf32>, %acc: !pallas.ref<8xf32, vmem>) {
+}
+func.func @full_main(%idx: tensor<4xi32>, %x: tensor<32xf32>) -> tensor<32xf32> {
+  %o = pallas.call @full(%idx, %x) {grid = array<i64: 4, 2>, grid_names = ["i", "k"],
+      num_scalar_prefetch = 1,
+      in_specs = [#pallas.block_spec<[8], (i, k) -> (i)>],
+      out_specs = [#pallas.block_spec<[8], (i, k) -> (i)>],
+      scratch = [!pallas.ref<8xf32, vmem>],
+      cost_estimate = #pallas.cost<flops = 1, bytes_accessed = 2, transcendentals = 0>,
+      compiler_params = #pallas.compiler_params<gpu = <num_warps = 2>,
+          tpu = <dimension_semantics = [parallel, arbitrary]>>}
+      : (tensor<4xi32>, tensor<32xf32>) -> tensor<32xf32>
+  return %o : tensor<32xf32>
 }

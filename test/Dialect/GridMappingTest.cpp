@@ -1,6 +1,7 @@
 //===- GridMappingTest.cpp - The grid-mapping reader and compiler params -*- C++ -*-===//
 
 #include "dialects/Pallas/IR/GridMapping.h"
+#include "dialects/Pallas/IR/GpuCallAttrs.h"
 #include "dialects/Pallas/IR/PallasOps.h"
 #include "src/InitAll.h"
 
@@ -121,38 +122,49 @@ TEST_CASE("dimension_semantics at the grid's rank is rejected", "[dialect]") {
                       "2 grid axes (grid rank 3, 1 vmapped)"));
 }
 
-TEST_CASE("grid mapping from a recorded dictionary", "[dialect]") {
+TEST_CASE("grid mapping from a recorded #pallas.gpu_call", "[dialect]") {
   Context c;
-  auto emitError = [&] { return mlir::emitError(UnknownLoc::get(&c.context)); };
-  auto dict = [&](const char *text) {
-    return cast<DictionaryAttr>(parseAttribute(text, &c.context));
+  auto record = [&](const char *text) {
+    return dyn_cast_or_null<GpuCallAttr>(parseAttribute(text, &c.context));
   };
-  FailureOr<GridMapping> m = GridMapping::get(
-      dict("{grid = array<i64: 2, -1>, vmapped_dims = array<i64: 1>, "
-           "num_scalar_prefetch = 1, input_output_aliases = array<i64: 1, 0>, "
-           "in_specs = [#pallas.block_spec<[8], (i, j) -> (i)>], "
-           "out_specs = [#pallas.block_spec<[8], (i, j) -> (i)>]}"),
-      emitError);
-  REQUIRE(succeeded(m));
-  CHECK(m->getGrid() == ArrayRef<int64_t>{2, -1});
-  CHECK(m->getVisibleAxes() == ArrayRef<int64_t>{0});
-  CHECK(m->getNumScalarPrefetch() == 1);
-  REQUIRE(m->getAliases().size() == 1);
-  CHECK(m->getAliases()[0] == std::pair<int64_t, int64_t>{1, 0});
-  CHECK(m->getInSpecs().size() == 1);
-  CHECK_FALSE(m->getCompilerParams());
+  GpuCallAttr call = record(
+      "#pallas.gpu_call<kernel = @k, grid = [2, -1], vmapped_dims = [1], "
+      "num_scalar_prefetch = 1, input_output_aliases = [1, 0], "
+      "in_specs = [#pallas.block_spec<[8], (i, j) -> (i)>], "
+      "out_specs = [#pallas.block_spec<[8], (i, j) -> (i)>], "
+      "input_types = [tensor<2xi32>, tensor<16xf32>], "
+      "output_types = [tensor<16xf32>]>");
+  REQUIRE(call);
+  CHECK(call.getCallName() == "k");
+  GridMapping m = GridMapping::get(call);
+  CHECK(m.getGrid() == ArrayRef<int64_t>{2, -1});
+  CHECK(m.getVisibleAxes() == ArrayRef<int64_t>{0});
+  CHECK(m.getNumScalarPrefetch() == 1);
+  REQUIRE(m.getAliases().size() == 1);
+  CHECK(m.getAliases()[0] == std::pair<int64_t, int64_t>{1, 0});
+  CHECK(m.getInSpecs().size() == 1);
+  CHECK_FALSE(m.getCompilerParams());
   CHECK(c.diagnostics.empty());
 
-  CHECK(failed(GridMapping::get(
-      dict("{grid = array<i64: 2>, in_specs = [], out_specs = [], "
-           "compiler_params = {gpu = {num_warps = 4}}}"),
-      emitError)));
+  // Malformed records: parse errors naming the field or the rule.
+  CHECK_FALSE(record("#pallas.gpu_call<kernel = @k, grid = [2], "
+                     "in_specs = [], out_specs = [], input_types = [], "
+                     "output_types = [], compiler_params = {gpu = "
+                     "{num_warps = 4}}>"));
   CHECK_THAT(c.diagnostics,
-             Contains("the recorded pallas.call's 'compiler_params' must be "
-                      "a #pallas.compiler_params"));
-  CHECK(failed(GridMapping::get(dict("{in_specs = [], out_specs = []}"),
-                                emitError)));
-  CHECK_THAT(c.diagnostics, Contains("the recorded pallas.call has no 'grid'"));
+             Contains("#pallas.gpu_call's 'compiler_params' must be a "
+                      "#pallas.compiler_params"));
+  CHECK_FALSE(record("#pallas.gpu_call<kernel = @k, in_specs = [], "
+                     "out_specs = [], input_types = [], output_types = []>"));
+  CHECK_THAT(c.diagnostics, Contains("#pallas.gpu_call needs 'grid'"));
+  CHECK_FALSE(record("#pallas.gpu_call<kernel = @k, grid = [2, 4], "
+                     "vmapped_dims = [0], in_specs = [], out_specs = [], "
+                     "input_types = [], output_types = [], compiler_params = "
+                     "#pallas.compiler_params<tpu = <dimension_semantics = "
+                     "[parallel, arbitrary]>>>"));
+  CHECK_THAT(c.diagnostics,
+             Contains("dimension_semantics has 2 entries but the kernel sees "
+                      "1 grid axes"));
 }
 
 TEST_CASE("compiler params attribute", "[dialect]") {

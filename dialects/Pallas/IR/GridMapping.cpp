@@ -1,6 +1,7 @@
 //===- GridMapping.cpp - The one reader of a pallas.call's grid mapping ---===//
 
 #include "dialects/Pallas/IR/GridMapping.h"
+#include "dialects/Pallas/IR/GpuCallAttrs.h"
 #include "dialects/Pallas/IR/PallasOps.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -59,102 +60,19 @@ GridMapping GridMapping::get(CallOp call) {
   return m;
 }
 
-FailureOr<GridMapping>
-GridMapping::get(DictionaryAttr attrs,
-                 function_ref<InFlightDiagnostic()> emitError) {
+GridMapping GridMapping::get(GpuCallAttr call) {
   GridMapping m;
-  // An entry of the expected kind, or a diagnostic naming what is wrong.
-  auto entry = [&](StringRef name, bool required, StringRef expected,
-                   auto isExpected) -> FailureOr<Attribute> {
-    Attribute a = attrs.get(name);
-    if (!a) {
-      if (!required)
-        return Attribute();
-      return emitError() << "the recorded pallas.call has no '" << name
-                         << "' (expected " << expected << ")";
-    }
-    if (!isExpected(a))
-      return emitError() << "the recorded pallas.call's '" << name
-                         << "' must be " << expected << ", got " << a;
-    return a;
-  };
-  auto isI64Array = [](Attribute a) { return isa<DenseI64ArrayAttr>(a); };
-  auto isSpecArray = [](Attribute a) {
-    auto array = dyn_cast<ArrayAttr>(a);
-    return array && llvm::all_of(array, llvm::IsaPred<BlockSpecAttr>);
-  };
-  FailureOr<Attribute> grid =
-      entry("grid", true, "an array<i64: ...>", isI64Array);
-  FailureOr<Attribute> vmapped =
-      entry("vmapped_dims", false, "an array<i64: ...>", isI64Array);
-  FailureOr<Attribute> aliases =
-      entry("input_output_aliases", false, "an array<i64: ...>", isI64Array);
-  FailureOr<Attribute> names =
-      entry("grid_names", false, "an array of strings", [](Attribute a) {
-        auto array = dyn_cast<ArrayAttr>(a);
-        return array && llvm::all_of(array, llvm::IsaPred<StringAttr>);
-      });
-  FailureOr<Attribute> nsp =
-      entry("num_scalar_prefetch", false, "an integer",
-            [](Attribute a) { return isa<IntegerAttr>(a); });
-  FailureOr<Attribute> inSpecs =
-      entry("in_specs", true, "an array of #pallas.block_spec", isSpecArray);
-  FailureOr<Attribute> outSpecs =
-      entry("out_specs", true, "an array of #pallas.block_spec", isSpecArray);
-  FailureOr<Attribute> params =
-      entry("compiler_params", false, "a #pallas.compiler_params",
-            [](Attribute a) { return isa<CompilerParamsAttr>(a); });
-  if (failed(grid) || failed(vmapped) || failed(aliases) || failed(names) ||
-      failed(nsp) || failed(inSpecs) || failed(outSpecs) || failed(params))
-    return failure();
-
-  ArrayRef<int64_t> g = cast<DenseI64ArrayAttr>(*grid).asArrayRef();
-  m.grid.assign(g.begin(), g.end());
-  if (*vmapped) {
-    ArrayRef<int64_t> v = cast<DenseI64ArrayAttr>(*vmapped).asArrayRef();
-    m.vmapped.assign(v.begin(), v.end());
-  }
-  if (*names) {
-    for (Attribute a : cast<ArrayAttr>(*names))
-      m.gridNames.push_back(cast<StringAttr>(a).str());
-    if (m.gridNames.size() != m.grid.size())
-      return emitError() << "the recorded pallas.call's grid_names has "
-                         << m.gridNames.size()
-                         << " entries but the grid has rank " << m.grid.size();
-  }
-  if (*nsp) {
-    m.numScalarPrefetch = cast<IntegerAttr>(*nsp).getInt();
-    if (m.numScalarPrefetch < 0)
-      return emitError() << "the recorded pallas.call's num_scalar_prefetch "
-                            "must be non-negative, got "
-                         << m.numScalarPrefetch;
-  }
-  for (Attribute a : cast<ArrayAttr>(*inSpecs))
-    m.inSpecs.push_back(cast<BlockSpecAttr>(a));
-  for (Attribute a : cast<ArrayAttr>(*outSpecs))
-    m.outSpecs.push_back(cast<BlockSpecAttr>(a));
-  for (auto [what, specs] :
-       {std::pair{"in_specs", ArrayRef(m.inSpecs)},
-        std::pair{"out_specs", ArrayRef(m.outSpecs)}})
-    for (auto [i, spec] : llvm::enumerate(specs))
-      if (AffineMap map = spec.getIndexMap();
-          map && map.getNumDims() != m.grid.size())
-        return emitError() << "the recorded pallas.call's " << what << "["
-                           << i << "] index map takes " << map.getNumDims()
-                           << " grid indices but the grid has rank "
-                           << m.grid.size();
-  if (*aliases) {
-    ArrayRef<int64_t> flat = cast<DenseI64ArrayAttr>(*aliases).asArrayRef();
-    if (flat.size() % 2)
-      return emitError() << "the recorded pallas.call's input_output_aliases "
-                            "must hold (input, output) pairs";
-    for (size_t i = 0; i + 1 < flat.size(); i += 2)
-      m.aliases.push_back({flat[i], flat[i + 1]});
-  }
-  if (*params)
-    m.params = cast<CompilerParamsAttr>(*params);
-  if (failed(verifyGridAxes(emitError, m.getRank(), m.vmapped, m.params)))
-    return failure();
+  m.grid.assign(call.getGrid().begin(), call.getGrid().end());
+  for (StringAttr name : call.getGridNames())
+    m.gridNames.push_back(name.str());
+  m.vmapped.assign(call.getVmappedDims().begin(), call.getVmappedDims().end());
+  m.numScalarPrefetch = call.getNumScalarPrefetch();
+  m.inSpecs.assign(call.getInSpecs().begin(), call.getInSpecs().end());
+  m.outSpecs.assign(call.getOutSpecs().begin(), call.getOutSpecs().end());
+  ArrayRef<int64_t> flat = call.getInputOutputAliases();
+  for (size_t i = 0; i + 1 < flat.size(); i += 2)
+    m.aliases.push_back({flat[i], flat[i + 1]});
+  m.params = call.getCompilerParams();
   m.finish();
   return m;
 }

@@ -4,9 +4,9 @@
 // place with one rule per field: the grid (dynamic bounds as -1), which axes
 // vmap added (invisible to the kernel) and which the kernel sees, the
 // dimension semantics per axis, the block specs and the input/output aliases.
-// The GPU lowering (from pallas-gpu-prepare's recorded `pallas.gpu.call`
-// dictionary), the TPU lowering and the CPU runtime's launch plan (from the
-// pallas.call itself) all read it through GridMapping.
+// The GPU lowering (from pallas-gpu-prepare's record of the call, the
+// #pallas.gpu_call `pallas.gpu.call`), the TPU lowering and the CPU runtime's
+// launch plan (from the pallas.call itself) all read it through GridMapping.
 //
 // The rules:
 //  - `vmapped_dims` are increasing axes of the grid; the kernel sees the
@@ -35,9 +35,10 @@
 namespace mlir::pallas {
 
 class CallOp;
+class GpuCallAttr;
 
-/// The checks of the grid axes shared by pallas.call's verifier and the
-/// dictionary reader: `vmapped` increasing axes of a grid of rank
+/// The checks of the grid axes shared by pallas.call's verifier and
+/// #pallas.gpu_call's: `vmapped` increasing axes of a grid of rank
 /// `gridRank`; `params`' dimension_semantics one per kernel-visible axis.
 LogicalResult verifyGridAxes(function_ref<InFlightDiagnostic()> emitError,
                              int64_t gridRank, ArrayRef<int64_t> vmapped,
@@ -47,11 +48,9 @@ class GridMapping {
 public:
   /// The mapping of a (verified) pallas.call.
   static GridMapping get(CallOp call);
-  /// The mapping of a pallas.call's attributes recorded as a dictionary (as
-  /// pallas-gpu-prepare's `pallas.gpu.call`): a missing or mistyped entry,
-  /// or axes breaking the rules above, is reported through `emitError`.
-  static FailureOr<GridMapping>
-  get(DictionaryAttr attrs, function_ref<InFlightDiagnostic()> emitError);
+  /// The mapping of a pallas.call recorded by pallas-gpu-prepare (a
+  /// #pallas.gpu_call, whose verifier checks the rules above).
+  static GridMapping get(GpuCallAttr call);
 
   /// One bound per axis, -1 for a dynamic one.
   ArrayRef<int64_t> getGrid() const { return grid; }

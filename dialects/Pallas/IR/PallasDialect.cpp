@@ -1,6 +1,7 @@
 //===- PallasDialect.cpp - pallas dialect, attributes, types ---*- C++ -*-===//
 
 #include "dialects/Pallas/IR/PallasDialect.h"
+#include "dialects/Pallas/IR/GpuCallAttrs.h"
 #include "dialects/Pallas/IR/GpuLaunchAttrs.h"
 #include "dialects/Pallas/IR/PallasOps.h"
 
@@ -30,6 +31,7 @@ void PallasDialect::initialize() {
 #include "dialects/Pallas/IR/PallasOpsAttrs.cpp.inc"
       >();
   registerGpuLaunchAttrs();
+  registerGpuCallAttrs(*this);
   addTypes<
 #define GET_TYPEDEF_LIST
 #include "dialects/Pallas/IR/PallasOpsTypes.cpp.inc"
@@ -40,7 +42,8 @@ void PallasDialect::initialize() {
       >();
 }
 
-// The attributes of PallasAttrs.td, then those of GpuLaunchAttrs.td.
+// The attributes of PallasAttrs.td, then those of GpuLaunchAttrs.td, then
+// GpuCallAttrs.td's.
 Attribute PallasDialect::parseAttribute(DialectAsmParser &parser,
                                         Type type) const {
   SMLoc loc = parser.getCurrentLocation();
@@ -50,6 +53,8 @@ Attribute PallasDialect::parseAttribute(DialectAsmParser &parser,
       generatedAttributeParser(parser, &mnemonic, type, attr);
   if (!result.has_value())
     result = parseGpuLaunchAttrs(parser, mnemonic, type, attr);
+  if (!result.has_value())
+    result = parseGpuCallAttrs(parser, mnemonic, type, attr);
   if (result.has_value())
     return succeeded(*result) ? attr : Attribute();
   parser.emitError(loc) << "unknown attribute `" << mnemonic << "` in dialect `"
@@ -59,13 +64,17 @@ Attribute PallasDialect::parseAttribute(DialectAsmParser &parser,
 
 void PallasDialect::printAttribute(Attribute attr,
                                    DialectAsmPrinter &printer) const {
-  if (failed(generatedAttributePrinter(attr, printer)))
-    (void)printGpuLaunchAttrs(attr, printer);
+  if (succeeded(generatedAttributePrinter(attr, printer)) ||
+      succeeded(printGpuLaunchAttrs(attr, printer)))
+    return;
+  (void)printGpuCallAttrs(attr, printer);
 }
 
 LogicalResult PallasDialect::verifyOperationAttribute(Operation *op,
                                                       NamedAttribute attr) {
-  return verifyGpuLaunchAttribute(op, attr);
+  if (failed(verifyGpuLaunchAttribute(op, attr)))
+    return failure();
+  return verifyGpuCallAttribute(op, attr);
 }
 
 Operation *PallasDialect::materializeConstant(OpBuilder &builder,

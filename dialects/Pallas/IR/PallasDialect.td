@@ -17,10 +17,11 @@ def Pallas_Dialect : Dialect {
   }];
   let cppNamespace = "::mlir::pallas";
   let useDefaultTypePrinterParser = 1;
-  // The attributes of PallasAttrs.td and of GpuLaunchAttrs.td (a file of
-  // its own): PallasDialect.cpp dispatches to both.
+  // The attributes of PallasAttrs.td, GpuLaunchAttrs.td and GpuCallAttrs.td
+  // (files of their own): PallasDialect.cpp dispatches to all three.
   let useDefaultAttributePrinterParser = 0;
-  // `pallas.gpu.launch` must hold a #pallas.gpu_launch.
+  // `pallas.gpu.launch` must hold a #pallas.gpu_launch, `pallas.gpu.call` a
+  // #pallas.gpu_call.
   let hasOperationAttrVerify = 1;
   // Folders (broadcast/reshape of splats) produce constants: arith.constant.
   let hasConstantMaterializer = 1;

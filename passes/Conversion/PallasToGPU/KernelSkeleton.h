@@ -49,8 +49,9 @@ struct CallInfo {
   int64_t numOutputs() const { return outputs.size(); }
 };
 
-/// Reads pallas-gpu-prepare's record of the call; a missing or mistyped
-/// entry is a diagnostic on the module.
+/// Reads pallas-gpu-prepare's record of the call (`pallas.gpu.call`, a
+/// #pallas.gpu_call); a missing record or one of another kind is a
+/// diagnostic on the module.
 LogicalResult readCall(ModuleOp module, CallInfo &info);
 
 /// Checks that the lowered `kernel` takes what the call implies (its

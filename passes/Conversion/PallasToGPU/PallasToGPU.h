@@ -7,9 +7,9 @@
 
 namespace mlir::pallas {
 
-/// Module attribute (set by pallas-gpu-prepare): the pallas.call's attribute
-/// dictionary plus `input_types` / `output_types`.
-constexpr const char *kGpuCallAttrName = "pallas.gpu.call";
+// The module's record of the pallas.call (set by pallas-gpu-prepare),
+// `pallas.gpu.call` (kGpuCallAttrName), is a #pallas.gpu_call:
+// dialects/Pallas/IR/GpuCallAttrs.h.
 
 // The gpu.func's launch record, `pallas.gpu.launch` (kGpuLaunchAttrName), is
 // a #pallas.gpu_launch: dialects/Pallas/IR/GpuLaunchAttrs.h.

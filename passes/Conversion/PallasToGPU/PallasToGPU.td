@@ -16,9 +16,9 @@ def PallasGPUPrepare : Pass<"pallas-gpu-prepare", "::mlir::ModuleOp"> {
     The GPU lowering needs what `pallas-to-linalg` erases or lowers for the
     CPU. This pass runs first and:
 
-    - copies the module's single `pallas.call` (grid, block specs, scratch,
-      aliases, compiler params, operand types) onto the module as the
-      `pallas.gpu.call` dictionary attribute;
+    - records the module's single `pallas.call` (grid, block specs, scratch,
+      aliases, compiler params, operand types) on the module as
+      `pallas.gpu.call`, a `#pallas.gpu_call`;
     - rewrites `pallas.atomic_rmw` / `pallas.atomic_cas` on scalars into
       `memref.atomic_rmw` / `memref.generic_atomic_rmw` on the ref (seen as a
       memref through an `unrealized_conversion_cast` that folds away once

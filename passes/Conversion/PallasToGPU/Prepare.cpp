@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Conversion/PallasToGPU/PallasToGPU.h"
+#include "dialects/Pallas/IR/GpuCallAttrs.h"
 #include "passes/Utils/InterpretMode.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -298,6 +299,51 @@ LogicalResult rewriteDebugPrint(DebugPrintOp op) {
   return success();
 }
 
+/// The #pallas.gpu_call of `call` (what pallas-to-gpu reads once
+/// pallas-to-linalg has replaced the call), or null after a diagnostic on
+/// the call: the GPU lowering takes ranked tensors only.
+static GpuCallAttr recordCall(CallOp call) {
+  auto tensors = [&](TypeRange types, StringRef what,
+                     SmallVector<RankedTensorType> &out) -> LogicalResult {
+    for (auto [i, type] : llvm::enumerate(types)) {
+      auto t = dyn_cast<RankedTensorType>(type);
+      if (!t)
+        return call.emitOpError() << what << " " << i << " of type " << type
+                                  << " is not a ranked tensor";
+      out.push_back(t);
+    }
+    return success();
+  };
+  SmallVector<RankedTensorType> inputs, outputs;
+  if (failed(tensors(call.getInputs().getTypes(), "input", inputs)) ||
+      failed(tensors(call.getResultTypes(), "output", outputs)))
+    return {};
+  SmallVector<StringAttr> gridNames;
+  if (ArrayAttr names = call.getGridNamesAttr())
+    for (Attribute n : names)
+      gridNames.push_back(cast<StringAttr>(n));
+  auto specs = [](ArrayAttr array) {
+    SmallVector<BlockSpecAttr> out;
+    for (Attribute a : array)
+      out.push_back(cast<BlockSpecAttr>(a));
+    return out;
+  };
+  SmallVector<RefType> scratch;
+  for (Attribute t : call.getScratch())
+    scratch.push_back(cast<RefType>(cast<TypeAttr>(t).getValue()));
+  SmallVector<BlockSpecAttr> inSpecs = specs(call.getInSpecs()),
+                            outSpecs = specs(call.getOutSpecs());
+  return GpuCallAttr::getChecked(
+      [&] { return call.emitOpError(); }, call.getContext(),
+      call.getKernelAttr(), call.getNameAttr(), call.getGrid(),
+      ArrayRef<StringAttr>(gridNames), call.getVmappedDims(),
+      static_cast<int64_t>(call.getNumScalarPrefetch()),
+      ArrayRef<BlockSpecAttr>(inSpecs), ArrayRef<BlockSpecAttr>(outSpecs),
+      call.getInputOutputAliases(), call.getCompilerParamsAttr(),
+      ArrayRef<RefType>(scratch), ArrayRef<RankedTensorType>(inputs),
+      ArrayRef<RankedTensorType>(outputs));
+}
+
 struct PallasGPUPreparePass
     : public mlir::pallas::impl::PallasGPUPrepareBase<PallasGPUPreparePass> {
   using PallasGPUPrepareBase::PallasGPUPrepareBase;
@@ -312,17 +358,10 @@ struct PallasGPUPreparePass
       return signalPassFailure();
     }
     if (calls.size() == 1) {
-      CallOp call = calls.front();
-      Builder b(module.getContext());
-      SmallVector<NamedAttribute> entries(call->getAttrs());
-      SmallVector<Attribute> in, out;
-      for (Type t : call.getInputs().getTypes())
-        in.push_back(TypeAttr::get(t));
-      for (Type t : call.getResultTypes())
-        out.push_back(TypeAttr::get(t));
-      entries.push_back(b.getNamedAttr("input_types", b.getArrayAttr(in)));
-      entries.push_back(b.getNamedAttr("output_types", b.getArrayAttr(out)));
-      module->setAttr(kGpuCallAttrName, b.getDictionaryAttr(entries));
+      GpuCallAttr record = recordCall(calls.front());
+      if (!record)
+        return signalPassFailure();
+      module->setAttr(kGpuCallAttrName, record);
     }
 
     // TPU async copies have no GPU lowering (Pallas' GPU backends copy with

@@ -1,0 +1,42 @@
+//===- GpuCallAttrs.h - pallas-gpu-prepare's typed call record --*- C++ -*-===//
+//
+// #pallas.gpu_call (GpuCallAttrs.td): the record of the pallas.call that
+// pallas-gpu-prepare attaches to the module for pallas-to-gpu. Included by
+// the dialect's registration, GridMapping.cpp, the writer
+// (pallas-gpu-prepare) and the reader (pallas-to-gpu's CallInfo.cpp) only.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PALLASC_DIALECTS_PALLAS_IR_GPUCALLATTRS_H
+#define PALLASC_DIALECTS_PALLAS_IR_GPUCALLATTRS_H
+
+#include "dialects/Pallas/IR/PallasDialect.h"
+
+#include "mlir/IR/DialectImplementation.h"
+
+#define GET_ATTRDEF_CLASSES
+#include "dialects/Pallas/IR/GpuCallAttrs.h.inc"
+
+namespace mlir::pallas {
+
+/// Module attribute (set by pallas-gpu-prepare): a #pallas.gpu_call, the
+/// pallas.call the module's GPU lowering reads (docs/dialect.md); the
+/// dialect refuses any other value under this name.
+constexpr const char *kGpuCallAttrName = "pallas.gpu.call";
+
+/// Adds #pallas.gpu_call to the dialect (PallasDialect::initialize).
+void registerGpuCallAttrs(PallasDialect &dialect);
+
+/// The dialect's parser and printer for #pallas.gpu_call: `mnemonic` is
+/// already read. No value when `mnemonic` is not `gpu_call` (resp. failure
+/// when `attr` is no #pallas.gpu_call).
+OptionalParseResult parseGpuCallAttrs(AsmParser &parser, StringRef mnemonic,
+                                      Type type, Attribute &value);
+LogicalResult printGpuCallAttrs(Attribute attr, AsmPrinter &printer);
+
+/// The dialect's check of a discardable `pallas.gpu.call` attribute.
+LogicalResult verifyGpuCallAttribute(Operation *op, NamedAttribute attr);
+
+} // namespace mlir::pallas
+
+#endif // PALLASC_DIALECTS_PALLAS_IR_GPUCALLATTRS_H
