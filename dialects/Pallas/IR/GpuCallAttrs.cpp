@@ -369,28 +369,11 @@ LogicalResult GpuCallAttr::verify(
 // The dialect's hooks
 //===----------------------------------------------------------------------===//
 
-namespace {
-/// Dialect::addAttributes is protected, and the one registration hook
-/// PallasDialect declares is GpuLaunchAttrs.cpp's (PallasDialect.td; adding
-/// a second there rebuilds every user of the dialect). The storage class
-/// registration needs is complete only in this file, so the attribute is
-/// added from here through a member pointer formed in a derived class (the
-/// standard way to reach a protected base member; nothing is constructed).
-/// When PallasDialect.td next changes anyway, declare a
-/// `registerGpuCallAttrs()` member beside registerGpuLaunchAttrs instead.
-struct GpuCallRegistrar : PallasDialect {
-  static void add(PallasDialect &dialect) {
-    void (Dialect::*add)() = &GpuCallRegistrar::addAttributes<
+void PallasDialect::registerGpuCallAttrs() {
+  addAttributes<
 #define GET_ATTRDEF_LIST
 #include "dialects/Pallas/IR/GpuCallAttrs.cpp.inc"
-        >;
-    (dialect.*add)();
-  }
-};
-} // namespace
-
-void mlir::pallas::registerGpuCallAttrs(PallasDialect &dialect) {
-  GpuCallRegistrar::add(dialect);
+      >();
 }
 
 OptionalParseResult mlir::pallas::parseGpuCallAttrs(AsmParser &parser,

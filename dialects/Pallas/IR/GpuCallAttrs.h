@@ -24,9 +24,6 @@ namespace mlir::pallas {
 /// dialect refuses any other value under this name.
 constexpr const char *kGpuCallAttrName = "pallas.gpu.call";
 
-/// Adds #pallas.gpu_call to the dialect (PallasDialect::initialize).
-void registerGpuCallAttrs(PallasDialect &dialect);
-
 /// The dialect's parser and printer for #pallas.gpu_call: `mnemonic` is
 /// already read. No value when `mnemonic` is not `gpu_call` (resp. failure
 /// when `attr` is no #pallas.gpu_call).

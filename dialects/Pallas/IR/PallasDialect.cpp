@@ -31,7 +31,7 @@ void PallasDialect::initialize() {
 #include "dialects/Pallas/IR/PallasOpsAttrs.cpp.inc"
       >();
   registerGpuLaunchAttrs();
-  registerGpuCallAttrs(*this);
+  registerGpuCallAttrs();
   addTypes<
 #define GET_TYPEDEF_LIST
 #include "dialects/Pallas/IR/PallasOpsTypes.cpp.inc"

@@ -34,6 +34,8 @@ def Pallas_Dialect : Dialect {
   private:
     /// Adds the attributes of GpuLaunchAttrs.td (GpuLaunchAttrs.cpp).
     void registerGpuLaunchAttrs();
+    /// Adds the attributes of GpuCallAttrs.td (GpuCallAttrs.cpp).
+    void registerGpuCallAttrs();
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
