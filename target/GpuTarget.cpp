@@ -82,6 +82,7 @@ GpuTarget nvidia(const char *chip, const char *family, int cc,
   t.hasCpAsync = cpAsync;
   t.hasLdmatrix = ldmatrix;
   t.hasTma = tma;
+  t.hasPackedF32 = cc >= 100;
   t.llvmFeatures = ptx;
   return t;
 }

@@ -90,6 +90,10 @@ struct GpuTarget {
   bool hasLdmatrix = false;
   /// TMA (sm_90+): cp.async.bulk.tensor with tensor maps and mbarriers.
   bool hasTma = false;
+  /// f32x2 arithmetic (add/sub/mul/fma.f32x2, sm_100+ with PTX 8.6): LLVM's
+  /// SLP vectorizer can pack pairs of f32 operations. Below, an NVIDIA
+  /// register packs only lanes narrower than 32 bits.
+  bool hasPackedF32 = false;
   /// NVPTX backend features (the PTX ISA version): "+ptx80".
   const char *llvmFeatures = "";
   /// AMDHSA code object versions the chip's runtime loads; empty on NVIDIA.

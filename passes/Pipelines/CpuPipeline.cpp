@@ -132,4 +132,5 @@ void mlir::pallas::registerPallasPipelines() {
   // The GPU codegen pipelines' own passes, for pallasc-opt's tests.
   registerPass([] { return createExpandViewsPass(); });
   registerPass([] { return createVerifyPass(); });
+  registerPass([] { return createGpuModuleToPtxPass(); });
 }

@@ -136,11 +136,9 @@ void mlir::pallas::buildCudaCodegenPipeline(OpPassManager &pm,
   if (!options.serialize)
     return;
   pm.addPass(createVerifyPass());
-  GpuModuleToBinaryPassOptions binary;
-  binary.compilationTarget = "isa";
-  binary.toolkitPath = options.toolkitPath.empty() ? defaultCudaToolkitPath()
-                                                   : options.toolkitPath;
-  pm.addPass(createGpuModuleToBinaryPass(binary));
+  pm.addPass(createGpuModuleToPtxPass(options.toolkitPath.empty()
+                                          ? defaultCudaToolkitPath()
+                                          : options.toolkitPath));
 }
 
 void mlir::pallas::buildCudaPipeline(OpPassManager &pm,

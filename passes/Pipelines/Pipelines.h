@@ -9,6 +9,7 @@
 #define PALLASC_PASSES_PIPELINES_PIPELINES_H
 
 #include <memory>
+#include <string>
 
 namespace mlir {
 class DialectRegistry;
@@ -39,6 +40,13 @@ std::unique_ptr<Pass> createVerifyPass();
 /// from the view ops alone instead of over the whole module (same rewrites,
 /// a fraction of the time on large kernels). The GPU codegen pipelines use it.
 std::unique_ptr<Pass> createExpandViewsPass();
+
+/// `pallas-gpu-module-to-ptx`: each gpu.module with an `#nvvm.target` to a
+/// gpu.binary holding its PTX, as gpu-module-to-binary with format `isa`,
+/// but libdevice (from `toolkitPath`, or CUDA_HOME & co. when empty) linked
+/// only into modules that call it and pallasc's LLVM optimization pipeline
+/// (PtxSerialize.cpp). The CUDA codegen pipeline ends with it.
+std::unique_ptr<Pass> createGpuModuleToPtxPass(const std::string &toolkitPath = {});
 
 /// Registers `pallas-to-cpu-pipeline` (idempotent).
 void registerPallasPipelines();

@@ -83,7 +83,8 @@ lowerGpuKernel(ModuleOp module, Location kernelLoc, const std::string &target,
     out.gpuText = std::move(text);
   }
   {
-    // The vendor's LLVM lowering, then LLVM's back end (GpuModuleToBinary).
+    // The vendor's LLVM lowering, then LLVM's back end (pallas-gpu-module-to-ptx
+    // for CUDA, gpu-module-to-binary for ROCm).
     Step step("codegen");
     CompileStage stage(vendor.codegenStage, target);
     // Verified before serialization by its pallas-verify pass.

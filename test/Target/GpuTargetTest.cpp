@@ -121,6 +121,13 @@ TEST_CASE("Matrix instruction shapes of the chips", "[gputarget]") {
   }
   CHECK(lookupGpuChip("sm_100a")->hasTma);
   CHECK(!lookupGpuChip("sm_89")->hasTma);
+  // f32x2 arithmetic (what LLVM's SLP vectorizer can pack f32 pairs into)
+  // from Blackwell on.
+  for (const char *chip : {"sm_75", "sm_80", "sm_89", "sm_90", "sm_90a"})
+    CHECK_FALSE(lookupGpuChip(chip)->hasPackedF32);
+  for (const char *chip : {"sm_100", "sm_100a", "sm_120"})
+    CHECK(lookupGpuChip(chip)->hasPackedF32);
+  CHECK_FALSE(lookupGpuChip("gfx942")->hasPackedF32);
   // The PTX ISA version each chip needs in LLVM 22's NVPTX.
   CHECK(std::string(lookupGpuChip("sm_90a")->llvmFeatures) == "+ptx80");
   CHECK(std::string(lookupGpuChip("sm_100a")->llvmFeatures) == "+ptx86");
