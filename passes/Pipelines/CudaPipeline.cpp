@@ -35,6 +35,7 @@
 #include "mlir/Dialect/Index/IR/IndexDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
@@ -107,30 +108,38 @@ void mlir::pallas::buildCudaCodegenPipeline(OpPassManager &pm,
   device.addPass(createCSEPass());
   // Collapsed views of the arrays (one base pointer per access stream).
   device.addPass(createExpandViewsPass());
-  device.addPass(createLowerAffinePass());
+  addLowerAffineIfPresent(device);
   device.addPass(createSCFToControlFlowPass());
   ConvertGpuOpsToNVVMOpsOptions toNvvm;
   toNvvm.useBarePtrCallConv = true;
   device.addPass(createConvertGpuOpsToNVVMOps(toNvvm));
   // What libdevice has no function for (math.trunc, ctlz, cttz, ctpop):
-  // LLVM intrinsics the NVPTX backend selects.
-  device.addPass(createConvertMathToLLVMPass());
+  // LLVM intrinsics the NVPTX backend selects. Most kernels have none left.
+  device.addPass(createRunIfPresentPass(
+      [](Operation *op) {
+        return isa_and_nonnull<math::MathDialect>(op->getDialect());
+      },
+      createConvertMathToLLVMPass()));
   // `.extern .shared .b8 NAME[]` instead of a demoted 1-byte variable.
   device.addPass(createPallasGPUExternSharedMemory());
   // cp.async (emitted as nvgpu.device_async_copy) with 32-bit indices.
   device.addPass(createPallasNVGPUToNVVM());
-  device.addPass(createConvertNVVMToLLVMPass());
-  {
-    // Folds what the conversions left (constants, casts). Without region
-    // simplification (dead-block erasure, merging of identical blocks): on
-    // the large unrolled kernels it cost 5 of the pass' 6.4 ms (sm_80
-    // matmul) for what LLVM's SimplifyCFG does anyway; the PTX of every
-    // example and lit input is the same.
+  // NVVM ops without an LLVM intrinsic, as inline PTX (wgmma, mbarriers,
+  // TMA): the pass rewrites only the ops of this interface.
+  device.addPass(createRunIfPresentPass(
+      [](Operation *op) { return isa<NVVM::BasicPtxBuilderInterface>(op); },
+      createConvertNVVMToLLVMPass()));
+  if (!options.serialize) {
+    // The printed NVVM IR (pallasc-opt, lit), folded: constants and casts
+    // the conversions left, without region simplification. A serialized
+    // module does without: LLVM's pipeline folds the same and the PTX of
+    // every example and lit input is the same, for 4% less compile time
+    // (flash attention, sm_80).
     GreedyRewriteConfig config;
     config.setRegionSimplificationLevel(GreedySimplifyRegionLevel::Disabled);
     device.addPass(createCanonicalizerPass(config));
+    device.addPass(createCSEPass());
   }
-  device.addPass(createCSEPass());
   device.addPass(createReconcileUnrealizedCastsPass());
 
   if (!options.serialize)

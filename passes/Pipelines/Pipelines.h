@@ -8,12 +8,14 @@
 #ifndef PALLASC_PASSES_PIPELINES_PIPELINES_H
 #define PALLASC_PASSES_PIPELINES_PIPELINES_H
 
+#include <functional>
 #include <memory>
 #include <string>
 
 namespace mlir {
 class DialectRegistry;
 class OpPassManager;
+class Operation;
 class Pass;
 } // namespace mlir
 
@@ -47,6 +49,20 @@ std::unique_ptr<Pass> createExpandViewsPass();
 /// only into modules that call it and pallasc's LLVM optimization pipeline
 /// (PtxSerialize.cpp). The CUDA codegen pipeline ends with it.
 std::unique_ptr<Pass> createGpuModuleToPtxPass(const std::string &toolkitPath = {});
+
+/// `pass` run on the op only if some op nested in it (or the op itself)
+/// satisfies `needsPass`, i.e. only where the pass has something to rewrite
+/// (RunIfPresent.cpp). For conversions of one dialect's ops, which visit
+/// every op of a large kernel even when it holds none of theirs; where
+/// `needsPass` holds for every op the pass would change, the output is the
+/// same as the pass's.
+std::unique_ptr<Pass>
+createRunIfPresentPass(std::function<bool(Operation *)> needsPass,
+                       std::unique_ptr<Pass> pass);
+
+/// Adds upstream's lower-affine, run only where an affine op is left (the
+/// GPU codegen pipelines: the distributed kernels rarely hold one).
+void addLowerAffineIfPresent(OpPassManager &pm);
 
 /// Registers `pallas-to-cpu-pipeline` (idempotent).
 void registerPallasPipelines();

@@ -74,7 +74,7 @@ void mlir::pallas::buildRocmCodegenPipeline(
   OpPassManager &device = pm.nest<mlir::gpu::GPUModuleOp>();
   device.addPass(createCSEPass());
   device.addPass(createExpandViewsPass());
-  device.addPass(createLowerAffinePass());
+  addLowerAffineIfPresent(device);
   device.addPass(createSCFToControlFlowPass());
   ConvertAMDGPUToROCDLPassOptions amdgpu;
   amdgpu.chipset = options.chip;
