@@ -1,6 +1,7 @@
-// Tests pallas-gpu-module-to-ptx, the CUDA codegen pipeline's last pass: each
-// gpu.module with an #nvvm.target becomes a gpu.binary holding its PTX (as
-// gpu-module-to-binary{format=isa}); libdevice is linked only into a module
+// Tests pallas-gpu-module-to-ptx (passes/Pipelines/PtxSerialize.cpp), the CUDA
+// codegen pipeline's last pass: each gpu.module with an #nvvm.target becomes
+// a gpu.binary holding its PTX (as gpu-module-to-binary{format=isa});
+// libdevice is linked only into a module
 // that calls it; the SLP vectorizer runs where it can pack: scalar f16 on
 // sm_80, f32 pairs only on a chip with f32x2 arithmetic (sm_100a).
 // RUN: pallasc-opt %s --split-input-file --pallas-gpu-module-to-ptx="toolkit=%cuda_home" | FileCheck %s

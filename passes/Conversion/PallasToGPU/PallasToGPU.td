@@ -95,11 +95,10 @@ def PallasToGPU : Pass<"pallas-to-gpu", "::mlir::ModuleOp"> {
   }];
   let options = [
     Option<"chip", "chip", "std::string", "\"sm_80\"",
-           "GPU chip, an entry of the GPU target table (target/GpuTarget.h): "
-           "sm_75, sm_80, sm_86, sm_89, sm_90, sm_90a, sm_100, sm_100a, sm_120 "
-           "(NVIDIA: 32-thread warps, mma.sync from sm_80, "
-           "wgmma on sm_90a) or gfx90a, gfx942, gfx950 (AMD CDNA: 64-thread "
-           "wavefronts, MFMA)">,
+           "GPU chip, an entry of the GPU target table (target/GpuTarget.h; "
+           "`pallasc --version` lists them): an NVIDIA sm_* (32-thread warps, "
+           "mma.sync from sm_80, wgmma on sm_90a) or an AMD gfx* (CDNA: "
+           "64-thread wavefronts and MFMA; RDNA: 32-thread waves and WMMA)">,
     Option<"numWarpsOverride", "num-warps", "int64_t", "0",
            "Warps per thread block (0: compiler_params.gpu.num_warps, "
            "else 4)">,
