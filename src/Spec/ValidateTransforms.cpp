@@ -1,0 +1,232 @@
+//===- ValidateTransforms.cpp - The transforms of a spec --------*- C++ -*-===//
+//
+// The Validator's `transforms` section: vmap (whose batch axes are checked
+// against the ranks and sizes the earlier vmaps leave), jvp, dce,
+// discharge_state and hi_to_lo.
+//
+//===----------------------------------------------------------------------===//
+
+#include "src/Spec/GridSpecImpl.h"
+
+#include <climits>
+
+namespace pallasc::spec::detail {
+
+namespace {
+
+const std::vector<std::string> kTransformNames = {
+    "vmap", "jvp", "dce", "discharge_state", "hi_to_lo"};
+
+} // namespace
+
+void Validator::parseTransforms(const json &root) {
+  const json *v = find(root, "transforms");
+  if (!v || !expectArray(*v, "transforms", "an array of transform objects"))
+    return;
+  if (v->size() > kMaxTransforms) {
+    error("transforms",
+          "transforms has " + countOf(v->size(), "entry", "entries") +
+              ", which exceeds the limit of " + std::to_string(kMaxTransforms));
+    return;
+  }
+  // Ranks of the inputs as each vmap sees them (earlier vmaps add an axis).
+  std::vector<int64_t> ranks;
+  if (inputsKnown)
+    for (size_t i = 0; i < spec.inputs.size(); ++i)
+      ranks.push_back(inputInfo[i].shapeOk
+                          ? static_cast<int64_t>(spec.inputs[i].shape.size())
+                          : -1);
+  // The shapes as each vmap sees them (empty where unknown or a hi input),
+  // so that a batch axis whose size in bytes leaves int64 is an error here,
+  // at the vmap that makes it, not a wrapped count in the manifest.
+  std::vector<std::vector<int64_t>> inShapes, outShapes;
+  std::vector<bool> inShapeOk, outShapeOk;
+  if (inputsKnown)
+    for (size_t i = 0; i < spec.inputs.size(); ++i) {
+      inShapes.push_back(spec.inputs[i].shape);
+      inShapeOk.push_back(inputInfo[i].shapeOk && inputInfo[i].dtypeOk &&
+                          !spec.inputs[i].isHi());
+    }
+  if (outputsKnown)
+    for (size_t i = 0; i < spec.outputs.size(); ++i) {
+      outShapes.push_back(spec.outputs[i].shape);
+      outShapeOk.push_back(outputInfo[i].shapeOk && outputInfo[i].dtypeOk);
+    }
+  // Adds a batch axis of `size` at `axis` to `shape`; false (with an error
+  // at `path`) when the batched array's element or byte count leaves int64.
+  auto batchShape = [&](std::vector<int64_t> &shape, int64_t axis,
+                        int64_t size, const ArraySpec &array,
+                        const std::string &path) {
+    std::vector<int64_t> batched = shape;
+    batched.insert(batched.begin() + axis, size);
+    int64_t bytes = dtypeByteWidth(array.dtype);
+    for (int64_t d : batched)
+      if (mulOverflows(bytes, d, bytes)) {
+        error(path, "batching " + array.path + " (" + formatShape(shape) +
+                        " " + array.dtype + ") by axis_size " +
+                        std::to_string(size) + " gives " +
+                        formatShape(batched) +
+                        ", whose size in bytes overflows int64");
+        return false;
+      }
+    shape = std::move(batched);
+    return true;
+  };
+
+  // True while the operand list is still the spec's own (only vmaps so far).
+  bool operandsKnown = true;
+  for (size_t ti = 0; ti < v->size(); ++ti) {
+    std::string path = indexPath("transforms", ti);
+    const json &e = (*v)[ti];
+    if (!expectObject(e, path, "an object with one key naming the transform"))
+      continue;
+    if (e.size() != 1) {
+      error(path, "expected an object with exactly one key (" +
+                      listOf(kTransformNames) + "), got " +
+                      std::to_string(e.size()) + " keys");
+      continue;
+    }
+    const std::string &name = e.begin().key();
+    const json &body = e.begin().value();
+    std::string bpath = joinPath(path, name);
+    Transform t;
+    t.path = path;
+    if (name == "vmap") {
+      t.kind = Transform::Kind::Vmap;
+    } else if (name == "jvp") {
+      t.kind = Transform::Kind::Jvp;
+    } else if (name == "dce") {
+      t.kind = Transform::Kind::Dce;
+    } else if (name == "discharge_state") {
+      t.kind = Transform::Kind::DischargeState;
+    } else if (name == "hi_to_lo") {
+      t.kind = Transform::Kind::HiToLo;
+    } else {
+      std::string msg = "unknown transform " + quote(name);
+      if (std::string best = closest(name, kTransformNames); !best.empty())
+        msg += " (did you mean '" + best + "'?)";
+      else
+        msg += "; expected " + listOf(kTransformNames);
+      error(bpath, msg);
+      continue;
+    }
+    if (!expectObject(body, bpath))
+      continue;
+
+    if (t.kind == Transform::Kind::Vmap && !operandsKnown) {
+      // After a transform that changes the operand list (jvp, dce,
+      // discharge_state, hi_to_lo) the counts and ranks are only known to
+      // the passes, which check them: take the axes as written.
+      checkKeys(body, bpath, {"in_axes", "axis_size"});
+      if (const json *s = require(body, bpath, "axis_size"))
+        if (auto n = intValue(*s, joinPath(bpath, "axis_size"), 1,
+                              "a positive integer"))
+          t.axisSize = *n;
+      if (const json *ax = require(body, bpath, "in_axes")) {
+        std::string apath = joinPath(bpath, "in_axes");
+        if (expectArray(*ax, apath, "an array of integers and nulls"))
+          for (size_t i = 0; i < ax->size(); ++i) {
+            if ((*ax)[i].is_null()) {
+              t.inAxes.push_back(std::nullopt);
+              continue;
+            }
+            if (auto n = intValue((*ax)[i], indexPath(apath, i), 0,
+                                  "a non-negative axis or null (negative "
+                                  "axes are accepted only before jvp, dce, "
+                                  "discharge_state and hi_to_lo, which "
+                                  "change the operands)"))
+              t.inAxes.push_back(*n);
+          }
+      }
+    } else if (t.kind == Transform::Kind::Dce && !operandsKnown) {
+      checkKeys(body, bpath, {"used_outputs"});
+      if (const json *u = require(body, bpath, "used_outputs")) {
+        std::string upath = joinPath(bpath, "used_outputs");
+        if (expectArray(*u, upath, "an array of booleans"))
+          for (size_t i = 0; i < u->size(); ++i)
+            if (auto b = boolValue((*u)[i], indexPath(upath, i)))
+              t.usedOutputs.push_back(*b);
+      }
+    } else if (t.kind == Transform::Kind::Vmap) {
+      checkKeys(body, bpath, {"in_axes", "axis_size"});
+      if (const json *s = require(body, bpath, "axis_size"))
+        if (auto n = intValue(*s, joinPath(bpath, "axis_size"), 1,
+                              "a positive integer"))
+          t.axisSize = *n;
+      if (const json *ax = require(body, bpath, "in_axes")) {
+        std::string apath = joinPath(bpath, "in_axes");
+        if (expectArray(*ax, apath, "an array of integers and nulls")) {
+          if (inputsKnown && ax->size() != spec.inputs.size()) {
+            error(apath, "in_axes has " +
+                             countOf(ax->size(), "entry", "entries") +
+                             " but the spec has " +
+                             countOf(spec.inputs.size(), "input", "inputs"));
+          } else if (inputsKnown) {
+            for (size_t i = 0; i < ax->size(); ++i) {
+              const json &a = (*ax)[i];
+              std::string epath = indexPath(apath, i);
+              if (a.is_null()) {
+                t.inAxes.push_back(std::nullopt);
+                continue;
+              }
+              auto n = intValue(a, epath, INT64_MIN, "an integer axis or null");
+              if (!n)
+                continue;
+              int64_t rank = ranks[i];
+              if (rank >= 0 && (*n < -rank - 1 || *n > rank)) {
+                error(epath, "batch axis " + std::to_string(*n) +
+                                 " is out of range for " + spec.inputs[i].path +
+                                 " of rank " + std::to_string(rank) +
+                                 " (expected [" + std::to_string(-rank - 1) +
+                                 ", " + std::to_string(rank) + "])");
+                continue;
+              }
+              t.inAxes.push_back(*n < 0 ? *n + rank + 1 : *n);
+            }
+            if (t.inAxes.size() == ranks.size()) {
+              for (size_t i = 0; i < ranks.size(); ++i)
+                if (t.inAxes[i] && ranks[i] >= 0)
+                  ++ranks[i];
+              // The batched sizes: each batched input, and every output
+              // (pallas-vmap batches the outputs at axis 0).
+              std::string spath = joinPath(bpath, "axis_size");
+              bool ok = t.axisSize >= 1;
+              for (size_t i = 0; ok && i < inShapes.size(); ++i)
+                if (t.inAxes[i] && inShapeOk[i])
+                  ok = batchShape(inShapes[i], *t.inAxes[i], t.axisSize,
+                                  spec.inputs[i], spath);
+              for (size_t i = 0; ok && i < outShapes.size(); ++i)
+                if (outShapeOk[i])
+                  ok = batchShape(outShapes[i], 0, t.axisSize,
+                                  spec.outputs[i], spath);
+            }
+          }
+        }
+      }
+    } else if (t.kind == Transform::Kind::Dce) {
+      checkKeys(body, bpath, {"used_outputs"});
+      if (const json *u = require(body, bpath, "used_outputs")) {
+        std::string upath = joinPath(bpath, "used_outputs");
+        if (expectArray(*u, upath, "an array of booleans")) {
+          if (outputsKnown && u->size() != spec.outputs.size()) {
+            error(upath, "used_outputs has " +
+                             countOf(u->size(), "entry", "entries") +
+                             " but the spec has " +
+                             countOf(spec.outputs.size(), "output", "outputs"));
+          } else if (outputsKnown) {
+            for (size_t i = 0; i < u->size(); ++i)
+              if (auto b = boolValue((*u)[i], indexPath(upath, i)))
+                t.usedOutputs.push_back(*b);
+          }
+        }
+      }
+    } else {
+      checkKeys(body, bpath, {});
+    }
+    if (t.kind != Transform::Kind::Vmap)
+      operandsKnown = false;
+    spec.transforms.push_back(std::move(t));
+  }
+}
+
+} // namespace pallasc::spec::detail
