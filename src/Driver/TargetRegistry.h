@@ -129,7 +129,8 @@ const TargetKind *findTargetKind(const std::string &target);
 bool hasTargetOf(const TargetKind &kind,
                  const std::vector<std::string> &targets);
 
-/// Every valid target of every kind, in table order: "tpu, cuda:sm_75, ...".
+/// Every valid target of every kind, in table order: "tpu, cuda:sm_75, ...,
+/// cpu" (what `pallasc --help` and `--version` list).
 std::string validTargetNames();
 
 /// The kind `pallasc run --target <target>` runs; null with `error` set to

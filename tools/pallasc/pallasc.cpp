@@ -23,7 +23,6 @@
 #include "src/Target/RocmArtifacts.h"
 #include "src/Support/CompileStage.h"
 #include "src/Version.h"
-#include "target/GpuTarget.h"
 
 #include "passes/Pipelines/CudaPipeline.h"
 #include "passes/Pipelines/RocmPipeline.h"
@@ -78,7 +77,8 @@ std::string toolVersionLine(const std::string &tool, const char *match) {
 }
 
 /// `--version`: this build, its LLVM/MLIR, the toolkits it finds (the same
-/// search a compile makes) and the targets it compiles for.
+/// search a compile makes) and the targets it compiles for (every kind of
+/// the driver's target registry, its GPU chips from the GPU target table).
 std::string versionText() {
   std::string out = std::string("pallasc ") + PALLASC_VERSION_STRING + "\n";
   out += std::string("LLVM/MLIR ") + LLVM_VERSION_STRING + "\n";
@@ -112,13 +112,14 @@ std::string versionText() {
                                     "installation, PATH): no rocm targets")
                       : lld) +
          "\n";
-  out += "targets: cpu, tpu, " + validGpuTargetNames();
+  out += "targets: " + validTargetNames();
   return out;
 }
 
-/// The end of `--help`: the targets and the environment.
+/// The end of `--help`: the targets (as --version lists them) and the
+/// environment.
 std::string helpFooter() {
-  return "\nTargets (--target): cpu, tpu, " + validGpuTargetNames() +
+  return "\nTargets (--target): " + validTargetNames() +
          "\n"
          "\nEnvironment:\n"
          "  PTXAS                  ptxas to validate PTX with (none: do not "
