@@ -1,15 +1,19 @@
 //===- CudaPipeline.cpp - pallas kernels to PTX -----------------*- C++ -*-===//
 //
-// The NVIDIA route (docs/cuda.md, "Pipeline"), after our distribution:
-// nvvm-attach-target{chip features O=3} (the PTX ISA version from the GPU
-// target table: +ptx80); in the gpu.module
-// convert-scf-to-cf, convert-gpu-to-nvvm (bare pointers: one .param per
-// array), convert-nvvm-to-llvm; gpu-module-to-binary{format=isa} with the
-// toolkit so libdevice is linked.
+// The NVIDIA route (docs/cuda.md, "Pipeline"): the GPU distribution both
+// vendors share (GpuPipeline.h), then nvvm-attach-target{chip features O=3}
+// (the PTX ISA version from the GPU target table: +ptx80); in the gpu.module
+// pallas-expand-views, lower-affine (where an affine op is left:
+// RunIfPresent.cpp), convert-scf-to-cf, convert-gpu-to-nvvm (bare pointers:
+// one .param per array), convert-math-to-llvm (where a math op is left),
+// pallas-nvgpu-to-nvvm, convert-nvvm-to-llvm (where a PTX-builder op is);
+// then pallas-gpu-module-to-ptx (PtxSerialize.cpp), with the toolkit so
+// libdevice is linked where it is called.
 //
 //===----------------------------------------------------------------------===//
 
 #include "passes/Pipelines/CudaPipeline.h"
+#include "passes/Pipelines/GpuPipeline.h"
 
 #include "passes/Conversion/PallasToGPU/PallasToGPU.h"
 #include "target/GpuTarget.h"
@@ -26,7 +30,6 @@
 #include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
-#include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
 #include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVM.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
@@ -36,7 +39,6 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
-#include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/UB/IR/UBOps.h"
@@ -64,30 +66,10 @@ std::string mlir::pallas::defaultCudaToolkitPath() {
 
 void mlir::pallas::buildCudaDistributionPipeline(
     OpPassManager &pm, const CudaPipelineOptions &options) {
-  // Every math op the dialect accepts, as ops libdevice / ocml / the
-  // backends have (docs/dialect.md); bf16 math in f32 (neither device
-  // library has bf16 functions). Before the distribution, so the emulator
-  // runs the same rewrites.
-  pm.addPass(createPallasLegalizeMath());
-  math::MathExtendToSupportedTypesOptions extend;
-  extend.extraTypeStrs = {"f16"};
-  pm.addPass(math::createMathExtendToSupportedTypes(extend));
-  pm.addPass(createPallasGPUPrepare());
-  pm.addPass(createPallasToLinalg());
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(createCSEPass());
-  // Integer ranges (loop bounds, clamps) prove most dynamic slices in
-  // bounds: their checked slow paths fold away and the loads become plain
-  // views (streamed to dots with cp.async).
-  pm.addPass(arith::createIntRangeOptimizationsPass());
-  pm.addPass(createCanonicalizerPass());
-  PallasToGPUOptions toGpu;
-  toGpu.chip = options.chip;
-  pm.addPass(createPallasToGPU(toGpu));
-  PallasGPUFloatSemanticsOptions fp;
-  fp.strict = options.strictFloat;
-  fp.approxDiv = options.approxDivision;
-  pm.nest<mlir::gpu::GPUModuleOp>().addPass(createPallasGPUFloatSemantics(fp));
+  GpuDistributionOptions distribution;
+  distribution.chip = options.chip;
+  distribution.strictFloat = options.strictFloat;
+  buildGpuDistributionPipeline(pm, distribution);
 }
 
 void mlir::pallas::buildCudaCodegenPipeline(OpPassManager &pm,

@@ -30,13 +30,9 @@ struct CudaPipelineOptions {
   /// CUDA toolkit root (libdevice is linked from <toolkit>/nvvm/libdevice);
   /// empty: CUDA_HOME, else /usr/local/cuda when it exists.
   std::string toolkitPath;
-  /// Floating point (pallas-gpu-float-semantics, docs/cuda.md): false gives
-  /// Pallas' Triton semantics (FMA contraction allowed), true strict IEEE
-  /// (no contraction, IEEE-rounded division).
+  /// Strict IEEE floating point, see GpuDistributionOptions (GpuPipeline.h);
+  /// without it f32 division is div.full.f32.
   bool strictFloat = false;
-  /// Without strictFloat: f32 division as div.full.f32 (NVIDIA; the ROCm
-  /// pipeline, which shares the distribution half, turns it off).
-  bool approxDivision = true;
   /// Stop before serializing (the module then holds the NVVM/LLVM dialect
   /// gpu.module instead of a gpu.binary with PTX).
   bool serialize = true;
@@ -48,7 +44,8 @@ std::string defaultCudaToolkitPath();
 void buildCudaPipeline(OpPassManager &pm, const CudaPipelineOptions &options);
 
 /// The two halves of buildCudaPipeline: up to the distributed gpu.module
-/// (which carries the launch record), then NVVM, LLVM and serialization.
+/// (which carries the launch record; the GPU distribution of GpuPipeline.h
+/// with NVIDIA's choices), then NVVM, LLVM and serialization.
 void buildCudaDistributionPipeline(OpPassManager &pm,
                                    const CudaPipelineOptions &options);
 void buildCudaCodegenPipeline(OpPassManager &pm,

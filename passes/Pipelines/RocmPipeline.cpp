@@ -10,7 +10,7 @@
 
 #include "passes/Pipelines/RocmPipeline.h"
 
-#include "passes/Pipelines/CudaPipeline.h"
+#include "passes/Pipelines/GpuPipeline.h"
 #include "passes/Pipelines/Pipelines.h"
 #include "target/GpuTarget.h"
 #include "passes/Conversion/Passes.h"
@@ -51,12 +51,12 @@ std::string mlir::pallas::defaultRocmDeviceLibsRoot() {
 
 void mlir::pallas::buildRocmDistributionPipeline(
     OpPassManager &pm, const RocmPipelineOptions &options) {
-  CudaPipelineOptions shared;
-  shared.chip = options.chip;
-  shared.strictFloat = options.strictFloat;
+  GpuDistributionOptions distribution;
+  distribution.chip = options.chip;
+  distribution.strictFloat = options.strictFloat;
   // Pallas' Triton lowering divides at full precision on AMD GPUs.
-  shared.approxDivision = false;
-  buildCudaDistributionPipeline(pm, shared);
+  distribution.approxDivision = false;
+  buildGpuDistributionPipeline(pm, distribution);
 }
 
 void mlir::pallas::buildRocmCodegenPipeline(

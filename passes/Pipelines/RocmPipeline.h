@@ -1,8 +1,9 @@
 //===- RocmPipeline.h - pallas kernels to AMDGPU ----------------*- C++ -*-===//
 //
-// The AMD pipeline (docs/rocm.md): the distribution shared with the NVIDIA
-// pipeline (pallas-gpu-prepare, pallas-to-linalg, pallas-to-gpu with a gfx
-// chip: wave64 + MFMA on CDNA, wave32 + WMMA on RDNA), then upstream's amdgpu/gpu -> rocdl and
+// The AMD pipeline (docs/rocm.md): the GPU distribution shared with the
+// NVIDIA pipeline (GpuPipeline.h: pallas-gpu-prepare, pallas-to-linalg,
+// pallas-to-gpu with a gfx chip: wave64 + MFMA on CDNA, wave32 + WMMA on
+// RDNA), then upstream's amdgpu/gpu -> rocdl and
 // gpu-module-to-binary to AMDGPU assembly with the ROCm device libraries
 // (ocml/ockl) linked. Registered as `pallas-to-rocm-pipeline`; the driver
 // assembles and links the code object (src/Target/RocmArtifacts.h).
@@ -30,7 +31,8 @@ struct RocmPipelineOptions {
   /// Directory holding amdgcn/bitcode/{ocml,ockl}.bc; empty: see
   /// defaultRocmDeviceLibsRoot.
   std::string deviceLibsRoot;
-  /// Strict IEEE floating point (no FMA contraction), see CudaPipelineOptions.
+  /// Strict IEEE floating point (no FMA contraction), see
+  /// GpuDistributionOptions (GpuPipeline.h).
   bool strictFloat = false;
   /// Stop before serializing (the gpu.module then holds the ROCDL/LLVM
   /// dialect instead of a gpu.binary with AMDGPU assembly).
@@ -43,7 +45,8 @@ struct RocmPipelineOptions {
 /// them.
 std::string defaultRocmDeviceLibsRoot();
 
-/// Up to the distributed gpu.module (which carries the launch record).
+/// Up to the distributed gpu.module (which carries the launch record): the
+/// GPU distribution of GpuPipeline.h with AMD's choices.
 void buildRocmDistributionPipeline(OpPassManager &pm,
                                    const RocmPipelineOptions &options);
 /// ROCDL, LLVM and serialization to assembly (`#gpu.object` with

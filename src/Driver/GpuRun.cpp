@@ -5,6 +5,7 @@
 #include "dialects/Pallas/IR/GpuLaunchAttrs.h"
 #include "dialects/Pallas/IR/PallasOps.h"
 #include "passes/Pipelines/CudaPipeline.h"
+#include "passes/Pipelines/RocmPipeline.h"
 #include "src/Driver/Cache.h"
 #include "src/Driver/Diagnostics.h"
 #include "src/Driver/Frontend.h"
@@ -600,16 +601,22 @@ int runOnGpu(const RunOptions &options, const GpuRunOptions &gpu) {
     }
   }
 
-  // The GPU lowering, up to the distributed kernel and its launch record.
+  // The GPU lowering, up to the distributed kernel and its launch record:
+  // the vendor's distribution half, as the target's artifact is built.
   OwningOpRef<ModuleOp> gpuModule(fe.module->clone());
-  pallas::CudaPipelineOptions pipeline;
-  pipeline.chip = arch;
-  pipeline.strictFloat = strictFloat;
-  // Pallas' Triton lowering divides at full precision on AMD GPUs.
-  pipeline.approxDivision = !amd;
+  pallas::CudaPipelineOptions cudaPipeline;
+  cudaPipeline.chip = arch;
+  cudaPipeline.strictFloat = strictFloat;
   {
     PassManager pm(&context);
-    pallas::buildCudaDistributionPipeline(pm, pipeline);
+    if (amd) {
+      pallas::RocmPipelineOptions rocmPipeline;
+      rocmPipeline.chip = arch;
+      rocmPipeline.strictFloat = strictFloat;
+      pallas::buildRocmDistributionPipeline(pm, rocmPipeline);
+    } else {
+      pallas::buildCudaDistributionPipeline(pm, cudaPipeline);
+    }
     if (failed(pm.run(*gpuModule)))
       return kExitUserError;
   }
@@ -700,9 +707,9 @@ int runOnGpu(const RunOptions &options, const GpuRunOptions &gpu) {
       if (outputs[j].byteSize())
         std::memcpy(outputs[j].data(), global.data(inputs.size() + j),
                     outputs[j].byteSize());
-  } else if (int rc = launchOnCuda(context, *gpuModule, pipeline, gpu, arch,
-                                   entry, record, run, *fe.module, inputs,
-                                   outputs)) {
+  } else if (int rc = launchOnCuda(context, *gpuModule, cudaPipeline, gpu,
+                                   arch, entry, record, run, *fe.module,
+                                   inputs, outputs)) {
     return rc;
   }
 

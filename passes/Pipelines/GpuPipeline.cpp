@@ -1,0 +1,42 @@
+//===- GpuPipeline.cpp - the GPU distribution both vendors share *- C++ -*-===//
+
+#include "passes/Pipelines/GpuPipeline.h"
+
+#include "passes/Conversion/PallasToGPU/PallasToGPU.h"
+#include "passes/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+void mlir::pallas::buildGpuDistributionPipeline(
+    OpPassManager &pm, const GpuDistributionOptions &options) {
+  // Every math op the dialect accepts, as ops libdevice / ocml / the
+  // backends have (docs/dialect.md); bf16 math in f32 (neither device
+  // library has bf16 functions). Before the distribution, so the emulator
+  // runs the same rewrites.
+  pm.addPass(createPallasLegalizeMath());
+  math::MathExtendToSupportedTypesOptions extend;
+  extend.extraTypeStrs = {"f16"};
+  pm.addPass(math::createMathExtendToSupportedTypes(extend));
+  pm.addPass(createPallasGPUPrepare());
+  pm.addPass(createPallasToLinalg());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  // Integer ranges (loop bounds, clamps) prove most dynamic slices in
+  // bounds: their checked slow paths fold away and the loads become plain
+  // views (streamed to dots with cp.async).
+  pm.addPass(arith::createIntRangeOptimizationsPass());
+  pm.addPass(createCanonicalizerPass());
+  PallasToGPUOptions toGpu;
+  toGpu.chip = options.chip;
+  pm.addPass(createPallasToGPU(toGpu));
+  PallasGPUFloatSemanticsOptions fp;
+  fp.strict = options.strictFloat;
+  fp.approxDiv = options.approxDivision;
+  pm.nest<mlir::gpu::GPUModuleOp>().addPass(createPallasGPUFloatSemantics(fp));
+}
