@@ -7,6 +7,11 @@
 // AMD ends in the ROCDL dialect (one kernel argument per array, MFMA
 // intrinsics) and serializes to AMDGPU assembly for the chip; NVIDIA ends
 // in NVVM (mma.sync on sm_80) and serializes to PTX (wgmma on sm_90a).
+// Both start with the GPU distribution they share
+// (passes/Pipelines/GpuPipeline.cpp: math legalization, pallas-gpu-prepare,
+// pallas-to-linalg, pallas-to-gpu for the chip, float semantics); their
+// codegen halves (CudaPipeline.cpp, RocmPipeline.cpp) run lower-affine and the
+// CUDA math/NVVM conversions through RunIfPresent.cpp.
 
 // ROCDL: gpu.module @mm_kernels [#rocdl.target<O = 3, chip = "gfx942", abi = "500">]
 // ROCDL: llvm.func @mm(%{{.+}}: !llvm.ptr, %{{.+}}: !llvm.ptr, %{{.+}}: !llvm.ptr) attributes {{{.*}}rocdl.kernel
