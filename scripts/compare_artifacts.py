@@ -11,9 +11,9 @@
           with X.json beside it),
         * every `pallasc KERNEL --spec SPEC [transform flags]` that a lit RUN
           line compiles from files of the repository,
-      each for every target (cpu, tpu, and every GPU target of the table:
-      cuda:sm_75 ... cuda:sm_120, rocm:gfx90a, rocm:gfx942, rocm:gfx950;
-      --targets T,... for fewer) with
+      each for every target BIN_DIR/pallasc lists in `--version` (cpu, tpu
+      and every GPU target of the table, RDNA included; --targets T,... for
+      fewer) with
       --emit=mlir, plus --emit=cubin for cuda
       (when ptxas exists) and --emit=asm for rocm; and
         * every `pallasc-opt %s ...` RUN line of lit/Conversion and
@@ -44,10 +44,20 @@ import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-TARGETS = ["cpu", "tpu", "cuda:sm_75", "cuda:sm_80", "cuda:sm_86",
-           "cuda:sm_89", "cuda:sm_90", "cuda:sm_90a", "cuda:sm_100",
-           "cuda:sm_100a", "cuda:sm_120", "rocm:gfx90a", "rocm:gfx942",
-           "rocm:gfx950"]
+
+
+def table_targets(bin_dir):
+    """Every target the build's pallasc compiles for: the `targets:` line of
+    `pallasc --version` (the driver's registry and the GPU target table), so
+    a chip added to the table is collected without editing this script."""
+    out = subprocess.run([os.path.join(bin_dir, "pallasc"), "--version"],
+                         capture_output=True, text=True, check=True).stdout
+    for line in out.splitlines():
+        if line.startswith("targets:"):
+            return [t.strip() for t in line[len("targets:"):].split(",")]
+    sys.exit("compare_artifacts: `pallasc --version` lists no targets")
+
+
 # Flags of a lit RUN line that change what is compiled (the rest: outputs).
 TRANSFORM_FLAGS_WITH_VALUE = {"--vmap", "--used-outputs", "--code-object-version"}
 TRANSFORM_FLAGS = {"--jvp", "--discharge-state", "--hi-to-lo"}
@@ -250,6 +260,13 @@ def collect(bin_dir, out_dir, cases_from, jobs, targets):
     for tool in ("pallasc", "pallasc-opt"):
         if not os.access(os.path.join(bin_dir, tool), os.X_OK):
             sys.exit("compare_artifacts: %s/%s is missing" % (bin_dir, tool))
+    all_targets = table_targets(bin_dir)
+    if targets is None:
+        targets = all_targets
+    unknown = [t for t in targets if t not in all_targets]
+    if unknown:
+        sys.exit("compare_artifacts: unknown target(s) %s; %s/pallasc knows %s"
+                 % (", ".join(unknown), bin_dir, ", ".join(all_targets)))
     env = dict(os.environ)
     env.setdefault("CUDA_HOME", "/usr/local/cuda")
     os.makedirs(out_dir, exist_ok=True)
@@ -286,7 +303,7 @@ def collect(bin_dir, out_dir, cases_from, jobs, targets):
         for t in targets:
             work.append(("compile", os.path.join(out_dir, c["name"]),
                          (t, c["flags"])))
-    for c in index["opt"] if targets == TARGETS else []:
+    for c in index["opt"] if targets == all_targets else []:
         work.append(("opt", os.path.join(out_dir, c["name"]), c["args"]))
 
     def do(item):
@@ -350,17 +367,15 @@ def main():
     c.add_argument("bin_dir")
     c.add_argument("out_dir")
     c.add_argument("--cases-from", metavar="REF_DIR")
-    c.add_argument("--targets", default=",".join(TARGETS))
+    c.add_argument("--targets", help="comma-separated; default: every "
+                   "target of `BIN_DIR/pallasc --version`")
     c.add_argument("-j", type=int, default=2)
     d = sub.add_parser("compare")
     d.add_argument("dir_a")
     d.add_argument("dir_b")
     args = p.parse_args()
     if args.mode == "collect":
-        targets = args.targets.split(",")
-        unknown = [t for t in targets if t not in TARGETS]
-        if unknown:
-            p.error("unknown target(s) %s" % ", ".join(unknown))
+        targets = args.targets.split(",") if args.targets else None
         collect(args.bin_dir, args.out_dir, args.cases_from, args.j, targets)
         return 0
     return compare(args.dir_a, args.dir_b)
