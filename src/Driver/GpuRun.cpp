@@ -27,6 +27,7 @@
 #include "src/Runtime/Npy.h"
 #include "src/Runtime/RandomInputs.h"
 #include "src/Target/CudaArtifacts.h"
+#include "src/Target/GpuArtifacts.h"
 #include "src/Target/GpuLaunchRecord.h"
 #include "src/Target/RocmArtifacts.h"
 #include "target/GpuTarget.h"
@@ -267,8 +268,7 @@ struct RunCall {
 /// Runs the distributed kernel on an NVIDIA GPU through the launch library:
 /// codegen, load, operands to the device, tensor maps, launch, outputs
 /// back, and with --bench the timings.
-int launchOnCuda(MLIRContext &context, ModuleOp gpuModule,
-                 const pallas::CudaPipelineOptions &pipeline,
+int launchOnCuda(ModuleOp gpuModule, const GpuVendorLowering &vendor,
                  const GpuRunOptions &gpu, const std::string &arch,
                  const std::string &entry,
                  const launch::GpuLaunchRecord &record, const RunCall &run,
@@ -279,16 +279,11 @@ int launchOnCuda(MLIRContext &context, ModuleOp gpuModule,
     logError("error: " + describeGpuFailure(s));
     return kExitUserError;
   };
-  PassManager pm(&context);
-  pallas::buildCudaCodegenPipeline(pm, pipeline);
-  if (failed(pm.run(gpuModule)))
+  FailureOr<std::string> object =
+      generateGpuObject(gpuModule, gpu.target, vendor);
+  if (failed(object))
     return kExitUserError;
-  std::string ptx;
-  gpuModule->walk([&](mlir::gpu::BinaryOp binary) {
-    for (Attribute a : binary.getObjectsAttr())
-      if (auto obj = dyn_cast<mlir::gpu::ObjectAttr>(a))
-        ptx = obj.getObject().str();
-  });
+  const std::string &ptx = *object;
   launch::CudaDriverApi api;
   if (launch::GpuStatus s = launch::loadCudaDriverApi(api); !s)
     return fail(s);
@@ -602,35 +597,20 @@ int runOnGpu(const RunOptions &options, const GpuRunOptions &gpu) {
   }
 
   // The GPU lowering, up to the distributed kernel and its launch record:
-  // the vendor's distribution half, as the target's artifact is built.
-  OwningOpRef<ModuleOp> gpuModule(fe.module->clone());
-  pallas::CudaPipelineOptions cudaPipeline;
-  cudaPipeline.chip = arch;
-  cudaPipeline.strictFloat = strictFloat;
-  {
-    PassManager pm(&context);
-    if (amd) {
-      pallas::RocmPipelineOptions rocmPipeline;
-      rocmPipeline.chip = arch;
-      rocmPipeline.strictFloat = strictFloat;
-      pallas::buildRocmDistributionPipeline(pm, rocmPipeline);
-    } else {
-      pallas::buildCudaDistributionPipeline(pm, cudaPipeline);
-    }
-    if (failed(pm.run(*gpuModule)))
-      return kExitUserError;
-  }
-  pallas::GpuLaunchAttr launchAttr;
-  std::string entry;
-  gpuModule->walk([&](mlir::gpu::GPUFuncOp f) {
-    launchAttr =
-        f->getAttrOfType<pallas::GpuLaunchAttr>(pallas::kGpuLaunchAttrName);
-    entry = f.getName().str();
-  });
-  if (!launchAttr) {
-    logError("error: the GPU lowering produced no kernel");
-    return kExitInternalError;
-  }
+  // the compile sequence the target's artifact is built with (GpuArtifacts).
+  Location kernelLoc = kernelLocation(*fe.module);
+  GpuVendorLowering vendor =
+      amd ? rocmVendorLowering(*target, /*codeObjectVersion=*/5,
+                               pallas::defaultRocmDeviceLibsRoot(), kernelLoc,
+                               strictFloat)
+          : cudaVendorLowering(*target, strictFloat);
+  FailureOr<DistributedGpuKernel> distributed =
+      distributeGpuKernel(*fe.module, kernelLoc, gpu.target, *target, vendor);
+  if (failed(distributed))
+    return kExitUserError;
+  ModuleOp gpuModule = *distributed->module;
+  const std::string &entry = distributed->entry;
+  pallas::GpuLaunchAttr launchAttr = distributed->launch;
   launch::GpuLaunchRecord compiled = readGpuLaunchRecord(launchAttr);
   // The launch as a generated launcher makes it: everything below uses the
   // record as the launcher runtime decodes it from its embedded text.
@@ -643,9 +623,9 @@ int runOnGpu(const RunOptions &options, const GpuRunOptions &gpu) {
   }
   if (gpu.emulate) {
     std::unique_ptr<JitObjectCache> objects =
-        openJitObjectCache(options.driver, *gpuModule, "run emulate -O2");
+        openJitObjectCache(options.driver, gpuModule, "run emulate -O2");
     std::unique_ptr<EmulatedGpuKernel> kernel =
-        EmulatedGpuKernel::compile(*gpuModule, record, error, objects.get());
+        EmulatedGpuKernel::compile(gpuModule, record, error, objects.get());
     // The kernel's global memory: copies of the arrays between guard
     // regions, so that a write out of bounds is reported, and the inputs
     // stay as given for the CPU reference (a kernel may write its input
@@ -707,9 +687,9 @@ int runOnGpu(const RunOptions &options, const GpuRunOptions &gpu) {
       if (outputs[j].byteSize())
         std::memcpy(outputs[j].data(), global.data(inputs.size() + j),
                     outputs[j].byteSize());
-  } else if (int rc = launchOnCuda(context, *gpuModule, cudaPipeline, gpu,
-                                   arch, entry, record, run, *fe.module,
-                                   inputs, outputs)) {
+  } else if (int rc = launchOnCuda(gpuModule, vendor, gpu, arch, entry,
+                                   record, run, *fe.module, inputs,
+                                   outputs)) {
     return rc;
   }
 

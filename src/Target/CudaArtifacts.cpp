@@ -137,6 +137,22 @@ void PendingCudaArtifactsDeleter::operator()(PendingCudaArtifacts *p) const {
   delete p;
 }
 
+GpuVendorLowering cudaVendorLowering(const GpuTarget &chip, bool strictFloat) {
+  pallas::CudaPipelineOptions options;
+  options.chip = chip.chip;
+  options.toolkitPath = pallas::defaultCudaToolkitPath();
+  options.strictFloat = strictFloat;
+  return GpuVendorLowering{
+      "CUDA", "NVVM lowering and PTX generation", "PTX",
+      [options](OpPassManager &pm) {
+        pallas::buildCudaDistributionPipeline(pm, options);
+      },
+      [options](OpPassManager &pm) {
+        pallas::buildCudaCodegenPipeline(pm, options);
+      },
+      nullptr};
+}
+
 FailureOr<PendingCudaArtifactsPtr>
 startCudaArtifacts(ModuleOp module, const std::string &name,
                    const std::vector<std::string> &targets, bool emitText,
@@ -154,7 +170,6 @@ startCudaArtifacts(ModuleOp module, const std::string &name,
       name, module.getLoc(), kernelLoc, emitCubin,
       // A launcher embeds the cubin whenever ptxas runs.
       emitCubin || launcherImages, spillsAreErrors, launcherImages, {}});
-  std::string toolkit = pallas::defaultCudaToolkitPath();
   for (const VendorTarget &vt : vendorTargets(targets, isCudaTarget)) {
     const std::string &target = vt.target;
     const GpuTarget &chip = *vt.chip;
@@ -162,20 +177,9 @@ startCudaArtifacts(ModuleOp module, const std::string &name,
     PendingCudaTarget &t = pending->targets.emplace_back();
     t.target = target;
     t.arch = chip.chip;
-    pallas::CudaPipelineOptions options;
-    options.chip = t.arch;
-    options.toolkitPath = toolkit;
-    options.strictFloat = strictFloat;
-    auto distribution = [&](OpPassManager &pm) {
-      pallas::buildCudaDistributionPipeline(pm, options);
-    };
-    auto codegen = [&](OpPassManager &pm) {
-      pallas::buildCudaCodegenPipeline(pm, options);
-    };
-    GpuVendorLowering vendor{"CUDA", "NVVM lowering and PTX generation", "PTX",
-                             distribution, codegen};
     FailureOr<LoweredGpuKernel> kernel =
-        lowerGpuKernel(module, kernelLoc, target, chip, vendor, emitText);
+        lowerGpuKernel(module, kernelLoc, target, chip,
+                       cudaVendorLowering(chip, strictFloat), emitText);
     if (failed(kernel))
       return failure();
     t.launch = kernel->launch;

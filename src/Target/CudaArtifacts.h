@@ -52,6 +52,13 @@ std::optional<PtxasUsage> parsePtxasVerbose(llvm::StringRef text,
 /// there is none.
 std::string findPtxas();
 
+struct GpuTarget;
+struct GpuVendorLowering;
+/// The CUDA parts of the GPU compile sequence (GpuArtifacts.h) for `chip`:
+/// the CUDA distribution and codegen pipelines (libdevice from the default
+/// toolkit), IEEE f32 division with `strictFloat`.
+GpuVendorLowering cudaVendorLowering(const GpuTarget &chip, bool strictFloat);
+
 struct CudaArtifacts {
   struct File {
     std::string name;

@@ -45,28 +45,28 @@ vendorTargets(const std::vector<std::string> &targets,
   return out;
 }
 
-FailureOr<LoweredGpuKernel>
-lowerGpuKernel(ModuleOp module, Location kernelLoc, const std::string &target,
-               const GpuTarget &chip, const GpuVendorLowering &vendor,
-               bool emitText) {
+FailureOr<DistributedGpuKernel>
+distributeGpuKernel(ModuleOp module, Location kernelLoc,
+                    const std::string &target, const GpuTarget &chip,
+                    const GpuVendorLowering &vendor) {
   if (failed(checkRegisterFootprint(module, chip)))
     return failure();
-  LoweredGpuKernel out;
-  OwningOpRef<ModuleOp> copy(module.clone());
+  DistributedGpuKernel out;
+  out.module = module.clone();
   {
     Step step("distribution");
     CompileStage stage("the GPU lowering", target);
     PassManager distribute(module.getContext());
     setUpLoweringPipeline(distribute);
     vendor.buildDistribution(distribute);
-    if (failed(distribute.run(*copy)))
+    if (failed(distribute.run(*out.module)))
       return failure();
     // Verified once here instead of after every pass (setUpLoweringPipeline):
     // what --emit=mlir prints and the codegen pipeline reads.
-    if (!verifyEachPass() && failed(verify(*copy)))
+    if (!verifyEachPass() && failed(verify(*out.module)))
       return failure();
   }
-  copy->walk([&](mlir::gpu::GPUFuncOp f) {
+  out.module->walk([&](mlir::gpu::GPUFuncOp f) {
     out.launch =
         f->getAttrOfType<pallas::GpuLaunchAttr>(pallas::kGpuLaunchAttrName);
     out.entry = f.getName().str();
@@ -76,36 +76,62 @@ lowerGpuKernel(ModuleOp module, Location kernelLoc, const std::string &target,
            << "the " << vendor.name << " lowering produced no kernel";
   if (failed(checkSharedMemory(kernelLoc, out.launch, chip)))
     return failure();
-  if (emitText) {
-    std::string text;
-    llvm::raw_string_ostream os(text);
-    copy->print(os);
-    out.gpuText = std::move(text);
-  }
+  return out;
+}
+
+FailureOr<std::string> generateGpuObject(ModuleOp distributed,
+                                         const std::string &target,
+                                         const GpuVendorLowering &vendor) {
   {
     // The vendor's LLVM lowering, then LLVM's back end (pallas-gpu-module-to-ptx
     // for CUDA, gpu-module-to-binary for ROCm).
     Step step("codegen");
     CompileStage stage(vendor.codegenStage, target);
     // Verified before serialization by its pallas-verify pass.
-    PassManager codegen(module.getContext());
+    PassManager codegen(distributed.getContext());
     setUpLoweringPipeline(codegen);
     vendor.buildCodegen(codegen);
-    if (failed(codegen.run(*copy))) {
+    if (failed(codegen.run(distributed))) {
       if (vendor.codegenFailed)
         vendor.codegenFailed();
       return failure();
     }
   }
-  copy->walk([&](mlir::gpu::BinaryOp binary) {
+  std::string object;
+  distributed->walk([&](mlir::gpu::BinaryOp binary) {
     for (Attribute a : binary.getObjectsAttr())
       if (auto obj = dyn_cast<mlir::gpu::ObjectAttr>(a))
-        out.object = obj.getObject().str();
+        object = obj.getObject().str();
   });
-  if (out.object.empty())
-    return emitError(module.getLoc()) << "the " << vendor.name
-                                      << " lowering produced no "
-                                      << vendor.objectName;
+  if (object.empty())
+    return emitError(distributed.getLoc())
+           << "the " << vendor.name << " lowering produced no "
+           << vendor.objectName;
+  return object;
+}
+
+FailureOr<LoweredGpuKernel>
+lowerGpuKernel(ModuleOp module, Location kernelLoc, const std::string &target,
+               const GpuTarget &chip, const GpuVendorLowering &vendor,
+               bool emitText) {
+  FailureOr<DistributedGpuKernel> distributed =
+      distributeGpuKernel(module, kernelLoc, target, chip, vendor);
+  if (failed(distributed))
+    return failure();
+  LoweredGpuKernel out;
+  out.entry = distributed->entry;
+  out.launch = distributed->launch;
+  if (emitText) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    distributed->module->print(os);
+    out.gpuText = std::move(text);
+  }
+  FailureOr<std::string> object =
+      generateGpuObject(*distributed->module, target, vendor);
+  if (failed(object))
+    return failure();
+  out.object = std::move(*object);
   return out;
 }
 

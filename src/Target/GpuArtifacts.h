@@ -24,11 +24,11 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Location.h"
 #include "mlir/Pass/PassManager.h"
-#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"
 
 #include <nlohmann/json.hpp>
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -57,7 +57,10 @@ std::vector<VendorTarget>
 vendorTargets(const std::vector<std::string> &targets,
               bool (*isVendorTarget)(const std::string &));
 
-/// The vendor's parts of lowerGpuKernel.
+/// The vendor's parts of the GPU compile sequence (distributeGpuKernel,
+/// generateGpuObject, lowerGpuKernel): its two pipelines, built for one
+/// chip with the vendor's options (cudaVendorLowering, rocmVendorLowering),
+/// and its messages.
 struct GpuVendorLowering {
   /// "CUDA", "AMD": "the <name> lowering produced no kernel".
   const char *name;
@@ -65,19 +68,27 @@ struct GpuVendorLowering {
   const char *codegenStage;
   /// What the code generation serializes: "PTX", "assembly".
   const char *objectName;
-  llvm::function_ref<void(mlir::OpPassManager &)> buildDistribution;
-  llvm::function_ref<void(mlir::OpPassManager &)> buildCodegen;
+  std::function<void(mlir::OpPassManager &)> buildDistribution;
+  std::function<void(mlir::OpPassManager &)> buildCodegen;
   /// Called when the code generation pipeline fails (its diagnostics are
-  /// out), for a more precise error; may be null.
-  llvm::function_ref<void()> codegenFailed = nullptr;
+  /// out), for a more precise error; may be empty.
+  std::function<void()> codegenFailed;
+};
+
+/// One chip's kernel after the vendor's distribution pipeline.
+struct DistributedGpuKernel {
+  /// The distributed copy of the module: a gpu.module holding the kernel.
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+  std::string entry; ///< the gpu.func's name
+  /// pallas-to-gpu's `pallas.gpu.launch` record; uniqued in the context, it
+  /// outlives the module copy.
+  mlir::pallas::GpuLaunchAttr launch;
 };
 
 /// One chip's kernel, lowered by lowerGpuKernel.
 struct LoweredGpuKernel {
   std::string entry; ///< the gpu.func's name
-  /// pallas-to-gpu's `pallas.gpu.launch` record; uniqued in the context, it
-  /// outlives the module copy.
-  mlir::pallas::GpuLaunchAttr launch;
+  mlir::pallas::GpuLaunchAttr launch; ///< as DistributedGpuKernel's
   std::string object; ///< the serialized object (PTX text, AMDGPU assembly)
   /// With `emitText`: the distributed GPU IR (`<name>.<arch>.gpu.mlir`).
   std::optional<std::string> gpuText;
@@ -115,12 +126,26 @@ mlir::LogicalResult reportSpills(mlir::Location loc, llvm::StringRef message,
 nlohmann::json gpuLaunchJson(mlir::pallas::GpuLaunchAttr launch,
                              llvm::StringRef arch, llvm::StringRef kind);
 
-/// Lowers a copy of `module` (not modified) for `chip` (`target` names it
-/// in messages and steps): the register footprint check, the distribution
-/// pipeline, the launch record (an error without one), the shared memory
-/// check, the distributed IR with `emitText`, the code generation pipeline
-/// and its object (an error when empty). Diagnostics go to the module's
-/// context.
+/// Distributes a copy of `module` (not modified) for `chip` (`target` names
+/// it in messages and steps): the register footprint check, the vendor's
+/// distribution pipeline, the launch record (an error without one) and the
+/// shared memory check. What `pallasc --target` compiles and `pallasc run
+/// --target` runs (or emulates) both start here. Diagnostics go to the
+/// module's context.
+mlir::FailureOr<DistributedGpuKernel>
+distributeGpuKernel(mlir::ModuleOp module, mlir::Location kernelLoc,
+                    const std::string &target, const GpuTarget &chip,
+                    const GpuVendorLowering &vendor);
+
+/// Runs the vendor's code generation pipeline on a distributed kernel
+/// (`distributed` is rewritten) and returns the object it serialized (PTX
+/// text, AMDGPU assembly); an error when there is none.
+mlir::FailureOr<std::string>
+generateGpuObject(mlir::ModuleOp distributed, const std::string &target,
+                  const GpuVendorLowering &vendor);
+
+/// distributeGpuKernel, the distributed IR with `emitText`, then
+/// generateGpuObject: one chip's artifact before the vendor's last steps.
 mlir::FailureOr<LoweredGpuKernel>
 lowerGpuKernel(mlir::ModuleOp module, mlir::Location kernelLoc,
                const std::string &target, const GpuTarget &chip,

@@ -144,6 +144,34 @@ std::optional<json> readKernelNotes(ModuleOp module, llvm::StringRef hsaco,
 
 } // namespace
 
+GpuVendorLowering rocmVendorLowering(const GpuTarget &chip,
+                                     int codeObjectVersion,
+                                     const std::string &deviceLibs,
+                                     Location kernelLoc, bool strictFloat) {
+  pallas::RocmPipelineOptions options;
+  options.chip = chip.chip;
+  options.abiVersion = std::to_string(codeObjectVersion * 100);
+  options.deviceLibsRoot = deviceLibs;
+  options.strictFloat = strictFloat;
+  auto codegenFailed = [deviceLibs, kernelLoc] {
+    if (deviceLibs.empty())
+      emitError(kernelLoc)
+          << "no ROCm device libraries were found to link (ocml/ockl "
+             "bitcode under $ROCM_PATH, /opt/rocm or "
+             "/usr/lib/x86_64-linux-gnu: amdgcn/bitcode); install "
+             "rocm-device-libs or set ROCM_PATH";
+  };
+  return GpuVendorLowering{
+      "AMD", "ROCDL lowering and AMDGPU code generation", "assembly",
+      [options](OpPassManager &pm) {
+        pallas::buildRocmDistributionPipeline(pm, options);
+      },
+      [options](OpPassManager &pm) {
+        pallas::buildRocmCodegenPipeline(pm, options);
+      },
+      codegenFailed};
+}
+
 FailureOr<RocmArtifacts>
 emitRocmArtifacts(ModuleOp module, const std::string &name,
                   const std::vector<std::string> &targets, bool emitText,
@@ -168,29 +196,11 @@ emitRocmArtifacts(ModuleOp module, const std::string &name,
              << " is not supported on " << arch << " (expected one of "
              << versions << ")";
     }
-    pallas::RocmPipelineOptions options;
-    options.chip = arch;
-    options.abiVersion = std::to_string(codeObjectVersion * 100);
-    options.deviceLibsRoot = deviceLibs;
-    options.strictFloat = strictFloat;
-    auto distribution = [&](OpPassManager &pm) {
-      pallas::buildRocmDistributionPipeline(pm, options);
-    };
-    auto codegen = [&](OpPassManager &pm) {
-      pallas::buildRocmCodegenPipeline(pm, options);
-    };
-    auto codegenFailed = [&] {
-      if (deviceLibs.empty())
-        emitError(kernelLoc)
-            << "no ROCm device libraries were found to link (ocml/ockl "
-               "bitcode under $ROCM_PATH, /opt/rocm or "
-               "/usr/lib/x86_64-linux-gnu: amdgcn/bitcode); install "
-               "rocm-device-libs or set ROCM_PATH";
-    };
-    GpuVendorLowering vendor{"AMD", "ROCDL lowering and AMDGPU code generation",
-                             "assembly", distribution, codegen, codegenFailed};
-    FailureOr<LoweredGpuKernel> kernel =
-        lowerGpuKernel(module, kernelLoc, target, chip, vendor, emitText);
+    FailureOr<LoweredGpuKernel> kernel = lowerGpuKernel(
+        module, kernelLoc, target, chip,
+        rocmVendorLowering(chip, codeObjectVersion, deviceLibs, kernelLoc,
+                           strictFloat),
+        emitText);
     if (failed(kernel))
       return failure();
     pallas::GpuLaunchAttr launch = kernel->launch;

@@ -31,6 +31,19 @@ bool isRocmTarget(const std::string &target);
 /// LLVM this build uses, then ld.lld-22 / ld.lld on PATH; empty when none.
 std::string findLdLld();
 
+struct GpuTarget;
+struct GpuVendorLowering;
+/// The AMD parts of the GPU compile sequence (GpuArtifacts.h) for `chip`:
+/// the ROCm distribution and codegen pipelines for code object version
+/// `codeObjectVersion`, linking the device libraries under `deviceLibs`
+/// (a located error at `kernelLoc` when codegen fails without any), IEEE
+/// f32 division with `strictFloat`.
+GpuVendorLowering rocmVendorLowering(const GpuTarget &chip,
+                                     int codeObjectVersion,
+                                     const std::string &deviceLibs,
+                                     mlir::Location kernelLoc,
+                                     bool strictFloat);
+
 struct RocmArtifacts {
   struct File {
     std::string name;
