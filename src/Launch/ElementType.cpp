@@ -8,19 +8,19 @@ namespace {
 using Kind = ElementTypeInfo::Kind;
 /// One entry per ElementType, in enumerator order.
 constexpr ElementTypeInfo kElementTypes[] = {
-    {ElementType::Bool, "bool", 1, Kind::Bool, "|b1"},
-    {ElementType::I8, "i8", 1, Kind::Signed, "|i1"},
-    {ElementType::I16, "i16", 2, Kind::Signed, "<i2"},
-    {ElementType::I32, "i32", 4, Kind::Signed, "<i4"},
-    {ElementType::I64, "i64", 8, Kind::Signed, "<i8"},
-    {ElementType::U8, "u8", 1, Kind::Unsigned, "|u1"},
-    {ElementType::U16, "u16", 2, Kind::Unsigned, "<u2"},
-    {ElementType::U32, "u32", 4, Kind::Unsigned, "<u4"},
-    {ElementType::U64, "u64", 8, Kind::Unsigned, "<u8"},
-    {ElementType::F16, "f16", 2, Kind::Float, "<f2"},
-    {ElementType::BF16, "bf16", 2, Kind::Float, "<V2"},
-    {ElementType::F32, "f32", 4, Kind::Float, "<f4"},
-    {ElementType::F64, "f64", 8, Kind::Float, "<f8"},
+    {ElementType::Bool, "bool", "bool_", 1, Kind::Bool, "|b1"},
+    {ElementType::I8, "i8", "int8", 1, Kind::Signed, "|i1"},
+    {ElementType::I16, "i16", "int16", 2, Kind::Signed, "<i2"},
+    {ElementType::I32, "i32", "int32", 4, Kind::Signed, "<i4"},
+    {ElementType::I64, "i64", "int64", 8, Kind::Signed, "<i8"},
+    {ElementType::U8, "u8", "uint8", 1, Kind::Unsigned, "|u1"},
+    {ElementType::U16, "u16", "uint16", 2, Kind::Unsigned, "<u2"},
+    {ElementType::U32, "u32", "uint32", 4, Kind::Unsigned, "<u4"},
+    {ElementType::U64, "u64", "uint64", 8, Kind::Unsigned, "<u8"},
+    {ElementType::F16, "f16", "float16", 2, Kind::Float, "<f2"},
+    {ElementType::BF16, "bf16", "bfloat16", 2, Kind::Float, "<V2"},
+    {ElementType::F32, "f32", "float32", 4, Kind::Float, "<f4"},
+    {ElementType::F64, "f64", "float64", 8, Kind::Float, "<f8"},
 };
 constexpr size_t kNumElementTypes =
     sizeof(kElementTypes) / sizeof(kElementTypes[0]);
@@ -48,6 +48,17 @@ const ElementTypeInfo &elementTypeInfo(ElementType type) {
 bool parseElementType(std::string_view name, ElementType &type) {
   for (const ElementTypeInfo &e : kElementTypes)
     if (name == e.name) {
+      type = e.type;
+      return true;
+    }
+  return false;
+}
+
+bool parseElementTypeOrAlias(std::string_view name, ElementType &type) {
+  if (parseElementType(name, type))
+    return true;
+  for (const ElementTypeInfo &e : kElementTypes)
+    if (name == e.numpyName) {
       type = e.type;
       return true;
     }

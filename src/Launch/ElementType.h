@@ -1,10 +1,13 @@
 //===- ElementType.h - Element types of host arrays -------------*- C++ -*-===//
 //
 // The one table of the element types of host arrays (the grid spec's
-// dtypes): each type's canonical spelling, size, kind and NumPy dtype. The
+// dtypes): each type's canonical spelling, NumPy name, size, kind and .npy
+// dtype. The grid spec's reader (src/Spec: spellings, aliases, sizes, the
+// unknown-dtype message) and its import into MLIR types (SpecToIR), the
 // host grid walk (HostGrid.h), the generated launchers and the .npy reader
 // and writer (src/Runtime/Npy.h) all read it, so a new element type is an
-// enumerator here and one entry of the table in ElementType.cpp.
+// enumerator here, one entry of the table in ElementType.cpp and its MLIR
+// type in SpecToIR's dtypeToType.
 //
 // Plain C++17, no LLVM or MLIR (part of the launch library).
 //
@@ -31,6 +34,11 @@ struct ElementTypeInfo {
   ElementType type;
   /// Canonical spelling, as in grid specs: "bool", "i8", ..., "bf16".
   const char *name;
+  /// NumPy's name of the type ("int8", "float32"; "bfloat16" as ml_dtypes
+  /// names it; "bool_" for bool, whose NumPy name is the canonical one):
+  /// grid specs accept it as an alias (what pallasc-export writes is the
+  /// canonical spelling).
+  const char *numpyName;
   /// Bytes per element.
   size_t size;
   Kind kind;
@@ -54,6 +62,8 @@ const ElementTypeInfo &elementTypeInfo(ElementType type);
 
 /// Parses a canonical dtype spelling ("f32", "bf16", "bool", ...).
 bool parseElementType(std::string_view name, ElementType &type);
+/// Parses a canonical spelling or a NumPy name ("float32", "bool_").
+bool parseElementTypeOrAlias(std::string_view name, ElementType &type);
 const char *elementTypeName(ElementType type);
 size_t elementSize(ElementType type);
 bool isFloatElement(ElementType type);

@@ -19,6 +19,7 @@
 
 #include "src/Spec/GridSpec.h"
 #include "src/Spec/GridSpecImpl.h"
+#include "src/Launch/ElementType.h"
 
 #include <algorithm>
 #include <exception>
@@ -46,34 +47,17 @@ const char *memorySpaceName(MemorySpace ms) {
 }
 
 std::optional<std::string> canonicalDtype(const std::string &dtype) {
-  static const std::pair<const char *, const char *> kSpellings[] = {
-      {"bool", "bool"},     {"bool_", "bool"},  {"i8", "i8"},
-      {"int8", "i8"},       {"i16", "i16"},     {"int16", "i16"},
-      {"i32", "i32"},       {"int32", "i32"},   {"i64", "i64"},
-      {"int64", "i64"},     {"u8", "u8"},       {"uint8", "u8"},
-      {"u16", "u16"},       {"uint16", "u16"},  {"u32", "u32"},
-      {"uint32", "u32"},    {"u64", "u64"},     {"uint64", "u64"},
-      {"f16", "f16"},       {"float16", "f16"}, {"bf16", "bf16"},
-      {"bfloat16", "bf16"}, {"f32", "f32"},     {"float32", "f32"},
-      {"f64", "f64"},       {"float64", "f64"},
-  };
-  for (const auto &[spelling, canonical] : kSpellings)
-    if (dtype == spelling)
-      return std::string(canonical);
-  return std::nullopt;
+  launch::ElementType type;
+  if (!launch::parseElementTypeOrAlias(dtype, type))
+    return std::nullopt;
+  return std::string(launch::elementTypeName(type));
 }
 
 int64_t dtypeByteWidth(const std::string &canonicalDtype) {
-  const std::string &d = canonicalDtype;
-  if (d == "bool" || d == "i8" || d == "u8")
-    return 1;
-  if (d == "i16" || d == "u16" || d == "f16" || d == "bf16")
-    return 2;
-  if (d == "i32" || d == "u32" || d == "f32")
-    return 4;
-  if (d == "i64" || d == "u64" || d == "f64")
-    return 8;
-  return 0;
+  launch::ElementType type;
+  if (!launch::parseElementType(canonicalDtype, type))
+    return 0;
+  return static_cast<int64_t>(launch::elementSize(type));
 }
 
 using namespace detail;

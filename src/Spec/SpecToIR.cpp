@@ -4,6 +4,7 @@
 
 #include "dialects/Pallas/IR/PallasOps.h"
 #include "src/Support/InputChecks.h"
+#include "src/Launch/ElementType.h"
 
 #include "mlir/AsmParser/AsmParser.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -24,21 +25,34 @@ using namespace mlir;
 namespace pallasc::spec {
 
 Type dtypeToType(MLIRContext *ctx, const std::string &dtype) {
+  using launch::ElementType;
+  ElementType element;
+  if (!launch::parseElementType(dtype, element))
+    return {};
   Builder b(ctx);
-  if (dtype == "bool")
+  switch (element) {
+  case ElementType::Bool:
     return b.getI1Type();
-  if (dtype == "f16")
+  case ElementType::F16:
     return b.getF16Type();
-  if (dtype == "bf16")
+  case ElementType::BF16:
     return b.getBF16Type();
-  if (dtype == "f32")
+  case ElementType::F32:
     return b.getF32Type();
-  if (dtype == "f64")
+  case ElementType::F64:
     return b.getF64Type();
-  if (dtype.size() >= 2 && (dtype[0] == 'i' || dtype[0] == 'u')) {
-    unsigned width = 0;
-    if (!llvm::StringRef(dtype).drop_front().getAsInteger(10, width))
-      return b.getIntegerType(width);
+  case ElementType::I8:
+  case ElementType::I16:
+  case ElementType::I32:
+  case ElementType::I64:
+  case ElementType::U8:
+  case ElementType::U16:
+  case ElementType::U32:
+  case ElementType::U64:
+    // Signless, as the kernel's arith ops are: the signedness of an
+    // unsigned array is the spec's (and the manifest's), not the IR's.
+    return b.getIntegerType(
+        static_cast<unsigned>(launch::elementSize(element) * 8));
   }
   return {};
 }

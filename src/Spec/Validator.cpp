@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "src/Spec/GridSpecImpl.h"
+#include "src/Launch/ElementType.h"
 
 #include <algorithm>
 #include <climits>
@@ -131,17 +132,30 @@ std::optional<std::string> Validator::dtypeValue(const json &v,
   const std::string &s = v.get_ref<const std::string &>();
   if (auto canonical = canonicalDtype(s))
     return canonical;
-  static const std::vector<std::string> kNames = {
-      "bool",   "i8",      "i16",      "i32",     "i64",    "u8",     "u16",
-      "u32",    "u64",     "f16",      "bf16",    "f32",    "f64",    "bool_",
-      "int8",   "int16",   "int32",    "int64",   "uint8",  "uint16", "uint32",
-      "uint64", "float16", "bfloat16", "float32", "float64"};
+  // The element type table's spellings: the canonical ones, then NumPy's.
+  static const std::vector<std::string> kNames = [] {
+    std::vector<std::string> names;
+    for (const launch::ElementTypeInfo &e : launch::allElementTypes())
+      names.push_back(e.name);
+    for (const launch::ElementTypeInfo &e : launch::allElementTypes())
+      names.push_back(e.numpyName);
+    return names;
+  }();
   std::string msg = "unknown dtype " + quote(s);
-  if (std::string best = closest(s, kNames); !best.empty())
+  if (std::string best = closest(s, kNames); !best.empty()) {
     msg += " (did you mean '" + best + "'?)";
-  else
-    msg += "; expected one of bool, i8, i16, i32, i64, u8, u16, u32, u64, "
-           "f16, bf16, f32, f64 (or a numpy name such as float32)";
+  } else {
+    const char *sep = "; expected one of ";
+    for (const launch::ElementTypeInfo &e : launch::allElementTypes()) {
+      msg += sep;
+      msg += e.name;
+      sep = ", ";
+    }
+    msg += " (or a numpy name such as " +
+           std::string(
+               launch::elementTypeInfo(launch::ElementType::F32).numpyName) +
+           ")";
+  }
   error(path, msg);
   return std::nullopt;
 }

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "src/Spec/GridSpec.h"
+#include "src/Launch/ElementType.h"
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
@@ -338,6 +339,35 @@ TEST_CASE("dtype spellings", "[spec]") {
   CHECK(canonicalDtype("bool") == "bool");
   CHECK_FALSE(canonicalDtype("float8"));
   CHECK_FALSE(canonicalDtype("F32"));
+}
+
+TEST_CASE("the spec's dtypes are the element type table's", "[spec]") {
+  // Every entry of src/Launch/ElementType's table is a dtype under its
+  // canonical spelling and its NumPy name, with the table's size; nothing
+  // else is (an integer width the table lacks, a prefix).
+  for (const pallasc::launch::ElementTypeInfo &e :
+       pallasc::launch::allElementTypes()) {
+    INFO(e.name);
+    CHECK(canonicalDtype(e.name) == std::string(e.name));
+    CHECK(canonicalDtype(e.numpyName) == std::string(e.name));
+    CHECK(dtypeByteWidth(e.name) == static_cast<int64_t>(e.size));
+  }
+  CHECK_FALSE(canonicalDtype("i3"));
+  CHECK_FALSE(canonicalDtype("u128"));
+  CHECK(dtypeByteWidth("float32") == 0); // canonical spellings only
+  CHECK(dtypeByteWidth("i3") == 0);
+}
+
+TEST_CASE("an unknown dtype lists the table's", "[spec]") {
+  json j = minimal();
+  j["outputs"][0]["dtype"] = "qqqqqqqqqqqq";
+  std::vector<SpecError> errors;
+  REQUIRE_FALSE(parseGridSpec(j.dump(), errors));
+  REQUIRE(errors.size() == 1);
+  CHECK(errors[0].message ==
+        "unknown dtype 'qqqqqqqqqqqq'; expected one of bool, i8, i16, i32, "
+        "i64, u8, u16, u32, u64, f16, bf16, f32, f64 (or a numpy name such "
+        "as float32)");
   CHECK_FALSE(canonicalDtype(""));
   CHECK(dtypeByteWidth("bool") == 1);
   CHECK(dtypeByteWidth("bf16") == 2);

@@ -15,6 +15,7 @@
 #include "src/InitAll.h"
 #include "src/Spec/GridSpec.h"
 #include "src/Spec/SpecToIR.h"
+#include "src/Launch/ElementType.h"
 
 #include "dialects/Pallas/IR/PallasOps.h"
 
@@ -372,4 +373,17 @@ TEST_CASE("dtype <-> element type", "[spec][ir]") {
   CHECK(typeToDtype(dtypeToType(&ctx, "u8")) == "i8");
   CHECK_FALSE(dtypeToType(&ctx, "c64"));
   CHECK_FALSE(dtypeToType(&ctx, "i"));
+  // The element type table's dtypes only: no other integer width.
+  CHECK_FALSE(dtypeToType(&ctx, "i3"));
+  CHECK_FALSE(dtypeToType(&ctx, "u24"));
+  for (const pallasc::launch::ElementTypeInfo &e :
+       pallasc::launch::allElementTypes()) {
+    INFO(e.name);
+    mlir::Type t = dtypeToType(&ctx, e.name);
+    REQUIRE(t);
+    CHECK(t.getIntOrFloatBitWidth() == (e.kind == pallasc::launch::
+                                                      ElementTypeInfo::Kind::Bool
+                                            ? 1u
+                                            : unsigned(e.size * 8)));
+  }
 }
