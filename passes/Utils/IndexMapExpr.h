@@ -2,11 +2,13 @@
 //
 // The affine expressions of a block spec's index map (`+ * floordiv ceildiv
 // mod` over the grid indices and integer constants; the importer rejects
-// symbols) are walked in one place: foldIndexMapExpr, a bottom-up fold
-// every user instantiates. Its users are the lowerings that expand an index
-// map into arith ops (expandIndexMapExpr: pallas-to-gpu over index values,
-// pallas-to-tpu over i32 ones, in the op forms each target accepts) and
-// the evaluators that compute one.
+// symbols) are expanded into arith ops in one place: expandIndexMapExpr, a
+// bottom-up fold (foldIndexMapExpr) used by pallas-to-gpu over index values
+// and pallas-to-tpu over i32 ones, in the op forms each target accepts.
+// Other walks compute other things and keep their own: the host launch
+// plan's bytecode (src/Runtime/Launch.cpp, compileAffineExpr), the
+// importer's range check (src/Spec/SpecToIR.cpp, exprRange) and the GPU
+// lowering's divisibility (PallasToGPU/Memory.cpp, affineDivisor).
 //
 //===----------------------------------------------------------------------===//
 

@@ -177,7 +177,7 @@ struct HostProgramArgument {
 ///   main(bounds: i64 | memref<N x index>..., inputs: memref...,
 ///        results: memref...)
 /// whose pallas.calls were replaced by calls to the launch callback
-/// (hostProgramLaunchCallback) with their call number.
+/// (kHostLaunchCallbackSymbol, below) with their call number.
 struct HostProgramPlan {
   /// `@main`'s entry point (resolveEntryPoints).
   PackedFn main = nullptr;

@@ -7,7 +7,7 @@
 // runs the same, tested code: the C ABI below, over the launch library
 // (HostGrid for `--target cpu`).
 //
-// Status codes (kLauncherStatuses) are the values the generated header's
+// Status codes (launcherStatuses()) are the values the generated header's
 // `enum pallasc_status` gives; the message of a thread's last failure is
 // `pallasc_last_error()`. Nothing here prints, exits, aborts or throws.
 //
