@@ -3,8 +3,9 @@
 // The distributor's core: checks, sinking of read-only loads, thread
 // coordinates, values in layouts, layout conversions through shared
 // memory, memory-ordering barriers, the emission driver and the dispatch
-// of each op to its family's emitter (Emit*.cpp, Memory.cpp, Dot*.cpp),
-// and the scratch buffers kept in registers. Layout assignment is in
+// of each op to its family's emitter (EmitContext.h), the emitters of the
+// ops no family owns (scalar code, constants, prints, calls), and the
+// scratch buffers kept in registers. Layout assignment is in
 // LayoutAssignment.cpp.
 //
 //===----------------------------------------------------------------------===//
@@ -34,6 +35,8 @@ bool View::needsChecks() const {
   return llvm::any_of(checkLow, [](bool b) { return b; }) ||
          llvm::any_of(checkHigh, [](bool b) { return b; });
 }
+
+EmitContext::~EmitContext() = default;
 
 Distributor::Distributor(KernelContext &kc, func::FuncOp kernel)
     : kc(kc), kernel(kernel), b(kernel.getContext()) {}
@@ -849,47 +852,54 @@ LogicalResult Distributor::emitBlock(Block &block) {
   return success();
 }
 
+namespace {
+
+/// Scalar code: cloned with the scalar mapping (tensors: an error).
+LogicalResult emitScalarOp(EmitContext &cx, Operation *op) {
+  for (Type t : llvm::concat<Type>(op->getOperandTypes(),
+                                   op->getResultTypes()))
+    if (isa<ShapedType>(t))
+      return op->emitOpError() << "has no lowering to the CUDA target";
+  cx.builder().clone(*op, cx.emission().scalars);
+  return success();
+}
+
+LogicalResult emitNothing(EmitContext &, Operation *) { return success(); }
+
+LogicalResult emitConstant(EmitContext &cx, Operation *op) {
+  // Tensor constants are flexible: materialized where used.
+  if (isa<RankedTensorType>(cast<arith::ConstantOp>(op).getType()))
+    return success();
+  return emitScalarOp(cx, op);
+}
+
+LogicalResult emitPrintf(EmitContext &cx, Operation *op) {
+  // Once per block.
+  OpBuilder &b = cx.builder();
+  KernelContext &kc = cx.context();
+  Value first = arith::CmpIOp::create(b, kc.loc, arith::CmpIPredicate::eq,
+                                      kc.tid, cx.idx(0));
+  auto ifOp = scf::IfOp::create(b, kc.loc, first, /*withElse=*/false);
+  OpBuilder::InsertionGuard g(b);
+  b.setInsertionPointToStart(ifOp.thenBlock());
+  b.clone(*op, cx.emission().scalars);
+  return success();
+}
+
+LogicalResult emitCall(EmitContext &, Operation *op) {
+  return op->emitOpError() << "calls a function; the CUDA lowering "
+                              "supports no calls in kernels";
+}
+
+} // namespace
+
 LogicalResult Distributor::emitOp(Operation *op) {
   if (op->getNumResults() == 1 && (flexible.contains(op->getResult(0)) ||
                                    streamed.contains(op->getResult(0))))
     return success();
   if (EmitterRegistry::Emitter e = emitters().lookup(op))
-    return (this->*e)(op);
-  return emitScalarOp(op);
-}
-
-LogicalResult Distributor::emitScalarOp(Operation *op) {
-  for (Type t : llvm::concat<Type>(op->getOperandTypes(),
-                                   op->getResultTypes()))
-    if (isa<ShapedType>(t))
-      return op->emitOpError() << "has no lowering to the CUDA target";
-  b.clone(*op, scalars);
-  return success();
-}
-
-LogicalResult Distributor::emitNothing(Operation *) { return success(); }
-
-LogicalResult Distributor::emitConstant(Operation *op) {
-  // Tensor constants are flexible: materialized where used.
-  if (isa<RankedTensorType>(cast<arith::ConstantOp>(op).getType()))
-    return success();
-  return emitScalarOp(op);
-}
-
-LogicalResult Distributor::emitPrintf(Operation *op) {
-  // Once per block.
-  Value first = arith::CmpIOp::create(b, kc.loc, arith::CmpIPredicate::eq,
-                                      kc.tid, idx(0));
-  auto ifOp = scf::IfOp::create(b, kc.loc, first, /*withElse=*/false);
-  OpBuilder::InsertionGuard g(b);
-  b.setInsertionPointToStart(ifOp.thenBlock());
-  b.clone(*op, scalars);
-  return success();
-}
-
-LogicalResult Distributor::emitCall(Operation *op) {
-  return op->emitOpError() << "calls a function; the CUDA lowering "
-                              "supports no calls in kernels";
+    return e(*this, op);
+  return emitScalarOp(*this, op);
 }
 
 //===----------------------------------------------------------------------===//
@@ -907,12 +917,12 @@ EmitterRegistry::Emitter EmitterRegistry::lookup(Operation *op) const {
 
 /// Ops whose lowering is the core's: placeholders, prints, calls.
 static void populateCoreEmitters(EmitterRegistry &r) {
-  r.add<arith::ConstantOp>(&Distributor::emitConstant);
+  r.add<arith::ConstantOp>(emitConstant);
   // tensor.empty is only a destination; tensor-valued fills are flexible
   // (materialized where used).
-  r.add<tensor::EmptyOp, linalg::FillOp>(&Distributor::emitNothing);
-  r.add<mlir::gpu::PrintfOp>(&Distributor::emitPrintf);
-  r.add<func::CallOp>(&Distributor::emitCall);
+  r.add<tensor::EmptyOp, linalg::FillOp>(emitNothing);
+  r.add<mlir::gpu::PrintfOp>(emitPrintf);
+  r.add<func::CallOp>(emitCall);
 }
 
 const EmitterRegistry &Distributor::emitters() {

@@ -13,6 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "passes/Conversion/PallasToGPU/Distribute.h"
 #include "passes/Conversion/PallasToGPU/DotEmitters.h"
 
 using namespace mlir;
@@ -47,8 +48,26 @@ int Distributor::streamedLayouts(Value v, Value x, ArrayRef<int64_t> perm,
                               cast<RankedTensorType>(v.getType()).getShape()));
 }
 
+namespace {
+
+/// A dot: its accumulator in the layout the analysis chose (or its
+/// instruction's), lowered by DotLowering.
+LogicalResult emitDot(EmitContext &cx, Operation *op) {
+  const LayoutAssignmentResult &analysis = cx.analysis();
+  Value init = cast<linalg::LinalgOp>(op).getDpsInits()[0];
+  int cId = analysis.layoutOf.count(op->getResult(0))
+                ? analysis.layoutOf.lookup(op->getResult(0))
+                : cx.dotLayout(op);
+  auto cRegsOr = cx.get(init, cId);
+  if (failed(cRegsOr))
+    return failure();
+  return DotLowering(cx, op, cId, *cRegsOr).run();
+}
+
+} // namespace
+
 void mlir::pallas::gpu::populateDotEmitters(EmitterRegistry &r) {
-  r.add<linalg::MatmulOp, linalg::BatchMatmulOp>(&Distributor::emitDot);
+  r.add<linalg::MatmulOp, linalg::BatchMatmulOp>(emitDot);
 }
 
 ArrayRef<DotFamily> mlir::pallas::gpu::detail::dotFamilies() {
@@ -61,17 +80,7 @@ ArrayRef<DotFamily> mlir::pallas::gpu::detail::dotFamilies() {
   return families;
 }
 
-LogicalResult Distributor::emitDot(Operation *op) {
-  Value init = cast<linalg::LinalgOp>(op).getDpsInits()[0];
-  int cId = layoutOf.count(op->getResult(0)) ? layoutOf.lookup(op->getResult(0))
-                                              : dotLayout(op);
-  auto cRegsOr = get(init, cId);
-  if (failed(cRegsOr))
-    return failure();
-  return DotLowering(*this, op, cId, *cRegsOr).run();
-}
-
-DotLowering::DotLowering(Distributor &d, Operation *op, int cId,
+DotLowering::DotLowering(EmitContext &d, Operation *op, int cId,
                          SmallVector<Value> acc)
     : d(d), analysis(d.analysis()), emission(d.emission()),
       staging(d.staging()), groups(d.wgmmaGroups()), kc(d.context()),

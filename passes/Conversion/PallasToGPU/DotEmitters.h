@@ -23,8 +23,8 @@
 #ifndef PALLASC_PASSES_CONVERSION_PALLASTOGPU_DOTEMITTERS_H
 #define PALLASC_PASSES_CONVERSION_PALLASTOGPU_DOTEMITTERS_H
 
-#include "passes/Conversion/PallasToGPU/Distribute.h"
 #include "passes/Conversion/PallasToGPU/DotUtils.h"
+#include "passes/Conversion/PallasToGPU/EmitContext.h"
 
 namespace mlir::pallas::gpu::detail {
 
@@ -33,7 +33,7 @@ namespace mlir::pallas::gpu::detail {
 /// workspace its staged operands take, and the family emitters.
 class DotLowering {
 public:
-  DotLowering(Distributor &d, Operation *op, int cId, SmallVector<Value> acc);
+  DotLowering(EmitContext &d, Operation *op, int cId, SmallVector<Value> acc);
 
   /// Lowers the dot with its family's emitter (dotFamilies).
   LogicalResult run();
@@ -68,12 +68,12 @@ public:
   /// probabilities computed in the accumulator layout of an earlier dot).
   bool inRegisters(Value v, int want);
   /// The view a streamed operand `v` not staged yet is loaded from
-  /// (Distributor::streamedSource: the loaded tensor `x` seen through the
+  /// (EmitContext::streamedSource: the loaded tensor `x` seen through the
   /// transpose `perm`); null for other operands.
   const View *streamedOperand(Value v, Value &x, SmallVector<int64_t> &perm);
   /// One k chunk, `chunkK` wide along dimension `kdim`, of a streamed
   /// operand `v` (the loaded tensor `x` seen through the transpose `perm`,
-  /// Distributor::streamedSource): its shape in `v` and in `x`, the
+  /// EmitContext::streamedSource): its shape in `v` and in `x`, the
   /// dimension k is in `x`, the blocked layout the chunk is copied with
   /// over `x` (`sourceId`) and that layout seen in `v`'s shape (`tileId`).
   struct StreamedChunk {
@@ -97,9 +97,9 @@ public:
   int intern(const Layout &l) { return d.intern(l); }
   void barrier() { d.barrier(); }
 
-  /// The distributor, for its emission helpers (registers, views, loads
-  /// and stores, tiles).
-  Distributor &d;
+  /// The distributor as the emitters see it, for its emission services
+  /// (registers, views, loads and stores, tiles).
+  EmitContext &d;
   /// The state the dot lowering reads or writes, by concern: the layout
   /// assignment (streamed, flexible operands), the values emitted so far,
   /// the staging plans and staged tiles, the wgmma groups in flight.

@@ -5,8 +5,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "passes/Conversion/PallasToGPU/Distribute.h"
 #include "passes/Conversion/PallasToGPU/DistributeUtils.h"
+#include "passes/Conversion/PallasToGPU/EmitContext.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/UB/IR/UBOps.h"
@@ -25,10 +25,39 @@ using namespace mlir::pallas::gpu::detail;
 // Structured control flow
 //===----------------------------------------------------------------------===//
 
+namespace {
+
+/// scf.for / scf.if / scf.while.
+class ControlFlowEmitter {
+public:
+  explicit ControlFlowEmitter(EmitContext &cx)
+      : cx(cx), analysis(cx.analysis()), emission(cx.emission()),
+        promotion(cx.promotion()), barriers(cx.barriers()), b(cx.builder()) {}
+  LogicalResult emitFor(Operation *op);
+  LogicalResult emitIf(Operation *op);
+  LogicalResult emitWhile(Operation *op);
+
+private:
+  /// An scf.if whose branches only compute (pure ops) and update scratch
+  /// buffers kept in registers: emitted as both branches plus selects, which
+  /// avoids carrying the registers through control flow.
+  bool isSelectable(scf::IfOp ifOp);
+
+  EmitContext &cx;
+  const LayoutAssignmentResult &analysis;
+  EmissionState &emission;
+  PromotionState &promotion;
+  BarrierState &barriers;
+  OpBuilder &b;
+};
+
+} // namespace
+
 void mlir::pallas::gpu::populateControlFlowEmitters(EmitterRegistry &r) {
-  r.add<scf::ForOp>(&Distributor::emitFor);
-  r.add<scf::IfOp>(&Distributor::emitIf);
-  r.add<scf::WhileOp>(&Distributor::emitWhile);
+  r.add<scf::ForOp>(emitWith<ControlFlowEmitter, &ControlFlowEmitter::emitFor>);
+  r.add<scf::IfOp>(emitWith<ControlFlowEmitter, &ControlFlowEmitter::emitIf>);
+  r.add<scf::WhileOp>(
+      emitWith<ControlFlowEmitter, &ControlFlowEmitter::emitWhile>);
 }
 
 namespace {
@@ -40,7 +69,7 @@ struct Flat {
 };
 } // namespace
 
-LogicalResult Distributor::emitFor(Operation *op) {
+LogicalResult ControlFlowEmitter::emitFor(Operation *op) {
   auto forOp = cast<scf::ForOp>(op);
   Location loc = forOp.getLoc();
   SmallVector<int> argLayouts;
@@ -48,11 +77,11 @@ LogicalResult Distributor::emitFor(Operation *op) {
   for (auto [i, init] : llvm::enumerate(forOp.getInitArgs())) {
     unsigned start = inits.values.size();
     if (auto t = dyn_cast<RankedTensorType>(init.getType())) {
-      int id = layoutOf.count(forOp.getRegionIterArgs()[i])
-                   ? layoutOf.lookup(forOp.getRegionIterArgs()[i])
-                   : defaultLayout(t);
+      int id = analysis.layoutOf.count(forOp.getRegionIterArgs()[i])
+                   ? analysis.layoutOf.lookup(forOp.getRegionIterArgs()[i])
+                   : cx.defaultLayout(t);
       argLayouts.push_back(id);
-      auto regs = get(init, id);
+      auto regs = cx.get(init, id);
       if (failed(regs))
         return failure();
       for (Value r : *regs) {
@@ -61,29 +90,29 @@ LogicalResult Distributor::emitFor(Operation *op) {
       }
     } else {
       argLayouts.push_back(-1);
-      inits.values.push_back(scalars.lookup(init));
+      inits.values.push_back(emission.scalars.lookup(init));
       inits.types.push_back(init.getType());
     }
     inits.segments.push_back({start, inits.values.size() - start});
   }
-  Value lb = scalars.lookup(forOp.getLowerBound()),
-        ub = scalars.lookup(forOp.getUpperBound()),
-        step = scalars.lookup(forOp.getStep());
+  Value lb = emission.scalars.lookup(forOp.getLowerBound()),
+        ub = emission.scalars.lookup(forOp.getUpperBound()),
+        step = emission.scalars.lookup(forOp.getStep());
   // Dot operands prefetched num_stages - 1 iterations ahead (DotStaging.cpp,
   // planLoopStages): the first iterations' copies.
-  if (failed(loopStagesPrologue(op, lb, ub, step)))
+  if (failed(cx.loopStagesPrologue(op, lb, ub, step)))
     return failure();
   auto newFor = scf::ForOp::create(b, loc, lb, ub, step, inits.values);
   Block *body = newFor.getBody();
-  scalars.map(forOp.getInductionVar(), newFor.getInductionVar());
+  emission.scalars.map(forOp.getInductionVar(), newFor.getInductionVar());
   auto bindRange = [&](ValueRange news, ValueRange olds) {
     for (auto [i, old] : llvm::enumerate(olds)) {
       auto [start, count] = inits.segments[i];
       if (argLayouts[i] >= 0) {
-        setDist(old, Dist{argLayouts[i],
-                          SmallVector<Value>(news.slice(start, count))});
+        cx.setDist(old, Dist{argLayouts[i],
+                             SmallVector<Value>(news.slice(start, count))});
       } else {
-        scalars.map(old, news[start]);
+        emission.scalars.map(old, news[start]);
       }
     }
   };
@@ -94,21 +123,21 @@ LogicalResult Distributor::emitFor(Operation *op) {
     else
       b.setInsertionPointToEnd(body);
     bindRange(newFor.getRegionIterArgs(), forOp.getRegionIterArgs());
-    forgetAccesses();
-    if (failed(loopStagesBody(op, lb, ub, step, newFor.getInductionVar())))
+    cx.forgetAccesses();
+    if (failed(cx.loopStagesBody(op, lb, ub, step, newFor.getInductionVar())))
       return failure();
-    if (failed(emitBlock(*forOp.getBody())))
+    if (failed(cx.emitBlock(*forOp.getBody())))
       return failure();
     auto yield = cast<scf::YieldOp>(forOp.getBody()->getTerminator());
     SmallVector<Value> yields;
     for (auto [i, v] : llvm::enumerate(yield.getOperands())) {
       if (argLayouts[i] >= 0) {
-        auto regs = get(v, argLayouts[i]);
+        auto regs = cx.get(v, argLayouts[i]);
         if (failed(regs))
           return failure();
         llvm::append_range(yields, *regs);
       } else {
-        yields.push_back(scalars.lookup(v));
+        yields.push_back(emission.scalars.lookup(v));
       }
     }
     if (body->mightHaveTerminator())
@@ -117,14 +146,11 @@ LogicalResult Distributor::emitFor(Operation *op) {
     scf::YieldOp::create(b, loc, yields);
   }
   bindRange(newFor.getResults(), forOp.getResults());
-  forgetAccesses();
+  cx.forgetAccesses();
   return success();
 }
 
-/// An scf.if whose branches only compute (pure ops) and update scratch
-/// buffers kept in registers: emitted as both branches plus selects, which
-/// avoids carrying the registers through control flow.
-bool Distributor::isSelectable(scf::IfOp ifOp) {
+bool ControlFlowEmitter::isSelectable(scf::IfOp ifOp) {
   if (ifOp->getNumResults() != 0)
     return false;
   bool ok = true;
@@ -132,12 +158,12 @@ bool Distributor::isSelectable(scf::IfOp ifOp) {
     if (inner == ifOp.getOperation() || isa<scf::YieldOp>(inner))
       return;
     if (auto m = dyn_cast<bufferization::MaterializeInDestinationOp>(inner)) {
-      if (!promotedOf(m.getDest()))
+      if (!cx.promotedOf(m.getDest()))
         ok = false;
       return;
     }
     if (auto tt = dyn_cast<bufferization::ToTensorOp>(inner)) {
-      if (!promotedOf(tt.getBuffer()))
+      if (!cx.promotedOf(tt.getBuffer()))
         ok = false;
       return;
     }
@@ -149,27 +175,27 @@ bool Distributor::isSelectable(scf::IfOp ifOp) {
   return ok;
 }
 
-LogicalResult Distributor::emitIf(Operation *op) {
+LogicalResult ControlFlowEmitter::emitIf(Operation *op) {
   auto ifOp = cast<scf::IfOp>(op);
   Location loc = ifOp.getLoc();
   if (isSelectable(ifOp)) {
     SmallVector<Value> touched;
-    for (auto &[arg, p] : promoted)
+    for (auto &[arg, p] : promotion.promoted)
       touched.push_back(arg);
     SmallVector<SmallVector<Value>> before, after;
     for (Value arg : touched)
-      before.push_back(promotedOf(arg)->regs);
-    if (failed(emitBlock(*ifOp.thenBlock())))
+      before.push_back(cx.promotedOf(arg)->regs);
+    if (failed(cx.emitBlock(*ifOp.thenBlock())))
       return failure();
     for (Value arg : touched)
-      after.push_back(promotedOf(arg)->regs);
+      after.push_back(cx.promotedOf(arg)->regs);
     for (auto [arg, regs] : llvm::zip(touched, before))
-      promotedOf(arg)->regs = regs;
-    if (ifOp.elseBlock() && failed(emitBlock(*ifOp.elseBlock())))
+      cx.promotedOf(arg)->regs = regs;
+    if (ifOp.elseBlock() && failed(cx.emitBlock(*ifOp.elseBlock())))
       return failure();
-    Value cond = scalars.lookup(ifOp.getCondition());
+    Value cond = emission.scalars.lookup(ifOp.getCondition());
     for (auto [i, arg] : llvm::enumerate(touched)) {
-      Promoted *p = promotedOf(arg);
+      PromotionState::Promoted *p = cx.promotedOf(arg);
       for (auto [r, reg] : llvm::enumerate(p->regs))
         if (after[i][r] != reg)
           reg = arith::SelectOp::create(b, loc, cond, after[i][r], reg);
@@ -182,9 +208,10 @@ LogicalResult Distributor::emitIf(Operation *op) {
   for (Value r : ifOp.getResults()) {
     unsigned start = types.size();
     if (auto t = dyn_cast<RankedTensorType>(r.getType())) {
-      int id = layoutOf.count(r) ? layoutOf.lookup(r) : defaultLayout(t);
+      int id = analysis.layoutOf.count(r) ? analysis.layoutOf.lookup(r)
+                                          : cx.defaultLayout(t);
       resLayouts.push_back(id);
-      types.append(layout(id).numRegs(), t.getElementType());
+      types.append(cx.layout(id).numRegs(), t.getElementType());
     } else {
       resLayouts.push_back(-1);
       types.push_back(r.getType());
@@ -194,19 +221,20 @@ LogicalResult Distributor::emitIf(Operation *op) {
   // Register-resident scratch written inside: carried through the if.
   SmallVector<Value> modified;
   ifOp.walk([&](bufferization::MaterializeInDestinationOp m) {
-    if (promotedOf(m.getDest()) && !llvm::is_contained(modified, m.getDest()))
+    if (cx.promotedOf(m.getDest()) &&
+        !llvm::is_contained(modified, m.getDest()))
       modified.push_back(m.getDest());
   });
   SmallVector<SmallVector<Value>> before;
   for (Value arg : modified) {
-    before.push_back(promotedOf(arg)->regs);
+    before.push_back(cx.promotedOf(arg)->regs);
     types.append(before.back().size(),
-                 promotedOf(arg)->type.getElementType());
+                 cx.promotedOf(arg)->type.getElementType());
   }
   bool hasElse = ifOp.elseBlock() != nullptr || !modified.empty();
-  auto newIf = scf::IfOp::create(b, loc, types,
-                                 scalars.lookup(ifOp.getCondition()), hasElse);
-  auto saved = accessesSinceBarrier;
+  auto newIf = scf::IfOp::create(
+      b, loc, types, emission.scalars.lookup(ifOp.getCondition()), hasElse);
+  auto saved = barriers.accessesSinceBarrier;
   auto emitBranch = [&](Block *oldBlock, Block *newBlock) -> LogicalResult {
     OpBuilder::InsertionGuard guard(b);
     bool hadTerminator = newBlock->mightHaveTerminator();
@@ -214,26 +242,26 @@ LogicalResult Distributor::emitIf(Operation *op) {
       b.setInsertionPoint(newBlock->getTerminator());
     else
       b.setInsertionPointToEnd(newBlock);
-    accessesSinceBarrier = saved;
+    barriers.accessesSinceBarrier = saved;
     for (auto [arg, regs] : llvm::zip(modified, before))
-      promotedOf(arg)->regs = regs;
-    if (oldBlock && failed(emitBlock(*oldBlock)))
+      cx.promotedOf(arg)->regs = regs;
+    if (oldBlock && failed(cx.emitBlock(*oldBlock)))
       return failure();
     SmallVector<Value> yields;
     ValueRange oldYields = oldBlock ? oldBlock->getTerminator()->getOperands()
                                     : ValueRange{};
     for (auto [i, v] : llvm::enumerate(oldYields)) {
       if (resLayouts[i] >= 0) {
-        auto regs = get(v, resLayouts[i]);
+        auto regs = cx.get(v, resLayouts[i]);
         if (failed(regs))
           return failure();
         llvm::append_range(yields, *regs);
       } else {
-        yields.push_back(scalars.lookup(v));
+        yields.push_back(emission.scalars.lookup(v));
       }
     }
     for (Value arg : modified)
-      llvm::append_range(yields, promotedOf(arg)->regs);
+      llvm::append_range(yields, cx.promotedOf(arg)->regs);
     if (hadTerminator)
       newBlock->getTerminator()->erase();
     b.setInsertionPointToEnd(newBlock);
@@ -247,7 +275,7 @@ LogicalResult Distributor::emitIf(Operation *op) {
   {
     size_t next = types.size();
     for (Value arg : llvm::reverse(modified)) {
-      Promoted *p = promotedOf(arg);
+      PromotionState::Promoted *p = cx.promotedOf(arg);
       next -= p->regs.size();
       p->regs.assign(newIf.getResults().begin() + next,
                      newIf.getResults().begin() + next + p->regs.size());
@@ -256,17 +284,17 @@ LogicalResult Distributor::emitIf(Operation *op) {
   for (auto [i, r] : llvm::enumerate(ifOp.getResults())) {
     auto [start, count] = segments[i];
     if (resLayouts[i] >= 0)
-      setDist(r, Dist{resLayouts[i], SmallVector<Value>(
-                                         newIf.getResults().slice(start,
-                                                                  count))});
+      cx.setDist(
+          r, Dist{resLayouts[i],
+                  SmallVector<Value>(newIf.getResults().slice(start, count))});
     else
-      scalars.map(r, newIf.getResult(start));
+      emission.scalars.map(r, newIf.getResult(start));
   }
-  forgetAccesses();
+  cx.forgetAccesses();
   return success();
 }
 
-LogicalResult Distributor::emitWhile(Operation *op) {
+LogicalResult ControlFlowEmitter::emitWhile(Operation *op) {
   auto whileOp = cast<scf::WhileOp>(op);
   Location loc = whileOp.getLoc();
   Block &before = whileOp.getBefore().front();
@@ -277,9 +305,10 @@ LogicalResult Distributor::emitWhile(Operation *op) {
     for (Value v : olds) {
       unsigned start = types.size();
       if (auto t = dyn_cast<RankedTensorType>(v.getType())) {
-        int id = layoutOf.count(v) ? layoutOf.lookup(v) : defaultLayout(t);
+        int id = analysis.layoutOf.count(v) ? analysis.layoutOf.lookup(v)
+                                            : cx.defaultLayout(t);
         lay.push_back(id);
-        types.append(layout(id).numRegs(), t.getElementType());
+        types.append(cx.layout(id).numRegs(), t.getElementType());
       } else {
         lay.push_back(-1);
         types.push_back(v.getType());
@@ -297,12 +326,12 @@ LogicalResult Distributor::emitWhile(Operation *op) {
     SmallVector<Value> out;
     for (auto [i, v] : llvm::enumerate(olds)) {
       if (lay[i] >= 0) {
-        auto regs = get(v, lay[i]);
+        auto regs = cx.get(v, lay[i]);
         if (failed(regs))
           return failure();
         llvm::append_range(out, *regs);
       } else {
-        out.push_back(scalars.lookup(v));
+        out.push_back(emission.scalars.lookup(v));
       }
     }
     return out;
@@ -312,9 +341,10 @@ LogicalResult Distributor::emitWhile(Operation *op) {
     for (auto [i, old] : llvm::enumerate(olds)) {
       auto [start, count] = seg[i];
       if (lay[i] >= 0)
-        setDist(old, Dist{lay[i], SmallVector<Value>(news.slice(start, count))});
+        cx.setDist(old,
+                   Dist{lay[i], SmallVector<Value>(news.slice(start, count))});
       else
-        scalars.map(old, news[start]);
+        emission.scalars.map(old, news[start]);
     }
   };
   auto inits = collect(whileOp.getInits(), beforeLay);
@@ -330,19 +360,19 @@ LogicalResult Distributor::emitWhile(Operation *op) {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToEnd(nb);
     bind(before.getArguments(), nb->getArguments(), beforeLay, beforeSeg);
-    forgetAccesses();
-    if (failed(emitBlock(before)))
+    cx.forgetAccesses();
+    if (failed(cx.emitBlock(before)))
       return failure();
     auto cond = cast<scf::ConditionOp>(before.getTerminator());
     auto args = collect(cond.getArgs(), afterLay);
     if (failed(args))
       return failure();
-    scf::ConditionOp::create(b, loc, scalars.lookup(cond.getCondition()),
-                             *args);
+    scf::ConditionOp::create(
+        b, loc, emission.scalars.lookup(cond.getCondition()), *args);
     b.setInsertionPointToEnd(na);
     bind(after.getArguments(), na->getArguments(), afterLay, afterSeg);
-    forgetAccesses();
-    if (failed(emitBlock(after)))
+    cx.forgetAccesses();
+    if (failed(cx.emitBlock(after)))
       return failure();
     auto yield = cast<scf::YieldOp>(after.getTerminator());
     auto ys = collect(yield.getOperands(), beforeLay);
@@ -351,7 +381,6 @@ LogicalResult Distributor::emitWhile(Operation *op) {
     scf::YieldOp::create(b, loc, *ys);
   }
   bind(whileOp.getResults(), newWhile.getResults(), afterLay, afterSeg);
-  forgetAccesses();
+  cx.forgetAccesses();
   return success();
 }
-

@@ -1,12 +1,12 @@
 //===- EmitElementwise.cpp - elementwise ops --------------------*- C++ -*-===//
 //
 // linalg.generic without reductions, register by register in the
-// result's layout, and the body combiner reductions reuse.
+// result's layout.
 //
 //===----------------------------------------------------------------------===//
 
-#include "passes/Conversion/PallasToGPU/Distribute.h"
 #include "passes/Conversion/PallasToGPU/DistributeUtils.h"
+#include "passes/Conversion/PallasToGPU/EmitContext.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/UB/IR/UBOps.h"
@@ -21,43 +21,41 @@ using namespace mlir::pallas;
 using namespace mlir::pallas::gpu;
 using namespace mlir::pallas::gpu::detail;
 
+namespace {
+
+/// linalg.generic without reductions.
+class ElementwiseEmitter {
+public:
+  explicit ElementwiseEmitter(EmitContext &cx) : cx(cx) {}
+  LogicalResult emitElementwise(Operation *op);
+
+private:
+  EmitContext &cx;
+};
+
+} // namespace
+
 void mlir::pallas::gpu::populateElementwiseEmitters(EmitterRegistry &r) {
-  r.add<linalg::GenericOp>(&Distributor::emitElementwise);
+  r.add<linalg::GenericOp>(
+      emitWith<ElementwiseEmitter, &ElementwiseEmitter::emitElementwise>);
 }
 
-LogicalResult Distributor::emitElementwise(Operation *op) {
+LogicalResult ElementwiseEmitter::emitElementwise(Operation *op) {
   auto g = cast<linalg::GenericOp>(op);
   if (!isElementwise(g))
     return op->emitOpError()
            << "is a reduction the CUDA lowering does not support yet";
-  int id = layoutOf.lookup(g->getResult(0));
-  // Reuse the flexible materializer: it computes all results at once.
-  flexible.insert(g->getResult(0));
-  auto regs0 = materialize(g->getResult(0), id);
-  flexible.erase(g->getResult(0));
+  int id = cx.analysis().layoutOf.lookup(g->getResult(0));
+  // The flexible materializer in the result's layout: it computes all
+  // results at once, register by register.
+  auto regs0 = cx.materialize(g->getResult(0), id);
   if (failed(regs0))
     return failure();
   if (g->getNumResults() == 1) {
-    setDist(g->getResult(0), Dist{id, *regs0});
-    memo.erase({g->getResult(0), id});
+    cx.setDist(g->getResult(0), Dist{id, *regs0});
+    cx.emission().memo.erase({g->getResult(0), id});
     return success();
   }
   return op->emitOpError()
          << "has several results; the CUDA lowering supports one";
 }
-
-SmallVector<Value> Distributor::combine(Block &body, ArrayRef<Value> in,
-                                        ArrayRef<Value> acc) {
-  IRMapping m;
-  for (auto [i, v] : llvm::enumerate(in))
-    m.map(body.getArgument(i), v);
-  for (auto [i, v] : llvm::enumerate(acc))
-    m.map(body.getArgument(in.size() + i), v);
-  for (Operation &inner : body.without_terminator())
-    b.clone(inner, m);
-  SmallVector<Value> out;
-  for (Value y : body.getTerminator()->getOperands())
-    out.push_back(m.lookupOrDefault(y));
-  return out;
-}
-

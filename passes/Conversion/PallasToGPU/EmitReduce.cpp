@@ -5,8 +5,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "passes/Conversion/PallasToGPU/Distribute.h"
 #include "passes/Conversion/PallasToGPU/DistributeUtils.h"
+#include "passes/Conversion/PallasToGPU/EmitContext.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/UB/IR/UBOps.h"
@@ -21,11 +21,51 @@ using namespace mlir::pallas;
 using namespace mlir::pallas::gpu;
 using namespace mlir::pallas::gpu::detail;
 
+namespace {
+
+/// linalg.reduce.
+class ReduceEmitter {
+public:
+  explicit ReduceEmitter(EmitContext &cx)
+      : cx(cx), analysis(cx.analysis()), kc(cx.context()), b(cx.builder()) {}
+  LogicalResult emitReduce(Operation *op);
+
+private:
+  /// The combiner `body` (a block of `2n` arguments: `in`, then `acc`)
+  /// cloned at the builder; its `n` results.
+  SmallVector<Value> combine(Block &body, ArrayRef<Value> in,
+                             ArrayRef<Value> acc);
+  /// `v` from the lane `mask` away (xor) in the warp.
+  Value shuffleXor(Value v, int64_t mask);
+
+  EmitContext &cx;
+  const LayoutAssignmentResult &analysis;
+  KernelContext &kc;
+  OpBuilder &b;
+};
+
+} // namespace
+
 void mlir::pallas::gpu::populateReduceEmitters(EmitterRegistry &r) {
-  r.add<linalg::ReduceOp>(&Distributor::emitReduce);
+  r.add<linalg::ReduceOp>(emitWith<ReduceEmitter, &ReduceEmitter::emitReduce>);
 }
 
-Value Distributor::shuffleXor(Value v, int64_t mask) {
+SmallVector<Value> ReduceEmitter::combine(Block &body, ArrayRef<Value> in,
+                                          ArrayRef<Value> acc) {
+  IRMapping m;
+  for (auto [i, v] : llvm::enumerate(in))
+    m.map(body.getArgument(i), v);
+  for (auto [i, v] : llvm::enumerate(acc))
+    m.map(body.getArgument(in.size() + i), v);
+  for (Operation &inner : body.without_terminator())
+    b.clone(inner, m);
+  SmallVector<Value> out;
+  for (Value y : body.getTerminator()->getOperands())
+    out.push_back(m.lookupOrDefault(y));
+  return out;
+}
+
+Value ReduceEmitter::shuffleXor(Value v, int64_t mask) {
   Location loc = kc.loc;
   Type t = v.getType();
   auto shfl = [&](Value x) {
@@ -67,13 +107,13 @@ Value Distributor::shuffleXor(Value v, int64_t mask) {
   return result;
 }
 
-LogicalResult Distributor::emitReduce(Operation *op) {
+LogicalResult ReduceEmitter::emitReduce(Operation *op) {
   auto red = cast<linalg::ReduceOp>(op);
   ArrayRef<int64_t> dims = red.getDimensions();
   Block &body = red.getCombiner().front();
   size_t n = red.getInputs().size();
   Value in0 = red.getInputs()[0];
-  int a = layoutOrDefault(in0);
+  int a = cx.layoutOrDefault(in0);
   // Every basis must lie inside or outside the reduced dims.
   auto pure = [&](const Layout &l) {
     for (uint64_t basis : llvm::concat<const uint64_t>(l.regs, l.lanes,
@@ -87,16 +127,16 @@ LogicalResult Distributor::emitReduce(Operation *op) {
     }
     return true;
   };
-  if (!pure(layout(a)))
-    a = defaultLayout(cast<RankedTensorType>(in0.getType()));
-  const Layout &A = layout(a);
-  int s = layoutOf.count(red->getResult(0))
-              ? layoutOf.lookup(red->getResult(0))
-              : intern(sliceLayout(A, dims));
+  if (!pure(cx.layout(a)))
+    a = cx.defaultLayout(cast<RankedTensorType>(in0.getType()));
+  const Layout &A = cx.layout(a);
+  int s = analysis.layoutOf.count(red->getResult(0))
+              ? analysis.layoutOf.lookup(red->getResult(0))
+              : cx.intern(sliceLayout(A, dims));
   Layout expect = sliceLayout(A, dims);
-  if (!layout(s).sameDistribution(expect))
-    s = intern(expect);
-  const Layout &S = layout(s);
+  if (!cx.layout(s).sameDistribution(expect))
+    s = cx.intern(expect);
+  const Layout &S = cx.layout(s);
   SmallVector<int64_t> kept;
   for (int64_t d = 0; d < A.rank(); ++d)
     if (!llvm::is_contained(dims, d))
@@ -104,7 +144,7 @@ LogicalResult Distributor::emitReduce(Operation *op) {
 
   SmallVector<SmallVector<Value>> inputs;
   for (Value in : red.getInputs()) {
-    auto regs = get(in, a);
+    auto regs = cx.get(in, a);
     if (failed(regs))
       return failure();
     inputs.push_back(*regs);
@@ -154,14 +194,14 @@ LogicalResult Distributor::emitReduce(Operation *op) {
   if (!warpBits.empty()) {
     int64_t groupsN = int64_t(1) << warpBits.size();
     int64_t elems = S.numElements();
-    Value g = idx(0);
+    Value g = cx.idx(0);
     for (auto [k, bit] : llvm::enumerate(warpBits)) {
       Value t = arith::AndIOp::create(
           b, kc.loc,
-          arith::ShRUIOp::create(b, kc.loc, kc.tid, idx(kc.laneBits + bit)),
-          idx(1));
+          arith::ShRUIOp::create(b, kc.loc, kc.tid, cx.idx(kc.laneBits + bit)),
+          cx.idx(1));
       if (k)
-        t = arith::ShLIOp::create(b, kc.loc, t, idx(k));
+        t = arith::ShLIOp::create(b, kc.loc, t, cx.idx(k));
       g = arith::OrIOp::create(b, kc.loc, g, t);
     }
     std::vector<View> ws;
@@ -170,17 +210,17 @@ LogicalResult Distributor::emitReduce(Operation *op) {
       Type t = cast<RankedTensorType>(red.getInputs()[k].getType())
                    .getElementType();
       int64_t bytes;
-      ws.push_back(workspace({groupsN, elems}, t, offset, false, bytes));
+      ws.push_back(cx.workspace({groupsN, elems}, t, offset, false, bytes));
       offset += (bytes + 15) / 16 * 16;
     }
     auto linear = [&](int64_t sr) {
-      SmallVector<Value> c = coords(s, sr);
-      Value lin = idx(0);
+      SmallVector<Value> c = cx.coords(s, sr);
+      Value lin = cx.idx(0);
       int64_t stride = 1;
       for (int64_t d = S.rank() - 1; d >= 0; --d) {
         lin = arith::AddIOp::create(
             b, kc.loc, lin,
-            arith::MulIOp::create(b, kc.loc, c[d], idx(stride)));
+            arith::MulIOp::create(b, kc.loc, c[d], cx.idx(stride)));
         stride *= S.shape[d];
       }
       return lin;
@@ -203,31 +243,31 @@ LogicalResult Distributor::emitReduce(Operation *op) {
         memref::StoreOp::create(b, kc.loc, toStorage(partial[sr][k]),
                                 ws[k].base, ValueRange{g, lins[sr]});
     }
-    barrier();
+    cx.barrier();
     for (int64_t sr = 0; sr < S.numRegs(); ++sr) {
       SmallVector<Value> acc;
       for (size_t k = 0; k < n; ++k)
-        acc.push_back(fromStorage(
-            memref::LoadOp::create(b, kc.loc, ws[k].base,
-                                   ValueRange{idx(0), lins[sr]}),
-            partial[sr][k].getType()));
+        acc.push_back(
+            fromStorage(memref::LoadOp::create(b, kc.loc, ws[k].base,
+                                               ValueRange{cx.idx(0), lins[sr]}),
+                        partial[sr][k].getType()));
       for (int64_t gi = 1; gi < groupsN; ++gi) {
         SmallVector<Value> other;
         for (size_t k = 0; k < n; ++k)
           other.push_back(fromStorage(
               memref::LoadOp::create(b, kc.loc, ws[k].base,
-                                     ValueRange{idx(gi), lins[sr]}),
+                                     ValueRange{cx.idx(gi), lins[sr]}),
               partial[sr][k].getType()));
         acc = combine(body, other, acc);
       }
       partial[sr] = acc;
     }
-    barrier();
+    cx.barrier();
   }
   // 4. The init values.
   SmallVector<SmallVector<Value>> inits;
   for (Value init : red.getInits()) {
-    auto regs = get(init, s);
+    auto regs = cx.get(init, s);
     if (failed(regs))
       return failure();
     inits.push_back(*regs);
@@ -242,7 +282,6 @@ LogicalResult Distributor::emitReduce(Operation *op) {
       results[k].push_back(out[k]);
   }
   for (size_t k = 0; k < n; ++k)
-    setDist(red->getResult(k), Dist{s, results[k]});
+    cx.setDist(red->getResult(k), Dist{s, results[k]});
   return success();
 }
-

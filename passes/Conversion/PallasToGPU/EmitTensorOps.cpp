@@ -5,8 +5,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "passes/Conversion/PallasToGPU/Distribute.h"
 #include "passes/Conversion/PallasToGPU/DistributeUtils.h"
+#include "passes/Conversion/PallasToGPU/EmitContext.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/UB/IR/UBOps.h"
@@ -25,72 +25,106 @@ using namespace mlir::pallas::gpu::detail;
 // Tensor ops
 //===----------------------------------------------------------------------===//
 
+namespace {
+
+/// The tensor ops: relabelings, tensor.generate, element and slice
+/// extraction and insertion.
+class TensorEmitter {
+public:
+  explicit TensorEmitter(EmitContext &cx)
+      : cx(cx), analysis(cx.analysis()), emission(cx.emission()),
+        kc(cx.context()), b(cx.builder()) {}
+  /// transpose / collapse_shape / expand_shape: the same registers under
+  /// the relabeled layout the analysis chose.
+  LogicalResult emitRelabel(Operation *op);
+  LogicalResult emitGenerate(Operation *op);
+  LogicalResult emitExtract(Operation *op);
+  LogicalResult emitInsert(Operation *op);
+  LogicalResult emitExtractSlice(Operation *op);
+  LogicalResult emitInsertSlice(Operation *op);
+
+private:
+  EmitContext &cx;
+  const LayoutAssignmentResult &analysis;
+  EmissionState &emission;
+  KernelContext &kc;
+  OpBuilder &b;
+};
+
+} // namespace
+
 void mlir::pallas::gpu::populateTensorEmitters(EmitterRegistry &r) {
   r.add<linalg::TransposeOp, tensor::CollapseShapeOp, tensor::ExpandShapeOp>(
-      &Distributor::emitRelabel);
-  r.add<tensor::GenerateOp>(&Distributor::emitGenerate);
-  r.add<tensor::ExtractOp>(&Distributor::emitExtract);
-  r.add<tensor::InsertOp>(&Distributor::emitInsert);
-  r.add<tensor::ExtractSliceOp>(&Distributor::emitExtractSlice);
-  r.add<tensor::InsertSliceOp>(&Distributor::emitInsertSlice);
+      emitWith<TensorEmitter, &TensorEmitter::emitRelabel>);
+  r.add<tensor::GenerateOp>(
+      emitWith<TensorEmitter, &TensorEmitter::emitGenerate>);
+  r.add<tensor::ExtractOp>(
+      emitWith<TensorEmitter, &TensorEmitter::emitExtract>);
+  r.add<tensor::InsertOp>(emitWith<TensorEmitter, &TensorEmitter::emitInsert>);
+  r.add<tensor::ExtractSliceOp>(
+      emitWith<TensorEmitter, &TensorEmitter::emitExtractSlice>);
+  r.add<tensor::InsertSliceOp>(
+      emitWith<TensorEmitter, &TensorEmitter::emitInsertSlice>);
 }
 
-LogicalResult Distributor::emitRelabel(Operation *op) {
+LogicalResult TensorEmitter::emitRelabel(Operation *op) {
   Value in = op->getOperand(0);
-  int inLayout = layoutOrDefault(in);
-  auto regs = get(in, inLayout);
+  int inLayout = cx.layoutOrDefault(in);
+  auto regs = cx.get(in, inLayout);
   if (failed(regs))
     return failure();
-  int out = layoutOf.lookup(op->getResult(0));
+  int out = analysis.layoutOf.lookup(op->getResult(0));
   // The analysis made `out` the relabeled input layout.
-  setDist(op->getResult(0), Dist{out, *regs});
+  cx.setDist(op->getResult(0), Dist{out, *regs});
   return success();
 }
 
-LogicalResult Distributor::emitGenerate(Operation *op) {
+LogicalResult TensorEmitter::emitGenerate(Operation *op) {
   auto gen = cast<tensor::GenerateOp>(op);
-  int id = layoutOrDefault(gen.getResult());
+  int id = cx.layoutOrDefault(gen.getResult());
   Block &body = gen.getBody().front();
   // Order the reads before any lane diverges.
   gen.walk([&](memref::LoadOp load) {
-    if (auto it = views.find(load.getMemref()); it != views.end())
-      beforeAccess(it->second, -1, false);
+    if (auto it = emission.views.find(load.getMemref());
+        it != emission.views.end())
+      cx.beforeAccess(it->second, -1, false);
   });
   SmallVector<Value> regs;
-  for (int64_t r = 0; r < layout(id).numRegs(); ++r) {
-    SmallVector<Value> c = coords(id, r);
+  for (int64_t r = 0; r < cx.layout(id).numRegs(); ++r) {
+    SmallVector<Value> c = cx.coords(id, r);
     for (auto [i, arg] : llvm::enumerate(body.getArguments()))
-      scalars.map(arg, c[i]);
-    inLaneContext = true;
-    LogicalResult ok = emitBlock(body);
-    inLaneContext = false;
+      emission.scalars.map(arg, c[i]);
+    emission.inLaneContext = true;
+    LogicalResult ok = cx.emitBlock(body);
+    emission.inLaneContext = false;
     if (failed(ok))
       return failure();
-    regs.push_back(scalars.lookup(body.getTerminator()->getOperand(0)));
+    regs.push_back(
+        emission.scalars.lookup(body.getTerminator()->getOperand(0)));
   }
-  setDist(gen.getResult(), Dist{id, regs});
+  cx.setDist(gen.getResult(), Dist{id, regs});
   return success();
 }
 
-LogicalResult Distributor::emitExtract(Operation *op) {
+LogicalResult TensorEmitter::emitExtract(Operation *op) {
   auto ex = cast<tensor::ExtractOp>(op);
   Value t = ex.getTensor();
-  int id = layoutOrDefault(t);
-  auto regsOr = get(t, id);
+  int id = cx.layoutOrDefault(t);
+  auto regsOr = cx.get(t, id);
   if (failed(regsOr))
     return failure();
-  const Layout &l = layout(id);
+  const Layout &l = cx.layout(id);
   SmallVector<Value> indices;
   for (Value i : ex.getIndices())
-    indices.push_back(scalars.lookup(i));
+    indices.push_back(emission.scalars.lookup(i));
   if (l.rank() == 0) {
-    scalars.map(ex.getResult(), (*regsOr)[0]);
+    emission.scalars.map(ex.getResult(), (*regsOr)[0]);
     return success();
   }
   // This thread's candidate and whether it holds the element.
   Value value = (*regsOr)[0], owns;
   for (int64_t r = 0; r < l.numRegs(); ++r) {
-    SmallVector<Value> c = coords(id, r);
+    SmallVector<Value> c = cx.coords(id, r);
     Value own = arith::ConstantIntOp::create(b, kc.loc, 1, 1);
     for (int64_t d = 0; d < l.rank(); ++d)
       own = arith::AndIOp::create(
@@ -107,12 +141,12 @@ LogicalResult Distributor::emitExtract(Operation *op) {
   bool everyThread = llvm::all_of(l.lanes, [](uint64_t x) { return x == 0; }) &&
                      llvm::all_of(l.warps, [](uint64_t x) { return x == 0; });
   if (everyThread) {
-    scalars.map(ex.getResult(), value);
+    emission.scalars.map(ex.getResult(), value);
     return success();
   }
   Type type = value.getType();
   int64_t bytes;
-  View ws = workspace({1}, type, 0, false, bytes);
+  View ws = cx.workspace({1}, type, 0, false, bytes);
   Value stored = type.isInteger(1)
                      ? arith::ExtUIOp::create(b, kc.loc, b.getI8Type(), value)
                            .getResult()
@@ -121,62 +155,63 @@ LogicalResult Distributor::emitExtract(Operation *op) {
   {
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToStart(ifOp.thenBlock());
-    memref::StoreOp::create(b, kc.loc, stored, ws.base, ValueRange{idx(0)});
+    memref::StoreOp::create(b, kc.loc, stored, ws.base, ValueRange{cx.idx(0)});
   }
-  barrier();
-  Value loaded = memref::LoadOp::create(b, kc.loc, ws.base, ValueRange{idx(0)});
-  barrier();
+  cx.barrier();
+  Value loaded =
+      memref::LoadOp::create(b, kc.loc, ws.base, ValueRange{cx.idx(0)});
+  cx.barrier();
   if (type.isInteger(1))
     loaded = arith::TruncIOp::create(b, kc.loc, type, loaded);
-  scalars.map(ex.getResult(), loaded);
+  emission.scalars.map(ex.getResult(), loaded);
   return success();
 }
 
-LogicalResult Distributor::emitInsert(Operation *op) {
+LogicalResult TensorEmitter::emitInsert(Operation *op) {
   auto ins = cast<tensor::InsertOp>(op);
-  int id = layoutOrDefault(ins.getResult());
-  auto regs = get(ins.getDest(), id);
+  int id = cx.layoutOrDefault(ins.getResult());
+  auto regs = cx.get(ins.getDest(), id);
   if (failed(regs))
     return failure();
-  Value s = scalars.lookup(ins.getScalar());
+  Value s = emission.scalars.lookup(ins.getScalar());
   SmallVector<Value> out;
-  const Layout &l = layout(id);
+  const Layout &l = cx.layout(id);
   for (int64_t r = 0; r < l.numRegs(); ++r) {
-    SmallVector<Value> c = coords(id, r);
+    SmallVector<Value> c = cx.coords(id, r);
     Value own = arith::ConstantIntOp::create(b, kc.loc, 1, 1);
     for (auto [d, i] : llvm::enumerate(ins.getIndices()))
       own = arith::AndIOp::create(
           b, kc.loc, own,
           arith::CmpIOp::create(b, kc.loc, arith::CmpIPredicate::eq, c[d],
-                                scalars.lookup(i)));
+                                emission.scalars.lookup(i)));
     out.push_back(arith::SelectOp::create(b, kc.loc, own, s, (*regs)[r]));
   }
-  setDist(ins.getResult(), Dist{id, out});
+  cx.setDist(ins.getResult(), Dist{id, out});
   return success();
 }
 
-LogicalResult Distributor::emitExtractSlice(Operation *op) {
+LogicalResult TensorEmitter::emitExtractSlice(Operation *op) {
   auto ex = cast<tensor::ExtractSliceOp>(op);
   Value src = ex.getSource();
   auto srcType = cast<RankedTensorType>(src.getType());
-  int srcId = layoutOrDefault(src);
-  auto regs = get(src, srcId);
+  int srcId = cx.layoutOrDefault(src);
+  auto regs = cx.get(src, srcId);
   if (failed(regs))
     return failure();
   int64_t bytes;
-  View ws = workspace(srcType.getShape(), srcType.getElementType(), 0, false,
-                      bytes);
+  View ws = cx.workspace(srcType.getShape(), srcType.getElementType(), 0, false,
+                         bytes);
   SmallVector<Value> stored(*regs);
   if (srcType.getElementType().isInteger(1))
     for (Value &r : stored)
       r = arith::ExtUIOp::create(b, kc.loc, b.getI8Type(), r);
-  if (failed(store(ws, srcId, stored)))
+  if (failed(cx.store(ws, srcId, stored)))
     return failure();
-  barrier();
+  cx.barrier();
   SmallVector<OpFoldResult> offsets;
   for (OpFoldResult o : ex.getMixedOffsets()) {
     if (auto v = dyn_cast<Value>(o))
-      offsets.push_back(scalars.lookup(v));
+      offsets.push_back(emission.scalars.lookup(v));
     else
       offsets.push_back(o);
   }
@@ -185,28 +220,28 @@ LogicalResult Distributor::emitExtractSlice(Operation *op) {
   if (ShapedType::isDynamicShape(sizes) ||
       llvm::any_of(strides, ShapedType::isDynamic))
     return op->emitOpError() << "has dynamic sizes or strides";
-  View slice = subview(ws, offsets, {}, sizes, strides, ex.getDroppedDims());
-  int id = layoutOrDefault(ex.getResult());
-  auto loaded = load(slice, id);
+  View slice = cx.subview(ws, offsets, {}, sizes, strides, ex.getDroppedDims());
+  int id = cx.layoutOrDefault(ex.getResult());
+  auto loaded = cx.load(slice, id);
   if (failed(loaded))
     return failure();
-  barrier();
+  cx.barrier();
   if (srcType.getElementType().isInteger(1))
     for (Value &r : *loaded)
       r = arith::TruncIOp::create(b, kc.loc, b.getI1Type(), r);
-  setDist(ex.getResult(), Dist{id, *loaded});
+  cx.setDist(ex.getResult(), Dist{id, *loaded});
   return success();
 }
 
-LogicalResult Distributor::emitInsertSlice(Operation *op) {
+LogicalResult TensorEmitter::emitInsertSlice(Operation *op) {
   auto ins = cast<tensor::InsertSliceOp>(op);
   auto srcType = cast<RankedTensorType>(ins.getSource().getType());
-  int srcId = layoutOrDefault(ins.getSource());
-  auto src = get(ins.getSource(), srcId);
+  int srcId = cx.layoutOrDefault(ins.getSource());
+  auto src = cx.get(ins.getSource(), srcId);
   if (failed(src))
     return failure();
-  int id = layoutOrDefault(ins.getResult());
-  auto dest = get(ins.getDest(), id);
+  int id = cx.layoutOrDefault(ins.getResult());
+  auto dest = cx.get(ins.getDest(), id);
   if (failed(dest))
     return failure();
   SmallVector<int64_t> sizes(ins.getStaticSizes()),
@@ -217,58 +252,59 @@ LogicalResult Distributor::emitInsertSlice(Operation *op) {
   Type elem = srcType.getElementType();
   bool isBool = elem.isInteger(1);
   int64_t bytes;
-  View ws = workspace(srcType.getShape(), elem, 0, false, bytes);
+  View ws = cx.workspace(srcType.getShape(), elem, 0, false, bytes);
   SmallVector<Value> stored(*src);
   if (isBool)
     for (Value &r : stored)
       r = arith::ExtUIOp::create(b, kc.loc, b.getI8Type(), r);
-  if (failed(store(ws, srcId, stored)))
+  if (failed(cx.store(ws, srcId, stored)))
     return failure();
-  barrier();
+  cx.barrier();
   // Destination dims the source keeps (rank-reducing inserts drop some).
   llvm::SmallBitVector dropped = ins.getDroppedDims();
   SmallVector<Value> offsets;
   for (OpFoldResult o : ins.getMixedOffsets()) {
     if (auto v = dyn_cast<Value>(o))
-      offsets.push_back(scalars.lookup(v));
+      offsets.push_back(emission.scalars.lookup(v));
     else
-      offsets.push_back(idx(*getConstantIntValue(o)));
+      offsets.push_back(cx.idx(*getConstantIntValue(o)));
   }
-  const Layout &l = layout(id);
+  const Layout &l = cx.layout(id);
   SmallVector<Value> out;
   for (int64_t r = 0; r < l.numRegs(); ++r) {
-    SmallVector<Value> c = coords(id, r);
+    SmallVector<Value> c = cx.coords(id, r);
     Value inside = arith::ConstantIntOp::create(b, kc.loc, 1, 1);
     SmallVector<Value> srcIdx;
     for (int64_t d = 0; d < l.rank(); ++d) {
       Value rel = arith::SubIOp::create(b, kc.loc, c[d], offsets[d]);
       Value q = rel;
       if (strides[d] != 1) {
-        q = arith::DivSIOp::create(b, kc.loc, rel, idx(strides[d]));
+        q = arith::DivSIOp::create(b, kc.loc, rel, cx.idx(strides[d]));
         Value exact = arith::CmpIOp::create(
             b, kc.loc, arith::CmpIPredicate::eq,
-            arith::RemSIOp::create(b, kc.loc, rel, idx(strides[d])), idx(0));
+            arith::RemSIOp::create(b, kc.loc, rel, cx.idx(strides[d])),
+            cx.idx(0));
         inside = arith::AndIOp::create(b, kc.loc, inside, exact);
       }
-      Value ge = arith::CmpIOp::create(b, kc.loc, arith::CmpIPredicate::sge,
-                                       q, idx(0));
-      Value lt = arith::CmpIOp::create(b, kc.loc, arith::CmpIPredicate::slt,
-                                       q, idx(sizes[d]));
+      Value ge = arith::CmpIOp::create(b, kc.loc, arith::CmpIPredicate::sge, q,
+                                       cx.idx(0));
+      Value lt = arith::CmpIOp::create(b, kc.loc, arith::CmpIPredicate::slt, q,
+                                       cx.idx(sizes[d]));
       inside = arith::AndIOp::create(
           b, kc.loc, inside, arith::AndIOp::create(b, kc.loc, ge, lt));
       if (!dropped.test(d))
         srcIdx.push_back(q);
     }
     for (Value &s : srcIdx)
-      s = arith::SelectOp::create(b, kc.loc, inside, s, idx(0));
+      s = arith::SelectOp::create(b, kc.loc, inside, s, cx.idx(0));
     if (srcIdx.empty())
-      srcIdx.push_back(idx(0));
+      srcIdx.push_back(cx.idx(0));
     Value v = memref::LoadOp::create(b, kc.loc, ws.base, srcIdx);
     if (isBool)
       v = arith::TruncIOp::create(b, kc.loc, b.getI1Type(), v);
     out.push_back(arith::SelectOp::create(b, kc.loc, inside, v, (*dest)[r]));
   }
-  barrier();
-  setDist(ins.getResult(), Dist{id, out});
+  cx.barrier();
+  cx.setDist(ins.getResult(), Dist{id, out});
   return success();
 }
