@@ -112,8 +112,6 @@ int64_t Distributor::divisibility(Value v) {
 }
 
 Value Distributor::uninitialized(Type type) {
-  if (type.isIndex())
-    return idx(std::numeric_limits<int64_t>::min());
   return uninitializedValue(b, kc.loc, type);
 }
 
