@@ -13,7 +13,7 @@ growth of the per-op time relative to the smallest size.
 
 With --target (e.g. `--target cpu --sizes 625,1250,2500,5000`) the compiles
 include that target's lowering and LLVM code generation, where a long chain
-used to be super-linear (issue 18, item 5: 4.3 / 15.6 / 69 / 291 s for
+used to be super-linear (4.3 / 15.6 / 69 / 291 s for
 1.25k..10k ops on cpu); --reps (default 3, best of) can be lowered for the
 large sizes. --jvp times only the `--jvp` compiles (e.g. `--jvp --target cpu
 --sizes 250,500,1000,2000`: the tangent ops' producers have several uses, which
@@ -27,8 +27,8 @@ written) on a kernel with N operands, N/2 inputs and N/2 outputs, each an 8x128
 f32 block (output k = input k + 1.0), inputs from --random-inputs. --nest D
 times a kernel whose body is D nested `scf.for` loops (2 trips each at the
 innermost two levels, 1 - program id elsewhere, so that no loop folds away) carrying a tensor iter_arg through every
-level, with `pallasc run` and with --target (default cpu). Issue 18 item 5
-measured 1.1 / 3.8 / 17 s for 250 / 500 / 1000 operands and 7 / 42 / 281 s for
+level, with `pallasc run` and with --target (default cpu). Before the
+loop-nest bound (pallas-cpu-bound-loop-nests) it measured 1.1 / 3.8 / 17 s for 250 / 500 / 1000 operands and 7 / 42 / 281 s for
 depth 50 / 100 / 200.
 """
 import os

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Compile throughput (issue 17), in one run, each pallasc number beside a
+# Compile throughput, in one run, each pallasc number beside a
 # peer measured in the same run:
 #   1. cold compile of each example for cuda:ARCH: pallasc without ptxas
 #      (PTXAS=none) vs `nvcc -ptx` on the equivalent CUDA kernel of
@@ -14,8 +14,8 @@
 #      cached: the time before executing (from --timing) and the whole
 #      process.
 # Prints times (median of RUNS runs; the batch: best of BATCH_RUNS) and
-# ratios; asserts nothing. The issue's goals: 1. <= 0.2 and <= 0.5, 2. <=
-# 1.5, 3. >= 1.6 (on 2 quiet cores), 4. < 0.1.
+# ratios; asserts nothing. The ratios pallasc aims at: 1. <= 0.2 and
+# <= 0.5, 2. <= 1.5, 3. >= 1.6 (on 2 quiet cores), 4. < 0.1.
 #
 #   bench/throughput.sh [BUILD_DIR] [ARCH] [RUNS] [JOBS]
 #   (defaults: ./build, sm_90a, 5, 2; BATCH_RUNS=2)

@@ -317,7 +317,7 @@ def main():
                 p, t = row["pallasc"][key], row["triton"][key]
                 print(f"{ex if i == 0 else '':<16} {label:<31} {fmt(p):>9} {fmt(t):>9} "
                       f"{ratio(p, t):>7}")
-    print("\n== summary (issue 16's bar: no ptxas warning, no spills, registers <= Triton's, "
+    print("\n== summary (the bar: no ptxas warning, no spills, registers <= Triton's, "
           "SASS <= 1.1x Triton's)")
     print(f"{'arch':<7} {'kernel':<16} {'registers':>11} {'spills':>11} {'SASS':>11} "
           f"{'ratio':>6} {'warnings':>9}  verdict")

@@ -1,4 +1,4 @@
-"""Out-of-range dynamic starts inside a kernel (issue 18): `pallasc run`
+"""Out-of-range dynamic starts inside a kernel: `pallasc run`
 against JAX's interpret mode, the independent reference.
 
 JAX has two rules (docs/dialect.md, "Dynamic starts"): `x_ref[pl.ds(s, n)]`
@@ -92,7 +92,7 @@ B = 4
 
 @skip_without_jax
 class OutOfRangeBlockIndices(PallascCase):
-  """Index maps whose block index leaves the array (issue 18): interpret mode
+  """Index maps whose block index leaves the array: interpret mode
   indexes the operand's carry (padded to whole blocks) with the start
   `index * block` (an element offset for a squeezed dim), wraps a negative
   start once by the carry's extent and clamps it so the block fits."""

@@ -107,8 +107,8 @@ void outlineLoops(llvm::Module &module, llvm::TargetMachine *tm) {
 /// visits all of the call's arguments each time: quadratic in the arguments
 /// of one call. The C interface wrapper passes 7 values per ref to the kernel
 /// (and `run`'s packed wrapper one per ref to the C interface), so a kernel
-/// with 1000 operands spent 6.3 s in that pass alone (500: 1.2 s; issue 18
-/// item 5).
+/// with 1000 operands spent 6.3 s in that pass alone (500: 1.2 s;
+/// bench/stress_compile.py).
 llvm::Error optimizeO3(llvm::Module &module, llvm::TargetMachine *tm) {
   llvm::PipelineTuningOptions tuning;
   tuning.LoopUnrolling = true;

@@ -1,4 +1,4 @@
-"""A long chain of elementwise ops (issue 18, item 5), its spec and inputs.
+"""A long chain of elementwise ops, its spec and inputs.
 
     long_chain.py gen DIR N        writes DIR/chain.mlir, chain.json, x.npy, y.npy
     long_chain.py check DIR N OUT  compares OUT.npy with numpy's chain
