@@ -13,8 +13,8 @@
 // The distributor is the driver and the emission core. It runs the
 // analyses before anything is emitted (prepare: sinking of read-only loads,
 // the scratch buffers kept in registers, the layout assignment in
-// LayoutAssignment.cpp and DotLayout.cpp, the staging plans of dot
-// operands in DotStaging.cpp), then emits the body op by op, dispatching
+// LayoutAssignment.h, the staging plans of dot operands in
+// StagingPlanner.h), then emits the body op by op, dispatching
 // each op to its family's emitter (EmitContext.h: EmitElementwise.cpp,
 // EmitReduce.cpp, EmitControlFlow.cpp, EmitTensorOps.cpp, EmitMemory.cpp,
 // Dot.cpp and the dot lowering of DotEmitters.h). The emitters see it only
@@ -36,6 +36,8 @@
 #define PALLASC_PASSES_CONVERSION_PALLASTOGPU_DISTRIBUTE_H
 
 #include "passes/Conversion/PallasToGPU/EmitContext.h"
+#include "passes/Conversion/PallasToGPU/LayoutAssignment.h"
+#include "passes/Conversion/PallasToGPU/StagingPlanner.h"
 
 namespace mlir::pallas::gpu {
 
@@ -111,7 +113,9 @@ public:
   BarrierState &barriers() override { return *this; }
 
   int intern(const Layout &layout) override;
-  const Layout &layout(int id) const override { return layouts[id]; }
+  const Layout &layout(int id) const override {
+    return LayoutTable::layout(id);
+  }
   int defaultLayout(RankedTensorType type) override;
   int layoutOrDefault(Value v) override;
   FailureOr<SmallVector<Value>> get(Value v, int id) override;
@@ -193,23 +197,13 @@ private:
   bool isMovable(Operation *op);
   void findPromotable();
 
-  // The layout assignment (LayoutAssignment.cpp; its result:
-  // LayoutAssignmentResult).
-  LogicalResult analyze();
-  bool analyzeBlock(Block &block);
-  bool assign(Value v, int id);
-  int chooseElementwise(Operation *op);
-  int demandedLayout(OpOperand &use);
-  bool isScratch(Value memref);
+  /// The layout assignment (LayoutAssignment.h) over the distributor's
+  /// layout table and result.
+  LayoutAssignment layoutAssignment();
 
-  // The staging plans of dot operands (DotStaging.cpp; StagingState).
-  void planEarlyStaging();
-  /// Plans the TMA copies of wgmma operands (TmaPlan).
-  void planTma();
-  /// Plans the cp.async stages of mma.sync operands (StagePlan).
-  void planStages();
-  /// Plans the rings (after planStages).
-  void planLoopStages();
+  /// The staging plans of dot operands (StagingPlanner.h) over the
+  /// distributor's state; made at prepare().
+  StagingPlanner stagingPlanner();
 
   //===--------------------------------------------------------------------===//
   // Emission internals.
@@ -220,8 +214,6 @@ private:
   LogicalResult emitOp(Operation *op);
   static const EmitterRegistry &emitters();
 
-  /// The kernel argument (or other root) a memref value is a view of.
-  Value rootMemref(Value memref);
   int64_t divisibility(Value oldValue);
 
   /// Before a non-wgmma read of `regs`: `wgmma.wait_group 0` when they are

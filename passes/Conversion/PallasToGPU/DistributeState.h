@@ -113,9 +113,20 @@ struct KernelContext {
 // emitters reach the parts they use through EmitContext (EmitContext.h).
 //===----------------------------------------------------------------------===//
 
-/// The layouts of a kernel, interned (Distributor::intern): a layout id
-/// indexes `layouts`.
+/// The kernel argument (or other root) a memref value is a view of: its
+/// subviews and casts walked back.
+Value rootMemref(Value memref);
+
+/// The layouts of a kernel, interned: a layout id indexes `layouts`.
 struct LayoutTable {
+  /// The id of `layout`: of the table's layout with the same distribution,
+  /// else of `layout` added.
+  int intern(const Layout &layout);
+  const Layout &layout(int id) const { return layouts[id]; }
+  /// The blocked layout (Layout.h, blockedLayout) of a tensor of `type`
+  /// over the warps and lanes of `kc`.
+  int blocked(RankedTensorType type, const KernelContext &kc);
+
   std::deque<Layout> layouts; // stable references
   /// Reduction slices: parent layout id, for lifting a broadcast back.
   DenseMap<int, int> sliceParent;
@@ -128,8 +139,8 @@ struct LayoutTable {
   DenseMap<int, MmaRoot> mmaRoot;
 };
 
-/// The layout assignment's result (LayoutAssignment.cpp, at prepare; read
-/// by the emitters): the layout of every tensor value and what the analysis
+/// The layout assignment's result (LayoutAssignment.h, at prepare; read by
+/// the emitters): the layout of every tensor value and what the analysis
 /// found about values and kernel arguments.
 struct LayoutAssignmentResult {
   DenseMap<Value, int> layoutOf;
@@ -145,6 +156,10 @@ struct LayoutAssignmentResult {
   /// Whether the kernel reduces along rows (DotLayout.cpp, rowsAreReduced:
   /// dot layouts then keep one warp along n); computed once per kernel.
   std::optional<int> rowsReduced;
+
+  /// Whether `memref` is a view of a kernel argument of `kernel` that the
+  /// kernel never writes (writableArgs).
+  bool isReadOnly(Value memref, func::FuncOp kernel) const;
 };
 
 /// Scratch buffers kept in registers (findPromotable, at prepare; their
@@ -167,7 +182,7 @@ struct PromotionState {
 };
 
 /// The staging of dot operands in shared memory: the plans made at prepare
-/// (DotStaging.cpp: early tiles, TMA, cp.async stages, loop rings) and the
+/// (StagingPlanner.h: early tiles, TMA, cp.async stages, loop rings) and the
 /// tiles bound during emission.
 struct StagingState {
   /// Dot operands staged where they are defined, in a tile of their own
@@ -194,9 +209,9 @@ struct StagingState {
     Value shift;
   };
   DenseMap<Value, CoreTile> coreTiles; ///< early-staged wgmma operands
-  /// wgmma operands a TMA copies (128-byte swizzled panels, see DotStaging.cpp),
-  /// prefetched `stages` steps ahead along the sequential grid axis, one
-  /// mbarrier per (stage, 64-wide k chunk).
+  /// wgmma operands a TMA copies (128-byte swizzled panels, see
+  /// StagingPlans.cpp), prefetched `stages` steps ahead along the sequential
+  /// grid axis, one mbarrier per (stage, 64-wide k chunk).
   struct TmaOperand {
     Value value, arg;   ///< the dot operand; the kernel argument it reads
     int64_t kdim = 0;   ///< the operand's k dimension (A: 1, B: 0)
@@ -226,7 +241,7 @@ struct StagingState {
   /// argument that moves with the induction variable (flash attention's K
   /// and V blocks): copied with cp.async `stages - 1` iterations ahead into
   /// a ring of `stages` tiles per operand (sm_80+, `num_stages` >= 2; see
-  /// DotStaging.cpp). The loop -> its plan.
+  /// StagingPlans.cpp). The loop -> its plan.
   struct LoopStageOperand {
     Value value;               ///< the dot operand (a load or its transpose)
     Operation *window = nullptr; ///< the memref.subview the load reads

@@ -41,7 +41,7 @@ EmitContext::~EmitContext() = default;
 Distributor::Distributor(KernelContext &kc, func::FuncOp kernel)
     : kc(kc), kernel(kernel), b(kernel.getContext()) {}
 
-int Distributor::intern(const Layout &l) {
+int LayoutTable::intern(const Layout &l) {
   for (auto [i, existing] : llvm::enumerate(layouts))
     if (existing.sameDistribution(l))
       return static_cast<int>(i);
@@ -58,10 +58,38 @@ int Distributor::intern(const Layout &l) {
   return id;
 }
 
-int Distributor::defaultLayout(RankedTensorType type) {
+int LayoutTable::blocked(RankedTensorType type, const KernelContext &kc) {
   return intern(blockedLayout(type.getShape(),
                               elementBits(type.getElementType()),
                               kc.numWarps, kc.laneBits));
+}
+
+bool LayoutAssignmentResult::isReadOnly(Value memref,
+                                        func::FuncOp kernel) const {
+  Value root = rootMemref(memref);
+  auto arg = dyn_cast<BlockArgument>(root);
+  return arg && arg.getOwner() == &kernel.getBody().front() &&
+         !writableArgs.contains(root);
+}
+
+int Distributor::intern(const Layout &l) { return LayoutTable::intern(l); }
+
+LayoutAssignment Distributor::layoutAssignment() {
+  return LayoutAssignment(kc, kernel, *this, *this, *this, *this);
+}
+
+int Distributor::dotLayout(Operation *op) {
+  return layoutAssignment().dotLayout(op);
+}
+
+void Distributor::printLayouts() { layoutAssignment().printLayouts(); }
+
+StagingPlanner Distributor::stagingPlanner() {
+  return StagingPlanner(kc, kernel, *this, *this, *this);
+}
+
+int Distributor::defaultLayout(RankedTensorType type) {
+  return blocked(type, kc);
 }
 
 Value Distributor::idx(int64_t v) {
@@ -109,10 +137,7 @@ LogicalResult Distributor::checkSupported() {
 //===----------------------------------------------------------------------===//
 
 bool Distributor::isReadOnly(Value memref) {
-  Value root = rootMemref(memref);
-  auto arg = dyn_cast<BlockArgument>(root);
-  return arg && arg.getOwner() == &kernel.getBody().front() &&
-         !writableArgs.contains(root);
+  return LayoutAssignmentResult::isReadOnly(memref, kernel);
 }
 
 bool Distributor::isMovable(Operation *op) {
@@ -642,7 +667,7 @@ LogicalResult Distributor::prepare() {
   if (failed(checkSupported()))
     return failure();
   findPromotable();
-  if (failed(analyze()))
+  if (failed(layoutAssignment().run()))
     return failure();
   // A register-resident scratch keeps the layout of what is stored into it
   // (e.g. a dot's accumulator layout); its loads produce that layout.
@@ -691,10 +716,7 @@ LogicalResult Distributor::prepare() {
     }
     scratchSharedBytes = kc.workspaceOffset;
   }
-  planEarlyStaging();
-  planTma();
-  planStages();
-  planLoopStages();
+  stagingPlanner().run();
   return success();
 }
 

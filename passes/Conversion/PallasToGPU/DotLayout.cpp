@@ -8,8 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "passes/Conversion/PallasToGPU/Distribute.h"
 #include "passes/Conversion/PallasToGPU/DotUtils.h"
+#include "passes/Conversion/PallasToGPU/LayoutAssignment.h"
 
 #include "dialects/Pallas/IR/PallasOps.h"
 
@@ -53,7 +53,7 @@ static bool rowsAreReduced(func::FuncOp kernel) {
   return reduced;
 }
 
-int Distributor::dotLayout(Operation *op) {
+int LayoutAssignment::dotLayout(Operation *op) {
   DotShape s = dotShape(op);
   // wgmma (sm_90a): warpgroups of 4 warps, 64-row slabs; warpgroups along M
   // first, the rest along N (whole rows per warp when rows are reduced).
@@ -61,12 +61,12 @@ int Distributor::dotLayout(Operation *op) {
   using pallasc::MatrixInstrKind;
   if (kc.has(MatrixInstrKind::Wgmma) && mmaTypes(s) && kc.numWarps % 4 == 0 &&
       s.k % 16 == 0) {
-    if (!rowsReduced)
-      rowsReduced = rowsAreReduced(kernel) ? 1 : 0;
+    if (!result.rowsReduced)
+      result.rowsReduced = rowsAreReduced(kernel) ? 1 : 0;
     int64_t groups = kc.numWarps / 4;
     for (int64_t gm = groups; gm >= 1; gm /= 2) {
       int64_t gn = groups / gm;
-      if (s.m % (64 * gm) || s.n % (8 * gn) || (*rowsReduced && gn != 1))
+      if (s.m % (64 * gm) || s.n % (8 * gn) || (*result.rowsReduced && gn != 1))
         continue;
       return intern(wgmmaCLayout(s.m, s.n, gm, gn));
     }
@@ -92,8 +92,8 @@ int Distributor::dotLayout(Operation *op) {
   if (((frag && mmaTypes(s) && s.k % frag->k == 0) ||
        (tf32 && s.k % tf32Frag->k == 0)) &&
       s.m % 16 == 0 && s.n % tileN == 0) {
-    if (!rowsReduced)
-      rowsReduced = rowsAreReduced(kernel) ? 1 : 0;
+    if (!result.rowsReduced)
+      result.rowsReduced = rowsAreReduced(kernel) ? 1 : 0;
     // Whole rows per warp when rows are reduced; otherwise the squarest
     // warp tiles (operand tiles read from shared memory by fewer warps).
     int64_t bestWm = 0;
@@ -101,7 +101,7 @@ int Distributor::dotLayout(Operation *op) {
       int64_t wn = kc.numWarps / wm;
       if (s.m % (16 * wm) || s.n % (tileN * wn))
         continue;
-      if (*rowsReduced && wn != 1)
+      if (*result.rowsReduced && wn != 1)
         continue;
       auto skew = [&](int64_t m) {
         int64_t a = s.m / m, b = s.n / (kc.numWarps / m);
@@ -121,4 +121,3 @@ int Distributor::dotLayout(Operation *op) {
   }
   return defaultLayout(cast<RankedTensorType>(op->getResult(0).getType()));
 }
-

@@ -212,7 +212,7 @@ public:
                                       function_ref<LogicalResult(Value)> issue,
                                       function_ref<void()> after) = 0;
   /// Around an scf.for whose dot operands are prefetched into a ring
-  /// (DotStaging.cpp, planLoopStages): before the new loop (its first
+  /// (StagingPlanner.h, LoopStagePlan): before the new loop (its first
   /// iterations' copies), and at the start of its body `iv`.
   virtual LogicalResult loopStagesPrologue(Operation *forOp, Value lb, Value ub,
                                            Value step) = 0;

@@ -98,8 +98,8 @@ LogicalResult ControlFlowEmitter::emitFor(Operation *op) {
   Value lb = emission.scalars.lookup(forOp.getLowerBound()),
         ub = emission.scalars.lookup(forOp.getUpperBound()),
         step = emission.scalars.lookup(forOp.getStep());
-  // Dot operands prefetched num_stages - 1 iterations ahead (DotStaging.cpp,
-  // planLoopStages): the first iterations' copies.
+  // Dot operands prefetched num_stages - 1 iterations ahead (a ring of
+  // StagingPlans.cpp, emitted by DotStaging.cpp): the first iterations' copies.
   if (failed(cx.loopStagesPrologue(op, lb, ub, step)))
     return failure();
   auto newFor = scf::ForOp::create(b, loc, lb, ub, step, inits.values);

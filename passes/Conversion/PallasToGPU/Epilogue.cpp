@@ -12,7 +12,7 @@
 // of a row) and stores them with one `st.global.v4`.
 //
 // A whole 128x128 f32 tile would take 64 KiB, more than the workspace the
-// stage planner leaves (DotStaging.cpp). The tile is therefore restaged in
+// stage planner leaves (StagingPlans.cpp). The tile is therefore restaged in
 // chunks: the accumulator's outermost register bases that walk rows only
 // (the M repetitions of the instruction tile) select the chunk, so every
 // warp takes part in each one and the buffer holds the rows of one chunk.

@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "passes/Conversion/PallasToGPU/Distribute.h"
+#include "passes/Conversion/PallasToGPU/LayoutAssignment.h"
 #include "passes/Conversion/PallasToGPU/DistributeUtils.h"
 #include "passes/Conversion/PallasToGPU/DotUtils.h"
 
@@ -28,10 +28,10 @@ using namespace mlir::pallas::gpu::detail;
 // Layout analysis
 //===----------------------------------------------------------------------===//
 
-bool Distributor::isScratch(Value memref) {
-  if (llvm::is_contained(scratchArgs, memref))
+bool LayoutAssignment::isScratch(Value memref) {
+  if (llvm::is_contained(promotion.scratchArgs, memref))
     return true;
-  if (auto it = views.find(memref); it != views.end())
+  if (auto it = emission.views.find(memref); it != emission.views.end())
     return it->second.isShared();
   Operation *def = memref.getDefiningOp();
   if (!def)
@@ -49,14 +49,14 @@ bool Distributor::isScratch(Value memref) {
   return false;
 }
 
-bool Distributor::assign(Value v, int id) {
-  if (id < 0 || layoutOf.count(v))
+bool LayoutAssignment::assign(Value v, int id) {
+  if (id < 0 || result.layoutOf.count(v))
     return false;
-  layoutOf[v] = id;
+  result.layoutOf[v] = id;
   return true;
 }
 
-int Distributor::chooseElementwise(Operation *op) {
+int LayoutAssignment::chooseElementwise(Operation *op) {
   auto g = cast<linalg::GenericOp>(op);
   auto resultType = cast<RankedTensorType>(g->getResult(0).getType());
   int64_t rank = resultType.getRank();
@@ -66,21 +66,23 @@ int Distributor::chooseElementwise(Operation *op) {
     auto dims = *mapDims(g.getMatchingIndexingMap(o));
     if (!isIdentityDims(dims, rank))
       continue;
-    if (auto it = layoutOf.find(o->get()); it != layoutOf.end())
+    if (auto it = result.layoutOf.find(o->get()); it != result.layoutOf.end())
       return it->second;
   }
   // Otherwise a layout whose projection a broadcast operand already has.
   for (OpOperand *o : reads) {
-    auto it = layoutOf.find(o->get());
-    if (it == layoutOf.end())
+    auto it = result.layoutOf.find(o->get());
+    if (it == result.layoutOf.end())
       continue;
     auto dims = *mapDims(g.getMatchingIndexingMap(o));
     auto opShape = cast<RankedTensorType>(o->get().getType()).getShape();
     const Layout &have = layout(it->second);
     std::vector<Layout> candidates;
-    if (auto p = sliceParent.find(it->second); p != sliceParent.end())
+    if (auto p = table.sliceParent.find(it->second);
+        p != table.sliceParent.end())
       candidates.push_back(layout(p->second));
-    if (auto m = mmaRoot.find(it->second); m != mmaRoot.end() && rank == 2) {
+    if (auto m = table.mmaRoot.find(it->second);
+        m != table.mmaRoot.end() && rank == 2) {
       auto [wm, wn, wg] = m->second;
       int64_t mm = resultType.getDimSize(0), nn = resultType.getDimSize(1);
       if (wg) {
@@ -109,7 +111,7 @@ int Distributor::chooseElementwise(Operation *op) {
   return defaultLayout(resultType);
 }
 
-bool Distributor::analyzeBlock(Block &block) {
+bool LayoutAssignment::analyzeBlock(Block &block) {
   bool changed = false;
   for (Operation &opRef : block) {
     Operation *op = &opRef;
@@ -119,19 +121,20 @@ bool Distributor::analyzeBlock(Block &block) {
         if (!isa<RankedTensorType>(arg.getType()))
           continue;
         Value init = forOp.getInitArgs()[i];
-        if (auto it = layoutOf.find(init); it != layoutOf.end())
+        if (auto it = result.layoutOf.find(init); it != result.layoutOf.end())
           changed |= assign(arg, it->second);
-        else if (auto it = layoutOf.find(yield.getOperand(i));
-                 it != layoutOf.end())
+        else if (auto it = result.layoutOf.find(yield.getOperand(i));
+                 it != result.layoutOf.end())
           changed |= assign(arg, it->second);
       }
       changed |= analyzeBlock(*forOp.getBody());
       for (auto [i, arg] : llvm::enumerate(forOp.getRegionIterArgs())) {
         if (!isa<RankedTensorType>(arg.getType()))
           continue;
-        if (auto it = layoutOf.find(yield.getOperand(i)); it != layoutOf.end())
+        if (auto it = result.layoutOf.find(yield.getOperand(i));
+            it != result.layoutOf.end())
           changed |= assign(arg, it->second);
-        if (auto it = layoutOf.find(arg); it != layoutOf.end())
+        if (auto it = result.layoutOf.find(arg); it != result.layoutOf.end())
           changed |= assign(forOp.getResult(i), it->second);
       }
       continue;
@@ -147,7 +150,7 @@ bool Distributor::analyzeBlock(Block &block) {
           if (!blk)
             continue;
           Value y = blk->getTerminator()->getOperand(i);
-          if (auto it = layoutOf.find(y); it != layoutOf.end())
+          if (auto it = result.layoutOf.find(y); it != result.layoutOf.end())
             changed |= assign(res, it->second);
         }
       }
@@ -161,18 +164,19 @@ bool Distributor::analyzeBlock(Block &block) {
       for (auto [i, arg] : llvm::enumerate(before.getArguments())) {
         if (!isa<RankedTensorType>(arg.getType()))
           continue;
-        if (auto it = layoutOf.find(whileOp.getInits()[i]);
-            it != layoutOf.end())
+        if (auto it = result.layoutOf.find(whileOp.getInits()[i]);
+            it != result.layoutOf.end())
           changed |= assign(arg, it->second);
-        else if (auto it = layoutOf.find(yield.getOperand(i));
-                 it != layoutOf.end())
+        else if (auto it = result.layoutOf.find(yield.getOperand(i));
+                 it != result.layoutOf.end())
           changed |= assign(arg, it->second);
       }
       changed |= analyzeBlock(before);
       for (auto [i, arg] : llvm::enumerate(after.getArguments())) {
         if (!isa<RankedTensorType>(arg.getType()))
           continue;
-        if (auto it = layoutOf.find(cond.getArgs()[i]); it != layoutOf.end()) {
+        if (auto it = result.layoutOf.find(cond.getArgs()[i]);
+            it != result.layoutOf.end()) {
           changed |= assign(arg, it->second);
           changed |= assign(whileOp.getResult(i), it->second);
         }
@@ -180,12 +184,12 @@ bool Distributor::analyzeBlock(Block &block) {
       changed |= analyzeBlock(after);
       continue;
     }
-    if (op->getNumResults() == 0 || flexible.contains(op->getResult(0)))
+    if (op->getNumResults() == 0 || result.flexible.contains(op->getResult(0)))
       continue;
     if (llvm::none_of(op->getResultTypes(),
                       [](Type t) { return isa<RankedTensorType>(t); }))
       continue;
-    if (deferred.contains(op->getResult(0)))
+    if (result.deferred.contains(op->getResult(0)))
       continue;
 
     llvm::TypeSwitch<Operation *>(op)
@@ -198,17 +202,17 @@ bool Distributor::analyzeBlock(Block &block) {
         })
         .Case<linalg::ReduceOp>([&](linalg::ReduceOp r) {
           Value in = r.getInputs()[0];
-          auto it = layoutOf.find(in);
-          int inId = it != layoutOf.end()
+          auto it = result.layoutOf.find(in);
+          int inId = it != result.layoutOf.end()
                          ? it->second
                          : defaultLayout(cast<RankedTensorType>(in.getType()));
-          if (it == layoutOf.end() && !flexible.contains(in))
+          if (it == result.layoutOf.end() && !result.flexible.contains(in))
             return; // wait for the input
           int id = intern(sliceLayout(layout(inId), r.getDimensions()));
-          if (!sliceParent.count(id))
-            sliceParent[id] = inId;
-          if (auto m = mmaRoot.find(inId); m != mmaRoot.end())
-            mmaRoot.try_emplace(id, m->second);
+          if (!table.sliceParent.count(id))
+            table.sliceParent[id] = inId;
+          if (auto m = table.mmaRoot.find(inId); m != table.mmaRoot.end())
+            table.mmaRoot.try_emplace(id, m->second);
           for (Value res : r->getResults())
             changed |= assign(res, id);
         })
@@ -216,21 +220,21 @@ bool Distributor::analyzeBlock(Block &block) {
           changed |= assign(mm->getResult(0), dotLayout(mm));
         })
         .Case<linalg::TransposeOp>([&](linalg::TransposeOp t) {
-          auto it = layoutOf.find(t.getInput());
-          if (it == layoutOf.end())
+          auto it = result.layoutOf.find(t.getInput());
+          if (it == result.layoutOf.end())
             return;
           auto shape = cast<RankedTensorType>(t->getResult(0).getType())
                            .getShape();
           int id = intern(
               projectLayout(layout(it->second), t.getPermutation(), shape));
-          if (auto m = mmaRoot.find(it->second); m != mmaRoot.end())
-            mmaRoot.try_emplace(id, m->second);
+          if (auto m = table.mmaRoot.find(it->second); m != table.mmaRoot.end())
+            table.mmaRoot.try_emplace(id, m->second);
           changed |= assign(t->getResult(0), id);
         })
         .Case<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(
             [&](Operation *reshape) {
-              auto it = layoutOf.find(reshape->getOperand(0));
-              if (it == layoutOf.end())
+              auto it = result.layoutOf.find(reshape->getOperand(0));
+              if (it == result.layoutOf.end())
                 return;
               auto shape = cast<RankedTensorType>(reshape->getResultTypes()[0])
                                .getShape();
@@ -246,9 +250,9 @@ bool Distributor::analyzeBlock(Block &block) {
             })
         .Case<tensor::InsertOp, tensor::InsertSliceOp>([&](Operation *o) {
           Value dest = o->getOperand(1);
-          auto it = layoutOf.find(dest);
+          auto it = result.layoutOf.find(dest);
           changed |= assign(o->getResult(0),
-                            it != layoutOf.end()
+                            it != result.layoutOf.end()
                                 ? it->second
                                 : defaultLayout(cast<RankedTensorType>(
                                       o->getResult(0).getType())));
@@ -258,11 +262,11 @@ bool Distributor::analyzeBlock(Block &block) {
   return changed;
 }
 
-int Distributor::demandedLayout(OpOperand &use) {
+int LayoutAssignment::demandedLayout(OpOperand &use) {
   Operation *owner = use.getOwner();
   auto known = [&](Value v) {
-    auto it = layoutOf.find(v);
-    return it == layoutOf.end() ? -1 : it->second;
+    auto it = result.layoutOf.find(v);
+    return it == result.layoutOf.end() ? -1 : it->second;
   };
   if (auto g = dyn_cast<linalg::GenericOp>(owner)) {
     if (!isElementwise(g))
@@ -335,16 +339,17 @@ static const char *familyName(Layout::Family family) {
   llvm_unreachable("unknown layout family");
 }
 
-void Distributor::printLayouts() {
+void LayoutAssignment::printLayouts() {
   kernel.walk<WalkOrder::PreOrder>([&](Operation *op) {
     for (OpResult r : op->getResults()) {
       if (!isa<RankedTensorType>(r.getType()))
         continue;
       InFlightDiagnostic remark = op->emitRemark()
                                   << "result " << r.getResultNumber() << ": ";
-      if (flexible.contains(r)) {
+      if (result.flexible.contains(r)) {
         remark << "flexible";
-      } else if (auto it = layoutOf.find(r); it != layoutOf.end()) {
+      } else if (auto it = result.layoutOf.find(r);
+                 it != result.layoutOf.end()) {
         const Layout &l = layout(it->second);
         remark << familyName(l.family) << " " << l.str();
       } else {
@@ -354,7 +359,7 @@ void Distributor::printLayouts() {
   });
 }
 
-LogicalResult Distributor::analyze() {
+LogicalResult LayoutAssignment::run() {
   // Flexible values: constants and what is computed from them alone; they
   // are rematerialized in whatever layout a use needs.
   kernel.walk<WalkOrder::PreOrder>([&](Operation *op) {
@@ -362,32 +367,31 @@ LogicalResult Distributor::analyze() {
         !isa<RankedTensorType>(op->getResult(0).getType()))
       return;
     Value r = op->getResult(0);
-    bool flex =
-        llvm::TypeSwitch<Operation *, bool>(op)
-            .Case<arith::ConstantOp, tensor::EmptyOp>(
-                [](Operation *) { return true; })
-            .Case<linalg::FillOp>([&](linalg::FillOp f) {
-              return !isa<ShapedType>(f.getInputs()[0].getType());
-            })
-            .Case<linalg::GenericOp>([&](linalg::GenericOp g) {
-              if (!isElementwise(g) || !hasPureBody(g))
-                return false;
-              return llvm::all_of(readOperands(g), [&](OpOperand *o) {
-                return flexible.contains(o->get());
-              });
-            })
-            .Case<linalg::TransposeOp, tensor::CollapseShapeOp,
-                  tensor::ExpandShapeOp>([&](Operation *o) {
-              return flexible.contains(o->getOperand(0));
-            })
-            .Default([](Operation *) { return false; });
+    bool flex = llvm::TypeSwitch<Operation *, bool>(op)
+                    .Case<arith::ConstantOp, tensor::EmptyOp>(
+                        [](Operation *) { return true; })
+                    .Case<linalg::FillOp>([&](linalg::FillOp f) {
+                      return !isa<ShapedType>(f.getInputs()[0].getType());
+                    })
+                    .Case<linalg::GenericOp>([&](linalg::GenericOp g) {
+                      if (!isElementwise(g) || !hasPureBody(g))
+                        return false;
+                      return llvm::all_of(readOperands(g), [&](OpOperand *o) {
+                        return result.flexible.contains(o->get());
+                      });
+                    })
+                    .Case<linalg::TransposeOp, tensor::CollapseShapeOp,
+                          tensor::ExpandShapeOp>([&](Operation *o) {
+                      return result.flexible.contains(o->getOperand(0));
+                    })
+                    .Default([](Operation *) { return false; });
     if (flex)
-      flexible.insert(r);
+      result.flexible.insert(r);
     if (isa<tensor::GenerateOp>(op))
-      deferred.insert(r);
+      result.deferred.insert(r);
     if (auto tt = dyn_cast<bufferization::ToTensorOp>(op);
         tt && isScratch(tt.getBuffer()))
-      deferred.insert(r);
+      result.deferred.insert(r);
   });
 
   // Broadcast operands read from memory (layernorm's scale and shift,
@@ -398,7 +402,7 @@ LogicalResult Distributor::analyze() {
   auto isBroadcastRead = [&](Value r) {
     auto tt = r.getDefiningOp<bufferization::ToTensorOp>();
     if (!tt || !isReadOnly(tt.getBuffer()) || isScratch(tt.getBuffer()) ||
-        flexible.contains(r) || r.use_empty())
+        result.flexible.contains(r) || r.use_empty())
       return false;
     for (OpOperand &use : r.getUses()) {
       auto g = dyn_cast<linalg::GenericOp>(use.getOwner());
@@ -410,7 +414,7 @@ LogicalResult Distributor::analyze() {
         return false;
       // Only the broadcast reads from memory.
       for (OpOperand *o : readOperands(g))
-        if (o->get() != r && !flexible.contains(o->get()))
+        if (o->get() != r && !result.flexible.contains(o->get()))
           return false;
     }
     return true;
@@ -423,7 +427,7 @@ LogicalResult Distributor::analyze() {
       broadcastReads.insert(user);
   });
   for (Operation *op : broadcastReads)
-    deferred.insert(op->getResult(0));
+    result.deferred.insert(op->getResult(0));
 
   // Rows reduced along their last dimension that are also combined with a
   // vector broadcast along the rows (layernorm): as Triton's blocked layout,
@@ -517,8 +521,9 @@ LogicalResult Distributor::analyze() {
   for (int round = 0; round < 4; ++round) {
     bool any = false;
     kernel.walk([&](Operation *op) {
-      if (op->getNumResults() != 1 || !deferred.contains(op->getResult(0)) ||
-          layoutOf.count(op->getResult(0)))
+      if (op->getNumResults() != 1 ||
+          !result.deferred.contains(op->getResult(0)) ||
+          result.layoutOf.count(op->getResult(0)))
         return;
       Value r = op->getResult(0);
       int want = -1;
@@ -531,17 +536,17 @@ LogicalResult Distributor::analyze() {
         want = defaultLayout(cast<RankedTensorType>(r.getType()));
       any |= assign(r, want);
     });
-    deferred.clear();
+    result.deferred.clear();
     kernel.walk([&](Operation *op) {
       if (op->getNumResults() == 1 &&
           (isa<tensor::GenerateOp>(op) || broadcastReads.contains(op) ||
            (isa<bufferization::ToTensorOp>(op) &&
             isScratch(cast<bufferization::ToTensorOp>(op).getBuffer()))) &&
-          !layoutOf.count(op->getResult(0)))
-        deferred.insert(op->getResult(0));
+          !result.layoutOf.count(op->getResult(0)))
+        result.deferred.insert(op->getResult(0));
     });
     fixedPoint();
-    if (!any && deferred.empty())
+    if (!any && result.deferred.empty())
       break;
   }
   // Loop-carried values nothing decided: the default layout.
@@ -576,17 +581,16 @@ LogicalResult Distributor::analyze() {
         !llvm::is_contained(mm.getDpsInputs(), operand) ||
         user->getBlock() != tt->getBlock())
       return;
-    streamed.insert(tt.getResult());
+    result.streamed.insert(tt.getResult());
     if (operand != tt.getResult())
-      streamed.insert(operand);
+      result.streamed.insert(operand);
   });
   LLVM_DEBUG({
     kernel.walk([&](Operation *op) {
       for (Value r : op->getResults())
-        if (auto it = layoutOf.find(r); it != layoutOf.end())
+        if (auto it = result.layoutOf.find(r); it != result.layoutOf.end())
           llvm::dbgs() << r << "\n    -> " << layout(it->second).str() << "\n";
     });
   });
   return success();
 }
-

@@ -123,7 +123,7 @@ Value Distributor::rootOfSnapshot(Value alloc) {
   return Value();
 }
 
-Value Distributor::rootMemref(Value memref) {
+Value mlir::pallas::gpu::rootMemref(Value memref) {
   while (Operation *def = memref.getDefiningOp()) {
     if (auto sv = dyn_cast<memref::SubViewOp>(def))
       memref = sv.getSource();
