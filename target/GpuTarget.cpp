@@ -136,8 +136,10 @@ const GpuTarget kTargets[] = {
     amd("gfx942", "CDNA3", 64 * KiB, kMfmaCdna),
     // MI355: 16x16x32 MFMA (16x16x16 where K is not a multiple of 32).
     amd("gfx950", "CDNA4", 160 * KiB, kMfmaCdna4),
-    // Radeon RX 7900 (RDNA3) and RX 9070 (RDNA4): wave32, WMMA.
+    // Radeon RX 7900 and RX 7800/7700 (RDNA3), RX 9070 (RDNA4): wave32,
+    // WMMA.
     amd("gfx1100", "RDNA3", 64 * KiB, kWmmaRdna3, 32),
+    amd("gfx1101", "RDNA3", 64 * KiB, kWmmaRdna3, 32),
     amd("gfx1201", "RDNA4", 64 * KiB, kWmmaRdna4, 32),
 };
 

@@ -165,7 +165,8 @@ TEST_CASE("Matrix instruction shapes of the chips", "[gputarget]") {
   }
   // RDNA3/RDNA4: wave32, 64 KiB LDS, WMMA 16x16x16 with 16 (gfx11) or 8
   // (gfx12) A/B elements per lane, no MFMA.
-  for (auto [chip, perLane] : {std::pair{"gfx1100", 16}, {"gfx1201", 8}}) {
+  for (auto [chip, perLane] :
+       {std::pair{"gfx1100", 16}, {"gfx1101", 16}, {"gfx1201", 8}}) {
     INFO(chip);
     const GpuTarget *t = lookupGpuChip(chip);
     REQUIRE(t);
