@@ -3,7 +3,7 @@
 // Tests that a block dimension that is not a power of two is rejected with
 // the shape, as Pallas' Triton lowering rejects it.
 pallas.kernel @odd_kernel(%x: !pallas.ref<100xf32>, %o: !pallas.ref<100xf32>) {
-  // expected-error @+1 {{works on 'tensor<100xf32>'; the CUDA lowering needs power-of-two block dimensions}}
+  // expected-error @+1 {{works on 'tensor<100xf32>'; the GPU lowering needs power-of-two block dimensions}}
   %v = pallas.load %x[] : !pallas.ref<100xf32> -> tensor<100xf32>
   pallas.store %o[], %v : !pallas.ref<100xf32>, tensor<100xf32>
 }
@@ -39,7 +39,7 @@ func.func @main(%x: tensor<512xf32>) -> tensor<512xf32> {
 // Tests that printing a block is rejected (gpu.printf prints scalars).
 pallas.kernel @print_kernel(%x: !pallas.ref<128xf32>, %o: !pallas.ref<128xf32>) {
   %v = pallas.load %x[] : !pallas.ref<128xf32> -> tensor<128xf32>
-  // expected-error @+1 {{prints a block ('tensor<128xf32>'); the CUDA lowering prints scalars only}}
+  // expected-error @+1 {{prints a block ('tensor<128xf32>'); the GPU lowering prints scalars only}}
   pallas.debug_print "v = {}" %v : tensor<128xf32>
   pallas.store %o[], %v : !pallas.ref<128xf32>, tensor<128xf32>
 }

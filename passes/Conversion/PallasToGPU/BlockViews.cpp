@@ -21,7 +21,7 @@ FailureOr<SmallVector<Value>> inlineIndexMap(OpBuilder &b, func::FuncOp f,
                                              ArrayRef<Value> args) {
   if (!f.getBody().hasOneBlock())
     return f.emitOpError() << "index map has control flow between blocks, "
-                              "which the CUDA lowering cannot inline";
+                              "which the GPU lowering cannot inline";
   Block &body = f.getBody().front();
   IRMapping m;
   for (auto [arg, v] : llvm::zip(body.getArguments(), args))

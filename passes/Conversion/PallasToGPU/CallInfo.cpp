@@ -70,7 +70,7 @@ LogicalResult checkKernelSignature(func::FuncOp kernel, const CallInfo &info,
   for (RefType s : info.scratch)
     if (s.getMemorySpace() == MemorySpace::Semaphore)
       return kernel.emitOpError()
-             << "uses a semaphore scratch buffer, which the CUDA lowering "
+             << "uses a semaphore scratch buffer, which the GPU lowering "
                 "does not support";
   return success();
 }

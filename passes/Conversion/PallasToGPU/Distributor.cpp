@@ -114,7 +114,7 @@ LogicalResult Distributor::checkSupported() {
       if (!isPowerOfTwoShape(tt.getShape())) {
         op->emitOpError()
             << "works on " << tt
-            << "; the CUDA lowering needs power-of-two block dimensions (as "
+            << "; the GPU lowering needs power-of-two block dimensions (as "
                "Pallas' Triton lowering does)";
         return WalkResult::interrupt();
       }
@@ -122,7 +122,7 @@ LogicalResult Distributor::checkSupported() {
       if (!e.isIntOrIndexOrFloat() || (e.isInteger() && !e.isInteger(1) &&
                                        e.getIntOrFloatBitWidth() % 8 != 0)) {
         op->emitOpError() << "works on " << tt
-                          << ", whose element type the CUDA lowering does "
+                          << ", whose element type the GPU lowering does "
                              "not support";
         return WalkResult::interrupt();
       }
@@ -375,7 +375,7 @@ FailureOr<SmallVector<Value>> Distributor::get(Value v, int id) {
   auto it = dists.find(v);
   if (it == dists.end()) {
     if (Operation *def = v.getDefiningOp())
-      return def->emitOpError() << "produces a block the CUDA lowering "
+      return def->emitOpError() << "produces a block the GPU lowering "
                                    "could not distribute";
     return emitError(v.getLoc()) << "block argument was not distributed";
   }
@@ -431,7 +431,7 @@ FailureOr<SmallVector<Value>> Distributor::materialize(Value v, int id) {
         auto dense = dyn_cast<DenseElementsAttr>(c.getValue());
         if (!dense || !dense.isSplat()) {
           ok = c.emitOpError() << "is a non-splat block constant, which the "
-                                  "CUDA lowering does not support";
+                                  "GPU lowering does not support";
           return;
         }
         splat(arith::ConstantOp::create(
@@ -881,7 +881,7 @@ LogicalResult emitScalarOp(EmitContext &cx, Operation *op) {
   for (Type t : llvm::concat<Type>(op->getOperandTypes(),
                                    op->getResultTypes()))
     if (isa<ShapedType>(t))
-      return op->emitOpError() << "has no lowering to the CUDA target";
+      return op->emitOpError() << "has no lowering to a GPU target";
   cx.builder().clone(*op, cx.emission().scalars);
   return success();
 }
@@ -909,7 +909,7 @@ LogicalResult emitPrintf(EmitContext &cx, Operation *op) {
 }
 
 LogicalResult emitCall(EmitContext &, Operation *op) {
-  return op->emitOpError() << "calls a function; the CUDA lowering "
+  return op->emitOpError() << "calls a function; the GPU lowering "
                               "supports no calls in kernels";
 }
 

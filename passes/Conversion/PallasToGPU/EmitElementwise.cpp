@@ -44,7 +44,7 @@ LogicalResult ElementwiseEmitter::emitElementwise(Operation *op) {
   auto g = cast<linalg::GenericOp>(op);
   if (!isElementwise(g))
     return op->emitOpError()
-           << "is a reduction the CUDA lowering does not support yet";
+           << "is a reduction the GPU lowering does not support yet";
   int id = cx.analysis().layoutOf.lookup(g->getResult(0));
   // The flexible materializer in the result's layout: it computes all
   // results at once, register by register.
@@ -57,5 +57,5 @@ LogicalResult ElementwiseEmitter::emitElementwise(Operation *op) {
     return success();
   }
   return op->emitOpError()
-         << "has several results; the CUDA lowering supports one";
+         << "has several results; the GPU lowering supports one";
 }

@@ -157,7 +157,7 @@ const View *MemoryEmitter::viewOf(Operation *op, Value memref) {
   auto it = emission.views.find(memref);
   if (it == emission.views.end()) {
     op->emitOpError() << "accesses a memref that is not a kernel argument "
-                         "or a view of one; the CUDA lowering cannot "
+                         "or a view of one; the GPU lowering cannot "
                          "place it";
     return nullptr;
   }
@@ -215,7 +215,7 @@ LogicalResult MemoryEmitter::emitSubview(Operation *op) {
 LogicalResult MemoryEmitter::emitCast(Operation *op) {
   if (op->getNumOperands() != 1 || op->getNumResults() != 1 ||
       !isa<MemRefType>(op->getResult(0).getType()))
-    return op->emitOpError() << "has no lowering to the CUDA target";
+    return op->emitOpError() << "has no lowering to a GPU target";
   const View *src = viewOf(op, op->getOperand(0));
   if (!src)
     return failure();
@@ -231,7 +231,7 @@ LogicalResult MemoryEmitter::emitAlloc(Operation *op) {
     if (isa<bufferization::ToTensorOp, memref::DeallocOp>(user))
       continue;
     return op->emitOpError()
-           << "allocates memory inside the kernel, which the CUDA lowering "
+           << "allocates memory inside the kernel, which the GPU lowering "
               "does not support (only snapshot copies of refs)";
   }
   return success();
@@ -455,11 +455,11 @@ LogicalResult MemoryEmitter::emitDim(Operation *op) {
   auto ty = cast<MemRefType>(dim.getSource().getType());
   auto c = getConstantIntValue(dim.getIndex());
   if (!c || ty.isDynamicDim(*c))
-    return op->emitOpError() << "has no lowering to the CUDA target";
+    return op->emitOpError() << "has no lowering to a GPU target";
   emission.scalars.map(dim.getResult(), cx.idx(ty.getDimSize(*c)));
   return success();
 }
 
 LogicalResult MemoryEmitter::emitUnsupported(Operation *op) {
-  return op->emitOpError() << "has no lowering to the CUDA target";
+  return op->emitOpError() << "has no lowering to a GPU target";
 }

@@ -211,7 +211,7 @@ LogicalResult rewriteAtomicRMW(AtomicRMWOp op) {
     return op.emitOpError()
            << "'" << stringifyAtomicKind(op.getKind())
            << "' on " << elementType
-           << " has no GPU atomic; the CUDA lowering supports and/or/xor on "
+           << " has no GPU atomic; the GPU lowering supports and/or/xor on "
               "integers only";
   return rewriteAtomic(
       op, op.getRef(), op.getIndexer(), op.getValue(), Value(), op.getMask(),
@@ -266,7 +266,7 @@ LogicalResult rewriteDebugPrint(DebugPrintOp op) {
       if (isa<RankedTensorType>(t))
         return op.emitOpError()
                << "prints a block (" << t
-               << "); the CUDA lowering prints scalars only";
+               << "); the GPU lowering prints scalars only";
       if (isa<FloatType>(t))
         format += "%f";
       else if (t.isIndex() || t.getIntOrFloatBitWidth() == 64)
@@ -281,7 +281,7 @@ LogicalResult rewriteDebugPrint(DebugPrintOp op) {
   for (; next < values.size(); ++next)
     if (isa<RankedTensorType>(values[next].getType()))
       return op.emitOpError()
-             << "prints a block; the CUDA lowering prints scalars only";
+             << "prints a block; the GPU lowering prints scalars only";
   format += "\n";
   OpBuilder b(op);
   SmallVector<Value> args;
