@@ -169,9 +169,11 @@ GpuStatus CudaDevice::open(const CudaDriverApi &api, int ordinal,
   return GpuStatus::success();
 }
 
-std::string CudaDevice::arch() const {
+std::string cudaArchName(int major, int minor) {
   return "sm_" + std::to_string(major) + std::to_string(minor);
 }
+
+std::string CudaDevice::arch() const { return cudaArchName(major, minor); }
 
 GpuStatus CudaDevice::load(const std::string &ptx, const std::string &entry,
                            int64_t sharedBytes) {

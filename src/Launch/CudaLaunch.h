@@ -79,6 +79,10 @@ GpuStatus launchCudaKernel(const CudaDriverApi &api, const CudaKernel &kernel,
                            const GpuLaunchGeometry &geometry,
                            GpuKernelArgs &args, void *stream = nullptr);
 
+/// The name of a compute capability as the GPU target table spells its
+/// chips: "sm_90" for 9.0 (the arch-specific "a" variants are the table's).
+std::string cudaArchName(int major, int minor);
+
 /// One GPU, its primary context (current while the device is open), one
 /// loaded kernel, and the device memory allocated through it (freed when it
 /// is destroyed).
@@ -91,7 +95,7 @@ public:
   static GpuStatus open(const CudaDriverApi &api, int ordinal,
                         std::unique_ptr<CudaDevice> &device);
 
-  /// "sm_90" for a compute capability 9.0 device.
+  /// "sm_90" for a compute capability 9.0 device (cudaArchName).
   std::string arch() const;
   std::string name() const { return deviceName; }
   const CudaDriverApi &driver() const { return api; }

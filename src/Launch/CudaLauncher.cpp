@@ -227,7 +227,7 @@ int runCuda(const GpuLauncherCall &call) {
     int major = 0, minor = 0;
     if (GpuStatus s = currentContext(api, context, major, minor); !s)
       return fail(s);
-    std::string device = "sm_" + std::to_string(major) + std::to_string(minor);
+    std::string device = cudaArchName(major, minor);
     loaded = st.kernels.find(images, context);
     if (!loaded) {
       int64_t chosen = selectCudaImage(images, call.numImages, major, minor);
