@@ -8,7 +8,8 @@
 // num-warps, and its error cases in pallas-to-gpu-invalid.mlir and
 // pallas-to-gpu-malformed.mlir.
 //
-// This file: mma.sync dots (MmaSync.cpp, Dot.cpp, DotLayout.cpp,
+// This file: mma.sync dots (MmaSync.cpp, Dot.cpp, DotLayout.cpp, the
+// cp.async stage plans of StagingPlans.cpp and their copies in
 // DotStaging.cpp, Epilogue.cpp) and the SIMT dot before sm_80 (Simt.cpp).
 
 // Tests a dot accumulating into scratch across an "arbitrary" k axis: k

@@ -8,7 +8,9 @@
 // pallas-to-gpu-malformed.mlir.
 //
 // This file: Scalar prefetch, dynamic grid bounds, vmapped axes and atomics
-// (Memory.cpp, the launch record's grid-bound parameters).
+// (EmitMemory.cpp's emitters over Memory.cpp's loads and stores, the launch
+// record's grid-bound parameters); the memory emitters' error cases are in
+// pallas-to-gpu-memory-invalid.mlir.
 
 // Tests a dynamic grid bound (an i32 parameter), a scalar-prefetch index
 // map inlined into the kernel (the row comes from the prefetched indices),

@@ -1,7 +1,8 @@
 // RUN: pallasc-opt %s -pallas-gpu-prepare -pallas-to-linalg -canonicalize -pallas-to-gpu=chip=sm_90a -canonicalize -cse | FileCheck %s
 // RUN: pallasc-opt %s -pallas-gpu-prepare -pallas-to-linalg -canonicalize -pallas-to-gpu=chip=sm_90 -canonicalize -cse | FileCheck %s --check-prefix=SM90
 
-// Tests TMA pipelining on sm_90a: a matmul whose k axis is the one
+// Tests TMA pipelining on sm_90a (the TMA plan: StagingPlans.cpp; its copies
+// and mbarriers: DotStaging.cpp, Wgmma.cpp): a matmul whose k axis is the one
 // sequential grid axis (a loop in the block), its dot at the top of the
 // body, both operands whole 2-D bf16 blocks. Each input gets a tensor map
 // parameter (!llvm.ptr, after the arrays; box [64, 64]: A K-major, B
