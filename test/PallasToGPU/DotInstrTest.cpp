@@ -61,7 +61,9 @@ TEST_CASE("MFMA instruction: 16x16x32 on gfx950 where K allows it",
     CHECK(mfmaInstr(gfx942, shape(ctx, 128, t)).k == 16);
     CHECK(mfmaInstr(gfx942, shape(ctx, 128, t))
               .aLayout(128, 128, 2, 2)
-              .sameDistribution(mfmaALayout(128, 128, 2, 2)));
+              .sameDistribution(fragmentLayout(
+                  {pallasc::MatrixInstrKind::Mfma, 16},
+                  pallasc::MatrixOperand::A, 128, 128, 2, 2)));
   }
   // No MFMA of f32 operands, nor for K = 8.
   CHECK(!mfmaEntry(gfx950, shape(ctx, 128, Float32Type::get(&ctx))));

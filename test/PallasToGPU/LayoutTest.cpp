@@ -7,6 +7,8 @@
 // bases the layouts are built from.
 
 #include "passes/Conversion/PallasToGPU/Layout.h"
+#include "target/GpuTarget.h"
+#include "target/MatrixFragments.h"
 
 #include <catch2/catch.hpp>
 
@@ -29,6 +31,52 @@ uint64_t elementOf(const Layout &l, int64_t reg, int64_t lane, int64_t warp) {
     if (warp & (int64_t(1) << i))
       lin ^= l.warps[i];
   return lin;
+}
+
+using K = pallasc::MatrixInstrKind;
+using Op = pallasc::MatrixOperand;
+
+/// The fragment table's layouts, by instruction and operand.
+Layout mmaC(int64_t m, int64_t n, int64_t wm, int64_t wn) {
+  return fragmentLayout({K::MmaSync}, Op::C, m, n, wm, wn);
+}
+Layout mmaA(int64_t m, int64_t k, int64_t wm, int64_t wn) {
+  return fragmentLayout({K::MmaSync, 16}, Op::A, m, k, wm, wn);
+}
+Layout mmaB(int64_t k, int64_t n, int64_t wm, int64_t wn) {
+  return fragmentLayout({K::MmaSync, 16}, Op::B, k, n, wm, wn);
+}
+Layout tf32A(int64_t m, int64_t k, int64_t wm, int64_t wn) {
+  return fragmentLayout({K::MmaSync, 8}, Op::A, m, k, wm, wn);
+}
+Layout tf32B(int64_t k, int64_t n, int64_t wm, int64_t wn) {
+  return fragmentLayout({K::MmaSync, 8}, Op::B, k, n, wm, wn);
+}
+Layout wgmmaC(int64_t m, int64_t n, int64_t gm, int64_t gn) {
+  return fragmentLayout({K::Wgmma}, Op::C, m, n, gm, gn);
+}
+Layout wgmmaA(int64_t m, int64_t k, int64_t gm, int64_t gn) {
+  return fragmentLayout({K::Wgmma}, Op::A, m, k, gm, gn);
+}
+Layout mfmaC(int64_t m, int64_t n, int64_t wm, int64_t wn) {
+  return fragmentLayout({K::Mfma}, Op::C, m, n, wm, wn);
+}
+Layout mfmaA(int64_t m, int64_t k, int64_t wm, int64_t wn,
+             int64_t perLane = 4) {
+  return fragmentLayout({K::Mfma, 4 * perLane}, Op::A, m, k, wm, wn);
+}
+Layout mfmaB(int64_t k, int64_t n, int64_t wm, int64_t wn,
+             int64_t perLane = 4) {
+  return fragmentLayout({K::Mfma, 4 * perLane}, Op::B, k, n, wm, wn);
+}
+Layout wmmaC(int64_t m, int64_t n, int64_t wm, int64_t wn, int64_t perLane) {
+  return fragmentLayout({K::Wmma, 16, perLane}, Op::C, m, n, wm, wn);
+}
+Layout wmmaA(int64_t m, int64_t k, int64_t wm, int64_t wn, int64_t perLane) {
+  return fragmentLayout({K::Wmma, 16, perLane}, Op::A, m, k, wm, wn);
+}
+Layout wmmaB(int64_t k, int64_t n, int64_t wm, int64_t wn, int64_t perLane) {
+  return fragmentLayout({K::Wmma, 16, perLane}, Op::B, k, n, wm, wn);
 }
 
 int64_t numLanes(const Layout &l) { return int64_t(1) << l.lanes.size(); }
@@ -124,7 +172,7 @@ TEST_CASE("mma.sync m16n8k16 fragments follow the PTX ISA", "[layout]") {
   // PTX ISA, "Matrix Fragments for mma.m16n8k16 with floating point type":
   // groupID = lane >> 2, threadID_in_group = lane % 4.
   SECTION("C (f32 accumulator, 16x8)") {
-    Layout c = mmaCLayout(16, 8, 1, 1);
+    Layout c = mmaC(16, 8, 1, 1);
     REQUIRE(c.numRegs() == 4);
     forEachHeld(c, [](int64_t i, int64_t lane, int64_t, int64_t row,
                       int64_t col) {
@@ -135,7 +183,7 @@ TEST_CASE("mma.sync m16n8k16 fragments follow the PTX ISA", "[layout]") {
     CHECK(coversEvenly(c, 1));
   }
   SECTION("A (f16, 16x16, row)") {
-    Layout a = mmaALayout(16, 16, 1, 1);
+    Layout a = mmaA(16, 16, 1, 1);
     REQUIRE(a.numRegs() == 8);
     forEachHeld(a, [](int64_t i, int64_t lane, int64_t, int64_t row,
                       int64_t col) {
@@ -147,7 +195,7 @@ TEST_CASE("mma.sync m16n8k16 fragments follow the PTX ISA", "[layout]") {
     CHECK(coversEvenly(a, 1));
   }
   SECTION("B (f16, 16x8, col)") {
-    Layout b = mmaBLayout(16, 8, 1, 1);
+    Layout b = mmaB(16, 8, 1, 1);
     REQUIRE(b.numRegs() == 4);
     forEachHeld(b, [](int64_t i, int64_t lane, int64_t, int64_t row,
                       int64_t col) {
@@ -160,7 +208,7 @@ TEST_CASE("mma.sync m16n8k16 fragments follow the PTX ISA", "[layout]") {
   SECTION("tiles repeated per warp, warps tiling the result") {
     // [128, 64] over 2 x 2 warps: warp (wm, wn) owns the 64 x 32 tile at
     // (64 wm, 32 wn); within it the m16n8 fragment repeats.
-    Layout c = mmaCLayout(128, 64, 2, 2);
+    Layout c = mmaC(128, 64, 2, 2);
     CHECK(coversEvenly(c, 1));
     forEachHeld(c, [](int64_t i, int64_t lane, int64_t w, int64_t row,
                       int64_t col) {
@@ -172,8 +220,8 @@ TEST_CASE("mma.sync m16n8k16 fragments follow the PTX ISA", "[layout]") {
       CHECK(col % 8 == t * 2 + (i & 1));
     });
     // A is replicated across the warps along N, B across those along M.
-    CHECK(coversEvenly(mmaALayout(128, 32, 2, 2), 2));
-    CHECK(coversEvenly(mmaBLayout(32, 64, 2, 2), 2));
+    CHECK(coversEvenly(mmaA(128, 32, 2, 2), 2));
+    CHECK(coversEvenly(mmaB(32, 64, 2, 2), 2));
   }
 }
 
@@ -182,7 +230,7 @@ TEST_CASE("mma.sync m16n8k8 tf32 fragments follow the PTX ISA",
   // PTX ISA, "Matrix Fragments for mma.m16n8k8" (.tf32): a0..a3 at
   // (g, t), (g + 8, t), (g, t + 4), (g + 8, t + 4); b0, b1 at (t, g),
   // (t + 4, g).
-  Layout a = mmaTf32ALayout(16, 8, 1, 1);
+  Layout a = tf32A(16, 8, 1, 1);
   REQUIRE(a.numRegs() == 4);
   forEachHeld(a, [](int64_t i, int64_t lane, int64_t, int64_t row,
                     int64_t col) {
@@ -191,7 +239,7 @@ TEST_CASE("mma.sync m16n8k8 tf32 fragments follow the PTX ISA",
     CHECK(col == t + 4 * (i >> 1));
   });
   CHECK(coversEvenly(a, 1));
-  Layout b = mmaTf32BLayout(8, 8, 1, 1);
+  Layout b = tf32B(8, 8, 1, 1);
   REQUIRE(b.numRegs() == 2);
   forEachHeld(b, [](int64_t i, int64_t lane, int64_t, int64_t row,
                     int64_t col) {
@@ -206,7 +254,7 @@ TEST_CASE("wgmma m64nNk16 accumulator follows the PTX ISA", "[layout]") {
   // PTX ISA, "wgmma .m64nNk16 register fragment D": warp w of the
   // warpgroup holds rows 16 w + g and 16 w + g + 8; register i is at
   // column 8 (i / 4) + 2 t + (i % 2), row + 8 when bit 1 of i is set.
-  Layout c = wgmmaCLayout(64, 64, 1, 1);
+  Layout c = wgmmaC(64, 64, 1, 1);
   REQUIRE(c.numRegs() == 32);
   forEachHeld(c, [](int64_t i, int64_t lane, int64_t w, int64_t row,
                     int64_t col) {
@@ -216,13 +264,13 @@ TEST_CASE("wgmma m64nNk16 accumulator follows the PTX ISA", "[layout]") {
   });
   CHECK(coversEvenly(c, 1));
   // Two warpgroups along M: 64-row slabs each.
-  Layout c2 = wgmmaCLayout(128, 64, 2, 1);
+  Layout c2 = wgmmaC(128, 64, 2, 1);
   CHECK(coversEvenly(c2, 1));
   forEachHeld(c2, [](int64_t, int64_t, int64_t w, int64_t row, int64_t) {
     CHECK(row / 64 == w / 4);
   });
   // The register A operand: the mma.sync A fragment per 16-row slice.
-  Layout a = wgmmaALayout(64, 16, 1, 1);
+  Layout a = wgmmaA(64, 16, 1, 1);
   forEachHeld(a, [](int64_t i, int64_t lane, int64_t w, int64_t row,
                     int64_t col) {
     int64_t g = lane >> 2, t = lane % 4;
@@ -236,7 +284,7 @@ TEST_CASE("MFMA 16x16x16 f16 fragments follow the CDNA3 ISA", "[layout]") {
   // AMD Instinct MI300 ISA, v_mfma_f32_16x16x16_f16 (wave64): lane l,
   // register j: A[l % 16][4 (l / 16) + j], B[4 (l / 16) + j][l % 16],
   // D[4 (l / 16) + j][l % 16].
-  Layout c = mfmaCLayout(16, 16, 1, 1);
+  Layout c = mfmaC(16, 16, 1, 1);
   REQUIRE(numLanes(c) == 64);
   REQUIRE(c.numRegs() == 4);
   forEachHeld(c, [](int64_t j, int64_t l, int64_t, int64_t row,
@@ -245,14 +293,14 @@ TEST_CASE("MFMA 16x16x16 f16 fragments follow the CDNA3 ISA", "[layout]") {
     CHECK(col == l % 16);
   });
   CHECK(coversEvenly(c, 1));
-  Layout a = mfmaALayout(16, 16, 1, 1);
+  Layout a = mfmaA(16, 16, 1, 1);
   forEachHeld(a, [](int64_t j, int64_t l, int64_t, int64_t row,
                     int64_t col) {
     CHECK(row == l % 16);
     CHECK(col == 4 * (l / 16) + j);
   });
   CHECK(coversEvenly(a, 1));
-  Layout b = mfmaBLayout(16, 16, 1, 1);
+  Layout b = mfmaB(16, 16, 1, 1);
   forEachHeld(b, [](int64_t j, int64_t l, int64_t, int64_t row,
                     int64_t col) {
     CHECK(row == 4 * (l / 16) + j);
@@ -260,7 +308,7 @@ TEST_CASE("MFMA 16x16x16 f16 fragments follow the CDNA3 ISA", "[layout]") {
   });
   CHECK(coversEvenly(b, 1));
   // 2 x 2 wavefronts over [64, 64]: 32 x 32 each.
-  Layout big = mfmaCLayout(64, 64, 2, 2);
+  Layout big = mfmaC(64, 64, 2, 2);
   CHECK(coversEvenly(big, 1));
   forEachHeld(big, [](int64_t, int64_t, int64_t w, int64_t row,
                       int64_t col) {
@@ -275,7 +323,7 @@ TEST_CASE("MFMA 16x16x32 fragments follow the CDNA4 ISA", "[layout]") {
   // 15 carrying K = 8 g .. 8 g + 7: lane l, element j = 0..7:
   // A[l % 16][8 (l / 16) + j], B[8 (l / 16) + j][l % 16]; the accumulator
   // is the 16x16x16 one (4 f32, D[4 (l / 16) + j][l % 16]).
-  Layout a = mfmaALayout(16, 32, 1, 1, 8);
+  Layout a = mfmaA(16, 32, 1, 1, 8);
   REQUIRE(numLanes(a) == 64);
   REQUIRE(a.numRegs() == 8);
   forEachHeld(a, [](int64_t j, int64_t l, int64_t, int64_t row,
@@ -284,7 +332,7 @@ TEST_CASE("MFMA 16x16x32 fragments follow the CDNA4 ISA", "[layout]") {
     CHECK(col == 8 * (l / 16) + j);
   });
   CHECK(coversEvenly(a, 1));
-  Layout b = mfmaBLayout(32, 16, 1, 1, 8);
+  Layout b = mfmaB(32, 16, 1, 1, 8);
   REQUIRE(numLanes(b) == 64);
   REQUIRE(b.numRegs() == 8);
   forEachHeld(b, [](int64_t j, int64_t l, int64_t, int64_t row,
@@ -296,7 +344,7 @@ TEST_CASE("MFMA 16x16x32 fragments follow the CDNA4 ISA", "[layout]") {
   // [64, 128] x [128, 64] over 2 x 2 wavefronts: each instruction's 8
   // elements are consecutive registers, k tiles first (32 k per tile), then
   // the 16-row (column) tiles of the wavefront's 32.
-  Layout big = mfmaALayout(64, 128, 2, 2, 8);
+  Layout big = mfmaA(64, 128, 2, 2, 8);
   CHECK(coversEvenly(big, 2)); // the 2 wavefronts along N share A
   REQUIRE(big.numRegs() == 8 * 4 * 2);
   forEachHeld(big, [](int64_t r, int64_t l, int64_t w, int64_t row,
@@ -305,7 +353,7 @@ TEST_CASE("MFMA 16x16x32 fragments follow the CDNA4 ISA", "[layout]") {
     CHECK(row == 32 * (w & 1) + 16 * mt + l % 16);
     CHECK(col == 32 * kt + 8 * (l / 16) + j);
   });
-  Layout bigB = mfmaBLayout(128, 64, 2, 2, 8);
+  Layout bigB = mfmaB(128, 64, 2, 2, 8);
   CHECK(coversEvenly(bigB, 2));
   forEachHeld(bigB, [](int64_t r, int64_t l, int64_t w, int64_t row,
                        int64_t col) {
@@ -320,7 +368,7 @@ TEST_CASE("WMMA 16x16x16 fragments follow the RDNA3 and RDNA4 ISAs",
   // RDNA3 ISA, v_wmma_f32_16x16x16_f16 (wave32): lane l holds row l % 16 of
   // A and column l % 16 of B, K = 0..15 in its 16 halves, lanes l and
   // l + 16 the same; D VGPR j: D[2 j + l / 16][l % 16].
-  Layout c3 = wmmaCLayout(16, 16, 1, 1, 16);
+  Layout c3 = wmmaC(16, 16, 1, 1, 16);
   REQUIRE(numLanes(c3) == 32);
   REQUIRE(c3.numRegs() == 8);
   forEachHeld(c3, [](int64_t j, int64_t l, int64_t, int64_t row,
@@ -329,7 +377,7 @@ TEST_CASE("WMMA 16x16x16 fragments follow the RDNA3 and RDNA4 ISAs",
     CHECK(col == l % 16);
   });
   CHECK(coversEvenly(c3, 1));
-  Layout a3 = wmmaALayout(16, 16, 1, 1, 16);
+  Layout a3 = wmmaA(16, 16, 1, 1, 16);
   REQUIRE(a3.numRegs() == 16);
   forEachHeld(a3, [](int64_t j, int64_t l, int64_t, int64_t row,
                      int64_t col) {
@@ -337,7 +385,7 @@ TEST_CASE("WMMA 16x16x16 fragments follow the RDNA3 and RDNA4 ISAs",
     CHECK(col == j);
   });
   CHECK(coversEvenly(a3, 2));
-  Layout b3 = wmmaBLayout(16, 16, 1, 1, 16);
+  Layout b3 = wmmaB(16, 16, 1, 1, 16);
   forEachHeld(b3, [](int64_t j, int64_t l, int64_t, int64_t row,
                      int64_t col) {
     CHECK(row == j);
@@ -347,7 +395,7 @@ TEST_CASE("WMMA 16x16x16 fragments follow the RDNA3 and RDNA4 ISAs",
   // RDNA4 ISA, v_wmma_f32_16x16x16_f16 (gfx12, wave32): 8 halves per lane,
   // A[l % 16][8 (l / 16) + j], B[8 (l / 16) + j][l % 16]; D VGPR j:
   // D[8 (l / 16) + j][l % 16].
-  Layout c4 = wmmaCLayout(16, 16, 1, 1, 8);
+  Layout c4 = wmmaC(16, 16, 1, 1, 8);
   REQUIRE(c4.numRegs() == 8);
   forEachHeld(c4, [](int64_t j, int64_t l, int64_t, int64_t row,
                      int64_t col) {
@@ -355,7 +403,7 @@ TEST_CASE("WMMA 16x16x16 fragments follow the RDNA3 and RDNA4 ISAs",
     CHECK(col == l % 16);
   });
   CHECK(coversEvenly(c4, 1));
-  Layout a4 = wmmaALayout(16, 16, 1, 1, 8);
+  Layout a4 = wmmaA(16, 16, 1, 1, 8);
   REQUIRE(a4.numRegs() == 8);
   forEachHeld(a4, [](int64_t j, int64_t l, int64_t, int64_t row,
                      int64_t col) {
@@ -363,7 +411,7 @@ TEST_CASE("WMMA 16x16x16 fragments follow the RDNA3 and RDNA4 ISAs",
     CHECK(col == 8 * (l / 16) + j);
   });
   CHECK(coversEvenly(a4, 1));
-  Layout b4 = wmmaBLayout(16, 16, 1, 1, 8);
+  Layout b4 = wmmaB(16, 16, 1, 1, 8);
   forEachHeld(b4, [](int64_t j, int64_t l, int64_t, int64_t row,
                      int64_t col) {
     CHECK(row == 8 * (l / 16) + j);
@@ -373,22 +421,22 @@ TEST_CASE("WMMA 16x16x16 fragments follow the RDNA3 and RDNA4 ISAs",
   // 4 x 1 wavefronts over [128, 64] (repetitions along N, then M), and an
   // A operand with K = 64 (repetitions along K first).
   for (int64_t perLane : {16, 8}) {
-    Layout big = wmmaCLayout(128, 64, 4, 1, perLane);
+    Layout big = wmmaC(128, 64, 4, 1, perLane);
     CHECK(coversEvenly(big, 1));
     forEachHeld(big, [](int64_t, int64_t, int64_t w, int64_t row, int64_t) {
       CHECK(row / 32 == w);
     });
-    CHECK(coversEvenly(wmmaALayout(128, 64, 4, 1, perLane),
+    CHECK(coversEvenly(wmmaA(128, 64, 4, 1, perLane),
                        perLane == 16 ? 2 : 1));
-    CHECK(coversEvenly(wmmaBLayout(64, 64, 2, 2, perLane),
+    CHECK(coversEvenly(wmmaB(64, 64, 2, 2, perLane),
                        (perLane == 16 ? 2 : 1) * 2));
   }
 }
 
 TEST_CASE("inverse: registerOf undoes regLinear", "[layout]") {
   for (const Layout &l :
-       {mmaCLayout(64, 64, 2, 2), mmaALayout(64, 32, 2, 2),
-        wgmmaCLayout(128, 128, 2, 1), mfmaBLayout(32, 64, 2, 2),
+       {mmaC(64, 64, 2, 2), mmaA(64, 32, 2, 2),
+        wgmmaC(128, 128, 2, 1), mfmaB(32, 64, 2, 2),
         blockedLayout({32, 128}, 16, 4, 5)}) {
     INFO(l.str());
     for (int64_t r = 0; r < l.numRegs(); ++r)
@@ -409,7 +457,7 @@ TEST_CASE("inverse: registerOf undoes regLinear", "[layout]") {
 }
 
 TEST_CASE("composition: transpose, slice and reshape", "[layout]") {
-  Layout c = mmaCLayout(64, 32, 2, 2);
+  Layout c = mmaC(64, 32, 2, 2);
   SECTION("a transpose swaps each held element's coordinates") {
     Layout t = projectLayout(c, {1, 0}, {32, 64});
     REQUIRE(t.numRegs() == c.numRegs());
@@ -469,7 +517,7 @@ TEST_CASE("composition: transpose, slice and reshape", "[layout]") {
 }
 
 TEST_CASE("providesLocally and registerMap", "[layout]") {
-  Layout c = mmaCLayout(64, 64, 2, 2);
+  Layout c = mmaC(64, 64, 2, 2);
   // A layout whose registers are a subset of c's (first two bases).
   Layout part = c;
   part.regs.assign(c.regs.begin(), c.regs.begin() + 2);
@@ -490,6 +538,30 @@ TEST_CASE("providesLocally and registerMap", "[layout]") {
     CHECK(c.regLinear(perm[r]) == swapped.regLinear(r));
   // Other thread bases: not local.
   CHECK_FALSE(providesLocally(c, blockedLayout({64, 64}, 32, 4, 5)));
-  CHECK_FALSE(providesLocally(c, mmaCLayout(64, 64, 4, 1)));
-  CHECK(c.sameDistribution(mmaCLayout(64, 64, 2, 2)));
+  CHECK_FALSE(providesLocally(c, mmaC(64, 64, 4, 1)));
+  CHECK(c.sameDistribution(mmaC(64, 64, 2, 2)));
+}
+
+TEST_CASE("every matrix instruction of every chip has its fragment layouts",
+          "[layout]") {
+  for (const pallasc::GpuTarget &t : pallasc::allGpuTargets())
+    for (const pallasc::MatrixInstr &i : t.matrixInstrs) {
+      INFO(t.targetName() << " k=" << i.k);
+      CHECK(pallasc::findMatrixFragment(i, Op::A));
+      CHECK(pallasc::findMatrixFragment(i, Op::C));
+      // wgmma reads B from shared memory only.
+      if (i.kind != K::Wgmma)
+        CHECK(pallasc::findMatrixFragment(i, Op::B));
+    }
+  // Each entry, over one warp's tile, holds every element of the tile the
+  // same number of times (once, but for the replicated RDNA3 operands).
+  for (const pallasc::MatrixFragment &f : pallasc::allMatrixFragments()) {
+    INFO(f.formula);
+    int64_t rows = f.operand == Op::B ? 32 : (f.kind == K::Wgmma ? 64 : 16);
+    int64_t cols = f.operand == Op::A ? 32 : 16;
+    Layout l = fragmentLayout(f, rows, cols, 1, 1);
+    int64_t threads = numLanes(l) * numWarps(l);
+    CHECK(coversEvenly(l, static_cast<int>(threads * l.numRegs() /
+                                           l.numElements())));
+  }
 }

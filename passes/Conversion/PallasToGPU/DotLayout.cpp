@@ -68,7 +68,9 @@ int LayoutAssignment::dotLayout(Operation *op) {
       int64_t gn = groups / gm;
       if (s.m % (64 * gm) || s.n % (8 * gn) || (*result.rowsReduced && gn != 1))
         continue;
-      return intern(wgmmaCLayout(s.m, s.n, gm, gn));
+      return intern(fragmentLayout({MatrixInstrKind::Wgmma},
+                                   pallasc::MatrixOperand::C, s.m, s.n, gm,
+                                   gn));
     }
   }
   // One warp's tile (16 x 8 for mma.sync.m16n8k16, 16 x 16 for MFMA and
@@ -115,9 +117,10 @@ int LayoutAssignment::dotLayout(Operation *op) {
       return intern(wmmaInstr(*kc.target)
                         .cLayout(s.m, s.n, bestWm, kc.numWarps / bestWm));
     if (bestWm)
-      return intern(mfma
-                        ? mfmaCLayout(s.m, s.n, bestWm, kc.numWarps / bestWm)
-                        : mmaCLayout(s.m, s.n, bestWm, kc.numWarps / bestWm));
+      return intern(fragmentLayout(
+          {mfma ? MatrixInstrKind::Mfma : MatrixInstrKind::MmaSync},
+          pallasc::MatrixOperand::C, s.m, s.n, bestWm,
+          kc.numWarps / bestWm));
   }
   return defaultLayout(cast<RankedTensorType>(op->getResult(0).getType()));
 }

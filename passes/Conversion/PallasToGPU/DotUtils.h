@@ -81,8 +81,17 @@ inline const pallasc::MatrixInstr *mfmaEntry(const pallasc::GpuTarget &target,
 struct WaveMatrixInstr {
   int64_t k = 16;
   int64_t aRegs = 4, bRegs = 4, cRegs = 4;
-  std::function<Layout(int64_t m, int64_t k, int64_t wm, int64_t wn)>
-      aLayout, bLayout, cLayout;
+  /// The instruction's entries of the fragment table.
+  FragmentSelect fragments;
+  Layout aLayout(int64_t m, int64_t k, int64_t wm, int64_t wn) const {
+    return fragmentLayout(fragments, pallasc::MatrixOperand::A, m, k, wm, wn);
+  }
+  Layout bLayout(int64_t k, int64_t n, int64_t wm, int64_t wn) const {
+    return fragmentLayout(fragments, pallasc::MatrixOperand::B, k, n, wm, wn);
+  }
+  Layout cLayout(int64_t m, int64_t n, int64_t wm, int64_t wn) const {
+    return fragmentLayout(fragments, pallasc::MatrixOperand::C, m, n, wm, wn);
+  }
   /// `d = a * b + c` on vector<aRegs x T>, vector<bRegs x T> and
   /// vector<cRegs x f32>.
   std::function<Value(OpBuilder &, Location, Value a, Value b, Value c)>

@@ -3,6 +3,7 @@
 #include "passes/Conversion/PallasToGPU/Layout.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/MathExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -141,317 +142,82 @@ Layout mlir::pallas::gpu::blockedLayout(llvm::ArrayRef<int64_t> shape,
   return l;
 }
 
-Layout mlir::pallas::gpu::mmaCLayout(int64_t m, int64_t n, int64_t wm,
-                                     int64_t wn) {
+/// The layout family of a fragment table entry.
+static Layout::Family fragmentFamily(pallasc::MatrixInstrKind kind,
+                                     pallasc::MatrixOperand operand) {
+  using pallasc::MatrixInstrKind;
+  using pallasc::MatrixOperand;
+  using F = Layout::Family;
+  auto pick = [&](F a, F b, F c) {
+    return operand == MatrixOperand::A   ? a
+           : operand == MatrixOperand::B ? b
+                                         : c;
+  };
+  switch (kind) {
+  case MatrixInstrKind::MmaSync:
+    return pick(F::MmaA, F::MmaB, F::MmaC);
+  case MatrixInstrKind::Wgmma:
+    // wgmma reads B from shared memory only: no register layout of its own.
+    return pick(F::WgmmaA, F::Derived, F::WgmmaC);
+  case MatrixInstrKind::Mfma:
+    return pick(F::MfmaA, F::MfmaB, F::MfmaC);
+  case MatrixInstrKind::Wmma:
+    return pick(F::WmmaA, F::WmmaB, F::WmmaC);
+  }
+  llvm_unreachable("unknown matrix instruction kind");
+}
+
+Layout mlir::pallas::gpu::fragmentLayout(const pallasc::MatrixFragment &f,
+                                         int64_t rows, int64_t cols,
+                                         int64_t wm, int64_t wn) {
+  using pallasc::FragmentAxis;
+  using pallasc::MatrixOperand;
   Layout l;
-  l.shape = {m, n};
-  l.family = Layout::Family::MmaC;
-  l.warpsM = wm;
-  l.warpsN = wn;
-  int64_t nb = log2Exact(n);
-  auto row = [&](int64_t x) { return uint64_t(x) << nb; };
-  auto col = [&](int64_t x) { return uint64_t(x); };
-  l.regs = {col(1), row(8)};
-  for (int64_t c = 8; c < n / wn; c *= 2)
-    l.regs.push_back(col(c));
-  for (int64_t r = 16; r < m / wm; r *= 2)
-    l.regs.push_back(row(r));
-  l.lanes = {col(2), col(4), row(1), row(2), row(4)};
+  l.shape = {rows, cols};
+  l.family = fragmentFamily(f.kind, f.operand);
+  int64_t colBits = log2Exact(cols);
+  auto basis = [&](const pallasc::FragmentBasis &b) -> uint64_t {
+    return b.axis == FragmentAxis::Row ? uint64_t(b.step) << colBits
+                                       : uint64_t(b.step);
+  };
+  // The warp grid's share of each dimension: M (rows of A and C) over wm,
+  // N (columns of B and C) over wn; K is not split.
+  bool rowsAreM = f.operand != MatrixOperand::B;
+  bool colsAreN = f.operand != MatrixOperand::A;
+  int64_t rowTile = rowsAreM ? rows / wm : rows;
+  int64_t colTile = colsAreN ? cols / wn : cols;
+  for (const pallasc::FragmentBasis &b : f.regs)
+    l.regs.push_back(basis(b));
+  for (const pallasc::FragmentRepeat &rep : f.repeats) {
+    bool row = rep.axis == FragmentAxis::Row;
+    int64_t bound = rep.upTo == pallasc::RepeatUpTo::Extent
+                        ? (row ? rows : cols)
+                        : (row ? rowTile : colTile);
+    for (int64_t x = rep.from; x < bound; x *= 2)
+      l.regs.push_back(basis({rep.axis, x}));
+  }
+  for (const pallasc::FragmentBasis &b : f.lanes)
+    l.lanes.push_back(basis(b));
+  for (const pallasc::FragmentBasis &b : f.groupWarps)
+    l.warps.push_back(basis(b));
   for (int64_t i = 0; (int64_t(1) << i) < wm; ++i)
-    l.warps.push_back(row((m / wm) << i));
+    l.warps.push_back(rowsAreM ? uint64_t(rowTile << i) << colBits : 0);
   for (int64_t j = 0; (int64_t(1) << j) < wn; ++j)
-    l.warps.push_back(col((n / wn) << j));
-  return l;
-}
-
-Layout mlir::pallas::gpu::mmaALayout(int64_t m, int64_t k, int64_t wm,
-                                     int64_t wn) {
-  Layout l;
-  l.shape = {m, k};
-  l.family = Layout::Family::MmaA;
-  l.warpsM = wm;
+    l.warps.push_back(colsAreN ? uint64_t(colTile << j) : 0);
+  l.warpsM = (int64_t(1) << f.groupWarps.size) * wm;
   l.warpsN = wn;
-  int64_t kb = log2Exact(k);
-  auto row = [&](int64_t x) { return uint64_t(x) << kb; };
-  auto col = [&](int64_t x) { return uint64_t(x); };
-  l.regs = {col(1), row(8), col(8)};
-  for (int64_t c = 16; c < k; c *= 2)
-    l.regs.push_back(col(c));
-  for (int64_t r = 16; r < m / wm; r *= 2)
-    l.regs.push_back(row(r));
-  l.lanes = {col(2), col(4), row(1), row(2), row(4)};
-  for (int64_t i = 0; (int64_t(1) << i) < wm; ++i)
-    l.warps.push_back(row((m / wm) << i));
-  for (int64_t j = 0; (int64_t(1) << j) < wn; ++j)
-    l.warps.push_back(0);
   return l;
 }
 
-Layout mlir::pallas::gpu::mmaBLayout(int64_t k, int64_t n, int64_t wm,
-                                     int64_t wn) {
-  Layout l;
-  l.shape = {k, n};
-  l.family = Layout::Family::MmaB;
-  l.warpsM = wm;
-  l.warpsN = wn;
-  int64_t nb = log2Exact(n);
-  auto row = [&](int64_t x) { return uint64_t(x) << nb; };
-  auto col = [&](int64_t x) { return uint64_t(x); };
-  l.regs = {row(1), row(8)};
-  for (int64_t r = 16; r < k; r *= 2)
-    l.regs.push_back(row(r));
-  for (int64_t c = 8; c < n / wn; c *= 2)
-    l.regs.push_back(col(c));
-  l.lanes = {row(2), row(4), col(1), col(2), col(4)};
-  for (int64_t i = 0; (int64_t(1) << i) < wm; ++i)
-    l.warps.push_back(0);
-  for (int64_t j = 0; (int64_t(1) << j) < wn; ++j)
-    l.warps.push_back(col((n / wn) << j));
-  return l;
-}
-
-Layout mlir::pallas::gpu::mmaTf32ALayout(int64_t m, int64_t k, int64_t wm,
-                                         int64_t wn) {
-  Layout l;
-  l.shape = {m, k};
-  l.family = Layout::Family::MmaA;
-  l.warpsM = wm;
-  l.warpsN = wn;
-  int64_t kb = log2Exact(k);
-  auto row = [&](int64_t x) { return uint64_t(x) << kb; };
-  auto col = [&](int64_t x) { return uint64_t(x); };
-  l.regs = {row(8), col(4)};
-  for (int64_t c = 8; c < k; c *= 2)
-    l.regs.push_back(col(c));
-  for (int64_t r = 16; r < m / wm; r *= 2)
-    l.regs.push_back(row(r));
-  l.lanes = {col(1), col(2), row(1), row(2), row(4)};
-  for (int64_t i = 0; (int64_t(1) << i) < wm; ++i)
-    l.warps.push_back(row((m / wm) << i));
-  for (int64_t j = 0; (int64_t(1) << j) < wn; ++j)
-    l.warps.push_back(0);
-  return l;
-}
-
-Layout mlir::pallas::gpu::mmaTf32BLayout(int64_t k, int64_t n, int64_t wm,
-                                         int64_t wn) {
-  Layout l;
-  l.shape = {k, n};
-  l.family = Layout::Family::MmaB;
-  l.warpsM = wm;
-  l.warpsN = wn;
-  int64_t nb = log2Exact(n);
-  auto row = [&](int64_t x) { return uint64_t(x) << nb; };
-  auto col = [&](int64_t x) { return uint64_t(x); };
-  l.regs = {row(4)};
-  for (int64_t r = 8; r < k; r *= 2)
-    l.regs.push_back(row(r));
-  for (int64_t c = 8; c < n / wn; c *= 2)
-    l.regs.push_back(col(c));
-  l.lanes = {row(1), row(2), col(1), col(2), col(4)};
-  for (int64_t i = 0; (int64_t(1) << i) < wm; ++i)
-    l.warps.push_back(0);
-  for (int64_t j = 0; (int64_t(1) << j) < wn; ++j)
-    l.warps.push_back(col((n / wn) << j));
-  return l;
-}
-
-Layout mlir::pallas::gpu::wgmmaCLayout(int64_t m, int64_t n, int64_t gm,
-                                       int64_t gn) {
-  Layout l;
-  l.shape = {m, n};
-  l.family = Layout::Family::WgmmaC;
-  l.warpsM = 4 * gm;
-  l.warpsN = gn;
-  int64_t nb = log2Exact(n);
-  auto row = [&](int64_t x) { return uint64_t(x) << nb; };
-  auto col = [&](int64_t x) { return uint64_t(x); };
-  l.regs = {col(1), row(8)};
-  for (int64_t c = 8; c < n / gn; c *= 2)
-    l.regs.push_back(col(c));
-  for (int64_t r = 64; r < m / gm; r *= 2)
-    l.regs.push_back(row(r));
-  l.lanes = {col(2), col(4), row(1), row(2), row(4)};
-  l.warps = {row(16), row(32)};
-  for (int64_t i = 0; (int64_t(1) << i) < gm; ++i)
-    l.warps.push_back(row((m / gm) << i));
-  for (int64_t j = 0; (int64_t(1) << j) < gn; ++j)
-    l.warps.push_back(col((n / gn) << j));
-  return l;
-}
-
-Layout mlir::pallas::gpu::wgmmaALayout(int64_t m, int64_t k, int64_t gm,
-                                       int64_t gn) {
-  Layout l;
-  l.shape = {m, k};
-  l.family = Layout::Family::WgmmaA;
-  l.warpsM = 4 * gm;
-  l.warpsN = gn;
-  int64_t kb = log2Exact(k);
-  auto row = [&](int64_t x) { return uint64_t(x) << kb; };
-  auto col = [&](int64_t x) { return uint64_t(x); };
-  l.regs = {col(1), row(8)};
-  for (int64_t c = 8; c < k; c *= 2)
-    l.regs.push_back(col(c));
-  for (int64_t r = 64; r < m / gm; r *= 2)
-    l.regs.push_back(row(r));
-  l.lanes = {col(2), col(4), row(1), row(2), row(4)};
-  l.warps = {row(16), row(32)};
-  for (int64_t i = 0; (int64_t(1) << i) < gm; ++i)
-    l.warps.push_back(row((m / gm) << i));
-  for (int64_t j = 0; (int64_t(1) << j) < gn; ++j)
-    l.warps.push_back(0);
-  return l;
-}
-
-Layout mlir::pallas::gpu::mfmaCLayout(int64_t m, int64_t n, int64_t wm,
-                                      int64_t wn) {
-  Layout l;
-  l.shape = {m, n};
-  l.family = Layout::Family::MfmaC;
-  l.warpsM = wm;
-  l.warpsN = wn;
-  int64_t nb = log2Exact(n);
-  auto row = [&](int64_t x) { return uint64_t(x) << nb; };
-  auto col = [&](int64_t x) { return uint64_t(x); };
-  l.regs = {row(1), row(2)};
-  for (int64_t c = 16; c < n / wn; c *= 2)
-    l.regs.push_back(col(c));
-  for (int64_t r = 16; r < m / wm; r *= 2)
-    l.regs.push_back(row(r));
-  l.lanes = {col(1), col(2), col(4), col(8), row(4), row(8)};
-  for (int64_t i = 0; (int64_t(1) << i) < wm; ++i)
-    l.warps.push_back(row((m / wm) << i));
-  for (int64_t j = 0; (int64_t(1) << j) < wn; ++j)
-    l.warps.push_back(col((n / wn) << j));
-  return l;
-}
-
-Layout mlir::pallas::gpu::mfmaALayout(int64_t m, int64_t k, int64_t wm,
-                                      int64_t wn, int64_t perLane) {
-  Layout l;
-  l.shape = {m, k};
-  l.family = Layout::Family::MfmaA;
-  l.warpsM = wm;
-  l.warpsN = wn;
-  int64_t kb = log2Exact(k);
-  auto row = [&](int64_t x) { return uint64_t(x) << kb; };
-  auto col = [&](int64_t x) { return uint64_t(x); };
-  // Columns p (lane / 16) + j of a 16 x 4p tile, p = perLane.
-  for (int64_t c = 1; c < perLane; c *= 2)
-    l.regs.push_back(col(c));
-  for (int64_t c = 4 * perLane; c < k; c *= 2)
-    l.regs.push_back(col(c));
-  for (int64_t r = 16; r < m / wm; r *= 2)
-    l.regs.push_back(row(r));
-  l.lanes = {row(1), row(2), row(4), row(8), col(perLane), col(2 * perLane)};
-  for (int64_t i = 0; (int64_t(1) << i) < wm; ++i)
-    l.warps.push_back(row((m / wm) << i));
-  for (int64_t j = 0; (int64_t(1) << j) < wn; ++j)
-    l.warps.push_back(0);
-  return l;
-}
-
-Layout mlir::pallas::gpu::mfmaBLayout(int64_t k, int64_t n, int64_t wm,
-                                      int64_t wn, int64_t perLane) {
-  Layout l;
-  l.shape = {k, n};
-  l.family = Layout::Family::MfmaB;
-  l.warpsM = wm;
-  l.warpsN = wn;
-  int64_t nb = log2Exact(n);
-  auto row = [&](int64_t x) { return uint64_t(x) << nb; };
-  auto col = [&](int64_t x) { return uint64_t(x); };
-  // Rows p (lane / 16) + j of a 4p x 16 tile, p = perLane.
-  for (int64_t r = 1; r < perLane; r *= 2)
-    l.regs.push_back(row(r));
-  for (int64_t r = 4 * perLane; r < k; r *= 2)
-    l.regs.push_back(row(r));
-  for (int64_t c = 16; c < n / wn; c *= 2)
-    l.regs.push_back(col(c));
-  l.lanes = {col(1), col(2), col(4), col(8), row(perLane), row(2 * perLane)};
-  for (int64_t i = 0; (int64_t(1) << i) < wm; ++i)
-    l.warps.push_back(0);
-  for (int64_t j = 0; (int64_t(1) << j) < wn; ++j)
-    l.warps.push_back(col((n / wn) << j));
-  return l;
-}
-
-Layout mlir::pallas::gpu::wmmaCLayout(int64_t m, int64_t n, int64_t wm,
-                                      int64_t wn, int64_t perLane) {
-  Layout l;
-  l.shape = {m, n};
-  l.family = Layout::Family::WmmaC;
-  l.warpsM = wm;
-  l.warpsN = wn;
-  int64_t nb = log2Exact(n);
-  auto row = [&](int64_t x) { return uint64_t(x) << nb; };
-  auto col = [&](int64_t x) { return uint64_t(x); };
-  // RDNA3: rows 2j + (lane / 16); RDNA4: rows j + 8 (lane / 16).
-  if (perLane == 16)
-    l.regs = {row(2), row(4), row(8)};
-  else
-    l.regs = {row(1), row(2), row(4)};
-  for (int64_t c = 16; c < n / wn; c *= 2)
-    l.regs.push_back(col(c));
-  for (int64_t r = 16; r < m / wm; r *= 2)
-    l.regs.push_back(row(r));
-  l.lanes = {col(1), col(2), col(4), col(8), perLane == 16 ? row(1) : row(8)};
-  for (int64_t i = 0; (int64_t(1) << i) < wm; ++i)
-    l.warps.push_back(row((m / wm) << i));
-  for (int64_t j = 0; (int64_t(1) << j) < wn; ++j)
-    l.warps.push_back(col((n / wn) << j));
-  return l;
-}
-
-Layout mlir::pallas::gpu::wmmaALayout(int64_t m, int64_t k, int64_t wm,
-                                      int64_t wn, int64_t perLane) {
-  Layout l;
-  l.shape = {m, k};
-  l.family = Layout::Family::WmmaA;
-  l.warpsM = wm;
-  l.warpsN = wn;
-  int64_t kb = log2Exact(k);
-  auto row = [&](int64_t x) { return uint64_t(x) << kb; };
-  auto col = [&](int64_t x) { return uint64_t(x); };
-  // RDNA3: a whole row per lane, replicated in the upper half-wave; RDNA4:
-  // columns 8 (lane / 16) .. +7.
-  for (int64_t c = 1; c < perLane; c *= 2)
-    l.regs.push_back(col(c));
-  for (int64_t c = 16; c < k; c *= 2)
-    l.regs.push_back(col(c));
-  for (int64_t r = 16; r < m / wm; r *= 2)
-    l.regs.push_back(row(r));
-  l.lanes = {row(1), row(2), row(4), row(8), perLane == 16 ? 0 : col(8)};
-  for (int64_t i = 0; (int64_t(1) << i) < wm; ++i)
-    l.warps.push_back(row((m / wm) << i));
-  for (int64_t j = 0; (int64_t(1) << j) < wn; ++j)
-    l.warps.push_back(0);
-  return l;
-}
-
-Layout mlir::pallas::gpu::wmmaBLayout(int64_t k, int64_t n, int64_t wm,
-                                      int64_t wn, int64_t perLane) {
-  Layout l;
-  l.shape = {k, n};
-  l.family = Layout::Family::WmmaB;
-  l.warpsM = wm;
-  l.warpsN = wn;
-  int64_t nb = log2Exact(n);
-  auto row = [&](int64_t x) { return uint64_t(x) << nb; };
-  auto col = [&](int64_t x) { return uint64_t(x); };
-  for (int64_t r = 1; r < perLane; r *= 2)
-    l.regs.push_back(row(r));
-  for (int64_t r = 16; r < k; r *= 2)
-    l.regs.push_back(row(r));
-  for (int64_t c = 16; c < n / wn; c *= 2)
-    l.regs.push_back(col(c));
-  l.lanes = {col(1), col(2), col(4), col(8), perLane == 16 ? 0 : row(8)};
-  for (int64_t i = 0; (int64_t(1) << i) < wm; ++i)
-    l.warps.push_back(0);
-  for (int64_t j = 0; (int64_t(1) << j) < wn; ++j)
-    l.warps.push_back(col((n / wn) << j));
-  return l;
+Layout mlir::pallas::gpu::fragmentLayout(FragmentSelect instr,
+                                         pallasc::MatrixOperand operand,
+                                         int64_t rows, int64_t cols,
+                                         int64_t wm, int64_t wn) {
+  const pallasc::MatrixFragment *f = pallasc::findMatrixFragment(
+      instr.kind, operand, instr.k, instr.operandsPerLane);
+  if (!f)
+    llvm::report_fatal_error("no fragment layout for this matrix instruction");
+  return fragmentLayout(*f, rows, cols, wm, wn);
 }
 
 Layout mlir::pallas::gpu::projectLayout(const Layout &layout,

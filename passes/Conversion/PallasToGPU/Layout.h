@@ -28,6 +28,8 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallVector.h"
 
+#include "target/MatrixFragments.h"
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -89,59 +91,26 @@ struct Layout {
 Layout blockedLayout(llvm::ArrayRef<int64_t> shape, int64_t elementBits,
                      int64_t numWarps, int64_t laneBits);
 
-/// Operand and accumulator layouts of `mma.sync.m16n8k16` tiles, with
-/// `warpsM` x `warpsN` warps each owning a (M/warpsM) x (N/warpsN) tile of
-/// the [M, N] result. A is [M, K], B is [K, N], C is [M, N]. The register
-/// order matches the instruction's fragments (a0..a7, b0..b3, c0..c3 for the
-/// first tile, then the tile repetitions).
-Layout mmaCLayout(int64_t m, int64_t n, int64_t warpsM, int64_t warpsN);
-Layout mmaALayout(int64_t m, int64_t k, int64_t warpsM, int64_t warpsN);
-Layout mmaBLayout(int64_t k, int64_t n, int64_t warpsM, int64_t warpsN);
+/// Selects an entry of the fragment table (target/MatrixFragments.h): the
+/// instructions of `kind` whose K is `k` and whose lanes hold
+/// `operandsPerLane` A/B elements (0 where the family has one value).
+struct FragmentSelect {
+  pallasc::MatrixInstrKind kind;
+  int64_t k = 0;
+  int64_t operandsPerLane = 0;
+};
 
-/// Operand layouts of `mma.sync.m16n8k8.tf32` tiles (f32 values, rounded to
-/// tf32 on their way into the instruction), warps as for mmaALayout. With
-/// g = lane / 4 and t = lane % 4, a lane holds a0..a3 = A[g][t], A[g+8][t],
-/// A[g][t+4], A[g+8][t+4] and b0, b1 = B[t][g], B[t+4][g] of a tile; the tile
-/// repetitions follow (k first). The accumulator is mmaCLayout's.
-Layout mmaTf32ALayout(int64_t m, int64_t k, int64_t warpsM, int64_t warpsN);
-Layout mmaTf32BLayout(int64_t k, int64_t n, int64_t warpsM, int64_t warpsN);
-
-/// Accumulator and register-A layouts of Hopper's `wgmma.mma_async.m64nNk16`
-/// (sm_90a): `gm` x `gn` warpgroups (4 consecutive warps each; warpgroups
-/// along M first), each owning an (M/gm) x (N/gn) tile of the [M, N] result
-/// as 64-row slabs. Warp w of a warpgroup holds rows 16 (w % 4) .. +15 of
-/// every slab in the mma.sync m16n8 C (A: m16k16 A) fragment order, repeated
-/// along N (A: along K), then the slabs. The registers of one instruction
-/// (n columns n0..n0+nInstr of one slab) are consecutive: d0..d(nInstr/2-1).
-Layout wgmmaCLayout(int64_t m, int64_t n, int64_t gm, int64_t gn);
-Layout wgmmaALayout(int64_t m, int64_t k, int64_t gm, int64_t gn);
-
-/// Operand and accumulator layouts of AMD's `v_mfma_f32_16x16x16{f16,bf16}`
-/// and (`perLane` = 8) CDNA4's `v_mfma_f32_16x16x32_{f16,bf16}` (wave64)
-/// tiles, with `warpsM` x `warpsN` wavefronts as for mma.sync; `perLane` is
-/// the number of A (B) elements a lane holds, k / 4. Lane l holds
-/// A[l % 16][p (l / 16) + j] and B[p (l / 16) + j][l % 16] in its register
-/// j = 0..p-1 of a tile (p = perLane), and C[4 (l / 16) + j][l % 16] in its
-/// register j = 0..3; the tile repetitions follow (k first for A and B).
-Layout mfmaCLayout(int64_t m, int64_t n, int64_t warpsM, int64_t warpsN);
-Layout mfmaALayout(int64_t m, int64_t k, int64_t warpsM, int64_t warpsN,
-                   int64_t perLane = 4);
-Layout mfmaBLayout(int64_t k, int64_t n, int64_t warpsM, int64_t warpsN,
-                   int64_t perLane = 4);
-
-/// Operand and accumulator layouts of AMD's `v_wmma_f32_16x16x16_{f16,bf16}`
-/// (wave32) tiles, wavefronts as for mma.sync; `perLane` is the number of A
-/// (B) elements a lane holds. RDNA3 (16): lane l holds A[l % 16][j] and
-/// B[j][l % 16], j = 0..15 (lanes l and l + 16 the same), and C[2 j +
-/// l / 16][l % 16] in its register j = 0..7. RDNA4 (8): A[l % 16][8 (l / 16)
-/// + j], B[8 (l / 16) + j][l % 16] and C[8 (l / 16) + j][l % 16], j = 0..7.
-/// The tile repetitions follow (k first for A and B).
-Layout wmmaCLayout(int64_t m, int64_t n, int64_t warpsM, int64_t warpsN,
-                   int64_t perLane);
-Layout wmmaALayout(int64_t m, int64_t k, int64_t warpsM, int64_t warpsN,
-                   int64_t perLane);
-Layout wmmaBLayout(int64_t k, int64_t n, int64_t warpsM, int64_t warpsN,
-                   int64_t perLane);
+/// The layout of `operand` of a matrix instruction over a [rows, cols]
+/// block (A is [M, K], B is [K, N], C is [M, N]), with `warpsM` x `warpsN`
+/// warps (wgmma: warpgroups) each owning an (M / warpsM) x (N / warpsN)
+/// tile of the result: the fragment table's entry made into a linear layout
+/// (the tile's registers in fragment order, then the tile repetitions, the
+/// lanes, the warps of a warpgroup and the warp grid). The entry must exist.
+Layout fragmentLayout(FragmentSelect instr, pallasc::MatrixOperand operand,
+                      int64_t rows, int64_t cols, int64_t warpsM,
+                      int64_t warpsN);
+Layout fragmentLayout(const pallasc::MatrixFragment &fragment, int64_t rows,
+                      int64_t cols, int64_t warpsM, int64_t warpsN);
 
 /// The layout of a value indexed through `dims`: operand dimension `j` is
 /// dimension `dims[j]` of `layout` (or, for -1, a size-1 dimension). Used

@@ -87,10 +87,14 @@ int LayoutAssignment::chooseElementwise(Operation *op) {
       int64_t mm = resultType.getDimSize(0), nn = resultType.getDimSize(1);
       if (wg) {
         if (mm % (16 * wm) == 0 && nn % (8 * wn) == 0)
-          candidates.push_back(wgmmaCLayout(mm, nn, wm / 4, wn));
+          candidates.push_back(fragmentLayout({pallasc::MatrixInstrKind::Wgmma},
+                                              pallasc::MatrixOperand::C, mm,
+                                              nn, wm / 4, wn));
       } else if (kc.has(pallasc::MatrixInstrKind::Mfma) && mm % (16 * wm) == 0 &&
                  nn % (16 * wn) == 0)
-        candidates.push_back(mfmaCLayout(mm, nn, wm, wn));
+        candidates.push_back(fragmentLayout({pallasc::MatrixInstrKind::Mfma},
+                                            pallasc::MatrixOperand::C, mm, nn,
+                                            wm, wn));
       else if (kc.has(pallasc::MatrixInstrKind::Wmma) &&
                mm % (16 * wm) == 0 && nn % (16 * wn) == 0)
         candidates.push_back(
@@ -98,7 +102,9 @@ int LayoutAssignment::chooseElementwise(Operation *op) {
       else if (!kc.has(pallasc::MatrixInstrKind::Mfma) &&
                !kc.has(pallasc::MatrixInstrKind::Wmma) &&
                mm % (16 * wm) == 0 && nn % (8 * wn) == 0)
-        candidates.push_back(mmaCLayout(mm, nn, wm, wn));
+        candidates.push_back(
+            fragmentLayout({pallasc::MatrixInstrKind::MmaSync},
+                           pallasc::MatrixOperand::C, mm, nn, wm, wn));
     }
     candidates.push_back(layout(defaultLayout(resultType)));
     for (const Layout &c : candidates) {

@@ -34,15 +34,7 @@ mlir::pallas::gpu::detail::mfmaInstr(const pallasc::GpuTarget &target,
   int64_t perLane = i.k / 4;
   i.aRegs = i.bRegs = perLane;
   i.cRegs = 4;
-  i.aLayout = [perLane](int64_t m, int64_t k, int64_t wm, int64_t wn) {
-    return mfmaALayout(m, k, wm, wn, perLane);
-  };
-  i.bLayout = [perLane](int64_t k, int64_t n, int64_t wm, int64_t wn) {
-    return mfmaBLayout(k, n, wm, wn, perLane);
-  };
-  i.cLayout = [](int64_t m, int64_t n, int64_t wm, int64_t wn) {
-    return mfmaCLayout(m, n, wm, wn);
-  };
+  i.fragments = {pallasc::MatrixInstrKind::Mfma, i.k};
   int64_t k = i.k;
   i.create = [k](OpBuilder &b, Location loc, Value a, Value bv, Value c) {
     return amdgpu::MFMAOp::create(b, loc, c.getType(), 16, 16, k, 1, a, bv,

@@ -31,10 +31,11 @@ LogicalResult DotLowering::mmaSync() {
   // f16/bf16: m16n8k16; f32: m16n8k8 on tf32.
   bool tf32 = tf32Types(op, s);
   int64_t kStep = tf32 ? 8 : 16;
-  int aId = intern(tf32 ? mmaTf32ALayout(s.m, s.k, wm, wn)
-                        : mmaALayout(s.m, s.k, wm, wn));
-  int bId = intern(tf32 ? mmaTf32BLayout(s.k, s.n, wm, wn)
-                        : mmaBLayout(s.k, s.n, wm, wn));
+  FragmentSelect mma{pallasc::MatrixInstrKind::MmaSync, kStep};
+  int aId =
+      intern(fragmentLayout(mma, pallasc::MatrixOperand::A, s.m, s.k, wm, wn));
+  int bId =
+      intern(fragmentLayout(mma, pallasc::MatrixOperand::B, s.k, s.n, wm, wn));
   const Layout &A = layout(aId), &B = layout(bId);
   // Operands come from registers when they already hold the fragments
   // (inRegisters), else from shared memory.

@@ -19,6 +19,8 @@ using namespace mlir;
 using namespace mlir::pallas;
 using namespace mlir::pallas::gpu;
 using namespace mlir::pallas::gpu::detail;
+using pallasc::MatrixInstrKind;
+using pallasc::MatrixOperand;
 
 void StagingPlanner::run() {
   planEarlyStaging();
@@ -64,8 +66,10 @@ void StagingPlanner::planEarlyStaging() {
         // B is always read from shared memory; A from registers when they
         // hold its fragments.
         if (k == 0 && providesLocally(layout(opLayout->second),
-                                      layout(intern(wgmmaALayout(
-                                          s.m, s.k, C.warpsM / 4, C.warpsN)))))
+                                      layout(intern(fragmentLayout(
+                                          {MatrixInstrKind::Wgmma},
+                                          MatrixOperand::A, s.m, s.k,
+                                          C.warpsM / 4, C.warpsN)))))
           continue;
         auto type = cast<RankedTensorType>(operand.getType());
         int64_t bytes = type.getNumElements() * 2;
@@ -75,13 +79,14 @@ void StagingPlanner::planEarlyStaging() {
         continue;
       }
       bool tf32 = !wave && tf32Types(op, s);
+      FragmentSelect mma{MatrixInstrKind::MmaSync, tf32 ? 8 : 16};
       int want =
-          k == 0 ? intern(wave   ? wave->aLayout(s.m, s.k, C.warpsM, C.warpsN)
-                          : tf32 ? mmaTf32ALayout(s.m, s.k, C.warpsM, C.warpsN)
-                                 : mmaALayout(s.m, s.k, C.warpsM, C.warpsN))
-                 : intern(wave   ? wave->bLayout(s.k, s.n, C.warpsM, C.warpsN)
-                          : tf32 ? mmaTf32BLayout(s.k, s.n, C.warpsM, C.warpsN)
-                                 : mmaBLayout(s.k, s.n, C.warpsM, C.warpsN));
+          k == 0 ? intern(wave ? wave->aLayout(s.m, s.k, C.warpsM, C.warpsN)
+                               : fragmentLayout(mma, MatrixOperand::A, s.m,
+                                                s.k, C.warpsM, C.warpsN))
+                 : intern(wave ? wave->bLayout(s.k, s.n, C.warpsM, C.warpsN)
+                               : fragmentLayout(mma, MatrixOperand::B, s.k,
+                                                s.n, C.warpsM, C.warpsN));
       if (providesLocally(layout(opLayout->second), layout(want)))
         continue;
       // The tile's size, as tileView lays it out.

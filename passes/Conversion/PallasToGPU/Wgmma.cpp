@@ -85,7 +85,8 @@ int Distributor::coreLayout(int id, int64_t cdim) {
 /// memory as core-matrix tiles described by 64-bit matrix descriptors (no
 /// swizzle: start address, leading (K) and stride (M/N) byte offsets, all
 /// >> 4; K-major or, with the transpose bit, M/N-major, whichever way the
-/// operand is contiguous), the accumulator in registers (wgmmaCLayout).
+/// operand is contiguous), the accumulator in registers (the wgmma C
+/// fragments of target/MatrixFragments.cpp).
 /// Streamed operands are copied with cp.async in up to four k chunks, one
 /// commit group each, as for mma.sync. Sequence: stores / cp.async waits,
 /// fence.proxy.async (generic-proxy writes made visible to the async proxy
@@ -111,7 +112,8 @@ LogicalResult DotLowering::wgmma() {
   int64_t gm = C.warpsM / 4, gn = C.warpsN;
   int64_t mW = s.m / gm, nW = s.n / gn;
   int64_t instrN = std::min<int64_t>(nW, 256);
-  int aId = intern(wgmmaALayout(s.m, s.k, gm, gn));
+  int aId = intern(fragmentLayout({pallasc::MatrixInstrKind::Wgmma},
+                                  pallasc::MatrixOperand::A, s.m, s.k, gm, gn));
   bool bf16 = s.a.isBF16();
   Type i32t = b.getI32Type(), i64t = b.getI64Type(), f32 = b.getF32Type();
 

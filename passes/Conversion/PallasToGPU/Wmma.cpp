@@ -4,7 +4,7 @@
 // as `v_wmma_f32_16x16x16_{f16,bf16}` (amdgpu.wmma, lowered by upstream's
 // AMDGPUToROCDL to llvm.amdgcn.wmma.f32.16x16x16.{f16,bf16}) on wave32
 // wavefronts, one 16 x 16 x 16 tile per instruction. The two generations
-// differ in their fragments (Layout.h, wmmaALayout): on RDNA3 a lane holds a
+// differ in their fragments (target/MatrixFragments.cpp): on RDNA3 a lane holds a
 // whole row of A (column of B), 16 elements, the upper half-wave repeating
 // the lower one; on RDNA4 half of it, 8 elements, the upper half-wave
 // holding the other half. The chip's entry of the GPU target table says
@@ -38,15 +38,7 @@ mlir::pallas::gpu::detail::wmmaInstr(const pallasc::GpuTarget &target) {
   WaveMatrixInstr i;
   i.aRegs = i.bRegs = perLane;
   i.cRegs = 8; // 256 f32 results over 32 lanes, on both generations
-  i.aLayout = [perLane](int64_t m, int64_t k, int64_t wm, int64_t wn) {
-    return wmmaALayout(m, k, wm, wn, perLane);
-  };
-  i.bLayout = [perLane](int64_t k, int64_t n, int64_t wm, int64_t wn) {
-    return wmmaBLayout(k, n, wm, wn, perLane);
-  };
-  i.cLayout = [perLane](int64_t m, int64_t n, int64_t wm, int64_t wn) {
-    return wmmaCLayout(m, n, wm, wn, perLane);
-  };
+  i.fragments = {pallasc::MatrixInstrKind::Wmma, 16, perLane};
   i.create = [](OpBuilder &b, Location loc, Value a, Value bv, Value c) {
     return amdgpu::WMMAOp::create(b, loc, c.getType(), b.getI32IntegerAttr(16),
                                   b.getI32IntegerAttr(16),
