@@ -3,7 +3,7 @@
 // k step and the operand fragments follow the chip's entry of the GPU
 // target table and the dot's K.
 
-#include "passes/Conversion/PallasToGPU/DotUtils.h"
+#include "passes/Conversion/PallasToGPU/Dot/DotUtils.h"
 
 #include "target/GpuTarget.h"
 

@@ -6,7 +6,7 @@
 // and the AMD CDNA3/CDNA4 ISAs (MFMA), written out here independently of the
 // bases the layouts are built from.
 
-#include "passes/Conversion/PallasToGPU/Layout.h"
+#include "passes/Conversion/PallasToGPU/Analysis/Layout.h"
 #include "target/GpuTarget.h"
 #include "target/MatrixFragments.h"
 

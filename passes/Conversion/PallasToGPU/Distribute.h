@@ -35,9 +35,9 @@
 #ifndef PALLASC_PASSES_CONVERSION_PALLASTOGPU_DISTRIBUTE_H
 #define PALLASC_PASSES_CONVERSION_PALLASTOGPU_DISTRIBUTE_H
 
-#include "passes/Conversion/PallasToGPU/EmitContext.h"
-#include "passes/Conversion/PallasToGPU/LayoutAssignment.h"
-#include "passes/Conversion/PallasToGPU/StagingPlanner.h"
+#include "passes/Conversion/PallasToGPU/Emitters/EmitContext.h"
+#include "passes/Conversion/PallasToGPU/Analysis/LayoutAssignment.h"
+#include "passes/Conversion/PallasToGPU/Analysis/StagingPlanner.h"
 
 namespace mlir::pallas::gpu {
 

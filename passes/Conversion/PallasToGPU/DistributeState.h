@@ -13,7 +13,7 @@
 #ifndef PALLASC_PASSES_CONVERSION_PALLASTOGPU_DISTRIBUTESTATE_H
 #define PALLASC_PASSES_CONVERSION_PALLASTOGPU_DISTRIBUTESTATE_H
 
-#include "passes/Conversion/PallasToGPU/Layout.h"
+#include "passes/Conversion/PallasToGPU/Analysis/Layout.h"
 #include "passes/Conversion/PallasToGPU/PallasToGPU.h"
 #include "target/GpuTarget.h"
 

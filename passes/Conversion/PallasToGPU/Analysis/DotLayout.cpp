@@ -8,8 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "passes/Conversion/PallasToGPU/DotUtils.h"
-#include "passes/Conversion/PallasToGPU/LayoutAssignment.h"
+#include "passes/Conversion/PallasToGPU/Dot/DotUtils.h"
+#include "passes/Conversion/PallasToGPU/Analysis/LayoutAssignment.h"
 
 #include "dialects/Pallas/IR/PallasOps.h"
 

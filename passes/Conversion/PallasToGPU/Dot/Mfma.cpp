@@ -14,7 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "passes/Conversion/PallasToGPU/DotEmitters.h"
+#include "passes/Conversion/PallasToGPU/Dot/DotEmitters.h"
 
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"

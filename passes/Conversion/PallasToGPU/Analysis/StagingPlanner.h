@@ -13,8 +13,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef PALLASC_PASSES_CONVERSION_PALLASTOGPU_STAGINGPLANNER_H
-#define PALLASC_PASSES_CONVERSION_PALLASTOGPU_STAGINGPLANNER_H
+#ifndef PALLASC_PASSES_CONVERSION_PALLASTOGPU_ANALYSIS_STAGINGPLANNER_H
+#define PALLASC_PASSES_CONVERSION_PALLASTOGPU_ANALYSIS_STAGINGPLANNER_H
 
 #include "passes/Conversion/PallasToGPU/DistributeState.h"
 
@@ -63,4 +63,4 @@ bool windowSlice(memref::SubViewOp sv, scf::ForOp forOp,
 
 } // namespace mlir::pallas::gpu
 
-#endif // PALLASC_PASSES_CONVERSION_PALLASTOGPU_STAGINGPLANNER_H
+#endif // PALLASC_PASSES_CONVERSION_PALLASTOGPU_ANALYSIS_STAGINGPLANNER_H

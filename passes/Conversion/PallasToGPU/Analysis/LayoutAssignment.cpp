@@ -7,9 +7,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "passes/Conversion/PallasToGPU/LayoutAssignment.h"
+#include "passes/Conversion/PallasToGPU/Analysis/LayoutAssignment.h"
 #include "passes/Conversion/PallasToGPU/DistributeUtils.h"
-#include "passes/Conversion/PallasToGPU/DotUtils.h"
+#include "passes/Conversion/PallasToGPU/Dot/DotUtils.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/UB/IR/UBOps.h"

@@ -14,7 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Conversion/PallasToGPU/Distribute.h"
-#include "passes/Conversion/PallasToGPU/DotEmitters.h"
+#include "passes/Conversion/PallasToGPU/Dot/DotEmitters.h"
 
 using namespace mlir;
 using namespace mlir::pallas;

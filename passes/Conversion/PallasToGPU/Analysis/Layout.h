@@ -21,8 +21,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef PALLASC_PASSES_CONVERSION_PALLASTOGPU_LAYOUT_H
-#define PALLASC_PASSES_CONVERSION_PALLASTOGPU_LAYOUT_H
+#ifndef PALLASC_PASSES_CONVERSION_PALLASTOGPU_ANALYSIS_LAYOUT_H
+#define PALLASC_PASSES_CONVERSION_PALLASTOGPU_ANALYSIS_LAYOUT_H
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/DenseMap.h"
@@ -145,4 +145,4 @@ uint64_t projectLinear(const Layout &layout, uint64_t lin,
 
 } // namespace mlir::pallas::gpu
 
-#endif // PALLASC_PASSES_CONVERSION_PALLASTOGPU_LAYOUT_H
+#endif // PALLASC_PASSES_CONVERSION_PALLASTOGPU_ANALYSIS_LAYOUT_H

@@ -10,7 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Conversion/PallasToGPU/Distribute.h"
-#include "passes/Conversion/PallasToGPU/DotUtils.h"
+#include "passes/Conversion/PallasToGPU/Dot/DotUtils.h"
 
 #include "dialects/Pallas/IR/PallasOps.h"
 

@@ -6,7 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Conversion/PallasToGPU/DistributeUtils.h"
-#include "passes/Conversion/PallasToGPU/EmitContext.h"
+#include "passes/Conversion/PallasToGPU/Emitters/EmitContext.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/UB/IR/UBOps.h"

@@ -19,7 +19,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "passes/Conversion/PallasToGPU/DotEmitters.h"
+#include "passes/Conversion/PallasToGPU/Dot/DotEmitters.h"
 
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 

@@ -26,8 +26,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef PALLASC_PASSES_CONVERSION_PALLASTOGPU_EMITCONTEXT_H
-#define PALLASC_PASSES_CONVERSION_PALLASTOGPU_EMITCONTEXT_H
+#ifndef PALLASC_PASSES_CONVERSION_PALLASTOGPU_EMITTERS_EMITCONTEXT_H
+#define PALLASC_PASSES_CONVERSION_PALLASTOGPU_EMITTERS_EMITCONTEXT_H
 
 #include "passes/Conversion/PallasToGPU/DistributeState.h"
 
@@ -257,4 +257,4 @@ void populateTensorEmitters(EmitterRegistry &r);      // EmitTensorOps.cpp
 
 } // namespace mlir::pallas::gpu
 
-#endif // PALLASC_PASSES_CONVERSION_PALLASTOGPU_EMITCONTEXT_H
+#endif // PALLASC_PASSES_CONVERSION_PALLASTOGPU_EMITTERS_EMITCONTEXT_H

@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "passes/Conversion/PallasToGPU/DotUtils.h"
-#include "passes/Conversion/PallasToGPU/StagingPlanner.h"
+#include "passes/Conversion/PallasToGPU/Dot/DotUtils.h"
+#include "passes/Conversion/PallasToGPU/Analysis/StagingPlanner.h"
 
 #include "dialects/Pallas/IR/PallasOps.h"
 

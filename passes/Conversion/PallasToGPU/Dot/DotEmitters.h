@@ -20,11 +20,11 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef PALLASC_PASSES_CONVERSION_PALLASTOGPU_DOTEMITTERS_H
-#define PALLASC_PASSES_CONVERSION_PALLASTOGPU_DOTEMITTERS_H
+#ifndef PALLASC_PASSES_CONVERSION_PALLASTOGPU_DOT_DOTEMITTERS_H
+#define PALLASC_PASSES_CONVERSION_PALLASTOGPU_DOT_DOTEMITTERS_H
 
-#include "passes/Conversion/PallasToGPU/DotUtils.h"
-#include "passes/Conversion/PallasToGPU/EmitContext.h"
+#include "passes/Conversion/PallasToGPU/Dot/DotUtils.h"
+#include "passes/Conversion/PallasToGPU/Emitters/EmitContext.h"
 
 namespace mlir::pallas::gpu::detail {
 
@@ -136,4 +136,4 @@ ArrayRef<DotFamily> dotFamilies();
 
 } // namespace mlir::pallas::gpu::detail
 
-#endif // PALLASC_PASSES_CONVERSION_PALLASTOGPU_DOTEMITTERS_H
+#endif // PALLASC_PASSES_CONVERSION_PALLASTOGPU_DOT_DOTEMITTERS_H

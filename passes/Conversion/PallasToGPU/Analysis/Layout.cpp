@@ -1,6 +1,6 @@
 //===- Layout.cpp - how a block tensor is spread over a CTA ----*- C++ -*-===//
 
-#include "passes/Conversion/PallasToGPU/Layout.h"
+#include "passes/Conversion/PallasToGPU/Analysis/Layout.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/ErrorHandling.h"

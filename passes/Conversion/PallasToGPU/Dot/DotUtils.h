@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef PALLASC_PASSES_CONVERSION_PALLASTOGPU_DOTUTILS_H
-#define PALLASC_PASSES_CONVERSION_PALLASTOGPU_DOTUTILS_H
+#ifndef PALLASC_PASSES_CONVERSION_PALLASTOGPU_DOT_DOTUTILS_H
+#define PALLASC_PASSES_CONVERSION_PALLASTOGPU_DOT_DOTUTILS_H
 
 #include "passes/Conversion/PallasToGPU/Distribute.h"
 
@@ -163,4 +163,4 @@ inline Value clusterPtr(OpBuilder &b, Location loc, Value addr) {
 
 } // namespace mlir::pallas::gpu::detail
 
-#endif // PALLASC_PASSES_CONVERSION_PALLASTOGPU_DOTUTILS_H
+#endif // PALLASC_PASSES_CONVERSION_PALLASTOGPU_DOT_DOTUTILS_H

@@ -9,8 +9,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Conversion/PallasToGPU/Distribute.h"
-#include "passes/Conversion/PallasToGPU/DotEmitters.h"
-#include "passes/Conversion/PallasToGPU/DotUtils.h"
+#include "passes/Conversion/PallasToGPU/Dot/DotEmitters.h"
+#include "passes/Conversion/PallasToGPU/Dot/DotUtils.h"
 
 #include "dialects/Pallas/IR/PallasOps.h"
 
