@@ -1,6 +1,6 @@
 // RUN: pallasc-opt %s -split-input-file -pallas-dce="used-outputs=0" | FileCheck %s
 
-// pallas-dce with the only result of each wrapper unused: the seed's
+// pallas-dce with the only result of each wrapper unused: JAX's
 // _pallas_call_dce_rule eliminates a call when no output is used, no ref
 // operand is live and it has no side effects.
 
@@ -45,7 +45,7 @@ func.func @main(%x: tensor<8xf32>) -> tensor<8xf32> {
 // -----
 
 // Tests that an aliased (in-place) output that is unused goes with the call,
-// as in the seed: nothing is left to update.
+// as in JAX: nothing is left to update.
 
 // CHECK-LABEL: func.func @main(
 // CHECK-SAME: attributes {pallas.eliminated
@@ -83,7 +83,7 @@ func.func @main(%x: tensor<8xf32>) -> tensor<8xf32> {
 
 // -----
 
-// Tests the seed's SideEffectType: side_effecting (the keyword spelling of
+// Tests JAX's SideEffectType: side_effecting (the keyword spelling of
 // `true`) keeps the call, dataflow_side_effecting does not.
 
 // CHECK-LABEL: func.func @main(

@@ -1,9 +1,9 @@
 // RUN: pallasc-opt %s -split-input-file -verify-diagnostics -pallas-dce="used-outputs=1,0" | FileCheck %s
 // RUN: not pallasc-opt %s -split-input-file -pallas-dce="used-outputs=1,2" 2>&1 | FileCheck %s --check-prefix=BAD
 
-// pallas-dce with the second result of each wrapper unused. The seed's
+// pallas-dce with the second result of each wrapper unused. JAX's
 // _pallas_call_dce_rule keeps every output of a call with a used output;
-// pallasc drops the unused ones it can (beyond the seed). See
+// pallasc drops the unused ones it can (beyond JAX). See
 // dce-eliminate.mlir for calls with no used output, dce-kernel.mlir for
 // kernel-body DCE alone.
 
@@ -50,7 +50,7 @@ func.func @main(%x: tensor<16xf32>, %y: tensor<16xf32>) -> (tensor<16xf32>, tens
 
 // -----
 
-// Tests that an unused output aliased to an input is kept, as the seed keeps
+// Tests that an unused output aliased to an input is kept, as JAX keeps
 // every output of a live call (its buffer is the input's, updated in place).
 
 pallas.kernel @inplace(%x: !pallas.ref<8xf32>, %acc_in: !pallas.ref<8xf32>,
@@ -104,7 +104,7 @@ func.func @main(%x: tensor<8xf32>, %y: tensor<8xf32>) -> (tensor<8xf32>, tensor<
 // -----
 
 // Tests that a side-effecting call (compiler_params.tpu.has_side_effects) keeps
-// its outputs, as the seed keeps the whole equation.
+// its outputs, as JAX keeps the whole equation.
 
 pallas.kernel @effects(%x: !pallas.ref<8xf32>, %o: !pallas.ref<8xf32>, %p: !pallas.ref<8xf32>) {
   %a = pallas.load %x[] : !pallas.ref<8xf32> -> tensor<8xf32>

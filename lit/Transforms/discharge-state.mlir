@@ -1,6 +1,6 @@
 // RUN: pallasc-opt %s -split-input-file -verify-diagnostics -pallas-discharge-state | FileCheck %s
 
-// The seed's _pallas_call_state_discharge_rule: refs the kernel closes over
+// JAX's _pallas_call_state_discharge_rule: refs the kernel closes over
 // become leading inputs and outputs of the call, aliased, in memory space
 // 'any'.
 
@@ -127,7 +127,7 @@ func.func @main(%x: tensor<8xf32>) -> tensor<8xf32> {
 
 // -----
 
-// Tests the seed's error for a closed-over ref in a memory space that is not
+// Tests JAX's error for a closed-over ref in a memory space that is not
 // neutral (only default and any are).
 
 // expected-note @+1 {{ref @sems declared here}}

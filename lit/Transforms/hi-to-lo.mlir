@@ -1,6 +1,6 @@
 // RUN: pallasc-opt %s -split-input-file -verify-diagnostics -pallas-hi-to-lo | FileCheck %s
 
-// The seed's _pallas_call_to_lojax: !pallas.hi operands, results and kernel
+// JAX's _pallas_call_to_lojax: !pallas.hi operands, results and kernel
 // arguments become their lo parts; aliases are remapped per flattened index.
 // A hi operand's block spec applies to each part of its rank as it is, and
 // to a part of lower rank r as its first r dimensions and index results.
@@ -153,7 +153,7 @@ func.func @main(%x: tensor<8xf32>) -> tensor<8xf32> {
 
 // -----
 
-// Tests the seed's error for an index map that involves hi values.
+// Tests JAX's error for an index map that involves hi values.
 
 // expected-note @+1 {{index map @packed here}}
 func.func @packed(%i: i32) -> (i32, i32) {
@@ -176,7 +176,7 @@ func.func @main(%q: !pallas.hi<"q", tensor<16x4xi8>, tensor<16x1xf32>>) -> tenso
 // -----
 
 // Tests that a part of higher rank than its operand's block spec cannot be
-// lowered (the seed: "Cannot lower block spec ... on <type>").
+// lowered (JAX: "Cannot lower block spec ... on <type>").
 
 pallas.kernel @k(%q: !pallas.hi<"q", !pallas.ref<8xi8>, !pallas.ref<8x2xf32>>, %o: !pallas.ref<8xf32>) {
 }

@@ -122,7 +122,7 @@ func.func @main(%x: tensor<32xf32>) -> tensor<8xf32> {
 // -----
 
 // Tests a wrapper with two calls of one kernel: an input whose tangent is a
-// symbolic zero (a constant) gets no tangent operand (the seed's
+// symbolic zero (a constant) gets no tangent operand (JAX's
 // nonzero_tangents), tangents flow from the first call into the second, and
 // a non-float result of @main gets a zero tangent.
 
@@ -875,7 +875,7 @@ func.func @main(%x: tensor<8xf32>) -> tensor<8xf32> {
 
 // -----
 
-// Tests that a call with input_output_aliases is rejected (the seed).
+// Tests that a call with input_output_aliases is rejected (JAX).
 
 #s = #pallas.block_spec<[8], (i) -> (i)>
 pallas.kernel @inc(%x: !pallas.ref<8xf32>, %o: !pallas.ref<8xf32>) {
@@ -892,7 +892,7 @@ func.func @main(%x: tensor<8xf32>) -> tensor<8xf32> {
 
 // -----
 
-// Tests that a call with dynamic grid bounds is rejected (the seed).
+// Tests that a call with dynamic grid bounds is rejected (JAX).
 
 #s = #pallas.block_spec<[8], (i) -> (i)>
 pallas.kernel @copy(%x: !pallas.ref<8xf32>, %o: !pallas.ref<8xf32>) {
@@ -908,7 +908,7 @@ func.func @main(%n: index, %x: tensor<64xf32>) -> tensor<64xf32> {
 
 // -----
 
-// Tests that a call with scalar prefetch is rejected (the seed raises
+// Tests that a call with scalar prefetch is rejected (JAX raises
 // NotImplementedError).
 
 pallas.kernel @gather(%idx: !pallas.ref<4xi32, smem>, %x: !pallas.ref<8xf32>, %o: !pallas.ref<8xf32>) {

@@ -1,6 +1,6 @@
 // RUN: pallasc-opt %s -split-input-file -pallas-vmap="axis-size=1 in-axes=0,1" | FileCheck %s
 
-// pallas-vmap with axis_size 1: the seed squeezes the batch axis off every
+// pallas-vmap with axis_size 1: JAX squeezes the batch axis off every
 // batched operand, calls the kernel unchanged and expands each output with a
 // leading axis of 1 ("Why are we even vmapping?"). This holds even for the
 // cases that would otherwise need the explicit loop.

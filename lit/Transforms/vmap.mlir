@@ -2,7 +2,7 @@
 // RUN: not pallasc-opt %s -split-input-file -pallas-vmap="axis-size=0 in-axes=0,-1" 2>&1 | FileCheck %s --check-prefix=SIZE
 // RUN: not pallasc-opt %s -split-input-file -pallas-vmap="axis-size=4 in-axes=-2,-1" 2>&1 | FileCheck %s --check-prefix=NEG
 
-// The seed's _pallas_call_batching_rule with the first input of each wrapper
+// JAX's _pallas_call_batching_rule with the first input of each wrapper
 // batched at axis 0 and the second not batched (see vmap-axis1.mlir for other
 // axes, vmap-size1.mlir for axis_size 1).
 
@@ -219,7 +219,7 @@ func.func @main(%n: index, %x: tensor<64xf32>) -> tensor<64xf32> {
 // -----
 
 // Tests that a call none of whose operands is batched is left unchanged (the
-// seed's rule returns it with unbatched outputs); the wrapper still returns
+// JAX's rule returns it with unbatched outputs); the wrapper still returns
 // its results batched at 0, broadcasting the unbatched one.
 
 pallas.kernel @copy(%y: !pallas.ref<8xf32>, %o: !pallas.ref<8xf32>) {
@@ -285,7 +285,7 @@ func.func @main(%a: tensor<8xf32>, %b: tensor<8xf32>, %c: tensor<8xf32>) -> tens
 
 // -----
 
-// Tests the seed's error for a pallas_call vmapped without arguments.
+// Tests JAX's error for a pallas_call vmapped without arguments.
 
 pallas.kernel @nothing(%o: !pallas.ref<8xf32>) {
 }

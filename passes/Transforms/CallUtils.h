@@ -41,7 +41,7 @@ KernelOp lookupKernel(CallOp call);
 void updateFunctionType(func::FuncOp func);
 
 /// True when the call's compiler params mark it side-effecting:
-/// `tpu = <has_side_effects = true>` (the seed's _has_side_effects:
+/// `tpu = <has_side_effects = true>` (JAX's _has_side_effects:
 /// SideEffectType.SIDE_EFFECTING counts, DATAFLOW_SIDE_EFFECTING does not).
 bool hasSideEffects(CallOp call);
 

@@ -1,14 +1,14 @@
 //===- Dce.cpp - pallas-dce: dead outputs, dead calls, dead kernel work ---===//
 //
-// The seed's _pallas_call_dce_rule, and more. `used-outputs` (one 0/1 per
+// JAX's _pallas_call_dce_rule, and more. `used-outputs` (one 0/1 per
 // result of the wrapper function, i.e. per output of the call the driver
 // imports) drops the unused results; then, walking the wrapper backwards:
 //
 // - a call none of whose outputs is used is eliminated when its kernel
-//   closes over no ref (pallas.get_global: a live ref input in the seed) and
-//   its compiler params do not mark it side-effecting (the seed's rule);
+//   closes over no ref (pallas.get_global: a live ref input in JAX) and
+//   its compiler params do not mark it side-effecting (JAX's rule);
 //   the wrapper then carries `pallas.eliminated` and the manifest says so;
-// - otherwise (beyond the seed, which keeps every output of a live call) the
+// - otherwise (beyond JAX, which keeps every output of a live call) the
 //   unused outputs that are not aliased and that the kernel only stores to
 //   are dropped from the call and the kernel, with the stores; the kernel's
 //   dead work is erased (dead loads and pure ops: loads have MemRead effects,
@@ -56,7 +56,7 @@ void eraseStores(Value ref) {
     user->erase();
 }
 
-/// True when the kernel closes over a ref (a live ref operand of the seed's
+/// True when the kernel closes over a ref (a live ref operand of JAX's
 /// pallas_call equation: its writes are visible outside the call).
 bool closesOverRefs(KernelOp kernel) {
   bool found = false;
@@ -108,7 +108,7 @@ LogicalResult CallDce::run(CallOp call) {
     return success();
   }
 
-  // The seed keeps a call with side effects (or live refs) whole: only its
+  // JAX keeps a call with side effects (or live refs) whole: only its
   // kernel's dead pure work goes.
   if (liveRefs || sideEffects) {
     eraseDeadOps(kernel.getBody());

@@ -1,6 +1,6 @@
 //===- DischargeState.cpp - pallas-discharge-state ------------*- C++ -*-===//
 //
-// The seed's _pallas_call_state_discharge_rule. A kernel that closes over
+// JAX's _pallas_call_state_discharge_rule. A kernel that closes over
 // refs (pallas.get_global of a pallas.ref_global) gets them as arguments
 // instead: each such ref becomes a leading input of the call (right after
 // the scalar-prefetch operands) and a leading output, aliased to each other,
@@ -31,7 +31,7 @@ using namespace mlir::pallas;
 
 namespace {
 
-/// The seed's state_discharge.is_neutral_memory_space.
+/// JAX's state_discharge.is_neutral_memory_space.
 bool isNeutralMemorySpace(MemorySpace ms) {
   return ms == MemorySpace::Default || ms == MemorySpace::Any;
 }
@@ -177,7 +177,7 @@ LogicalResult Discharger::dischargeKernel(KernelOp kernel,
   }
 
   // The kernel: ref inputs after the scalar-prefetch refs, ref outputs
-  // before the old outputs; the seed ignores the outputs (aliased).
+  // before the old outputs; JAX ignores the outputs (aliased).
   unsigned nsp = first.getNumScalarPrefetch();
   unsigned numBlocked = first.getBlockedInputs().size();
   SmallVector<unsigned> positions;

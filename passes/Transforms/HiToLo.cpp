@@ -1,15 +1,15 @@
 //===- HiToLo.cpp - pallas-hi-to-lo: flatten !pallas.hi aggregates -------===//
 //
-// The seed's _pallas_call_to_lojax. Every `!pallas.hi<name, parts...>`
+// JAX's _pallas_call_to_lojax. Every `!pallas.hi<name, parts...>`
 // operand and result of a pallas.call becomes its parts, in order; the
 // kernel's hi arguments (aggregates of refs) become their part refs; the
 // wrapper function's hi arguments and results are flattened too, with
 // pallas.hi_pack / hi_unpack where values cross (folded away at the end).
 // `input_output_aliases` and `pinned_inputs` are remapped per flattened index
-// (the seed's _get_index_mapping). An `@func` index map that involves hi
-// values is an error, as in the seed.
+// (JAX's _get_index_mapping). An `@func` index map that involves hi
+// values is an error, as in JAX.
 //
-// Block specs: the seed asks the hi type for `lower_block_spec`; pallasc's
+// Block specs: JAX asks the hi type for `lower_block_spec`; pallasc's
 // hi types carry no such method, so the rule is fixed: a hi operand's block
 // spec applies to each part of the same rank as it is; a part of lower rank r
 // gets the spec's first r dimensions and the first r results of its index
@@ -45,7 +45,7 @@ SmallVector<Type> loTypes(Type type) {
   return {type};
 }
 
-/// The seed's _get_index_mapping: hi index -> its lo indices.
+/// JAX's _get_index_mapping: hi index -> its lo indices.
 SmallVector<SmallVector<int64_t>> getIndexMapping(TypeRange types) {
   SmallVector<SmallVector<int64_t>> mapping;
   int64_t counter = 0;
@@ -258,7 +258,7 @@ LogicalResult Lowerer::lowerKernel(CallOp call, KernelOp kernel,
 }
 
 LogicalResult Lowerer::lowerCall(CallOp call) {
-  // The seed checks every block mapping's index map first.
+  // JAX checks every block mapping's index map first.
   for (ArrayAttr specs : {call.getInSpecs(), call.getOutSpecs()})
     for (Attribute attr : specs) {
       FlatSymbolRefAttr name = cast<BlockSpecAttr>(attr).getIndexFunc();

@@ -1,6 +1,6 @@
 //===- Jvp.cpp - pallas-jvp -------------------------------------*- C++ -*-===//
 //
-// The seed's _pallas_call_jvp_rule: every function holding a pallas.call is
+// JAX's _pallas_call_jvp_rule: every function holding a pallas.call is
 // differentiated in forward mode. Its float arguments get tangent arguments
 // and every result a tangent result; each pallas.call becomes one call that
 // computes primal and tangent outputs with a differentiated kernel
@@ -134,11 +134,11 @@ PallasJvpPass::getOrBuildKernel(CallOp call, KernelOp kernel,
 }
 
 //===----------------------------------------------------------------------===//
-// The call (the seed's _pallas_call_jvp_rule)
+// The call (JAX's _pallas_call_jvp_rule)
 //===----------------------------------------------------------------------===//
 
 LogicalResult PallasJvpPass::differentiateCall(CallOp call, Emitter &emitter) {
-  // The seed's checks, in its order.
+  // JAX's checks, in its order.
   if (!call.getDynamicGridBounds().empty())
     return call.emitError()
            << "pallas-jvp: interpret with dynamic grid bounds unsupported: "
@@ -187,7 +187,7 @@ LogicalResult PallasJvpPass::differentiateCall(CallOp call, Emitter &emitter) {
                             << "' does not name a pallas.kernel";
 
   // Tangent inputs: float inputs whose tangent is not a symbolic zero (the
-  // seed's nonzero_tangents; integer inputs have zero tangents in JAX).
+  // JAX's nonzero_tangents; integer inputs have zero tangents in JAX).
   SmallVector<bool> hasTangent;
   SmallVector<Value> operands;
   SmallVector<Attribute> inSpecs(call.getInSpecs().getValue());

@@ -12,7 +12,8 @@
 include "mlir/Pass/PassBase.td"
 
 def PallasVmap : Pass<"pallas-vmap", "::mlir::ModuleOp"> {
-  let summary = "Batches a pallas_call (the seed's _pallas_call_batching_rule)";
+  let summary = "Batches a pallas_call (JAX's _pallas_call_batching_rule, "
+                "jax/_src/pallas/pallas_call.py)";
   let description = [{
     Prepends a grid dimension of `axis-size`, inserts a squeezed block
     dimension at each batched operand's batch axis (its index map receives the
@@ -64,7 +65,7 @@ def PallasDce : Pass<"pallas-dce", "::mlir::ModuleOp"> {
 def PallasDischargeState : Pass<"pallas-discharge-state", "::mlir::ModuleOp"> {
   let summary = "Turns closed-over refs into aliased inputs and outputs";
   let description = [{
-    The seed's _pallas_call_state_discharge_rule: each pallas.ref_global the
+    JAX's _pallas_call_state_discharge_rule: each pallas.ref_global the
     kernel uses becomes a leading input and a leading output of the call,
     aliased to each other, in memory space `any`.
   }];
@@ -75,7 +76,7 @@ def PallasDischargeState : Pass<"pallas-discharge-state", "::mlir::ModuleOp"> {
 def PallasHiToLo : Pass<"pallas-hi-to-lo", "::mlir::ModuleOp"> {
   let summary = "Flattens !pallas.hi aggregates into their lo parts";
   let description = [{
-    The seed's _pallas_call_to_lojax: hi operands, results and kernel
+    JAX's _pallas_call_to_lojax: hi operands, results and kernel
     arguments become their parts; input_output_aliases are remapped per
     flattened index.
   }];

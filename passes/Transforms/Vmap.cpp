@@ -1,6 +1,6 @@
 //===- Vmap.cpp - pallas-vmap: batch a pallas_call -------------*- C++ -*-===//
 //
-// The seed's _pallas_call_batching_rule, _batch_block_mapping,
+// JAX's _pallas_call_batching_rule, _batch_block_mapping,
 // _broadcast_input_output_aliases and _batch_with_explicit_loop, applied to
 // every function of the module that holds a pallas.call (the driver's
 // `func.func @main`).
@@ -8,7 +8,7 @@
 // The function is batched as jax.vmap would batch it: `in-axes` gives the
 // batch axis of each of its inputs (-1: not batched), every value computed
 // from a batched value is batched, and its results are batched at axis 0. The
-// ops a wrapper holds each have a rule: pallas.call (the seed's rule),
+// ops a wrapper holds each have a rule: pallas.call (JAX's rule),
 // pallas.broadcast_in_dim / transpose / reshape (those pallasc itself puts in
 // wrappers) and func.return; any other op with a batched operand (e.g. the
 // scf.for of an earlier vmap's explicit loop) runs once per batch element in
@@ -150,7 +150,7 @@ private:
 
 LogicalResult FunctionBatcher::run(ArrayRef<int64_t> inAxes) {
   Block &entry = func.front();
-  // The seed's message; jax.vmap itself needs an argument to batch.
+  // JAX's message; jax.vmap itself needs an argument to batch.
   if (entry.getNumArguments() == 0)
     return func.emitError("vmapping pallas_call with no arguments");
   SmallVector<BlockArgument> tensorArgs;
@@ -208,7 +208,7 @@ LogicalResult FunctionBatcher::run(ArrayRef<int64_t> inAxes) {
     bdims[arg] = axis;
     anyBatched = true;
   }
-  // No batched operand: nothing changes (the seed's rule returns the call
+  // No batched operand: nothing changes (JAX's rule returns the call
   // as it is, its outputs unbatched).
   if (!anyBatched) {
     func.walk([](CallOp call) { recordTransform(call, "vmap"); });
@@ -435,7 +435,7 @@ LogicalResult FunctionBatcher::broadcastAliases(CallOp call,
         return failure();
       inputs[in] = *bcast;
     } else if (*d != 0) {
-      // TODO in the seed too: change the output's batch axis instead?
+      // TODO in JAX too: change the output's batch axis instead?
       inputs[in] = moveBatchToFront(b, call.getLoc(), inputs[in], *d);
     }
     inDims[in] = 0;
