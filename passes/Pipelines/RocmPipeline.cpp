@@ -123,8 +123,7 @@ struct RocmPipelineCLOptions
     : public PassPipelineOptions<RocmPipelineCLOptions> {
   Option<std::string> chip{*this, "chip",
                            llvm::cl::desc("AMD chip of the GPU target table "
-                                          "(gfx90a, gfx942, gfx950, gfx1100, "
-                                          "gfx1201)"),
+                                          "(`pallasc --version` lists them)"),
                            llvm::cl::init("gfx90a")};
   Option<std::string> abi{*this, "abi",
                           llvm::cl::desc("Code object version: 400, 500 or "
