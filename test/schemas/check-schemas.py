@@ -19,10 +19,14 @@ from run to run):
   of EXTRA_MANIFESTS (eliminated calls, batch loops, vmap, jvp,
   discharge_state) and every lit input pair X.mlir + X.json (no target) that
   compiles; and the complete manifests in the docs;
-- probes: specs and build lists made here (SPEC_PROBES, LIST_PROBES) for the
+- probes: specs and build lists made here (spec_probes, list_probes) for the
   schemas' edges no input reaches (every dtype and memory space, every
   compiler param, index maps over several lines, the flags a build list
-  entry cannot take, ...).
+  entry cannot take, ...);
+- name lists: those pallasc's messages give for an unknown memory space,
+  dtype, dimension semantics, transform and emit kind, against the schemas'
+  (enum_checks), and the enums the manifest schema repeats from the grid
+  spec schema (shared_enums).
 
 What pallasc accepts decides what the schema must accept:
 
@@ -113,7 +117,7 @@ EXPECTED_REJECTIONS = {
     "lit/Driver/build-list-errors.test#empty.json": "schema",
     "lit/Driver/build-list-errors.test#same.json":
         "no two entries write the same files (between entries)",
-    # SPEC_PROBES and LIST_PROBES
+    # spec_probes and list_probes
     "probe:unknown-dtype": "schema",
     "probe:any-with-block-shape": "schema",
     "probe:float-integer":
