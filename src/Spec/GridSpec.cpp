@@ -26,6 +26,20 @@
 
 namespace pallasc::spec {
 
+const std::vector<MemorySpace> &allMemorySpaces() {
+  static const std::vector<MemorySpace> all = {
+      MemorySpace::Default, MemorySpace::Any,  MemorySpace::Smem,
+      MemorySpace::Vmem,    MemorySpace::Gmem, MemorySpace::Hbm,
+      MemorySpace::Semaphore};
+  return all;
+}
+
+const std::vector<std::string> &dimensionSemanticsNames() {
+  static const std::vector<std::string> names = {
+      "parallel", "arbitrary", "core_parallel", "subcore_parallel"};
+  return names;
+}
+
 const char *memorySpaceName(MemorySpace ms) {
   switch (ms) {
   case MemorySpace::Default:

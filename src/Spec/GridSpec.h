@@ -30,6 +30,15 @@ enum class MemorySpace { Default, Any, Smem, Vmem, Gmem, Hbm, Semaphore };
 /// The spelling used in JSON and in the IR ("default", "any", "smem", ...).
 const char *memorySpaceName(MemorySpace ms);
 
+/// Every memory space, in the order of the enum (and of the dialect's
+/// #pallas.memory_space, which test/Spec/SpecToIRTest.cpp checks).
+const std::vector<MemorySpace> &allMemorySpaces();
+
+/// The `dimension_semantics` a spec may name, in the order of the dialect's
+/// #pallas.dimension_semantics (SpecToIR reads them through the dialect's
+/// parser of that enum; test/Spec/SpecToIRTest.cpp checks the two agree).
+const std::vector<std::string> &dimensionSemanticsNames();
+
 /// One entry of `block_shape`.
 struct BlockDim {
   enum class Kind {

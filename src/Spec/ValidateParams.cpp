@@ -14,13 +14,6 @@
 
 namespace pallasc::spec::detail {
 
-namespace {
-
-const std::vector<std::string> kDimensionSemantics = {
-    "parallel", "arbitrary", "core_parallel", "subcore_parallel"};
-
-} // namespace
-
 void Validator::parseScratch(const json &root) {
   const json *v = find(root, "scratch_shapes");
   if (!v || !expectArray(*v, "scratch_shapes",
@@ -214,7 +207,7 @@ void Validator::parseCompilerParams(const json &root) {
     if (const json *ds = find(*tpu, "dimension_semantics")) {
       std::string path = tpath + ".dimension_semantics";
       if (expectArray(*ds, path,
-                      "an array of " + listOf(kDimensionSemantics))) {
+                      "an array of " + listOf(dimensionSemanticsNames()))) {
         if (gridRankKnown && ds->size() != spec.grid.size()) {
           error(path, "dimension_semantics has " +
                           countOf(ds->size(), "entry", "entries") +
@@ -224,13 +217,13 @@ void Validator::parseCompilerParams(const json &root) {
           for (size_t i = 0; i < ds->size(); ++i) {
             const json &e = (*ds)[i];
             std::string epath = indexPath(path, i);
-            if (e.is_string() && std::find(kDimensionSemantics.begin(),
-                                           kDimensionSemantics.end(),
+            if (e.is_string() && std::find(dimensionSemanticsNames().begin(),
+                                           dimensionSemanticsNames().end(),
                                            e.get_ref<const std::string &>()) !=
-                                     kDimensionSemantics.end())
+                                     dimensionSemanticsNames().end())
               cp.dimensionSemantics.push_back(e.get<std::string>());
             else
-              error(epath, "expected " + listOf(kDimensionSemantics) +
+              error(epath, "expected " + listOf(dimensionSemanticsNames()) +
                                ", got " + describe(e));
           }
         }

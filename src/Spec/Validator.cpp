@@ -27,12 +27,6 @@ const std::vector<std::string> kTopLevelKeys = {
     "cost_estimate", "compiler_params", "metadata",
     "transforms"};
 
-const std::vector<std::pair<std::string, MemorySpace>> kMemorySpaces = {
-    {"default", MemorySpace::Default},    {"any", MemorySpace::Any},
-    {"smem", MemorySpace::Smem},          {"vmem", MemorySpace::Vmem},
-    {"gmem", MemorySpace::Gmem},          {"hbm", MemorySpace::Hbm},
-    {"semaphore", MemorySpace::Semaphore}};
-
 } // namespace
 
 void Validator::checkKeys(const json &obj, const std::string &path,
@@ -163,16 +157,16 @@ std::optional<std::string> Validator::dtypeValue(const json &v,
 std::optional<MemorySpace>
 Validator::memorySpaceValue(const json &v, const std::string &path) {
   std::vector<std::string> names;
-  for (const auto &[name, ms] : kMemorySpaces)
-    names.push_back(name);
+  for (MemorySpace ms : allMemorySpaces())
+    names.push_back(memorySpaceName(ms));
   if (!v.is_string()) {
     error(path, "expected a memory space (" + listOf(names) + "), got " +
                     describe(v));
     return std::nullopt;
   }
   const std::string &s = v.get_ref<const std::string &>();
-  for (const auto &[name, ms] : kMemorySpaces)
-    if (s == name)
+  for (MemorySpace ms : allMemorySpaces())
+    if (s == memorySpaceName(ms))
       return ms;
   error(path,
         "unknown memory space " + quote(s) + "; expected " + listOf(names));

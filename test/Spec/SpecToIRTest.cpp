@@ -140,6 +140,29 @@ SpecError importFails(const GridSpec &spec, const char *kernel = kKernel) {
 // A valid import
 //===----------------------------------------------------------------------===//
 
+TEST_CASE("the spec's memory spaces and dimension semantics are the dialect's",
+          "[spec][ir]") {
+  // The grid spec parser (plain C++) and the dialect's enums each spell
+  // these; the importer converts one into the other by name.
+  const auto &spaces = pallasc::spec::allMemorySpaces();
+  REQUIRE(spaces.size() ==
+          mlir::pallas::getMaxEnumValForMemorySpace() + 1);
+  for (size_t i = 0; i < spaces.size(); ++i) {
+    INFO(pallasc::spec::memorySpaceName(spaces[i]));
+    CHECK(static_cast<size_t>(spaces[i]) == i);
+    CHECK(mlir::pallas::stringifyMemorySpace(
+              static_cast<mlir::pallas::MemorySpace>(i))
+              .str() == pallasc::spec::memorySpaceName(spaces[i]));
+  }
+  const auto &semantics = pallasc::spec::dimensionSemanticsNames();
+  REQUIRE(semantics.size() ==
+          mlir::pallas::getMaxEnumValForDimensionSemantics() + 1);
+  for (size_t i = 0; i < semantics.size(); ++i)
+    CHECK(mlir::pallas::stringifyDimensionSemantics(
+              static_cast<mlir::pallas::DimensionSemantics>(i))
+              .str() == semantics[i]);
+}
+
 TEST_CASE("import adds func.func @main with one pallas.call", "[spec][ir]") {
   Context ctx;
   mlir::OwningOpRef<mlir::ModuleOp> module = parseKernel(ctx);
