@@ -22,15 +22,15 @@ void mlir::pallas::recordTransform(CallOp call, StringRef name) {
 CallOp mlir::pallas::cloneCallWith(OpBuilder &builder, CallOp call,
                                    ValueRange bounds, ValueRange inputs,
                                    TypeRange results) {
-  auto copy = CallOp::create(
-      builder, call.getLoc(), results, call.getKernelAttr(), bounds, inputs,
-      call.getGridAttr(), call.getGridNamesAttr(),
-      call.getNumScalarPrefetchAttr(), call.getInSpecsAttr(),
-      call.getOutSpecsAttr(), call.getScratchAttr(),
-      call.getInputOutputAliasesAttr(), call.getPinnedInputsAttr(),
-      call.getVmappedDimsAttr(), call.getCostEstimateAttr(),
-      call.getCompilerParamsAttr(), call.getMetadataAttr(), call.getNameAttr(),
-      call.getTransformsAttr());
+  // The call's attributes travel as its typed record (the op's properties);
+  // only the operand segments change with the operands.
+  CallOp::Properties properties = call.getProperties();
+  properties.operandSegmentSizes = {static_cast<int32_t>(bounds.size()),
+                                    static_cast<int32_t>(inputs.size())};
+  SmallVector<Value> operands(bounds.begin(), bounds.end());
+  operands.append(inputs.begin(), inputs.end());
+  auto copy =
+      CallOp::create(builder, call.getLoc(), results, operands, properties);
   copy->setDiscardableAttrs(call->getDiscardableAttrDictionary());
   return copy;
 }

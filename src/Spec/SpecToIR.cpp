@@ -476,16 +476,27 @@ bool Importer::run() {
     if (a.linear)
       pinned.push_back(i);
 
-  auto call = pallas::CallOp::create(
-      builder, loc, outputTypes, FlatSymbolRefAttr::get(ctx, spec.kernel),
-      bounds, inputs, builder.getDenseI64ArrayAttr(spec.grid),
-      /*grid_names=*/nullptr, builder.getI64IntegerAttr(spec.numScalarPrefetch),
-      builder.getArrayAttr(inSpecs), builder.getArrayAttr(outSpecs),
-      builder.getArrayAttr(scratch), builder.getDenseI64ArrayAttr(aliases),
-      builder.getDenseI64ArrayAttr(pinned), builder.getDenseI64ArrayAttr({}),
-      /*cost_estimate=*/nullptr, /*compiler_params=*/nullptr,
-      /*metadata=*/nullptr, builder.getStringAttr(spec.name),
-      builder.getStrArrayAttr({}));
+  // The call's attributes as its typed record (the op's properties), by
+  // name; the optional ones are set below where the spec has them.
+  pallas::CallOp::Properties properties;
+  properties.kernel = FlatSymbolRefAttr::get(ctx, spec.kernel);
+  properties.grid = builder.getDenseI64ArrayAttr(spec.grid);
+  properties.num_scalar_prefetch =
+      builder.getI64IntegerAttr(spec.numScalarPrefetch);
+  properties.in_specs = builder.getArrayAttr(inSpecs);
+  properties.out_specs = builder.getArrayAttr(outSpecs);
+  properties.scratch = builder.getArrayAttr(scratch);
+  properties.input_output_aliases = builder.getDenseI64ArrayAttr(aliases);
+  properties.pinned_inputs = builder.getDenseI64ArrayAttr(pinned);
+  properties.vmapped_dims = builder.getDenseI64ArrayAttr({});
+  properties.name = builder.getStringAttr(spec.name);
+  properties.transforms = builder.getStrArrayAttr({});
+  properties.operandSegmentSizes = {static_cast<int32_t>(bounds.size()),
+                                    static_cast<int32_t>(inputs.size())};
+  SmallVector<Value> operands(bounds.begin(), bounds.end());
+  operands.append(inputs.begin(), inputs.end());
+  auto call = pallas::CallOp::create(builder, loc, outputTypes, operands,
+                                     properties);
   if (!spec.gridNames.empty()) {
     SmallVector<StringRef> names(spec.gridNames.begin(),
                                  spec.gridNames.end());
