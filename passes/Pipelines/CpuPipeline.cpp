@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "passes/Pipelines/Passes.h"
 #include "passes/Pipelines/Pipelines.h"
 
 #include "passes/Conversion/Passes.h"
@@ -129,8 +130,7 @@ void mlir::pallas::registerPallasPipelines() {
       "Lower pallas kernels and index maps to host LLVM IR (the CPU runtime's "
       "pipeline)",
       [](OpPassManager &pm) { buildCpuPipeline(pm); });
-  // The GPU codegen pipelines' own passes, for pallasc-opt's tests.
-  registerPass([] { return createExpandViewsPass(); });
-  registerPass([] { return createVerifyPass(); });
-  registerPass([] { return createGpuModuleToPtxPass(); });
+  // The GPU codegen pipelines' own passes (Passes.td), for pallasc-opt's
+  // tests.
+  registerPallasPipelinesPasses();
 }

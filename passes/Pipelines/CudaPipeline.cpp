@@ -17,6 +17,7 @@
 
 #include "passes/Conversion/PallasToGPU/PallasToGPU.h"
 #include "target/GpuTarget.h"
+#include "passes/Pipelines/Passes.h"
 #include "passes/Pipelines/Pipelines.h"
 #include "passes/Transforms/Passes.h"
 
@@ -89,7 +90,7 @@ void mlir::pallas::buildCudaCodegenPipeline(OpPassManager &pm,
   // LLVM's -O3 does anyway.
   device.addPass(createCSEPass());
   // Collapsed views of the arrays (one base pointer per access stream).
-  device.addPass(createExpandViewsPass());
+  device.addPass(createPallasExpandViews());
   addLowerAffineIfPresent(device);
   device.addPass(createSCFToControlFlowPass());
   ConvertGpuOpsToNVVMOpsOptions toNvvm;
@@ -126,10 +127,11 @@ void mlir::pallas::buildCudaCodegenPipeline(OpPassManager &pm,
 
   if (!options.serialize)
     return;
-  pm.addPass(createVerifyPass());
-  pm.addPass(createGpuModuleToPtxPass(options.toolkitPath.empty()
-                                          ? defaultCudaToolkitPath()
-                                          : options.toolkitPath));
+  pm.addPass(createPallasVerify());
+  PallasGpuModuleToPtxOptions ptx;
+  ptx.toolkitPath = options.toolkitPath.empty() ? defaultCudaToolkitPath()
+                                                : options.toolkitPath;
+  pm.addPass(createPallasGpuModuleToPtx(ptx));
 }
 
 void mlir::pallas::buildCudaPipeline(OpPassManager &pm,

@@ -11,7 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "passes/Pipelines/Pipelines.h"
+#include "passes/Pipelines/Passes.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -22,18 +22,13 @@
 
 using namespace mlir;
 
+namespace mlir::pallas {
+#define GEN_PASS_DEF_PALLASEXPANDVIEWS
+#include "passes/Pipelines/Passes.h.inc"
+} // namespace mlir::pallas
+
 namespace {
-struct ExpandViewsPass : PassWrapper<ExpandViewsPass, OperationPass<>> {
-  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(ExpandViewsPass)
-  StringRef getArgument() const final { return "pallas-expand-views"; }
-  StringRef getName() const final { return "PallasExpandViews"; }
-  StringRef getDescription() const final {
-    return "expand-strided-metadata applied to the view ops alone";
-  }
-  void getDependentDialects(DialectRegistry &registry) const final {
-    registry.insert<memref::MemRefDialect, affine::AffineDialect,
-                    arith::ArithDialect>();
-  }
+struct ExpandViewsPass : pallas::impl::PallasExpandViewsBase<ExpandViewsPass> {
   void runOnOperation() final {
     SmallVector<Operation *> views;
     getOperation()->walk([&](Operation *op) {
@@ -52,7 +47,3 @@ struct ExpandViewsPass : PassWrapper<ExpandViewsPass, OperationPass<>> {
   }
 };
 } // namespace
-
-std::unique_ptr<Pass> mlir::pallas::createExpandViewsPass() {
-  return std::make_unique<ExpandViewsPass>();
-}

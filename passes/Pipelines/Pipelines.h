@@ -32,23 +32,8 @@ void buildCpuPipeline(OpPassManager &pm);
 /// pipeline and the JIT need (bufferization models, LLVM dialect, ...).
 void registerCpuPipelineDialects(DialectRegistry &registry);
 
-/// `pallas-verify`: MLIR's verifier on the module, as a pass. The GPU codegen
-/// pipelines end with it before serialization, so a driver that turns the
-/// per-pass verification off (the default, see `--verify-each`) still
-/// verifies what LLVM's translation receives.
-std::unique_ptr<Pass> createVerifyPass();
-
-/// `pallas-expand-views`: upstream's expand-strided-metadata patterns applied
-/// from the view ops alone instead of over the whole module (same rewrites,
-/// a fraction of the time on large kernels). The GPU codegen pipelines use it.
-std::unique_ptr<Pass> createExpandViewsPass();
-
-/// `pallas-gpu-module-to-ptx`: each gpu.module with an `#nvvm.target` to a
-/// gpu.binary holding its PTX, as gpu-module-to-binary with format `isa`,
-/// but libdevice (from `toolkitPath`, or CUDA_HOME & co. when empty) linked
-/// only into modules that call it and pallasc's LLVM optimization pipeline
-/// (PtxSerialize.cpp). The CUDA codegen pipeline ends with it.
-std::unique_ptr<Pass> createGpuModuleToPtxPass(const std::string &toolkitPath = {});
+/// The passes only the pipelines use (pallas-verify, pallas-expand-views,
+/// pallas-gpu-module-to-ptx) are declared in Passes.td (Passes.h).
 
 /// `pass` run on the op only if some op nested in it (or the op itself)
 /// satisfies `needsPass`, i.e. only where the pass has something to rewrite

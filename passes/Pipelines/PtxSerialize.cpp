@@ -25,6 +25,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "passes/Pipelines/Passes.h"
 #include "passes/Pipelines/Pipelines.h"
 #include "target/GpuTarget.h"
 
@@ -46,6 +47,11 @@
 #include <string>
 
 using namespace mlir;
+
+namespace mlir::pallas {
+#define GEN_PASS_DEF_PALLASGPUMODULETOPTX
+#include "passes/Pipelines/Passes.h.inc"
+} // namespace mlir::pallas
 
 namespace {
 
@@ -183,22 +189,8 @@ protected:
 };
 
 struct GpuModuleToPtxPass
-    : PassWrapper<GpuModuleToPtxPass, OperationPass<ModuleOp>> {
-  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(GpuModuleToPtxPass)
-  GpuModuleToPtxPass() = default;
-  GpuModuleToPtxPass(const GpuModuleToPtxPass &other) : PassWrapper(other) {}
-  explicit GpuModuleToPtxPass(std::string path) { toolkitPath = path; }
-
-  StringRef getArgument() const final { return "pallas-gpu-module-to-ptx"; }
-  StringRef getName() const final { return "PallasGpuModuleToPtx"; }
-  StringRef getDescription() const final {
-    return "Serializes each gpu.module with an #nvvm.target to PTX in a "
-           "gpu.binary (gpu-module-to-binary format=isa, libdevice linked "
-           "only when called, pallasc's LLVM pipeline)";
-  }
-  void getDependentDialects(DialectRegistry &registry) const final {
-    registry.insert<mlir::gpu::GPUDialect, NVVM::NVVMDialect>();
-  }
+    : pallas::impl::PallasGpuModuleToPtxBase<GpuModuleToPtxPass> {
+  using PallasGpuModuleToPtxBase::PallasGpuModuleToPtxBase;
 
   void runOnOperation() final {
     SmallVector<mlir::gpu::GPUModuleOp> modules(
@@ -243,16 +235,6 @@ struct GpuModuleToPtxPass
     module->erase();
     return success();
   }
-
-  Option<std::string> toolkitPath{
-      *this, "toolkit",
-      llvm::cl::desc("CUDA toolkit directory whose nvvm/libdevice is linked "
-                     "(default: CUDA_HOME, CUDA_ROOT, CUDA_PATH)")};
 };
 
 } // namespace
-
-std::unique_ptr<Pass>
-mlir::pallas::createGpuModuleToPtxPass(const std::string &toolkitPath) {
-  return std::make_unique<GpuModuleToPtxPass>(toolkitPath);
-}

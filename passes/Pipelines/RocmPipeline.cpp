@@ -11,6 +11,7 @@
 #include "passes/Pipelines/RocmPipeline.h"
 
 #include "passes/Pipelines/GpuPipeline.h"
+#include "passes/Pipelines/Passes.h"
 #include "passes/Pipelines/Pipelines.h"
 #include "target/GpuTarget.h"
 #include "passes/Conversion/Passes.h"
@@ -73,7 +74,7 @@ void mlir::pallas::buildRocmCodegenPipeline(
 
   OpPassManager &device = pm.nest<mlir::gpu::GPUModuleOp>();
   device.addPass(createCSEPass());
-  device.addPass(createExpandViewsPass());
+  device.addPass(createPallasExpandViews());
   addLowerAffineIfPresent(device);
   device.addPass(createSCFToControlFlowPass());
   ConvertAMDGPUToROCDLPassOptions amdgpu;
@@ -98,7 +99,7 @@ void mlir::pallas::buildRocmCodegenPipeline(
 
   if (!options.serialize)
     return;
-  pm.addPass(createVerifyPass());
+  pm.addPass(createPallasVerify());
   GpuModuleToBinaryPassOptions binary;
   binary.compilationTarget = "isa";
   binary.toolkitPath = options.deviceLibsRoot.empty()

@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "passes/Pipelines/Pipelines.h"
+#include "passes/Pipelines/Passes.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Verifier.h"
@@ -16,14 +16,13 @@
 
 using namespace mlir;
 
+namespace mlir::pallas {
+#define GEN_PASS_DEF_PALLASVERIFY
+#include "passes/Pipelines/Passes.h.inc"
+} // namespace mlir::pallas
+
 namespace {
-struct VerifyPass : PassWrapper<VerifyPass, OperationPass<ModuleOp>> {
-  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(VerifyPass)
-  StringRef getArgument() const final { return "pallas-verify"; }
-  StringRef getName() const final { return "PallasVerify"; }
-  StringRef getDescription() const final {
-    return "Runs MLIR's verifier on the module (fails on invalid IR)";
-  }
+struct VerifyPass : pallas::impl::PallasVerifyBase<VerifyPass> {
   void runOnOperation() final {
     if (failed(verify(getOperation())))
       signalPassFailure();
@@ -31,7 +30,3 @@ struct VerifyPass : PassWrapper<VerifyPass, OperationPass<ModuleOp>> {
   }
 };
 } // namespace
-
-std::unique_ptr<Pass> mlir::pallas::createVerifyPass() {
-  return std::make_unique<VerifyPass>();
-}

@@ -1,0 +1,57 @@
+//===- Passes.td - the passes only the pipelines use ------*- tablegen -*-===//
+//
+// Passes of passes/Pipelines: the GPU codegen pipelines use them, and
+// pallasc-opt registers them for the lit tests (registerPallasPipelinesPasses).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PALLASC_PASSES_PIPELINES_PASSES_TD
+#define PALLASC_PASSES_PIPELINES_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def PallasVerify : Pass<"pallas-verify", "::mlir::ModuleOp"> {
+  let summary = "Runs MLIR's verifier on the module (fails on invalid IR)";
+  let description = [{
+    The GPU codegen pipelines end with it before serialization, so a driver
+    that turns the per-pass verification off (the default, see
+    `--verify-each`) still verifies what LLVM's translation receives
+    (Verify.cpp).
+  }];
+}
+
+def PallasExpandViews : Pass<"pallas-expand-views"> {
+  let summary = "expand-strided-metadata applied to the view ops alone";
+  let description = [{
+    Upstream's expand-strided-metadata patterns, applied from the view ops
+    (subview, expand/collapse_shape, extract_strided_metadata,
+    extract_aligned_pointer_as_index) instead of over the whole module: the
+    same rewrites, a fraction of the time on large kernels (ExpandViews.cpp).
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect",
+                           "::mlir::affine::AffineDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
+def PallasGpuModuleToPtx : Pass<"pallas-gpu-module-to-ptx",
+                                 "::mlir::ModuleOp"> {
+  let summary = "Serializes each gpu.module with an #nvvm.target to PTX in a "
+                "gpu.binary (gpu-module-to-binary format=isa, libdevice linked "
+                "only when called, pallasc's LLVM pipeline)";
+  let description = [{
+    Each gpu.module with an `#nvvm.target` becomes a gpu.binary holding its
+    PTX, as gpu-module-to-binary with format `isa` writes it, but with
+    libdevice linked only into modules that call it and pallasc's LLVM
+    optimization pipeline (PtxSerialize.cpp). The CUDA codegen pipeline ends
+    with it.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect",
+                           "::mlir::NVVM::NVVMDialect"];
+  let options = [
+    Option<"toolkitPath", "toolkit", "std::string", /*default=*/"",
+           "CUDA toolkit directory whose nvvm/libdevice is linked "
+           "(default: CUDA_HOME, CUDA_ROOT, CUDA_PATH)">
+  ];
+}
+
+#endif // PALLASC_PASSES_PIPELINES_PASSES_TD
