@@ -16,7 +16,7 @@
 #include "passes/Pipelines/GpuPipeline.h"
 
 #include "passes/Conversion/PallasToGPU/PallasToGPU.h"
-#include "target/GpuTarget.h"
+#include "chips/GpuTarget.h"
 #include "passes/Pipelines/Passes.h"
 #include "passes/Pipelines/Pipelines.h"
 #include "passes/Transforms/Passes.h"

@@ -20,7 +20,7 @@ class OpPassManager;
 namespace mlir::pallas {
 
 struct CudaPipelineOptions {
-  /// A CUDA chip of the GPU target table (target/GpuTarget.h): sm_80, ...
+  /// A CUDA chip of the GPU target table (chips/GpuTarget.h): sm_80, ...
   std::string chip = "sm_80";
   /// PTX ISA features for the NVPTX backend; empty: the chip's, from the
   /// GPU target table (sm_90 needs PTX 8.0).

@@ -22,7 +22,7 @@ class OpPassManager;
 namespace mlir::pallas {
 
 struct GpuDistributionOptions {
-  /// A chip of the GPU target table (target/GpuTarget.h): sm_80, gfx942, ...
+  /// A chip of the GPU target table (chips/GpuTarget.h): sm_80, gfx942, ...
   std::string chip = "sm_80";
   /// Floating point (pallas-gpu-float-semantics, docs/cuda.md): false gives
   /// Pallas' Triton semantics (FMA contraction allowed), true strict IEEE

@@ -27,7 +27,7 @@
 
 #include "passes/Pipelines/Passes.h"
 #include "passes/Pipelines/Pipelines.h"
-#include "target/GpuTarget.h"
+#include "chips/GpuTarget.h"
 
 #include "mlir/Dialect/GPU/IR/CompilationInterfaces.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"

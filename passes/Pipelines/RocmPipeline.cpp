@@ -13,7 +13,7 @@
 #include "passes/Pipelines/GpuPipeline.h"
 #include "passes/Pipelines/Passes.h"
 #include "passes/Pipelines/Pipelines.h"
-#include "target/GpuTarget.h"
+#include "chips/GpuTarget.h"
 #include "passes/Conversion/Passes.h"
 
 #include "mlir/Conversion/Passes.h"

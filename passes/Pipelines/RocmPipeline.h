@@ -23,7 +23,7 @@ class OpPassManager;
 namespace mlir::pallas {
 
 struct RocmPipelineOptions {
-  /// An AMD chip of the GPU target table (target/GpuTarget.h): gfx90a, ...
+  /// An AMD chip of the GPU target table (chips/GpuTarget.h): gfx90a, ...
   std::string chip = "gfx90a";
   /// Code object ABI version as ROCDL spells it: "400", "500", "600".
   std::string abiVersion = "500";

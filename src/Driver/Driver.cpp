@@ -19,7 +19,7 @@
 #include "src/Support/InputChecks.h"
 #include "src/Target/CudaArtifacts.h"
 #include "src/Target/RocmArtifacts.h"
-#include "target/GpuTarget.h"
+#include "chips/GpuTarget.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinOps.h"

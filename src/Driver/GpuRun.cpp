@@ -30,7 +30,7 @@
 #include "src/Target/GpuArtifacts.h"
 #include "src/Target/GpuLaunchRecord.h"
 #include "src/Target/RocmArtifacts.h"
-#include "target/GpuTarget.h"
+#include "chips/GpuTarget.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Pass/PassManager.h"

@@ -9,7 +9,7 @@
 #include "src/Runtime/HostCode.h"
 #include "src/Support/CompileStage.h"
 #include "src/Target/TPUArtifacts.h"
-#include "target/GpuTarget.h"
+#include "chips/GpuTarget.h"
 
 #include "passes/Pipelines/CudaPipeline.h"
 #include "passes/Pipelines/RocmPipeline.h"

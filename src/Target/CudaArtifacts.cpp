@@ -11,7 +11,7 @@
 #include "dialects/Pallas/IR/PallasOps.h"
 #include "dialects/Pallas/IR/GpuLaunchAttrs.h"
 #include "passes/Pipelines/CudaPipeline.h"
-#include "target/GpuTarget.h"
+#include "chips/GpuTarget.h"
 #include "src/Support/CompileStage.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"

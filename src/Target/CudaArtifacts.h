@@ -31,7 +31,7 @@ namespace pallasc {
 struct GpuTarget;
 
 /// True for the `cuda:<chip>` targets of the GPU target table
-/// (target/GpuTarget.h): cuda:sm_80, cuda:sm_90a, ...
+/// (chips/GpuTarget.h): cuda:sm_80, cuda:sm_90a, ...
 bool isCudaTarget(const std::string &target);
 
 /// `ptxas -v` resource usage of one kernel.

@@ -6,7 +6,7 @@
 #include "src/Support/CompileStage.h"
 
 #include "dialects/Pallas/IR/PallasOps.h"
-#include "target/GpuTarget.h"
+#include "chips/GpuTarget.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/Diagnostics.h"

@@ -24,7 +24,7 @@
 namespace pallasc {
 
 /// True for the `rocm:<chip>` targets of the GPU target table
-/// (target/GpuTarget.h): rocm:gfx90a, rocm:gfx942.
+/// (chips/GpuTarget.h): rocm:gfx90a, rocm:gfx942.
 bool isRocmTarget(const std::string &target);
 
 /// The ld.lld executable that links code objects: $PALLASC_LD_LLD, the

@@ -10,7 +10,7 @@
 #include "src/Driver/Driver.h"
 #include "src/Driver/Frontend.h"
 #include "passes/Pipelines/RocmPipeline.h"
-#include "target/GpuTarget.h"
+#include "chips/GpuTarget.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"

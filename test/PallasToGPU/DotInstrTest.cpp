@@ -5,7 +5,7 @@
 
 #include "passes/Conversion/PallasToGPU/Dot/DotUtils.h"
 
-#include "target/GpuTarget.h"
+#include "chips/GpuTarget.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/MLIRContext.h"

@@ -7,8 +7,8 @@
 // bases the layouts are built from.
 
 #include "passes/Conversion/PallasToGPU/Analysis/Layout.h"
-#include "target/GpuTarget.h"
-#include "target/MatrixFragments.h"
+#include "chips/GpuTarget.h"
+#include "chips/MatrixFragments.h"
 
 #include <catch2/catch.hpp>
 

@@ -1,6 +1,6 @@
 //===- GpuTargetTest.cpp - the GPU target table ---------------------------===//
 
-#include "target/GpuTarget.h"
+#include "chips/GpuTarget.h"
 
 #include <catch2/catch.hpp>
 

@@ -15,7 +15,7 @@
 
 #include "passes/Conversion/PallasToGPU/Analysis/Layout.h"
 #include "passes/Conversion/PallasToGPU/PallasToGPU.h"
-#include "target/GpuTarget.h"
+#include "chips/GpuTarget.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/Builders.h"
@@ -65,7 +65,7 @@ struct KernelContext {
   Value smemBase;            ///< memref<?xi8, workgroup> (dynamic)
   int64_t workspaceOffset = 0;
   int64_t workspaceBytes = 0; ///< grows as the distributor needs
-  /// The chip: its entry of the GPU target table (target/GpuTarget.h).
+  /// The chip: its entry of the GPU target table (chips/GpuTarget.h).
   const pallasc::GpuTarget *target = nullptr;
   /// Whether the chip has matrix instructions of `kind`.
   bool has(pallasc::MatrixInstrKind kind) const {

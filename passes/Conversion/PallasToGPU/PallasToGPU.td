@@ -95,7 +95,7 @@ def PallasToGPU : Pass<"pallas-to-gpu", "::mlir::ModuleOp"> {
   }];
   let options = [
     Option<"chip", "chip", "std::string", "\"sm_80\"",
-           "GPU chip, an entry of the GPU target table (target/GpuTarget.h; "
+           "GPU chip, an entry of the GPU target table (chips/GpuTarget.h; "
            "`pallasc --version` lists them): an NVIDIA sm_* (32-thread warps, "
            "mma.sync from sm_80, wgmma on sm_90a) or an AMD gfx* (CDNA: "
            "64-thread wavefronts and MFMA; RDNA: 32-thread waves and WMMA)">,

@@ -28,7 +28,7 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallVector.h"
 
-#include "target/MatrixFragments.h"
+#include "chips/MatrixFragments.h"
 
 #include <cstdint>
 #include <optional>
@@ -91,7 +91,7 @@ struct Layout {
 Layout blockedLayout(llvm::ArrayRef<int64_t> shape, int64_t elementBits,
                      int64_t numWarps, int64_t laneBits);
 
-/// Selects an entry of the fragment table (target/MatrixFragments.h): the
+/// Selects an entry of the fragment table (chips/MatrixFragments.h): the
 /// instructions of `kind` whose K is `k` and whose lanes hold
 /// `operandsPerLane` A/B elements (0 where the family has one value).
 struct FragmentSelect {

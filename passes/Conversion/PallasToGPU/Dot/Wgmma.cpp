@@ -86,7 +86,7 @@ int Distributor::coreLayout(int id, int64_t cdim) {
 /// swizzle: start address, leading (K) and stride (M/N) byte offsets, all
 /// >> 4; K-major or, with the transpose bit, M/N-major, whichever way the
 /// operand is contiguous), the accumulator in registers (the wgmma C
-/// fragments of target/MatrixFragments.cpp).
+/// fragments of chips/MatrixFragments.cpp).
 /// Streamed operands are copied with cp.async in up to four k chunks, one
 /// commit group each, as for mma.sync. Sequence: stores / cp.async waits,
 /// fence.proxy.async (generic-proxy writes made visible to the async proxy

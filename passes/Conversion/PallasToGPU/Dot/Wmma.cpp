@@ -4,7 +4,7 @@
 // as `v_wmma_f32_16x16x16_{f16,bf16}` (amdgpu.wmma, lowered by upstream's
 // AMDGPUToROCDL to llvm.amdgcn.wmma.f32.16x16x16.{f16,bf16}) on wave32
 // wavefronts, one 16 x 16 x 16 tile per instruction. The two generations
-// differ in their fragments (target/MatrixFragments.cpp): on RDNA3 a lane holds a
+// differ in their fragments (chips/MatrixFragments.cpp): on RDNA3 a lane holds a
 // whole row of A (column of B), 16 elements, the upper half-wave repeating
 // the lower one; on RDNA4 half of it, 8 elements, the upper half-wave
 // holding the other half. The chip's entry of the GPU target table says

@@ -12,8 +12,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef PALLASC_TARGET_GPUTARGET_H
-#define PALLASC_TARGET_GPUTARGET_H
+#ifndef PALLASC_CHIPS_GPUTARGET_H
+#define PALLASC_CHIPS_GPUTARGET_H
 
 #include <cstddef>
 #include <cstdint>
@@ -147,4 +147,4 @@ std::string validGpuTargetNames(std::optional<GpuVendor> vendor = std::nullopt,
 
 } // namespace pallasc
 
-#endif // PALLASC_TARGET_GPUTARGET_H
+#endif // PALLASC_CHIPS_GPUTARGET_H

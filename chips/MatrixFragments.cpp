@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "target/MatrixFragments.h"
+#include "chips/MatrixFragments.h"
 
 namespace pallasc {
 

@@ -27,10 +27,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef PALLASC_TARGET_MATRIXFRAGMENTS_H
-#define PALLASC_TARGET_MATRIXFRAGMENTS_H
+#ifndef PALLASC_CHIPS_MATRIXFRAGMENTS_H
+#define PALLASC_CHIPS_MATRIXFRAGMENTS_H
 
-#include "target/GpuTarget.h"
+#include "chips/GpuTarget.h"
 
 #include <cstdint>
 
@@ -93,4 +93,4 @@ const MatrixFragment *findMatrixFragment(const MatrixInstr &instr,
 
 } // namespace pallasc
 
-#endif // PALLASC_TARGET_MATRIXFRAGMENTS_H
+#endif // PALLASC_CHIPS_MATRIXFRAGMENTS_H

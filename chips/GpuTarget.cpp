@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "target/GpuTarget.h"
+#include "chips/GpuTarget.h"
 
 #include <algorithm>
 
