@@ -453,6 +453,24 @@ class Primitives(PallascCase):
     self.assertIn('pallas.debug_print "step {}"', c.kernel_mlir)
     self.check_call(c, targets=["cuda:sm_80"])
 
+  def test_debug_print_of_a_ref(self):
+    # jax.debug.print of a ref prints its contents: the exporter loads the
+    # whole ref where the print is (pallas.debug_print takes values).
+    f32 = jnp.float32
+
+    def kernel(x_ref, o_ref):
+      jax.debug.print("x = {}", x_ref)
+      o_ref[...] = x_ref[...] * 2
+    fn = lambda x: pl.pallas_call(kernel, out_shape=S((2, 4), f32))(x)
+    (c,) = self.export(fn, S((2, 4), f32))
+    self.assertRegex(c.kernel_mlir,
+                     r"(%\d+) = pallas.load %x_ref\[\] : "
+                     r"!pallas.ref<2x4xf32> -> tensor<2x4xf32>.*\n"
+                     r"\s*pallas.debug_print \"x = \{\}\" \1 : "
+                     r"tensor<2x4xf32>")
+    x = np.arange(8, dtype=np.float32).reshape(2, 4)
+    self.check_call(c, inputs=[x])
+
 
 if __name__ == "__main__":
   unittest.main()
