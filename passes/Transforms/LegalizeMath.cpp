@@ -2,7 +2,9 @@
 //
 // Exact rewrites of the math ops that some code generator lacks (the CPU's
 // math-to-llvm, convert-gpu-to-nvvm, convert-gpu-to-rocdl) into ops all of
-// them lower, applied to tensors and scalars alike. Passes.td lists them.
+// them lower, and float -> integer conversions with XLA's saturating
+// semantics, applied to tensors, vectors and scalars alike. Passes.td lists
+// them.
 //
 //===----------------------------------------------------------------------===//
 
@@ -10,6 +12,7 @@
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/PatternMatch.h"
+#include "llvm/ADT/APFloat.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace mlir::pallas {
@@ -31,7 +34,7 @@ Type withElementType(Type type, Type element) {
 }
 
 /// A constant of `type` (scalar or shaped: a splat) holding `value`.
-Value intConstant(PatternRewriter &b, Location loc, Type type,
+Value intConstant(OpBuilder &b, Location loc, Type type,
                   const APInt &value) {
   auto element = cast<IntegerType>(getElementTypeOrSelf(type));
   APInt v = value.zextOrTrunc(element.getWidth());
@@ -41,7 +44,7 @@ Value intConstant(PatternRewriter &b, Location loc, Type type,
   return arith::ConstantOp::create(b, loc, IntegerAttr::get(element, v));
 }
 
-Value intConstant(PatternRewriter &b, Location loc, Type type, int64_t value) {
+Value intConstant(OpBuilder &b, Location loc, Type type, int64_t value) {
   auto element = cast<IntegerType>(getElementTypeOrSelf(type));
   return intConstant(b, loc, type,
                      APInt(element.getWidth(), value, /*isSigned=*/true));
@@ -199,9 +202,108 @@ struct ExpandIPowI : OpRewritePattern<math::IPowIOp> {
   }
 };
 
+//===----------------------------------------------------------------------===//
+// arith.fptosi / arith.fptoui
+//===----------------------------------------------------------------------===//
+
+/// A constant of the float `type` (scalar or shaped: a splat).
+Value floatConstant(OpBuilder &b, Location loc, Type type,
+                    const APFloat &value) {
+  auto element = cast<FloatType>(getElementTypeOrSelf(type));
+  if (auto shaped = dyn_cast<ShapedType>(type))
+    return arith::ConstantOp::create(b, loc,
+                                     DenseElementsAttr::get(shaped, value));
+  return arith::ConstantOp::create(b, loc, FloatAttr::get(element, value));
+}
+
+/// `2^exponent` (or `-2^exponent`) in `sem`: exact, or an infinity where it
+/// overflows the format.
+APFloat powerOfTwo(const llvm::fltSemantics &sem, unsigned exponent,
+                   bool negative) {
+  APFloat v(sem);
+  APInt bits = APInt::getOneBitSet(exponent + 2, exponent);
+  if (negative)
+    bits.negate();
+  v.convertFromAPInt(bits, /*IsSigned=*/true,
+                     APFloat::rmNearestTiesToEven);
+  return v;
+}
+
+/// Rewrites one float -> integer conversion with XLA's semantics (those of
+/// LLVM's fptosi.sat / fptoui.sat): NaN gives 0, a value at or beyond the
+/// integer type's range gives its limit, others truncate toward zero as
+/// before. `arith.fptosi`/`fptoui` alone leave out-of-range values poison
+/// (each backend then wraps or clamps its own way). Sources narrower than
+/// f32 are extended to f32 first (exact). The conversion that remains sees
+/// only in-range values (0 instead of the others), so it is well defined
+/// everywhere.
+void saturateFloatToInt(RewriterBase &b, Operation *op, bool isSigned) {
+  Location loc = op->getLoc();
+  b.setInsertionPoint(op);
+  Value x = op->getOperand(0);
+  Type resultType = op->getResult(0).getType();
+  auto intType = cast<IntegerType>(getElementTypeOrSelf(resultType));
+  unsigned width = intType.getWidth();
+  if (getElementTypeOrSelf(x.getType()).getIntOrFloatBitWidth() < 32)
+    x = arith::ExtFOp::create(
+        b, loc, withElementType(x.getType(), b.getF32Type()), x);
+  Type type = x.getType();
+  const llvm::fltSemantics &sem =
+      cast<FloatType>(getElementTypeOrSelf(type)).getFloatSemantics();
+  // Values in (lo, hi) truncate into range; lo (-2^(w-1) signed, 0
+  // unsigned) is itself the smallest integer, hi (2^(w-1) or 2^w) one past
+  // the largest. Both are powers of two: exact, or infinite where the
+  // format cannot hold them (then the comparisons still split the range).
+  APFloat loValue = isSigned ? powerOfTwo(sem, width - 1, /*negative=*/true)
+                             : APFloat::getZero(sem);
+  APFloat hiValue = powerOfTwo(sem, isSigned ? width - 1 : width,
+                               /*negative=*/false);
+  Value lo = floatConstant(b, loc, type, loValue);
+  Value hi = floatConstant(b, loc, type, hiValue);
+  auto cmp = [&](arith::CmpFPredicate p, Value bound) -> Value {
+    return arith::CmpFOp::create(b, loc, p, x, bound);
+  };
+  // Ordered comparisons: all false on NaN, which therefore gives 0.
+  Value atOrBelowLo = cmp(arith::CmpFPredicate::OLE, lo);
+  Value atOrAboveHi = cmp(arith::CmpFPredicate::OGE, hi);
+  Value inRange = arith::AndIOp::create(b, loc,
+                                        cmp(arith::CmpFPredicate::OGT, lo),
+                                        cmp(arith::CmpFPredicate::OLT, hi));
+  Value zero = floatConstant(b, loc, type, APFloat::getZero(sem));
+  Value safe = arith::SelectOp::create(b, loc, inRange, x, zero);
+  Value converted =
+      isSigned ? arith::FPToSIOp::create(b, loc, resultType, safe).getResult()
+               : arith::FPToUIOp::create(b, loc, resultType, safe).getResult();
+  APInt minInt = isSigned ? APInt::getSignedMinValue(width)
+                          : APInt::getMinValue(width);
+  APInt maxInt = isSigned ? APInt::getSignedMaxValue(width)
+                          : APInt::getMaxValue(width);
+  Value low = arith::SelectOp::create(
+      b, loc, atOrBelowLo, intConstant(b, loc, resultType, minInt),
+      converted);
+  b.replaceOpWithNewOp<arith::SelectOp>(
+      op, atOrAboveHi, intConstant(b, loc, resultType, maxInt), low);
+}
+
+/// Rewrites every float -> integer conversion under `root` once (a walk, not
+/// a pattern: the rewrite contains the conversion it guards).
+void saturateFloatToIntConversions(Operation *root) {
+  SmallVector<Operation *> conversions;
+  root->walk([&](Operation *op) {
+    if (isa<arith::FPToSIOp, arith::FPToUIOp>(op) &&
+        isa<FloatType>(getElementTypeOrSelf(op->getOperand(0).getType())) &&
+        isa<IntegerType>(getElementTypeOrSelf(op->getResult(0).getType())))
+      conversions.push_back(op);
+  });
+  IRRewriter rewriter(root->getContext());
+  for (Operation *op : conversions)
+    saturateFloatToInt(rewriter, op, isa<arith::FPToSIOp>(op));
+}
+
 struct PallasLegalizeMathPass
     : pallas::impl::PallasLegalizeMathBase<PallasLegalizeMathPass> {
   void runOnOperation() override {
+    saturateFloatToIntConversions(getOperation());
     RewritePatternSet patterns(&getContext());
     patterns.add<SplitSincos, ExpandClampF, ExpandClassification<math::IsNaNOp>,
                  ExpandClassification<math::IsInfOp>,

@@ -86,7 +86,8 @@ def PallasHiToLo : Pass<"pallas-hi-to-lo", "::mlir::ModuleOp"> {
 
 def PallasLegalizeMath : Pass<"pallas-legalize-math", "::mlir::ModuleOp"> {
   let summary = "Rewrite the math ops some backends lack into ones every "
-                "backend lowers, exactly";
+                "backend lowers, exactly, and give float -> integer "
+                "conversions XLA's saturating semantics";
   let description = [{
     Runs first in the CPU, CUDA and ROCm pipelines, on the kernel's tensors
     and scalars (so `pallasc run` on the CPU, the GPU emulator and the GPU
@@ -107,6 +108,14 @@ def PallasLegalizeMath : Pass<"pallas-legalize-math", "::mlir::ModuleOp"> {
       one step per bit); a negative exponent gives 1 for a base of 1, ±1 for
       -1 and 0 otherwise (as XLA's integer power; 0 for a base of 0 instead
       of upstream's division by zero).
+    - `arith.fptosi`, `arith.fptoui` (float -> integer, any widths) → the
+      conversion guarded by comparisons and selects, with XLA's semantics
+      (those of LLVM's `fptosi.sat`/`fptoui.sat`, what JAX gives on every
+      backend): NaN gives 0, a value at or beyond the integer type's range
+      gives its minimum or maximum, others truncate toward zero. The
+      conversion itself only sees in-range values. f16, bf16 (and narrower)
+      sources are extended to f32 first (exact). Without it, out-of-range
+      values are poison and each backend wraps or clamps its own way.
 
     Before:
     ```mlir

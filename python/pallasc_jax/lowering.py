@@ -1112,7 +1112,7 @@ def _max_contiguous(low, eqn):
 @rule("debug_print")
 def _debug_print(low, eqn):
   fmt = eqn.params["fmt"]
-  vals = [low.read(a) for a in eqn.invars]
+  vals = [_printed_value(low, low.read(a)) for a in eqn.invars]
   if vals:
     names = ", ".join(v.name for v in vals)
     tys = ", ".join(v.type for v in vals)
@@ -1120,6 +1120,19 @@ def _debug_print(low, eqn):
   else:
     low.emit(f"pallas.debug_print {M.quote(fmt)}")
   return []
+
+
+def _printed_value(low, v):
+  """What `jax.debug.print` of `v` prints: a ref's whole contents, loaded
+  where the print is (`pallas.debug_print` takes values, not refs)."""
+  if not isinstance(v, RefV):
+    return v
+  if v.space == "semaphore" or not (M.is_float(v.dtype) or M.is_int(v.dtype)
+                                    or M.is_bool(v.dtype)):
+    raise low.error(f"jax.debug.print of a ref in memory space '{v.space}' "
+                    f"({v.type}): its contents cannot be loaded; print "
+                    "values loaded from a data ref instead")
+  return _load(low, v, (), v.shape)
 
 
 # ---------------------------------------------------------------------------

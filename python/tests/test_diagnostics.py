@@ -135,6 +135,17 @@ class Refusals(PallascCase):
       if isinstance(e, AssertionError):
         raise
 
+  def test_debug_print_of_a_semaphore_ref(self):
+    def kernel(x_ref, o_ref, sem):
+      jax.debug.print("sem = {}", sem)  # no contents to load
+      o_ref[...] = x_ref[...]
+    fn = lambda x: pl.pallas_call(
+        kernel, out_shape=S((8, 128), jnp.float32),
+        scratch_shapes=[pltpu.SemaphoreType.DMA])(x)
+    self.refused(fn, S((8, 128), jnp.float32),
+                 needle="jax.debug.print of a ref in memory space "
+                 "'semaphore'", line_needle="no contents", kernel=kernel)
+
   def test_no_pallas_call(self):
     with self.assertRaises(pallasc_jax.ExportError) as cm:
       pallasc_jax.trace(lambda x: x + 1, S((4,), jnp.float32))

@@ -127,6 +127,36 @@ class Primitives(PallascCase):
     ]
     self.run_kernel(stacked(fns, [(8, 128)], f32), S((8, 128), f32))
 
+  def test_float_to_int_saturates(self):
+    # convert_element_type from f32, f16 and bf16 to every 8/16/32-bit
+    # integer type on NaN, infinities, the limits +-1 and values far beyond:
+    # XLA saturates (NaN gives 0), on the CPU runner and the GPU emulators
+    # (pallas-legalize-math). 64-bit types need jax_enable_x64: the lit test
+    # legalize-math-fptoint-run.test covers them against numpy.
+    vals = [np.nan, np.inf, -np.inf, 0.0, -0.5, 0.5, -1.0, 1.5, -1.5]
+    for top in (2.0 ** 7, 2.0 ** 15, 2.0 ** 31):
+      vals += [top - 1, top - 0.5, top, top + 1, -top, -top - 1, 2 * top - 1,
+               2 * top, 2 * top + 1]
+    vals += [300, -300, 3e9, -3e9, 1e30, -1e30, 65504, -65504, 3.4e38]
+    x = np.resize(np.array(vals, np.float32), (8, 128))
+    ints = [jnp.int8, jnp.int16, jnp.int32, jnp.uint8, jnp.uint16, jnp.uint32]
+
+    def kernel(x_ref, *o_refs):
+      x = x_ref[...]
+      for src, o_ref in zip((x, x.astype(jnp.float16), x.astype(jnp.bfloat16)),
+                            (o_refs[0:6], o_refs[6:12], o_refs[12:18])):
+        for dtype, ref in zip(ints, o_ref):
+          ref[...] = src.astype(dtype)
+    outs = [S((8, 128), d) for _ in range(3) for d in ints]
+    fn = lambda x: pl.pallas_call(kernel, out_shape=outs)(x)
+    (c,) = self.export(fn, S((8, 128), jnp.float32))
+    want = self.check_call(
+        c, inputs=[x], emulate=("cuda:sm_90a",) + (
+            ("rocm:gfx942",) if have_rocm_libs() else ()))
+    # The reference itself saturates (f32 -> i8 of 300 is 127, not 44).
+    self.assertEqual(int(want[0][0, vals.index(300)]), 127)
+    self.assertEqual(int(want[5][0, 4]), 0)  # u32 of -0.5
+
   def test_shapes_and_reductions(self):
     f32 = jnp.float32
 
@@ -422,6 +452,24 @@ class Primitives(PallascCase):
     (c,) = self.export(fn, S((8, 128), f32))
     self.assertIn('pallas.debug_print "step {}"', c.kernel_mlir)
     self.check_call(c, targets=["cuda:sm_80"])
+
+  def test_debug_print_of_a_ref(self):
+    # jax.debug.print of a ref prints its contents: the exporter loads the
+    # whole ref where the print is (pallas.debug_print takes values).
+    f32 = jnp.float32
+
+    def kernel(x_ref, o_ref):
+      jax.debug.print("x = {}", x_ref)
+      o_ref[...] = x_ref[...] * 2
+    fn = lambda x: pl.pallas_call(kernel, out_shape=S((2, 4), f32))(x)
+    (c,) = self.export(fn, S((2, 4), f32))
+    self.assertRegex(c.kernel_mlir,
+                     r"(%\d+) = pallas.load %x_ref\[\] : "
+                     r"!pallas.ref<2x4xf32> -> tensor<2x4xf32>.*\n"
+                     r"\s*pallas.debug_print \"x = \{\}\" \1 : "
+                     r"tensor<2x4xf32>")
+    x = np.arange(8, dtype=np.float32).reshape(2, 4)
+    self.check_call(c, inputs=[x])
 
 
 if __name__ == "__main__":

@@ -8,17 +8,21 @@
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Support/Signals.h"
 
+#include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <thread>
 
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #if defined(__linux__)
 #include <sys/syscall.h>
@@ -293,8 +297,33 @@ int RunningTool::wait(unsigned seconds, std::string &error) {
     return -1;
   }
   running = false;
-  llvm::sys::ProcessInfo done = llvm::sys::Wait(
-      info, seconds ? std::optional<unsigned>(seconds) : std::nullopt, &error);
+  if (seconds) {
+    // Poll for the end without reaping it (WNOWAIT: llvm::sys::Wait below
+    // collects it and decodes its status), so a time-out is told apart from
+    // a crash. Not sys::Wait's own limit: that one is an alarm() shared by
+    // the whole process (and cancelled by every other timed wait).
+    auto deadline =
+        std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
+    auto pause = std::chrono::microseconds(500);
+    for (;;) {
+      siginfo_t status;
+      status.si_pid = 0;
+      int r = waitid(P_PID, static_cast<id_t>(info.Pid), &status,
+                     WEXITED | WNOHANG | WNOWAIT);
+      if ((r == 0 && status.si_pid != 0) || (r != 0 && errno != EINTR))
+        break; // ended (or not waitable: sys::Wait reports that)
+      if (std::chrono::steady_clock::now() >= deadline) {
+        ::kill(info.Pid, SIGKILL);
+        llvm::sys::Wait(info, /*SecondsToWait=*/std::nullopt);
+        error = "timed out after " + std::to_string(seconds) + " s";
+        return kTimedOut;
+      }
+      std::this_thread::sleep_for(pause);
+      pause = std::min(pause * 2, std::chrono::microseconds(20000));
+    }
+  }
+  llvm::sys::ProcessInfo done =
+      llvm::sys::Wait(info, /*SecondsToWait=*/std::nullopt, &error);
   return done.ReturnCode;
 }
 

@@ -50,9 +50,14 @@ public:
   RunningTool &operator=(const RunningTool &) = delete;
   ~RunningTool();
 
-  /// Waits for the tool, for at most `seconds` from now (then kills it).
-  /// Returns its exit code; -1 with `error` set when it could not be
-  /// started; -2 when it crashed or timed out (`error` says which). Once.
+  /// What wait() returns when the tool ran past its time limit (it was
+  /// killed; `error` says "timed out after N s").
+  static constexpr int kTimedOut = -3;
+
+  /// Waits for the tool, for at most `seconds` from now (0: no limit), then
+  /// kills it. Returns its exit code; -1 with `error` set when it could not
+  /// be started; -2 when it crashed (`error` says how); kTimedOut when it
+  /// ran past the limit. Once.
   int wait(unsigned seconds, std::string &error);
 
 private:
@@ -92,8 +97,9 @@ public:
                             llvm::SmallVectorImpl<char> &path);
   /// Runs `program` with `args` (args[0] included), stdout and stderr to
   /// `log`, TMPDIR set to this directory (so the tool's own temporaries land
-  /// here too), for at most `seconds`. Returns its exit code, or -1 with
-  /// `error` set if it could not run.
+  /// here too), for at most `seconds`. Returns what RunningTool::wait
+  /// returns: its exit code, or -1 with `error` set if it could not run, -2
+  /// if it crashed, RunningTool::kTimedOut if it ran past `seconds`.
   int runTool(llvm::StringRef program, llvm::ArrayRef<llvm::StringRef> args,
               llvm::StringRef log, unsigned seconds, std::string &error);
   /// As runTool, without waiting: the tool runs while the caller goes on,

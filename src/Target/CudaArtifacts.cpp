@@ -130,6 +130,7 @@ struct PendingCudaArtifacts {
   std::string name;
   Location moduleLoc, kernelLoc;
   bool emitCubin, keepCubin, spillsAreErrors, launcherImages;
+  unsigned ptxasSeconds; ///< each ptxas' time limit
   std::deque<PendingCudaTarget> targets; ///< never moved: ptxas runs on their files
 };
 
@@ -153,6 +154,21 @@ GpuVendorLowering cudaVendorLowering(const GpuTarget &chip, bool strictFloat) {
       nullptr};
 }
 
+/// The time limit of each ptxas run: $PALLASC_PTXAS_TIMEOUT seconds (a
+/// whole number from 1 to 86400), default 120; an error for another value.
+static FailureOr<unsigned> ptxasTimeoutSeconds(Location loc) {
+  auto v = llvm::sys::Process::GetEnv("PALLASC_PTXAS_TIMEOUT");
+  if (!v)
+    return 120u;
+  unsigned seconds = 0;
+  if (llvm::StringRef(*v).getAsInteger(10, seconds) || seconds < 1 ||
+      seconds > 86400)
+    return emitError(loc) << "PALLASC_PTXAS_TIMEOUT must be a whole number "
+                             "of seconds from 1 to 86400, got '"
+                          << *v << "'";
+  return seconds;
+}
+
 FailureOr<PendingCudaArtifactsPtr>
 startCudaArtifacts(ModuleOp module, const std::string &name,
                    const std::vector<std::string> &targets, bool emitText,
@@ -165,11 +181,19 @@ startCudaArtifacts(ModuleOp module, const std::string &name,
     return emitError(module.getLoc())
            << "--emit=cubin needs ptxas (none in $PTXAS, $CUDA_HOME/bin, "
               "/usr/local/cuda/bin or PATH)";
+  unsigned ptxasSeconds = 120;
+  if (!ptxas.empty()) {
+    FailureOr<unsigned> limit = ptxasTimeoutSeconds(module.getLoc());
+    if (failed(limit))
+      return failure();
+    ptxasSeconds = *limit;
+  }
   Location kernelLoc = kernelLocation(module);
   PendingCudaArtifactsPtr pending(new PendingCudaArtifacts{
       name, module.getLoc(), kernelLoc, emitCubin,
       // A launcher embeds the cubin whenever ptxas runs.
-      emitCubin || launcherImages, spillsAreErrors, launcherImages, {}});
+      emitCubin || launcherImages, spillsAreErrors, launcherImages,
+      ptxasSeconds, {}});
   for (const VendorTarget &vt : vendorTargets(targets, isCudaTarget)) {
     const std::string &target = vt.target;
     const GpuTarget &chip = *vt.chip;
@@ -246,7 +270,13 @@ FailureOr<CudaArtifacts> finishCudaArtifacts(PendingCudaArtifacts *pending) {
       Step step("ptxas");
       std::string execError;
       CompileStage stage("ptxas", t.target);
-      int rc = t.ptxas.wait(120, execError);
+      int rc = t.ptxas.wait(pending->ptxasSeconds, execError);
+      if (rc == RunningTool::kTimedOut)
+        return emitError(pending->moduleLoc)
+               << "ptxas timed out on the generated PTX for " << t.arch
+               << ": it ran longer than " << pending->ptxasSeconds
+               << " s and was stopped (the limit is set by "
+                  "PALLASC_PTXAS_TIMEOUT, in seconds)";
       auto log = llvm::MemoryBuffer::getFile(t.logPath);
       std::string logText = log ? (*log)->getBuffer().str() : "";
       std::string cubin;

@@ -7,6 +7,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <chrono>
 #include <fstream>
 #include <sys/stat.h>
 #include <sys/time.h>
@@ -96,5 +97,35 @@ TEST_CASE("the orphan of a killed process is recognized and removed",
   CHECK(removeOrphanScratchDirs(parent, "other-") == 0);
   CHECK(removeOrphanScratchDirs(parent, "s-") == 1);
   CHECK_FALSE(exists(orphan));
+  llvm::sys::fs::remove_directories(parent);
+}
+
+TEST_CASE("a tool's exit, crash and time-out are told apart",
+          "[temporaries]") {
+  std::string parent = freshDir();
+  std::error_code ec;
+  std::unique_ptr<ScratchDir> dir = ScratchDir::create(parent, "s-", ec);
+  REQUIRE(dir);
+  llvm::SmallString<128> log;
+  REQUIRE_FALSE(dir->createFile("tool", ".log", log));
+  auto run = [&](llvm::StringRef script, unsigned seconds,
+                 std::string &error) {
+    llvm::SmallVector<llvm::StringRef> args = {"/bin/sh", "-c", script};
+    return dir->startTool("/bin/sh", args, log).wait(seconds, error);
+  };
+  std::string error;
+  CHECK(run("exit 0", 10, error) == 0);
+  CHECK(run("exit 3", 10, error) == 3);
+  CHECK(run("kill -SEGV $$", 10, error) == -2);
+  CHECK_FALSE(error.empty());
+  // Past the limit: killed (not left running for its 300 s), a time-out.
+  auto start = std::chrono::steady_clock::now();
+  error.clear();
+  CHECK(run("exec sleep 300", 1, error) == RunningTool::kTimedOut);
+  CHECK(error == "timed out after 1 s");
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(30));
+  // Without a limit, wait() waits for the end.
+  CHECK(run("sleep 0.2; exit 5", 0, error) == 5);
+  dir.reset();
   llvm::sys::fs::remove_directories(parent);
 }

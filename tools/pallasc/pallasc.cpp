@@ -134,6 +134,8 @@ std::string helpFooter() {
          "  PALLASC_CRASH_DIAGNOSTICS=1  a backtrace after an internal "
          "error\n"
          "  PALLASC_FIFO_TIMEOUT   seconds to wait for input on a FIFO\n"
+         "  PALLASC_PTXAS_TIMEOUT  seconds each ptxas may run (default "
+         "120)\n"
          "  PALLASC_VERIFY_EACH=1  as --verify-each\n"
          "  TMPDIR                 where tool temporaries go (default "
          "/tmp)\n"
