@@ -526,6 +526,13 @@ int runOnGpu(const RunOptions &options, const GpuRunOptions &gpu) {
                                 outputs[j].dtype);
   }
 
+  // The golden files (--expect), read and checked before any heavy work.
+  GoldenOutputs golden;
+  if (options.expect.any() &&
+      failed(golden.load(options.expect, wantOutputs, outputDTypes,
+                         UINT64_MAX)))
+    return kExitUserError;
+
   // The emulator runs the distributed kernel, one step before the artifact:
   // build the artifact first, exactly as `pallasc --target T` does (code
   // generation, device libraries, ptxas / ld.lld), and refuse to emulate a
@@ -708,9 +715,7 @@ int runOnGpu(const RunOptions &options, const GpuRunOptions &gpu) {
     }
   }
 
-  if (!options.outputs.empty())
-    return commitRunOutputs(options, files, outputs);
-  return kExitSuccess;
+  return commitRunOutputs(options, files, outputs, golden);
 }
 
 } // namespace pallasc
