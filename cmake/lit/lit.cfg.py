@@ -116,7 +116,8 @@ if subprocess.run([python, "-c", "import importlib.util, sys; "
     config.available_features.add("jax")
 
 # What RUN lines see of the environment: pallasc's own variables and the
-# CUDA toolkit's location pass through (lit starts tests with a clean one).
+# CUDA toolkit's location pass through (lit passes on only PATH,
+# TMPDIR and a few more).
 for var in ("CUDA_HOME", "ROCM_PATH", "PALLASC_CACHE_DIR", "HOME"):
     if var in os.environ:
         config.environment[var] = os.environ[var]
