@@ -6,7 +6,8 @@
 #     TARGETS cpu [cuda:sm_90a ...] [rocm:gfx942 ...]
 #     [NAME n]                      # default: <target>
 #     [TRANSFORMS --vmap 0:4 ...]   # pallasc transform flags
-#     [OPTIONS -O3 ...])            # other pallasc flags
+#     [OPTIONS -O3 ...]             # other pallasc flags
+#     [ALL])                        # build it on every `cmake --build`
 #
 # Runs `pallasc k.mlir --spec s.json --name n --target ... --emit=header,lib
 # -o <binary dir>/pallasc/<target>` with a depfile, so the kernel is rebuilt
@@ -21,9 +22,23 @@
 # (n.h, n.a, n.manifest.json, the per-target artifacts). Launchers are
 # generated for the cpu, cuda and rocm targets (not tpu), so TARGETS must
 # contain one of them (see docs/integration.md).
+#
+# A kernel is built when something linking <target> is, or with ALL on
+# every build; the target pallasc_kernel_artifacts builds every kernel of
+# the project (`cmake --build B --target pallasc_kernel_artifacts`). The
+# target's properties name the files: PALLASC_HEADER, PALLASC_LIBRARY,
+# PALLASC_MANIFEST, PALLASC_ARTIFACTS (the per-target artifacts),
+# PALLASC_OUTPUT_DIR.
+#
+#   pallasc_install_kernels(TARGETS <target> ... DESTINATION dir
+#                           [COMPONENT c])
+#
+# installs each kernel's manifest, artifacts, header and library into
+# <prefix>/dir (the manifest names the artifacts beside it), and builds
+# those kernels on every build, as `cmake --install` needs them.
 
 function(pallasc_add_kernel target)
-  cmake_parse_arguments(PARSE_ARGV 1 ARG "" "KERNEL;SPEC;NAME"
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "ALL" "KERNEL;SPEC;NAME"
                         "TARGETS;TRANSFORMS;OPTIONS")
   if(ARG_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR
@@ -88,7 +103,15 @@ function(pallasc_add_kernel target)
     DEPFILE "${depfile}"
     COMMENT "pallasc: ${ARG_NAME} (${ARG_TARGETS})"
     VERBATIM)
-  add_custom_target(${target}_pallasc DEPENDS "${header}" "${library}")
+  set(all)
+  if(ARG_ALL)
+    set(all ALL)
+  endif()
+  add_custom_target(${target}_pallasc ${all} DEPENDS "${header}" "${library}")
+  if(NOT TARGET pallasc_kernel_artifacts)
+    add_custom_target(pallasc_kernel_artifacts)
+  endif()
+  add_dependencies(pallasc_kernel_artifacts ${target}_pallasc)
 
   # n.a as an imported static library that needs the launch runtime: CMake
   # then puts the runtime after every kernel library on the link line (a
@@ -105,5 +128,52 @@ function(pallasc_add_kernel target)
   add_dependencies(${target} ${target}_pallasc)
   set_target_properties(${target} PROPERTIES
     PALLASC_HEADER "${header}" PALLASC_LIBRARY "${library}"
-    PALLASC_MANIFEST "${manifest}")
+    PALLASC_MANIFEST "${manifest}" PALLASC_ARTIFACTS "${byproducts}"
+    PALLASC_OUTPUT_DIR "${dir}" PALLASC_NAME "${ARG_NAME}")
+endfunction()
+
+function(pallasc_install_kernels)
+  cmake_parse_arguments(PARSE_ARGV 0 ARG "" "DESTINATION;COMPONENT" "TARGETS")
+  if(ARG_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR
+      "pallasc_install_kernels: unknown arguments: ${ARG_UNPARSED_ARGUMENTS}")
+  endif()
+  if(NOT ARG_TARGETS OR NOT ARG_DESTINATION)
+    message(FATAL_ERROR
+      "pallasc_install_kernels: TARGETS and DESTINATION are required")
+  endif()
+  set(component)
+  if(ARG_COMPONENT)
+    set(component COMPONENT "${ARG_COMPONENT}")
+  endif()
+  set(names)
+  set(builds)
+  foreach(t IN LISTS ARG_TARGETS)
+    if(NOT TARGET ${t}_pallasc)
+      message(FATAL_ERROR
+        "pallasc_install_kernels: ${t} is not a pallasc_add_kernel() target")
+    endif()
+    get_target_property(name ${t} PALLASC_NAME)
+    if(name IN_LIST names)
+      message(FATAL_ERROR
+        "pallasc_install_kernels: two kernels named ${name} would install "
+        "the same files into ${ARG_DESTINATION}")
+    endif()
+    list(APPEND names "${name}")
+    get_target_property(header ${t} PALLASC_HEADER)
+    get_target_property(library ${t} PALLASC_LIBRARY)
+    get_target_property(manifest ${t} PALLASC_MANIFEST)
+    get_target_property(artifacts ${t} PALLASC_ARTIFACTS)
+    if(NOT artifacts)
+      set(artifacts)
+    endif()
+    install(FILES "${manifest}" ${artifacts} "${header}" "${library}"
+            DESTINATION "${ARG_DESTINATION}" ${component})
+    list(APPEND builds ${t}_pallasc)
+  endforeach()
+  # `cmake --install` copies what the default build made.
+  string(MD5 id "${ARG_TARGETS};${ARG_DESTINATION}")
+  string(SUBSTRING "${id}" 0 8 id)
+  add_custom_target(pallasc_install_kernels_${id} ALL)
+  add_dependencies(pallasc_install_kernels_${id} ${builds})
 endfunction()

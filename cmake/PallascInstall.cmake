@@ -3,8 +3,10 @@
 #   cmake --install BUILD --prefix P
 #
 # installs P/bin/pallasc, P/bin/pallasc-opt, P/lib/libPallascLaunch.a (the
-# launcher runtime, pallasc::launch) and P/lib/cmake/pallasc/
-# (pallascConfig.cmake, its version file and the exported targets), so that a
+# launcher runtime, pallasc::launch), P/lib/cmake/pallasc/
+# (pallascConfig.cmake, its version file, the exported targets,
+# pallasc_add_kernel() and pallasc_add_lit_tests()) and P/share/pallasc/lit/
+# (the lit configuration of kernel test suites), so that a
 # consumer project finds it with
 #
 #   find_package(pallasc 0.2 CONFIG REQUIRED)   # CMAKE_PREFIX_PATH=P
@@ -18,6 +20,9 @@ include(CMakePackageConfigHelpers)
 
 set(PALLASC_INSTALL_CMAKEDIR "${CMAKE_INSTALL_LIBDIR}/cmake/pallasc"
     CACHE STRING "Where pallascConfig.cmake is installed, under the prefix")
+# The lit configuration of users' kernel test suites (docs/testing.md).
+set(PALLASC_INSTALL_LITDIR "${CMAKE_INSTALL_DATADIR}/pallasc/lit"
+    CACHE STRING "Where the lit configuration is installed, under the prefix")
 
 install(TARGETS pallasc pallasc-opt
   EXPORT pallascTargets
@@ -37,7 +42,8 @@ install(EXPORT pallascTargets
 configure_package_config_file(
   ${PROJECT_SOURCE_DIR}/cmake/pallascConfig.cmake.in
   ${PROJECT_BINARY_DIR}/cmake/pallascConfig.cmake
-  INSTALL_DESTINATION ${PALLASC_INSTALL_CMAKEDIR})
+  INSTALL_DESTINATION ${PALLASC_INSTALL_CMAKEDIR}
+  PATH_VARS PALLASC_INSTALL_LITDIR)
 # 0.x: a minor version may break, so 0.2 accepts 0.2.* only.
 write_basic_package_version_file(
   ${PROJECT_BINARY_DIR}/cmake/pallascConfigVersion.cmake
@@ -47,7 +53,13 @@ install(FILES
   ${PROJECT_BINARY_DIR}/cmake/pallascConfig.cmake
   ${PROJECT_BINARY_DIR}/cmake/pallascConfigVersion.cmake
   ${PROJECT_SOURCE_DIR}/cmake/PallascAddKernel.cmake
+  ${PROJECT_SOURCE_DIR}/cmake/PallascAddLitTests.cmake
   DESTINATION ${PALLASC_INSTALL_CMAKEDIR}
+  COMPONENT pallasc)
+install(FILES
+  ${PROJECT_SOURCE_DIR}/cmake/lit/lit.cfg.py
+  ${PROJECT_SOURCE_DIR}/cmake/lit/lit.site.cfg.py.in
+  DESTINATION ${PALLASC_INSTALL_LITDIR}
   COMPONENT pallasc)
 
 # The installed tools find LLVM's and MLIR's shared libraries where this

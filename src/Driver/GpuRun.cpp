@@ -19,7 +19,7 @@
 #include "src/Launch/GpuLaunch.h"
 #include "src/Runtime/GpuEmulator/GlobalMemory.h"
 #include "src/Runtime/GpuEmulator/GpuEmulator.h"
-#include "src/Runtime/Float16.h"
+#include "src/Runtime/Compare.h"
 #include "src/Runtime/GridExecutor.h"
 #include "src/Runtime/HostCode.h"
 #include "src/Runtime/HostProgram.h"
@@ -67,68 +67,25 @@ namespace pallasc {
 
 namespace {
 
-double elementAsDouble(const HostArray &a, int64_t i) {
-  const uint8_t *p = a.data();
-  switch (a.dtype) {
-  case DType::F16:
-    return halfToFloat(reinterpret_cast<const uint16_t *>(p)[i]);
-  case DType::BF16:
-    return bf16ToFloat(reinterpret_cast<const uint16_t *>(p)[i]);
-  case DType::F32:
-    return reinterpret_cast<const float *>(p)[i];
-  case DType::F64:
-    return reinterpret_cast<const double *>(p)[i];
-  default: {
-    int64_t v = 0;
-    std::memcpy(&v, p + i * dtypeSize(a.dtype), dtypeSize(a.dtype));
-    return static_cast<double>(v);
-  }
-  }
-}
-
-/// Compares `got` with the reference; prints a summary line. False on a
-/// mismatch.
+/// Compares `got` with the reference (src/Runtime/Compare.h); prints a
+/// summary line. False on a mismatch.
 bool compareOutput(size_t index, const HostArray &got, const HostArray &want,
                    double rtol, double atol) {
-  int64_t n = want.numElements(), bad = 0, firstBad = -1;
-  double maxAbs = 0, maxRel = 0;
-  bool floats = isFloat(want.dtype);
-  for (int64_t i = 0; i < n; ++i) {
-    double g = elementAsDouble(got, i), w = elementAsDouble(want, i);
-    bool ok;
-    if (!floats) {
-      size_t sz = dtypeSize(want.dtype);
-      ok = std::memcmp(got.data() + i * sz, want.data() + i * sz, sz) == 0;
-    } else if (std::isnan(w) || std::isnan(g)) {
-      ok = std::isnan(w) && std::isnan(g);
-    } else if (std::isinf(w) || std::isinf(g)) {
-      ok = g == w;
-    } else {
-      double d = std::fabs(g - w);
-      maxAbs = std::max(maxAbs, d);
-      if (w != 0)
-        maxRel = std::max(maxRel, d / std::fabs(w));
-      ok = d <= atol + rtol * std::fabs(w);
-    }
-    if (!ok) {
-      if (firstBad < 0)
-        firstBad = i;
-      ++bad;
-    }
-  }
+  ArrayComparison c = compareArrays(got, want, rtol, atol);
   llvm::errs() << "check: output " << index << " (" << dtypeName(want.dtype)
-               << ", " << n << " elements): ";
-  if (floats)
+               << ", " << c.elements << " elements): ";
+  if (isFloat(want.dtype))
     llvm::errs() << llvm::format("max abs err %.3g, max rel err %.3g, ",
-                                 maxAbs, maxRel);
-  if (bad == 0) {
+                                 c.maxAbsError, c.maxRelError);
+  if (c.matches()) {
     llvm::errs() << "matches the CPU result\n";
     return true;
   }
-  llvm::errs() << bad << " elements differ from the CPU result; first at "
-               << "flat index " << firstBad << ": "
-               << elementAsDouble(got, firstBad) << " vs "
-               << elementAsDouble(want, firstBad) << "\n";
+  llvm::errs() << c.differing << " elements differ from the CPU result; "
+               << "first at " << formatIndex(want.shape, c.firstDiffering)
+               << " (flat index " << c.firstDiffering
+               << "): " << formatElement(got, c.firstDiffering) << " vs "
+               << formatElement(want, c.firstDiffering) << "\n";
   return false;
 }
 
@@ -569,6 +526,13 @@ int runOnGpu(const RunOptions &options, const GpuRunOptions &gpu) {
                                 outputs[j].dtype);
   }
 
+  // The golden files (--expect), read and checked before any heavy work.
+  GoldenOutputs golden;
+  if (options.expect.any() &&
+      failed(golden.load(options.expect, wantOutputs, outputDTypes,
+                         UINT64_MAX)))
+    return kExitUserError;
+
   // The emulator runs the distributed kernel, one step before the artifact:
   // build the artifact first, exactly as `pallasc --target T` does (code
   // generation, device libraries, ptxas / ld.lld), and refuse to emulate a
@@ -751,9 +715,7 @@ int runOnGpu(const RunOptions &options, const GpuRunOptions &gpu) {
     }
   }
 
-  if (!options.outputs.empty())
-    return commitRunOutputs(options, files, outputs);
-  return kExitSuccess;
+  return commitRunOutputs(options, files, outputs, golden);
 }
 
 } // namespace pallasc

@@ -135,6 +135,12 @@ LogicalResult claimRunOutputs(const RunOptions &options, OutputFiles &files) {
   files.protectInput(options.driver.specPath, "grid spec being run");
   for (size_t i = 0; i < options.inputs.size(); ++i)
     files.protectInput(options.inputs[i], "--input file " + std::to_string(i));
+  // (--output files, when given, are one per output: as many as
+  // --expect-dir's golden files.)
+  for (const ExpectFile &golden :
+       expectFilesForCommandLine(options.expect, options.outputs.size()))
+    files.protectInput(golden.path, "--expect file of output " +
+                                        std::to_string(golden.output));
   for (const std::string &path : options.outputs)
     if (failed(files.claim(path)))
       return failure();
@@ -142,11 +148,15 @@ LogicalResult claimRunOutputs(const RunOptions &options, OutputFiles &files) {
 }
 
 int commitRunOutputs(const RunOptions &options, OutputFiles &files,
-                     const std::vector<HostArray> &outputs) {
+                     const std::vector<HostArray> &outputs,
+                     const GoldenOutputs &golden) {
   for (size_t j = 0; j < outputs.size() && j < options.outputs.size(); ++j)
     if (failed(files.stageAt(options.outputs[j], encodeNpy(outputs[j]))))
       return kExitUserError;
-  return failed(files.commit()) ? kExitUserError : kExitSuccess;
+  if (!options.outputs.empty() && failed(files.commit()))
+    return kExitUserError;
+  return golden.check(outputs,
+                      options.driver.verbosity == Verbosity::Quiet);
 }
 
 int runOnCpu(const RunOptions &options) {
@@ -184,11 +194,12 @@ int runOnCpu(const RunOptions &options) {
   int64_t numBounds =
       direct ? plan.numDynamicBounds() : program.numBoundValues();
   if (plan.eliminated) {
-    if (!options.outputs.empty()) {
+    if (!options.outputs.empty() || options.expect.any()) {
       logError(specPath +
                ": error: the call was eliminated by pallas-dce (none of its "
-               "outputs is used), so there is no output to write; drop "
-               "--output");
+               "outputs is used), so there is no output to " +
+               (options.outputs.empty() ? "compare; drop --expect"
+                                        : "write; drop --output"));
       return kExitUserError;
     }
     spdlog::warn("{}: note: the call was eliminated by pallas-dce (none of "
@@ -281,6 +292,12 @@ int runOnCpu(const RunOptions &options) {
         d = inputs[in].dtype;
     outputDTypes.push_back(d);
   }
+  // The golden files, read and checked before any heavy work.
+  GoldenOutputs golden;
+  if (options.expect.any() &&
+      failed(golden.load(options.expect, wantOutputs, outputDTypes,
+                         maxBytes - inputBytes)))
+    return kExitUserError;
   double frontMs = msSince(t0);
 
   // Compile, or link the object a run of the same module stored.
@@ -323,9 +340,7 @@ int runOnCpu(const RunOptions &options) {
 
   // Outputs: all staged, then renamed together.
   Clock::time_point t4 = Clock::now();
-  if (!options.outputs.empty())
-    if (int rc = commitRunOutputs(options, files, outputs))
-      return rc;
+  int outputsRc = commitRunOutputs(options, files, outputs, golden);
   double writeMs = msSince(t4);
   if (options.timing) {
     // A cached object is linked without lowering or code generation.
@@ -345,7 +360,7 @@ int runOnCpu(const RunOptions &options) {
         "grid walk %.3f ms), writing outputs %.1f ms\n",
         frontMs, compile.c_str(), runMs, runCpuMs, walkMs, writeMs);
   }
-  return kExitSuccess;
+  return outputsRc;
 }
 
 } // namespace pallasc

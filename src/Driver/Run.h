@@ -11,6 +11,7 @@
 #define PALLASC_SRC_DRIVER_RUN_H
 
 #include "src/Driver/Driver.h"
+#include "src/Driver/Expect.h"
 #include "src/Driver/OutputFiles.h"
 #include "src/Runtime/HostCode.h"
 #include "src/Runtime/Npy.h"
@@ -30,6 +31,8 @@ struct RunOptions {
   std::vector<std::string> inputs;
   /// One .npy per call output; none: run without writing.
   std::vector<std::string> outputs;
+  /// Golden files the outputs are compared with (--expect, --expect-dir).
+  ExpectOptions expect;
   /// Generate the inputs instead of reading them.
   std::optional<uint64_t> randomSeed;
   /// Values of the dynamic grid bounds, in grid order.
@@ -61,17 +64,20 @@ compileForHost(const DriverOptions &driver, mlir::ModuleOp module,
                const runtime::JitOptions &jitOptions, HostJitTimes &times,
                int &rc);
 
-/// Before any work: protects the kernel, the spec and every --input file
-/// from being overwritten and checks every --output path (not empty, not a
+/// Before any work: protects the kernel, the spec, every --input file and
+/// every --expect golden file from being overwritten and checks every --output path (not empty, not a
 /// directory, not an input, not given twice, in an existing directory).
 /// Fails after printing an error.
 llvm::LogicalResult claimRunOutputs(const RunOptions &options,
                                     OutputFiles &files);
 
 /// Writes `outputs` to the --output files as .npy, all or none (staged, then
-/// committed together). Returns an ExitCode.
+/// committed together), then compares them with `golden` (--expect): the
+/// outputs are written even when they differ, for comparing them with the
+/// golden files. Returns an ExitCode.
 int commitRunOutputs(const RunOptions &options, OutputFiles &files,
-                     const std::vector<runtime::HostArray> &outputs);
+                     const std::vector<runtime::HostArray> &outputs,
+                     const GoldenOutputs &golden);
 
 } // namespace pallasc
 

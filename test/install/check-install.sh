@@ -9,9 +9,12 @@
 # - the version file accepts 0.2 and refuses 0.1 and 0.3;
 # - no installed binary has the build tree on its library search path;
 # - examples/consumer builds against the moved prefix with
-#   pallasc_add_kernel() and its CPU program matches its references; a
-#   touched kernel rebuilds alone; renaming the spec's name leaves no stale
-#   or spec-named output;
+#   pallasc_add_kernel() and its CPU program matches its references; its
+#   kernel test suite runs through pallasc_add_lit_tests() and ctest (and
+#   with the installed lit.cfg.py alone), and fails on a failing test; its
+#   ALL kernel is built with no consumer and pallasc_install_kernels()
+#   installs the manifest and artifacts; a touched kernel rebuilds alone;
+#   renaming the spec's name leaves no stale or spec-named output;
 # - pallasc_add_kernel() with cuda and rocm targets: a C program links the
 #   generated GPU launchers without CUDA or ROCm and gets a status.
 #
@@ -31,6 +34,8 @@ cmake --install "$build" --prefix "$work/prefix" >"$work/install.log" ||
   { cat "$work/install.log"; fail "cmake --install failed"; }
 for f in bin/pallasc bin/pallasc-opt lib/libPallascLaunch.a \
          lib/cmake/pallasc/pallascConfig.cmake \
+         lib/cmake/pallasc/PallascAddLitTests.cmake \
+         share/pallasc/lit/lit.cfg.py share/pallasc/lit/lit.site.cfg.py.in \
          lib/cmake/pallasc/pallascConfigVersion.cmake \
          lib/cmake/pallasc/pallascTargets.cmake; do
   [ -e "$work/prefix/$f" ] || fail "the install tree lacks $f"
@@ -101,7 +106,7 @@ done
 # references it computes itself.
 mkdir -p "$work/examples"
 cp -r "$src/examples/consumer" "$src/examples/add" "$src/examples/softmax" \
-  "$src/examples/scalar_prefetch" "$work/examples/"
+  "$src/examples/scalar_prefetch" "$src/examples/matmul" "$work/examples/"
 cb="$work/consumer-build"
 # The build's own C++ compiler: a sanitizer build's runtime library needs
 # that compiler's sanitizer runtimes (its exported target adds the flag).
@@ -123,6 +128,48 @@ grep -q "vmap's batch loop: the grid runs 4 times" "$cb/pallasc/batched_gather/b
   fail "batched_gather is not built as vmap's batch loop: $(ls "$cb/pallasc/batched_gather")"
 grep -qx "batched_gather: 0 of 32768 differ" "$work/consumer.out" ||
   fail "batched_gather: $(cat "$work/consumer.out")"
+# The kernel regression suite (examples/consumer/tests/kernels) through
+# pallasc_add_lit_tests(): ctest runs lit on it with the moved prefix's
+# tools; its numbers test passes, and the sm_90a test where ptxas is.
+ctest --test-dir "$cb" -R kernel-tests -V >"$work/ctest.log" 2>&1 ||
+  { cat "$work/ctest.log"; fail "the consumer's kernel tests fail"; }
+grep -q "Total Discovered Tests: 2" "$work/ctest.log" &&
+  grep -Eq "Passed *: [12] " "$work/ctest.log" ||
+  fail "the kernel tests did not run both tests: $(cat "$work/ctest.log")"
+grep -qF "$prefix/bin/pallasc" "$cb/pallasc-lit/kernel-tests/lit.site.cfg.py" ||
+  fail "the suite's site config does not name the moved pallasc"
+# A failing test fails the ctest test.
+printf '# RUN: %%pallasc --version | %%FileCheck %%s\n# CHECK: no such version\n' \
+  >"$work/examples/consumer/tests/kernels/broken.test"
+if ctest --test-dir "$cb" -R kernel-tests >"$work/ctest-broken.log" 2>&1; then
+  fail "a failing kernel test passes the suite: $(cat "$work/ctest-broken.log")"
+fi
+rm "$work/examples/consumer/tests/kernels/broken.test"
+# The installed lit.cfg.py without CMake: copied beside the tests, finding
+# pallasc on PATH and FileCheck in LLVM's directory.
+mkdir -p "$work/plain-suite"
+cp -r "$work/examples/consumer/tests/kernels/Inputs" \
+  "$work/examples/consumer/tests/kernels/matmul-golden.test" "$work/plain-suite/"
+sed -i 's|%S/../../../matmul|'"$work"'/examples/matmul|' "$work/plain-suite/matmul-golden.test"
+cp "$prefix/share/pallasc/lit/lit.cfg.py" "$work/plain-suite/"
+PATH="$prefix/bin:$PATH" "$(sed -n 's/^LLVM_EXTERNAL_LIT:[A-Z]*=//p' "$build/CMakeCache.txt")" \
+  -sv "$work/plain-suite" >"$work/plain-lit.log" 2>&1 ||
+  { cat "$work/plain-lit.log"; fail "the lit.cfg.py template does not run a suite"; }
+grep -Eq "Passed *: 1 " "$work/plain-lit.log" ||
+  fail "the template's suite: $(cat "$work/plain-lit.log")"
+# A kernel with no consumer (pallasc_add_kernel(... ALL)) was built by the
+# default build, and pallasc_install_kernels() installs its manifest and
+# artifacts where the project asked.
+for f in matmul.manifest.json matmul.cpu.o matmul.sm_90a.ptx matmul.h matmul.a; do
+  [ -s "$cb/pallasc/matmul_artifacts/$f" ] ||
+    fail "the ALL kernel was not built: $(ls "$cb/pallasc/matmul_artifacts")"
+done
+cmake --install "$cb" --prefix "$work/consumer-prefix" >"$work/consumer-install.log" 2>&1 ||
+  { cat "$work/consumer-install.log"; fail "the consumer does not install"; }
+for f in matmul.manifest.json matmul.cpu.o matmul.sm_90a.ptx matmul.h matmul.a; do
+  cmp -s "$cb/pallasc/matmul_artifacts/$f" "$work/consumer-prefix/share/consumer/kernels/$f" ||
+    fail "pallasc_install_kernels did not install $f: $(ls -R "$work/consumer-prefix")"
+done
 # Nothing to do on a second build; touching one kernel reruns pallasc for
 # that kernel only.
 ninja -C "$cb" -n | grep -q "pallasc: " && fail "a second build reruns pallasc: $(ninja -C "$cb" -n)"

@@ -41,7 +41,9 @@
 #include <spdlog/spdlog.h>
 
 #include <charconv>
+#include <cmath>
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <sstream>
@@ -770,6 +772,13 @@ int run(int argc, char **argv) {
   runCmd->add_option("--output", run.outputs,
                      "Output file (.npy), one per call output in order "
                      "(repeatable; none: run without writing)");
+  runCmd->add_option("--expect", run.expect.files,
+                     "Golden file (.npy) the next output must match, in "
+                     "order (FILE), or output J's (J=FILE); exit 1 on a "
+                     "difference (repeatable; docs/testing.md)");
+  runCmd->add_option("--expect-dir", run.expect.directory,
+                     "Directory of golden files output<J>.npy, one per "
+                     "output (as --expect)");
   runCmd
       ->add_option("--random-inputs", runSeed,
                    "Generate the inputs from this seed instead of reading "
@@ -827,8 +836,24 @@ int run(int argc, char **argv) {
   runCmd->add_flag("--emulate", gpuRun.emulate,
                    "With --target: run the GPU lowering (cuda: or rocm:) on "
                    "CPU threads (no GPU needed)");
-  runCmd->add_option("--rtol", gpuRun.rtol, "Relative tolerance of --check");
-  runCmd->add_option("--atol", gpuRun.atol, "Absolute tolerance of --check");
+  double runRtol = 0, runAtol = 0;
+  // (CLI11's NonNegativeNumber names DBL_MAX in full.)
+  auto nonNegative = [](const std::string &text) {
+    char *end = nullptr;
+    double v = std::strtod(text.c_str(), &end);
+    if (end == text.c_str() || *end || !(v >= 0) || std::isinf(v))
+      return "'" + text.substr(0, 80) +
+             "' is not a tolerance (a finite number >= 0)";
+    return std::string();
+  };
+  runCmd->add_option("--rtol", runRtol,
+                     "Relative tolerance of --check (default 2e-3) and "
+                     "--expect (default 1e-5)")
+      ->check(nonNegative);
+  runCmd->add_option("--atol", runAtol,
+                     "Absolute tolerance of --check (default 2e-3) and "
+                     "--expect (default 1e-8)")
+      ->check(nonNegative);
   runCmd->add_option("--bench", gpuRun.benchReps,
                      "With --target: time this many launches and print "
                      "TFLOP/s and GB/s");
@@ -868,6 +893,9 @@ int run(int argc, char **argv) {
     } else if (runCmd->parsed()) {
       if (runCmd->count("--random-inputs"))
         run.randomSeed = runSeed;
+      std::string expectError = checkExpectSyntax(run.expect);
+      if (!expectError.empty())
+        throw CLI::ValidationError("--expect", expectError);
       for (CLI::Option *o : runCmd->parse_order()) {
         if (o == runVmapOpt)
           run.driver.extraTransforms.push_back(parseVmapFlag(runVmap));
@@ -914,9 +942,13 @@ int run(int argc, char **argv) {
     setupLogging(run.driver.verbosity);
     if (!resolveCacheSettings(run.driver.cache))
       return kExitUsageError;
+    if (runCmd->count("--rtol"))
+      gpuRun.rtol = run.expect.rtol = runRtol;
+    if (runCmd->count("--atol"))
+      gpuRun.atol = run.expect.atol = runAtol;
     if ((runCmd->count("--rtol") || runCmd->count("--atol")) &&
-        !gpuRun.check)
-      warn("--rtol/--atol do nothing without --check");
+        !gpuRun.check && !run.expect.any())
+      warn("--rtol/--atol do nothing without --check or --expect");
     if (runCmd->count("--bench-copy") && !gpuRun.benchReps)
       warn("--bench-copy does nothing without --bench N");
     if (runCmd->count("--device") &&
