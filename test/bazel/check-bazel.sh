@@ -44,6 +44,8 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
+# A signal exits through the EXIT trap too (bash alone would die without it).
+trap 'exit 130' INT TERM HUP
 
 fail() {
   echo "check-bazel: FAIL: $*" >&2
