@@ -67,3 +67,9 @@ install(FILES
 # them in PREFIX/lib; the build tree is never on their search path.
 set_target_properties(pallasc pallasc-opt PROPERTIES
   INSTALL_RPATH "\$ORIGIN/../${CMAKE_INSTALL_LIBDIR};${LLVM_LIBRARY_DIR}")
+
+# The Bazel rules (bazel/defs.bzl, deps.bzl; docs/bazel.md), a repository of
+# their own: local_repository(name = "pallasc", path = "P/share/pallasc/bazel").
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/bazel/
+  DESTINATION ${CMAKE_INSTALL_DATADIR}/pallasc/bazel
+  COMPONENT pallasc)

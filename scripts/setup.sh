@@ -9,6 +9,7 @@ packages=(
   libclang-rt-22-dev rocm-device-libs
   libcli11-dev nlohmann-json3-dev libspdlog-dev catch2
   cmake ninja-build python3 python3-jsonschema
+  bazel-bootstrap bazel-rules-cc bazel-rules-java
 )
 
 missing=()

@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Pipelines/CudaPipeline.h"
+#include "passes/Pipelines/ToolLookup.h"
 #include "passes/Pipelines/GpuPipeline.h"
 
 #include "passes/Conversion/PallasToGPU/PallasToGPU.h"
@@ -57,6 +58,10 @@
 using namespace mlir;
 
 std::string mlir::pallas::defaultCudaToolkitPath() {
+  if (explicitToolLookup()) {
+    auto home = llvm::sys::Process::GetEnv("CUDA_HOME");
+    return home && *home != "none" ? *home : "";
+  }
   if (auto home = llvm::sys::Process::GetEnv("CUDA_HOME");
       home && !home->empty())
     return *home;

@@ -1,6 +1,7 @@
 //===- GpuPipeline.cpp - the GPU distribution both vendors share *- C++ -*-===//
 
 #include "passes/Pipelines/GpuPipeline.h"
+#include "passes/Pipelines/ToolLookup.h"
 
 #include "passes/Conversion/PallasToGPU/PallasToGPU.h"
 #include "passes/Transforms/Passes.h"
@@ -10,8 +11,14 @@
 #include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/Support/Process.h"
 
 using namespace mlir;
+
+bool mlir::pallas::explicitToolLookup() {
+  auto v = llvm::sys::Process::GetEnv("PALLASC_EXPLICIT_TOOLS");
+  return v && !v->empty() && *v != "0";
+}
 
 void mlir::pallas::buildGpuDistributionPipeline(
     OpPassManager &pm, const GpuDistributionOptions &options) {

@@ -28,6 +28,7 @@
 #include "passes/Pipelines/Passes.h"
 #include "passes/Pipelines/Pipelines.h"
 #include "chips/GpuTarget.h"
+#include "passes/Pipelines/ToolLookup.h"
 
 #include "mlir/Dialect/GPU/IR/CompilationInterfaces.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -69,7 +70,18 @@ class PtxSerializer : public NVVM::SerializeGPUModuleBase {
 public:
   PtxSerializer(gpu::GPUModuleOp module, NVVM::NVVMTargetAttr target,
                 const gpu::TargetOptions &options)
-      : SerializeGPUModuleBase(*module, target, options) {}
+      : SerializeGPUModuleBase(*module, target, options) {
+    // Upstream falls back to CUDA_ROOT, CUDA_HOME, CUDA_PATH and a default
+    // path for an empty toolkit; with explicit tool lookup an empty one
+    // means no libdevice at all.
+    if (pallas::explicitToolLookup() && options.getToolkitPath().empty()) {
+      toolkitPath.clear();
+      llvm::erase_if(librariesToLink, [](Attribute lib) {
+        auto path = dyn_cast<StringAttr>(lib);
+        return path && path.getValue().ends_with("libdevice.10.bc");
+      });
+    }
+  }
 
 protected:
   std::optional<SmallVector<std::unique_ptr<llvm::Module>>>

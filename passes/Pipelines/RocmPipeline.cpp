@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Pipelines/RocmPipeline.h"
+#include "passes/Pipelines/ToolLookup.h"
 
 #include "passes/Pipelines/GpuPipeline.h"
 #include "passes/Pipelines/Passes.h"
@@ -44,6 +45,8 @@ std::string mlir::pallas::defaultRocmDeviceLibsRoot() {
   // A ROCM_PATH that is set decides: no fallback when it lacks the bitcode.
   if (auto rocm = llvm::sys::Process::GetEnv("ROCM_PATH"); rocm)
     return has(*rocm) ? *rocm : "";
+  if (explicitToolLookup())
+    return "";
   for (const char *root : {"/opt/rocm", "/usr/lib/x86_64-linux-gnu"})
     if (has(root))
       return root;

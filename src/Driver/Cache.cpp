@@ -187,7 +187,8 @@ Toolchain gatherToolchain(CompileCache &cache,
     t.selfFingerprints.push_back(cache.fingerprint(object));
   // The variables that choose the tools and libraries below.
   for (const char *var :
-       {"CUDA_HOME", "PTXAS", "ROCM_PATH", "PALLASC_LD_LLD"})
+       {"CUDA_HOME", "PTXAS", "ROCM_PATH", "PALLASC_LD_LLD",
+        "PALLASC_EXPLICIT_TOOLS"})
     t.parts.push_back({std::string("env ") + var, envValue(var)});
   // What each requested kind's outputs depend on (src/Driver/TargetRegistry).
   for (const TargetKind &kind : targetKinds())

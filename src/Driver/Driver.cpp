@@ -20,6 +20,7 @@
 #include "src/Target/CudaArtifacts.h"
 #include "src/Target/RocmArtifacts.h"
 #include "chips/GpuTarget.h"
+#include "passes/Pipelines/ToolLookup.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -36,6 +37,7 @@
 #include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -553,10 +555,69 @@ const std::vector<std::string> &everyTarget() {
   return targets;
 }
 
+namespace {
+
+/// With PALLASC_EXPLICIT_TOOLS (explicitToolLookup), the variable declaring
+/// each tool and library `target` uses must be set, to `none` or to what
+/// it names: an executable, or a directory holding the library. An error
+/// message naming the first that is not; "" when all are.
+std::string undeclaredTool(const std::string &target) {
+  struct Declaration {
+    const char *variable, *what, *expected, *libraryFile;
+  };
+  static const Declaration cuda[] = {
+      {"PTXAS", "ptxas", "the path of ptxas, or none: PTX is not validated",
+       nullptr},
+      {"CUDA_HOME", "libdevice",
+       "a CUDA toolkit root holding nvvm/libdevice/libdevice.10.bc, or none: "
+       "no math functions",
+       "nvvm/libdevice/libdevice.10.bc"}};
+  static const Declaration rocm[] = {
+      {"PALLASC_LD_LLD", "ld.lld", "the path of ld.lld", nullptr},
+      {"ROCM_PATH", "the ROCm device libraries",
+       "a directory holding amdgcn/bitcode/ocml.bc, or none: no math "
+       "functions",
+       "amdgcn/bitcode/ocml.bc"}};
+  llvm::ArrayRef<Declaration> needed =
+      isCudaTarget(target)   ? llvm::ArrayRef<Declaration>(cuda)
+      : isRocmTarget(target) ? llvm::ArrayRef<Declaration>(rocm)
+                             : llvm::ArrayRef<Declaration>();
+  for (const Declaration &d : needed) {
+    std::optional<std::string> value = llvm::sys::Process::GetEnv(d.variable);
+    std::string problem;
+    if (!value || value->empty())
+      problem = "is not declared";
+    else if (*value == "none")
+      continue; // declared absent: the compile says what that rules out
+    else if (d.libraryFile) {
+      llvm::SmallString<256> file(*value);
+      llvm::sys::path::append(file, d.libraryFile);
+      if (!llvm::sys::fs::exists(file))
+        problem = "is declared as " + *value + ", which has no " +
+                  d.libraryFile;
+    } else if (!llvm::sys::fs::can_execute(*value)) {
+      problem = "is declared as " + *value + ", which is not an executable";
+    }
+    if (!problem.empty())
+      return std::string("PALLASC_EXPLICIT_TOOLS is set and --target ") +
+             target + " needs " + d.what + ", which " + problem + ": set " +
+             d.variable + " to " + d.expected;
+  }
+  return "";
+}
+
+} // namespace
+
 int checkTargets(const DriverOptions &options) {
   for (const std::string &target : options.targets) {
-    if (findTargetKind(target))
+    if (findTargetKind(target)) {
+      if (pallas::explicitToolLookup())
+        if (std::string error = undeclaredTool(target); !error.empty()) {
+          logError("error: " + error);
+          return kExitUserError;
+        }
       continue;
+    }
     std::string error;
     if (hasGpuTargetPrefix(target) && !parseGpuTarget(target, error)) {
       logError("error: " + error);

@@ -12,6 +12,7 @@
 #include "dialects/Pallas/IR/GpuLaunchAttrs.h"
 #include "passes/Pipelines/CudaPipeline.h"
 #include "chips/GpuTarget.h"
+#include "passes/Pipelines/ToolLookup.h"
 #include "src/Support/CompileStage.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -45,6 +46,8 @@ std::string findPtxas() {
   // PTXAS=none (or empty) turns the ptxas check off.
   if (auto p = llvm::sys::Process::GetEnv("PTXAS"))
     return (p->empty() || *p == "none") ? "" : *p;
+  if (pallas::explicitToolLookup())
+    return "";
   std::vector<std::string> candidates;
   if (auto home = llvm::sys::Process::GetEnv("CUDA_HOME"); home && !home->empty())
     candidates.push_back(*home + "/bin/ptxas");

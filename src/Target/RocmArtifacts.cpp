@@ -13,6 +13,7 @@
 #include "dialects/Pallas/IR/GpuLaunchAttrs.h"
 #include "passes/Pipelines/RocmPipeline.h"
 #include "chips/GpuTarget.h"
+#include "passes/Pipelines/ToolLookup.h"
 #include "src/Support/CompileStage.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -43,7 +44,9 @@ bool isRocmTarget(const std::string &target) {
 
 std::string findLdLld() {
   if (auto p = llvm::sys::Process::GetEnv("PALLASC_LD_LLD"); p && !p->empty())
-    return *p;
+    return *p == "none" ? "" : *p;
+  if (pallas::explicitToolLookup())
+    return "";
 #ifdef PALLASC_LLVM_TOOLS_DIR
   std::string bundled = std::string(PALLASC_LLVM_TOOLS_DIR) + "/ld.lld";
   if (llvm::sys::fs::can_execute(bundled))

@@ -131,6 +131,8 @@ std::string helpFooter() {
          "  ROCM_PATH              ROCm root holding amdgcn/bitcode (ocml, "
          "ockl); default /opt/rocm, then /usr/lib/x86_64-linux-gnu\n"
          "  PALLASC_LD_LLD         ld.lld to link AMD code objects with\n"
+         "  PALLASC_EXPLICIT_TOOLS=1  the four above only, no default or PATH "
+         "lookup; each must be set (a path or none) for its targets\n"
          "  PALLASC_CACHE_DIR      compile cache directory (--cache-dir)\n"
          "  PALLASC_CACHE_MAX_SIZE bound of the cache (--cache-max-size)\n"
          "  PALLASC_CRASH_DIAGNOSTICS=1  a backtrace after an internal "

@@ -1,0 +1,1 @@
+../../add/kernel.mlir
