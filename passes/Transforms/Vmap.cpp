@@ -435,7 +435,8 @@ LogicalResult FunctionBatcher::broadcastAliases(CallOp call,
         return failure();
       inputs[in] = *bcast;
     } else if (*d != 0) {
-      // TODO in JAX too: change the output's batch axis instead?
+      // As JAX does: the batch axis moves to the front (moving the output's
+      // batch axis instead would save this transpose; JAX does not either).
       inputs[in] = moveBatchToFront(b, call.getLoc(), inputs[in], *d);
     }
     inDims[in] = 0;
