@@ -480,8 +480,7 @@ RULES["or"] = _mk_binary(None, "arith.ori")
 RULES["xor"] = _mk_binary(None, "arith.xori")
 RULES["pow"] = _mk_binary("math.powf")
 RULES["atan2"] = _mk_binary("math.atan2")
-RULES["nextafter"] = None  # refused below (no pallasc equivalent)
-del RULES["nextafter"]
+RULES["add_any"] = RULES["add"]  # what jax.grad's cotangent sums trace to
 
 
 def _shift(kind):
@@ -758,6 +757,143 @@ def _clamp(low, eqn):
 
 
 # ---------------------------------------------------------------------------
+# Bit-level and special functions: clz, population_count,
+# bitcast_convert_type, nextafter, erf_inv
+# ---------------------------------------------------------------------------
+
+class _Ew:
+  """Elementwise emission in one shape and representation: `c(k)` makes a
+  constant, `f(op, *xs)` one op of the result type, `cmp`/`sel` compare and
+  select. Keeps the multi-op rules below short."""
+
+  def __init__(self, low, like: V):
+    self.low, self.shape, self.scalar = low, like.shape, like.scalar
+
+  def c(self, value, dtype) -> V:
+    return self.low.constant(np.array(value, dtype=np.dtype(dtype)),
+                             self.shape, dtype, self.scalar)
+
+  def f(self, op, *xs) -> V:
+    x = xs[0]
+    return self.low.op(f"{op} {', '.join(v.name for v in xs)} : {x.type}",
+                       self.shape, x.dtype, self.scalar)
+
+  def cmp(self, op, pred, a, b) -> V:
+    return self.low.op(f"{op} {pred}, {a.name}, {b.name} : {a.type}",
+                       self.shape, np.bool_, self.scalar)
+
+  def sel(self, c, t, f) -> V:
+    return _select(self.low, c, t, f)
+
+  def bitcast(self, x, dtype) -> V:
+    return self.low.op(f"arith.bitcast {x.name} : {x.type} to "
+                       f"{M.value_type(self.shape, dtype, self.scalar)}",
+                       self.shape, dtype, self.scalar)
+
+
+def _int_unary(math_op):
+  def build(low, x):
+    if M.is_bool(x.dtype):
+      raise low.error(f"'{low.eqn.primitive.name}' is not supported on bool")
+    return low.op(f"{math_op} {x.name} : {x.type}", x.shape, x.dtype,
+                  x.scalar)
+  return build
+
+
+RULES["clz"] = _mk_unary(None, _int_unary("math.ctlz"))
+RULES["population_count"] = _mk_unary(None, _int_unary("math.ctpop"))
+
+
+def _same_width_int(dtype):
+  return np.dtype(f"int{M.bitwidth(dtype)}")
+
+
+@rule("bitcast_convert_type")
+def _bitcast_convert(low, eqn):
+  a = eqn.invars[0]
+  dst = np.dtype(eqn.params["new_dtype"])
+  src = np.dtype(a.aval.dtype)
+  if M.is_bool(src) or M.is_bool(dst):
+    raise low.error("'bitcast_convert_type' of bool is not supported")
+  if M.bitwidth(src) != M.bitwidth(dst):
+    raise low.error(
+        f"'bitcast_convert_type' from {src} to {dst} changes the element "
+        "width (and so the shape); pallasc supports same-width bitcasts only")
+  shape = tuple(out_aval(eqn).shape)
+  (x,) = low.operands([a], shape)
+  if M.elem_type(src) == M.elem_type(dst):  # int32 <-> uint32: signless
+    return V(x.name, x.shape, dst, x.scalar)
+  return _Ew(low, x).bitcast(x, dst)
+
+
+@rule("nextafter")
+def _nextafter(low, eqn):
+  # XLA's NextAfter (what interpret mode runs), on the integer image of the
+  # floats: step the magnitude of x by one ulp towards y; x == y gives y;
+  # x == +-0 gives the smallest subnormal with y's sign; NaN in, NaN out.
+  shape = tuple(out_aval(eqn).shape)
+  x, y = low.operands(eqn.invars, shape)
+  if not M.is_float(x.dtype):
+    raise low.error(f"'nextafter' is not supported on {x.dtype}")
+  e = _Ew(low, x)
+  it = _same_width_int(x.dtype)
+  bits = M.bitwidth(x.dtype)
+  xi, yi = e.bitcast(x, it), e.bitcast(y, it)
+  sign = e.c(-(1 << (bits - 1)), it)
+  mag = e.c((1 << (bits - 1)) - 1, it)
+  one, zero = e.c(1, it), e.c(0, it)
+  xabs, yabs = e.f("arith.andi", xi, mag), e.f("arith.andi", yi, mag)
+  xs, ys = e.f("arith.andi", xi, sign), e.f("arith.andi", yi, sign)
+  smaller = e.f("arith.ori", e.cmp("arith.cmpi", "ugt", xabs, yabs),
+                e.cmp("arith.cmpi", "ne", xs, ys))
+  step = e.sel(smaller, e.c(-1, it), one)
+  r = e.f("arith.addi", xi, step)
+  r = e.sel(e.cmp("arith.cmpi", "eq", xabs, zero), e.f("arith.ori", ys, one),
+            r)
+  r = e.sel(e.cmp("arith.cmpf", "oeq", x, y), yi, r)
+  r = e.bitcast(r, x.dtype)
+  nan = e.cmp("arith.cmpf", "uno", x, y)
+  return e.sel(nan, e.f("arith.addf", x, y), r)
+
+
+# M. Giles, "Approximating the erfinv function" (single precision), the
+# polynomials XLA's ErfInv uses for f32 (and for f16/bf16 through f32).
+_ERFINV_SMALL = [2.81022636e-08, 3.43273939e-07, -3.5233877e-06,
+                 -4.39150654e-06, 0.00021858087, -0.00125372503,
+                 -0.00417768164, 0.246640727, 1.50140941]
+_ERFINV_LARGE = [-0.000200214257, 0.000100950558, 0.00134934322,
+                 -0.00367342844, 0.00573950773, -0.0076224613,
+                 0.00943887047, 1.00167406, 2.83297682]
+
+
+@rule("erf_inv")
+def _erf_inv(low, eqn):
+  shape, dtype = tuple(out_aval(eqn).shape), np.dtype(out_aval(eqn).dtype)
+  (x0,) = low.operands(eqn.invars, shape)
+  if not M.is_float(dtype) or M.bitwidth(dtype) > 32:
+    raise low.error(f"'erf_inv' is not supported on {dtype}")
+  x = low.convert(x0, np.float32)
+  e = _Ew(low, x)
+  f32 = np.float32
+  # w = -log(1 - x^2), as log1p(-x*x).
+  w = e.f("arith.negf", e.f("math.log1p", e.f("arith.negf",
+                                               e.f("arith.mulf", x, x))))
+  small = e.cmp("arith.cmpf", "olt", w, e.c(5.0, f32))
+  w = e.sel(small, e.f("arith.subf", w, e.c(2.5, f32)),
+            e.f("arith.subf", e.f("math.sqrt", w), e.c(3.0, f32)))
+  p = None
+  for cs, cl in zip(_ERFINV_SMALL, _ERFINV_LARGE):
+    coef = e.sel(small, e.c(cs, f32), e.c(cl, f32))
+    p = coef if p is None else e.f("arith.addf", coef,
+                                   e.f("arith.mulf", p, w))
+  r = e.f("arith.mulf", p, x)
+  # erf_inv(+-1) = +-inf.
+  at_one = e.cmp("arith.cmpf", "oeq", e.f("math.absf", x), e.c(1.0, f32))
+  r = e.sel(at_one, e.f("arith.mulf", x, e.c(np.inf, f32)), r)
+  return low.convert(r, dtype)
+
+
+# ---------------------------------------------------------------------------
 # Shapes
 # ---------------------------------------------------------------------------
 
@@ -835,6 +971,61 @@ def _slice(low, eqn):
                 v.dtype, False)
 
 
+@rule("split")
+def _split(low, eqn):
+  a = eqn.invars[0]
+  v = low.as_tensor(low.read(a), a.aval.shape)
+  axis = int(eqn.params["axis"])
+  outs, off = [], 0
+  for o in eqn.outvars:
+    shape = tuple(o.aval.shape)
+    starts = [0] * len(shape)
+    starts[axis] = off
+    off += shape[axis]
+    outs.append(low.op(
+        f"tensor.extract_slice {v.name}[{', '.join(map(str, starts))}] "
+        f"[{', '.join(map(str, shape))}] [{', '.join(['1'] * len(shape))}] : "
+        f"{v.type} to {M.tensor_type(shape, v.dtype)}", shape, v.dtype, False))
+  return outs
+
+
+@rule("pad")
+def _pad(low, eqn):
+  # The padding value broadcast to the result, the operand inserted at the
+  # low edges with stride interior + 1; negative edges slice the operand
+  # first (lax.pad's order when there is no interior padding).
+  a, pv = eqn.invars
+  shape = tuple(out_aval(eqn).shape)
+  cfg = [tuple(int(c) for c in d) for d in eqn.params["padding_config"]]
+  v = low.as_tensor(low.read(a), a.aval.shape)
+  if any(i < 0 for _, _, i in cfg):
+    raise low.error("'pad' with negative interior padding is not valid")
+  if any((lo < 0 or hi < 0) and i for lo, hi, i in cfg):
+    raise low.error("'pad' with both negative edge padding and interior "
+                    "padding on one dimension is not supported")
+  if any(lo < 0 or hi < 0 for lo, hi, _ in cfg):
+    starts = [max(-lo, 0) for lo, _, _ in cfg]
+    sizes = [n - max(-lo, 0) - max(-hi, 0) for n, (lo, hi, _) in
+             zip(v.shape, cfg)]
+    v = low.op(
+        f"tensor.extract_slice {v.name}[{', '.join(map(str, starts))}] "
+        f"[{', '.join(map(str, sizes))}] [{', '.join(['1'] * len(sizes))}] : "
+        f"{v.type} to {M.tensor_type(sizes, v.dtype)}", sizes, v.dtype, False)
+    cfg = [(max(lo, 0), max(hi, 0), i) for lo, hi, i in cfg]
+  if tuple(v.shape) == shape:
+    return v
+  fill = low.as_tensor(low.read(pv), shape)
+  if 0 in v.shape:
+    return fill
+  rt = M.tensor_type(shape, v.dtype)
+  return low.op(
+      f"tensor.insert_slice {v.name} into {fill.name}"
+      f"[{', '.join(str(lo) for lo, _, _ in cfg)}] "
+      f"[{', '.join(map(str, v.shape))}] "
+      f"[{', '.join(str(i + 1) for _, _, i in cfg)}] : {v.type} into {rt}",
+      shape, v.dtype, False)
+
+
 @rule("squeeze")
 def _squeeze(low, eqn):
   v = low.read(eqn.invars[0])
@@ -904,6 +1095,14 @@ def _concatenate(low, eqn):
 # Reductions, dots
 # ---------------------------------------------------------------------------
 
+def _flip_sign(low, v: V) -> V:
+  """`v` xor the sign bit: unsigned order becomes signed order (and back),
+  so the signed max/min/argmax/argmin of every target serve unsigned types."""
+  top = -(1 << (M.bitwidth(v.dtype) - 1))
+  e = _Ew(low, v)
+  return e.f("arith.xori", v, e.c(top, _same_width_int(v.dtype)))
+
+
 def _reduce(kind):
   def build(low, eqn):
     aval = out_aval(eqn)
@@ -922,11 +1121,14 @@ def _reduce(kind):
       v = low.convert(v, np.int32)
     elif kind in ("or", "and"):
       raise low.error(f"'reduce_{kind}' is only supported on bool")
-    if k in ("max", "min") and M.is_unsigned(dtype):
-      raise low.error(f"'reduce_{kind}' on unsigned {dtype} is not supported")
+    flip = k in ("max", "min") and M.is_unsigned(dtype)
+    if flip:
+      v = _flip_sign(low, v)
     r = low.op(f"pallas.reduce {k} {v.name} dims [{', '.join(map(str, axes))}]"
                f" : {v.type} -> {M.tensor_type(shape, v.dtype)}", shape,
                v.dtype, False)
+    if flip:
+      r = _flip_sign(low, r)
     if M.is_bool(dtype):
       r = low.convert(r, np.bool_)
     return r
@@ -949,8 +1151,7 @@ def _arg(kind):
       raise low.error(f"'{eqn.primitive.name}' over {len(axes)} axes")
     v = low.as_tensor(low.read(a), a.aval.shape)
     if M.is_unsigned(v.dtype):
-      raise low.error(f"'{eqn.primitive.name}' on unsigned {v.dtype} is not "
-                      "supported")
+      v = _flip_sign(low, v)  # same order, as signed integers
     shape = tuple(aval.shape)
     dt = np.dtype(eqn.params["index_dtype"])
     return low.op(f"pallas.reduce {kind} {v.name} dims [{axes[0]}] : {v.type}"

@@ -113,6 +113,24 @@ class Refusals(PallascCase):
                  needle="a scatter, is not supported", line_needle="arbitrary",
                  kernel=kernel)
 
+  def test_bitcast_that_changes_the_width(self):
+    def kernel(x_ref, o_ref):
+      o_ref[...] = lax.bitcast_convert_type(x_ref[...], jnp.int16)  # 2 x i16
+    fn = lambda x: pl.pallas_call(kernel, out_shape=S((8, 128, 2),
+                                                      jnp.int16))(x)
+    self.refused(fn, S((8, 128), jnp.float32),
+                 needle="'bitcast_convert_type' from float32 to int16 changes "
+                 "the element width", line_needle="2 x i16", kernel=kernel)
+
+  def test_pad_negative_and_interior(self):
+    def kernel(x_ref, o_ref):
+      o_ref[...] = lax.pad(x_ref[...], 0.0, ((0, 0, 0), (-1, 0, 1)))  # both
+    fn = lambda x: pl.pallas_call(kernel, out_shape=S((8, 254),
+                                                      jnp.float32))(x)
+    self.refused(fn, S((8, 128), jnp.float32),
+                 needle="'pad' with both negative edge padding and interior "
+                 "padding", line_needle="# both", kernel=kernel)
+
   def test_unsupported_compiler_param(self):
     def kernel(x_ref, o_ref):
       o_ref[...] = x_ref[...]

@@ -109,6 +109,94 @@ class Primitives(PallascCase):
     self.run_kernel(stacked(fns, [(8, 128)] * 2, i32), S((8, 128), i32),
                     S((8, 128), i32))
 
+  def test_bits_and_special_functions(self):
+    # clz, population_count, bitcast_convert_type, nextafter, erf_inv,
+    # add_any (jax.grad inside the kernel), pad and split, against
+    # interpret mode; inputs include both signs, zeros and equal pairs.
+    f32, i32, u32 = jnp.float32, jnp.int32, jnp.uint32
+    rng = np.random.default_rng(3)
+    x = rng.uniform(-1, 1, (8, 128)).astype(np.float32)
+    y = rng.uniform(-1, 1, (8, 128)).astype(np.float32)
+    x[0, :8] = [0.0, -0.0, 0.0, 1.0, -1.0, 0.5, 0.999, -0.999]
+    y[0, :8] = [1.0, -1.0, 0.0, 1.0, 2.0, 0.5, 0.0, 0.0]
+    i = rng.integers(-2**31, 2**31 - 1, (8, 128), dtype=np.int64).astype(
+        np.int32)
+    i[0, :4] = [0, -1, 1, -2**31]
+    bits = lambda v: lax.bitcast_convert_type(v, i32)
+
+    def kernel(x_ref, y_ref, i_ref, f_ref, n_ref, p_ref):
+      x, y, i = x_ref[...], y_ref[...], i_ref[...]
+      f_ref[0] = lax.nextafter(x, y)
+      f_ref[1] = lax.nextafter(x, x)
+      f_ref[2] = lax.erf_inv(x)
+      f_ref[3] = lax.erf_inv(x.astype(jnp.bfloat16)).astype(f32)
+      f_ref[4] = lax.bitcast_convert_type(bits(x) ^ 1, f32)
+      f_ref[5] = jax.grad(lambda v: jnp.sum(v * v + jnp.sin(v)))(x)
+      n_ref[0] = lax.clz(i)
+      n_ref[1] = lax.population_count(i)
+      n_ref[2] = lax.clz(i.astype(u32)).astype(i32)
+      n_ref[3] = bits(lax.nextafter(x.astype(jnp.float16),
+                                    y.astype(jnp.float16)).astype(f32))
+      n_ref[4] = lax.bitcast_convert_type(i, u32).astype(i32) >> 3
+      a, b = jnp.split(x, [64], axis=1)
+      p_ref[0] = jnp.concatenate([b, a], axis=1)
+      p_ref[1] = jnp.pad(x[:, 32:96], ((0, 0), (16, 48)),
+                         constant_values=y[0, 0])
+      p_ref[2] = lax.pad(x, 0.0, ((0, 0, 0), (-64, 64, 0)))
+      p_ref[3] = lax.pad(x[:, :64], -1.0, ((0, 0, 0), (0, 1, 1)))
+    fn = lambda x, y, i: pl.pallas_call(kernel, out_shape=[
+        S((6, 8, 128), f32), S((5, 8, 128), i32), S((4, 8, 128), f32)])(x, y, i)
+    (c,) = self.export(fn, S((8, 128), f32), S((8, 128), f32),
+                       S((8, 128), i32))
+    self.check_call(c, targets=targets(), inputs=[x, y, i],
+                    emulate=("cuda:sm_90a",))
+
+    def tpu_kernel(x_ref, i_ref, o_ref, n_ref):
+      x, i = x_ref[...], i_ref[...]
+      o_ref[0] = lax.erf_inv(x)
+      o_ref[1] = lax.nextafter(x, x * 2)
+      n_ref[0] = lax.clz(i)
+      n_ref[1] = lax.population_count(i)
+    fn = lambda x, i: pl.pallas_call(tpu_kernel, out_shape=[
+        S((2, 8, 128), f32), S((2, 8, 128), i32)])(x, i)
+    (c,) = self.export(fn, S((8, 128), f32), S((8, 128), i32), sub="tpu")
+    self.check_call(c, targets=["tpu"], inputs=[x, i])
+
+  def test_unsigned_reductions(self):
+    # max/min/argmax/argmin in unsigned order (the top half of the range
+    # wins a max): u32 on the CPU runner and TPU, u8 max/min on the GPUs too.
+    u32, u8, i32 = jnp.uint32, jnp.uint8, jnp.int32
+
+    def wide(a_ref, o_ref):
+      a = a_ref[...]
+      o_ref[0] = jnp.max(a, axis=0)
+      o_ref[1] = jnp.min(a, axis=1)[:128]
+
+    def arg(a_ref, i_ref):
+      a = a_ref[...]
+      i_ref[0] = jnp.argmax(a, axis=0).astype(i32)
+      i_ref[1] = jnp.argmin(a, axis=0).astype(i32)
+
+    def narrow(b_ref, o_ref):
+      b = b_ref[...]
+      o_ref[0] = jnp.max(b, axis=0)
+      o_ref[1] = jnp.min(b, axis=0)
+    rng = np.random.default_rng(5)
+    a = rng.integers(0, 2**32, (128, 128), dtype=np.uint64).astype(np.uint32)
+    a[3, :] = 2**32 - 1
+    b = rng.integers(0, 256, (16, 128)).astype(np.uint8)
+    (c,) = self.export(lambda a: pl.pallas_call(wide, out_shape=S(
+        (2, 128), u32))(a), S((128, 128), u32), sub="w")
+    self.check_call(c, targets=["tpu"], inputs=[a])
+    # Index reductions: the CPU runner (no GPU lowering, TPU f32 only).
+    (c,) = self.export(lambda a: pl.pallas_call(arg, out_shape=S(
+        (2, 128), i32))(a), S((128, 128), u32), sub="a")
+    self.check_call(c, inputs=[a])
+    (c,) = self.export(lambda b: pl.pallas_call(narrow, out_shape=S(
+        (2, 128), u8))(b), S((16, 128), u8), sub="n")
+    self.check_call(c, targets=targets(), inputs=[b],
+                    emulate=("cuda:sm_90a",))
+
   def test_conversions(self):
     f32 = jnp.float32
     fns = [
