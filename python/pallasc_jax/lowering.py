@@ -971,6 +971,21 @@ def _slice(low, eqn):
                 v.dtype, False)
 
 
+@rule("tile")
+def _tile(low, eqn):
+  # jnp.tile: the operand repeated along each axis, one concatenation per
+  # axis with repeats (as JAX's Mosaic lowering does).
+  a = eqn.invars[0]
+  v = low.as_tensor(low.read(a), a.aval.shape)
+  for axis, reps in enumerate(int(r) for r in eqn.params["reps"]):
+    if reps == 1:
+      continue
+    shape = list(v.shape)
+    shape[axis] *= reps
+    v = _concat(low, [v] * reps, axis, tuple(shape), v.dtype)
+  return v
+
+
 @rule("split")
 def _split(low, eqn):
   a = eqn.invars[0]
@@ -1074,6 +1089,10 @@ def _concatenate(low, eqn):
   shape, dtype = tuple(aval.shape), aval.dtype
   dim = int(eqn.params["dimension"])
   vals = [low.as_tensor(low.read(a), a.aval.shape) for a in eqn.invars]
+  return _concat(low, vals, dim, shape, dtype)
+
+
+def _concat(low, vals, dim, shape, dtype):
   # tensor.empty + one insert_slice per operand (what tensor.concat
   # decomposes into; the GPU lowering handles insert_slice).
   rt = M.tensor_type(shape, dtype)
