@@ -20,6 +20,7 @@ sys.path.insert(0, os.path.join(ROOT, "python"))
 try:
   import jax
   import jax.numpy as jnp  # noqa: F401
+  from jax.extend import core as jax_core
   jax.config.update("jax_platforms", "cpu")
   HAVE_JAX = True
 except Exception as e:  # pragma: no cover
@@ -78,6 +79,45 @@ def jax_interpret(eqn, inputs, dynamic_bounds=()):
       jnp.asarray(x) for x in inputs]
   outs = eqn.primitive.bind(*args, **params)
   return [np.asarray(o) for o in outs]
+
+
+def pallas_call_inputs(fn, *args):
+  """The operands each `pallas_call` of `fn(*args)` receives, in order:
+  evaluates fn's jaxpr equation by equation (pallas_calls in interpret
+  mode). For kernels whose operands are computed, e.g. scalar-prefetch
+  tables that random inputs would make invalid."""
+  captured = []
+
+  def run(jaxpr, consts, vals):
+    env = {}
+    read = lambda v: v.val if isinstance(v, jax_core.Literal) else env[v]
+    for v, x in zip(jaxpr.constvars, consts):
+      env[v] = x
+    for v, x in zip(jaxpr.invars, vals):
+      env[v] = x
+    for eqn in jaxpr.eqns:
+      ins = [read(v) for v in eqn.invars]
+      params = dict(eqn.params)
+      if eqn.primitive.name == "pallas_call":
+        captured.append([np.asarray(x) for x in ins])
+        params["interpret"] = True
+      # Calls (jit, custom_vjp/jvp primal bodies) are entered, so the
+      # pallas_calls inside them are seen and run in interpret mode.
+      sub = next((params[k] for k in ("jaxpr", "call_jaxpr", "fun_jaxpr")
+                  if isinstance(params.get(k), jax_core.ClosedJaxpr)), None)
+      if sub is not None and eqn.primitive.name != "pallas_call":
+        outs = run(sub.jaxpr, sub.consts, ins[len(ins) - len(
+            sub.jaxpr.invars):])
+      else:
+        outs = eqn.primitive.bind(*ins,
+                                  **eqn.primitive.get_bind_params(params))
+        outs = outs if eqn.primitive.multiple_results else [outs]
+      for v, x in zip(eqn.outvars, outs):
+        env[v] = x
+    return [read(v) for v in jaxpr.outvars]
+  closed = jax.make_jaxpr(fn)(*args)
+  run(closed.jaxpr, closed.consts, args)
+  return captured
 
 
 def save_npy(path, arr):

@@ -5,16 +5,20 @@ run with `pallasc run` and compared with `pallas_call(..., interpret=True)`;
 the same after jax.vmap of the op."""
 
 import functools
+
+import numpy as np
 import unittest
 
 from harness import (GPU_TARGETS, PallascCase, have_rocm_libs,
-                     skip_without_jax)
+                     pallas_call_inputs, skip_without_jax)
 
 try:
   import jax
   import jax.numpy as jnp
   from jax.experimental.pallas.ops.gpu import attention, layer_norm, softmax
   from jax.experimental.pallas.ops.tpu import flash_attention, matmul
+  from jax.experimental.pallas.ops.tpu.splash_attention import (
+      splash_attention_kernel as splash, splash_attention_mask as splash_mask)
   S = jax.ShapeDtypeStruct
 except Exception:  # pragma: no cover
   pass
@@ -130,6 +134,20 @@ class ShippedOps(PallascCase):
   def test_tpu_flash_attention_backward(self):
     calls = self.tpu_flash_attention(causal=True, bwd=True)
     self.assertGreaterEqual(len(calls), 3)  # forward, dK/dV, dQ
+
+  def test_tpu_splash_attention(self):
+    # Causal multi-head splash attention: its scalar-prefetch block tables
+    # come from the mask, so the kernel runs on the operands the op computes.
+    mask = splash_mask.MultiHeadMask(
+        [splash_mask.CausalMask((256, 256)) for _ in range(2)])
+    fn = splash.make_splash_mha(mask, head_shards=1, q_seq_shards=1,
+                                block_sizes=splash.BlockSizes(*[128] * 6))
+    rng = np.random.default_rng(0)
+    q, k, v = [rng.uniform(-1, 1, (2, 256, 128)).astype(np.float32)
+               for _ in range(3)]
+    (c,) = self.export(fn, *[S(x.shape, x.dtype) for x in (q, k, v)])
+    (ins,) = pallas_call_inputs(fn, q, k, v)
+    self.check_call(c, targets=["tpu"], inputs=ins)
 
   def test_tpu_matmul_matches_jax_lowering(self):
     # The TPU module pallasc writes for the exported kernel has the kernel
