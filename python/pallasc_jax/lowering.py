@@ -856,6 +856,33 @@ def _nextafter(low, eqn):
   return e.sel(nan, e.f("arith.addf", x, y), r)
 
 
+@rule("threefry2x32")
+def _threefry2x32(low, eqn):
+  # Threefry-2x32 with 20 rounds, as JAX's own lowering of the primitive
+  # writes it: 32-bit adds, rotates and xors, keys injected every 4 rounds.
+  shape = tuple(out_aval(eqn).shape)
+  k1, k2, x1, x2 = [low.convert(v, np.uint32) for v in
+                    low.operands(eqn.invars, shape)]
+  e = _Ew(low, x1)
+  u32 = np.uint32
+  add = lambda a, b: e.f("arith.addi", a, b)
+
+  def rotl(x, d):
+    return e.f("arith.ori", e.f("arith.shli", x, e.c(d, u32)),
+               e.f("arith.shrui", x, e.c(32 - d, u32)))
+  ks = [k1, k2, e.f("arith.xori", e.f("arith.xori", k1, k2),
+                    e.c(0x1BD11BDA, u32))]
+  rotations = [(13, 15, 26, 6), (17, 29, 16, 24)]
+  x = [add(x1, ks[0]), add(x2, ks[1])]
+  for i in range(5):
+    for r in rotations[i % 2]:
+      x[0] = add(x[0], x[1])
+      x[1] = e.f("arith.xori", x[0], rotl(x[1], r))
+    x = [add(x[0], ks[(i + 1) % 3]),
+         add(x[1], add(ks[(i + 2) % 3], e.c(i + 1, u32)))]
+  return x
+
+
 # M. Giles, "Approximating the erfinv function" (single precision), the
 # polynomials XLA's ErfInv uses for f32 (and for f16/bf16 through f32).
 _ERFINV_SMALL = [2.81022636e-08, 3.43273939e-07, -3.5233877e-06,

@@ -17,6 +17,7 @@ try:
   import jax.numpy as jnp
   from jax.experimental.pallas.ops.gpu import attention, layer_norm, softmax
   from jax.experimental.pallas.ops.tpu import flash_attention, matmul
+  from jax.experimental.pallas.ops.tpu.random import threefry
   from jax.experimental.pallas.ops.tpu.splash_attention import (
       splash_attention_kernel as splash, splash_attention_mask as splash_mask)
   S = jax.ShapeDtypeStruct
@@ -134,6 +135,15 @@ class ShippedOps(PallascCase):
   def test_tpu_flash_attention_backward(self):
     calls = self.tpu_flash_attention(causal=True, bwd=True)
     self.assertGreaterEqual(len(calls), 3)  # forward, dK/dV, dQ
+
+  def test_tpu_threefry(self):
+    # The threefry2x32 primitive, expanded to 32-bit adds, rotates and xors;
+    # a shape that needs padding (JAX slices the padded result).
+    fn = lambda key: threefry.plthreefry_random_bits(key, 32, (256, 300))
+    key = np.array([0x12345678, 0x9ABCDEF0], np.uint32)
+    (c,) = self.export(fn, S((2,), jnp.uint32))
+    (ins,) = pallas_call_inputs(fn, key)
+    self.check_call(c, targets=["tpu"], inputs=ins)
 
   def test_tpu_splash_attention(self):
     # Causal multi-head splash attention: its scalar-prefetch block tables
