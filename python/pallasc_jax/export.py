@@ -3,6 +3,7 @@ kernel `.mlir` and the grid spec `.json` that pallasc compiles."""
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import os
@@ -14,12 +15,14 @@ import numpy as np
 
 import jax
 from jax._src import core as jax_core
+from jax._src import source_info_util
 from jax._src.state.types import AbstractRef
 
 from . import mlir as M
 from .errors import ExportError
 from .indexmap import affine_map, index_map_func
-from .lowering import (Function, Locations, Lowering, RefV, frame_of, where)
+from .lowering import (Function, Locations, Lowering, RefV, frame_of,
+                       user_frame, where)
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_$.]*\Z")
 
@@ -395,6 +398,38 @@ def _abstract(a):
   return a
 
 
+@contextlib.contextmanager
+def _own_tracebacks():
+  """While tracing, an equation made under a caller's traceback keeps its own.
+
+  JAX traces custom_vjp/custom_jvp rules (and replays jaxprs) inside
+  `source_info_util.user_context(caller's traceback)`, so every equation of a
+  kernel traced in a backward rule would carry the line that called the op.
+  Where the real stack's innermost user frame is not already a frame of that
+  context (a replay of equations traced before keeps their own lines), the
+  real traceback is recorded instead: the kernel's own lines."""
+  orig = source_info_util.current
+  ctx = source_info_util._source_info_context
+  get_tb = source_info_util.xla_client.Traceback.get_traceback
+
+  def current():
+    si = orig()
+    if ctx.context.traceback is None:
+      return si
+    real = get_tb()
+    f = user_frame(real)
+    if f is None or any(
+        (g.file_name, g.start_line) == (f.file_name, f.start_line)
+        for g in source_info_util.user_frames(si.traceback)):
+      return si
+    return si.replace(traceback=real)
+  source_info_util.current = current
+  try:
+    yield
+  finally:
+    source_info_util.current = orig
+
+
 def trace(fn, *args, **kwargs) -> list[ExportedCall]:
   """Traces `fn(*args)` and translates every pallas_call it makes (nothing
   is written)."""
@@ -403,7 +438,8 @@ def trace(fn, *args, **kwargs) -> list[ExportedCall]:
   if kwargs:
     raise TypeError(f"unexpected arguments {sorted(kwargs)}")
   sargs = [jax.tree_util.tree_map(_abstract, a) for a in args]
-  closed = jax.make_jaxpr(fn)(*sargs)
+  with _own_tracebacks():
+    closed = jax.make_jaxpr(fn)(*sargs)
   eqns = find_pallas_calls(closed)
   if not eqns:
     raise ExportError(f"{getattr(fn, '__name__', fn)!r} makes no pallas_call")

@@ -16,6 +16,7 @@ Python line.
 from __future__ import annotations
 
 import dataclasses
+import os
 import math
 from typing import Any, Callable
 
@@ -94,12 +95,22 @@ class Locations:
     return [f"{a} = {t}" for t, a in self.aliases.items()]
 
 
+_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def user_frame(traceback):
+  """The innermost frame of `traceback` that is neither JAX's nor this
+  package's (the exporter's own frames show while it traces)."""
+  return next((f for f in source_info_util.user_frames(traceback)
+               if not f.file_name.startswith(_PACKAGE)), None)
+
+
 def frame_of(source_info):
   """The user's Python frame of an equation (None when unknown)."""
   if source_info is None:
     return None
   try:
-    return source_info_util.user_frame(source_info.traceback)
+    return user_frame(source_info.traceback)
   except Exception:  # pragma: no cover - defensive
     return None
 

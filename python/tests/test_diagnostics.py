@@ -48,6 +48,37 @@ class Locations(PallascCase):
     line = line_of(kernel, "jnp.exp")
     self.assertIn(f'loc("python/tests/test_diagnostics.py":{line}:', c.kernel_mlir)
 
+  def test_kernels_of_custom_vjp_rules_keep_their_lines(self):
+    # JAX traces custom_vjp rules under the caller's traceback: without
+    # care every op of these kernels would point at the `op(x)` call.
+    def fwd_kernel(x_ref, o_ref):
+      o_ref[...] = jnp.sin(x_ref[...])  # fwd line
+
+    def bwd_kernel(x_ref, g_ref, o_ref):
+      o_ref[...] = jnp.cos(x_ref[...]) * g_ref[...]  # bwd line
+    call = lambda k, *xs: pl.pallas_call(k, out_shape=S((8, 128),
+                                                        jnp.float32))(*xs)
+
+    @jax.custom_vjp
+    def op(x):
+      return call(fwd_kernel, x)
+    op.defvjp(lambda x: (call(fwd_kernel, x), x),
+              lambda x, g: (call(bwd_kernel, x, g),))
+    # Under jit, as JAX's ops are: grad then replays the jitted jaxpr.
+    fn = jax.grad(jax.jit(lambda x: jnp.sum(op(x))))  # caller line
+    calls = pallasc_jax.trace(fn, S((8, 128), jnp.float32))
+    self.assertEqual([c.name for c in calls], ["fwd_kernel", "bwd_kernel"])
+    me = "python/tests/test_diagnostics.py"
+    for c, kernel, needle in ((calls[0], fwd_kernel, "fwd line"),
+                              (calls[1], bwd_kernel, "bwd line")):
+      mlir = pallasc_jax.trace(fn, S((8, 128), jnp.float32),
+                               source_root=ROOT)[calls.index(c)].kernel_mlir
+      self.assertIn(f'loc("{me}":{line_of(kernel, needle)}:', mlir)
+      caller = line_of(
+          self.test_kernels_of_custom_vjp_rules_keep_their_lines,
+          "caller line")
+      self.assertNotIn(f'loc("{me}":{caller}:', mlir)
+
   def test_verifier_error_points_at_python(self):
     def kernel(x_ref, o_ref):
       i = pl.program_id(0)
