@@ -1889,10 +1889,9 @@ def _scan(low, eqn):
   consts = [low.read(a) for a in eqn.invars[:nc]]
   init = [low.read(a) for a in eqn.invars[nc:nc + nk]]
   xs = eqn.invars[nc + nk:]
-  if xs or len(eqn.outvars) != nk:
-    raise low.error("'scan' over arrays (xs or stacked outputs) is not "
-                    "supported; use lax.fori_loop or carries only")
   length = int(p["length"])
+  if xs or len(eqn.outvars) != nk:
+    return _unrolled_scan(low, eqn, consts, init, length)
   bj = body.jaxpr
   fori = nk >= 1 and tuple(bj.invars[nc].aval.shape) == () and M.is_int(
       bj.invars[nc].aval.dtype) and _is_increment(bj, 0, bj.invars[nc])
@@ -1920,6 +1919,55 @@ def _scan(low, eqn):
                    True)
     return [final] + res
   return res
+
+
+# A scan over arrays is unrolled (static slices of xs, the ys stacked): the
+# kernel IR's loops carry values, not per-iteration slices of them.
+_MAX_UNROLLED_SCAN = 64
+
+
+def _unrolled_scan(low, eqn, consts, init, length):
+  p = eqn.params
+  nc, nk = p["num_consts"], p["num_carry"]
+  body = p["jaxpr"]
+  if length > _MAX_UNROLLED_SCAN:
+    raise low.error(
+        f"'scan' over arrays of length {length}: pallasc unrolls scans with xs "
+        f"or stacked outputs, up to {_MAX_UNROLLED_SCAN} iterations; use "
+        "lax.fori_loop with ref indexing for longer ones")
+  xs = [low.as_tensor(low.read(a), a.aval.shape) for a in eqn.invars[nc + nk:]]
+
+  def row(v, i):
+    """v[i] along the leading axis."""
+    rest = v.shape[1:]
+    if rest == ():
+      idx = low.index_const(i)
+      return low.op(f"tensor.extract {v.name}[{idx}] : {v.type}", (),
+                    v.dtype, True)
+    sl = low.op(
+        f"tensor.extract_slice {v.name}[{', '.join(['%d' % i] + ['0'] * len(rest))}]"
+        f" [{', '.join(map(str, (1,) + rest))}] [{', '.join(['1'] * len(v.shape))}]"
+        f" : {v.type} to {M.tensor_type((1,) + rest, v.dtype)}", (1,) + rest,
+        v.dtype, False)
+    return low.op(f"pallas.reshape {sl.name} : {sl.type} -> "
+                  f"{M.tensor_type(rest, v.dtype)}", rest, v.dtype, False)
+  carry = list(init)
+  ys = [[None] * length for _ in eqn.outvars[nk:]]
+  order = range(length - 1, -1, -1) if p.get("reverse") else range(length)
+  for i in order:
+    outs = low.lower_jaxpr(body, consts + carry + [row(x, i) for x in xs])
+    carry = outs[:nk]
+    for k, y in enumerate(outs[nk:]):
+      ys[k][i] = y
+  stacked = []
+  for var, parts in zip(eqn.outvars[nk:], ys):
+    shape, dtype = tuple(var.aval.shape), var.aval.dtype
+    ones = [low.as_tensor(y, shape[1:]) for y in parts]
+    ones = [low.op(f"pallas.reshape {y.name} : {y.type} -> "
+                   f"{M.tensor_type((1,) + shape[1:], dtype)}", (1,) + shape[1:],
+                   dtype, False) for y in ones]
+    stacked.append(_concat(low, ones, 0, shape, dtype))
+  return carry + stacked
 
 
 @rule("while")

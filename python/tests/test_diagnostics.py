@@ -162,6 +162,17 @@ class Refusals(PallascCase):
                  needle="'pad' with both negative edge padding and interior "
                  "padding", line_needle="# both", kernel=kernel)
 
+  def test_long_scan_over_arrays(self):
+    def kernel(x_ref, o_ref):
+      o_ref[...] = lax.scan(lambda c, r: (c + r, c), x_ref[0],
+                            x_ref[...])[1]  # 128 steps
+    fn = lambda x: pl.pallas_call(kernel, out_shape=S((128, 128),
+                                                      jnp.float32))(x)
+    self.refused(fn, S((128, 128), jnp.float32),
+                 needle="'scan' over arrays of length 128: pallasc unrolls "
+                 "scans with xs or stacked outputs, up to 64 iterations",
+                 line_needle="lax.scan", kernel=kernel)
+
   def test_unsupported_compiler_param(self):
     def kernel(x_ref, o_ref):
       o_ref[...] = x_ref[...]

@@ -366,6 +366,29 @@ class Primitives(PallascCase):
     self.check_call(c, inputs=[np.ones((8, 128), np.float32),
                                np.array([5], np.int32)])
 
+  def test_scan_over_arrays(self):
+    # lax.scan with xs and stacked outputs (unrolled), forward and reverse,
+    # with a scalar-per-step xs too.
+    f32 = jnp.float32
+
+    def kernel(x_ref, w_ref, o_ref, c_ref):
+      x, w = x_ref[...], w_ref[...]              # [8, 128], [8]
+
+      def step(c, xw):
+        row, k = xw
+        c = c * 0.5 + row * k
+        return c, c * 2
+      last, ys = lax.scan(step, jnp.zeros((128,), f32), (x, w))
+      o_ref[0] = ys
+      o_ref[1] = lax.scan(lambda c, r: (c + r, c), jnp.zeros((128,), f32), x,
+                          reverse=True)[1]
+      c_ref[...] = jnp.broadcast_to(last, (8, 128))
+    fn = lambda x, w: pl.pallas_call(kernel, out_shape=[
+        S((2, 8, 128), f32), S((8, 128), f32)])(x, w)
+    (c,) = self.export(fn, S((8, 128), f32), S((8,), f32))
+    self.assertNotIn("scf.for", c.kernel_mlir)
+    self.check_call(c, targets=targets(), emulate=("cuda:sm_90a",))
+
   def test_ref_indexing(self):
     f32 = jnp.float32
 
