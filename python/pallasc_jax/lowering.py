@@ -1079,6 +1079,48 @@ def _pad(low, eqn):
       shape, v.dtype, False)
 
 
+def _clamped_starts(low, eqn, starts, shape, sizes):
+  """lax.dynamic_slice's starts as index values, clamped to [0, dim - size]
+  as JAX clamps them."""
+  out = []
+  for a, n, k in zip(starts, shape, sizes):
+    if isinstance(a, jax_core.Literal):
+      out.append(low.index_const(min(max(int(np.asarray(a.val)), 0), n - k)))
+      continue
+    v = low.convert(low.as_scalar(low.read(a)), np.int32)
+    e = _Ew(low, v)
+    v = e.f("arith.maxsi", v, e.c(0, np.int32))
+    v = e.f("arith.minsi", v, e.c(n - k, np.int32))
+    out.append(low.to_index(v))
+  return out
+
+
+@rule("dynamic_slice")
+def _dynamic_slice(low, eqn):
+  a, *starts = eqn.invars
+  sizes = tuple(int(k) for k in eqn.params["slice_sizes"])
+  v = low.as_tensor(low.read(a), a.aval.shape)
+  offs = _clamped_starts(low, eqn, starts, v.shape, sizes)
+  return low.op(f"tensor.extract_slice {v.name}[{', '.join(offs)}] "
+                f"[{', '.join(map(str, sizes))}] [{', '.join(['1'] * len(sizes))}]"
+                f" : {v.type} to {M.tensor_type(sizes, v.dtype)}", sizes,
+                v.dtype, False)
+
+
+@rule("dynamic_update_slice")
+def _dynamic_update_slice(low, eqn):
+  a, u, *starts = eqn.invars
+  v = low.as_tensor(low.read(a), a.aval.shape)
+  w = low.as_tensor(low.read(u), u.aval.shape)
+  if w.dtype != v.dtype:
+    w = low.convert(w, v.dtype)
+  offs = _clamped_starts(low, eqn, starts, v.shape, w.shape)
+  return low.op(f"tensor.insert_slice {w.name} into {v.name}"
+                f"[{', '.join(offs)}] [{', '.join(map(str, w.shape))}] "
+                f"[{', '.join(['1'] * len(w.shape))}] : {w.type} into {v.type}",
+                v.shape, v.dtype, False)
+
+
 @rule("squeeze")
 def _squeeze(low, eqn):
   v = low.read(eqn.invars[0])

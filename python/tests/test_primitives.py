@@ -389,6 +389,27 @@ class Primitives(PallascCase):
     self.assertNotIn("scf.for", c.kernel_mlir)
     self.check_call(c, targets=targets(), emulate=("cuda:sm_90a",))
 
+  def test_dynamic_slice_of_values(self):
+    # lax.dynamic_slice / dynamic_update_slice of loaded values with traced
+    # starts, clamped as JAX clamps them (start 7 of 8 rows reads rows 4-7).
+    f32 = jnp.float32
+
+    def kernel(s_ref, x_ref, o_ref, u_ref):
+      x = x_ref[...]                               # [8, 128]
+      i, j = s_ref[0], s_ref[1]
+      o_ref[0] = lax.dynamic_slice(x, (i, j), (4, 64))
+      o_ref[1] = lax.dynamic_slice(x, (i + 5, 0), (4, 64))
+      u_ref[...] = lax.dynamic_update_slice(x, o_ref[0] * 2, (j // 32, i))
+    fn = lambda s, x: pl.pallas_call(kernel, out_shape=[
+        S((2, 4, 64), f32), S((8, 128), f32)], in_specs=[
+            pl.BlockSpec(memory_space=pltpu.SMEM), pl.BlockSpec()])(s, x)
+    (c,) = self.export(fn, S((2,), jnp.int32), S((8, 128), f32))
+    x = np.arange(8 * 128, dtype=np.float32).reshape(8, 128)
+    for k, starts in enumerate(([1, 32], [3, 70], [-2, 200])):
+      self.check_call(c, inputs=[np.array(starts, np.int32), x],
+                      targets=targets() if k == 0 else (),
+                      emulate=("cuda:sm_90a",))
+
   def test_ref_indexing(self):
     f32 = jnp.float32
 
