@@ -291,9 +291,30 @@ def export_call(eqn, name_hint: str, locs: Locations) -> ExportedCall:
   if md:
     spec["metadata"] = {str(k): str(v) for k, v in dict(md).items()}
 
-  # The kernel body.
+  # The kernel body. `pl.run_scoped` allocations become scratch operands
+  # after the call's own (their contents are undefined on entry to each
+  # scope, so one buffer for the whole kernel serves every scope).
+  scoped: list = []
+
+  def scoped_scratch(aval):
+    k = nidx + nin + nout + nscratch + len(scoped)
+    if not isinstance(aval, AbstractRef):
+      raise ExportError(f"run_scoped allocation {aval} is not a Ref", here)
+    space = _arg_space(aval, "scratch", here, k)
+    dtype = np.dtype(np.int32) if space == "semaphore" else np.dtype(
+        aval.inner_aval.dtype)
+    r = RefV(f"%scoped{len(scoped)}", tuple(aval.inner_aval.shape), dtype,
+             space)
+    sig.append(f"{r.name}: {r.type} loc({kloc})")
+    scoped.append(r)
+    return r
+  low.scoped_scratch = scoped_scratch
   outs = low.lower_jaxpr(kjaxpr, args)
   del outs
+  if scoped:
+    spec.setdefault("scratch_shapes", []).extend(
+        {"shape": list(r.shape), "dtype": M.spec_dtype(r.dtype),
+         "memory_space": r.space} for r in scoped)
   lines = [f"pallas.kernel @{kernel_sym}({', '.join(sig)}) {{"] + fn.lines + [
       f"}} loc({kloc})"]
   body = []

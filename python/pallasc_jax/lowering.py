@@ -172,6 +172,9 @@ class Lowering:
     self.used: set = set()             # vars some equation reads
     # program_id axis -> grid axis (vmapped grid axes are skipped)
     self.kernel_axes = kernel_axes
+    # aval -> a new scratch ref of the kernel (set by the exporter for
+    # kernel bodies; None where run_scoped cannot allocate, e.g. index maps)
+    self.scoped_scratch = None
 
   # -- errors and emission --------------------------------------------------
 
@@ -2074,6 +2077,22 @@ def _while(low, eqn):
   low.fn.depth -= 1
   low.emit("}")
   return _results(low, res, init)
+
+
+@rule("run_scoped")
+def _run_scoped(low, eqn):
+  p = eqn.params
+  if p.get("collective_axes"):
+    raise low.error("'run_scoped' with collective_axes (an allocation shared "
+                    "across programs) is not supported")
+  if any(p.get("ref_transforms") or ()):
+    raise low.error("'run_scoped' of transformed refs is not supported")
+  if low.scoped_scratch is None:
+    raise low.error("'run_scoped' outside a kernel body is not supported")
+  jaxpr = p["jaxpr"]
+  refs = [low.scoped_scratch(v.aval) for v in jaxpr.invars]
+  consts = [low.read(a) for a in eqn.invars]
+  return low.lower_jaxpr(jaxpr, refs, consts)
 
 
 @rule("cond")

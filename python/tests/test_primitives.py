@@ -551,6 +551,49 @@ class Primitives(PallascCase):
     self.assertEqual(c.spec["scratch_shapes"][1], {
         "shape": [2], "dtype": "i32", "memory_space": "semaphore"})
 
+  def test_run_scoped(self):
+    # pl.run_scoped allocations (a VMEM buffer, a DMA semaphore, nested in a
+    # loop) become scratch operands after the call's own.
+    f32 = jnp.float32
+
+    def kernel(x_hbm, o_ref, acc):
+      i = pl.program_id(0)
+      acc[...] = jnp.zeros_like(acc)
+
+      def body(k, c):
+        def scoped(buf, sem):
+          copy = pltpu.make_async_copy(x_hbm.at[pl.ds(i * 8, 8)], buf, sem)
+          copy.start()
+          copy.wait()
+          acc[...] += buf[...] * (k + 1).astype(f32)
+        pl.run_scoped(scoped, pltpu.VMEM((8, 128), f32),
+                      pltpu.SemaphoreType.DMA(()))
+        return c
+      lax.fori_loop(0, 3, body, 0)
+      o_ref[...] = pl.run_scoped(lambda t: _twice(acc, t),
+                                 pltpu.VMEM((8, 128), f32))
+
+    def _twice(acc, t):
+      t[...] = acc[...] * 2
+      return t[...]
+    fn = lambda x: pl.pallas_call(
+        kernel, grid=(4,), in_specs=[pl.BlockSpec(memory_space=pl.ANY)],
+        out_specs=pl.BlockSpec((8, 128), lambda i: (i, 0)),
+        scratch_shapes=[pltpu.VMEM((8, 128), f32)],
+        out_shape=S((32, 128), f32))(x)
+    (c,) = self.run_kernel(fn, S((32, 128), f32), tgts=["tpu"])
+    self.assertEqual(c.spec["scratch_shapes"], [
+        {"shape": [8, 128], "dtype": "f32", "memory_space": "vmem"},
+        {"shape": [8, 128], "dtype": "f32", "memory_space": "vmem"},
+        {"shape": [], "dtype": "i32", "memory_space": "semaphore"},
+        {"shape": [8, 128], "dtype": "f32", "memory_space": "vmem"}])
+
+    def gpu_kernel(x_ref, o_ref):
+      o_ref[...] = pl.run_scoped(lambda t: _twice(x_ref, t),
+                                 pltpu.VMEM((8, 128), f32))
+    fn = lambda x: pl.pallas_call(gpu_kernel, out_shape=S((8, 128), f32))(x)
+    self.run_kernel(fn, S((8, 128), f32), emulate=("cuda:sm_90a",))
+
   def test_gather(self):
     # Index vectors that are not iota patterns: pallas.gather (an embedding
     # lookup, a masked gather with negative indices, which JAX wraps).
