@@ -2,6 +2,8 @@
 find_package(nlohmann_json 3 REQUIRED)
 find_package(spdlog REQUIRED)
 find_package(CLI11 REQUIRED)
+# --cache-dir http://...: the compile cache on an HTTP server.
+find_package(CURL REQUIRED)
 if(PALLASC_BUILD_TESTS)
   find_package(Catch2 2 REQUIRED)
 endif()

@@ -7,7 +7,7 @@ set -euo pipefail
 packages=(
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools lld-22 clang-22
   libclang-rt-22-dev rocm-device-libs
-  libcli11-dev nlohmann-json3-dev libspdlog-dev catch2
+  libcli11-dev nlohmann-json3-dev libspdlog-dev catch2 libcurl4-openssl-dev
   cmake ninja-build python3 python3-jsonschema
   bazel-bootstrap bazel-rules-cc bazel-rules-java
 )

@@ -6,6 +6,7 @@
 #include "src/Driver/Diagnostics.h"
 #include "src/Driver/Frontend.h"
 #include "src/Driver/OutputFiles.h"
+#include "src/Driver/RemoteStore.h"
 #include "src/Driver/TargetRegistry.h"
 #include "src/Runtime/HostCode.h"
 #include "src/Version.h"
@@ -635,6 +636,18 @@ CompileCache::CompileCache(const CacheSettings &settings)
 std::unique_ptr<CompileCache> CompileCache::open(const CacheSettings &settings) {
   if (settings.directory.empty())
     return nullptr;
+  if (RemoteStore::isUrl(settings.directory)) {
+    double seconds = 0;
+    std::string text;
+    if (!remoteCacheTimeout(seconds, text))
+      spdlog::warn("PALLASC_CACHE_TIMEOUT: warning: expected a number of "
+                   "seconds in (0, 3600], got '{}'; using {} s",
+                   text, kDefaultRemoteCacheTimeout);
+    std::unique_ptr<CompileCache> cache(new CompileCache(settings));
+    cache->remote = std::make_unique<RemoteStore>(settings.directory, seconds,
+                                                  settings.maxBytes);
+    return cache;
+  }
   std::string entries = join(settings.directory, "entries");
   if (std::error_code ec = fs::create_directories(entries)) {
     spdlog::warn("{}: warning: cannot use the compile cache ({}); compiling "
@@ -652,7 +665,10 @@ std::unique_ptr<CompileCache> CompileCache::open(const CacheSettings &settings) 
   return std::unique_ptr<CompileCache>(new CompileCache(settings));
 }
 
-CompileCache::~CompileCache() { flushCounters(0); }
+CompileCache::~CompileCache() {
+  if (!remote)
+    flushCounters(0);
+}
 
 std::string CompileCache::entryPath(llvm::StringRef key) const {
   llvm::SmallString<256> p(dir);
@@ -671,9 +687,9 @@ std::string CompileCache::fingerprint(llvm::StringRef filePath) {
       "." + std::to_string(st.st_mtim.tv_nsec) + ":" +
       std::to_string(st.st_ctim.tv_sec) + "." +
       std::to_string(st.st_ctim.tv_nsec);
-  std::string memoPath = join(dir, "fingerprints");
+  std::string memoPath = remote ? "" : join(dir, "fingerprints");
   std::lock_guard<std::mutex> lock(mutex);
-  if (!memoLoaded) {
+  if (!memoLoaded && !memoPath.empty()) {
     memoLoaded = true;
     if (auto buf = llvm::MemoryBuffer::getFile(memoPath, /*IsText=*/false,
                                                /*RequiresNullTerminator=*/false)) {
@@ -694,6 +710,8 @@ std::string CompileCache::fingerprint(llvm::StringRef filePath) {
     return "unreadable";
   std::string fp = hash128Hex((*buf)->getBuffer());
   memo[identity] = fp;
+  if (memoPath.empty())
+    return fp;
   // One append of one short line: atomic among concurrent appenders.
   int fd = ::open(memoPath.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC,
                   0666);
@@ -705,7 +723,31 @@ std::string CompileCache::fingerprint(llvm::StringRef filePath) {
   return fp;
 }
 
+std::optional<CacheEntry> CompileCache::lookupRemote(llvm::StringRef key) {
+  std::string bytes, why;
+  RemoteStore::Result r = remote->get(key, bytes, why);
+  if (r == RemoteStore::Result::Failed && remote->claimFailureReport())
+    spdlog::warn("{}: warning: the remote compile cache failed ({}); "
+                 "compiling without it",
+                 remote->url(), why);
+  if (r != RemoteStore::Result::Found) {
+    spdlog::debug("cache miss {}", key);
+    return std::nullopt;
+  }
+  CacheEntry entry;
+  if (!decodeCacheEntry(bytes, key, entry, why)) {
+    spdlog::warn("{}: warning: corrupt compile cache entry ({}); compiling "
+                 "again",
+                 remote->urlOf(key), why);
+    return std::nullopt;
+  }
+  spdlog::debug("cache hit {}", key);
+  return entry;
+}
+
 std::optional<CacheEntry> CompileCache::lookup(llvm::StringRef key) {
+  if (remote)
+    return lookupRemote(key);
   std::string p = entryPath(key);
   auto buf = llvm::MemoryBuffer::getFile(p, /*IsText=*/false,
                                          /*RequiresNullTerminator=*/false);
@@ -737,6 +779,16 @@ void CompileCache::store(llvm::StringRef key, const CacheEntry &entry) {
   if (bytes.size() > maxBytes) {
     spdlog::debug("cache: not storing {} ({} is over the cache's bound)", key,
                   formatByteSize(bytes.size()));
+    return;
+  }
+  if (remote) {
+    std::string why;
+    if (remote->put(key, bytes, why))
+      spdlog::debug("cache store {} ({})", key, formatByteSize(bytes.size()));
+    else if (remote->claimFailureReport())
+      spdlog::warn("{}: warning: cannot store the compile in the remote "
+                   "cache: {}",
+                   remote->url(), why);
     return;
   }
   std::string p = entryPath(key);

@@ -50,6 +50,7 @@ class JitObjectCache;
 } // namespace runtime
 
 struct CompiledFile;
+class RemoteStore;
 
 /// What an entry holds: a compilation's files and its name (the spec's, or
 /// --name: the depfile is named after it).
@@ -129,8 +130,12 @@ public:
   static std::unique_ptr<CompileCache> open(const CacheSettings &settings);
   /// Adds this process's counters to DIR/stats.
   ~CompileCache();
+  CompileCache(const CompileCache &) = delete;
+  CompileCache &operator=(const CompileCache &) = delete;
 
   const std::string &directory() const { return dir; }
+  /// Whether the entries are on an HTTP server (--cache-dir http://...).
+  bool isRemote() const { return remote != nullptr; }
 
   /// A fingerprint of the contents of the file at `path` (xxh3-128 of its
   /// bytes, memoized by device, inode, size, mtime and ctime), or "absent".
@@ -153,12 +158,16 @@ public:
 private:
   explicit CompileCache(const CacheSettings &settings);
   std::string entryPath(llvm::StringRef key) const;
+  std::optional<CacheEntry> lookupRemote(llvm::StringRef key);
   /// Adds the counters so far (and `addedBytes`) to DIR/stats under its
   /// lock, evicting when over the bound.
   void flushCounters(int64_t addedBytes);
 
-  std::string dir;
+  std::string dir; ///< the directory, or the server's URL
   uint64_t maxBytes;
+  /// The server holding the entries, when there is one: then nothing is
+  /// kept locally (no counters, the fingerprint memo in memory only).
+  std::unique_ptr<RemoteStore> remote;
   std::atomic<uint64_t> hits{0}, misses{0}, stores{0}, corrupt{0};
   std::mutex mutex; ///< guards the fingerprint memo and flushes
   bool memoLoaded = false;

@@ -9,6 +9,7 @@
 #include "src/Driver/Build.h"
 #include "src/Driver/BuildList.h"
 #include "src/Driver/Cache.h"
+#include "src/Driver/RemoteStore.h"
 #include "src/Driver/CpuTarget.h"
 #include "src/Driver/Diagnostics.h"
 #include "src/Driver/Driver.h"
@@ -135,6 +136,8 @@ std::string helpFooter() {
          "lookup; each must be set (a path or none) for its targets\n"
          "  PALLASC_CACHE_DIR      compile cache directory (--cache-dir)\n"
          "  PALLASC_CACHE_MAX_SIZE bound of the cache (--cache-max-size)\n"
+         "  PALLASC_CACHE_TIMEOUT  seconds each request to a remote cache "
+         "may take (default 10)\n"
          "  PALLASC_CRASH_DIAGNOSTICS=1  a backtrace after an internal "
          "error\n"
          "  PALLASC_FIFO_TIMEOUT   seconds to wait for input on a FIFO\n"
@@ -161,8 +164,9 @@ void addVerifyEachFlag(CLI::App *cmd) {
 /// --cache-dir, --no-cache and --cache-max-size on `cmd`.
 void addCacheOptions(CLI::App *cmd, CacheSettings &cache) {
   cmd->add_option("--cache-dir", cache.directory,
-                  "Compile cache directory (default: $PALLASC_CACHE_DIR; "
-                  "none when unset)");
+                  "Compile cache directory, or the URL of an HTTP cache "
+                  "server (http://HOST:PORT/PREFIX: Bazel's HTTP cache "
+                  "protocol; default: $PALLASC_CACHE_DIR; none when unset)");
   cmd->add_flag("--no-cache", cache.disabled,
                 "Do not use the compile cache, even with PALLASC_CACHE_DIR");
   cmd->add_option("--cache-max-size", cache.maxSize,
@@ -186,6 +190,12 @@ int runCacheCommand(CacheSettings settings, bool stats, bool clear) {
   if (settings.directory.empty()) {
     logError("error: no cache directory: give --cache-dir DIR or set "
              "PALLASC_CACHE_DIR");
+    return kExitUsageError;
+  }
+  if (RemoteStore::isUrl(settings.directory)) {
+    logError("error: " + settings.directory +
+             " is a remote cache: --stats and --clear work on a cache "
+             "directory; a remote store's entries are managed by its server");
     return kExitUsageError;
   }
   if (clear && failed(CompileCache::clear(settings)))
