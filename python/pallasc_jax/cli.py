@@ -17,18 +17,34 @@ _DTYPES = {"bool": "bool", "i8": "int8", "i16": "int16", "i32": "int32",
            "f32": "float32", "f64": "float64"}
 
 
+_SCOPE = []  # the one jax.export.SymbolicScope of this command's --args
+
+
 def parse_arg(text: str):
-  """'f32[4,128]' (or 'f32[]' for a scalar) -> jax.ShapeDtypeStruct."""
+  """'f32[4,128]' (or 'f32[]' for a scalar) -> jax.ShapeDtypeStruct. A
+  dimension may be a JAX symbolic dimension ('f32[n,4096]', 'f32[2*b,128]'):
+  every --arg of a command shares one symbolic scope."""
   import jax
   import jax.numpy as jnp
-  m = re.fullmatch(r"\s*([a-z0-9_]+)\s*\[\s*([0-9,\s]*)\]\s*", text)
+  m = re.fullmatch(r"\s*([a-z0-9_]+)\s*\[([^\]]*)\]\s*", text)
   if not m or (m.group(1) not in _DTYPES and m.group(1) not in
                _DTYPES.values()):
     raise ValueError(f"invalid --arg '{text}': expected DTYPE[D0,D1,...] with "
-                     f"DTYPE one of {', '.join(_DTYPES)} (e.g. 'f32[4,128]')")
+                     f"DTYPE one of {', '.join(_DTYPES)} (e.g. 'f32[4,128]', "
+                     "'f32[n,4096]')")
   dims = [d.strip() for d in m.group(2).split(",") if d.strip()]
   dtype = _DTYPES.get(m.group(1), m.group(1))
-  return jax.ShapeDtypeStruct(tuple(int(d) for d in dims), jnp.dtype(dtype))
+  if all(re.fullmatch(r"[0-9]+", d) for d in dims):
+    return jax.ShapeDtypeStruct(tuple(int(d) for d in dims),
+                                jnp.dtype(dtype))
+  from jax import export
+  if not _SCOPE:
+    _SCOPE.append(export.SymbolicScope())
+  try:
+    shape = export.symbolic_shape(", ".join(dims), scope=_SCOPE[0])
+  except Exception as e:
+    raise ValueError(f"invalid --arg '{text}': {e}") from None
+  return jax.ShapeDtypeStruct(shape, jnp.dtype(dtype))
 
 
 def parse_static(text: str):

@@ -16,6 +16,7 @@ import numpy as np
 import jax
 from jax._src import core as jax_core
 from jax._src import source_info_util
+from jax._src.export import shape_poly
 from jax._src.state.types import AbstractRef
 
 from . import mlir as M
@@ -44,6 +45,7 @@ class ExportedCall:
   spec: dict
   eqn: Any  # the pallas_call equation (for tests: JAX's interpret mode)
   paths: tuple = ()
+  grid_dims: Any = ()  # the symbolic dimensions of the grid
 
   @property
   def in_avals(self):
@@ -165,7 +167,8 @@ def _block_entry(bd, where_):
                     "pl.Element are)", where_)
 
 
-def export_call(eqn, name_hint: str, locs: Locations) -> ExportedCall:
+def export_call(eqn, name_hint: str, locs: Locations,
+                dims_as_values=None) -> ExportedCall:
   p = eqn.params
   here = where(eqn.source_info)
   gm = p["grid_mapping"]
@@ -246,8 +249,21 @@ def export_call(eqn, name_hint: str, locs: Locations) -> ExportedCall:
 
   spec: dict = {"schema": "pallasc.gridspec/v1", "kernel": kernel_sym,
                 "name": call_name}
-  spec["grid"] = ["dynamic" if not isinstance(g, (int, np.integer)) else
-                  int(g) for g in grid]
+  # A dynamic bound that JAX made of a symbolic dimension
+  # (dim_as_value) is written as that dimension's expression.
+  bounds = iter(eqn.invars[:ndyn])
+  grid_dims = []
+  spec["grid"] = []
+  for g in grid:
+    if isinstance(g, (int, np.integer)):
+      spec["grid"].append(int(g))
+      continue
+    d = (dims_as_values or {}).get(next(bounds, None))
+    if d is not None and jax_core.is_symbolic_dim(d):
+      grid_dims.append(d)
+      spec["grid"].append(_dim(d))
+    else:
+      spec["grid"].append("dynamic")
   gn = gm.grid_names
   if gn is not None and all(isinstance(n, str) and _IDENT.match(n)
                             for n in gn) and len(set(gn)) == len(gn):
@@ -325,7 +341,18 @@ def export_call(eqn, name_hint: str, locs: Locations) -> ExportedCall:
             f"{locs.display(here.rsplit(':', 2)[0]) if here else '?'}"
             f"{':' + here.rsplit(':', 2)[1] if here else ''}.", ""]
   text = "\n".join(header + locs.header() + [""] + body) + "\n"
-  return ExportedCall(call_name, text, spec, eqn)
+  c = ExportedCall(call_name, text, spec, eqn)
+  c.grid_dims = grid_dims
+  symbols = _symbols(_symbol_dims(c))
+  if symbols:
+    # After "name", as docs/gridspec.md orders the keys.
+    items = list(spec.items())
+    spec.clear()
+    for k, v in items:
+      spec[k] = v
+      if k == "name":
+        spec["symbols"] = symbols
+  return c
 
 
 def _eqn_loc(eqn, locs):
@@ -346,8 +373,71 @@ def _arg_space(aval, role, here, i):
 def _array(aval, here):
   if not isinstance(aval, jax_core.ShapedArray):
     raise ExportError(f"operand of type {aval} is not an array", here)
-  return {"shape": [int(d) for d in aval.shape],
+  return {"shape": [_dim(d) for d in aval.shape],
           "dtype": M.spec_dtype(aval.dtype)}
+
+
+# ---------------------------------------------------------------------------
+# Symbolic dimensions (jax.export.symbolic_shape): the spec's "symbols"
+# ---------------------------------------------------------------------------
+
+def _dim(d):
+  """An array dimension or grid entry: an int, or a symbolic dimension's
+  expression in the spec's syntax (JAX's, with pl.cdiv's
+  floordiv(E + k - 1, k) written cdiv(E, k))."""
+  if not jax_core.is_symbolic_dim(d):
+    return int(d)
+  text = str(d)
+  m = re.fullmatch(r"floordiv\((.*) \+ (\d+), (\d+)\)", text)
+  if m and int(m.group(2)) + 1 == int(m.group(3)) and int(m.group(3)) > 1:
+    text = f"cdiv({m.group(1)}, {m.group(3)})"
+  return text
+
+
+def _symbol_dims(c):
+  """The symbolic dimensions a call's operands and grid use."""
+  dims = []
+  for v in list(c.eqn.invars) + list(c.eqn.params["out_avals"]):
+    aval = getattr(v, "aval", v)
+    dims += [d for d in getattr(aval, "shape", ()) if
+             jax_core.is_symbolic_dim(d)]
+  return dims + list(c.grid_dims)
+
+
+def _symbols(dims) -> dict:
+  """The spec's "symbols": each symbol of `dims` with the bounds its
+  constraints give (JAX's dimension variables are >= 1)."""
+  out = {}
+  for d in dims:
+    for name in sorted(d._get_vars()):
+      if name in out:
+        continue
+      var = shape_poly._DimExpr._from_var(name, d.scope)
+      lo, hi = shape_poly._bounds_decision(var,
+                                           shape_poly.BoundsPrecision.BEST)
+      entry = {}
+      if lo is not None and np.isfinite(lo) and int(lo) > 1:
+        entry["min"] = int(lo)
+      if hi is not None and np.isfinite(hi):
+        entry["max"] = int(hi)
+      out[name] = entry
+  return dict(sorted(out.items()))
+
+
+def _dims_as_values(closed) -> dict:
+  """var -> the symbolic dimension a `dim_as_value` equation makes of it, in
+  `closed` and every jaxpr nested in it (JAX passes symbolic grid bounds to
+  a pallas_call this way)."""
+  found = {}
+
+  def walk(j):
+    for e in j.eqns:
+      if e.primitive.name == "dim_as_value":
+        found[e.outvars[0]] = e.params["dim"]
+      for sub in jax_core.jaxprs_in_params(e.params):
+        walk(sub)
+  walk(closed.jaxpr if isinstance(closed, jax_core.ClosedJaxpr) else closed)
+  return found
 
 
 def _block_spec(bm, k, ngrid, kernel_sym, prefetch_types, counter, locs, kloc,
@@ -462,13 +552,14 @@ def trace(fn, *args, **kwargs) -> list[ExportedCall]:
   with _own_tracebacks():
     closed = jax.make_jaxpr(fn)(*sargs)
   eqns = find_pallas_calls(closed)
+  dims = _dims_as_values(closed)
   if not eqns:
     raise ExportError(f"{getattr(fn, '__name__', fn)!r} makes no pallas_call")
   calls, used = [], {}
   for i, e in enumerate(eqns):
     hint = name if name and len(eqns) == 1 else (
         f"{name}_{i}" if name else None)
-    c = export_call(e, hint, Locations(source_root))
+    c = export_call(e, hint, Locations(source_root), dims)
     if c.name in used:
       used[c.name] += 1
       c.name = f"{c.name}_{used[c.name]}"

@@ -2079,6 +2079,14 @@ def _while(low, eqn):
   return _results(low, res, init)
 
 
+@rule("dim_as_value")
+def _dim_as_value(low, eqn):
+  raise low.error(
+      f"the symbolic dimension '{eqn.params['dim']}' is used as a value inside "
+      "the kernel; pallasc-export writes symbolic shapes and grids, but not "
+      "yet a kernel that reads a symbol's value")
+
+
 @rule("run_scoped")
 def _run_scoped(low, eqn):
   p = eqn.params

@@ -258,6 +258,17 @@ class CommandLine(PallascCase):
                  os.path.join(out, "scale.json"), "--target", "cuda:sm_80",
                  "-o", out)
 
+  def test_symbolic_arg(self):
+    import json
+    out = os.path.join(self.dir, "out")
+    r = self.cli("mykernels:scale", "--arg", "f32[2*n, 128]", "-o", out)
+    self.assertEqual(r.returncode, 0, r.stderr)
+    with open(os.path.join(out, "scale.json")) as f:
+      spec = json.load(f)
+    self.assertEqual(spec["symbols"], {"n": {}})
+    self.assertEqual(spec["inputs"], [{"shape": ["2*n", 128], "dtype": "f32"}])
+    self.assertEqual(spec["grid"], [2])
+
   def test_refusal_exits_1_and_writes_nothing(self):
     out = os.path.join(self.dir, "out")
     r = self.cli("mykernels.py:bad", "--arg", "f32[8,128]", "-o", out)
@@ -270,6 +281,9 @@ class CommandLine(PallascCase):
     r = self.cli("mykernels:scale", "--arg", "float[8", "-o", "o")
     self.assertEqual(r.returncode, 2)
     self.assertIn("invalid --arg 'float[8'", r.stderr)
+    r = self.cli("mykernels:scale", "--arg", "f32[n+,8]", "-o", "o")
+    self.assertEqual(r.returncode, 2)
+    self.assertIn("invalid --arg 'f32[n+,8]'", r.stderr)
 
 
 if __name__ == "__main__":

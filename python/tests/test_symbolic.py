@@ -1,0 +1,108 @@
+"""Symbolic shapes (jax.export.symbolic_shape) through pallasc_jax: the spec's
+"symbols", symbolic array dimensions and grid expressions (docs/jax.md,
+docs/gridspec.md#symbols). The symbolic spec, evaluated at a size, must equal
+the spec exported at that static size."""
+
+import re
+import unittest
+
+from harness import PallascCase, skip_without_jax
+
+try:
+  import jax
+  import jax.numpy as jnp
+  from jax import export, lax
+  from jax.experimental import pallas as pl
+  import pallasc_jax
+  S = jax.ShapeDtypeStruct
+except Exception:  # pragma: no cover
+  pass
+
+
+def rmsnorm(x, w):
+  n = x.shape[0]
+
+  def kernel(x_ref, w_ref, o_ref):
+    x = x_ref[...]
+    o_ref[...] = x * lax.rsqrt(jnp.mean(x * x, axis=1, keepdims=True) +
+                               1e-6) * w_ref[...]
+  return pl.pallas_call(
+      kernel, grid=(pl.cdiv(n, 8),),
+      in_specs=[pl.BlockSpec((8, 256), lambda i: (i, 0)),
+                pl.BlockSpec((1, 256), lambda i: (0, 0))],
+      out_specs=pl.BlockSpec((8, 256), lambda i: (i, 0)),
+      out_shape=S(x.shape, x.dtype))(x, w)
+
+
+def evaluate(value, env):
+  """A spec dimension (int or expression text) at the symbols' values."""
+  if isinstance(value, int):
+    return value
+  text = re.sub(r"(\d)\s*\*\s*([A-Za-z_])", r"\1*\2", value)
+  return eval(text, {"cdiv": lambda a, b: -(-a // b),
+                     "floordiv": lambda a, b: a // b}, dict(env))
+
+
+def at(spec, env):
+  """The parts of a spec that symbols change, evaluated at `env`."""
+  return {
+      "grid": [evaluate(g, env) for g in spec["grid"]],
+      "inputs": [[evaluate(d, env) for d in a["shape"]]
+                 for a in spec["inputs"]],
+      "outputs": [[evaluate(d, env) for d in a["shape"]]
+                  for a in spec["outputs"]],
+  }
+
+
+@skip_without_jax
+class Symbolic(PallascCase):
+
+  def test_rmsnorm_spec(self):
+    (n,) = export.symbolic_shape("n", constraints=("n <= 4096",))
+    w = S((1, 256), jnp.float32)
+    (c,) = pallasc_jax.trace(rmsnorm, S((n, 256), jnp.float32), w)
+    self.assertEqual(c.spec["symbols"], {"n": {"max": 4096}})
+    self.assertEqual(c.spec["grid"], ["cdiv(n, 8)"])
+    self.assertEqual(c.spec["inputs"][0]["shape"], ["n", 256])
+    self.assertEqual(c.spec["outputs"][0]["shape"], ["n", 256])
+    self.assertEqual(list(c.spec)[:4], ["schema", "kernel", "name", "symbols"])
+    for size in (1, 7, 8, 127, 128, 1000, 4096):
+      (s,) = pallasc_jax.trace(rmsnorm, S((size, 256), jnp.float32), w)
+      self.assertNotIn("symbols", s.spec)
+      self.assertEqual(at(c.spec, {"n": size}), at(s.spec, {}), size)
+      self.assertEqual(c.kernel_mlir, s.kernel_mlir)
+
+  def test_expressions_and_bounds(self):
+    # A dimension that is an expression (8*m + 16), a lower bound from a
+    # constraint, and a grid bound JAX folds (cdiv(8*m + 16, 8) = m + 2).
+    (m,) = export.symbolic_shape("m", constraints=("m >= 3",))
+    w = S((1, 256), jnp.float32)
+    (c,) = pallasc_jax.trace(rmsnorm, S((8 * m + 16, 256), jnp.float32), w)
+    self.assertEqual(c.spec["symbols"], {"m": {"min": 3}})
+    self.assertEqual(c.spec["inputs"][0]["shape"], ["8*m + 16", 256])
+    self.assertEqual(c.spec["grid"], ["m + 2"])
+    (s,) = pallasc_jax.trace(rmsnorm, S((8 * 5 + 16, 256), jnp.float32), w)
+    self.assertEqual(at(c.spec, {"m": 5}), at(s.spec, {}))
+
+  def test_symbol_as_a_kernel_value_is_refused(self):
+    def attention_like(x):
+      n = x.shape[0]
+
+      def kernel(x_ref, o_ref):
+        o_ref[...] = lax.fori_loop(0, pl.cdiv(n, 8), lambda i, a: a + 1.0,
+                                   x_ref[...])  # reads n
+      return pl.pallas_call(kernel, grid=(1,),
+                            in_specs=[pl.BlockSpec((8, 128), lambda i: (0, 0))],
+                            out_specs=pl.BlockSpec((8, 128), lambda i: (0, 0)),
+                            out_shape=S((8, 128), x.dtype))(x)
+    (n,) = export.symbolic_shape("n")
+    with self.assertRaises(pallasc_jax.ExportError) as cm:
+      pallasc_jax.trace(attention_like, S((n, 128), jnp.float32))
+    self.assertIn("the symbolic dimension", cm.exception.message)
+    self.assertIn("is used as a value inside the kernel",
+                  cm.exception.message)
+    self.assertIn("test_symbolic.py", cm.exception.where)
+
+
+if __name__ == "__main__":
+  unittest.main()
