@@ -3,7 +3,11 @@
 # cache protocol against a local nginx with WebDAV (Debian's nginx-light),
 # bound to 127.0.0.1 only (docs/bazel.md, "Remote cache").
 #
-#   bench/bazel/remote_cache.sh PREFIX [RUNS]
+#   bench/bazel/remote_cache.sh PREFIX [RUNS] [WORKSPACE]
+#
+# WORKSPACE (default examples/bazel) may be a generated one:
+#   bench/bazel/gen_variants.py /tmp/variants 500
+#   bench/bazel/remote_cache.sh PREFIX 1 /tmp/variants
 #
 # PREFIX is a pallasc installation (cmake --install build --prefix PREFIX).
 # Each run builds //... (the kernels and kernels_test) three times, each in a fresh
@@ -18,6 +22,7 @@ set -euo pipefail
 prefix=$(cd "${1:?usage: remote_cache.sh PREFIX [RUNS]}" && pwd)
 runs=${2:-3}
 src=$(cd "$(dirname "$0")/../.." && pwd)
+workspace=$(cd "${3:-$src/examples/bazel}" && pwd)
 command -v bazel >/dev/null || { echo "remote_cache: bazel is not installed (apt-get install bazel-bootstrap)" >&2; exit 1; }
 command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] ||
   { echo "remote_cache: nginx is not installed (apt-get install nginx-light)" >&2; exit 1; }
@@ -28,7 +33,7 @@ roots=("$work/root-cold" "$work/root-populate" "$work/root-cached")
 nginx_pid=""
 cleanup() {
   for root in "${roots[@]}"; do
-    (cd "$src/examples/bazel" &&
+    (cd "$workspace" &&
        bazel --nohome_rc --output_user_root="$root" shutdown) >/dev/null 2>&1 || true
   done
   if [ -n "$nginx_pid" ] && kill -0 "$nginx_pid" 2>/dev/null; then
@@ -87,13 +92,13 @@ build() { # NAME [bazel flags...]
   local root="$work/root-$name"
   local start end
   start=$(date +%s.%N)
-  (cd "$src/examples/bazel" &&
+  (cd "$workspace" &&
      bazel --nohome_rc --output_user_root="$root" build \
        --repo_env=PALLASC_PREFIX="$prefix" --symlink_prefix=/ --noshow_progress \
        --execution_log_json_file="$work/$name.exec.json" "$@" //...) >"$work/$name.log" 2>&1 ||
     { cat "$work/$name.log" >&2; echo "remote_cache: the $name build failed" >&2; return 1; }
   end=$(date +%s.%N)
-  (cd "$src/examples/bazel" &&
+  (cd "$workspace" &&
      bazel --nohome_rc --output_user_root="$root" shutdown) >/dev/null 2>&1 || true
   chmod -R u+w "$root"; rm -rf "$root"
   local summary local_n hits
@@ -137,7 +142,7 @@ median() { tr ' ' '\n' | grep . | sort -g | awk '{a[NR]=$1} END {print a[int((NR
 cache_bytes=$(du -sb "$work/nginx/cache" | cut -f1)
 cache_files=$(find "$work/nginx/cache" -type f | wc -l)
 
-echo "| build of examples/bazel (\`bazel build //...\`, fresh output base) | wall s (median of $runs) | actions run locally (mnemonics) | remote cache hits |"
+echo "| build of ${workspace#$src/} (\`bazel build //...\`, fresh output base) | wall s (median of $runs) | actions run locally (mnemonics) | remote cache hits |"
 echo "|---|---|---|---|"
 printf "| cold, no remote cache | %.1f | %s | %s |\n" "$(echo "${secs[cold]}" | median)" "${locals[cold]}" "${hits[cold]}"
 printf "| cold, --remote_cache (builds, uploads) | %.1f | %s | %s |\n" "$(echo "${secs[populate]}" | median)" "${locals[populate]}" "${hits[populate]}"
