@@ -148,7 +148,7 @@ LogicalResult refuseMosaicGpu(ModuleOp module,
   for (const std::string &t : targets)
     names += (names.empty() ? "" : ", ") + t;
   if (names.empty())
-    names = "the manifest";
+    names = "any target";
   WalkResult result = module->walk<WalkOrder::PreOrder>([&](Operation *op) {
     if (op->getDialect() &&
         op->getDialect()->getNamespace() == "pallas_mgpu") {
