@@ -250,11 +250,33 @@ def view(low, ref, transforms):
       raise low.error("a view of a barrier array must be an index")
     if _check_layout_transform(low, ref, t):
       continue
+    if type(t).__name__ == "TransposeTransform":
+      ref = _transpose(low, ref, tuple(int(p) for p in t.permutation))
+      continue
     if not isinstance(t, indexing.NDIndexer):
       raise low.error(f"ref transform {type(t).__name__} is not supported "
                       "by pallasc-export")
     ref = _subview(low, ref, t)
   return ref
+
+
+def _transpose(low, ref: MemV, perm) -> MemV:
+  """`plgpu.transpose_ref` / `ref.T`: memref.transpose (dimension i of the
+  view is dimension perm[i] of the ref)."""
+  if sorted(perm) != list(range(len(ref.shape))):
+    raise low.error(f"transpose permutation {list(perm)} of a ref of rank "
+                    f"{len(ref.shape)}")
+  if list(perm) == list(range(len(ref.shape))):
+    return ref
+  res = dataclasses.replace(ref, name=low.fn.fresh("v"),
+                            shape=tuple(ref.shape[p] for p in perm),
+                            strides=tuple(ref.strides[p] for p in perm),
+                            identity=False)
+  dims = ", ".join(f"d{i}" for i in range(len(perm)))
+  image = ", ".join(f"d{p}" for p in perm)
+  low.emit(f"{res.name} = memref.transpose {ref.name} ({dims}) -> ({image}) "
+           f": {ref.type} to {res.type}")
+  return res
 
 
 def _subview(low, ref: MemV, idx) -> MemV:
@@ -521,16 +543,28 @@ def _wgmma(low, eqn):
   acc = _ref(low, eqn.invars[0])
   a_atom, b_atom = eqn.invars[1], eqn.invars[2]
   leaves = list(eqn.invars[3:])
-  if p.get("acc_transforms_tree") is not None:
-    raise low.error("wgmma into a view of an accumulator is not supported by "
-                    "pallasc-export")
+  ct, leaves = _transforms(low, eqn, "acc_transforms_tree", leaves)
   at, leaves = _transforms(low, eqn, "a_transforms_tree", leaves)
   bt, leaves = _transforms(low, eqn, "b_transforms_tree", leaves)
-  a, b = low.read(a_atom), low.read(b_atom)
-  if not isinstance(a, MemV):
-    raise low.error("wgmma with a left operand in registers is not "
-                    "supported by pallasc-export (an SMEM ref is)")
-  a, b = view(low, a, at), view(low, b, bt)
+  acc = view(low, acc, ct)
+  a, b = low.read(a_atom), _ref(low, b_atom)
+  if isinstance(a, MemV):
+    a = view(low, a, at)
+  elif isinstance(a, V):
+    if at:
+      raise low.error("wgmma: a transformed register operand is not "
+                      "supported by pallasc-export")
+    a = low.as_tensor(a, a_atom.aval.shape)
+  else:
+    raise low.error("wgmma: the left operand is neither an SMEM ref nor an "
+                    "array")
+  b = view(low, b, bt)
+  for what, x in (("a", a), ("b", b)):
+    if isinstance(x, MemV) and not x.swizzle:
+      raise low.error(f"wgmma operand {what} is an SMEM ref without tiling "
+                      "and swizzle transforms (Mosaic GPU infers them under "
+                      "warpgroup semantics; pallasc-export needs them on "
+                      "the plgpu.SMEM allocation)")
   low.emit(f"pallas_mgpu.wgmma {acc.name}, {a.name}, {b.name} : {acc.type}, "
            f"{a.type}, {b.type}")
   return []
@@ -556,10 +590,37 @@ def _acc_deref(low, eqn):
 
 # -- SMEM reads and writes --------------------------------------------------
 
+class ValRef:
+  """A ref that `pl.run_state` makes of an array input: read-only here, so
+  it stands for the array itself."""
+
+  def __init__(self, value):
+    self.value = value
+
+
+def _whole(ts, shape) -> bool:
+  from jax._src.state import indexing
+  for t in ts:
+    if not isinstance(t, indexing.NDIndexer) or len(t.indices) != len(shape):
+      return False
+    for e, d in zip(t.indices, shape):
+      if not (isinstance(e, indexing.Slice) and _static(e.start) == 0 and
+              int(e.size) == d and int(e.stride) == 1):
+        return False
+  return True
+
+
 def _smem_view(low, eqn, ref_atom, leaves):
-  ref = _ref(low, ref_atom)
   tree = eqn.params["tree"]
   ts = tree_util.tree_unflatten(tree, leaves) if tree is not None else ()
+  ref = low.read(ref_atom)
+  if isinstance(ref, ValRef):
+    if eqn.primitive.name != "get" or not _whole(
+        ts, tuple(ref_atom.aval.inner_aval.shape)):
+      raise low.error(f"'{eqn.primitive.name}' of a part of a pl.run_state "
+                      "array ref (only whole reads are supported)")
+    return ref
+  ref = _ref(low, ref_atom)
   v = view(low, ref, ts)
   if not isinstance(v, MemV) or v.space != "smem":
     raise low.error(f"'{eqn.primitive.name}' of a {getattr(v, 'space', '?')}"
@@ -575,6 +636,8 @@ def _as_ranked(low, v: V, shape):
 @mrule("get")
 def _get(low, eqn):
   v = _smem_view(low, eqn, eqn.invars[0], eqn.invars[1:])
+  if isinstance(v, ValRef):
+    return v.value
   t = M.tensor_type(v.shape, v.dtype)
   r = low.op(f"pallas_mgpu.load {v.name} : {v.type} -> {t}", v.shape,
              v.dtype, False)
@@ -598,6 +661,45 @@ def _swap(low, eqn):
   val = _as_ranked(low, val, v.shape)
   low.emit(f"pallas_mgpu.store {val.name}, {v.name} : {val.type}, {v.type}")
   return old
+
+
+@mrule("run_state")
+def _run_state(low, eqn):
+  """`pl.run_state(f)(inits)`: refs stay refs, an `ACC.init(x)` is an
+  accumulator initialized with x (read back with wgmma_wait 0 + acc_read),
+  other arrays are read-only refs holding them."""
+  j = eqn.params["jaxpr"]
+  j = j.jaxpr if isinstance(j, jax_core.ClosedJaxpr) else j
+  if not all(eqn.params.get("is_initialized", ())):
+    raise low.error("pl.run_state with uninitialized refs is not supported "
+                    "by pallasc-export")
+  binds = []
+  for atom, var in zip(eqn.invars, j.invars):
+    v = low.read(atom)
+    if isinstance(v, (MemV, BarV, Refused)):
+      binds.append(v)
+    elif "Accumulator" in type(var.aval).__name__:
+      inner = var.aval.inner_aval
+      x = low.convert(low.as_tensor(v, tuple(inner.shape)), inner.dtype)
+      m = new_mem(low.fn.fresh("acc"), inner.shape, inner.dtype, "acc")
+      low.emit(f"{m.name} = pallas_mgpu.alloc_acc init({x.name} : {x.type}) "
+               f": {m.type}")
+      binds.append(m)
+    else:
+      binds.append(ValRef(v))
+  low.lower_jaxpr(j, binds)
+  outs = []
+  for b in binds:
+    if isinstance(b, MemV) and b.space == "acc":
+      low.emit("pallas_mgpu.wgmma_wait 0")
+      t = M.tensor_type(b.shape, b.dtype)
+      outs.append(low.op(f"pallas_mgpu.acc_read {b.name} : {b.type} -> {t}",
+                         b.shape, b.dtype, False))
+    elif isinstance(b, ValRef):
+      outs.append(b.value)
+    else:
+      outs.append(b)
+  return outs
 
 
 # -- registers --------------------------------------------------------------

@@ -311,7 +311,7 @@ class SmallKernel(unittest.TestCase):
 @skip_without_jax
 class Attention(unittest.TestCase):
 
-  def test_traces_with_a_device(self):
+  def test_forward_causal_and_not(self):
     # attention_mgpu reads the CUDA runtime version while tracing (None on a
     # CPU jaxlib): the device description answers it.
     am, why = _import_op("attention_mgpu")
@@ -319,19 +319,47 @@ class Attention(unittest.TestCase):
       self.skipTest(f"cannot import attention_mgpu ({why})")
     q = S((1, 128, 1, 64), jnp.float16)
     for causal in (False, True):
-      cfg = am.TuningConfig(block_q=64, block_kv=64, max_concurrent_steps=2,
-                            causal=causal)
-      with D.answering(D.parse("h100")):
-        j = jax.make_jaxpr(lambda a, b, c: am.attention(a, b, c, cfg))(q, q,
-                                                                        q)
-      from pallasc_jax.export import find_pallas_calls
-      self.assertEqual(len(find_pallas_calls(j, ("mpmd_map",))), 1)
-      # Not translated yet: refused by name at its Python line.
-      with self.assertRaises(pallasc_jax.ExportError) as cm:
-        pallasc_jax.trace(lambda a, b, c: am.attention(a, b, c, cfg), q, q, q,
-                          device="h100")
-      self.assertRegex(str(cm.exception),
-                       r"attention_mgpu.py:\d+:\d+: error: ")
+      with self.subTest(causal=causal):
+        cfg = am.TuningConfig(block_q=64, block_kv=64, max_concurrent_steps=2,
+                              causal=causal)
+        (c,) = pallasc_jax.trace(lambda a, b, d: am.attention(a, b, d, cfg),
+                                 q, q, q, device="h100")
+        text = c.kernel_mlir
+        self.assertIn("num_threads = 3", text)
+        # k_smem.T as wgmma's right operand; P from registers into an
+        # accumulator that pl.run_state initializes.
+        self.assertRegex(text, r"memref.transpose %v\d+ \(d0, d1\) -> "
+                         r"\(d1, d0\)")
+        self.assertRegex(text, r"pallas_mgpu.alloc_acc init\(%\d+ : "
+                         r"tensor<64x64xf32>\)")
+        self.assertRegex(text, r"pallas_mgpu.wgmma %acc\d+, %\d+, %v\d+ : "
+                         r"memref<64x64xf32, #pallas_mgpu.acc>, "
+                         r"tensor<64x64xf16>")
+        self.assertIn('to #pallas_mgpu.layout<"wgmma", reduced = [1]>', text)
+        if causal:
+          self.assertIn("pallas.iota 1 : tensor<64x64xi32>", text)
+        self.assertRegex(text, r'loc\(".*attention_mgpu.py":\d+:\d+\)')
+        opt = pallasc_opt()
+        if opt:
+          r = subprocess.run([opt, "-"], input=text, capture_output=True,
+                             text=True)
+          self.assertEqual(r.returncode, 0, r.stderr)
+
+  def test_pipeline_emitter_variant_is_refused(self):
+    # Its SMEM has no tiling/swizzle: Mosaic GPU infers them, pallasc-export
+    # needs them explicit.
+    am, why = _import_op("attention_mgpu")
+    if am is None:
+      self.skipTest(f"cannot import attention_mgpu ({why})")
+    q = S((1, 128, 1, 64), jnp.float16)
+    cfg = am.TuningConfig(block_q=64, block_kv=64, max_concurrent_steps=2)
+    with self.assertRaises(pallasc_jax.ExportError) as cm:
+      pallasc_jax.trace(
+          lambda a, b, d: am.attention_with_pipeline_emitter(a, b, d, cfg),
+          q, q, q, device="h100")
+    self.assertRegex(str(cm.exception),
+                     r"attention_mgpu.py:\d+:\d+: error: wgmma operand a is "
+                     r"an SMEM ref without tiling and swizzle transforms")
 
 
 if __name__ == "__main__":

@@ -102,8 +102,22 @@ static int64_t elementBytes(Type t) {
   return std::max<int64_t>(1, t.getIntOrFloatBitWidth() / 8);
 }
 
-/// The shape must be static, the innermost stride 1, and the trailing
-/// dimensions divisible by the tiling; a swizzle spans the innermost tile.
+/// The shape in memory order: a transposed view (`memref.transpose`) has
+/// its dimensions ordered by decreasing stride.
+static SmallVector<int64_t> physicalShape(MemRefType t) {
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  SmallVector<int64_t> shape(t.getShape());
+  if (failed(t.getStridesAndOffset(strides, offset)))
+    return shape;
+  SmallVector<int64_t> order = llvm::to_vector(llvm::seq<int64_t>(0, t.getRank()));
+  llvm::stable_sort(order,
+                    [&](int64_t a, int64_t b) { return strides[a] > strides[b]; });
+  return llvm::map_to_vector(order, [&](int64_t d) { return shape[d]; });
+}
+
+/// The shape must be static and its trailing dimensions in memory order
+/// divisible by the tiling; a swizzle spans the innermost tile.
 static LogicalResult verifySmem(Operation *op, StringRef what, MemRefType t) {
   auto space = cast<SmemAttr>(t.getMemorySpace());
   if (!t.hasStaticShape())
@@ -113,7 +127,8 @@ static LogicalResult verifySmem(Operation *op, StringRef what, MemRefType t) {
     return op->emitOpError()
            << what << " has a tiling of rank " << tiling.size()
            << " for a buffer of rank " << t.getRank();
-  ArrayRef<int64_t> trailing = t.getShape().take_back(tiling.size());
+  SmallVector<int64_t> physical = physicalShape(t);
+  ArrayRef<int64_t> trailing = ArrayRef(physical).take_back(tiling.size());
   for (auto [d, tile] : llvm::zip(trailing, tiling))
     if (d % tile)
       return op->emitOpError()
@@ -276,6 +291,13 @@ LogicalResult AllocSmemOp::verify() {
 
 LogicalResult AllocAccOp::verify() {
   MemRefType t = getResult().getType();
+  if (Value init = getInit()) {
+    auto it = cast<RankedTensorType>(init.getType());
+    if (it.getShape() != t.getShape() ||
+        it.getElementType() != t.getElementType())
+      return emitOpError() << "initial value " << it
+                           << " does not match the accumulator " << t;
+  }
   Type e = t.getElementType();
   if (t.getRank() != 2 || !t.hasStaticShape())
     return emitOpError() << "an accumulator is a static 2-D array, got " << t;
@@ -350,10 +372,16 @@ static LogicalResult verifyWgmmaOperand(Operation *op, StringRef what,
 }
 
 LogicalResult WgmmaOp::verify() {
-  MemRefType acc = getAcc().getType(), a = getA().getType(),
-             b = getB().getType();
-  if (failed(verifyWgmmaOperand(*this, "a", a)) ||
-      failed(verifyWgmmaOperand(*this, "b", b)))
+  MemRefType acc = getAcc().getType(), b = getB().getType();
+  // `a` is a shared-memory tile or a value in registers (the wgmma layout).
+  auto a = cast<ShapedType>(getA().getType());
+  if (auto am = dyn_cast<MemRefType>(a)) {
+    if (failed(verifyWgmmaOperand(*this, "a", am)))
+      return failure();
+  } else if (a.getRank() != 2) {
+    return emitOpError() << "wgmma operand a must be a 2-D tile, got " << a;
+  }
+  if (failed(verifyWgmmaOperand(*this, "b", b)))
     return failure();
   if (a.getElementType() != b.getElementType())
     return emitOpError() << "operands a and b have different element types ("

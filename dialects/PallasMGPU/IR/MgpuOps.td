@@ -160,9 +160,12 @@ def Mgpu_AllocSmemOp : Mgpu_Op<"alloc_smem",
 
 def Mgpu_AllocAccOp : Mgpu_Op<"alloc_acc",
     [MemoryEffects<[MemAlloc<DefaultResource>]>]> {
-  let summary = "a wgmma accumulator, zero-initialized (plgpu.ACC)";
+  let summary = "a wgmma accumulator, zero or `init` (plgpu.ACC, ACC.init)";
+  let arguments = (ins Optional<AnyRankedTensor>:$init);
   let results = (outs Mgpu_AccRef:$result);
-  let assemblyFormat = "attr-dict `:` type($result)";
+  let assemblyFormat = [{
+    (`init` `(` $init^ `:` type($init) `)`)? attr-dict `:` type($result)
+  }];
   let hasVerifier = 1;
 }
 
@@ -225,7 +228,9 @@ def Mgpu_WaitSmemToGmemOp : Mgpu_Op<"wait_smem_to_gmem"> {
 
 def Mgpu_WgmmaOp : Mgpu_Op<"wgmma"> {
   let summary = "acc += a @ b on the tensor cores, asynchronously (plgpu.wgmma)";
-  let arguments = (ins Mgpu_AccRef:$acc, Mgpu_SmemRef:$a, Mgpu_SmemRef:$b);
+  let arguments = (ins Mgpu_AccRef:$acc,
+                       AnyTypeOf<[Mgpu_SmemRef, AnyRankedTensor]>:$a,
+                       Mgpu_SmemRef:$b);
   let assemblyFormat = [{
     $acc `,` $a `,` $b attr-dict `:` type($acc) `,` type($a) `,` type($b)
   }];

@@ -174,3 +174,30 @@ pallas_mgpu.kernel @load(%x: memref<64xf32>)
   // expected-error @+1 {{value type 'tensor<32xf32>' does not match the ref 'memref<64xf32, #pallas_mgpu.smem>'}}
   %v = pallas_mgpu.load %s : memref<64xf32, #pallas_mgpu.smem> -> tensor<32xf32>
 }
+
+// -----
+
+// Tests that an accumulator's initial value matches it.
+pallas_mgpu.kernel @acc_init(%x: memref<64x64xf16>)
+    attributes {grid = array<i64: 1>, grid_names = [], cluster = array<i64: 1>,
+                cluster_names = [], num_threads = 1, num_outputs = 0} {
+  %zero = arith.constant dense<0.0> : tensor<64x32xf32>
+  // expected-error @+1 {{initial value 'tensor<64x32xf32>' does not match the accumulator 'memref<64x64xf32, #pallas_mgpu.acc>'}}
+  %acc = pallas_mgpu.alloc_acc init(%zero : tensor<64x32xf32>) : memref<64x64xf32, #pallas_mgpu.acc>
+}
+
+// -----
+
+// Tests that the tiling of a transposed view applies to its dimensions in
+// memory order: 32x128 divides by [8, 64] but its memory order 128x32 does not.
+pallas_mgpu.kernel @transposed_tiling(%x: memref<64x64xf16>)
+    attributes {grid = array<i64: 1>, grid_names = [], cluster = array<i64: 1>,
+                cluster_names = [], num_threads = 1, num_outputs = 0} {
+  %p = arith.constant dense<1.0> : tensor<64x32xf16>
+  %k = pallas_mgpu.alloc_smem : memref<128x64xf16, #pallas_mgpu.smem<tiling = [8, 64], swizzle = 128>>
+  %half = memref.subview %k[0, 0] [128, 32] [1, 1] : memref<128x64xf16, #pallas_mgpu.smem<tiling = [8, 64], swizzle = 128>> to memref<128x32xf16, strided<[64, 1]>, #pallas_mgpu.smem<tiling = [8, 64], swizzle = 128>>
+  %kt = memref.transpose %half (d0, d1) -> (d1, d0) : memref<128x32xf16, strided<[64, 1]>, #pallas_mgpu.smem<tiling = [8, 64], swizzle = 128>> to memref<32x128xf16, strided<[1, 64]>, #pallas_mgpu.smem<tiling = [8, 64], swizzle = 128>>
+  %acc = pallas_mgpu.alloc_acc : memref<64x128xf32, #pallas_mgpu.acc>
+  // expected-error @+1 {{wgmma operand b of shape 'memref<32x128xf16, strided<[1, 64]>, #pallas_mgpu.smem<tiling = [8, 64], swizzle = 128>>' is not divisible by its tiling [8, 64]}}
+  pallas_mgpu.wgmma %acc, %p, %kt : memref<64x128xf32, #pallas_mgpu.acc>, tensor<64x32xf16>, memref<32x128xf16, strided<[1, 64]>, #pallas_mgpu.smem<tiling = [8, 64], swizzle = 128>>
+}

@@ -84,3 +84,23 @@ pallas_mgpu.kernel @rows(%x: memref<64xf32>)
   %v = pallas_mgpu.load %s : memref<64xf32, #pallas_mgpu.smem> -> tensor<64xf32>
   %r = pallas_mgpu.layout_cast %v : tensor<64xf32> to #pallas_mgpu.layout<"wgmma", reduced = [1]>
 }
+
+// -----
+
+// Tests an accumulator initialized from registers, a wgmma whose left operand
+// is in registers and whose right operand is a transposed view of shared
+// memory.
+// CHECK-LABEL: pallas_mgpu.kernel @pv
+// CHECK: %[[ACC:.+]] = pallas_mgpu.alloc_acc init(%{{.*}} : tensor<64x64xf32>) : memref<64x64xf32, #pallas_mgpu.acc>
+// CHECK: %[[T:.+]] = memref.transpose %{{.*}} (d0, d1) -> (d1, d0) : memref<64x64xf16, #pallas_mgpu.smem<tiling = [8, 64], swizzle = 128>> to memref<64x64xf16, strided<[1, 64]>, #pallas_mgpu.smem<tiling = [8, 64], swizzle = 128>>
+// CHECK: pallas_mgpu.wgmma %[[ACC]], %{{.*}}, %[[T]] : memref<64x64xf32, #pallas_mgpu.acc>, tensor<64x64xf16>, memref<64x64xf16, strided<[1, 64]>, #pallas_mgpu.smem<tiling = [8, 64], swizzle = 128>>
+pallas_mgpu.kernel @pv(%x: memref<64x64xf16>)
+    attributes {grid = array<i64: 1>, grid_names = [], cluster = array<i64: 1>,
+                cluster_names = [], num_threads = 1, num_outputs = 0} {
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32>
+  %p = arith.constant dense<1.0> : tensor<64x64xf16>
+  %acc = pallas_mgpu.alloc_acc init(%zero : tensor<64x64xf32>) : memref<64x64xf32, #pallas_mgpu.acc>
+  %k = pallas_mgpu.alloc_smem : memref<64x64xf16, #pallas_mgpu.smem<tiling = [8, 64], swizzle = 128>>
+  %kt = memref.transpose %k (d0, d1) -> (d1, d0) : memref<64x64xf16, #pallas_mgpu.smem<tiling = [8, 64], swizzle = 128>> to memref<64x64xf16, strided<[1, 64]>, #pallas_mgpu.smem<tiling = [8, 64], swizzle = 128>>
+  pallas_mgpu.wgmma %acc, %p, %kt : memref<64x64xf32, #pallas_mgpu.acc>, tensor<64x64xf16>, memref<64x64xf16, strided<[1, 64]>, #pallas_mgpu.smem<tiling = [8, 64], swizzle = 128>>
+}
