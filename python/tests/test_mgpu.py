@@ -161,6 +161,26 @@ class HopperMatmul(PallascCase):
     _, text = self.export_matmul(jnp.float16, cfg, device="h100")
     self.assertIn("grid = array<i64: 132>", text)
 
+  def test_command_line_device(self):
+    mod = os.path.join(self.dir, "mm.py")
+    with open(mod, "w") as f:
+      f.write("from jax.experimental.pallas.ops.gpu import hopper_matmul_mgpu "
+              "as hm\n"
+              "def matmul(a, b):\n"
+              "  return hm.matmul(a, b, None, hm.TuningConfig(128, 128, 64, "
+              "4))\n")
+    out = os.path.join(self.dir, "cli")
+    r = subprocess.run([sys.executable, "-m", "pallasc_jax", f"{mod}:matmul",
+                        "--arg", "f16[256,256]", "--arg", "f16[256,256]",
+                        "--device", "h100:sms=4", "-o", out],
+                       capture_output=True, text=True, cwd=self.dir,
+                       env=dict(os.environ, PYTHONPATH=os.path.join(
+                           ROOT, "python")))
+    self.assertEqual(r.returncode, 0, r.stderr)
+    self.assertEqual(sorted(os.listdir(out)), ["kernel.json", "kernel.mlir"])
+    with open(os.path.join(out, "kernel.mlir")) as f:
+      self.assertIn("grid = array<i64: 4>", f.read())
+
   def test_pallasc_refuses_until_lowered(self):
     hm = self.hm
     cfg = hm.TuningConfig(tile_m=128, tile_n=128, tile_k=64,
