@@ -292,11 +292,10 @@ def _subview(low, ref: MemV, idx) -> MemV:
       strides.append(int(e.stride))
       keep.append(True)
     else:
-      if np.shape(getattr(e, "aval", e)) not in ((),) and not isinstance(
-          e, (int, np.integer, jax_core.Literal)) and getattr(
-              e, "aval", None) is not None and e.aval.shape != ():
+      aval = getattr(e, "aval", None)
+      if aval is not None and tuple(aval.shape) != ():
         raise low.error("gather-style (array) indexing of a Mosaic GPU ref "
-                        "is not supported")
+                        "is not supported by pallasc-export")
       offs.append(e)
       sizes.append(1)
       strides.append(1)
@@ -629,10 +628,6 @@ def _smem_view(low, eqn, ref_atom, leaves):
   return v
 
 
-def _as_ranked(low, v: V, shape):
-  return low.as_tensor(v, shape)
-
-
 @mrule("get")
 def _get(low, eqn):
   v = _smem_view(low, eqn, eqn.invars[0], eqn.invars[1:])
@@ -655,10 +650,11 @@ def _swap(low, eqn):
     t = M.tensor_type(v.shape, v.dtype)
     old = low.op(f"pallas_mgpu.load {v.name} : {v.type} -> {t}", v.shape,
                  v.dtype, False)
-  val = low.convert(_as_ranked(low, low.read(val_atom), v.shape), v.dtype) \
-      if not isinstance(val_atom, jax_core.Literal) else low.constant(
-          np.asarray(val_atom.val), v.shape, v.dtype, scalar=False)
-  val = _as_ranked(low, val, v.shape)
+  if isinstance(val_atom, jax_core.Literal):
+    val = low.constant(np.asarray(val_atom.val), v.shape, v.dtype,
+                       scalar=False)
+  else:
+    val = low.convert(low.as_tensor(low.read(val_atom), v.shape), v.dtype)
   low.emit(f"pallas_mgpu.store {val.name}, {v.name} : {val.type}, {v.type}")
   return old
 
@@ -736,18 +732,6 @@ def _optimization_barrier(low, eqn):
 # One kernel
 # ---------------------------------------------------------------------------
 
-_IDENT = re.compile(r"[^A-Za-z0-9_$.]")
-
-
-def _ident(name, fallback):
-  name = _IDENT.sub("_", name or "")
-  if not name:
-    name = fallback
-  if not re.match(r"[A-Za-z_]", name):
-    name = "k_" + name
-  return name
-
-
 def _mesh(low_here, mesh):
   cls = type(mesh).__name__
   if cls != "Mesh" or not hasattr(mesh, "num_threads"):
@@ -783,7 +767,7 @@ def _body_src(j) -> str:
 
 def export_kernel(eqn, name_hint, locs: Locations):
   """The `pallas_mgpu.kernel` text and a spec for one `mpmd_map` equation."""
-  from .export import _array
+  from .export import _array, _ident
   p = eqn.params
   here = where(eqn.source_info)
   meshes, jaxprs = p["meshes"], p["jaxprs"]
