@@ -98,8 +98,19 @@ LogicalResult BarrierType::verify(function_ref<InFlightDiagnostic()> emitError,
 // Shared helpers
 //===----------------------------------------------------------------------===//
 
+/// Bytes per element; 0 for an element type that is not a scalar.
 static int64_t elementBytes(Type t) {
-  return std::max<int64_t>(1, t.getIntOrFloatBitWidth() / 8);
+  if (t.isIntOrFloat())
+    return std::max<int64_t>(1, t.getIntOrFloatBitWidth() / 8);
+  return t.isIndex() ? 8 : 0;
+}
+
+static LogicalResult verifyScalarElements(Operation *op, StringRef what,
+                                          MemRefType t) {
+  if (!elementBytes(t.getElementType()))
+    return op->emitOpError() << what << " " << t
+                             << " must hold integers or floats";
+  return success();
 }
 
 /// The shape in memory order: a transposed view (`memref.transpose`) has
@@ -122,6 +133,8 @@ static LogicalResult verifySmem(Operation *op, StringRef what, MemRefType t) {
   auto space = cast<SmemAttr>(t.getMemorySpace());
   if (!t.hasStaticShape())
     return op->emitOpError() << what << " must have a static shape";
+  if (failed(verifyScalarElements(op, what, t)))
+    return failure();
   ArrayRef<int64_t> tiling = space.getTiling();
   if (tiling.size() > static_cast<size_t>(t.getRank()))
     return op->emitOpError()
@@ -153,6 +166,8 @@ static LogicalResult verifyTmaBox(Operation *op, MemRefType gmem,
       gmem.getElementType() != smem.getElementType())
     return op->emitOpError() << "copies " << gmem << " and " << smem
                              << ": the shapes and element types must match";
+  if (failed(verifyScalarElements(op, "the global-memory side", gmem)))
+    return failure();
   if (gmem.getRank() < 1 || gmem.getRank() > 5)
     return op->emitOpError() << "a TMA box has rank 1 to 5, got "
                              << gmem.getRank();
@@ -198,10 +213,15 @@ ParseResult KernelOp::parse(OpAsmParser &parser, OperationState &result) {
                           std::string &) {
     return builder.getFunctionType(argTypes, results);
   };
-  return function_interface_impl::parseFunctionOp(
-      parser, result, /*allowVariadic=*/false,
-      getFunctionTypeAttrName(result.name), buildFuncType,
-      getArgAttrsAttrName(result.name), getResAttrsAttrName(result.name));
+  llvm::SMLoc loc = parser.getCurrentLocation();
+  if (function_interface_impl::parseFunctionOp(
+          parser, result, /*allowVariadic=*/false,
+          getFunctionTypeAttrName(result.name), buildFuncType,
+          getArgAttrsAttrName(result.name), getResAttrsAttrName(result.name)))
+    return failure();
+  if (result.regions.front()->empty())
+    return parser.emitError(loc, "a pallas_mgpu.kernel needs a body");
+  return success();
 }
 
 void KernelOp::print(OpAsmPrinter &p) {
@@ -219,6 +239,8 @@ void KernelOp::print(OpAsmPrinter &p) {
 }
 
 LogicalResult KernelOp::verify() {
+  if (getBody().empty())
+    return emitOpError("a pallas_mgpu.kernel needs a body");
   if (!getResultTypes().empty())
     return emitOpError("a kernel returns nothing; it writes its output refs");
   for (auto [i, type] : llvm::enumerate(getArgumentTypes()))

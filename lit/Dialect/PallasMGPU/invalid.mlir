@@ -201,3 +201,34 @@ pallas_mgpu.kernel @transposed_tiling(%x: memref<64x64xf16>)
   // expected-error @+1 {{wgmma operand b of shape 'memref<32x128xf16, strided<[1, 64]>, #pallas_mgpu.smem<tiling = [8, 64], swizzle = 128>>' is not divisible by its tiling [8, 64]}}
   pallas_mgpu.wgmma %acc, %p, %kt : memref<64x128xf32, #pallas_mgpu.acc>, tensor<64x32xf16>, memref<32x128xf16, strided<[1, 64]>, #pallas_mgpu.smem<tiling = [8, 64], swizzle = 128>>
 }
+
+// -----
+
+// Tests that a kernel without a body is an error, not a crash.
+// expected-error @+1 {{a pallas_mgpu.kernel needs a body}}
+pallas_mgpu.kernel @no_body(%x: memref<64xf32>)
+    attributes {grid = array<i64: 1>, grid_names = [], cluster = array<i64: 1>,
+                cluster_names = [], num_threads = 1, num_outputs = 0}
+
+// -----
+
+// Tests that shared memory holds scalars.
+pallas_mgpu.kernel @vector_elements(%x: memref<64xf32>)
+    attributes {grid = array<i64: 1>, grid_names = [], cluster = array<i64: 1>,
+                cluster_names = [], num_threads = 1, num_outputs = 0} {
+  // expected-error @+1 {{the buffer 'memref<8xvector<4xf32>, #pallas_mgpu.smem>' must hold integers or floats}}
+  %s = pallas_mgpu.alloc_smem : memref<8xvector<4xf32>, #pallas_mgpu.smem>
+}
+
+// -----
+
+// Tests that a TMA copy of non-scalar elements is refused, not a crash.
+pallas_mgpu.kernel @tma_vector(%x: memref<8xvector<4xf32>>)
+    attributes {grid = array<i64: 1>, grid_names = [], cluster = array<i64: 1>,
+                cluster_names = [], num_threads = 1, num_outputs = 0} {
+  %c0 = arith.constant 0 : index
+  %s = pallas_mgpu.alloc_smem : memref<8xf32, #pallas_mgpu.smem>
+  %bar = pallas_mgpu.alloc_barriers : !pallas_mgpu.barrier<1, arrivals = 1>
+  // expected-error @+1 {{the shapes and element types must match}}
+  pallas_mgpu.copy_gmem_to_smem %x, %s, %bar[%c0] : memref<8xvector<4xf32>>, memref<8xf32, #pallas_mgpu.smem>, !pallas_mgpu.barrier<1, arrivals = 1>
+}
