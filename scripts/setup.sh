@@ -28,6 +28,14 @@ if command -v python3 >/dev/null 2>&1 &&
   python3 -m pip install --quiet --disable-pip-version-check numpy jax ||
     echo "setup: warning: pip install failed; numpy/jax tests will be skipped"
 fi
+# JAX's shipped Mosaic GPU ops (hopper_matmul_mgpu) import jax._src.test_util,
+# which needs absl-py; without it their export tests skip.
+if command -v python3 >/dev/null 2>&1 && python3 -c "import jax" >/dev/null 2>&1 &&
+   ! python3 -c "import absl" >/dev/null 2>&1; then
+  echo "setup: installing absl-py with pip (for JAX's shipped Mosaic GPU ops)"
+  python3 -m pip install --quiet --disable-pip-version-check absl-py ||
+    echo "setup: warning: pip install of absl-py failed; the Mosaic GPU op tests will be skipped"
+fi
 
 # The JAX exporter (python/pallasc_jax, the `pallasc-export` console script),
 # installed into the Python that has jax; editable, so it is this checkout's.

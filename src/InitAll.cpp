@@ -3,6 +3,7 @@
 #include "src/InitAll.h"
 
 #include "dialects/Pallas/IR/PallasOps.h"
+#include "dialects/PallasMGPU/IR/MgpuDialect.h"
 #include "dialects/TPU/IR/TPUDialect.h"
 #include "passes/Conversion/Passes.h"
 #include "passes/Pipelines/CudaPipeline.h"
@@ -29,7 +30,8 @@ void pallasc::registerAllDialects(mlir::DialectRegistry &registry) {
                   mlir::func::FuncDialect, mlir::math::MathDialect,
                   mlir::scf::SCFDialect, mlir::tensor::TensorDialect,
                   mlir::linalg::LinalgDialect, mlir::memref::MemRefDialect,
-                  mlir::vector::VectorDialect, mlir::tpu::TPUDialect>();
+                  mlir::vector::VectorDialect, mlir::tpu::TPUDialect,
+                  mlir::pallas_mgpu::MgpuDialect>();
   mlir::pallas::registerCpuPipelineDialects(registry);
   mlir::pallas::registerCudaPipelineDialects(registry);
   mlir::pallas::registerRocmPipelineDialects(registry);

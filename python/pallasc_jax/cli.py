@@ -104,12 +104,20 @@ def main(argv=None) -> int:
   ap.add_argument("-o", "--out-dir", required=True, help="output directory")
   ap.add_argument("--name", help="artifact name (default: the pallas_call's "
                   "name or the kernel function's)")
+  ap.add_argument("--device", metavar="DEVICE",
+                  help="the GPU to trace for: h100, h200, b200, or "
+                  "NAME:sms=N,cc=MAJOR.MINOR,cuda=VERSION; the ops' device "
+                  "queries (SM count, compute capability, CUDA version) "
+                  "answer from it (default: the machine's devices)")
   ap.add_argument("--source-root", help="Python paths in locations are "
                   "relative to this directory (default: the current one)")
   args = ap.parse_args(argv)
   try:
     arrays = [parse_arg(a) for a in args.arg]
     statics = dict(parse_static(s) for s in args.static)
+    if args.device:
+      from .device import parse as parse_device
+      parse_device(args.device)
     fn = load_function(args.function)
   except ValueError as e:
     print(f"pallasc-export: error: {e}", file=sys.stderr)
@@ -120,7 +128,7 @@ def main(argv=None) -> int:
     fn = functools.partial(fn, **statics)
   try:
     paths = export(fn, *arrays, out_dir=args.out_dir, name=args.name,
-                   source_root=args.source_root)
+                   source_root=args.source_root, device=args.device)
   except ExportError as e:
     print(f"pallasc-export: {e}", file=sys.stderr)
     return 1

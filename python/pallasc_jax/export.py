@@ -19,6 +19,7 @@ from jax._src import source_info_util
 from jax._src.export import shape_poly
 from jax._src.state.types import AbstractRef
 
+from . import device as device_mod
 from . import mlir as M
 from .errors import ExportError
 from .indexmap import affine_map, index_map_func
@@ -49,6 +50,8 @@ class ExportedCall:
 
   @property
   def in_avals(self):
+    if self.eqn.primitive.name == "mpmd_map":
+      return [v.aval for v in self.eqn.invars]
     gm = self.eqn.params["grid_mapping"]
     return [v.aval for v in self.eqn.invars[gm.num_dynamic_grid_bounds:]]
 
@@ -486,13 +489,18 @@ def _jaxpr_loc(closed, locs):
 # Tracing and writing
 # ---------------------------------------------------------------------------
 
-def find_pallas_calls(jaxpr) -> list:
-  """Every pallas_call equation, in program order, nested ones included."""
+KERNEL_PRIMITIVES = ("pallas_call", "mpmd_map", "core_map")
+
+
+def find_pallas_calls(jaxpr, kinds=("pallas_call",)) -> list:
+  """Every pallas_call equation (or, with `kinds`, every equation of those
+  kernel primitives: `mpmd_map` is a Mosaic GPU `plgpu.kernel`), in program
+  order, nested ones included."""
   found = []
 
   def walk(j):
     for e in j.eqns:
-      if e.primitive.name == "pallas_call":
+      if e.primitive.name in kinds:
         found.append(e)
         continue
       for sub in jax_core.jaxprs_in_params(e.params):
@@ -546,20 +554,32 @@ def trace(fn, *args, **kwargs) -> list[ExportedCall]:
   is written)."""
   source_root = kwargs.pop("source_root", None)
   name = kwargs.pop("name", None)
+  dev = kwargs.pop("device", None)
   if kwargs:
     raise TypeError(f"unexpected arguments {sorted(kwargs)}")
   sargs = [jax.tree_util.tree_map(_abstract, a) for a in args]
-  with _own_tracebacks():
+  with _own_tracebacks(), device_mod.answering(
+      device_mod.parse(dev) if dev else None):
     closed = jax.make_jaxpr(fn)(*sargs)
-  eqns = find_pallas_calls(closed)
+  eqns = find_pallas_calls(closed, KERNEL_PRIMITIVES)
   dims = _dims_as_values(closed)
   if not eqns:
-    raise ExportError(f"{getattr(fn, '__name__', fn)!r} makes no pallas_call")
+    raise ExportError(f"{getattr(fn, '__name__', fn)!r} makes no pallas_call "
+                      "(and no plgpu.kernel)")
   calls, used = [], {}
   for i, e in enumerate(eqns):
     hint = name if name and len(eqns) == 1 else (
         f"{name}_{i}" if name else None)
-    c = export_call(e, hint, Locations(source_root), dims)
+    if e.primitive.name == "core_map":
+      raise ExportError("pl.core_map is not supported by pallasc (a Mosaic "
+                        "GPU kernel written with plgpu.kernel is)",
+                        where(e.source_info))
+    if e.primitive.name == "mpmd_map":
+      from .mgpu import export_kernel
+      text, spec, cname = export_kernel(e, hint, Locations(source_root))
+      c = ExportedCall(cname, text, spec, e)
+    else:
+      c = export_call(e, hint, Locations(source_root), dims)
     if c.name in used:
       used[c.name] += 1
       c.name = f"{c.name}_{used[c.name]}"
@@ -626,12 +646,17 @@ def write(calls: list[ExportedCall], out_dir: str) -> list[str]:
 
 
 def export(fn, *args, out_dir: str, name: str | None = None,
-           source_root: str | None = None) -> list[str]:
+           source_root: str | None = None, device=None) -> list[str]:
   """Traces `fn(*args)` with JAX and writes, for every pallas_call in it
   (nested in jit, vmapped ones as JAX batched them), a kernel `.mlir` and a
   grid spec `.json` that pallasc accepts. `args` are arrays or
   `jax.ShapeDtypeStruct`s. Returns the written paths (`.mlir`, `.json` per
   call, in program order). Raises `ExportError` (nothing written) when a
-  primitive or parameter cannot be translated."""
-  calls = trace(fn, *args, name=name, source_root=source_root)
+  primitive or parameter cannot be translated.
+
+  `device` ("h100", or "NAME:sms=N,cc=9.0,cuda=13000", or a
+  `pallasc_jax.device.Device`) is the GPU the kernels are traced for: the
+  ops' queries of the SM count, compute capability and CUDA version answer
+  from it, so Mosaic GPU kernels trace on a machine without that GPU."""
+  calls = trace(fn, *args, name=name, source_root=source_root, device=device)
   return write(calls, out_dir)

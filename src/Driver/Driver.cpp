@@ -139,6 +139,30 @@ LogicalResult checkKernelSize(ModuleOp module) {
   return failure(result.wasInterrupted());
 }
 
+/// A kernel written in JAX's Mosaic GPU model (`pallas_mgpu` ops, exported
+/// from `plgpu.kernel`) verifies but has no lowering yet: refuses it at its
+/// first such op, naming the op and the targets asked for.
+LogicalResult refuseMosaicGpu(ModuleOp module,
+                              const std::vector<std::string> &targets) {
+  std::string names;
+  for (const std::string &t : targets)
+    names += (names.empty() ? "" : ", ") + t;
+  if (names.empty())
+    names = "any target";
+  WalkResult result = module->walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (op->getDialect() &&
+        op->getDialect()->getNamespace() == "pallas_mgpu") {
+      op->emitError() << "'" << op->getName()
+                      << "' is a Mosaic GPU (plgpu.kernel) op: the lowering "
+                         "of the Mosaic GPU model for "
+                      << names << " is not built yet";
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return failure(result.wasInterrupted());
+}
+
 std::string baseName(const std::string &path) {
   return llvm::sys::path::filename(path).str();
 }
@@ -784,7 +808,8 @@ int runFrontendOnBuffer(const DriverOptions &options,
     module = parseSourceFile<ModuleOp>(router.sourceMgr(), config);
   }
   if (!module || failed(checkKernelSize(*module)) ||
-      failed(checkValueFootprints(*module)))
+      failed(checkValueFootprints(*module)) ||
+      failed(refuseMosaicGpu(*module, options.targets)))
     return kExitUserError;
   parseStep.reset();
 

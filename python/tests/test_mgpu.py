@@ -1,0 +1,386 @@
+"""Mosaic GPU kernels (`plgpu.kernel`): tracing without a GPU through a device
+description, the export of JAX's shipped `hopper_matmul_mgpu` to the
+`pallas_mgpu` dialect (verified by pallasc-opt, refused by pallasc until its
+lowering exists), and the exporter's refusals by name with their Python
+line."""
+
+import inspect
+import os
+import re
+import subprocess
+import sys
+import unittest
+
+from harness import PALLASC, ROOT, PallascCase, skip_without_jax
+
+try:
+  import jax
+  import jax.numpy as jnp
+  from jax.experimental import pallas as pl
+  from jax.experimental.pallas import mosaic_gpu as plgpu
+  import pallasc_jax
+  from pallasc_jax import device as D
+  S = jax.ShapeDtypeStruct
+except Exception:  # pragma: no cover
+  pass
+
+HERE = os.path.abspath(__file__)
+
+
+def _import_op(name):
+  """A shipped Mosaic GPU op module, or the reason it cannot be imported
+  (hopper_matmul_mgpu imports jax._src.test_util, which needs absl-py)."""
+  try:
+    import importlib
+    return importlib.import_module(
+        f"jax.experimental.pallas.ops.gpu.{name}"), None
+  except Exception as e:  # pragma: no cover - depends on the environment
+    return None, f"{type(e).__name__}: {e}"
+
+
+def pallasc_opt():
+  if PALLASC:
+    cand = os.path.join(os.path.dirname(PALLASC), "pallasc-opt")
+    if os.path.exists(cand):
+      return cand
+  return None
+
+
+def line_of(fn, needle):
+  src, start = inspect.getsourcelines(fn)
+  for i, l in enumerate(src):
+    if needle in l:
+      return start + i
+  raise AssertionError(needle)
+
+
+@skip_without_jax
+class Devices(unittest.TestCase):
+
+  def test_named_and_custom(self):
+    h = D.parse("h100")
+    self.assertEqual((h.sm_count, h.compute_capability), (132, (9, 0)))
+    c = D.parse("h100:sms=2,cc=9.0,cuda=12090")
+    self.assertEqual((c.sm_count, c.compute_capability, c.cuda_version),
+                     (2, (9, 0), 12090))
+
+  def test_bad_descriptions(self):
+    with self.assertRaisesRegex(ValueError, "unknown device 'a100'"):
+      D.parse("a100")
+    with self.assertRaisesRegex(ValueError, "unknown field 'warps'"):
+      D.parse("h100:warps=4")
+    with self.assertRaisesRegex(ValueError, "'sms=0' is not sms=POSITIVE"):
+      D.parse("h100:sms=0")
+
+  def test_queries_answer_and_are_restored(self):
+    from jax.extend import backend
+    from jax._src import lib as jax_lib
+    before = (backend.get_default_device, jax_lib.cuda_versions)
+    with D.answering(D.parse("h100:sms=7,cuda=12090")):
+      self.assertEqual(backend.get_default_device().core_count, 7)
+      self.assertEqual(backend.get_default_device().compute_capability, "9.0")
+      self.assertEqual(jax_lib.cuda_versions.cuda_runtime_get_version(),
+                       12090)
+    self.assertEqual((backend.get_default_device, jax_lib.cuda_versions),
+                     before)
+
+  def test_cli_rejects_a_bad_device(self):
+    r = subprocess.run([sys.executable, "-m", "pallasc_jax", "x.py:f",
+                        "--device", "z9", "-o", "unused"],
+                       capture_output=True, text=True,
+                       env=dict(os.environ, PYTHONPATH=os.path.join(
+                           ROOT, "python")))
+    self.assertEqual(r.returncode, 2, r.stderr)
+    self.assertIn("pallasc-export: error: unknown device 'z9'", r.stderr)
+
+
+@skip_without_jax
+class HopperMatmul(PallascCase):
+
+  def setUp(self):
+    super().setUp()
+    self.hm, why = _import_op("hopper_matmul_mgpu")
+    if self.hm is None:
+      self.skipTest(f"cannot import hopper_matmul_mgpu ({why}); "
+                    "pip install absl-py")
+
+  def export_matmul(self, dtype, config, n=256, device="h100:sms=2"):
+    hm = self.hm
+    a = S((n, n), dtype)
+    out = os.path.join(self.dir, "out")
+    paths = pallasc_jax.export(lambda x, y: hm.matmul(x, y, None, config), a,
+                               a, out_dir=out, device=device)
+    mlir = [p for p in paths if p.endswith(".mlir")]
+    self.assertEqual(len(mlir), 1)
+    with open(mlir[0]) as f:
+      return mlir[0], f.read()
+
+  def check_ir(self, path, text, elem):
+    for op in ("pallas_mgpu.kernel", "pallas_mgpu.alloc_smem",
+               "pallas_mgpu.alloc_barriers", "pallas_mgpu.alloc_acc",
+               "pallas_mgpu.copy_gmem_to_smem", "pallas_mgpu.barrier_wait",
+               "pallas_mgpu.barrier_arrive", "pallas_mgpu.wgmma ",
+               "pallas_mgpu.wgmma_wait", "pallas_mgpu.acc_read",
+               "pallas_mgpu.store", "pallas_mgpu.commit_smem",
+               "pallas_mgpu.copy_smem_to_gmem",
+               "pallas_mgpu.wait_smem_to_gmem", "pallas_mgpu.commit_group",
+               "pallas_mgpu.set_max_registers \"decrease\" 40",
+               "pallas_mgpu.axis_index \"wg\"", "memref.subview"):
+      self.assertIn(op, text)
+    self.assertIn(f"x{elem}, #pallas_mgpu.smem<tiling = [8, 64], "
+                  "swizzle = 128>>", text)
+    # Every op is located at a Python line of the op's source.
+    self.assertRegex(text, r'#loc\d+ = loc\(".*hopper_matmul_mgpu.py":\d+:\d+\)')
+    for line in text.splitlines():
+      if re.search(r"(^|= )(pallas_mgpu\.|memref\.subview)", line.strip()):
+        self.assertRegex(line, r"loc\(#loc\d+\)", line)
+    opt = pallasc_opt()
+    if opt:
+      r = subprocess.run([opt, path], capture_output=True, text=True)
+      self.assertEqual(r.returncode, 0, r.stderr)
+
+  def test_f16_and_bf16_two_tilings(self):
+    hm = self.hm
+    configs = [hm.TuningConfig(tile_m=128, tile_n=128, tile_k=64,
+                               max_concurrent_steps=4),
+               hm.TuningConfig(tile_m=64, tile_n=64, tile_k=64,
+                               max_concurrent_steps=2,
+                               wg_dimension=hm.MatmulDimension.M)]
+    for dtype, elem in ((jnp.float16, "f16"), (jnp.bfloat16, "bf16")):
+      for cfg in configs:
+        with self.subTest(dtype=elem, tile=(cfg.tile_m, cfg.tile_n)):
+          path, text = self.export_matmul(dtype, cfg)
+          self.check_ir(path, text, elem)
+          self.assertIn("grid = array<i64: 2>", text)
+          self.assertIn("num_threads = 3", text)
+
+  def test_device_sets_the_grid(self):
+    hm = self.hm
+    cfg = hm.TuningConfig(tile_m=128, tile_n=128, tile_k=64,
+                          max_concurrent_steps=4)
+    _, text = self.export_matmul(jnp.float16, cfg, device="h100")
+    self.assertIn("grid = array<i64: 132>", text)
+
+  def test_command_line_device(self):
+    mod = os.path.join(self.dir, "mm.py")
+    with open(mod, "w") as f:
+      f.write("from jax.experimental.pallas.ops.gpu import hopper_matmul_mgpu "
+              "as hm\n"
+              "def matmul(a, b):\n"
+              "  return hm.matmul(a, b, None, hm.TuningConfig(128, 128, 64, "
+              "4))\n")
+    out = os.path.join(self.dir, "cli")
+    r = subprocess.run([sys.executable, "-m", "pallasc_jax", f"{mod}:matmul",
+                        "--arg", "f16[256,256]", "--arg", "f16[256,256]",
+                        "--device", "h100:sms=4", "-o", out],
+                       capture_output=True, text=True, cwd=self.dir,
+                       env=dict(os.environ, PYTHONPATH=os.path.join(
+                           ROOT, "python")))
+    self.assertEqual(r.returncode, 0, r.stderr)
+    self.assertEqual(sorted(os.listdir(out)), ["kernel.json", "kernel.mlir"])
+    with open(os.path.join(out, "kernel.mlir")) as f:
+      self.assertIn("grid = array<i64: 4>", f.read())
+
+  def test_pallasc_refuses_until_lowered(self):
+    hm = self.hm
+    cfg = hm.TuningConfig(tile_m=128, tile_n=128, tile_k=64,
+                          max_concurrent_steps=4)
+    path, _ = self.export_matmul(jnp.float16, cfg)
+    out = os.path.join(self.dir, "compiled")
+    r = subprocess.run([PALLASC, path, "--spec", path[:-5] + ".json",
+                        "--target", "cuda:sm_90a", "-o", out],
+                       capture_output=True, text=True)
+    self.assertEqual(r.returncode, 1, r.stderr)
+    first = r.stderr.splitlines()[0]
+    self.assertRegex(first, r"hopper_matmul_mgpu.py:\d+:1: error: "
+                     r"'pallas_mgpu.kernel' is a Mosaic GPU \(plgpu.kernel\) "
+                     r"op: the lowering of the Mosaic GPU model for "
+                     r"cuda:sm_90a is not built yet")
+    self.assertFalse(os.path.exists(out) and os.listdir(out))
+
+
+def _kernel(body, scratch=()):
+  def f(x):
+    return plgpu.kernel(body, out_type=S((128, 128), jnp.float32), grid=(1,),
+                        grid_names=("g",), num_threads=1, thread_name="wg",
+                        scratch_types=scratch)(x)
+  return f
+
+
+@skip_without_jax
+class Refusals(unittest.TestCase):
+  """Each refusal names the primitive (or allocation) and its Python line."""
+
+  def refused(self, body, scratch, needle, message):
+    with self.assertRaises(pallasc_jax.ExportError) as cm:
+      pallasc_jax.trace(_kernel(body, scratch), S((128, 128), jnp.float32),
+                        device="h100")
+    e = cm.exception
+    self.assertEqual(e.where, f"{HERE}:{line_of(body, needle)}:" +
+                     e.where.rsplit(":", 1)[1])
+    self.assertIn(message, e.message)
+
+  def test_tcgen05(self):
+    def body(x_ref, o_ref, a, t, b):
+      plgpu.tcgen05_mma(t, a, a, b, accumulate=False)
+    sm = plgpu.SMEM((128, 128), jnp.float16,
+                    transforms=(plgpu.TilingTransform((8, 64)),
+                                plgpu.SwizzleTransform(128)))
+    self.refused(body, (sm, plgpu.TMEM((128, 128), jnp.float32),
+                        plgpu.Barrier(orders_tensor_core=True)),
+                 "tcgen05_mma(", "primitive 'tcgen05_mma' is Blackwell-only")
+
+  def test_tmem(self):
+    def body(x_ref, o_ref, t):
+      pass
+    self.refused(body, (plgpu.TMEM((128, 128), jnp.float32),), "def body",
+                 "TMEM (plgpu.TMEM) is Blackwell-only")
+
+  def test_multimem(self):
+    def body(x_ref, o_ref, s):
+      plgpu.multimem_store(s[...], o_ref, "x")
+    self.refused(body, (plgpu.SMEM((128, 128), jnp.float32),),
+                 "multimem_store(", "primitive 'multimem_store' communicates "
+                 "across devices")
+
+  def test_semaphore(self):
+    def body(x_ref, o_ref, s):
+      pl.semaphore_signal(s, 1, device_id=0)
+    self.refused(body, (plgpu.SemaphoreType.REGULAR,), "semaphore_signal(",
+                 "primitive 'semaphore_signal' communicates across devices")
+
+  def test_cluster_cancel(self):
+    def body(x_ref, o_ref, r, b):
+      plgpu.try_cluster_cancel(r, b)
+    self.refused(body, (plgpu.SMEM((4,), jnp.uint32), plgpu.Barrier()),
+                 "try_cluster_cancel(", "primitive 'try_cluster_cancel' "
+                 "(cluster launch control / cluster cancel)")
+
+  def test_inline_mgpu(self):
+    def body(x_ref, o_ref):
+      @plgpu.inline_mgpu(arg_types=(), return_type=None)
+      def foo(ctx):
+        pass
+      foo()
+    self.refused(body, (), "foo()", "primitive 'inline_mgpu' embeds Mosaic "
+                 "GPU Python code")
+
+  def test_not_translated(self):
+    def body(x_ref, o_ref, s):
+      s[...] = jnp.sort(s[...], axis=0)
+    self.refused(body, (plgpu.SMEM((128, 128), jnp.float32),), "jnp.sort",
+                 "primitive 'sort' is not supported in a Mosaic GPU kernel")
+
+  def test_barrier_without_index(self):
+    def body(x_ref, o_ref, b):
+      plgpu.barrier_wait(b)
+    self.refused(body, (plgpu.Barrier(num_barriers=2),), "barrier_wait(",
+                 "an array of 2 barriers used without an index")
+
+
+@skip_without_jax
+class SmallKernel(unittest.TestCase):
+  """The primitives the shipped matmul does not use: get (a load of SMEM),
+  layout_cast, optimization_barrier; and a kernel with one thread."""
+
+  def test_smem_load_layout_cast(self):
+    from jax import lax
+
+    def body(x_ref, o_ref, smem, bar):
+      i = lax.axis_index("g")
+      plgpu.copy_gmem_to_smem(x_ref.at[pl.ds(i * 64, 64)], smem, bar.at[0])
+      plgpu.barrier_wait(bar.at[0])
+      v = smem[...]
+      r = plgpu.layout_cast(jnp.max(v, axis=1), plgpu.Layout.WGMMA.reduce(1))
+      v, r = lax.optimization_barrier((v, r))
+      smem[...] = v - r[:, None]
+      plgpu.commit_smem()
+      plgpu.copy_smem_to_gmem(smem, o_ref.at[pl.ds(i * 64, 64)])
+      plgpu.wait_smem_to_gmem(0)
+    f = plgpu.kernel(body, out_type=S((128, 128), jnp.float32), grid=(2,),
+                     grid_names=("g",),
+                     scratch_types=(plgpu.SMEM((64, 128), jnp.float32),
+                                    plgpu.Barrier()))
+    (c,) = pallasc_jax.trace(f, S((128, 128), jnp.float32))
+    text = c.kernel_mlir
+    self.assertEqual(c.spec["grid"], [2])
+    self.assertEqual(c.spec["in_specs"], [{"memory_space": "any"}])
+    self.assertIn("pallas_mgpu.kernel @body(", text)
+    self.assertIn("grid = array<i64: 2>, grid_names = [\"g\"]", text)
+    self.assertIn("pallas_mgpu.alloc_smem : memref<64x128xf32, "
+                  "#pallas_mgpu.smem>", text)
+    self.assertIn("!pallas_mgpu.barrier<1, arrivals = 1>", text)
+    self.assertRegex(text, r"memref.subview %in0\[%\d+, 0\] \[64, 128\] "
+                     r"\[1, 1\] : memref<128x128xf32> to memref<64x128xf32, "
+                     r"strided<\[128, 1\], offset: \?>>")
+    self.assertRegex(text, r"pallas_mgpu.load %smem\d+ : .* -> "
+                     r"tensor<64x128xf32> loc\(#loc\d+\)")
+    self.assertRegex(text, r"pallas_mgpu.layout_cast %\d+ : tensor<64xf32> "
+                     r"to #pallas_mgpu.layout<\"wgmma\", reduced = \[1\]>")
+    self.assertIn("pallas_mgpu.store ", text)
+    # Each op is located at its line of this file.
+    store_line = line_of(body, "smem[...] = v - r")
+    self.assertRegex(text, rf'#loc\d+ = loc\(".*test_mgpu.py":{store_line}:')
+    opt = pallasc_opt()
+    if opt:
+      r = subprocess.run([opt, "-"], input=text, capture_output=True,
+                         text=True)
+      self.assertEqual(r.returncode, 0, r.stderr)
+
+
+@skip_without_jax
+class Attention(unittest.TestCase):
+
+  def test_forward_causal_and_not(self):
+    # attention_mgpu reads the CUDA runtime version while tracing (None on a
+    # CPU jaxlib): the device description answers it.
+    am, why = _import_op("attention_mgpu")
+    if am is None:
+      self.skipTest(f"cannot import attention_mgpu ({why})")
+    q = S((1, 128, 1, 64), jnp.float16)
+    for causal in (False, True):
+      with self.subTest(causal=causal):
+        cfg = am.TuningConfig(block_q=64, block_kv=64, max_concurrent_steps=2,
+                              causal=causal)
+        (c,) = pallasc_jax.trace(lambda a, b, d: am.attention(a, b, d, cfg),
+                                 q, q, q, device="h100")
+        text = c.kernel_mlir
+        self.assertIn("num_threads = 3", text)
+        # k_smem.T as wgmma's right operand; P from registers into an
+        # accumulator that pl.run_state initializes.
+        self.assertRegex(text, r"memref.transpose %v\d+ \(d0, d1\) -> "
+                         r"\(d1, d0\)")
+        self.assertRegex(text, r"pallas_mgpu.alloc_acc init\(%\d+ : "
+                         r"tensor<64x64xf32>\)")
+        self.assertRegex(text, r"pallas_mgpu.wgmma %acc\d+, %\d+, %v\d+ : "
+                         r"memref<64x64xf32, #pallas_mgpu.acc>, "
+                         r"tensor<64x64xf16>")
+        self.assertIn('to #pallas_mgpu.layout<"wgmma", reduced = [1]>', text)
+        if causal:
+          self.assertIn("pallas.iota 1 : tensor<64x64xi32>", text)
+        self.assertRegex(text, r'loc\(".*attention_mgpu.py":\d+:\d+\)')
+        opt = pallasc_opt()
+        if opt:
+          r = subprocess.run([opt, "-"], input=text, capture_output=True,
+                             text=True)
+          self.assertEqual(r.returncode, 0, r.stderr)
+
+  def test_pipeline_emitter_variant_is_refused(self):
+    # Its SMEM has no tiling/swizzle: Mosaic GPU infers them, pallasc-export
+    # needs them explicit.
+    am, why = _import_op("attention_mgpu")
+    if am is None:
+      self.skipTest(f"cannot import attention_mgpu ({why})")
+    q = S((1, 128, 1, 64), jnp.float16)
+    cfg = am.TuningConfig(block_q=64, block_kv=64, max_concurrent_steps=2)
+    with self.assertRaises(pallasc_jax.ExportError) as cm:
+      pallasc_jax.trace(
+          lambda a, b, d: am.attention_with_pipeline_emitter(a, b, d, cfg),
+          q, q, q, device="h100")
+    self.assertRegex(str(cm.exception),
+                     r"attention_mgpu.py:\d+:\d+: error: wgmma operand a is "
+                     r"an SMEM ref without tiling and swizzle transforms")
+
+
+if __name__ == "__main__":
+  unittest.main()
