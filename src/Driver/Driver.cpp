@@ -797,6 +797,21 @@ int runFrontendOnBuffer(const DriverOptions &options,
     reportSpecErrors(options.specPath, specErrors);
     return kExitUserError;
   }
+  // Symbolic shapes are parsed and validated, but no target compiles them
+  // yet (issue 36): refuse them here, before anything is built or written,
+  // naming the target and the symbol.
+  if (auto use = spec::firstSymbolUse(*spec)) {
+    const auto &[symbol, path] = *use;
+    std::string what =
+        options.targets.empty()
+            ? "pallasc cannot compile a spec with symbolic shapes yet"
+            : "target '" + options.targets.front() +
+                  "' cannot compile a spec with symbolic shapes yet";
+    reportSpecErrors(options.specPath,
+                     {{path, what + " (symbol '" + symbol +
+                                 "'); compile the spec at a static shape"}});
+    return kExitUserError;
+  }
   for (const spec::Transform &t : options.extraTransforms)
     spec->transforms.push_back(t);
   if (!options.name.empty())

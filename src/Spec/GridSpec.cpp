@@ -285,4 +285,19 @@ std::optional<GridSpec> parseGridSpec(const std::string &text,
   return std::nullopt;
 }
 
+std::optional<std::pair<std::string, std::string>>
+firstSymbolUse(const GridSpec &spec) {
+  for (size_t i = 0; i < spec.gridExprs.size(); ++i)
+    if (!spec.gridExprs[i].isConstant())
+      return std::make_pair(spec.gridExprs[i].symbols().front(),
+                            "grid[" + std::to_string(i) + "]");
+  for (const std::vector<ArraySpec> *arrays : {&spec.inputs, &spec.outputs})
+    for (const ArraySpec &a : *arrays)
+      for (size_t d = 0; d < a.shapeExprs.size(); ++d)
+        if (!a.shapeExprs[d].isConstant())
+          return std::make_pair(a.shapeExprs[d].symbols().front(),
+                                a.path + ".shape[" + std::to_string(d) + "]");
+  return std::nullopt;
+}
+
 } // namespace pallasc::spec
