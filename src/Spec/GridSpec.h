@@ -209,6 +209,28 @@ std::optional<GridSpec> parseGridSpec(const std::string &text,
 std::optional<std::pair<std::string, std::string>>
 firstSymbolUse(const GridSpec &spec);
 
+/// Infers the value of each symbol of `spec` from the concrete shapes of its
+/// inputs (`shapes[i]` for `spec.inputs[i]`, named `sources[i]` in messages,
+/// e.g. the .npy file): a dimension that is one symbol's linear function
+/// gives it, every other symbolic dimension must then agree, and every value
+/// must satisfy its symbol's constraints. On failure returns false with a
+/// message naming the operand, the dimension and the symbol, and in
+/// `errorSource` the source it is about (empty: the spec itself, as for a
+/// symbol that no input dimension determines).
+bool inferSymbols(const GridSpec &spec,
+                  const std::vector<std::vector<int64_t>> &shapes,
+                  const std::vector<std::string> &sources,
+                  std::map<std::string, int64_t> &values,
+                  std::string &errorSource, std::string &error);
+
+/// `spec` at the symbols' `values` (every symbol used must have one): each
+/// symbolic dimension and grid entry evaluated, a static spec equal to the
+/// one written with those sizes. False with a message when a size leaves
+/// int64.
+bool instantiateSymbols(GridSpec &spec,
+                        const std::map<std::string, int64_t> &values,
+                        std::string &error);
+
 /// Parses a dtype spelling (accepting aliases such as "float32", "bfloat16",
 /// "int8", "uint8", "bool_") to its canonical form; nullopt if unknown.
 std::optional<std::string> canonicalDtype(const std::string &dtype);

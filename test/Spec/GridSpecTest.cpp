@@ -1133,3 +1133,56 @@ TEST_CASE("symbolic block and alias errors", "[gridspec]") {
   j["input_output_aliases"] = {{"0", 0}};
   parseOk(j.dump());
 }
+
+TEST_CASE("symbols inferred from input shapes and instantiated", "[gridspec]") {
+  json j = symbolic();
+  j["symbols"]["n"]["multiple_of"] = 4;
+  j["inputs"][1]["shape"] = {"2*n + 8"};
+  j["in_specs"][1]["block_shape"] = {8};
+  auto spec = parseOk(j.dump());
+  std::map<std::string, int64_t> values;
+  std::string source, error;
+  REQUIRE(inferSymbols(*spec, {{12, 4096}, {32}}, {"x.npy", "w.npy"}, values,
+                       source, error));
+  CHECK(values == std::map<std::string, int64_t>{{"n", 12}});
+  GridSpec s = *spec;
+  REQUIRE(instantiateSymbols(s, values, error));
+  CHECK(s.grid == std::vector<int64_t>{2});
+  CHECK(s.gridExprs.empty());
+  CHECK(s.inputs[0].shape == std::vector<int64_t>{12, 4096});
+  CHECK(s.inputs[1].shape == std::vector<int64_t>{32});
+  CHECK(s.outputs[0].shape == std::vector<int64_t>{12, 4096});
+  CHECK_FALSE(firstSymbolUse(s));
+
+  // The second input's dimension comes first when it is solvable alone.
+  values.clear();
+  REQUIRE(inferSymbols(*spec, {{12, 4096}, {32}}, {"x", "w"}, values, source,
+                       error));
+
+  values.clear();
+  CHECK_FALSE(inferSymbols(*spec, {{12, 4096}, {34}}, {"x.npy", "w.npy"},
+                           values, source, error));
+  CHECK(source == "w.npy");
+  CHECK(error == "inputs[1] dimension 0 is 34 but the spec's '2*n + 8' is 32 "
+                 "there (n = 12 from x.npy inputs[0] dimension 0)");
+  values.clear();
+  CHECK_FALSE(inferSymbols(*spec, {{10, 4096}, {28}}, {"x.npy", "w.npy"},
+                           values, source, error));
+  CHECK(source == "x.npy");
+  CHECK(error == "inputs[0] dimension 0 is 10: n = 10 is not a multiple of 4 "
+                 "(the constraint symbols.n)");
+  values.clear();
+  CHECK_FALSE(inferSymbols(*spec, {{12, 4096}, {9}}, {"x.npy", "w.npy"}, values,
+                           source, error));
+  CHECK_THAT(error, Contains("is 9"));
+  values.clear();
+  CHECK_FALSE(inferSymbols(*spec, {{12, 4096, 1}, {32}}, {"x.npy", "w.npy"},
+                           values, source, error));
+  CHECK(error == "inputs[0] has shape [12,4096,1] but the spec gives it rank "
+                 "2 ([n,4096])");
+  values.clear();
+  CHECK_FALSE(inferSymbols(*spec, {{12, 4000}, {32}}, {"x.npy", "w.npy"},
+                           values, source, error));
+  CHECK(error == "inputs[0] dimension 1 is 4000 but the spec gives 4096 "
+                 "([n,4096])");
+}
