@@ -106,12 +106,14 @@ private:
   }
 
   // Linear combination a + sign * b.
-  std::optional<DimExpr> combine(const DimExpr &a, const DimExpr &b,
-                                 int64_t sign, size_t at) {
+  // `a` by value, moved in by the caller: a long sum adds each term in
+  // place (linear time).
+  std::optional<DimExpr> combine(DimExpr a, const DimExpr &b, int64_t sign,
+                                 size_t at) {
     if (!a.isLinear() || !b.isLinear())
       return fail(at, "a division can only be a whole grid entry (such as "
                       "cdiv(n, 128) or n // 8), not part of a sum");
-    DimExpr r = a;
+    DimExpr &r = a;
     int64_t c;
     if (mulOv(b.num.constant, sign, c) ||
         addOv(r.num.constant, c, r.num.constant))
@@ -123,7 +125,7 @@ private:
       if (dst == 0)
         r.num.terms.erase(name);
     }
-    return r;
+    return std::move(a);
   }
 
   std::optional<DimExpr> scale(const DimExpr &a, int64_t k, size_t at) {
@@ -184,12 +186,12 @@ private:
         auto rhs = parseProduct();
         if (!rhs)
           return std::nullopt;
-        lhs = combine(*lhs, *rhs, 1, at);
+        lhs = combine(std::move(*lhs), *rhs, 1, at);
       } else if (eat("-")) {
         auto rhs = parseProduct();
         if (!rhs)
           return std::nullopt;
-        lhs = combine(*lhs, *rhs, -1, at);
+        lhs = combine(std::move(*lhs), *rhs, -1, at);
       } else {
         break;
       }
@@ -233,15 +235,22 @@ private:
 
   std::optional<DimExpr> parseUnary() {
     size_t at = (skipSpace(), pos);
-    if (eat("-")) {
-      auto e = parseUnary();
-      if (!e)
-        return std::nullopt;
-      return scale(*e, -1, at);
+    // Signs nest as parentheses do: bounded, so that no input overflows
+    // the stack.
+    bool minus = false;
+    int signs = 0;
+    while (true) {
+      if (eat("-"))
+        minus = !minus;
+      else if (!eat("+"))
+        break;
+      if (++signs > 64)
+        return fail(at, "the expression nests deeper than 64");
     }
-    if (eat("+"))
-      return parseUnary();
-    return parseAtom();
+    auto e = parseAtom();
+    if (!e || !minus)
+      return e;
+    return scale(*e, -1, at);
   }
 
   std::optional<DimExpr> parseAtom() {

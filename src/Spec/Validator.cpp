@@ -266,7 +266,7 @@ std::optional<DimExpr> Validator::dimExprValue(const std::string &text,
   auto e = parseDimExpr(text, allowDivision, err);
   if (!e) {
     error(path, "invalid dimension expression " + quote(text) + " (" + what +
-                    "): " + err.message +
+                    "): " + sanitize(err.message, 400) +
                     (err.offset > 0 ? " (at character " +
                                           std::to_string(err.offset + 1) + ")"
                                     : ""));

@@ -1082,6 +1082,9 @@ TEST_CASE("symbolic shape and grid errors", "[gridspec]") {
   j["grid"] = {"8 // 16"};
   errorAt(j, "grid[0]", "'8 // 16' is 0; expected a positive grid size");
   j = symbolic();
+  j["grid"] = {"n \x01"};
+  errorAt(j, "grid[0]", "unexpected '\\x01' after a complete expression");
+  j = symbolic();
   j["grid"] = {"cdiv(n, 8) + 1"};
   errorAt(j, "grid[0]", "not part of a sum");
   j = minimal();

@@ -156,4 +156,11 @@ TEST_CASE("refused expressions say why", "[symexpr]") {
   CHECK(bad("n + @").offset == 4);
   CHECK_THAT(bad(std::string(100, '(') + "n" + std::string(100, ')')).message,
              Contains("deeper than 64"));
+  CHECK_THAT(bad(std::string(100000, '-') + "n").message,
+             Contains("deeper than 64"));
+  CHECK_THAT(bad(std::string(100000, '(') + "n").message,
+             Contains("deeper than 64"));
+  CHECK(ok("--n").str() == "n");
+  CHECK(ok("-+-n").str() == "n");
+  CHECK(ok("-(n - 2) + 2*n").str() == "n + 2");
 }
