@@ -822,6 +822,48 @@ int runFrontendOnBuffer(const DriverOptions &options,
     reportSpecErrors(options.specPath, specErrors);
     return kExitUserError;
   }
+  // Symbolic shapes are parsed and validated, but no target compiles them
+  // yet (issue 36): refuse them here, before anything is built or written,
+  // naming the target and the symbol.
+  if (auto use = spec::firstSymbolUse(*spec); use && options.symbolShapes &&
+                                              spec->transforms.empty() &&
+                                              options.extraTransforms.empty()) {
+    // pallasc run: the symbols' values come from the inputs' shapes; the
+    // spec at those values is a static one.
+    std::vector<std::vector<int64_t>> shapes;
+    std::vector<std::string> sources;
+    std::map<std::string, int64_t> values;
+    std::string error;
+    if (!options.symbolShapes(shapes, sources, error)) {
+      logError(error);
+      return kExitUserError;
+    }
+    std::string source;
+    if (!spec::inferSymbols(*spec, shapes, sources, values, source, error)) {
+      logError((source.empty() ? options.specPath : source) +
+               ": error: " + error);
+      return kExitUserError;
+    }
+    if (!spec::instantiateSymbols(*spec, values, error)) {
+      logError(options.specPath + ": error: " + error);
+      return kExitUserError;
+    }
+    for (const auto &[name, value] : values)
+      spdlog::debug("{}: symbol {} = {}", options.specPath, name, value);
+  } else if (use) {
+    const auto &[symbol, path] = *use;
+    std::string what =
+        options.symbolShapes
+            ? "pallasc run cannot infer symbols through transforms yet"
+        : options.targets.empty()
+            ? "pallasc cannot compile a spec with symbolic shapes yet"
+            : "target '" + options.targets.front() +
+                  "' cannot compile a spec with symbolic shapes yet";
+    reportSpecErrors(options.specPath,
+                     {{path, what + " (symbol '" + symbol +
+                                 "'); compile the spec at a static shape"}});
+    return kExitUserError;
+  }
   for (const spec::Transform &t : options.extraTransforms)
     spec->transforms.push_back(t);
   if (!options.name.empty())

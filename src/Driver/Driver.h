@@ -11,6 +11,7 @@
 
 #include "src/Spec/GridSpec.h"
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,13 @@ struct CacheSettings {
 struct DriverOptions {
   std::string kernelPath;
   std::string specPath;
+  /// `pallasc run`: gives the concrete shapes of the spec's inputs (from the
+  /// .npy headers) and their names for the messages, or false with an
+  /// error. Set, a spec with symbols is instantiated at the values the
+  /// shapes give (docs/run.md#symbolic-shapes); unset, it is refused.
+  std::function<bool(std::vector<std::vector<int64_t>> &shapes,
+                     std::vector<std::string> &sources, std::string &error)>
+      symbolShapes;
   /// `--output-dir DIR`: where the outputs go.
   std::string outputDir = ".";
   /// `-o PATH`: a directory (as outputDir), or a file that names the one

@@ -169,7 +169,42 @@ int runOnCpu(const RunOptions &options) {
   configureDriverContext(context);
   DiagnosticRouter router(&context);
   FrontendResult fe;
-  if (int rc = runFrontend(options.driver, context, router, fe))
+  // A spec with symbols runs at the sizes of its inputs: their .npy headers
+  // give the symbols' values (docs/run.md#symbolic-shapes).
+  DriverOptions driver = options.driver;
+  driver.symbolShapes = [&](std::vector<std::vector<int64_t>> &shapes,
+                            std::vector<std::string> &sources,
+                            std::string &error) {
+    if (options.randomSeed) {
+      error = specPath + ": error: the spec has symbolic shapes, whose sizes "
+                         "come from the --input files' shapes; --random-inputs "
+                         "cannot give them";
+      return false;
+    }
+    for (const std::string &path : options.inputs) {
+      if (path == "-") {
+        error = "error: the spec has symbolic shapes, whose sizes come from "
+                "the --input files' shapes; an input on stdin ('-') cannot "
+                "give them";
+        return false;
+      }
+      bool header = false;
+      HostArray ignored;
+      auto peek = [&](DType, const std::vector<int64_t> &shape, std::string &) {
+        shapes.push_back(shape);
+        header = true;
+        return false; // the header is all it needs
+      };
+      std::string readError;
+      if (!readNpy(path, ignored, readError, UINT64_MAX, peek) && !header) {
+        error = readError;
+        return false;
+      }
+      sources.push_back(path);
+    }
+    return true;
+  };
+  if (int rc = runFrontend(driver, context, router, fe))
     return rc;
 
   // A wrapper that is one call on its arguments runs on the grid executor

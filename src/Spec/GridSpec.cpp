@@ -285,4 +285,189 @@ std::optional<GridSpec> parseGridSpec(const std::string &text,
   return std::nullopt;
 }
 
+std::optional<std::pair<std::string, std::string>>
+firstSymbolUse(const GridSpec &spec) {
+  for (size_t i = 0; i < spec.gridExprs.size(); ++i)
+    if (!spec.gridExprs[i].isConstant())
+      return std::make_pair(spec.gridExprs[i].symbols().front(),
+                            "grid[" + std::to_string(i) + "]");
+  for (const std::vector<ArraySpec> *arrays : {&spec.inputs, &spec.outputs})
+    for (const ArraySpec &a : *arrays)
+      for (size_t d = 0; d < a.shapeExprs.size(); ++d)
+        if (!a.shapeExprs[d].isConstant())
+          return std::make_pair(a.shapeExprs[d].symbols().front(),
+                                a.path + ".shape[" + std::to_string(d) + "]");
+  return std::nullopt;
+}
+
+namespace {
+
+std::string shapeText(const std::vector<int64_t> &shape) {
+  std::string out = "[";
+  for (size_t i = 0; i < shape.size(); ++i)
+    out += (i ? "," : "") + std::to_string(shape[i]);
+  return out + "]";
+}
+
+} // namespace
+
+bool inferSymbols(const GridSpec &spec,
+                  const std::vector<std::vector<int64_t>> &shapes,
+                  const std::vector<std::string> &sources,
+                  std::map<std::string, int64_t> &values,
+                  std::string &errorSource, std::string &error) {
+  // Where each value came from, for the messages.
+  std::map<std::string, std::string> origin, originSource;
+  auto where = [&](size_t i, size_t d) {
+    errorSource = sources[i];
+    return spec.inputs[i].path + " dimension " + std::to_string(d);
+  };
+  for (size_t i = 0; i < spec.inputs.size() && i < shapes.size(); ++i) {
+    const ArraySpec &a = spec.inputs[i];
+    if (shapes[i].size() != a.shape.size()) {
+      errorSource = sources[i];
+      error = a.path + " has shape " + shapeText(shapes[i]) +
+              " but the spec gives it rank " + std::to_string(a.shape.size()) +
+              " (" + formatSymbolicShape(a.shape, a.shapeExprs) + ")";
+      return false;
+    }
+  }
+  // Solve the dimensions of one unknown symbol, then check the others,
+  // until nothing changes.
+  for (bool progress = true; progress;) {
+    progress = false;
+    for (size_t i = 0; i < spec.inputs.size() && i < shapes.size(); ++i) {
+      const ArraySpec &a = spec.inputs[i];
+      for (size_t d = 0; d < a.shapeExprs.size(); ++d) {
+        const DimExpr &e = a.shapeExprs[d];
+        int64_t got = shapes[i][d];
+        std::vector<std::string> unknown;
+        for (const std::string &s : e.symbols())
+          if (!values.count(s))
+            unknown.push_back(s);
+        if (unknown.size() != 1)
+          continue;
+        // got = c * s + rest, rest known.
+        const std::string &s = unknown.front();
+        DimExpr rest = e;
+        int64_t c = rest.num.terms[s];
+        rest.num.terms.erase(s);
+        std::optional<int64_t> r = rest.evaluate(values);
+        int64_t diff;
+        if (!r || __builtin_sub_overflow(got, *r, &diff) || diff % c != 0) {
+          error = where(i, d) + " is " + std::to_string(got) + ", which '" +
+                  e.str() + "' gives for no value of " + s +
+                  (values.empty() ? "" : " (with the other symbols' values)");
+          return false;
+        }
+        values[s] = diff / c;
+        origin[s] = where(i, d);
+        originSource[s] = sources[i];
+        progress = true;
+      }
+    }
+  }
+  for (const SymbolSpec &sym : spec.symbols) {
+    auto it = values.find(sym.name);
+    if (it == values.end())
+      continue;
+    std::string why = sym.check(it->second);
+    if (!why.empty()) {
+      errorSource = originSource[sym.name];
+      error = origin[sym.name] + " is " + std::to_string(it->second) + ": " +
+              why + " (the constraint " + sym.path + ")";
+      return false;
+    }
+  }
+  // Every symbolic dimension agrees with the values.
+  for (size_t i = 0; i < spec.inputs.size() && i < shapes.size(); ++i) {
+    const ArraySpec &a = spec.inputs[i];
+    for (size_t d = 0; d < a.shapeExprs.size(); ++d) {
+      const DimExpr &e = a.shapeExprs[d];
+      if (e.isConstant())
+        continue;
+      std::optional<int64_t> want = e.evaluate(values);
+      if (want && *want == shapes[i][d])
+        continue;
+      std::string known;
+      for (const std::string &s : e.symbols())
+        if (values.count(s))
+          known += (known.empty() ? "" : ", ") + s + " = " +
+                   std::to_string(values[s]) + " from " + originSource[s] +
+                   " " + origin[s];
+      error = where(i, d) + " is " + std::to_string(shapes[i][d]) +
+              " but the spec's '" + e.str() + "' is " +
+              (want ? std::to_string(*want) : std::string("past int64")) +
+              " there (" + known + ")";
+      return false;
+    }
+    // And so do the static ones.
+    for (size_t d = 0; d < a.shape.size(); ++d)
+      if (a.shape[d] != kSymbolicDim && a.shape[d] != shapes[i][d]) {
+        error = where(i, d) + " is " + std::to_string(shapes[i][d]) +
+                " but the spec gives " + std::to_string(a.shape[d]) + " (" +
+                formatSymbolicShape(a.shape, a.shapeExprs) + ")";
+        return false;
+      }
+  }
+  for (const SymbolSpec &sym : spec.symbols) {
+    bool used = false;
+    for (const std::vector<ArraySpec> *arrays : {&spec.inputs, &spec.outputs})
+      for (const ArraySpec &a : *arrays)
+        for (const DimExpr &e : a.shapeExprs)
+          for (const std::string &s : e.symbols())
+            used = used || s == sym.name;
+    for (const DimExpr &e : spec.gridExprs)
+      for (const std::string &s : e.symbols())
+        used = used || s == sym.name;
+    if (used && !values.count(sym.name)) {
+      errorSource.clear();
+      error = "symbol '" + sym.name +
+              "' is not the size of any input dimension, so its value "
+              "cannot be inferred from the inputs' shapes (" +
+              sym.path + ")";
+      return false;
+    }
+  }
+  return true;
+}
+
+bool instantiateSymbols(GridSpec &spec,
+                        const std::map<std::string, int64_t> &values,
+                        std::string &error) {
+  for (std::vector<ArraySpec> *arrays : {&spec.inputs, &spec.outputs})
+    for (ArraySpec &a : *arrays) {
+      for (size_t d = 0; d < a.shapeExprs.size(); ++d) {
+        std::optional<int64_t> v = a.shapeExprs[d].evaluate(values);
+        if (!v || *v < 0) {
+          error = a.path + ".shape[" + std::to_string(d) + "] '" +
+                  a.shapeExprs[d].str() + "' has no size at these values";
+          return false;
+        }
+        a.shape[d] = *v;
+      }
+      int64_t bytes = dtypeByteWidth(a.dtype);
+      for (int64_t d : a.shape)
+        if (__builtin_mul_overflow(bytes, d, &bytes)) {
+          error = "the size in bytes of " + a.path + " " + shapeText(a.shape) +
+                  " " + a.dtype + " overflows int64";
+          return false;
+        }
+      a.shapeExprs.clear();
+    }
+  for (size_t g = 0; g < spec.gridExprs.size(); ++g) {
+    if (spec.grid[g] != kSymbolicGridDim)
+      continue;
+    std::optional<int64_t> v = spec.gridExprs[g].evaluate(values);
+    if (!v || *v < 0) {
+      error = "grid[" + std::to_string(g) + "] '" + spec.gridExprs[g].str() +
+              "' has no size at these values";
+      return false;
+    }
+    spec.grid[g] = *v;
+  }
+  spec.gridExprs.clear();
+  return true;
+}
+
 } // namespace pallasc::spec

@@ -15,6 +15,8 @@
 #ifndef PALLASC_SRC_SPEC_GRIDSPEC_H
 #define PALLASC_SRC_SPEC_GRIDSPEC_H
 
+#include "src/Spec/SymExpr.h"
+
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -79,7 +81,12 @@ struct BlockSpec {
 
 /// One of `inputs` / `outputs`.
 struct ArraySpec {
+  /// kSymbolicDim where the dimension is a symbol expression.
   std::vector<int64_t> shape;
+  /// Empty when every dimension is static; else one expression per
+  /// dimension (the static ones as constants): `"shape": ["n", 4096]`.
+  std::vector<DimExpr> shapeExprs;
+  bool isSymbolic() const { return !shapeExprs.empty(); }
   /// Canonical dtype spelling: bool, i8, i16, i32, i64, u8, u16, u32, u64,
   /// f16, bf16, f32, f64.
   std::string dtype;
@@ -142,11 +149,24 @@ struct Transform {
 
 /// Sentinel in `GridSpec::grid` for a "dynamic" bound.
 constexpr int64_t kDynamicGridDim = -1;
+/// Sentinel in `GridSpec::grid` for an entry that is a symbol expression
+/// (in `GridSpec::gridExprs`).
+constexpr int64_t kSymbolicGridDim = -2;
+/// Sentinel in `ArraySpec::shape` for a symbolic dimension (in
+/// `ArraySpec::shapeExprs`); MLIR's ShapedType::kDynamic.
+constexpr int64_t kSymbolicDim = INT64_MIN;
 
 struct GridSpec {
   std::string kernel;          ///< symbol of the pallas.kernel
   std::string name;            ///< artifact name; defaults to `kernel`
-  std::vector<int64_t> grid;   ///< kDynamicGridDim for "dynamic"
+  /// The declared shape symbols, in the order of the "symbols" object
+  /// (docs/gridspec.md#symbols).
+  std::vector<SymbolSpec> symbols;
+  std::vector<int64_t> grid; ///< kDynamicGridDim for "dynamic",
+                             ///< kSymbolicGridDim for an expression
+  /// Empty when no grid entry is an expression; else one per grid entry
+  /// (meaningful where `grid` holds kSymbolicGridDim).
+  std::vector<DimExpr> gridExprs;
   std::vector<std::string> gridNames; ///< empty or grid.size() entries
   int64_t numScalarPrefetch = 0;
   std::vector<ArraySpec> inputs;  ///< includes the scalar-prefetch operands
@@ -182,6 +202,34 @@ void lineColumn(const std::string &text, size_t offset, int &line,
 /// bounds its work and memory by the input size on hostile input.
 std::optional<GridSpec> parseGridSpec(const std::string &text,
                                       std::vector<SpecError> &errors);
+
+/// Where `spec` first uses a symbol (the grid, then the inputs, then the
+/// outputs): the symbol and the JSON path ("inputs[0].shape[0]"); nullopt
+/// when every shape and grid entry is static.
+std::optional<std::pair<std::string, std::string>>
+firstSymbolUse(const GridSpec &spec);
+
+/// Infers the value of each symbol of `spec` from the concrete shapes of its
+/// inputs (`shapes[i]` for `spec.inputs[i]`, named `sources[i]` in messages,
+/// e.g. the .npy file): a dimension that is one symbol's linear function
+/// gives it, every other symbolic dimension must then agree, and every value
+/// must satisfy its symbol's constraints. On failure returns false with a
+/// message naming the operand, the dimension and the symbol, and in
+/// `errorSource` the source it is about (empty: the spec itself, as for a
+/// symbol that no input dimension determines).
+bool inferSymbols(const GridSpec &spec,
+                  const std::vector<std::vector<int64_t>> &shapes,
+                  const std::vector<std::string> &sources,
+                  std::map<std::string, int64_t> &values,
+                  std::string &errorSource, std::string &error);
+
+/// `spec` at the symbols' `values` (every symbol used must have one): each
+/// symbolic dimension and grid entry evaluated, a static spec equal to the
+/// one written with those sizes. False with a message when a size leaves
+/// int64.
+bool instantiateSymbols(GridSpec &spec,
+                        const std::map<std::string, int64_t> &values,
+                        std::string &error);
 
 /// Parses a dtype spelling (accepting aliases such as "float32", "bfloat16",
 /// "int8", "uint8", "bool_") to its canonical form; nullopt if unknown.

@@ -13,8 +13,10 @@
 //                          descriptions; isIdentifier and lineColumn
 //   IndexMapSyntax.cpp     the syntax check of an affine index map
 //   Validator.cpp          the Validator's core: key checks, the value
-//                          readers, the walk over the sections, grid and
-//                          grid_names
+//                          readers, the walk over the sections, symbols,
+//                          grid and grid_names
+//   SymExpr.cpp            dimension expressions over the symbols (public:
+//                          SymExpr.h)
 //   ValidateArrays.cpp     inputs, outputs, scalar prefetch and block specs
 //   ValidateParams.cpp     scratch shapes, aliases, cost estimate, compiler
 //                          params and metadata
@@ -57,6 +59,7 @@ constexpr size_t kMaxGridRank = 16;
 constexpr size_t kMaxOperands = 4096; // inputs, outputs, scratch_shapes
 constexpr size_t kMaxHiParts = 16;    // parts of a hi input
 constexpr size_t kMaxTransforms = 256;
+constexpr size_t kMaxSymbols = 64;
 
 //===----------------------------------------------------------------------===//
 // Text helpers (SpecText.cpp)
@@ -179,12 +182,21 @@ private:
   std::optional<std::string> dtypeValue(const json &v, const std::string &path);
   std::optional<MemorySpace> memorySpaceValue(const json &v,
                                               const std::string &path);
+  /// A shape; with `exprs`, dimensions may be symbol expressions (then
+  /// `exprs` gets one expression per dimension, else stays empty).
   bool shapeValue(const json &v, const std::string &path,
-                  std::vector<int64_t> &shape);
+                  std::vector<int64_t> &shape,
+                  std::vector<DimExpr> *exprs = nullptr);
+  /// A dimension expression string over the declared symbols: parsed,
+  /// every symbol declared, and never negative over their ranges.
+  std::optional<DimExpr> dimExprValue(const std::string &text,
+                                      const std::string &path,
+                                      bool allowDivision, const char *what);
   void checkByteSize(const std::vector<int64_t> &shape,
                      const std::string &dtype, const std::string &path);
 
   // Sections.
+  void parseSymbols(const json &root);
   void parseGrid(const json &root);
   void parseGridNames(const json &root);
   void parseArrays(const json &root, const char *key, bool isInput,
@@ -194,6 +206,10 @@ private:
   void parseBlockSpecs(const json &root, bool isInput);
   void parseBlockSpec(const json &v, BlockSpec &bs, const ArraySpec *array,
                       const std::string &arrayPath);
+  /// The block of a symbolic array: each block dimension against the
+  /// range of the array dimension it walks.
+  void checkSymbolicBlock(const BlockSpec &bs, const ArraySpec &array,
+                          const std::string &bpath);
   bool parseBlockDim(const json &v, const std::string &path, BlockDim &dim);
   void parseIndexMap(const json &v, const std::string &path, IndexMap &map,
                      const ArraySpec *array, const std::string &arrayPath);

@@ -103,7 +103,8 @@ void Validator::parseArrays(const json &root, const char *key, bool isInput,
       checkKeys(e, path, isInput ? kInputKeys : kOutputKeys);
     }
     if (const json *s = require(e, path, "shape"))
-      info[i].shapeOk = shapeValue(*s, joinPath(path, "shape"), a.shape);
+      info[i].shapeOk =
+          shapeValue(*s, joinPath(path, "shape"), a.shape, &a.shapeExprs);
     if (const json *d = require(e, path, "dtype"))
       if (auto dt = dtypeValue(*d, joinPath(path, "dtype"))) {
         a.dtype = *dt;
@@ -113,7 +114,7 @@ void Validator::parseArrays(const json &root, const char *key, bool isInput,
       if (const json *l = find(e, "linear"))
         if (auto b = boolValue(*l, joinPath(path, "linear")))
           a.linear = *b;
-    if (info[i].shapeOk && info[i].dtypeOk)
+    if (info[i].shapeOk && info[i].dtypeOk && !a.isSymbolic())
       checkByteSize(a.shape, a.dtype, path);
   }
 }
@@ -174,6 +175,14 @@ void Validator::parseBlockSpecs(const json &root, bool isInput) {
     for (size_t i = offset; i < arrays.size(); ++i) {
       BlockSpec bs;
       bs.path = indexPath(base, i - offset);
+      if (arrays[i].isSymbolic())
+        error(arrays[i].path,
+              arrays[i].path + " has the symbolic shape " +
+                  formatSymbolicShape(arrays[i].shape, arrays[i].shapeExprs) +
+                  " but " + base +
+                  " is absent, so its block would be the "
+                  "whole array; block shapes are static: give " +
+                  base + " with a block_shape for it");
       for (int64_t d : arrays[i].shape)
         bs.blockShape.push_back({BlockDim::Kind::Blocked, d, 0, 0});
       out.push_back(std::move(bs));
@@ -249,6 +258,8 @@ void Validator::parseBlockSpec(const json &v, BlockSpec &bs,
         error(bpath, bpath + " has " + countOf(b->size(), "entry", "entries") +
                          " but " + arrayPath + " has rank " +
                          std::to_string(array->shape.size()));
+      else if (ok && array && array->isSymbolic())
+        checkSymbolicBlock(bs, *array, bpath);
       if (ok) {
         int64_t product = 1;
         for (const BlockDim &d : bs.blockShape)
@@ -278,6 +289,14 @@ void Validator::parseBlockSpec(const json &v, BlockSpec &bs,
       }
     }
   } else if (array) {
+    if (array->isSymbolic() && bs.memorySpace != MemorySpace::Any)
+      error(path, path +
+                      " has no block_shape, so its block would be the "
+                      "whole of " +
+                      arrayPath + ", whose shape " +
+                      formatSymbolicShape(array->shape, array->shapeExprs) +
+                      " is symbolic; block shapes are static: give a "
+                      "block_shape (or memory_space 'any')");
     for (int64_t d : array->shape)
       bs.blockShape.push_back({BlockDim::Kind::Blocked, d, 0, 0});
   }
@@ -285,6 +304,39 @@ void Validator::parseBlockSpec(const json &v, BlockSpec &bs,
   if (const json *m = find(v, "index_map"))
     parseIndexMap(*m, joinPath(path, "index_map"), bs.indexMap, array,
                   arrayPath);
+}
+
+void Validator::checkSymbolicBlock(const BlockSpec &bs, const ArraySpec &array,
+                                   const std::string &bpath) {
+  for (size_t i = 0; i < bs.blockShape.size(); ++i) {
+    if (array.shape[i] != kSymbolicDim)
+      continue;
+    const BlockDim &d = bs.blockShape[i];
+    const DimExpr &e = array.shapeExprs[i];
+    std::string dim = "dimension " + std::to_string(i) + " of " + array.path +
+                      " (" + quote(e.str()) + ")";
+    std::string path = indexPath(bpath, i);
+    // A blocked dimension may run past the array's edge (reads there are
+    // unspecified, writes dropped), but not at every size it may take.
+    if (auto hi = e.highest(spec.symbols);
+        hi && d.kind == BlockDim::Kind::Blocked && d.size > *hi) {
+      error(path, "block size " + std::to_string(d.size) + " is larger than " +
+                      dim +
+                      " at every size the "
+                      "symbols allow (at most " +
+                      std::to_string(*hi) + "); expected a block of at most " +
+                      std::to_string(*hi));
+      continue;
+    }
+    // An element window must lie within the array (its padding aside) at
+    // every size, the smallest included.
+    if (auto lo = e.lowest(spec.symbols);
+        lo && d.kind == BlockDim::Kind::Element && d.size > *lo)
+      error(path, "element window " + std::to_string(d.size) +
+                      " is larger than " + dim + " at its declared minimum (" +
+                      std::to_string(*lo) + "); expected a window of at most " +
+                      std::to_string(*lo) + " or a larger 'min'");
+  }
 }
 
 bool Validator::parseBlockDim(const json &v, const std::string &path,

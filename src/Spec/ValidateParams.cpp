@@ -113,12 +113,38 @@ void Validator::parseAliases(const json &root) {
         continue;
       }
       if (ai.shapeOk && ai.dtypeOk && bi.shapeOk && bi.dtypeOk &&
-          (a.shape != b.shape || a.dtype != b.dtype)) {
-        error(path, "input_output_aliases contains the mapping " + mapping +
-                        " referring to " + a.path + " with shape " +
-                        formatShape(a.shape) + " " + a.dtype + " and to " +
-                        b.path + " with a different shape/dtype " +
-                        formatShape(b.shape) + " " + b.dtype);
+          (a.isSymbolic() || b.isSymbolic()) && a.dtype == b.dtype &&
+          a.shape.size() == b.shape.size()) {
+        // Symbolic shapes alias only where the expressions are the same:
+        // aliasing 'n' to 'm' would need n == m, which the spec cannot say.
+        auto exprOf = [](const ArraySpec &x, size_t d) {
+          return x.isSymbolic() ? x.shapeExprs[d]
+                                : DimExpr::constant(x.shape[d]);
+        };
+        for (size_t d = 0; d < a.shape.size(); ++d) {
+          DimExpr ea = exprOf(a, d), eb = exprOf(b, d);
+          if (ea == eb)
+            continue;
+          error(path, "input_output_aliases contains the mapping " + mapping +
+                          " referring to " + a.path + " with shape " +
+                          formatSymbolicShape(a.shape, a.shapeExprs) +
+                          " and to " + b.path + " with shape " +
+                          formatSymbolicShape(b.shape, b.shapeExprs) +
+                          ": aliasing them needs " + ea.str() + " == " +
+                          eb.str() + " (dimension " + std::to_string(d) +
+                          "), which the symbols do not guarantee; expected "
+                          "the same expression in both shapes");
+          aliasesOk = false;
+          break;
+        }
+      } else if (ai.shapeOk && ai.dtypeOk && bi.shapeOk && bi.dtypeOk &&
+                 (a.shape != b.shape || a.dtype != b.dtype)) {
+        error(path,
+              "input_output_aliases contains the mapping " + mapping +
+                  " referring to " + a.path + " with shape " +
+                  formatSymbolicShape(a.shape, a.shapeExprs) + " " + a.dtype +
+                  " and to " + b.path + " with a different shape/dtype " +
+                  formatSymbolicShape(b.shape, b.shapeExprs) + " " + b.dtype);
         aliasesOk = false;
       }
       if (auto prev = byOutput.find(*out); prev != byOutput.end()) {

@@ -61,7 +61,7 @@ void Validator::parseTransforms(const json &root) {
     batched.insert(batched.begin() + axis, size);
     int64_t bytes = dtypeByteWidth(array.dtype);
     for (int64_t d : batched)
-      if (mulOverflows(bytes, d, bytes)) {
+      if (d != kSymbolicDim && mulOverflows(bytes, d, bytes)) {
         error(path, "batching " + array.path + " (" + formatShape(shape) +
                         " " + array.dtype + ") by axis_size " +
                         std::to_string(size) + " gives " +

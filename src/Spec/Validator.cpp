@@ -25,7 +25,7 @@ const std::vector<std::string> kTopLevelKeys = {
     "inputs",        "outputs",         "in_specs",
     "out_specs",     "scratch_shapes",  "input_output_aliases",
     "cost_estimate", "compiler_params", "metadata",
-    "transforms"};
+    "transforms",    "symbols"};
 
 } // namespace
 
@@ -174,8 +174,12 @@ Validator::memorySpaceValue(const json &v, const std::string &path) {
 }
 
 bool Validator::shapeValue(const json &v, const std::string &path,
-                           std::vector<int64_t> &shape) {
-  if (!expectArray(v, path, "an array of non-negative integers"))
+                           std::vector<int64_t> &shape,
+                           std::vector<DimExpr> *exprs) {
+  if (!expectArray(v, path,
+                   exprs ? "an array of non-negative integers and symbol "
+                           "expressions"
+                         : "an array of non-negative integers"))
     return false;
   if (v.size() > kMaxRank) {
     error(path, "shape has " + std::to_string(v.size()) +
@@ -183,25 +187,139 @@ bool Validator::shapeValue(const json &v, const std::string &path,
                     std::to_string(kMaxRank));
     return false;
   }
-  bool ok = true;
+  bool ok = true, symbolic = false;
   shape.clear();
+  std::vector<DimExpr> dims;
   for (size_t i = 0; i < v.size(); ++i) {
-    auto d = intValue(v[i], indexPath(path, i), 0, "a non-negative integer");
-    if (!d)
+    std::string dpath = indexPath(path, i);
+    if (v[i].is_string()) {
+      const std::string &text = v[i].get_ref<const std::string &>();
+      if (!exprs || spec.symbols.empty()) {
+        error(dpath, "expected a non-negative integer, got " + describe(v[i]) +
+                         (exprs ? " (a symbol expression needs the symbols "
+                                  "declared in the top-level \"symbols\" "
+                                  "object)"
+                                : " (only the shapes of inputs and outputs "
+                                  "may use symbols)"));
+        ok = false;
+        continue;
+      }
+      auto e = dimExprValue(text, dpath, /*allowDivision=*/false,
+                            "an array dimension");
+      if (!e) {
+        ok = false;
+        continue;
+      }
+      if (e->isConstant()) {
+        shape.push_back(e->num.constant);
+        dims.push_back(*e);
+      } else {
+        shape.push_back(kSymbolicDim);
+        dims.push_back(*e);
+        symbolic = true;
+      }
+      continue;
+    }
+    auto d = intValue(v[i], dpath, 0,
+                      exprs && !spec.symbols.empty()
+                          ? "a non-negative integer or a symbol expression"
+                          : "a non-negative integer");
+    if (!d) {
       ok = false;
-    else
+    } else {
       shape.push_back(*d);
+      dims.push_back(DimExpr::constant(*d));
+    }
   }
   if (!ok)
     return false;
+  if (symbolic)
+    *exprs = std::move(dims);
+  // The element count at the largest sizes the symbols allow (unbounded
+  // symbols are checked at run time, when their values are known).
   int64_t product = 1;
-  for (int64_t d : shape)
+  for (size_t i = 0; i < shape.size(); ++i) {
+    int64_t d = shape[i];
+    if (d == kSymbolicDim) {
+      auto hi = (*exprs)[i].highest(spec.symbols);
+      if (!hi)
+        continue;
+      d = *hi;
+    }
     if (mulOverflows(product, d, product)) {
-      error(path, "the number of elements of shape " + formatShape(shape) +
-                      " overflows int64");
+      error(path, "the number of elements of shape " +
+                      (symbolic ? formatSymbolicShape(shape, *exprs)
+                                : formatShape(shape)) +
+                      " overflows int64" +
+                      (symbolic ? " at the symbols' largest values" : ""));
       return false;
     }
+  }
   return true;
+}
+
+std::optional<DimExpr> Validator::dimExprValue(const std::string &text,
+                                               const std::string &path,
+                                               bool allowDivision,
+                                               const char *what) {
+  DimExprError err;
+  auto e = parseDimExpr(text, allowDivision, err);
+  if (!e) {
+    error(path, "invalid dimension expression " + quote(text) + " (" + what +
+                    "): " + sanitize(err.message, 400) +
+                    (err.offset > 0 ? " (at character " +
+                                          std::to_string(err.offset + 1) + ")"
+                                    : ""));
+    return std::nullopt;
+  }
+  std::vector<std::string> declared;
+  for (const SymbolSpec &sym : spec.symbols)
+    declared.push_back(sym.name);
+  bool ok = true;
+  for (const std::string &name : e->symbols()) {
+    if (std::find(declared.begin(), declared.end(), name) != declared.end())
+      continue;
+    std::string msg = "unknown symbol " + quote(name);
+    if (text != name)
+      msg += " in " + quote(text);
+    if (declared.empty())
+      msg += "; declare it in the top-level \"symbols\" object (the spec "
+             "declares none)";
+    else if (std::string best = closest(name, declared); !best.empty())
+      msg += " (did you mean '" + best + "'?)";
+    else
+      msg += "; the declared symbols are " + listOf(declared);
+    error(path, msg);
+    ok = false;
+  }
+  if (!ok)
+    return std::nullopt;
+  auto lo = e->lowest(spec.symbols);
+  if (!lo) {
+    error(path, quote(text) +
+                    " may be negative: its smallest value over the "
+                    "symbols' declared ranges is unbounded or past "
+                    "int64 (declare a 'max' for the symbols with a "
+                    "negative coefficient); expected " +
+                    std::string(what) + " that is never negative");
+    return std::nullopt;
+  }
+  if (*lo < 0) {
+    std::string at;
+    for (const std::string &name : e->symbols())
+      for (const SymbolSpec &sym : spec.symbols)
+        if (sym.name == name) {
+          auto it = e->num.terms.find(name);
+          int64_t v = it->second > 0 ? sym.lowest() : *sym.highest();
+          at += (at.empty() ? "" : ", ") + name + " = " + std::to_string(v);
+        }
+    error(path, quote(text) + " is " + std::to_string(*lo) + " at " + at +
+                    "; expected " + std::string(what) +
+                    " that is never negative (declare a larger 'min' or a "
+                    "smaller 'max')");
+    return std::nullopt;
+  }
+  return e;
 }
 
 void Validator::checkByteSize(const std::vector<int64_t> &shape,
@@ -250,6 +368,7 @@ std::optional<GridSpec> Validator::run(const json &root) {
     spec.name = spec.kernel;
   }
 
+  parseSymbols(root);
   parseGrid(root);
   parseGridNames(root);
   if (find(root, "inputs")) {
@@ -276,13 +395,96 @@ std::optional<GridSpec> Validator::run(const json &root) {
   return std::move(spec);
 }
 
+void Validator::parseSymbols(const json &root) {
+  const json *v = find(root, "symbols");
+  if (!v || !expectObject(*v, "symbols",
+                          "an object mapping symbol names to their "
+                          "constraints ({\"min\", \"max\", "
+                          "\"multiple_of\"}, each optional)"))
+    return;
+  if (v->size() > kMaxSymbols) {
+    error("symbols", "symbols has " + countOf(v->size(), "entry", "entries") +
+                         ", which exceeds the limit of " +
+                         std::to_string(kMaxSymbols));
+    return;
+  }
+  for (auto it = v->begin(); it != v->end(); ++it) {
+    const std::string &name = it.key();
+    std::string path = joinPath("symbols", name);
+    bool nameOk = !name.empty() && !isAsciiDigit(name[0]);
+    for (char c : name)
+      nameOk = nameOk && (isAsciiAlpha(c) || isAsciiDigit(c) || c == '_');
+    if (!nameOk) {
+      error(path, "invalid symbol name " + quote(name) +
+                      "; expected [A-Za-z_][A-Za-z0-9_]*");
+      continue;
+    }
+    if (name == "cdiv" || name == "floordiv" || name == "mod" ||
+        name == "max" || name == "min" || name == "non_negative") {
+      error(path, "symbol name " + quote(name) +
+                      " is reserved (a function of dimension expressions)");
+      continue;
+    }
+    SymbolSpec sym;
+    sym.name = name;
+    sym.path = path;
+    const json &c = it.value();
+    if (!expectObject(c, path,
+                      "an object with optional \"min\", \"max\" and "
+                      "\"multiple_of\""))
+      continue;
+    checkKeys(c, path, {"min", "max", "multiple_of"});
+    bool ok = true;
+    if (const json *m = find(c, "min")) {
+      if (auto n = intValue(*m, joinPath(path, "min"), 1,
+                            "a positive integer (symbols are >= 1, as in "
+                            "JAX)"))
+        sym.min = *n;
+      else
+        ok = false;
+    }
+    if (const json *m = find(c, "max")) {
+      if (auto n = intValue(*m, joinPath(path, "max"), 1, "a positive integer"))
+        sym.max = *n;
+      else
+        ok = false;
+    }
+    if (const json *m = find(c, "multiple_of")) {
+      if (auto n = intValue(*m, joinPath(path, "multiple_of"), 1,
+                            "a positive integer"))
+        sym.multipleOf = *n;
+      else
+        ok = false;
+    }
+    if (ok && sym.max && *sym.max < sym.min) {
+      error(joinPath(path, "max"),
+            "symbol " + quote(name) + " has max " + std::to_string(*sym.max) +
+                " below its min " + std::to_string(sym.min));
+      ok = false;
+    }
+    if (ok && sym.max && *sym.highest() < sym.lowest()) {
+      error(path, "symbol " + quote(name) + " has no value: no multiple of " +
+                      std::to_string(sym.multipleOf) + " lies in [" +
+                      std::to_string(sym.min) + ", " +
+                      std::to_string(*sym.max) + "]");
+      ok = false;
+    }
+    if (ok)
+      spec.symbols.push_back(sym);
+    else
+      spec.symbols.push_back({name, 1, std::nullopt, 1, path}); // known name
+  }
+}
+
 void Validator::parseGrid(const json &root) {
   const json *v = find(root, "grid");
   if (!v) {
     gridRankKnown = true; // default []: a single program
     return;
   }
-  if (!expectArray(*v, "grid", "an array of positive integers or \"dynamic\""))
+  if (!expectArray(*v, "grid",
+                   "an array of positive integers, \"dynamic\" or symbol "
+                   "expressions"))
     return;
   if (v->size() > kMaxGridRank) {
     error("grid", "grid has rank " + std::to_string(v->size()) +
@@ -292,22 +494,48 @@ void Validator::parseGrid(const json &root) {
   }
   gridRankKnown = true;
   bool ok = true;
+  std::vector<DimExpr> exprs;
+  bool symbolic = false;
   for (size_t i = 0; i < v->size(); ++i) {
     const json &d = (*v)[i];
     std::string path = indexPath("grid", i);
+    exprs.push_back(DimExpr::constant(1));
     if (d.is_string()) {
-      if (d.get_ref<const std::string &>() == "dynamic") {
+      const std::string &text = d.get_ref<const std::string &>();
+      if (text == "dynamic") {
         spec.grid.push_back(kDynamicGridDim);
+        continue;
+      }
+      std::optional<DimExpr> e;
+      if (spec.symbols.empty()) {
+        error(path, "expected a positive integer or \"dynamic\", got " +
+                        describe(d) +
+                        " (a symbol expression needs the symbols declared "
+                        "in the top-level \"symbols\" object)");
       } else {
-        error(path,
-              "expected a positive integer or \"dynamic\", got " + describe(d));
+        e = dimExprValue(text, path, /*allowDivision=*/true, "a grid entry");
+      }
+      if (e && e->isConstant() && e->num.constant < 1) {
+        error(path, quote(text) + " is " + std::to_string(e->num.constant) +
+                        "; expected a positive grid size");
+        e.reset();
+      }
+      if (!e) {
         spec.grid.push_back(1); // keeps the rank for the checks that follow
         ok = false;
+      } else if (e->isConstant()) {
+        spec.grid.push_back(e->num.constant);
+        exprs.back() = *e;
+      } else {
+        spec.grid.push_back(kSymbolicGridDim);
+        exprs.back() = *e;
+        symbolic = true;
       }
       continue;
     }
     if (auto n = intValue(d, path, 1, "a positive integer or \"dynamic\"")) {
       spec.grid.push_back(*n);
+      exprs.back() = DimExpr::constant(*n);
     } else {
       spec.grid.push_back(1); // keeps the rank for the checks that follow
       ok = false;
@@ -315,9 +543,11 @@ void Validator::parseGrid(const json &root) {
   }
   if (!ok)
     return;
+  if (symbolic)
+    spec.gridExprs = std::move(exprs);
   int64_t product = 1;
   for (int64_t d : spec.grid)
-    if (d != kDynamicGridDim && mulOverflows(product, d, product)) {
+    if (d >= 0 && mulOverflows(product, d, product)) {
       error("grid", "the number of programs of the grid overflows int64");
       return;
     }

@@ -956,3 +956,236 @@ TEST_CASE("transforms", "[spec]") {
           "missing required key 'used_outputs'");
   errorAt(withTransforms(R"({"jvp": {}})"), "transforms", "expected an array");
 }
+
+namespace {
+
+/// An RMSNorm-like spec over `n` rows: grid cdiv(n, 8), blocks of 8 rows.
+json symbolic() {
+  return json::parse(R"json({
+    "schema": "pallasc.gridspec/v1", "kernel": "k",
+    "symbols": {"n": {"min": 1, "max": 65536, "multiple_of": 1}},
+    "grid": ["cdiv(n, 8)"],
+    "inputs": [{"shape": ["n", 4096], "dtype": "f32"},
+               {"shape": [4096], "dtype": "f32"}],
+    "outputs": [{"shape": ["n", 4096], "dtype": "f32"}],
+    "in_specs": [{"block_shape": [8, 4096], "index_map": "(i) -> (i, 0)"},
+                 {"block_shape": [4096], "index_map": "(i) -> (0)"}],
+    "out_specs": [{"block_shape": [8, 4096], "index_map": "(i) -> (i, 0)"}]
+  })json");
+}
+
+} // namespace
+
+TEST_CASE("symbols, symbolic shapes and grid expressions", "[gridspec]") {
+  auto spec = parseOk(symbolic().dump());
+  REQUIRE(spec->symbols.size() == 1);
+  CHECK(spec->symbols[0].name == "n");
+  CHECK(spec->symbols[0].min == 1);
+  CHECK(spec->symbols[0].max == 65536);
+  CHECK(spec->symbols[0].path == "symbols.n");
+  REQUIRE(spec->grid == std::vector<int64_t>{kSymbolicGridDim});
+  REQUIRE(spec->gridExprs.size() == 1);
+  CHECK(spec->gridExprs[0].str() == "cdiv(n, 8)");
+  CHECK(spec->inputs[0].shape == std::vector<int64_t>{kSymbolicDim, 4096});
+  REQUIRE(spec->inputs[0].isSymbolic());
+  CHECK(spec->inputs[0].shapeExprs[0].str() == "n");
+  CHECK(spec->inputs[0].shapeExprs[1].str() == "4096");
+  CHECK_FALSE(spec->inputs[1].isSymbolic());
+  CHECK(spec->outputs[0].isSymbolic());
+  auto use = firstSymbolUse(*spec);
+  REQUIRE(use);
+  CHECK(use->first == "n");
+  CHECK(use->second == "grid[0]");
+
+  // Expressions, a static grid beside them, and "dynamic" still work.
+  json j = symbolic();
+  j["symbols"]["m"] = json::object();
+  j["grid"] = {"n // 8", 2, "dynamic"};
+  j["inputs"][0]["shape"] = {"2*n + 8", "m"};
+  j["outputs"][0]["shape"] = {"n", "4096"};
+  j["in_specs"][0]["index_map"] = "(i, j, k) -> (i, 0)";
+  j["in_specs"][1]["index_map"] = "(i, j, k) -> (0)";
+  j["out_specs"][0]["index_map"] = "(i, j, k) -> (i, 0)";
+  spec = parseOk(j.dump());
+  CHECK(spec->grid ==
+        std::vector<int64_t>{kSymbolicGridDim, 2, kDynamicGridDim});
+  CHECK(spec->gridExprs[0].str() == "n // 8");
+  CHECK(spec->inputs[0].shapeExprs[0].str() == "2*n + 8");
+  // A constant expression is a static dimension.
+  CHECK(spec->outputs[0].shape == std::vector<int64_t>{kSymbolicDim, 4096});
+
+  // Declared but unused symbols leave the spec static.
+  j = minimal();
+  j["symbols"] = {{"n", json::object()}};
+  spec = parseOk(j.dump());
+  CHECK_FALSE(firstSymbolUse(*spec));
+  CHECK(spec->gridExprs.empty());
+}
+
+TEST_CASE("symbol errors", "[gridspec]") {
+  json j = symbolic();
+  j["symbols"] = {{"n", {{"min", 0}}}};
+  errorAt(j, "symbols.n.min", "symbols are >= 1");
+  j["symbols"] = {{"n", {{"min", 8}, {"max", 4}}}};
+  errorAt(j, "symbols.n.max", "has max 4 below its min 8");
+  j["symbols"] = {{"n", {{"min", 9}, {"max", 15}, {"multiple_of", 16}}}};
+  errorAt(j, "symbols.n", "no multiple of 16 lies in [9, 15]");
+  j["symbols"] = {{"n", {{"multipel_of", 8}}}};
+  errorAt(j, "symbols.n.multipel_of", "did you mean 'multiple_of'?");
+  j["symbols"] = {{"2n", json::object()}};
+  errorAt(j, "symbols.2n", "invalid symbol name");
+  j["symbols"] = {{"cdiv", json::object()}};
+  errorAt(j, "symbols.cdiv", "is reserved");
+  j["symbols"] = {{"n", 8}};
+  errorAt(j, "symbols.n", "expected an object");
+  j["symbols"] = json::array();
+  errorAt(j, "symbols", "expected an object mapping symbol names");
+}
+
+TEST_CASE("symbolic shape and grid errors", "[gridspec]") {
+  json j = symbolic();
+  j["inputs"][0]["shape"] = {"m", 4096};
+  errorAt(j, "inputs[0].shape[0]", "unknown symbol 'm' (did you mean 'n'?)");
+  j = symbolic();
+  j["inputs"][0]["shape"] = {"rows", 4096};
+  errorAt(j, "inputs[0].shape[0]",
+          "unknown symbol 'rows'; the declared symbols are 'n'");
+  j = symbolic();
+  j["inputs"][0]["shape"] = {"2*n + k", 4096};
+  errorAt(j, "inputs[0].shape[0]", "unknown symbol 'k' in '2*n + k'");
+  j = minimal();
+  j["outputs"][0]["shape"] = {"n", 128};
+  errorAt(j, "outputs[0].shape[0]",
+          "expected a non-negative integer, got string \"n\" (a symbol "
+          "expression needs the symbols declared in the top-level "
+          "\"symbols\" object)");
+  j = symbolic();
+  j["inputs"][0]["shape"] = {"n*n", 4096};
+  errorAt(j, "inputs[0].shape[0]", "the product n * n is not linear");
+  j = symbolic();
+  j["inputs"][0]["shape"] = {"n // 2", 4096};
+  errorAt(j, "inputs[0].shape[0]",
+          "an array dimension must be a linear expression");
+  j = symbolic();
+  j["inputs"][0]["shape"] = {"n - 8", 4096};
+  errorAt(j, "inputs[0].shape[0]",
+          "'n - 8' is -7 at n = 1; expected an array dimension that is never "
+          "negative");
+  j = symbolic();
+  j["symbols"]["m"] = json::object();
+  j["inputs"][0]["shape"] = {"n - m", 4096};
+  errorAt(j, "inputs[0].shape[0]", "'n - m' may be negative");
+  j = symbolic();
+  j["grid"] = {"cdiv(n, n)"};
+  errorAt(j, "grid[0]", "only divisions by a positive integer are decidable");
+  j = symbolic();
+  j["grid"] = {"8 // 16"};
+  errorAt(j, "grid[0]", "'8 // 16' is 0; expected a positive grid size");
+  j = symbolic();
+  j["grid"] = {"n \x01"};
+  errorAt(j, "grid[0]", "unexpected '\\x01' after a complete expression");
+  j = symbolic();
+  j["grid"] = {"cdiv(n, 8) + 1"};
+  errorAt(j, "grid[0]", "not part of a sum");
+  j = minimal();
+  j["grid"] = {"n"};
+  errorAt(j, "grid[0]", "a symbol expression needs the symbols declared");
+  j = symbolic();
+  j["scratch_shapes"] = json::parse(R"([{"shape": ["n"], "dtype": "f32"}])");
+  errorAt(j, "scratch_shapes[0].shape[0]",
+          "only the shapes of inputs and outputs may use symbols");
+  j = symbolic();
+  j["symbols"]["n"] = {{"max", INT64_MAX}};
+  j["inputs"][0]["shape"] = {"n", "n", 4096};
+  j["in_specs"][0]["block_shape"] = {8, 8, 4096};
+  j["in_specs"][0]["index_map"] = "(i) -> (i, 0, 0)";
+  errorAt(j, "inputs[0].shape", "overflows int64 at the symbols' largest");
+}
+
+TEST_CASE("symbolic block and alias errors", "[gridspec]") {
+  json j = symbolic();
+  j["symbols"]["n"]["max"] = 4;
+  errorAt(j, "in_specs[0].block_shape[0]",
+          "block size 8 is larger than dimension 0 of inputs[0] ('n') at "
+          "every size the symbols allow (at most 4)");
+  j = symbolic();
+  j["symbols"]["n"]["min"] = 4;
+  j["in_specs"][0]["block_shape"] = {json{{"element", 8}}, 4096};
+  errorAt(j, "in_specs[0].block_shape[0]",
+          "element window 8 is larger than dimension 0 of inputs[0] ('n') "
+          "at its declared minimum (4)");
+  j = symbolic();
+  j["in_specs"][0].erase("block_shape");
+  errorAt(j, "in_specs[0]", "block shapes are static: give a block_shape");
+  j = symbolic();
+  j.erase("in_specs");
+  errorAt(j, "inputs[0]", "block shapes are static: give in_specs");
+  j = symbolic();
+  j["symbols"]["m"] = json::object();
+  j["outputs"][0]["shape"] = {"m", 4096};
+  j["input_output_aliases"] = {{"0", 0}};
+  errorAt(j, "input_output_aliases.0",
+          "aliasing them needs n == m (dimension 0), which the symbols do not "
+          "guarantee");
+  j = symbolic();
+  j["outputs"][0]["shape"] = {"n + 8", 4096};
+  j["input_output_aliases"] = {{"0", 0}};
+  errorAt(j, "input_output_aliases.0", "needs n == n + 8");
+  // The same expression aliases.
+  j = symbolic();
+  j["input_output_aliases"] = {{"0", 0}};
+  parseOk(j.dump());
+}
+
+TEST_CASE("symbols inferred from input shapes and instantiated", "[gridspec]") {
+  json j = symbolic();
+  j["symbols"]["n"]["multiple_of"] = 4;
+  j["inputs"][1]["shape"] = {"2*n + 8"};
+  j["in_specs"][1]["block_shape"] = {8};
+  auto spec = parseOk(j.dump());
+  std::map<std::string, int64_t> values;
+  std::string source, error;
+  REQUIRE(inferSymbols(*spec, {{12, 4096}, {32}}, {"x.npy", "w.npy"}, values,
+                       source, error));
+  CHECK(values == std::map<std::string, int64_t>{{"n", 12}});
+  GridSpec s = *spec;
+  REQUIRE(instantiateSymbols(s, values, error));
+  CHECK(s.grid == std::vector<int64_t>{2});
+  CHECK(s.gridExprs.empty());
+  CHECK(s.inputs[0].shape == std::vector<int64_t>{12, 4096});
+  CHECK(s.inputs[1].shape == std::vector<int64_t>{32});
+  CHECK(s.outputs[0].shape == std::vector<int64_t>{12, 4096});
+  CHECK_FALSE(firstSymbolUse(s));
+
+  // The second input's dimension comes first when it is solvable alone.
+  values.clear();
+  REQUIRE(inferSymbols(*spec, {{12, 4096}, {32}}, {"x", "w"}, values, source,
+                       error));
+
+  values.clear();
+  CHECK_FALSE(inferSymbols(*spec, {{12, 4096}, {34}}, {"x.npy", "w.npy"},
+                           values, source, error));
+  CHECK(source == "w.npy");
+  CHECK(error == "inputs[1] dimension 0 is 34 but the spec's '2*n + 8' is 32 "
+                 "there (n = 12 from x.npy inputs[0] dimension 0)");
+  values.clear();
+  CHECK_FALSE(inferSymbols(*spec, {{10, 4096}, {28}}, {"x.npy", "w.npy"},
+                           values, source, error));
+  CHECK(source == "x.npy");
+  CHECK(error == "inputs[0] dimension 0 is 10: n = 10 is not a multiple of 4 "
+                 "(the constraint symbols.n)");
+  values.clear();
+  CHECK_FALSE(inferSymbols(*spec, {{12, 4096}, {9}}, {"x.npy", "w.npy"}, values,
+                           source, error));
+  CHECK_THAT(error, Contains("is 9"));
+  values.clear();
+  CHECK_FALSE(inferSymbols(*spec, {{12, 4096, 1}, {32}}, {"x.npy", "w.npy"},
+                           values, source, error));
+  CHECK(error == "inputs[0] has shape [12,4096,1] but the spec gives it rank "
+                 "2 ([n,4096])");
+  values.clear();
+  CHECK_FALSE(inferSymbols(*spec, {{12, 4000}, {32}}, {"x.npy", "w.npy"},
+                           values, source, error));
+  CHECK(error == "inputs[0] dimension 1 is 4000 but the spec gives 4096 "
+                 "([n,4096])");
+}
