@@ -72,6 +72,36 @@ class Symbolic(PallascCase):
       self.assertEqual(at(c.spec, {"n": size}), at(s.spec, {}), size)
       self.assertEqual(c.kernel_mlir, s.kernel_mlir)
 
+  def test_rmsnorm_runs_at_every_size(self):
+    # One symbolic export, one spec: pallasc run (the CPU runner, which
+    # takes each symbol from the .npy shapes) at each size equals JAX's
+    # interpret mode of the static call at that size.
+    import os
+    from harness import jax_interpret, load_npy, save_npy
+    import numpy as np
+    (n,) = export.symbolic_shape("n")
+    w = S((1, 256), jnp.float32)
+    (c,) = self.export(rmsnorm, S((n, 256), jnp.float32), w)
+    mlir, spec = c.paths
+    rng = np.random.default_rng(0)
+    for size in (1, 7, 8, 127, 128, 1000):
+      x = rng.uniform(-1, 1, (size, 256)).astype(np.float32)
+      wv = rng.uniform(-1, 1, (1, 256)).astype(np.float32)
+      (s,) = pallasc_jax.trace(rmsnorm, S(x.shape, x.dtype), w)
+      grid = s.eqn.params["grid_mapping"].num_dynamic_grid_bounds
+      bounds = [-(-size // 8)] * grid
+      (want,) = jax_interpret(s.eqn, [x, wv], bounds)
+      d = os.path.join(self.dir, f"n{size}")
+      os.makedirs(d)
+      paths = [os.path.join(d, f) for f in ("x.npy", "w.npy", "o.npy")]
+      save_npy(paths[0], x)
+      save_npy(paths[1], wv)
+      self.pallasc("run", mlir, "--spec", spec, "--input", paths[0],
+                   "--input", paths[1], "--output", paths[2])
+      got = load_npy(paths[2], np.float32)
+      np.testing.assert_allclose(got, want, rtol=2e-5, atol=2e-5,
+                                 err_msg=f"n = {size}")
+
   def test_expressions_and_bounds(self):
     # A dimension that is an expression (8*m + 16), a lower bound from a
     # constraint, and a grid bound JAX folds (cdiv(8*m + 16, 8) = m + 2).
