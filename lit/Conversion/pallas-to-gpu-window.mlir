@@ -12,27 +12,29 @@
 
 // Tests the 1024-long window over a 1000-long row (the whole row is the
 // block): 8 elements a thread in two groups of 4, each one 16-byte
-// vector.load from an index made safe by the group's bounds check; the
-// stores are two 16-byte vector.stores under that check alone (the mask
+// vector.load. A thread's first group lies below 892 + 4 (the range of its
+// coordinate, from the thread id's): no bounds check and no mask is left on
+// it. The second group's load reads from an index made safe by its bounds
+// check, and only its 4 lanes keep a mask compare. The stores are two
+// 16-byte vector.stores, the second under the bounds check alone (the mask
 // `iota < 1000` repeats it); no loop over the elements, no barrier.
 // CHECK-LABEL: gpu.func @window(
 // CHECK-NOT: scf.for
 // CHECK-NOT: gpu.barrier
 // CHECK: %[[TC:.+]] = arith.ori
-// CHECK: %[[OK0:.+]] = arith.cmpi slt, %[[TC]], %c1000 : index
-// CHECK: %[[I0:.+]] = arith.select %[[OK0]]
-// CHECK: vector.load %{{.+}}[%[[I0]]] {alignment = 16 : i64} : memref<4000xf32>, vector<4xf32>
+// CHECK-NOT: arith.cmpi
+// CHECK: vector.load %{{.+}}[%[[B0:.+]]] {alignment = 16 : i64} : memref<4000xf32>, vector<4xf32>
 // CHECK: %[[C1:.+]] = arith.addi %[[TC]], %c128 : index
 // CHECK: %[[OK1:.+]] = arith.cmpi slt, %[[C1]], %c1000 : index
 // CHECK: %[[I1:.+]] = arith.select %[[OK1]]
 // CHECK: vector.load %{{.+}}[%[[I1]]] {alignment = 16 : i64} : memref<4000xf32>, vector<4xf32>
+// CHECK-COUNT-4: arith.cmpi slt, %{{.+}}, %c1000_i32 : i32
+// CHECK-NOT: arith.cmpi
 // CHECK-NOT: memref.load
 // CHECK-NOT: scf.for
 // CHECK-NOT: gpu.barrier
-// CHECK: scf.if %[[OK0]] {
-// CHECK-NEXT: vector.from_elements
-// CHECK-NEXT: vector.store {{.+}} : memref<4000xf32>, vector<4xf32>
-// CHECK-NEXT: }
+// CHECK: vector.from_elements
+// CHECK-NEXT: vector.store %{{.+}}[%[[B0]]] {alignment = 16 : i64} : memref<4000xf32>, vector<4xf32>
 // CHECK-NEXT: scf.if %[[OK1]] {
 // CHECK-NEXT: vector.from_elements
 // CHECK-NEXT: vector.store {{.+}} : memref<4000xf32>, vector<4xf32>
@@ -120,4 +122,38 @@ func.func @main(%x: tensor<3x2000xf32>) -> tensor<3x2000xf32> {
       out_specs = [#pallas.block_spec<[squeezed, 1000], (d0, d1) -> (d0, d1)>]}
       : (tensor<3x2000xf32>) -> tensor<3x2000xf32>
   return %o : tensor<3x2000xf32>
+}
+
+// -----
+
+// Tests a mask proven true from the iota's range (the row is 1024 long, the
+// mask `iota < 1024`): every lane's compare folds to true, so the load keeps
+// no select against `other` and the masked store (a select against the old
+// output) is two plain 16-byte stores, with no compare and no branch.
+// CHECK-LABEL: gpu.func @proven(
+// CHECK-NOT: arith.cmpi
+// CHECK-NOT: scf.if
+// CHECK-COUNT-2: vector.load {{.+}} : memref<4096xf32>, vector<4xf32>
+// CHECK-NOT: arith.cmpi
+// CHECK-NOT: arith.select
+// CHECK-NOT: scf.if
+// CHECK-COUNT-2: vector.store {{.+}} : memref<4096xf32>, vector<4xf32>
+// CHECK-NOT: scf.if
+// CHECK: gpu.return
+pallas.kernel @proven_kernel(%x: !pallas.ref<1024xf32>, %o: !pallas.ref<1024xf32>) {
+  %iota = pallas.iota 0 : tensor<1024xi32>
+  %n = arith.constant dense<1024> : tensor<1024xi32>
+  %mask = arith.cmpi slt, %iota, %n : tensor<1024xi32>
+  %c0 = arith.constant 0 : i32
+  %zero = arith.constant dense<0.0> : tensor<1024xf32>
+  %v = pallas.load %x[%c0 : 1024] mask %mask other %zero : !pallas.ref<1024xf32> -> tensor<1024xf32>
+  %e = math.exp %v : tensor<1024xf32>
+  pallas.store %o[%c0 : 1024], %e mask %mask : !pallas.ref<1024xf32>, tensor<1024xf32>
+}
+func.func @main(%x: tensor<4x1024xf32>) -> tensor<4x1024xf32> {
+  %o = pallas.call @proven_kernel(%x) {grid = array<i64: 4>, name = "proven",
+      in_specs = [#pallas.block_spec<[squeezed, 1024], (d0) -> (d0, 0)>],
+      out_specs = [#pallas.block_spec<[squeezed, 1024], (d0) -> (d0, 0)>]}
+      : (tensor<4x1024xf32>) -> tensor<4x1024xf32>
+  return %o : tensor<4x1024xf32>
 }

@@ -215,6 +215,15 @@ private:
   static const EmitterRegistry &emitters();
 
   int64_t divisibility(Value oldValue);
+  /// The range [lo, hi] an emitted integer or index value is proven to lie
+  /// in, from constants and the thread id's range through the arithmetic
+  /// of thread coordinates (Memory.cpp); none when unknown.
+  std::optional<std::pair<int64_t, int64_t>> rangeOf(Value newValue,
+                                                     int depth = 0);
+  /// `cmp` (just emitted) as an i1 constant when the ranges of its operands
+  /// decide it, else `cmp` itself: masks proven true from iota ranges and
+  /// shapes vanish.
+  Value foldByRange(arith::CmpIOp cmp);
 
   /// Before a non-wgmma read of `regs`: `wgmma.wait_group 0` when they are
   /// the accumulators of a group still in flight (Wgmma.cpp).
