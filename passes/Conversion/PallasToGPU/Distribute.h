@@ -17,10 +17,11 @@
 // StagingPlanner.h), then emits the body op by op, dispatching
 // each op to its family's emitter (EmitContext.h: EmitElementwise.cpp,
 // EmitReduce.cpp, EmitControlFlow.cpp, EmitTensorOps.cpp, EmitMemory.cpp,
-// Dot.cpp and the dot lowering of DotEmitters.h). The emitters see it only
-// as an EmitContext; it implements those services: Distributor.cpp (values
-// in layouts, thread coordinates, conversions and barriers, the scratch
-// buffers' registers), Memory.cpp (views, loads, stores, cp.async),
+// EmitWindow.cpp, Dot.cpp and the dot lowering of DotEmitters.h). The
+// emitters see it only as an EmitContext; it implements those services:
+// Distributor.cpp (values in layouts, thread coordinates, conversions and
+// barriers, the scratch buffers' registers), Memory.cpp (views, loads,
+// stores, cp.async, the proven ranges of thread-coordinate arithmetic),
 // Epilogue.cpp (dot results restaged through shared memory for 16-byte
 // stores), Dot.cpp (the views of streamed operands, staged tiles),
 // DotStaging.cpp (the prefetch of staged operands) and Wgmma.cpp (wgmma

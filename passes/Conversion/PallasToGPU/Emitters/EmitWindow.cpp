@@ -37,11 +37,11 @@ namespace {
 /// One ref dimension of a lane's index, as RefAccess.cpp's laneIndices
 /// builds it: `start + iv * stride`, or `start` for an integer index.
 struct WindowDim {
-  Value start;             ///< defined outside the lane body, or null
-  int64_t constStart = 0;  ///< when `start` is null
-  int64_t iv = -1;         ///< the lane's induction variable, -1: a point
+  Value start;            ///< defined outside the lane body, or null
+  int64_t constStart = 0; ///< when `start` is null
+  int64_t iv = -1;        ///< the lane's induction variable, -1: a point
   int64_t stride = 1;
-  bool checked = false;    ///< the lane condition checks `index < dim`
+  bool checked = false; ///< the lane condition checks `index < dim`
 };
 
 /// A window access matched from the slow path.
@@ -171,8 +171,8 @@ std::optional<Window> matchWindowLoad(tensor::GenerateOp gen) {
       return std::nullopt;
     w.dims.push_back(*d);
   }
-  if (!boundsOnly(ifOp.getCondition(), load.getIndices(),
-                  load.getMemRefType(), ivs, w.dims, nullptr))
+  if (!boundsOnly(ifOp.getCondition(), load.getIndices(), load.getMemRefType(),
+                  ivs, w.dims, nullptr))
     return std::nullopt;
   return w;
 }
@@ -271,9 +271,8 @@ std::optional<View> windowView(EmitContext &cx, const Window &w) {
       sizes.push_back(w.shape[wd.iv]);
       strides.push_back(wd.stride);
     }
-    if (wd.checked &&
-        (ref.strides[d] != 1 ||
-         ref.shape[d] != ref.baseType.getDimSize(ref.dimOf[d])))
+    if (wd.checked && (ref.strides[d] != 1 ||
+                       ref.shape[d] != ref.baseType.getDimSize(ref.dimOf[d])))
       return std::nullopt;
   }
   if (nextIv != static_cast<int64_t>(w.shape.size()))

@@ -111,8 +111,8 @@ int64_t Distributor::divisibility(Value v) {
   return 1;
 }
 
-std::optional<std::pair<int64_t, int64_t>>
-Distributor::rangeOf(Value v, int depth) {
+std::optional<std::pair<int64_t, int64_t>> Distributor::rangeOf(Value v,
+                                                                int depth) {
   using Range = std::pair<int64_t, int64_t>;
   constexpr int64_t kLimit = int64_t(1) << 31;
   auto bounded = [&](int64_t lo, int64_t hi) -> std::optional<Range> {
@@ -183,8 +183,7 @@ Value Distributor::foldByRange(arith::CmpIOp cmp) {
     return cmp;
   using P = arith::CmpIPredicate;
   P p = cmp.getPredicate();
-  bool unsignedPred =
-      p == P::ult || p == P::ule || p == P::ugt || p == P::uge;
+  bool unsignedPred = p == P::ult || p == P::ule || p == P::ugt || p == P::uge;
   if (unsignedPred && (x->first < 0 || y->first < 0))
     return cmp;
   std::optional<bool> r;
