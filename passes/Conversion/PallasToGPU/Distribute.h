@@ -17,10 +17,11 @@
 // StagingPlanner.h), then emits the body op by op, dispatching
 // each op to its family's emitter (EmitContext.h: EmitElementwise.cpp,
 // EmitReduce.cpp, EmitControlFlow.cpp, EmitTensorOps.cpp, EmitMemory.cpp,
-// Dot.cpp and the dot lowering of DotEmitters.h). The emitters see it only
-// as an EmitContext; it implements those services: Distributor.cpp (values
-// in layouts, thread coordinates, conversions and barriers, the scratch
-// buffers' registers), Memory.cpp (views, loads, stores, cp.async),
+// EmitWindow.cpp, Dot.cpp and the dot lowering of DotEmitters.h). The
+// emitters see it only as an EmitContext; it implements those services:
+// Distributor.cpp (values in layouts, thread coordinates, conversions and
+// barriers, the scratch buffers' registers), Memory.cpp (views, loads,
+// stores, cp.async, the proven ranges of thread-coordinate arithmetic),
 // Epilogue.cpp (dot results restaged through shared memory for 16-byte
 // stores), Dot.cpp (the views of streamed operands, staged tiles),
 // DotStaging.cpp (the prefetch of staged operands) and Wgmma.cpp (wgmma
@@ -215,6 +216,15 @@ private:
   static const EmitterRegistry &emitters();
 
   int64_t divisibility(Value oldValue);
+  /// The range [lo, hi] an emitted integer or index value is proven to lie
+  /// in, from constants and the thread id's range through the arithmetic
+  /// of thread coordinates (Memory.cpp); none when unknown.
+  std::optional<std::pair<int64_t, int64_t>> rangeOf(Value newValue,
+                                                     int depth = 0);
+  /// `cmp` (just emitted) as an i1 constant when the ranges of its operands
+  /// decide it, else `cmp` itself: masks proven true from iota ranges and
+  /// shapes vanish.
+  Value foldByRange(arith::CmpIOp cmp);
 
   /// Before a non-wgmma read of `regs`: `wgmma.wait_group 0` when they are
   /// the accumulators of a group still in flight (Wgmma.cpp).

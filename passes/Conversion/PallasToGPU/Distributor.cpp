@@ -485,7 +485,12 @@ FailureOr<SmallVector<Value>> Distributor::materialize(Value v, int id) {
                 m.map(index.getResult(), c[index.getDim()]);
                 continue;
               }
-              b.clone(inner, m);
+              Operation *cloned = b.clone(inner, m);
+              // A comparison the thread coordinates' ranges decide (an
+              // iota against a bound): a constant mask.
+              if (auto cmp = dyn_cast<arith::CmpIOp>(cloned))
+                if (Value folded = foldByRange(cmp); folded != cmp.getResult())
+                  m.map(inner.getResult(0), folded);
             }
             for (auto [i, y] :
                  llvm::enumerate(body.getTerminator()->getOperands()))

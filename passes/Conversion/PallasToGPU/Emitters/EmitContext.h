@@ -31,6 +31,8 @@
 
 #include "passes/Conversion/PallasToGPU/DistributeState.h"
 
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "llvm/ADT/SmallBitVector.h"
 
 namespace mlir::pallas::gpu {
@@ -254,6 +256,13 @@ void populateReduceEmitters(EmitterRegistry &r);      // EmitReduce.cpp
 void populateDotEmitters(EmitterRegistry &r);         // Dot.cpp
 void populateControlFlowEmitters(EmitterRegistry &r); // EmitControlFlow.cpp
 void populateTensorEmitters(EmitterRegistry &r);      // EmitTensorOps.cpp
+
+/// A window reaching past a ref's end (EmitWindow.cpp): the lane-by-lane
+/// load (`tensor.generate`) or store (loop nest) of pallas-to-linalg's slow
+/// path as one distributed access with vector groups and a checked tail.
+/// False, with nothing emitted, when `op` is not one.
+FailureOr<bool> emitWindowLoad(EmitContext &cx, tensor::GenerateOp op);
+FailureOr<bool> emitWindowStore(EmitContext &cx, scf::ForOp op);
 
 } // namespace mlir::pallas::gpu
 

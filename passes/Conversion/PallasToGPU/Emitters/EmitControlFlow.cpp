@@ -72,6 +72,13 @@ struct Flat {
 LogicalResult ControlFlowEmitter::emitFor(Operation *op) {
   auto forOp = cast<scf::ForOp>(op);
   Location loc = forOp.getLoc();
+  // The lane-by-lane store of a window past the ref's end: one distributed
+  // store (EmitWindow.cpp).
+  FailureOr<bool> window = emitWindowStore(cx, forOp);
+  if (failed(window))
+    return failure();
+  if (*window)
+    return success();
   SmallVector<int> argLayouts;
   Flat inits;
   for (auto [i, init] : llvm::enumerate(forOp.getInitArgs())) {

@@ -81,6 +81,12 @@ LogicalResult TensorEmitter::emitRelabel(Operation *op) {
 
 LogicalResult TensorEmitter::emitGenerate(Operation *op) {
   auto gen = cast<tensor::GenerateOp>(op);
+  // A window past the ref's end: one distributed load (EmitWindow.cpp).
+  FailureOr<bool> window = emitWindowLoad(cx, gen);
+  if (failed(window))
+    return failure();
+  if (*window)
+    return success();
   int id = cx.layoutOrDefault(gen.getResult());
   Block &body = gen.getBody().front();
   // Order the reads before any lane diverges.

@@ -111,6 +111,124 @@ int64_t Distributor::divisibility(Value v) {
   return 1;
 }
 
+std::optional<std::pair<int64_t, int64_t>> Distributor::rangeOf(Value v,
+                                                                int depth) {
+  using Range = std::pair<int64_t, int64_t>;
+  constexpr int64_t kLimit = int64_t(1) << 31;
+  auto bounded = [&](int64_t lo, int64_t hi) -> std::optional<Range> {
+    if (lo > hi || lo < -kLimit || hi >= kLimit)
+      return std::nullopt;
+    return Range{lo, hi};
+  };
+  if (auto c = getConstantIntValue(v))
+    return bounded(*c, *c);
+  if (v == kc.tid)
+    return Range{0, kc.numWarps * kc.threadsPerWarp() - 1};
+  Operation *def = v.getDefiningOp();
+  if (!def || depth > 16)
+    return std::nullopt;
+  if (isa<arith::IndexCastOp, arith::IndexCastUIOp, arith::ExtSIOp,
+          arith::ExtUIOp>(def)) {
+    auto r = rangeOf(def->getOperand(0), depth + 1);
+    // A non-negative value below 2^31 keeps its value in every width.
+    if (r && (r->first >= 0 || isa<arith::ExtSIOp, arith::IndexCastOp>(def)))
+      return r;
+    return std::nullopt;
+  }
+  if (def->getNumOperands() != 2 && !isa<arith::SelectOp>(def))
+    return std::nullopt;
+  if (auto sel = dyn_cast<arith::SelectOp>(def)) {
+    auto x = rangeOf(sel.getTrueValue(), depth + 1);
+    auto y = rangeOf(sel.getFalseValue(), depth + 1);
+    if (!x || !y)
+      return std::nullopt;
+    return Range{std::min(x->first, y->first), std::max(x->second, y->second)};
+  }
+  auto x = rangeOf(def->getOperand(0), depth + 1);
+  auto y = rangeOf(def->getOperand(1), depth + 1);
+  auto yc = getConstantIntValue(def->getOperand(1));
+  bool nonNeg = x && y && x->first >= 0 && y->first >= 0;
+  if (isa<arith::AndIOp>(def) && x && x->first >= 0 && yc && *yc >= 0)
+    return Range{0, std::min(x->second, *yc)};
+  if (!x || !y)
+    return std::nullopt;
+  if (isa<arith::AddIOp>(def))
+    return bounded(x->first + y->first, x->second + y->second);
+  if (isa<arith::MulIOp>(def) && nonNeg)
+    return bounded(x->first * y->first, x->second * y->second);
+  if (isa<arith::ShRUIOp>(def) && nonNeg && yc && *yc < 32)
+    return Range{x->first >> *yc, x->second >> *yc};
+  if (isa<arith::ShLIOp>(def) && nonNeg && yc && *yc < 32)
+    return bounded(x->first << *yc, x->second << *yc);
+  // a | b and a ^ b of non-negative values: at most the all-ones value of
+  // the larger's width (a | b is also at most a + b and at least each).
+  if (isa<arith::OrIOp, arith::XOrIOp>(def) && nonNeg) {
+    int64_t ones =
+        int64_t(llvm::NextPowerOf2(std::max(x->second, y->second))) - 1;
+    if (isa<arith::OrIOp>(def))
+      return bounded(std::max(x->first, y->first),
+                     std::min(ones, x->second + y->second));
+    return bounded(0, ones);
+  }
+  if (isa<arith::MaxSIOp>(def))
+    return Range{std::max(x->first, y->first), std::max(x->second, y->second)};
+  if (isa<arith::MinSIOp>(def))
+    return Range{std::min(x->first, y->first), std::min(x->second, y->second)};
+  return std::nullopt;
+}
+
+Value Distributor::foldByRange(arith::CmpIOp cmp) {
+  auto x = rangeOf(cmp.getLhs()), y = rangeOf(cmp.getRhs());
+  if (!x || !y)
+    return cmp;
+  using P = arith::CmpIPredicate;
+  P p = cmp.getPredicate();
+  bool unsignedPred = p == P::ult || p == P::ule || p == P::ugt || p == P::uge;
+  if (unsignedPred && (x->first < 0 || y->first < 0))
+    return cmp;
+  std::optional<bool> r;
+  switch (p) {
+  case P::slt:
+  case P::ult:
+    if (x->second < y->first)
+      r = true;
+    else if (x->first >= y->second)
+      r = false;
+    break;
+  case P::sle:
+  case P::ule:
+    if (x->second <= y->first)
+      r = true;
+    else if (x->first > y->second)
+      r = false;
+    break;
+  case P::sgt:
+  case P::ugt:
+    if (x->first > y->second)
+      r = true;
+    else if (x->second <= y->first)
+      r = false;
+    break;
+  case P::sge:
+  case P::uge:
+    if (x->first >= y->second)
+      r = true;
+    else if (x->second < y->first)
+      r = false;
+    break;
+  case P::eq:
+  case P::ne:
+    if (x->second < y->first || x->first > y->second)
+      r = p == P::ne;
+    else if (x->first == x->second && y->first == y->second)
+      r = (x->first == y->first) == (p == P::eq);
+    break;
+  }
+  if (!r)
+    return cmp;
+  return arith::ConstantIntOp::create(b, cmp.getLoc(), *r, 1);
+}
+
 Value Distributor::uninitialized(Type type) {
   return uninitializedValue(b, kc.loc, type);
 }
@@ -221,10 +339,15 @@ Value Distributor::inBounds(const View &view, ArrayRef<Value> idxs) {
     if (view.checkLow[d])
       andWith(arith::CmpIOp::create(b, kc.loc, arith::CmpIPredicate::sge,
                                     idxs[d], idx(0)));
-    if (view.checkHigh[d])
+    if (view.checkHigh[d]) {
+      // An index proven below the end needs no check.
+      if (auto r = rangeOf(idxs[d]);
+          r && r->second < view.baseType.getDimSize(d))
+        continue;
       andWith(arith::CmpIOp::create(
           b, kc.loc, arith::CmpIPredicate::slt, idxs[d],
           idx(view.baseType.getDimSize(d))));
+    }
   }
   return ok;
 }
