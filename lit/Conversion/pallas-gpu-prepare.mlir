@@ -97,32 +97,3 @@ func.func @full_main(%idx: tensor<4xi32>, %x: tensor<32xf32>) -> tensor<32xf32> 
       : (tensor<4xi32>, tensor<32xf32>) -> tensor<32xf32>
   return %o : tensor<32xf32>
 }
-
-// -----
-
-// Tests that masks proven true from shapes are dropped: `iota(64) < 64`
-// (JAX's mask along a head dimension that fills its block), a broadcast of
-// it, and `64 > iota` leave loads, stores and swaps unmasked (a load's
-// `other` goes with its mask); `iota(64) < 50`, a mask that can be false,
-// stays.
-// CHECK-LABEL: pallas.kernel @true_masks(
-// CHECK: pallas.load %{{.+}}[] : !pallas.ref<8x64xf32> -> tensor<8x64xf32>
-// CHECK: pallas.store %{{.+}}[], %{{.+}} : !pallas.ref<8x64xf32>, tensor<8x64xf32>
-// CHECK: pallas.swap %{{.+}}[], %{{.+}} : !pallas.ref<8x64xf32>, tensor<8x64xf32>{{$}}
-// CHECK: pallas.store %{{.+}}[], %{{.+}} mask %{{.+}} : !pallas.ref<8x64xf32>, tensor<8x64xf32>
-pallas.kernel @true_masks(%x: !pallas.ref<8x64xf32>, %o: !pallas.ref<8x64xf32>) {
-  %iota = pallas.iota 0 : tensor<64xi32>
-  %n = arith.constant dense<64> : tensor<64xi32>
-  %m = arith.cmpi slt, %iota, %n : tensor<64xi32>
-  %m2 = pallas.broadcast_in_dim %m dims [1] : tensor<64xi1> -> tensor<8x64xi1>
-  %zero = arith.constant dense<0.0> : tensor<8x64xf32>
-  %v = pallas.load %x[] mask %m2 other %zero : !pallas.ref<8x64xf32> -> tensor<8x64xf32>
-  pallas.store %o[], %v mask %m2 : !pallas.ref<8x64xf32>, tensor<8x64xf32>
-  %r = arith.cmpi sgt, %n, %iota : tensor<64xi32>
-  %r2 = pallas.broadcast_in_dim %r dims [1] : tensor<64xi1> -> tensor<8x64xi1>
-  %old = pallas.swap %o[], %v mask %r2 : !pallas.ref<8x64xf32>, tensor<8x64xf32>
-  %n50 = arith.constant dense<50> : tensor<64xi32>
-  %k = arith.cmpi slt, %iota, %n50 : tensor<64xi32>
-  %k2 = pallas.broadcast_in_dim %k dims [1] : tensor<64xi1> -> tensor<8x64xi1>
-  pallas.store %o[], %old mask %k2 : !pallas.ref<8x64xf32>, tensor<8x64xf32>
-}

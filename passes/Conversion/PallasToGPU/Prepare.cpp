@@ -3,7 +3,7 @@
 // Runs before pallas-to-linalg: records the pallas.call on the module and
 // rewrites the ops whose CPU lowering does not fit a GPU (atomics become real
 // atomics, divisibility hints become masks, scalar prints become
-// gpu.printf, masks proven true from shapes are dropped).
+// gpu.printf).
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,9 +12,7 @@
 #include "passes/Utils/InterpretMode.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
-#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Builders.h"
-#include "mlir/IR/Matchers.h"
 #include "llvm/Support/MathExtras.h"
 
 #define DEBUG_TYPE "pallas-gpu-prepare"
@@ -346,108 +344,6 @@ static GpuCallAttr recordCall(CallOp call) {
       ArrayRef<RankedTensorType>(outputs));
 }
 
-/// A compare of an iota against a splat constant that the iota's range
-/// [0, size) decides for every element: that truth value.
-std::optional<bool> decideIotaCompare(arith::CmpIOp cmp) {
-  using P = arith::CmpIPredicate;
-  P p = cmp.getPredicate();
-  Value lhs = cmp.getLhs(), rhs = cmp.getRhs();
-  if (!lhs.getDefiningOp<IotaOp>()) {
-    std::swap(lhs, rhs);
-    // n OP iota is iota OP' n with the operands' order reversed.
-    switch (p) {
-    case P::slt: p = P::sgt; break;
-    case P::sle: p = P::sge; break;
-    case P::sgt: p = P::slt; break;
-    case P::sge: p = P::sle; break;
-    case P::ult: p = P::ugt; break;
-    case P::ule: p = P::uge; break;
-    case P::ugt: p = P::ult; break;
-    case P::uge: p = P::ule; break;
-    default: break;
-    }
-  }
-  auto iota = lhs.getDefiningOp<IotaOp>();
-  DenseIntElementsAttr splat;
-  if (!iota || !matchPattern(rhs, m_Constant(&splat)) || !splat.isSplat())
-    return std::nullopt;
-  int64_t hi = iota.getResult().getType().getDimSize(iota.getDimension()) - 1;
-  int64_t n = splat.getSplatValue<APInt>().getSExtValue();
-  if (hi < 0)
-    return std::nullopt;
-  bool isUnsigned = p == P::ult || p == P::ule || p == P::ugt || p == P::uge;
-  if (isUnsigned && n < 0)
-    return std::nullopt;
-  switch (p) {
-  case P::slt:
-  case P::ult:
-    if (hi < n)
-      return true;
-    if (n <= 0)
-      return false;
-    break;
-  case P::sle:
-  case P::ule:
-    if (hi <= n)
-      return true;
-    if (n < 0)
-      return false;
-    break;
-  case P::sgt:
-  case P::ugt:
-    if (n < 0)
-      return true;
-    if (hi <= n)
-      return false;
-    break;
-  case P::sge:
-  case P::uge:
-    if (n <= 0)
-      return true;
-    if (hi < n)
-      return false;
-    break;
-  default:
-    break;
-  }
-  return std::nullopt;
-}
-
-/// Whether every element of the mask `m` is true: a splat true constant, a
-/// compare of an iota decided true, or a broadcast of one.
-bool allTrue(Value m) {
-  if (auto b = m.getDefiningOp<BroadcastInDimOp>())
-    return allTrue(b.getOperand());
-  if (auto cmp = m.getDefiningOp<arith::CmpIOp>())
-    return decideIotaCompare(cmp) == std::optional<bool>(true);
-  if (auto c = getConstantIntValue(m))
-    return *c != 0;
-  DenseIntElementsAttr splat;
-  return matchPattern(m, m_Constant(&splat)) && splat.isSplat() &&
-         !splat.getSplatValue<APInt>().isZero();
-}
-
-/// Masks proven true from shapes (an iota against a bound at least its
-/// length, as JAX writes `jnp.arange(64) < 64` for a head dimension that
-/// fills its block) are dropped from loads, stores and swaps: the accesses
-/// become unmasked, with no select against the old value.
-void dropTrueMasks(ModuleOp module) {
-  module.walk([&](Operation *op) {
-    if (auto load = dyn_cast<LoadOp>(op)) {
-      if (load.getMask() && allTrue(load.getMask())) {
-        load.getMaskMutable().clear();
-        load.getOtherMutable().clear();
-      }
-    } else if (auto store = dyn_cast<StoreOp>(op)) {
-      if (store.getMask() && allTrue(store.getMask()))
-        store.getMaskMutable().clear();
-    } else if (auto swap = dyn_cast<SwapOp>(op)) {
-      if (swap.getMask() && allTrue(swap.getMask()))
-        swap.getMaskMutable().clear();
-    }
-  });
-}
-
 struct PallasGPUPreparePass
     : public mlir::pallas::impl::PallasGPUPrepareBase<PallasGPUPreparePass> {
   using PallasGPUPrepareBase::PallasGPUPrepareBase;
@@ -489,8 +385,6 @@ struct PallasGPUPreparePass
     });
     if (gather.wasInterrupted())
       return signalPassFailure();
-
-    dropTrueMasks(module);
 
     SmallVector<Operation *> ops;
     module.walk([&](Operation *op) {
