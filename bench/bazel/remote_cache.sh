@@ -24,23 +24,16 @@ runs=${2:-3}
 src=$(cd "$(dirname "$0")/../.." && pwd)
 workspace=$(cd "${3:-$src/examples/bazel}" && pwd)
 command -v bazel >/dev/null || { echo "remote_cache: bazel is not installed (apt-get install bazel-bootstrap)" >&2; exit 1; }
-command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] ||
-  { echo "remote_cache: nginx is not installed (apt-get install nginx-light)" >&2; exit 1; }
-nginx_bin=$(command -v nginx || echo /usr/sbin/nginx)
+. "$src/bench/lib/nginx_dav.sh"
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/pallasc-bazel-cache.XXXXXX")
 roots=("$work/root-cold" "$work/root-populate" "$work/root-cached")
-nginx_pid=""
 cleanup() {
   for root in "${roots[@]}"; do
     (cd "$workspace" &&
        bazel --nohome_rc --output_user_root="$root" shutdown) >/dev/null 2>&1 || true
   done
-  if [ -n "$nginx_pid" ] && kill -0 "$nginx_pid" 2>/dev/null; then
-    kill -QUIT "$nginx_pid" 2>/dev/null || true
-    for _ in $(seq 50); do kill -0 "$nginx_pid" 2>/dev/null || break; sleep 0.1; done
-    kill -KILL "$nginx_pid" 2>/dev/null || true
-  fi
+  nginx_stop
   chmod -R u+w "$work" 2>/dev/null || true
   rm -rf "$work"
 }
@@ -48,43 +41,9 @@ trap cleanup EXIT
 # A signal exits through the EXIT trap too (bash alone would die without it).
 trap 'exit 130' INT TERM HUP
 
-# A free port on 127.0.0.1, then nginx on it (a master and one worker).
-port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-mkdir -p "$work/nginx/cache" "$work/nginx/tmp"
-user_line=""
-[ "$(id -u)" -eq 0 ] && user_line="user root;"
-cat >"$work/nginx/nginx.conf" <<CONF
-$user_line
-worker_processes 1;
-pid $work/nginx/nginx.pid;
-error_log $work/nginx/error.log;
-events { worker_connections 256; }
-http {
-  access_log off;
-  client_body_temp_path $work/nginx/tmp/body;
-  proxy_temp_path $work/nginx/tmp/proxy;
-  fastcgi_temp_path $work/nginx/tmp/fastcgi;
-  uwsgi_temp_path $work/nginx/tmp/uwsgi;
-  scgi_temp_path $work/nginx/tmp/scgi;
-  server {
-    listen 127.0.0.1:$port;
-    root $work/nginx/cache;
-    client_max_body_size 0;
-    location / {
-      dav_methods PUT;
-      create_full_put_path on;
-      dav_access user:rw;
-    }
-  }
-}
-CONF
-"$nginx_bin" -c "$work/nginx/nginx.conf" -p "$work/nginx" -e "$work/nginx/error.log"
-for _ in $(seq 50); do [ -s "$work/nginx/nginx.pid" ] && break; sleep 0.1; done
-nginx_pid=$(cat "$work/nginx/nginx.pid")
-curl -fsS -X PUT --data-binary probe "http://127.0.0.1:$port/probe" >/dev/null &&
-  [ "$(curl -fsS "http://127.0.0.1:$port/probe")" = probe ] ||
-  { cat "$work/nginx/error.log" >&2; echo "remote_cache: nginx does not store PUTs" >&2; exit 1; }
-rm -f "$work/nginx/cache/probe"
+# nginx with WebDAV on a free port of 127.0.0.1 (a master and one worker).
+nginx_start "$work/nginx" || exit 1
+port=$nginx_port
 
 # One `bazel build //...` in a fresh output base: "SECONDS LOCAL HITS MISSED".
 build() { # NAME [bazel flags...]

@@ -16,54 +16,17 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 pallasc=$(realpath "${1:-$root/build/bin/pallasc}")
 runs=${2:-3}
-command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] ||
-  { echo "remote_cache: nginx is not installed (apt-get install nginx-light)" >&2; exit 1; }
-nginx_bin=$(command -v nginx || echo /usr/sbin/nginx)
+. "$root/bench/lib/nginx_dav.sh"
 work=$(mktemp -d)
-nginx_pid=""
 cleanup() {
-  if [ -n "$nginx_pid" ] && kill -0 "$nginx_pid" 2>/dev/null; then
-    kill -QUIT "$nginx_pid" 2>/dev/null || true
-    for _ in $(seq 50); do kill -0 "$nginx_pid" 2>/dev/null || break; sleep 0.1; done
-    kill -KILL "$nginx_pid" 2>/dev/null || true
-  fi
+  nginx_stop
   rm -rf "$work"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM HUP
 
-port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-mkdir -p "$work/nginx/cache" "$work/nginx/tmp"
-user_line=""
-[ "$(id -u)" -eq 0 ] && user_line="user root;"
-cat >"$work/nginx/nginx.conf" <<CONF
-$user_line
-worker_processes 1;
-pid $work/nginx/nginx.pid;
-error_log $work/nginx/error.log;
-events { worker_connections 256; }
-http {
-  access_log off;
-  client_body_temp_path $work/nginx/tmp/body;
-  proxy_temp_path $work/nginx/tmp/proxy;
-  fastcgi_temp_path $work/nginx/tmp/fastcgi;
-  uwsgi_temp_path $work/nginx/tmp/uwsgi;
-  scgi_temp_path $work/nginx/tmp/scgi;
-  server {
-    listen 127.0.0.1:$port;
-    root $work/nginx/cache;
-    client_max_body_size 0;
-    location / {
-      dav_methods PUT;
-      create_full_put_path on;
-      dav_access user:rw;
-    }
-  }
-}
-CONF
-"$nginx_bin" -c "$work/nginx/nginx.conf" -p "$work/nginx" -e "$work/nginx/error.log"
-for _ in $(seq 50); do [ -s "$work/nginx/nginx.pid" ] && break; sleep 0.1; done
-nginx_pid=$(cat "$work/nginx/nginx.pid")
+nginx_start "$work/nginx" || exit 1
+port=$nginx_port
 url="http://127.0.0.1:$port/pallasc"
 
 # The build list: every example for every target kind.
