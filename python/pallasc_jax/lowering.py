@@ -1274,6 +1274,54 @@ def _cumsum(low, eqn):
                 f" {v.type}", v.shape, v.dtype, False)
 
 
+# cumprod/cummax/cummin have no dialect op: along an axis of at most
+# _MAX_UNROLLED_CUM elements they are unrolled, one slice of the axis per
+# step, and the steps concatenated (sequential order, as a scan).
+_MAX_UNROLLED_CUM = 128
+
+
+def _cumulative(kind):
+  ops = {"cumprod": ("arith.mulf", "arith.muli", "arith.muli"),
+         "cummax": ("arith.maximumf", "arith.maxsi", "arith.maxui"),
+         "cummin": ("arith.minimumf", "arith.minsi", "arith.minui")}[kind]
+
+  def build(low, eqn):
+    v = low.as_tensor(low.read(eqn.invars[0]), eqn.invars[0].aval.shape)
+    axis = int(eqn.params["axis"])
+    n = v.shape[axis]
+    if n > _MAX_UNROLLED_CUM:
+      raise low.error(
+          f"'{kind}' along an axis of {n} elements: pallasc unrolls it, up to "
+          f"{_MAX_UNROLLED_CUM} elements")
+    if M.is_bool(v.dtype):
+      raise low.error(f"'{kind}' of bool is not supported")
+    op = ops[0 if M.is_float(v.dtype) else 2 if M.is_unsigned(v.dtype)
+             else 1]
+    piece = list(v.shape)
+    piece[axis] = 1
+    piece = tuple(piece)
+    pt = M.tensor_type(piece, v.dtype)
+    steps = [None] * n
+    order = range(n - 1, -1, -1) if eqn.params.get("reverse") else range(n)
+    acc = None
+    for i in order:
+      starts = [0] * len(piece)
+      starts[axis] = i
+      x = low.op(f"tensor.extract_slice {v.name}[{', '.join(map(str, starts))}]"
+                 f" [{', '.join(map(str, piece))}] "
+                 f"[{', '.join(['1'] * len(piece))}] : {v.type} to {pt}",
+                 piece, v.dtype, False)
+      acc = x if acc is None else low.op(
+          f"{op} {acc.name}, {x.name} : {pt}", piece, v.dtype, False)
+      steps[i] = acc
+    return _concat(low, steps, axis, v.shape, v.dtype)
+  return build
+
+
+for _k in ("cumprod", "cummax", "cummin"):
+  RULES[_k] = _cumulative(_k)
+
+
 def _precision_name(p):
   if p is None:
     return "default"

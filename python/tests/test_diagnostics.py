@@ -173,6 +173,16 @@ class Refusals(PallascCase):
                  "scans with xs or stacked outputs, up to 64 iterations",
                  line_needle="lax.scan", kernel=kernel)
 
+  def test_long_cumulative_op(self):
+    def kernel(x_ref, o_ref):
+      o_ref[...] = lax.cummax(x_ref[...], axis=1)  # 256 elements
+    fn = lambda x: pl.pallas_call(kernel, out_shape=S((8, 256),
+                                                      jnp.float32))(x)
+    self.refused(fn, S((8, 256), jnp.float32),
+                 needle="'cummax' along an axis of 256 elements: pallasc "
+                 "unrolls it, up to 128 elements", line_needle="cummax",
+                 kernel=kernel)
+
   def test_unsupported_compiler_param(self):
     def kernel(x_ref, o_ref):
       o_ref[...] = x_ref[...]

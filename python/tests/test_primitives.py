@@ -270,6 +270,26 @@ class Primitives(PallascCase):
         S((8, 8, 128), f32), S((6, 128), f32)])(x, y)
     self.run_kernel(fn, S((8, 128), f32), S((8, 128), f32))
 
+  def test_cumulative_ops(self):
+    # cumprod, cummax, cummin (forward and reverse, float, signed and
+    # unsigned), unrolled along the axis.
+    f32, i32, u32 = jnp.float32, jnp.int32, jnp.uint32
+
+    def kernel(x_ref, i_ref, f_ref, n_ref):
+      x, i = x_ref[...], i_ref[...]                  # [16, 128]
+      f_ref[0] = lax.cumprod(1.0 + x * 0.1, axis=0)
+      f_ref[1] = lax.cummax(x, axis=0)
+      f_ref[2] = lax.cummin(x, axis=0, reverse=True)
+      f_ref[3] = lax.cumprod(1.0 + x[:, :16] * 0.1, axis=1, reverse=True
+                             ).repeat(8, axis=1)
+      n_ref[0] = lax.cummax(i - 8, axis=0)
+      n_ref[1] = lax.cummin(i.astype(u32) * 300000000, axis=0).astype(i32)
+      n_ref[2] = lax.cumprod(i % 3 - 1, axis=0, reverse=True)
+    fn = lambda x, i: pl.pallas_call(kernel, out_shape=[
+        S((4, 16, 128), f32), S((3, 16, 128), i32)])(x, i)
+    self.run_kernel(fn, S((16, 128), f32), S((16, 128), i32),
+                    emulate=("cuda:sm_90a",))
+
   def test_argmax_argmin(self):
     # pallasc's GPU lowering has no index reductions yet: CPU run and TPU.
     def kernel(x_ref, i_ref):
