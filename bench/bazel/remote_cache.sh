@@ -68,7 +68,8 @@ build() { # NAME [bazel flags...]
   echo "$(echo "$end - $start" | bc) ${local_n:-0} ${hits:-0} $(missed "$work/$name.exec.json")"
 }
 
-# The mnemonics of the spawns that were not remote cache hits, "a,b" ("-").
+# The mnemonics of the spawns that were not remote cache hits, with their
+# counts: "CppCompile,Pallascx500" ("-" for none).
 missed() {
   python3 - "$1" <<'PY'
 import json, sys
@@ -81,7 +82,8 @@ while pos < len(text):
     spawn, pos = dec.raw_decode(text, pos)
     if not spawn.get("remoteCacheHit"):
         names.append(spawn.get("mnemonic", "?"))
-print(",".join(sorted(names)) or "-")
+counts = {n: names.count(n) for n in sorted(set(names))}
+print(",".join(n if k == 1 else f"{n}x{k}" for n, k in counts.items()) or "-")
 PY
 }
 
