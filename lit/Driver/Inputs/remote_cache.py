@@ -13,6 +13,9 @@
 #   slow          the server takes longer than PALLASC_CACHE_TIMEOUT: one
 #                 warning, the compile finishes well before the server would
 #   down          nothing listens on the port: one warning, a local compile
+#   concurrent    4 compiles of one kernel at once all miss (the server holds
+#                 each GET 0.5 s), all compile and all PUT the same key; each
+#                 output equals the uncached one, and the entry left is a hit
 #   %python remote_cache.py PALLASC KERNEL SPEC WORKDIR
 import filecmp
 import http.server
@@ -39,6 +42,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         log.append("GET " + self.path.split("/ac/")[0])
         if mode["answer"] == "slow":
             time.sleep(4)
+        if mode["answer"] == "gather":
+            time.sleep(0.5)
         if mode["answer"] == "error":
             self.send_response(500)
             self.end_headers()
@@ -119,6 +124,26 @@ with socket.socket() as s:
     s.bind(("127.0.0.1", 0))
     closed = s.getsockname()[1]
 run("down", "ok", cache="http://127.0.0.1:%d/pallasc" % closed)
+
+# Concurrent writers: 4 processes miss, compile and PUT the same entry.
+store.clear()
+mode["answer"] = "gather"
+del log[:]
+outs = [os.path.join(work, "concurrent%d" % i) for i in range(4)]
+args = lambda out: [pallasc, kernel, "--spec", spec, "-o", out, "--target",
+                    "cpu", "--target", "cuda:sm_90a", "--cache-dir", url]
+procs = [subprocess.Popen(args(out), stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True, env=env)
+         for out in outs]
+results = [(p.wait(), p.stderr.read()) for p in procs]
+print("concurrent: exits %s, identical %d/4, %d GETs, %d PUTs, %d entries, "
+      "warnings %d" % (
+          [rc for rc, _ in results],
+          sum(same_tree(out, reference) for out in outs),
+          sum(l.startswith("GET") for l in log),
+          sum(l.startswith("PUT") for l in log), len(store),
+          sum("warning" in err for _, err in results)))
+run("after-concurrent", "ok")
 
 # A build of 3 compiles sharing one cache: one warning for the failing
 # server, every job compiled.
