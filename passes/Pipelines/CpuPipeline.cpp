@@ -43,6 +43,10 @@
 using namespace mlir;
 
 void mlir::pallas::buildCpuPipeline(OpPassManager &pm) {
+  // lax.platform_dependent takes its `cpu` branch, as in interpret mode.
+  PallasResolvePlatformOptions platform;
+  platform.platform = "cpu";
+  pm.addPass(createPallasResolvePlatform(platform));
   // The math ops math-to-llvm lacks (clampf, isinf, isnormal, ipowi), as
   // on the GPU targets.
   pm.addPass(createPallasLegalizeMath());

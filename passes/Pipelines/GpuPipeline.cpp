@@ -6,6 +6,8 @@
 #include "passes/Conversion/PallasToGPU/PallasToGPU.h"
 #include "passes/Transforms/Passes.h"
 
+#include "chips/GpuTarget.h"
+
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
@@ -22,6 +24,12 @@ bool mlir::pallas::explicitToolLookup() {
 
 void mlir::pallas::buildGpuDistributionPipeline(
     OpPassManager &pm, const GpuDistributionOptions &options) {
+  // lax.platform_dependent takes its `cuda` or `rocm` branch.
+  PallasResolvePlatformOptions platform;
+  const pallasc::GpuTarget *chip = pallasc::lookupGpuChip(options.chip);
+  platform.platform =
+      chip && chip->vendor == pallasc::GpuVendor::Amd ? "rocm" : "cuda";
+  pm.addPass(createPallasResolvePlatform(platform));
   // Every math op the dialect accepts, as ops libdevice / ocml / the
   // backends have (docs/dialect.md); bf16 math in f32 (neither device
   // library has bf16 functions). Before the distribution, so the emulator

@@ -3,6 +3,7 @@
 #include "passes/Pipelines/TpuPipeline.h"
 
 #include "passes/Conversion/Passes.h"
+#include "passes/Transforms/Passes.h"
 
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -10,6 +11,11 @@
 using namespace mlir;
 
 void mlir::pallas::buildTpuPipeline(OpPassManager &pm) {
+  // lax.platform_dependent as JAX's Mosaic lowering resolves it: the group
+  // naming `mosaic`, else the default.
+  PallasResolvePlatformOptions platform;
+  platform.platform = "mosaic";
+  pm.addPass(createPallasResolvePlatform(platform));
   pm.addPass(createPallasToTPU());
 }
 

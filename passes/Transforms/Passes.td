@@ -131,4 +131,34 @@ def PallasLegalizeMath : Pass<"pallas-legalize-math", "::mlir::ModuleOp"> {
                            "::mlir::math::MathDialect"];
 }
 
+def PallasResolvePlatform : Pass<"pallas-resolve-platform", "::mlir::ModuleOp"> {
+  let summary = "Replace each pallas.platform_index with the branch the "
+                "target platform takes, and drop the branches not taken";
+  let description = [{
+    Runs first in each target's pipeline (`cpu` on the CPU, `cuda` and
+    `rocm` on the GPUs, `mosaic` on TPU, as JAX's lowerings name them):
+    every `pallas.platform_index` becomes an `arith.constant`, and the
+    `scf.if` chains that `lax.platform_dependent` becomes are folded to the
+    branch taken, so the other branches never reach the target's lowering
+    (they may use ops it lacks). An index with no group for the platform and
+    no default is an error at its location, naming the platform and the
+    groups. A module without `pallas.platform_index` is left untouched.
+
+    Before (`platform = cuda`):
+    ```mlir
+    %i = pallas.platform_index [["cuda"], ["rocm"]] default : i32
+    ```
+    After:
+    ```mlir
+    %i = arith.constant 0 : i32
+    ```
+  }];
+  let options = [
+    Option<"platform", "platform", "std::string", /*default=*/"\"cpu\"",
+           "the platform compiled for: cpu, cuda, rocm or mosaic">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 #endif // PALLASC_PASSES_TRANSFORMS_PASSES_TD

@@ -1435,6 +1435,31 @@ def _program_id(low, eqn):
   return low.op(f"{op} {low.kernel_axes[axis]} : i32", (), np.int32, True)
 
 
+# The platform names pallas.platform_index accepts (JAX's canonical names and
+# `mosaic`, which JAX's TPU kernel lowering matches).
+_PLATFORM_NAMES = ("cpu", "cuda", "rocm", "tpu", "mosaic")
+
+
+@rule("platform_index")
+def _platform_index(low, eqn):
+  # lax.platform_dependent: the groups in order, None for the default (JAX
+  # appends it last). Each target's pipeline resolves the index
+  # (pallas-resolve-platform).
+  groups, has_default = [], False
+  for ps in eqn.params["platforms"]:
+    if ps is None:
+      has_default = True
+      continue
+    for p in ps:
+      if p not in _PLATFORM_NAMES:
+        raise low.error(f"lax.platform_dependent branch for platform '{p}': "
+                        f"pallasc knows the platforms "
+                        f"{', '.join(_PLATFORM_NAMES)}")
+    groups.append("[" + ", ".join(f'"{p}"' for p in ps) + "]")
+  text = "[" + ", ".join(groups) + "]" + (" default" if has_default else "")
+  return low.op(f"pallas.platform_index {text} : i32", (), np.int32, True)
+
+
 @rule("multiple_of")
 def _multiple_of(low, eqn):
   v = low.read(eqn.invars[0])

@@ -6,6 +6,7 @@ result to its own slot of one output (`o_ref[k] = ...`), so one pallasc
 compile and one run cover a whole family."""
 
 import functools
+import os
 import unittest
 
 import numpy as np
@@ -635,6 +636,40 @@ class Primitives(PallascCase):
     self.check_call(c, inputs=[rng.integers(0, 24, 16).astype(np.int32),
                                rng.uniform(-1, 1, (24, 32)).astype(
                                    np.float32)])
+
+  def test_platform_dependent(self):
+    # lax.platform_dependent in a kernel: pallas.platform_index, resolved
+    # per target. The CPU takes the `cpu` branch (as interpret mode does),
+    # cuda and rocm theirs; TPU the default (JAX's Mosaic lowering matches
+    # `mosaic`, not `tpu`).
+    f32 = jnp.float32
+
+    def kernel(x_ref, o_ref):
+      o_ref[...] = lax.platform_dependent(
+          x_ref[...], cpu=lambda v: v + 5.0, cuda=lambda v: v * 2.0,
+          rocm=lambda v: v * 3.0, tpu=lambda v: v - 7.0,
+          default=lambda v: v + 1.0)
+    fn = lambda x: pl.pallas_call(kernel, out_shape=S((8, 128), f32))(x)
+    (c,) = self.export(fn, S((8, 128), f32))
+    self.assertIn('pallas.platform_index [["cpu"], ["cuda"], ["rocm"], '
+                  '["tpu"]] default : i32', c.kernel_mlir)
+    x = np.random.default_rng(3).uniform(-1, 1, (8, 128)).astype(np.float32)
+    tgts = targets() + ["tpu"]
+    want = self.check_call(c, targets=tgts, inputs=[x])
+    np.testing.assert_array_equal(want[0], x + np.float32(5))
+    # On the GPU emulator each vendor takes its own branch.
+    mlir, spec = c.paths
+    d = os.path.dirname(mlir)
+    xin = os.path.join(d, "pd.in.npy")
+    np.save(xin, x)
+    for t, want in (("cuda:sm_90a", x * np.float32(2)),
+                    ("rocm:gfx942", x * np.float32(3))):
+      if t not in tgts:
+        continue
+      out = os.path.join(d, "pd.out.npy")
+      self.pallasc("run", mlir, "--spec", spec, "--input", xin, "--output",
+                   out, "--target", t, "--emulate")
+      np.testing.assert_array_equal(np.load(out), want, err_msg=t)
 
   def test_debug_print(self):
     f32 = jnp.float32

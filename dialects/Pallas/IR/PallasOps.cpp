@@ -284,6 +284,52 @@ static LogicalResult verifyIndexed(OpT op, Type valueType, StringRef what) {
                              valueType, what);
 }
 
+//===----------------------------------------------------------------------===//
+// PlatformIndexOp
+//===----------------------------------------------------------------------===//
+
+/// The platform names `lax.platform_dependent` groups may hold: JAX's
+/// canonical ones, and `mosaic`, the name JAX's TPU kernel lowering matches.
+static constexpr llvm::StringLiteral kPlatformNames[] = {"cpu", "cuda", "rocm",
+                                                         "tpu", "mosaic"};
+
+LogicalResult PlatformIndexOp::verify() {
+  if (getPlatforms().empty() && !getHasDefault())
+    return emitOpError("needs at least one group of platform names or a "
+                       "default");
+  llvm::SmallSet<llvm::StringRef, 8> seen;
+  for (auto [i, group] : llvm::enumerate(getPlatforms())) {
+    auto names = dyn_cast<ArrayAttr>(group);
+    if (!names || names.empty())
+      return emitOpError() << "group " << i
+                           << " must be a non-empty array of platform names";
+    for (Attribute a : names) {
+      auto name = dyn_cast<StringAttr>(a);
+      if (!name)
+        return emitOpError() << "group " << i << " holds " << a
+                             << ", expected a platform name string";
+      if (!llvm::is_contained(kPlatformNames, name.getValue()))
+        return emitOpError()
+               << "unknown platform '" << name.getValue() << "' in group " << i
+               << ", expected one of cpu, cuda, rocm, tpu, mosaic";
+      if (!seen.insert(name.getValue()).second)
+        return emitOpError() << "platform '" << name.getValue()
+                             << "' is named in two groups";
+    }
+  }
+  return success();
+}
+
+std::optional<int32_t> PlatformIndexOp::indexFor(llvm::StringRef platform) {
+  for (auto [i, group] : llvm::enumerate(getPlatforms()))
+    for (Attribute a : cast<ArrayAttr>(group))
+      if (cast<StringAttr>(a).getValue() == platform)
+        return static_cast<int32_t>(i);
+  if (getHasDefault())
+    return static_cast<int32_t>(getPlatforms().size());
+  return std::nullopt;
+}
+
 LogicalResult LoadOp::verify() {
   if (getOther() && !getMask())
     return emitOpError("'other' requires a 'mask'");

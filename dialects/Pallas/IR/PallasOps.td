@@ -93,6 +93,39 @@ def Pallas_NumProgramsOp : Pallas_Op<"num_programs", [Pure]> {
   let assemblyFormat = "$axis attr-dict `:` type($result)";
 }
 
+def Pallas_PlatformIndexOp : Pallas_Op<"platform_index", [Pure]> {
+  let summary = "which branch of `lax.platform_dependent` the target takes";
+  let description = [{
+    `platform_index_p` (`jax.lax.platform_dependent` inside a kernel): the
+    index of the first group of platform names that holds the platform being
+    compiled for, else, with `default`, the number of groups (the default
+    branch). The index usually selects a branch of a `cond`.
+
+    `pallas-resolve-platform` replaces it with a constant in each target's
+    pipeline, as JAX's lowering does: `cpu` on the CPU (what interpret mode
+    gives), `cuda` on NVIDIA, `rocm` on AMD, and `mosaic` on TPU (JAX's
+    Mosaic lowering matches `mosaic`, never `tpu`: a `tpu=` branch is not
+    taken there, the default is). Names: `cpu`, `cuda`, `rocm`, `tpu`,
+    `mosaic`, each in at most one group.
+
+    ```mlir
+    // platform_dependent(x, cuda=f, rocm=g, default=h)
+    %i = pallas.platform_index [["cuda"], ["rocm"]] default : i32
+    ```
+  }];
+  let arguments = (ins ArrayAttr:$platforms, UnitAttr:$has_default);
+  let results = (outs I32:$index);
+  let assemblyFormat = [{
+    $platforms (`default` $has_default^)? attr-dict `:` type($index)
+  }];
+  let extraClassDeclaration = [{
+    /// The branch taken on `platform`, or nullopt when no group names it
+    /// and there is no default.
+    std::optional<int32_t> indexFor(::llvm::StringRef platform);
+  }];
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Ref access
 //===----------------------------------------------------------------------===//

@@ -1601,3 +1601,43 @@ pallas.kernel @gather_i64(%t: !pallas.ref<64xf32>) {
   // expected-error @+1 {{operand #1 must be variadic of ranked tensor of 32-bit signless integer values}}
   %v = pallas.gather %t[%r] : !pallas.ref<64xf32>, tensor<8xi64> -> tensor<8xf32>
 }
+
+// -----
+
+// Tests that pallas.platform_index rejects a platform name JAX does not use.
+
+func.func @platform_index_unknown() -> i32 {
+  // expected-error @+1 {{unknown platform 'gpu' in group 1, expected one of cpu, cuda, rocm, tpu, mosaic}}
+  %i = pallas.platform_index [["cuda"], ["gpu"]] default : i32
+  return %i : i32
+}
+
+// -----
+
+// Tests that pallas.platform_index rejects a platform named in two groups.
+
+func.func @platform_index_twice() -> i32 {
+  // expected-error @+1 {{platform 'cuda' is named in two groups}}
+  %i = pallas.platform_index [["cuda"], ["rocm", "cuda"]] : i32
+  return %i : i32
+}
+
+// -----
+
+// Tests that pallas.platform_index rejects an empty group.
+
+func.func @platform_index_empty_group() -> i32 {
+  // expected-error @+1 {{group 0 must be a non-empty array of platform names}}
+  %i = pallas.platform_index [[]] default : i32
+  return %i : i32
+}
+
+// -----
+
+// Tests that pallas.platform_index needs a group or a default.
+
+func.func @platform_index_nothing() -> i32 {
+  // expected-error @+1 {{needs at least one group of platform names or a default}}
+  %i = pallas.platform_index [] : i32
+  return %i : i32
+}

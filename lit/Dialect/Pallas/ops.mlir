@@ -106,6 +106,19 @@ pallas.kernel @grid_queries(%o: !pallas.ref<8xf32>) {
 
 // -----
 
+// Tests that platform_index round-trips, with and without a default.
+
+// CHECK-LABEL: pallas.kernel @platform_queries
+// CHECK: pallas.platform_index {{\[}}["cuda"], ["rocm", "cpu"]] default : i32
+// CHECK: pallas.platform_index {{\[}}["mosaic"]] : i32
+pallas.kernel @platform_queries(%o: !pallas.ref<8xf32>) {
+  %i = pallas.platform_index [["cuda"], ["rocm", "cpu"]] default : i32
+  %j = pallas.platform_index [["mosaic"]] : i32
+  pallas.debug_print "{} {}" %i, %j : i32, i32
+}
+
+// -----
+
 // Tests every form of the load indexer: whole ref, static slices, strides,
 // dynamic starts, integer (point) indices down to a scalar, masks and
 // mask + other.
