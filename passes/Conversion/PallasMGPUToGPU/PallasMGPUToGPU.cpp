@@ -220,8 +220,22 @@ LogicalResult KernelLowering::createFunction() {
                                       b.getFunctionType(params, {}));
   func->setAttr(mlir::gpu::GPUDialect::getKernelFuncAttrName(),
                 b.getUnitAttr());
-  func.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr(
-      {static_cast<int32_t>(kernel.getNumThreads() * kWarpgroup), 1, 1}));
+  // The exact block size (`.reqntid`, not `.maxntid`): with it ptxas knows
+  // the register count at entry that setmaxnreg moves from.
+  func->setAttr("nvvm.reqntid",
+                b.getDenseI32ArrayAttr(
+                    {static_cast<int32_t>(kernel.getNumThreads() * kWarpgroup),
+                     1, 1}));
+  // setmaxnreg moves registers between warpgroups from a count at entry
+  // that ptxas must know: all the block's threads share the register file
+  // (65536 registers, allocated in units of 8).
+  bool moves = false;
+  kernel.walk([&](SetMaxRegistersOp) { moves = true; });
+  if (moves)
+    func->setAttr("nvvm.maxnreg",
+                  b.getI32IntegerAttr(std::min<int64_t>(
+                      255, 65536 / (kernel.getNumThreads() * kWarpgroup) /
+                               8 * 8)));
   // The body moves into the function.
   Block &body = func.getBody().front();
   for (auto [from, to] :
