@@ -84,6 +84,7 @@ def PallasToLinalg : Pass<"pallas-to-linalg", "ModuleOp"> {
 
 include "passes/Conversion/PallasToTPU/PallasToTPU.td"
 include "passes/Conversion/PallasToGPU/PallasToGPU.td"
+include "passes/Conversion/PallasMGPUToGPU/PallasMGPUToGPU.td"
 include "passes/Conversion/GPUCodegen/GPUCodegen.td"
 include "passes/Conversion/MathToOcml/MathToOcml.td"
 

@@ -206,4 +206,20 @@ void mlir::pallas::registerCudaPipeline() {
         options.strictFloat = cl.strictFp;
         buildCudaPipeline(pm, options);
       });
+  PassPipelineRegistration<CudaPipelineCLOptions>(
+      "pallas-mgpu-to-cuda-pipeline",
+      "Lower a Mosaic GPU kernel (pallas_mgpu) to PTX: pallas-mgpu-to-gpu, "
+      "then the gpu/nvvm steps and serialization of pallas-to-cuda-pipeline",
+      [](OpPassManager &pm, const CudaPipelineCLOptions &cl) {
+        CudaPipelineOptions options;
+        options.chip = cl.chip;
+        options.toolkitPath = cl.toolkit;
+        options.serialize = cl.serialize;
+        options.optLevel = cl.optLevel;
+        options.strictFloat = cl.strictFp;
+        PallasMGPUToGPUOptions toGpu;
+        toGpu.chip = cl.chip;
+        pm.addPass(createPallasMGPUToGPU(toGpu));
+        buildCudaCodegenPipeline(pm, options);
+      });
 }

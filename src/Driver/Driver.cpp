@@ -20,6 +20,7 @@
 #include "src/Target/CudaArtifacts.h"
 #include "src/Target/RocmArtifacts.h"
 #include "chips/GpuTarget.h"
+#include "passes/Conversion/PallasMGPUToGPU/TargetSupport.h"
 #include "passes/Pipelines/ToolLookup.h"
 
 #include "mlir/IR/AsmState.h"
@@ -140,10 +141,18 @@ LogicalResult checkKernelSize(ModuleOp module) {
 }
 
 /// A kernel written in JAX's Mosaic GPU model (`pallas_mgpu` ops, exported
-/// from `plgpu.kernel`) verifies but has no lowering yet: refuses it at its
-/// first such op, naming the op and the targets asked for.
+/// from `plgpu.kernel`): each target asked for must have the instructions
+/// its ops need (passes/Conversion/PallasMGPUToGPU/TargetSupport.h), else
+/// one located line names the op, the instruction and the target. The
+/// lowering itself is not built yet: a kernel that passes those checks (or
+/// a compile with no target) is refused at its first such op.
 LogicalResult refuseMosaicGpu(ModuleOp module,
                               const std::vector<std::string> &targets) {
+  if (!pallas_mgpu::hasMosaicGpuOps(module))
+    return success();
+  for (const std::string &t : targets)
+    if (failed(pallas_mgpu::checkMosaicGpuTarget(module, t)))
+      return failure();
   std::string names;
   for (const std::string &t : targets)
     names += (names.empty() ? "" : ", ") + t;

@@ -1,0 +1,123 @@
+// RUN: pallasc-opt %s -split-input-file -pallas-mgpu-to-gpu | FileCheck %s
+
+// Shared memory: each buffer a 1024-byte aligned slot of the dynamic shared
+// memory (its base aligned at run time); a TMA copy of a 128x64 f16 tile:
+// every thread expects its 128th of the 16384 bytes on the mbarrier, thread 0
+// of the warpgroup issues one box per 64-column panel through a tensor map
+// passed as a pointer; the wait on the thread's phase bit, then flipped.
+pallas_mgpu.kernel @tma(%x: memref<256x128xf16>, %o: memref<256x128xf16>)
+    attributes {grid = array<i64: 2>, grid_names = ["g"], cluster = array<i64: 1>,
+                cluster_names = ["c"], num_threads = 1, thread_name = "wg",
+                num_outputs = 1} {
+  %c0 = arith.constant 0 : index
+  %g = pallas_mgpu.axis_index "g" : i32
+  %s0 = pallas_mgpu.alloc_smem : memref<64x64xf16, #pallas_mgpu.smem<tiling = [8, 64], swizzle = 128>>
+  %s = pallas_mgpu.alloc_smem : memref<128x128xf16, #pallas_mgpu.smem<tiling = [8, 64], swizzle = 128>>
+  %bar = pallas_mgpu.alloc_barriers : !pallas_mgpu.barrier<1, arrivals = 1>
+  %row = arith.index_cast %g : i32 to index
+  %src = memref.subview %x[%row, 0] [128, 128] [1, 1] : memref<256x128xf16> to memref<128x128xf16, strided<[128, 1], offset: ?>>
+  pallas_mgpu.copy_gmem_to_smem %src, %s, %bar[%c0] : memref<128x128xf16, strided<[128, 1], offset: ?>>, memref<128x128xf16, #pallas_mgpu.smem<tiling = [8, 64], swizzle = 128>>, !pallas_mgpu.barrier<1, arrivals = 1>
+  pallas_mgpu.barrier_wait %bar[%c0] : !pallas_mgpu.barrier<1, arrivals = 1>
+}
+
+// CHECK-LABEL: gpu.module @tma_kernels
+// CHECK: gpu.func @tma(%{{.*}}: memref<256x128xf16>, %{{.*}}: memref<256x128xf16>, %[[MAP:.*]]: !llvm.ptr) kernel
+// CHECK-SAME: pallas.gpu.launch = #pallas.gpu_launch<entry = "tma", grid = [2, 1, 1], grid_axes = {{\[\[0\], \[\], \[\]\]}}, block = [128, 1, 1], num_warps = 4, warp_size = 32, sequential_axes = [], vmapped_axes = [], dynamic_shared_memory_bytes = 41992, scratch_shared_memory_bytes = 0, params = [#pallas.gpu_param<pointer, inputs[0]>, #pallas.gpu_param<pointer, outputs[0]>, #pallas.gpu_param<tensor_map, inputs[0], dtype = f16, global_shape = [256, 128], box_shape = [128, 64], swizzle = "128B", interleave = "none", l2_promotion = "128B", oob_fill = "zero">]>
+// CHECK: %[[DYN:.*]] = gpu.dynamic_shared_memory
+// CHECK: %[[PTR:.*]] = memref.extract_aligned_pointer_as_index %[[DYN]]
+// CHECK: arith.constant 1023 : i32
+// CHECK: %[[BASE:.*]] = arith.andi %{{.*}}, %c-1024_i32 : i32
+// CHECK: nvvm.mbarrier.init %{{.*}}, %c128_i32, predicate = %{{.*}} : !llvm.ptr<3>, i32, i1
+// CHECK: nvvm.fence.mbarrier.init
+// CHECK-NEXT: nvvm.barrier
+// CHECK: gpu.block_id x
+// CHECK: nvvm.mbarrier.arrive.expect_tx %{{.*}}, %c256_i32 : !llvm.ptr<3>, i32
+// CHECK: scf.if
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %[[MAP]], %{{.*}}, box[%{{.*}}, %{{.*}}] : !llvm.ptr<7>, !llvm.ptr
+// CHECK: arith.constant 16384 : i32
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %[[MAP]], %{{.*}}, box[%{{.*}}, %{{.*}}] : !llvm.ptr<7>, !llvm.ptr
+// CHECK: }
+// CHECK: %[[BITS:.*]] = memref.load %[[PHASES:.*]][] : memref<i32>
+// CHECK: nvvm.mbarrier.try_wait.parity %{{.*}}, %{{.*}}, %c10000000_i32 : !llvm.ptr<3>, i32, i32
+// CHECK: %[[FLIP:.*]] = arith.xori %[[BITS]], %{{.*}} : i32
+// CHECK: memref.store %[[FLIP]], %[[PHASES]][] : memref<i32>
+// CHECK: gpu.return
+
+// -----
+
+// Barriers: thread 0 initializes each mbarrier of an allocation with
+// arrivals x 128 (every thread of a warpgroup arrives), then the init fence
+// and a block barrier; an arrive is mbarrier.arrive; the thread axis is the
+// warpgroup index (tid.x / 128), setmaxnreg from the register hint.
+pallas_mgpu.kernel @bars(%x: memref<256x128xf16>, %o: memref<256x128xf16>)
+    attributes {grid = array<i64: 1>, grid_names = ["g"], cluster = array<i64: 1>,
+                cluster_names = ["c"], num_threads = 2, thread_name = "wg",
+                num_outputs = 1} {
+  %wg = pallas_mgpu.axis_index "wg" : i32
+  %bar = pallas_mgpu.alloc_barriers : !pallas_mgpu.barrier<2, arrivals = 2>
+  %i = arith.index_cast %wg : i32 to index
+  pallas_mgpu.set_max_registers "decrease" 40
+  pallas_mgpu.barrier_arrive %bar[%i] : !pallas_mgpu.barrier<2, arrivals = 2>
+  pallas_mgpu.barrier_wait %bar[%i] : !pallas_mgpu.barrier<2, arrivals = 2>
+}
+
+// CHECK-LABEL: gpu.module @bars_kernels
+// CHECK: block = [256, 1, 1], num_warps = 8
+// CHECK: %[[TID:.*]] = arith.index_cast %thread_id_x : index to i32
+// CHECK: %[[WG:.*]] = arith.shrui %[[TID]], %c7_i32 : i32
+// CHECK: nvvm.mbarrier.init %{{.*}}, %c256_i32, predicate
+// CHECK: nvvm.mbarrier.init %{{.*}}, %c256_i32{{.*}}, predicate
+// CHECK: arith.index_cast %[[WG]] : i32 to index
+// CHECK: nvvm.setmaxregister  decrease 40
+// CHECK: nvvm.mbarrier.arrive %{{.*}} : !llvm.ptr<3>
+// CHECK: nvvm.mbarrier.try_wait.parity
+
+// -----
+
+// wgmma: the fence, one wgmma.mma_async m64n128k16 per 64 rows of the
+// accumulator and 16 of k (A K-major, B M/N-major, 128-byte swizzle
+// descriptors), the commit; wgmma_wait is wait_group; the accumulator is
+// read in the wgmma layout, converted, stored to shared memory (swizzled, two
+// elements per store) and copied out by the warpgroup with 16-byte accesses.
+pallas_mgpu.kernel @mma(%x: memref<128x64xf16>, %y: memref<64x128xf16>, %o: memref<128x128xf16>)
+    attributes {grid = array<i64: 1>, grid_names = ["g"], cluster = array<i64: 1>,
+                cluster_names = ["c"], num_threads = 1, thread_name = "wg",
+                num_outputs = 1} {
+  %c0 = arith.constant 0 : index
+  %a = pallas_mgpu.alloc_smem : memref<128x64xf16, #pallas_mgpu.smem<tiling = [8, 64], swizzle = 128>>
+  %b = pallas_mgpu.alloc_smem : memref<64x128xf16, #pallas_mgpu.smem<tiling = [8, 64], swizzle = 128>>
+  %out = pallas_mgpu.alloc_smem : memref<128x128xf16, #pallas_mgpu.smem<tiling = [8, 64], swizzle = 128>>
+  %bar = pallas_mgpu.alloc_barriers : !pallas_mgpu.barrier<1, arrivals = 2>
+  pallas_mgpu.copy_gmem_to_smem %x, %a, %bar[%c0] : memref<128x64xf16>, memref<128x64xf16, #pallas_mgpu.smem<tiling = [8, 64], swizzle = 128>>, !pallas_mgpu.barrier<1, arrivals = 2>
+  pallas_mgpu.copy_gmem_to_smem %y, %b, %bar[%c0] : memref<64x128xf16>, memref<64x128xf16, #pallas_mgpu.smem<tiling = [8, 64], swizzle = 128>>, !pallas_mgpu.barrier<1, arrivals = 2>
+  pallas_mgpu.barrier_wait %bar[%c0] : !pallas_mgpu.barrier<1, arrivals = 2>
+  %acc = pallas_mgpu.alloc_acc : memref<128x128xf32, #pallas_mgpu.acc>
+  pallas_mgpu.wgmma %acc, %a, %b : memref<128x128xf32, #pallas_mgpu.acc>, memref<128x64xf16, #pallas_mgpu.smem<tiling = [8, 64], swizzle = 128>>, memref<64x128xf16, #pallas_mgpu.smem<tiling = [8, 64], swizzle = 128>>
+  pallas_mgpu.wgmma_wait 0
+  %v = pallas_mgpu.acc_read %acc : memref<128x128xf32, #pallas_mgpu.acc> -> tensor<128x128xf32>
+  %h = arith.truncf %v : tensor<128x128xf32> to tensor<128x128xf16>
+  pallas_mgpu.store %h, %out : tensor<128x128xf16>, memref<128x128xf16, #pallas_mgpu.smem<tiling = [8, 64], swizzle = 128>>
+  pallas_mgpu.commit_smem
+  pallas_mgpu.copy_smem_to_gmem %out, %o : memref<128x128xf16, #pallas_mgpu.smem<tiling = [8, 64], swizzle = 128>>, memref<128x128xf16>
+  pallas_mgpu.wait_smem_to_gmem 0 {read_only}
+}
+
+// CHECK-LABEL: gpu.module @mma_kernels
+// CHECK: gpu.func @mma(%{{.*}}: memref<128x64xf16>, %{{.*}}: memref<64x128xf16>, %[[OUT:.*]]: memref<128x128xf16>, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr)
+// CHECK-SAME: tensor_map, inputs[0], dtype = f16, global_shape = [128, 64], box_shape = [128, 64]
+// CHECK-SAME: tensor_map, inputs[1], dtype = f16, global_shape = [64, 128], box_shape = [64, 64]
+// CHECK: %[[ACC:.*]] = memref.alloca() : memref<128xf32>
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK: nvvm.wgmma.fence.aligned
+// CHECK-COUNT-8: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {{.*}}p, 1, 1, 0, 1;
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK: memref.load %[[ACC]]
+// CHECK: arith.truncf %{{.*}} : f32 to f16
+// CHECK: %[[PAIR:.*]] = vector.from_elements %{{.*}}, %{{.*}} : vector<2xf16>
+// CHECK: llvm.store %[[PAIR]], %{{.*}} {alignment = 4 : i64} : vector<2xf16>, !llvm.ptr<3>
+// CHECK: nvvm.barrier id = %{{.*}} number_of_threads = %c128_i32
+// CHECK: %[[CHUNK:.*]] = llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<8xf16>
+// CHECK: vector.store %[[CHUNK]], %[[OUT]][%{{.*}}, %{{.*}}] : memref<128x128xf16>, vector<8xf16>
+// CHECK: nvvm.barrier id = %{{.*}} number_of_threads = %c128_i32
+// CHECK-NEXT: gpu.return

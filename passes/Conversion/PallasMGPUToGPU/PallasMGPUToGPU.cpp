@@ -1,0 +1,1010 @@
+//===- PallasMGPUToGPU.cpp - pallas_mgpu to gpu/nvvm (sm_90a) ---*- C++ -*-===//
+//
+// pallas-mgpu-to-gpu (PallasMGPUToGPU.td): a Mosaic GPU kernel to one
+// gpu.func of NVVM ops for cuda:sm_90a, per warpgroup as Mosaic GPU's
+// warpgroup semantics run it. The machine-level recipes are those of the
+// pallas_call lowering's TMA and wgmma path (PallasToGPU/Dot/Wgmma.cpp):
+// 128-byte-swizzled panels of 64 two-byte columns, one mbarrier per copy
+// group, matrix descriptors with a 1024-byte stride, wgmma as inline PTX.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Conversion/Passes.h"
+
+#include "chips/GpuTarget.h"
+#include "dialects/Pallas/IR/GpuLaunchAttrs.h"
+#include "dialects/PallasMGPU/IR/MgpuDialect.h"
+
+#include "mlir/Dialect/DLTI/DLTI.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/SmallBitVector.h"
+
+namespace mlir::pallas {
+#define GEN_PASS_DEF_PALLASMGPUTOGPU
+#include "passes/Conversion/Passes.h.inc"
+} // namespace mlir::pallas
+
+using namespace mlir;
+using namespace mlir::pallas_mgpu;
+
+namespace {
+
+constexpr int64_t kWarpgroup = 128;
+constexpr int64_t kSwizzleBytes = 128;
+constexpr int64_t kSwizzlePeriod = 1024;
+
+int64_t alignTo(int64_t x, int64_t a) { return (x + a - 1) / a * a; }
+
+/// A shared-memory buffer (`alloc_smem`): its byte offset in the aligned
+/// dynamic shared memory and its physical layout. The trailing two
+/// dimensions [R, C] are stored as C / T panels of R rows of 128 bytes
+/// (T = 128 / element bytes), the rows swizzled in groups of 8 (1024
+/// bytes); leading dimensions are outermost.
+struct SmemBuffer {
+  int64_t offset = 0;
+  SmallVector<int64_t> shape;
+  Type elementType;
+  int64_t elemBytes = 2;
+  int64_t rows() const { return shape[shape.size() - 2]; }
+  int64_t cols() const { return shape.back(); }
+  int64_t panelCols() const { return kSwizzleBytes / elemBytes; }
+  int64_t matrixBytes() const { return rows() * cols() * elemBytes; }
+};
+
+/// A 2-D view of a shared-memory buffer: the address of its origin (a row
+/// that is a multiple of 8, the first column of a panel) and its shape.
+struct SmemView {
+  const SmemBuffer *buffer = nullptr;
+  Value base; ///< i32 byte address of the view's [0, 0] panel row
+  int64_t rows = 0, cols = 0;
+};
+
+/// A view of a kernel argument in global memory: the argument, the offsets
+/// of the view (index values) and its shape (all of the argument's
+/// dimensions; size 1 where a dimension was dropped).
+struct GmemView {
+  int64_t arg = -1;
+  SmallVector<Value> offsets;
+  SmallVector<int64_t> sizes;
+};
+
+/// A register value in the wgmma accumulator layout of an MxN tile: per
+/// 64-row block and 8-column group, the 4 elements of thread (w, l): rows
+/// 16w + l/4 (+8), columns 8j + 2(l%4) (+1), in that order.
+struct Fragment {
+  int64_t m = 0, n = 0;
+  SmallVector<Value> regs; ///< [m/64][n/8][4]
+  Value at(int64_t mi, int64_t j, int64_t e) const {
+    return regs[(mi * (n / 8) + j) * 4 + e];
+  }
+};
+
+struct TensorMapKey {
+  int64_t arg;
+  SmallVector<int64_t, 2> box;
+  bool operator==(const TensorMapKey &o) const {
+    return arg == o.arg && box == o.box;
+  }
+};
+
+class KernelLowering {
+public:
+  KernelLowering(KernelOp kernel, ModuleOp module)
+      : kernel(kernel), module(module), ctx(kernel.getContext()), b(ctx),
+        loc(kernel.getLoc()) {}
+
+  LogicalResult run();
+
+private:
+  KernelOp kernel;
+  ModuleOp module;
+  MLIRContext *ctx;
+  OpBuilder b;
+  Location loc;
+
+  mlir::gpu::GPUModuleOp gpuModule;
+  mlir::gpu::GPUFuncOp func;
+  int64_t numArgs = 0;
+  Value tid, smemAddr, wgIndex, wgTid;
+  DenseMap<Value, SmemBuffer> buffers;
+  /// Barrier arrays: their byte offset and the thread's phase bits.
+  struct Barriers {
+    int64_t offset = 0, count = 0, arrivals = 0;
+    Value phases; ///< memref<i32> (private)
+  };
+  DenseMap<Value, Barriers> barriers;
+  SmallVector<std::pair<TensorMapKey, Value>> tensorMaps;
+  DenseMap<Value, Value> accumulators; ///< acc ref -> memref<Kxf32>
+  DenseMap<Value, Fragment> fragments;
+  int64_t sharedBytes = 0;
+
+  int64_t numInputs() {
+    return numArgs - static_cast<int64_t>(kernel.getNumOutputs());
+  }
+  Value i32(int64_t v) {
+    return arith::ConstantIntOp::create(b, loc, b.getI32Type(), v);
+  }
+  Value idx(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+  Value toI32(Value v) {
+    if (v.getType().isIndex())
+      return arith::IndexCastOp::create(b, loc, b.getI32Type(), v);
+    return v;
+  }
+  Value sharedPtr(Value addr) {
+    return LLVM::IntToPtrOp::create(
+        b, loc, LLVM::LLVMPointerType::get(ctx, 3), addr);
+  }
+  Value clusterPtr(Value addr) {
+    return LLVM::IntToPtrOp::create(
+        b, loc, LLVM::LLVMPointerType::get(ctx, 7), addr);
+  }
+  /// bar.sync on the warpgroup's own named barrier (1 + its index).
+  void warpgroupBarrier() {
+    Value id = arith::AddIOp::create(b, loc, wgIndex, i32(1));
+    NVVM::BarrierOp::create(b, loc, Type(), id, i32(kWarpgroup), nullptr,
+                            Value());
+  }
+  /// scf.if on thread 0 of the warpgroup.
+  template <typename F> void onLeader(F body) {
+    Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                        wgTid, i32(0));
+    auto ifOp = scf::IfOp::create(b, loc, first, false);
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    body();
+  }
+
+  LogicalResult checkKernel();
+  LogicalResult createFunction();
+  LogicalResult allocate();
+  FailureOr<SmemView> smemView(Value v, Operation *user);
+  FailureOr<GmemView> gmemView(Value v, Operation *user);
+  Value barrierPtr(Value barriers, Value index);
+  LogicalResult lower(Operation *op);
+  LogicalResult lowerCopyIn(CopyGmemToSmemOp op);
+  LogicalResult lowerCopyOut(CopySmemToGmemOp op);
+  LogicalResult lowerWgmma(WgmmaOp op);
+  LogicalResult lowerStore(StoreOp op);
+  LogicalResult lowerTensorOp(Operation *op);
+  /// The byte address of element (r, c) of `view`, swizzled.
+  Value elementAddress(const SmemView &view, Value r, Value c);
+};
+
+LogicalResult KernelLowering::checkKernel() {
+  if (llvm::any_of(kernel.getCluster(), [](int64_t n) { return n != 1; }))
+    return kernel.emitError()
+           << "clusters of more than one block are not lowered yet (cluster "
+              "launch and multicast TMA); this kernel's cluster is "
+           << kernel.getClusterAttr();
+  if (kernel.getGrid().size() > 3)
+    return kernel.emitError() << "a grid of rank " << kernel.getGrid().size()
+                              << " is not lowered; at most 3";
+  if (kernel.getNumThreads() * kWarpgroup > 1024)
+    return kernel.emitError()
+           << kernel.getNumThreads()
+           << " warpgroups make more than 1024 threads per block";
+  return success();
+}
+
+LogicalResult KernelLowering::createFunction() {
+  module->setAttr(mlir::gpu::GPUDialect::getContainerModuleAttrName(),
+                  b.getUnitAttr());
+  b.setInsertionPointToEnd(module.getBody());
+  std::string entry = kernel.getSymName().str();
+  gpuModule = mlir::gpu::GPUModuleOp::create(b, loc, entry + "_kernels");
+  gpuModule->setAttr(
+      DLTIDialect::kDataLayoutAttrName,
+      DataLayoutSpecAttr::get(
+          ctx, {DataLayoutEntryAttr::get(IndexType::get(ctx),
+                                         b.getI32IntegerAttr(32))}));
+  b.setInsertionPointToStart(gpuModule.getBody());
+  Block &kbody = kernel.getBody().front();
+  SmallVector<Type> params;
+  for (BlockArgument a : kbody.getArguments()) {
+    auto t = cast<MemRefType>(a.getType());
+    if (t.getNumElements() >= (int64_t(1) << 31))
+      return kernel.emitError() << "argument #" << a.getArgNumber()
+                                << " has 2^31 elements or more";
+    params.push_back(MemRefType::get(t.getShape(), t.getElementType()));
+  }
+  numArgs = params.size();
+  func = mlir::gpu::GPUFuncOp::create(b, loc, entry,
+                                      b.getFunctionType(params, {}));
+  func->setAttr(mlir::gpu::GPUDialect::getKernelFuncAttrName(),
+                b.getUnitAttr());
+  // The exact block size (`.reqntid`, not `.maxntid`): with it ptxas knows
+  // the register count at entry that setmaxnreg moves from.
+  func->setAttr("nvvm.reqntid",
+                b.getDenseI32ArrayAttr(
+                    {static_cast<int32_t>(kernel.getNumThreads() * kWarpgroup),
+                     1, 1}));
+  // setmaxnreg moves registers between warpgroups from a count at entry
+  // that ptxas must know: all the block's threads share the register file
+  // (65536 registers, allocated in units of 8).
+  bool moves = false;
+  kernel.walk([&](SetMaxRegistersOp) { moves = true; });
+  if (moves)
+    func->setAttr("nvvm.maxnreg",
+                  b.getI32IntegerAttr(std::min<int64_t>(
+                      255, 65536 / (kernel.getNumThreads() * kWarpgroup) /
+                               8 * 8)));
+  // The body moves into the function.
+  Block &body = func.getBody().front();
+  for (auto [from, to] :
+       llvm::zip(kbody.getArguments(), body.getArguments()))
+    from.replaceAllUsesWith(to);
+  body.getOperations().splice(body.begin(), kbody.getOperations());
+  b.setInsertionPointToStart(&body);
+  tid = arith::IndexCastOp::create(
+      b, loc, b.getI32Type(),
+      mlir::gpu::ThreadIdOp::create(b, loc, mlir::gpu::Dimension::x));
+  wgIndex = arith::ShRUIOp::create(b, loc, tid, i32(7));
+  wgTid = arith::AndIOp::create(b, loc, tid, i32(kWarpgroup - 1));
+  auto space = mlir::gpu::AddressSpaceAttr::get(
+      ctx, mlir::gpu::GPUDialect::getWorkgroupAddressSpace());
+  Value dyn = mlir::gpu::DynamicSharedMemoryOp::create(
+      b, loc,
+      MemRefType::get({ShapedType::kDynamic}, b.getI8Type(), nullptr, space));
+  Value raw = arith::IndexCastOp::create(
+      b, loc, b.getI32Type(),
+      memref::ExtractAlignedPointerAsIndexOp::create(b, loc, dyn));
+  // The swizzle pattern repeats every 1024 bytes: the buffers start on it.
+  smemAddr = arith::AndIOp::create(
+      b, loc, arith::AddIOp::create(b, loc, raw, i32(kSwizzlePeriod - 1)),
+      i32(~(kSwizzlePeriod - 1)));
+  {
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToEnd(&body);
+    mlir::gpu::ReturnOp::create(b, loc);
+  }
+  return success();
+}
+
+/// Shared memory and barriers: every allocation is at the kernel's top
+/// level (plgpu.kernel's scratch and the run_scoped of its body).
+LogicalResult KernelLowering::allocate() {
+  Block &body = func.getBody().front();
+  int64_t offset = 0;
+  SmallVector<Operation *> allocs;
+  WalkResult r = func.walk([&](Operation *op) {
+    if (!isa<AllocSmemOp, AllocBarriersOp>(op))
+      return WalkResult::advance();
+    if (op->getBlock() != &body) {
+      op->emitError() << "'" << op->getName()
+                      << "' inside a loop or branch is not lowered yet; "
+                         "allocate at the kernel's top level";
+      return WalkResult::interrupt();
+    }
+    allocs.push_back(op);
+    return WalkResult::advance();
+  });
+  if (r.wasInterrupted())
+    return failure();
+  for (Operation *op : allocs) {
+    auto alloc = dyn_cast<AllocSmemOp>(op);
+    if (!alloc)
+      continue;
+    auto type = cast<MemRefType>(alloc.getType());
+    auto space = cast<SmemAttr>(type.getMemorySpace());
+    SmemBuffer buf;
+    buf.shape.assign(type.getShape().begin(), type.getShape().end());
+    buf.elementType = type.getElementType();
+    buf.elemBytes = type.getElementTypeBitWidth() / 8;
+    if (type.getRank() < 2 || space.getSwizzle() != kSwizzleBytes ||
+        space.getTiling().size() != 2 || space.getTiling()[0] != 8 ||
+        space.getTiling()[1] * buf.elemBytes != kSwizzleBytes ||
+        buf.elemBytes != 2 || buf.rows() % 8 || buf.cols() % buf.panelCols())
+      return alloc.emitError()
+             << "shared memory " << type
+             << " is not lowered yet: the sm_90a lowering lays out 2-byte "
+                "elements with tiling [8, 64] and a 128-byte swizzle";
+    buf.offset = alignTo(offset, kSwizzlePeriod);
+    offset = buf.offset + type.getNumElements() * buf.elemBytes;
+    buffers[alloc.getResult()] = buf;
+  }
+  // The barriers after the buffers, 8 bytes each; thread 0 initializes
+  // them, with a count of `arrivals` warpgroups of 128 threads.
+  b.setInsertionPoint(body.getTerminator());
+  b.setInsertionPointAfter(smemAddr.getDefiningOp());
+  offset = alignTo(offset, 8);
+  Value isFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                        tid, i32(0));
+  bool any = false;
+  for (Operation *op : allocs) {
+    auto alloc = dyn_cast<AllocBarriersOp>(op);
+    if (!alloc)
+      continue;
+    auto type = cast<BarrierType>(alloc.getType());
+    Barriers bars;
+    bars.offset = offset;
+    bars.count = type.getNum();
+    bars.arrivals = type.getArrivals();
+    if (bars.count > 32)
+      return alloc.emitError() << "more than 32 barriers in one allocation "
+                                  "are not lowered (one phase bit each)";
+    offset += 8 * bars.count;
+    for (int64_t i = 0; i < bars.count; ++i) {
+      Value addr = arith::AddIOp::create(b, loc, smemAddr,
+                                         i32(bars.offset + 8 * i));
+      NVVM::MBarrierInitOp::create(b, loc, sharedPtr(addr),
+                                   i32(bars.arrivals * kWarpgroup), isFirst);
+    }
+    bars.phases = memref::AllocaOp::create(
+        b, loc, MemRefType::get({}, b.getI32Type()));
+    memref::StoreOp::create(b, loc, i32(0), bars.phases);
+    barriers[alloc.getResult()] = bars;
+    any = true;
+  }
+  if (any) {
+    NVVM::FenceMbarrierInitOp::create(b, loc);
+    NVVM::BarrierOp::create(b, loc);
+  }
+  // One period of slack: the base is aligned at run time.
+  sharedBytes = offset + kSwizzlePeriod;
+  return success();
+}
+
+/// Whether `v` (an index or integer) is known to be a multiple of `n`:
+/// constants, and products, sums and casts of known multiples.
+static bool isMultipleOf(OpFoldResult ofr, int64_t n) {
+  if (auto c = getConstantIntValue(ofr))
+    return *c % n == 0;
+  Value v = cast<Value>(ofr);
+  Operation *def = v.getDefiningOp();
+  if (!def)
+    return false;
+  if (isa<arith::IndexCastOp, arith::IndexCastUIOp, arith::ExtSIOp,
+          arith::ExtUIOp>(def))
+    return isMultipleOf(def->getOperand(0), n);
+  if (isa<arith::MulIOp>(def)) {
+    for (Value o : def->getOperands())
+      if (auto c = getConstantIntValue(o); c && *c % n == 0)
+        return true;
+    return false;
+  }
+  if (isa<arith::AddIOp, arith::SubIOp>(def))
+    return isMultipleOf(def->getOperand(0), n) &&
+           isMultipleOf(def->getOperand(1), n);
+  return false;
+}
+
+FailureOr<SmemView> KernelLowering::smemView(Value v, Operation *user) {
+  // The chain of subviews down to the buffer.
+  SmallVector<memref::SubViewOp> chain;
+  Value cur = v;
+  while (auto sv = cur.getDefiningOp<memref::SubViewOp>()) {
+    chain.push_back(sv);
+    cur = sv.getSource();
+  }
+  auto it = buffers.find(cur);
+  if (it == buffers.end())
+    return user->emitError()
+           << "a shared-memory operand that is not a subview of an "
+              "alloc_smem (e.g. a transposed view) is not lowered yet";
+  const SmemBuffer &buf = it->second;
+  int64_t rank = buf.shape.size();
+  // Offsets in the buffer's dimensions; sizes of the view there.
+  SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0));
+  SmallVector<int64_t> sizes(buf.shape);
+  SmallVector<int64_t> dims = llvm::to_vector(llvm::seq<int64_t>(0, rank));
+  for (memref::SubViewOp sv : llvm::reverse(chain)) {
+    llvm::SmallBitVector dropped = sv.getDroppedDims();
+    SmallVector<int64_t> next;
+    for (auto [k, o] : llvm::enumerate(sv.getMixedOffsets())) {
+      int64_t d = dims[k];
+      if (!isOneInteger(sv.getMixedStrides()[k]))
+        return user->emitError() << "a strided shared-memory view is not "
+                                    "lowered";
+      auto so = getConstantIntValue(offsets[d]);
+      auto no = getConstantIntValue(o);
+      if (so && no)
+        offsets[d] = b.getIndexAttr(*so + *no);
+      else
+        offsets[d] = arith::AddIOp::create(
+                         b, loc,
+                         getValueOrCreateConstantIndexOp(b, loc, offsets[d]),
+                         getValueOrCreateConstantIndexOp(b, loc, o))
+                         .getResult();
+      sizes[d] = *getConstantIntValue(sv.getMixedSizes()[k]);
+      if (!dropped.test(k))
+        next.push_back(d);
+    }
+    dims = next;
+  }
+  if (dims.size() != 2 || dims[0] != rank - 2 || dims[1] != rank - 1)
+    return user->emitError() << "a shared-memory view that is not a 2-D "
+                                "tile of the buffer's last two dimensions "
+                                "is not lowered yet";
+  SmemView view;
+  view.buffer = &buf;
+  if (!isMultipleOf(offsets[rank - 2], 8) ||
+      !isMultipleOf(offsets[rank - 1], buf.panelCols()))
+    return user->emitError()
+           << "a shared-memory view must start on a row that is a multiple "
+              "of 8 and a column that is a multiple of "
+           << buf.panelCols() << " (a swizzle panel)";
+  view.rows = sizes[rank - 2];
+  view.cols = sizes[rank - 1];
+  // Leading dimensions: row-major, a matrix each; then the panel and the
+  // row of the view's origin.
+  Value lead = idx(0);
+  int64_t stride = buf.matrixBytes();
+  for (int64_t d = rank - 3; d >= 0; --d) {
+    Value o = getValueOrCreateConstantIndexOp(b, loc, offsets[d]);
+    lead = arith::AddIOp::create(
+        b, loc, lead, arith::MulIOp::create(b, loc, o, idx(stride)));
+    stride *= buf.shape[d];
+  }
+  Value r0 = getValueOrCreateConstantIndexOp(b, loc, offsets[rank - 2]);
+  Value c0 = getValueOrCreateConstantIndexOp(b, loc, offsets[rank - 1]);
+  Value panel = arith::MulIOp::create(
+      b, loc, arith::DivUIOp::create(b, loc, c0, idx(buf.panelCols())),
+      idx(buf.rows() * kSwizzleBytes));
+  Value row = arith::MulIOp::create(b, loc, r0, idx(kSwizzleBytes));
+  Value bytes = arith::AddIOp::create(
+      b, loc, lead, arith::AddIOp::create(b, loc, panel, row));
+  view.base = arith::AddIOp::create(
+      b, loc, smemAddr,
+      arith::AddIOp::create(b, loc, toI32(bytes), i32(buf.offset)));
+  return view;
+}
+
+FailureOr<GmemView> KernelLowering::gmemView(Value v, Operation *user) {
+  SmallVector<memref::SubViewOp> chain;
+  Value cur = v;
+  while (auto sv = cur.getDefiningOp<memref::SubViewOp>()) {
+    chain.push_back(sv);
+    cur = sv.getSource();
+  }
+  auto arg = dyn_cast<BlockArgument>(cur);
+  if (!arg || arg.getOwner() != &func.getBody().front())
+    return user->emitError() << "a global-memory operand that is not a "
+                                "subview of a kernel argument is not lowered";
+  GmemView view;
+  view.arg = arg.getArgNumber();
+  auto type = cast<MemRefType>(arg.getType());
+  int64_t rank = type.getRank();
+  view.offsets.assign(rank, idx(0));
+  view.sizes.assign(type.getShape().begin(), type.getShape().end());
+  SmallVector<int64_t> dims = llvm::to_vector(llvm::seq<int64_t>(0, rank));
+  for (memref::SubViewOp sv : llvm::reverse(chain)) {
+    llvm::SmallBitVector dropped = sv.getDroppedDims();
+    SmallVector<int64_t> next;
+    for (auto [k, o] : llvm::enumerate(sv.getMixedOffsets())) {
+      int64_t d = dims[k];
+      if (!isOneInteger(sv.getMixedStrides()[k]))
+        return user->emitError() << "a strided global-memory view is not "
+                                    "lowered";
+      view.offsets[d] = arith::AddIOp::create(
+          b, loc, view.offsets[d],
+          getValueOrCreateConstantIndexOp(b, loc, o));
+      view.sizes[d] = *getConstantIntValue(sv.getMixedSizes()[k]);
+      if (!dropped.test(k))
+        next.push_back(d);
+    }
+    dims = next;
+  }
+  if (dims.size() != 2 || dims[0] != rank - 2 || dims[1] != rank - 1)
+    return user->emitError() << "a global-memory view that is not a 2-D "
+                                "tile of the array's last two dimensions is "
+                                "not lowered yet";
+  return view;
+}
+
+Value KernelLowering::barrierPtr(Value bars, Value index) {
+  const Barriers &info = barriers.lookup(bars);
+  Value off = arith::MulIOp::create(b, loc, toI32(index), i32(8));
+  return sharedPtr(arith::AddIOp::create(
+      b, loc, smemAddr, arith::AddIOp::create(b, loc, off, i32(info.offset))));
+}
+
+Value KernelLowering::elementAddress(const SmemView &view, Value r, Value c) {
+  const SmemBuffer &buf = *view.buffer;
+  int64_t t = buf.panelCols();
+  // Within the view: panel c / T, row r, byte (c % T) * e; the swizzle XORs
+  // the 16-byte chunk with the row within its group of 8.
+  Value panel = arith::DivUIOp::create(b, loc, c, i32(t));
+  Value within = arith::RemUIOp::create(b, loc, c, i32(t));
+  Value chunkBytes = arith::MulIOp::create(b, loc, within, i32(buf.elemBytes));
+  Value swz = arith::ShLIOp::create(
+      b, loc, arith::AndIOp::create(b, loc, r, i32(7)), i32(4));
+  Value col = arith::XOrIOp::create(b, loc, chunkBytes, swz);
+  Value off = arith::AddIOp::create(
+      b, loc,
+      arith::MulIOp::create(b, loc, panel, i32(buf.rows() * kSwizzleBytes)),
+      arith::AddIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, r, i32(kSwizzleBytes)), col));
+  return arith::AddIOp::create(b, loc, view.base, off);
+}
+
+LogicalResult KernelLowering::lowerCopyIn(CopyGmemToSmemOp op) {
+  auto dst = smemView(op.getDst(), op);
+  if (failed(dst))
+    return failure();
+  auto src = gmemView(op.getSrc(), op);
+  if (failed(src))
+    return failure();
+  if (src->arg >= numInputs())
+    return op.emitError() << "a TMA load from an output is not lowered (the "
+                             "launcher encodes tensor maps of inputs)";
+  const SmemBuffer &buf = *dst->buffer;
+  if (dst->rows > 256)
+    return op.emitError() << "a TMA box of " << dst->rows
+                          << " rows is not lowered; at most 256";
+  auto argType = cast<MemRefType>(func.getArgument(src->arg).getType());
+  if (argType.getRank() != 2)
+    return op.emitError() << "a TMA load from an array of rank "
+                          << argType.getRank() << " is not lowered yet";
+  // One tensor map per (argument, box): boxes of one panel.
+  TensorMapKey key{src->arg, {dst->rows, buf.panelCols()}};
+  Value map;
+  for (auto &[k, v] : tensorMaps)
+    if (k == key)
+      map = v;
+  if (!map) {
+    unsigned n = func.getNumArguments();
+    (void)func.insertArgument(n, LLVM::LLVMPointerType::get(ctx),
+                              DictionaryAttr(), loc);
+    map = func.getArgument(n);
+    tensorMaps.push_back({key, map});
+  }
+  int64_t bytes = dst->rows * dst->cols * buf.elemBytes;
+  if (bytes % kWarpgroup)
+    return op.emitError() << "a TMA copy of " << bytes
+                          << " bytes is not a multiple of 128";
+  // Every thread arrives with its share of the bytes (the barrier counts
+  // 128 arrivals per warpgroup); the leader issues the boxes.
+  Value bar = barrierPtr(op.getBarriers(), op.getIndex());
+  NVVM::MBarrierArriveExpectTxOp::create(
+      b, loc, Type(), bar, i32(bytes / kWarpgroup),
+      NVVM::MemScopeKindAttr::get(ctx, NVVM::MemScopeKind::CTA), nullptr,
+      Value());
+  Value row = toI32(src->offsets[0]), col = toI32(src->offsets[1]);
+  onLeader([&] {
+    for (int64_t p = 0; p < dst->cols / buf.panelCols(); ++p) {
+      Value d = arith::AddIOp::create(
+          b, loc, dst->base, i32(p * buf.rows() * kSwizzleBytes));
+      Value c0 = arith::AddIOp::create(b, loc, col, i32(p * buf.panelCols()));
+      NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+          b, loc, clusterPtr(d), map, ValueRange{c0, row},
+          barrierPtr(op.getBarriers(), op.getIndex()), ValueRange{}, Value(),
+          Value(), NVVM::TMALoadMode::TILE, false, nullptr, Value());
+    }
+  });
+  return success();
+}
+
+LogicalResult KernelLowering::lowerCopyOut(CopySmemToGmemOp op) {
+  auto src = smemView(op.getSrc(), op);
+  if (failed(src))
+    return failure();
+  auto dst = gmemView(op.getDst(), op);
+  if (failed(dst))
+    return failure();
+  const SmemBuffer &buf = *src->buffer;
+  // The warpgroup copies 16-byte chunks: thread t the chunks t, t + 128, ...
+  int64_t perRow = src->cols * buf.elemBytes / 16;
+  int64_t chunks = src->rows * perRow;
+  int64_t vec = 16 / buf.elemBytes;
+  if (chunks % kWarpgroup)
+    return op.emitError() << "a copy of " << chunks
+                          << " 16-byte chunks is not a multiple of 128";
+  Value memref = func.getArgument(dst->arg);
+  for (int64_t i = 0; i < chunks / kWarpgroup; ++i) {
+    Value q = arith::AddIOp::create(b, loc, wgTid, i32(i * kWarpgroup));
+    Value r = arith::DivUIOp::create(b, loc, q, i32(perRow));
+    Value c = arith::MulIOp::create(
+        b, loc, arith::RemUIOp::create(b, loc, q, i32(perRow)), i32(vec));
+    Value addr = elementAddress(*src, r, c);
+    Value v = LLVM::LoadOp::create(
+        b, loc, VectorType::get({vec}, buf.elementType), sharedPtr(addr), 16);
+    Value gr = arith::AddIOp::create(
+        b, loc, dst->offsets[0],
+        arith::IndexCastOp::create(b, loc, b.getIndexType(), r));
+    Value gc = arith::AddIOp::create(
+        b, loc, dst->offsets[1],
+        arith::IndexCastOp::create(b, loc, b.getIndexType(), c));
+    vector::StoreOp::create(b, loc, v, memref, ValueRange{gr, gc});
+  }
+  return success();
+}
+
+LogicalResult KernelLowering::lowerWgmma(WgmmaOp op) {
+  auto accType = cast<MemRefType>(op.getAcc().getType());
+  int64_t m = accType.getDimSize(0), n = accType.getDimSize(1);
+  if (!isa<MemRefType>(op.getA().getType()))
+    return op.emitError() << "wgmma with `a` in registers is not lowered yet";
+  auto a = smemView(op.getA(), op);
+  if (failed(a))
+    return failure();
+  auto bv = smemView(op.getB(), op);
+  if (failed(bv))
+    return failure();
+  Type et = a->buffer->elementType;
+  if (!accType.getElementType().isF32() || !(et.isF16() || et.isBF16()) ||
+      bv->buffer->elementType != et)
+    return op.emitError() << "wgmma of " << et << " into "
+                          << accType.getElementType()
+                          << " is not lowered yet (f16 or bf16 into f32)";
+  int64_t k = a->cols;
+  if (n > 256 || n % 8 || m % 64 || k % 16)
+    return op.emitError() << "wgmma shape " << m << "x" << n << "x" << k
+                          << " is not lowered";
+  Value acc = accumulators.lookup(op.getAcc());
+  Type i64t = b.getI64Type(), f32 = b.getF32Type();
+  // Descriptors (128-byte swizzle, stride 1024 bytes between groups of 8
+  // rows): A K-major (rows of k), B M/N-major (panels of 64 columns, the
+  // leading byte offset one panel).
+  auto descriptor = [&](Value base, int64_t bytes, int64_t lbo) {
+    Value addr = arith::AddIOp::create(b, loc, base, i32(bytes));
+    Value a14 = arith::AndIOp::create(
+        b, loc, arith::ShRUIOp::create(b, loc, addr, i32(4)), i32(0x3FFF));
+    uint64_t fields = (uint64_t(lbo >> 4) << 16) |
+                      (uint64_t(kSwizzlePeriod >> 4) << 32) |
+                      (uint64_t(1) << 62);
+    return arith::OrIOp::create(
+        b, loc, arith::ExtUIOp::create(b, loc, i64t, a14),
+        arith::ConstantIntOp::create(b, loc, i64t, fields));
+  };
+  int64_t aRows = a->buffer->rows(), bRows = bv->buffer->rows();
+  std::string type = et.isBF16() ? "bf16" : "f16";
+  int64_t nd = n / 2;
+  NVVM::WgmmaFenceAlignedOp::create(b, loc);
+  for (int64_t mi = 0; mi < m / 64; ++mi) {
+    for (int64_t kk = 0; kk < k / 16; ++kk) {
+      int64_t kc = kk * 16;
+      Value aD = descriptor(a->base,
+                            mi * 64 * kSwizzleBytes +
+                                kc / 64 * aRows * kSwizzleBytes + kc % 64 * 2,
+                            kSwizzleBytes);
+      Value bD = descriptor(bv->base, kc * kSwizzleBytes,
+                            bRows * kSwizzleBytes);
+      SmallVector<Value> operands;
+      std::string text = "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
+                         "wgmma.mma_async.sync.aligned.m64n" +
+                         std::to_string(n) + "k16.f32." + type + "." + type +
+                         " {";
+      std::string constraints;
+      for (int64_t i = 0; i < nd; ++i) {
+        text += (i ? ", $" : "$") + std::to_string(i);
+        constraints += "=f,";
+      }
+      text += "}, $" + std::to_string(nd) + ", $" + std::to_string(nd + 1) +
+              ", p, 1, 1, 0, 1;\n}";
+      operands.push_back(aD);
+      operands.push_back(bD);
+      constraints += "l,l";
+      for (int64_t i = 0; i < nd; ++i) {
+        operands.push_back(memref::LoadOp::create(
+            b, loc, acc, ValueRange{idx(mi * nd + i)}));
+        constraints += "," + std::to_string(i);
+      }
+      SmallVector<Type> fields(nd, f32);
+      Type resType = LLVM::LLVMStructType::getLiteral(ctx, fields);
+      Value r = LLVM::InlineAsmOp::create(
+                    b, loc, resType, operands, b.getStringAttr(text),
+                    b.getStringAttr(constraints), b.getUnitAttr(), nullptr,
+                    LLVM::TailCallKindAttr::get(
+                        ctx, LLVM::tailcallkind::TailCallKind::None),
+                    nullptr, nullptr)
+                    .getResult(0);
+      for (int64_t i = 0; i < nd; ++i)
+        memref::StoreOp::create(
+            b, loc,
+            LLVM::ExtractValueOp::create(b, loc, r, ArrayRef<int64_t>{i}),
+            acc, ValueRange{idx(mi * nd + i)});
+    }
+  }
+  NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+  return success();
+}
+
+LogicalResult KernelLowering::lowerStore(StoreOp op) {
+  auto it = fragments.find(op.getValue());
+  if (it == fragments.end())
+    return op.emitError() << "a store of a value not in the wgmma layout is "
+                             "not lowered yet";
+  const Fragment &f = it->second;
+  auto view = smemView(op.getRef(), op);
+  if (failed(view))
+    return failure();
+  Type et = view->buffer->elementType;
+  if (cast<RankedTensorType>(op.getValue().getType()).getElementType() != et)
+    return op.emitError() << "element types differ";
+  Value warp = arith::ShRUIOp::create(b, loc, wgTid, i32(5));
+  Value lane = arith::AndIOp::create(b, loc, wgTid, i32(31));
+  Value row0 = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, warp, i32(16)),
+      arith::ShRUIOp::create(b, loc, lane, i32(2)));
+  Value col0 = arith::MulIOp::create(
+      b, loc, arith::AndIOp::create(b, loc, lane, i32(3)), i32(2));
+  for (int64_t mi = 0; mi < f.m / 64; ++mi)
+    for (int64_t j = 0; j < f.n / 8; ++j)
+      for (int64_t h = 0; h < 2; ++h) {
+        Value r = arith::AddIOp::create(b, loc, row0, i32(mi * 64 + 8 * h));
+        Value c = arith::AddIOp::create(b, loc, col0, i32(8 * j));
+        Value v = vector::FromElementsOp::create(
+            b, loc, VectorType::get({2}, et),
+            ValueRange{f.at(mi, j, 2 * h), f.at(mi, j, 2 * h + 1)});
+        LLVM::StoreOp::create(b, loc, v,
+                              sharedPtr(elementAddress(*view, r, c)), 4);
+      }
+  return success();
+}
+
+/// Register values in the wgmma layout: element-wise arith and
+/// tensor.extract_slice.
+LogicalResult KernelLowering::lowerTensorOp(Operation *op) {
+  if (auto slice = dyn_cast<tensor::ExtractSliceOp>(op)) {
+    auto it = fragments.find(slice.getSource());
+    auto type = slice.getResultType();
+    if (it == fragments.end() || !slice.hasUnitStride() ||
+        type.getRank() != 2 || !slice.getOffsets().empty())
+      return op->emitError() << "a slice of a register value is lowered only "
+                                "with static offsets on the wgmma layout";
+    const Fragment &f = it->second;
+    int64_t r0 = slice.getStaticOffsets()[0], c0 = slice.getStaticOffsets()[1];
+    int64_t m = type.getDimSize(0), n = type.getDimSize(1);
+    if (r0 % 64 || m % 64 || c0 % 8 || n % 8)
+      return op->emitError() << "a slice of the wgmma layout must cover "
+                                "whole 64-row blocks and 8-column groups";
+    Fragment out{m, n, {}};
+    for (int64_t mi = 0; mi < m / 64; ++mi)
+      for (int64_t j = 0; j < n / 8; ++j)
+        for (int64_t e = 0; e < 4; ++e)
+          out.regs.push_back(f.at(r0 / 64 + mi, c0 / 8 + j, e));
+    fragments[slice.getResult()] = out;
+    return success();
+  }
+  // Element-wise: one scalar op per register.
+  if (op->getNumResults() != 1 || op->getNumRegions() ||
+      !OpTrait::hasElementwiseMappableTraits(op))
+    return op->emitError() << "'" << op->getName()
+                           << "' on register values is not lowered yet";
+  const Fragment *shape = nullptr;
+  for (Value o : op->getOperands()) {
+    auto it = fragments.find(o);
+    if (it == fragments.end())
+      return op->emitError() << "an operand of '" << op->getName()
+                             << "' is not in the wgmma layout";
+    shape = &it->second;
+  }
+  Fragment out{shape->m, shape->n, {}};
+  Type et = cast<RankedTensorType>(op->getResult(0).getType()).getElementType();
+  for (size_t i = 0; i < shape->regs.size(); ++i) {
+    SmallVector<Value> operands;
+    for (Value o : op->getOperands())
+      operands.push_back(fragments[o].regs[i]);
+    OperationState state(op->getLoc(), op->getName(), operands, {et},
+                         op->getAttrs());
+    out.regs.push_back(b.create(state)->getResult(0));
+  }
+  fragments[op->getResult(0)] = out;
+  return success();
+}
+
+LogicalResult KernelLowering::lower(Operation *op) {
+  b.setInsertionPoint(op);
+  loc = op->getLoc();
+  if (auto ax = dyn_cast<AxisIndexOp>(op)) {
+    StringRef name = ax.getAxis();
+    Value v;
+    if (kernel.getThreadName() && name == *kernel.getThreadName()) {
+      v = wgIndex;
+    } else {
+      for (auto [i, n] : llvm::enumerate(kernel.getGridNames()))
+        if (cast<StringAttr>(n).getValue() == name)
+          v = arith::IndexCastOp::create(
+              b, loc, b.getI32Type(),
+              mlir::gpu::BlockIdOp::create(
+                  b, loc, static_cast<mlir::gpu::Dimension>(i)));
+      if (!v)
+        v = i32(0); // a cluster axis of size 1
+    }
+    ax.getResult().replaceAllUsesWith(v);
+    return success();
+  }
+  if (auto smr = dyn_cast<SetMaxRegistersOp>(op)) {
+    NVVM::SetMaxRegisterOp::create(
+        b, loc, b.getI32IntegerAttr(smr.getCount()),
+        NVVM::SetMaxRegisterActionAttr::get(
+            ctx, smr.getAction() == "increase"
+                     ? NVVM::SetMaxRegisterAction::increase
+                     : NVVM::SetMaxRegisterAction::decrease));
+    return success();
+  }
+  if (auto arrive = dyn_cast<BarrierArriveOp>(op)) {
+    NVVM::MBarrierArriveOp::create(
+        b, loc, Type(), barrierPtr(arrive.getBarriers(), arrive.getIndex()),
+        Value(), NVVM::MemScopeKindAttr::get(ctx, NVVM::MemScopeKind::CTA));
+    return success();
+  }
+  if (auto wait = dyn_cast<BarrierWaitOp>(op)) {
+    const Barriers &bars = barriers.lookup(wait.getBarriers());
+    Value bits = memref::LoadOp::create(b, loc, bars.phases);
+    Value bit = arith::ShLIOp::create(b, loc, i32(1), toI32(wait.getIndex()));
+    Value parity = arith::ExtUIOp::create(
+        b, loc, b.getI32Type(),
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
+                              arith::AndIOp::create(b, loc, bits, bit),
+                              i32(0)));
+    NVVM::MBarrierTryWaitParityOp::create(
+        b, loc, barrierPtr(wait.getBarriers(), wait.getIndex()), parity,
+        i32(0x989680));
+    memref::StoreOp::create(b, loc, arith::XOrIOp::create(b, loc, bits, bit),
+                            bars.phases);
+    return success();
+  }
+  if (auto copy = dyn_cast<CopyGmemToSmemOp>(op))
+    return lowerCopyIn(copy);
+  if (auto copy = dyn_cast<CopySmemToGmemOp>(op))
+    return lowerCopyOut(copy);
+  if (isa<CommitSmemOp>(op) || isa<WaitSmemToGmemOp>(op)) {
+    warpgroupBarrier();
+    return success();
+  }
+  if (isa<CommitGroupOp>(op))
+    return success();
+  if (auto alloc = dyn_cast<AllocAccOp>(op)) {
+    if (alloc.getInit())
+      return op->emitError() << "an accumulator with an initial value is not "
+                                "lowered yet";
+    auto type = cast<MemRefType>(alloc.getType());
+    int64_t regs = type.getNumElements() / kWarpgroup;
+    Value acc;
+    {
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointAfter(smemAddr.getDefiningOp());
+      acc = memref::AllocaOp::create(
+          b, loc, MemRefType::get({regs}, type.getElementType()));
+    }
+    Value zero = arith::ConstantOp::create(
+        b, loc, b.getZeroAttr(type.getElementType()));
+    for (int64_t i = 0; i < regs; ++i)
+      memref::StoreOp::create(b, loc, zero, acc, ValueRange{idx(i)});
+    accumulators[alloc.getResult()] = acc;
+    return success();
+  }
+  if (auto wgmma = dyn_cast<WgmmaOp>(op))
+    return lowerWgmma(wgmma);
+  if (auto wait = dyn_cast<WgmmaWaitOp>(op)) {
+    NVVM::WgmmaWaitGroupSyncOp::create(b, loc, wait.getN());
+    return success();
+  }
+  if (auto read = dyn_cast<AccReadOp>(op)) {
+    auto type = cast<MemRefType>(read.getAcc().getType());
+    Value acc = accumulators.lookup(read.getAcc());
+    Fragment f{type.getDimSize(0), type.getDimSize(1), {}};
+    for (int64_t i = 0; i < type.getNumElements() / kWarpgroup; ++i)
+      f.regs.push_back(memref::LoadOp::create(b, loc, acc, ValueRange{idx(i)}));
+    fragments[read.getResult()] = f;
+    return success();
+  }
+  if (auto store = dyn_cast<StoreOp>(op))
+    return lowerStore(store);
+  if (isa<AllocSmemOp, AllocBarriersOp>(op))
+    return success();
+  if (op->getDialect() && isa<MgpuDialect>(op->getDialect()))
+    return op->emitError() << "'" << op->getName()
+                           << "' is not lowered for cuda:sm_90a yet";
+  return lowerTensorOp(op);
+}
+
+LogicalResult KernelLowering::run() {
+  if (failed(checkKernel()) || failed(createFunction()) || failed(allocate()))
+    return failure();
+  // The ops to rewrite, in order: pallas_mgpu ops and ops on register
+  // tensors.
+  SmallVector<Operation *> ops;
+  func.walk([&](Operation *op) {
+    bool tensors = llvm::any_of(op->getResultTypes(), llvm::IsaPred<RankedTensorType>) ||
+                   llvm::any_of(op->getOperandTypes(), llvm::IsaPred<RankedTensorType>);
+    if ((op->getDialect() && isa<MgpuDialect>(op->getDialect())) ||
+        (tensors && !isa<StoreOp>(op)))
+      ops.push_back(op);
+  });
+  for (Operation *op : ops)
+    if (failed(lower(op)))
+      return failure();
+  // Erase what was rewritten and the subviews left dead, users first.
+  llvm::SetVector<Operation *> dead(ops.begin(), ops.end());
+  func.walk([&](memref::SubViewOp sv) { dead.insert(sv); });
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    SmallVector<Operation *> unused;
+    for (Operation *op : dead)
+      if (op->use_empty())
+        unused.push_back(op);
+    for (Operation *op : unused) {
+      dead.remove(op);
+      op->erase();
+      changed = true;
+    }
+  }
+  for (Operation *op : dead)
+    if (!isa<memref::SubViewOp>(op))
+      return op->emitError() << "'" << op->getName()
+                             << "' is still used after the lowering";
+  // The launch record: grid, threads, dynamic shared memory, the operands'
+  // pointers then the tensor maps.
+  SmallVector<int64_t> grid(kernel.getGrid().begin(), kernel.getGrid().end());
+  grid.resize(3, 1);
+  SmallVector<pallas::GpuParamAttr> params;
+  auto param = [&](pallas::GpuParamKind kind, pallas::GpuOperandGroup group,
+                   int64_t index) {
+    return pallas::GpuParamAttr::get(ctx, kind, group, index, std::nullopt,
+                                     Type(), {}, {}, StringAttr(),
+                                     StringAttr(), StringAttr(),
+                                     StringAttr());
+  };
+  int64_t numIn = numInputs();
+  for (int64_t i = 0; i < numArgs; ++i)
+    params.push_back(i < numIn ? param(pallas::GpuParamKind::Pointer,
+                                       pallas::GpuOperandGroup::Inputs, i)
+                               : param(pallas::GpuParamKind::Pointer,
+                                       pallas::GpuOperandGroup::Outputs,
+                                       i - numIn));
+  for (auto &[key, value] : tensorMaps) {
+    auto t = cast<MemRefType>(func.getArgument(key.arg).getType());
+    params.push_back(pallas::GpuParamAttr::get(
+        ctx, pallas::GpuParamKind::TensorMap, pallas::GpuOperandGroup::Inputs,
+        key.arg, std::nullopt, t.getElementType(), t.getShape(), key.box,
+        b.getStringAttr("128B"), b.getStringAttr("none"),
+        b.getStringAttr("128B"), b.getStringAttr("zero")));
+  }
+  int64_t threads = kernel.getNumThreads() * kWarpgroup;
+  SmallVector<int64_t> axes[3];
+  for (int64_t i = 0; i < static_cast<int64_t>(kernel.getGrid().size()); ++i)
+    axes[i].push_back(i);
+  func->setAttr(pallas::kGpuLaunchAttrName,
+                pallas::GpuLaunchAttr::get(
+                    ctx, func.getName(), grid, axes[0], axes[1], axes[2],
+                    {threads, 1, 1}, threads / 32, 32, {}, {}, sharedBytes,
+                    0, params));
+  return success();
+}
+
+struct PallasMGPUToGPUPass
+    : pallas::impl::PallasMGPUToGPUBase<PallasMGPUToGPUPass> {
+  using Base::Base;
+  void getDependentDialects(DialectRegistry &registry) const override {
+    Base::getDependentDialects(registry);
+    // The launch record's attributes.
+    registry.insert<pallas::PallasDialect>();
+  }
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<KernelOp> kernels(module.getOps<KernelOp>());
+    if (kernels.empty())
+      return;
+    if (chip != "sm_90a") {
+      kernels.front().emitError()
+          << "the Mosaic GPU lowering is built for sm_90a only, not '"
+          << chip << "'";
+      return signalPassFailure();
+    }
+    if (kernels.size() > 1) {
+      kernels[1].emitError() << "one Mosaic GPU kernel per module";
+      return signalPassFailure();
+    }
+    KernelLowering lowering(kernels.front(), module);
+    if (failed(lowering.run()))
+      return signalPassFailure();
+    // Only the gpu.module remains (as after pallas-to-gpu).
+    for (Operation &op :
+         llvm::make_early_inc_range(module.getBody()->getOperations()))
+      if (!isa<mlir::gpu::GPUModuleOp>(op))
+        op.erase();
+  }
+};
+
+} // namespace
