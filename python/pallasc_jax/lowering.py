@@ -1781,8 +1781,11 @@ def _fit(idx: str, fit: bool) -> str:
   return " {fit}" if fit and "%" in idx else ""
 
 
+_EVICTION_POLICIES = ("evict_first", "evict_last", "evict_normal")
+
+
 def _load(low, ref: RefV, transforms, shape, mask=None, other=None,
-          fit=False):
+          fit=False, eviction_policy=None):
   try:
     idx, vshape = index_ref(low, ref, transforms, shape, gather_ok=True)
   except _Gather as g:
@@ -1799,6 +1802,14 @@ def _load(low, ref: RefV, transforms, shape, mask=None, other=None,
       o = o if scalar else low.as_tensor(o, vshape)
       text += f" other {o.name}"
   text += _fit(idx, fit)
+  if eviction_policy is not None:
+    # plgpu.load's cache hint: carried into the PTX (docs/dialect.md).
+    if eviction_policy not in _EVICTION_POLICIES:
+      raise low.error(f"eviction_policy '{eviction_policy}' is not one of "
+                      + ", ".join(f"'{p}'" for p in _EVICTION_POLICIES))
+    attr = f'eviction_policy = "{eviction_policy}"'
+    text = (text[:-1] + f", {attr}}}" if text.endswith("{fit}") else
+            text + f" {{{attr}}}")
   return low.op(f"{text} : {ref.type} -> {rtype}", vshape, ref.dtype, scalar)
 
 
@@ -1870,7 +1881,8 @@ def _masked_load(low, eqn):
   ref_atom, transforms, mask, other = tree_util.tree_unflatten(
       eqn.params["args_tree"], eqn.invars)
   return _load(low, _ref(low, ref_atom), transforms,
-               tuple(out_aval(eqn).shape), mask, other)
+               tuple(out_aval(eqn).shape), mask, other,
+               eviction_policy=eqn.params.get("eviction_policy"))
 
 
 @rule("masked_swap")

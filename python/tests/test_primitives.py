@@ -473,6 +473,31 @@ class Primitives(PallascCase):
         out_shape=[S((3, 9, 8, 128), f32), S((3, 16), f32)])(x)
     self.run_kernel(fn, S((24, 128), f32), emulate=("cuda:sm_90a",))
 
+  def test_eviction_policy(self):
+    # plgpu.load's cache hints (layer_norm / rms_norm's): written on the
+    # pallas.load, carried into sm_80's PTX; the numbers are unchanged.
+    f32 = jnp.float32
+
+    def kernel(x_ref, y_ref, o_ref):
+      m = jnp.arange(256) < 200
+      x = plgpu.load(x_ref.at[pl.ds(0, 256)], mask=m, other=0.0,
+                     eviction_policy="evict_last")
+      y = plgpu.load(y_ref, eviction_policy="evict_first")
+      plgpu.store(o_ref.at[pl.ds(0, 256)], x * 2.0 + y[:256], mask=m)
+    fn = lambda x, y: pl.pallas_call(
+        kernel, out_shape=S((200,), f32))(x, y)
+    (c,) = self.run_kernel(fn, S((200,), f32), S((512,), f32),
+                           tgts=["cuda:sm_80"])
+    with open(c.paths[0]) as f:
+      text = f.read()
+    self.assertIn('{eviction_policy = "evict_last"}', text)
+    self.assertIn('{eviction_policy = "evict_first"}', text)
+    out = os.path.join(os.path.dirname(c.paths[0]), "out-" + c.name)
+    with open(os.path.join(out, c.name + ".sm_80.ptx")) as f:
+      ptx = f.read()
+    self.assertIn("ld.global.L1::evict_last.v4.b32", ptx)
+    self.assertIn("ld.global.L1::evict_first.v4.b32", ptx)
+
   def test_grid_mapping(self):
     f32 = jnp.float32
 

@@ -1,6 +1,7 @@
 """Golden tests: JAX's own shipped Pallas ops (layer_norm forward, softmax,
-attention.mha forward causal and not, TPU matmul), exported at small shapes,
-compiled for the GPU targets (and TPU where JAX's TPU block rule allows),
+attention.mha forward causal and not, decode_attention.mqa, TPU matmul),
+exported at small shapes, compiled for the GPU targets (and TPU where JAX's
+TPU block rule allows),
 run with `pallasc run` and compared with `pallas_call(..., interpret=True)`;
 the same after jax.vmap of the op."""
 
@@ -15,7 +16,8 @@ from harness import (GPU_TARGETS, PallascCase, have_rocm_libs,
 try:
   import jax
   import jax.numpy as jnp
-  from jax.experimental.pallas.ops.gpu import attention, layer_norm, softmax
+  from jax.experimental.pallas.ops.gpu import (attention, decode_attention,
+                                               layer_norm, softmax)
   from jax.experimental.pallas.ops.tpu import flash_attention, matmul
   from jax.experimental.pallas.ops.tpu.random import threefry
   from jax.experimental.pallas.ops.tpu.splash_attention import (
@@ -89,6 +91,21 @@ class ShippedOps(PallascCase):
   def test_mha_causal_vmap(self):
     (c,) = self.mha(causal=True, batch_vmap=True, emulate=())
     self.assertEqual(len(c.spec["grid"]), 4)
+
+  def test_decode_attention_mqa(self):
+    # 16 query heads (block_h = 16) under the default 4 warps: the 16-row
+    # dots take a warp tiling along N and keep mma.sync / MFMA
+    # (pallas-to-gpu-dot-small-m.mlir); checked on the emulators of all
+    # three kinds of dot (mma.sync on sm_80 and sm_90a, MFMA on gfx942).
+    f = functools.partial(decode_attention.mqa, block_k=64, k_splits=1)
+    emulate = ["cuda:sm_80", "cuda:sm_90a"]
+    if have_rocm_libs():
+      emulate.append("rocm:gfx942")
+    (c,) = self.run_op(lambda q, k, v: f(q, k, v), S((1, 16, 64), jnp.float16),
+                       S((1, 128, 64), jnp.float16),
+                       S((1, 128, 64), jnp.float16), emulate=emulate)
+    self.assertEqual(c.spec["grid"], [1, 1])
+    self.assertEqual(c.spec["compiler_params"]["gpu"]["num_warps"], 4)
 
   def test_tpu_matmul(self):
     f = lambda x, y: matmul.matmul(x, y, block_shape=(64, 128), block_k=128)

@@ -333,6 +333,11 @@ std::optional<int32_t> PlatformIndexOp::indexFor(llvm::StringRef platform) {
 LogicalResult LoadOp::verify() {
   if (getOther() && !getMask())
     return emitOpError("'other' requires a 'mask'");
+  if (std::optional<StringRef> e = getEvictionPolicy();
+      e && *e != "evict_first" && *e != "evict_last" && *e != "evict_normal")
+    return emitOpError("eviction_policy '")
+           << *e
+           << "' is not one of 'evict_first', 'evict_last', 'evict_normal'";
   return verifyIndexed(*this, getResult().getType(), "result");
 }
 

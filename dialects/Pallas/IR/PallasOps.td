@@ -162,10 +162,18 @@ def Pallas_LoadOp : Pallas_IndexedOp<"load", [
     (`masked_load`/`masked_swap`, `plgpu.load`/`store`), as on a ref padded by
     the slice size (docs/dialect.md, "Dynamic starts").
 
+    `eviction_policy` (`plgpu.load(..., eviction_policy=...)`:
+    `"evict_first"`, `"evict_last"` or `"evict_normal"`) is a cache hint
+    that does not change what is read: the NVIDIA targets carry it into the
+    PTX as `ld.global.L1::evict_first` / `L1::evict_last`; other targets
+    ignore it.
+
     ```mlir
     %v = pallas.load %x[0 : 1024] mask %m other %ninf
         : !pallas.ref<1024xf32> -> tensor<1024xf32>
     %s = pallas.load %idx[%i] : !pallas.ref<8xi32, smem> -> i32
+    %w = pallas.load %x[] {eviction_policy = "evict_last"}
+        : !pallas.ref<1024xf32> -> tensor<1024xf32>
     ```
   }];
   let arguments = (ins
@@ -175,7 +183,8 @@ def Pallas_LoadOp : Pallas_IndexedOp<"load", [
                        DenseI64ArrayAttr:$static_sizes,
                        DenseI64ArrayAttr:$static_strides,
                        Optional<AnyType>:$mask, Optional<AnyType>:$other,
-                       UnitAttr:$fit);
+                       UnitAttr:$fit,
+                       OptionalAttr<StrAttr>:$eviction_policy);
   let results = (outs Pallas_ScalarOrTensor:$result);
   let assemblyFormat = [{
     $ref `[` custom<Indexer>($dyn_starts, $static_starts, $static_sizes,

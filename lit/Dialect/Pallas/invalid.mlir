@@ -326,6 +326,16 @@ func.func @load_other_without_mask(%x: !pallas.ref<8xf32>, %o: tensor<8xf32>) {
 
 // -----
 
+// Tests that an eviction policy is one of JAX's three.
+
+func.func @load_bad_eviction_policy(%x: !pallas.ref<8xf32>) {
+  // expected-error @+1 {{'pallas.load' op eviction_policy 'evict_soon' is not one of 'evict_first', 'evict_last', 'evict_normal'}}
+  %v = pallas.load %x[] {eviction_policy = "evict_soon"} : !pallas.ref<8xf32> -> tensor<8xf32>
+  return
+}
+
+// -----
+
 // Tests that a load's mask has the result's shape.
 
 func.func @load_mask_shape(%x: !pallas.ref<8xf32>, %m: tensor<4xi1>) {

@@ -143,6 +143,8 @@ pallas.kernel @platform_queries(%o: !pallas.ref<8xf32>) {
 // CHECK: %[[T:.+]] = arith.constant true
 // CHECK: pallas.load %[[S]][7] mask %[[T]] : !pallas.ref<8xi32, smem> -> i32
 // CHECK: pallas.load %[[X]][%[[C]] : 4, 0 : 128] {fit} : !pallas.ref<8x128xf32> -> tensor<4x128xf32>
+// CHECK: pallas.load %[[X]][1, 0 : 128] mask %[[M]] other %[[OTHER]] {eviction_policy = "evict_last"} : !pallas.ref<8x128xf32> -> tensor<128xf32>
+// CHECK: pallas.load %[[X]][] {eviction_policy = "evict_first"} : !pallas.ref<8x128xf32> -> tensor<8x128xf32>
 pallas.kernel @load(%x: !pallas.ref<8x128xf32>, %s: !pallas.ref<8xi32, smem>,
                     %z: !pallas.ref<f32>) {
   %c = arith.constant 2 : i32
@@ -165,6 +167,8 @@ pallas.kernel @load(%x: !pallas.ref<8x128xf32>, %s: !pallas.ref<8xi32, smem>,
   %t = arith.constant true
   %12 = pallas.load %s[7] mask %t : !pallas.ref<8xi32, smem> -> i32
   %fit = pallas.load %x[%c : 4, 0 : 128] {fit} : !pallas.ref<8x128xf32> -> tensor<4x128xf32>
+  %13 = pallas.load %x[1, 0 : 128] mask %m other %ninf {eviction_policy = "evict_last"} : !pallas.ref<8x128xf32> -> tensor<128xf32>
+  %14 = pallas.load %x[] {eviction_policy = "evict_first"} : !pallas.ref<8x128xf32> -> tensor<8x128xf32>
 }
 
 // -----

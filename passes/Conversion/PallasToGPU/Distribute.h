@@ -147,7 +147,8 @@ public:
   int coreLayout(int id, int64_t cdim) override;
 
   FailureOr<SmallVector<Value>> load(const View &view, int id,
-                                     ArrayRef<int64_t> regSubset = {}) override;
+                                     ArrayRef<int64_t> regSubset = {},
+                                     StringRef evictionPolicy = {}) override;
   LogicalResult store(const View &view, int id, ArrayRef<Value> regs,
                       ArrayRef<Value> mask = {},
                       ArrayRef<int64_t> subset = {}) override;

@@ -126,7 +126,10 @@ def PallasNVGPUToNVVM : Pass<"pallas-nvgpu-to-nvvm", "::mlir::gpu::GPUModuleOp">
     gives small kernels 32-bit ones (`dlti.dl_spec` on the `gpu.module`),
     leaving casts between mismatched descriptors; this pass applies the same
     upstream patterns (`populateNVGPUToNVVMConversionPatterns`) with a type
-    converter built from the module's data layout.
+    converter built from the module's data layout. It also prints the global
+    loads that carry a `pallas.load`'s `eviction_policy` (their location is
+    fused with the metadata `"pallas.eviction_policy=POLICY"`) as inline
+    PTX, `ld.global.L1::evict_first` / `L1::evict_last`.
   }];
   let dependentDialects = [
     "::mlir::LLVM::LLVMDialect", "::mlir::NVVM::NVVMDialect"

@@ -409,9 +409,22 @@ LogicalResult lowering::lowerRefAccess(Operation *op, FuncState &state,
                                 "argument; only argument refs can be lowered";
 
   if (auto load = dyn_cast<LoadOp>(op)) {
+    // The first op this lowering inserts (they all go before `op`).
+    Operation *before = op->getPrevNode();
     Access a = buildAccess(b, loc, ref, load.getIndexer(), hasFit(op));
     Value v = emitLoad(b, loc, a, load.getType(),
                        /*snapshot=*/state.writtenRefs.contains(ref));
+    // A cache hint rides on the reads of the ref (the GPU lowering's
+    // global loads carry it into the PTX; everything else ignores it).
+    if (StringAttr evict = load.getEvictionPolicyAttr()) {
+      Operation *first =
+          before ? before->getNextNode() : &op->getBlock()->front();
+      for (Operation *o = first; o && o != op; o = o->getNextNode())
+        o->walk([&](Operation *inner) {
+          if (isa<bufferization::ToTensorOp, memref::LoadOp>(inner))
+            inner->setAttr("pallas.eviction_policy", evict);
+        });
+    }
     if (load.getMask() && load.getOther())
       v = arith::SelectOp::create(b, loc, load.getMask(), v, load.getOther());
     rewriter.replaceOp(op, v);

@@ -98,21 +98,31 @@ int LayoutAssignment::dotLayout(Operation *op) {
       result.rowsReduced = rowsAreReduced(kernel) ? 1 : 0;
     // Whole rows per warp when rows are reduced; otherwise the squarest
     // warp tiles (operand tiles read from shared memory by fewer warps).
-    int64_t bestWm = 0;
-    for (int64_t wm = 1; wm <= kc.numWarps; wm *= 2) {
-      int64_t wn = kc.numWarps / wm;
-      if (s.m % (16 * wm) || s.n % (tileN * wn))
-        continue;
-      if (*result.rowsReduced && wn != 1)
-        continue;
-      auto skew = [&](int64_t m) {
-        int64_t a = s.m / m, b = s.n / (kc.numWarps / m);
-        return a > b ? a / b : b / a;
-      };
-      if (!bestWm || skew(wm) < skew(bestWm) ||
-          (skew(wm) == skew(bestWm) && wm > bestWm))
-        bestWm = wm;
-    }
+    // When M is too small to give every warp whole rows (a 16-row dot under
+    // 4 warps), the warps go along N as Triton's rule has it: the row
+    // reductions then cross warps through shared memory, which costs far
+    // less than giving up the tensor cores for the SIMT loop.
+    auto chooseWm = [&](bool wholeRows) {
+      int64_t bestWm = 0;
+      for (int64_t wm = 1; wm <= kc.numWarps; wm *= 2) {
+        int64_t wn = kc.numWarps / wm;
+        if (s.m % (16 * wm) || s.n % (tileN * wn))
+          continue;
+        if (wholeRows && wn != 1)
+          continue;
+        auto skew = [&](int64_t m) {
+          int64_t a = s.m / m, b = s.n / (kc.numWarps / m);
+          return a > b ? a / b : b / a;
+        };
+        if (!bestWm || skew(wm) < skew(bestWm) ||
+            (skew(wm) == skew(bestWm) && wm > bestWm))
+          bestWm = wm;
+      }
+      return bestWm;
+    };
+    int64_t bestWm = chooseWm(*result.rowsReduced != 0);
+    if (!bestWm && *result.rowsReduced)
+      bestWm = chooseWm(false);
     if (bestWm && wmma)
       return intern(wmmaInstr(*kc.target)
                         .cLayout(s.m, s.n, bestWm, kc.numWarps / bestWm));

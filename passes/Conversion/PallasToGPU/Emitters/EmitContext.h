@@ -140,8 +140,12 @@ public:
   //===--------------------------------------------------------------------===//
 
   /// Loads `view` in layout `id` (with `regSubset`, only those registers).
+  /// `evictionPolicy` (a pallas.load's cache hint, "evict_first" or
+  /// "evict_last") makes the NVIDIA targets' global loads hinted loads
+  /// (Memory.cpp, NVGPUToNVVM.cpp).
   virtual FailureOr<SmallVector<Value>>
-  load(const View &view, int id, ArrayRef<int64_t> regSubset = {}) = 0;
+  load(const View &view, int id, ArrayRef<int64_t> regSubset = {},
+       StringRef evictionPolicy = {}) = 0;
   /// Stores `regs` (all of the layout's registers; with `subset`, only
   /// those are stored and read).
   virtual LogicalResult store(const View &view, int id, ArrayRef<Value> regs,

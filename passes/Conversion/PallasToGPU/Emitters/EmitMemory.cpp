@@ -287,7 +287,10 @@ LogicalResult MemoryEmitter::emitToTensor(Operation *op) {
     return failure();
   int id = cx.layoutOrDefault(tt.getResult());
   cx.beforeAccess(*view, id, false);
-  auto regs = cx.load(*view, id);
+  StringRef evict;
+  if (auto a = tt->getAttrOfType<StringAttr>("pallas.eviction_policy"))
+    evict = a.getValue();
+  auto regs = cx.load(*view, id, {}, evict);
   if (failed(regs))
     return failure();
   cx.setDist(tt.getResult(), Dist{id, *regs});

@@ -368,7 +368,13 @@ FailureOr<bool> mlir::pallas::gpu::emitWindowLoad(EmitContext &cx,
     return false;
   int id = cx.layoutOrDefault(gen.getResult());
   cx.beforeAccess(*view, id, false);
-  auto regs = cx.load(*view, id);
+  // The pallas.load's cache hint, on the lane's read (PallasToLinalg).
+  StringRef evict;
+  gen.walk([&](memref::LoadOp load) {
+    if (auto a = load->getAttrOfType<StringAttr>("pallas.eviction_policy"))
+      evict = a.getValue();
+  });
+  auto regs = cx.load(*view, id, {}, evict);
   if (failed(regs))
     return failure();
   cx.setDist(gen.getResult(), Dist{id, *regs});

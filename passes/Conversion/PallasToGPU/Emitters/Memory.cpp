@@ -503,8 +503,37 @@ static Value flatIndex(Distributor &d, const FlatAccess &fa, int id,
       arith::IntegerOverflowFlags::nsw | arith::IntegerOverflowFlags::nuw);
 }
 
+/// The location of a global load that carries the cache hint `policy`:
+/// `loc` fused with the metadata "pallas.eviction_policy=POLICY". Locations
+/// survive the conversions to the LLVM dialect, where NVGPUToNVVM.cpp
+/// prints such an llvm.load as a hinted `ld.global` (and restores `loc`);
+/// the GPU emulator runs it as the plain load it is.
+static Location hintLoc(Location loc, StringRef policy) {
+  return FusedLoc::get(
+      {loc},
+      StringAttr::get(loc.getContext(),
+                      ("pallas.eviction_policy=" + policy).str()),
+      loc.getContext());
+}
+
+/// Whether a load of `width` elements of `elem` from `view` takes the
+/// cache hint `policy`: NVIDIA targets, global memory, a 2-, 4-, 8- or
+/// 16-byte access of 1-, 2-, 4- or 8-byte elements ("evict_normal" is the
+/// default and needs no hint).
+static bool takesHint(const KernelContext &kc, const View &view, Type elem,
+                      int64_t width, StringRef policy) {
+  if (policy.empty() || policy == "evict_normal" || !kc.target->isNvidia() ||
+      view.isShared() || !elem.isIntOrFloat())
+    return false;
+  int64_t bits = elem.getIntOrFloatBitWidth();
+  int64_t total = bits * width;
+  return bits % 8 == 0 &&
+         (total == 16 || total == 32 || total == 64 || total == 128);
+}
+
 FailureOr<SmallVector<Value>> Distributor::load(const View &view, int id,
-                                                ArrayRef<int64_t> subset) {
+                                                ArrayRef<int64_t> subset,
+                                                StringRef evictionPolicy) {
   const Layout &l = layout(id);
   Type elem = view.elementType();
   int64_t v = vectorWidth(view, l);
@@ -546,15 +575,18 @@ FailureOr<SmallVector<Value>> Distributor::load(const View &view, int id,
       indices = bi;
     }
     SmallVector<Value> values;
+    Location loadLoc = takesHint(kc, view, elem, width, evictionPolicy)
+                           ? hintLoc(kc.loc, evictionPolicy)
+                           : kc.loc;
     if (width > 1) {
       auto vt = VectorType::get({width}, elem);
-      Value vec = vector::LoadOp::create(b, kc.loc, vt, memref, indices,
+      Value vec = vector::LoadOp::create(b, loadLoc, vt, memref, indices,
                                          /*nontemporal=*/false,
                                          llvm::MaybeAlign(align));
       for (int64_t j = 0; j < width; ++j)
         values.push_back(vector::ExtractOp::create(b, kc.loc, vec, j));
     } else {
-      values.push_back(memref::LoadOp::create(b, kc.loc, memref, indices));
+      values.push_back(memref::LoadOp::create(b, loadLoc, memref, indices));
     }
     for (int64_t j = 0; j < width; ++j) {
       Value x = values[j];
