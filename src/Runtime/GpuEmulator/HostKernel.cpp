@@ -2,19 +2,18 @@
 
 #include "src/Runtime/GpuEmulator/HostKernel.h"
 
-#include "mlir/Conversion/Passes.h"
+#include "passes/Pipelines/Pipelines.h"
+
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
-#include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/Pass/PassManager.h"
-#include "mlir/Transforms/Passes.h"
 
 #include <cctype>
 #include <cstring>
@@ -816,18 +815,12 @@ FailureOr<func::FuncOp> buildHostKernel(ModuleOp module,
 
 LogicalResult lowerHostKernel(ModuleOp module) {
   PassManager pm(module.getContext());
-  pm.addPass(memref::createExpandStridedMetadataPass());
-  pm.addPass(createLowerAffinePass());
-  pm.addPass(createSCFToControlFlowPass());
-  pm.addPass(createConvertVectorToLLVMPass());
-  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
-  pm.addPass(createConvertMathToLLVMPass());
-  pm.addPass(createConvertMathToLibmPass());
-  pm.addPass(createArithToLLVMConversionPass());
-  pm.addPass(createConvertControlFlowToLLVMPass());
-  pm.addPass(createConvertFuncToLLVMPass());
-  pm.addPass(createUBToLLVMConversionPass());
-  pm.addPass(createReconcileUnrealizedCastsPass());
+  // The CPU pipeline's lowering to the LLVM dialect, for vectorized GPU
+  // code that may hold affine loops.
+  mlir::pallas::HostToLLVMOptions toLLVM;
+  toLLVM.affineLoopsFirst = true;
+  toLLVM.lowerVectors = true;
+  mlir::pallas::buildHostToLLVMPipeline(pm, toLLVM);
   return pm.run(module);
 }
 
