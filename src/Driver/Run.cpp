@@ -10,7 +10,7 @@
 #include "src/Runtime/GridExecutor.h"
 #include "src/Runtime/HostCode.h"
 #include "src/Runtime/HostProgram.h"
-#include "src/Runtime/Launch.h"
+#include "src/Runtime/CallPlan.h"
 #include "src/Runtime/Npy.h"
 #include "src/Runtime/RandomInputs.h"
 
