@@ -108,8 +108,9 @@ func.func @dataflow(%x: tensor<8xf32>) -> tensor<8xf32> {
 
 // -----
 
-// Tests that a call whose kernel closes over a ref (a live ref operand in the
-// seed: its writes outlive the call) is kept.
+// Tests that a call whose kernel closes over a ref (a live ref operand of
+// JAX's pallas_call, jax/_src/pallas/pallas_call.py: its writes outlive the
+// call) is kept.
 
 // CHECK-LABEL: func.func @main(
 // CHECK-NOT: pallas.eliminated

@@ -1,6 +1,7 @@
 //===- CpuPipeline.cpp - pallas kernels to host LLVM ------------*- C++ -*-===//
 //
-// The host pipeline (docs/run.md), after pallas-to-linalg.
+// The host pipeline (docs/run.md), after pallas-to-linalg, and the host's
+// lowering from loops to the LLVM dialect it shares with the GPU emulator.
 //
 //===----------------------------------------------------------------------===//
 
@@ -87,14 +88,29 @@ void mlir::pallas::buildCpuPipeline(OpPassManager &pm) {
   pm.addPass(createCanonicalizerPass());
 
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
-  pm.addPass(createSCFToControlFlowPass());
-  pm.addPass(memref::createExpandStridedMetadataPass());
-  pm.addPass(createLowerAffinePass());
-  // bf16 conversions become integer code (the host may lack bf16
-  // instructions and their libgcc helpers).
-  arith::ArithExpandOpsPassOptions expand;
-  expand.includeBf16 = true;
-  pm.addPass(arith::createArithExpandOpsPass(expand));
+  HostToLLVMOptions toLLVM;
+  toLLVM.expandBf16 = true;
+  buildHostToLLVMPipeline(pm, toLLVM);
+}
+
+void mlir::pallas::buildHostToLLVMPipeline(OpPassManager &pm,
+                                           const HostToLLVMOptions &options) {
+  if (options.affineLoopsFirst) {
+    pm.addPass(memref::createExpandStridedMetadataPass());
+    pm.addPass(createLowerAffinePass());
+    pm.addPass(createSCFToControlFlowPass());
+  } else {
+    pm.addPass(createSCFToControlFlowPass());
+    pm.addPass(memref::createExpandStridedMetadataPass());
+    pm.addPass(createLowerAffinePass());
+  }
+  if (options.expandBf16) {
+    arith::ArithExpandOpsPassOptions expand;
+    expand.includeBf16 = true;
+    pm.addPass(arith::createArithExpandOpsPass(expand));
+  }
+  if (options.lowerVectors)
+    pm.addPass(createConvertVectorToLLVMPass());
 
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());
   pm.addPass(createConvertMathToLLVMPass());

@@ -28,6 +28,29 @@ namespace mlir::pallas {
 /// (`_mlir_ciface_<name>`), which is what the CPU runtime calls.
 void buildCpuPipeline(OpPassManager &pm);
 
+/// How the host's loops reach the LLVM dialect (buildHostToLLVMPipeline).
+struct HostToLLVMOptions {
+  /// Lower affine ops (and expand strided metadata) before scf-to-cf, as
+  /// the GPU emulator's host kernel needs: the distributed GPU kernels may
+  /// hold affine loops, which lower-affine turns into scf. The CPU
+  /// pipeline's loops come from linalg-to-loops as scf: it runs scf-to-cf
+  /// first.
+  bool affineLoopsFirst = false;
+  /// bf16 conversions become integer code (the host may lack bf16
+  /// instructions and their libgcc helpers).
+  bool expandBf16 = false;
+  /// Lower vector ops (the emulator's kernels are vectorized GPU code).
+  bool lowerVectors = false;
+};
+
+/// The host's lowering from loops (scf, affine, memref, arith, math) to the
+/// LLVM dialect: scf-to-cf, expand-strided-metadata, lower-affine, then the
+/// LLVM conversions. The one sequence the CPU pipeline (buildCpuPipeline)
+/// and the GPU emulator (src/Runtime/GpuEmulator/HostKernel.cpp) both end
+/// with.
+void buildHostToLLVMPipeline(OpPassManager &pm,
+                             const HostToLLVMOptions &options);
+
 /// Adds the dialects, interface models and LLVM IR translations the CPU
 /// pipeline and the JIT need (bufferization models, LLVM dialect, ...).
 void registerCpuPipelineDialects(DialectRegistry &registry);

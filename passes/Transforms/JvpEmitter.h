@@ -102,6 +102,11 @@ private:
   LogicalResult emitGeneric(Operation *op);
   /// The rule for an op with float results, after the primal clone `newOp`.
   LogicalResult emitRule(Operation *op, Operation *newOp);
+  /// The rules by family (JvpRules.cpp), which emitRule picks by dialect.
+  struct Rule;
+  LogicalResult emitArithRule(Rule &r);
+  LogicalResult emitMathRule(Rule &r);
+  LogicalResult emitBlockRule(Rule &r);
   /// Rule of an op linear in the operands at `dataOperands`: the same op
   /// applied to their tangents, other operands (indices, sizes) primal.
   void emitLinear(Operation *op, ArrayRef<unsigned> dataOperands);

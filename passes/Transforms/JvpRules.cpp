@@ -71,210 +71,265 @@ static Value reduceChooser(Emitter &e, ReduceOp newOp, Value dx) {
   return e.divf(sum, counts);
 }
 
+/// What a rule is written with: t(i), the tangent of operand i (null:
+/// zero); p(i), its primal value; ans, the primal result; set(v) records
+/// the result's tangent; linear(...) applies the op to the tangents of the
+/// operands given (allOperands(): of all).
+struct Emitter::Rule {
+  Emitter &e;
+  Operation *op, *newOp;
+  Value ans;
+
+  Value t(unsigned i) const { return e.tangent(op->getOperand(i)); }
+  Value p(unsigned i) const { return newOp->getOperand(i); }
+  LogicalResult set(Value v) {
+    e.setTangent(op->getResult(0), v);
+    return success();
+  }
+  Value one(Value like) { return e.constant(like.getType(), 1.0); }
+  Value c(Value like, double v) { return e.constant(like.getType(), v); }
+  LogicalResult linear(std::initializer_list<unsigned> data) {
+    e.emitLinear(op, SmallVector<unsigned>(data));
+    return success();
+  }
+  LogicalResult allOperands() {
+    e.emitLinear(op,
+                 llvm::to_vector(llvm::seq<unsigned>(0, op->getNumOperands())));
+    return success();
+  }
+};
+
 LogicalResult Emitter::emitRule(Operation *op, Operation *newOp) {
-  // t(i): tangent of operand i (null = zero); p(i): its primal value;
-  // ans: the primal result.
-  auto t = [&](unsigned i) { return tangent(op->getOperand(i)); };
-  auto p = [&](unsigned i) { return newOp->getOperand(i); };
-  Value ans = newOp->getResult(0);
-  auto set = [&](Value v) {
-    setTangent(op->getResult(0), v);
+  Rule rule{*this, op, newOp, newOp->getResult(0)};
+  // Constants and piecewise-constant functions: zero tangent.
+  if (isa<arith::ConstantOp, arith::SIToFPOp, arith::UIToFPOp, math::CeilOp,
+          math::FloorOp, math::RoundOp, math::RoundEvenOp, math::TruncOp,
+          tensor::EmptyOp>(op))
     return success();
-  };
-  auto one = [&](Value like) { return constant(like.getType(), 1.0); };
-  auto c = [&](Value like, double v) { return constant(like.getType(), v); };
-  auto linear = [&](std::initializer_list<unsigned> data) {
-    emitLinear(op, SmallVector<unsigned>(data));
-    return success();
-  };
-  auto allOperands = [&]() {
-    emitLinear(op,
-               llvm::to_vector(llvm::seq<unsigned>(0, op->getNumOperands())));
-    return success();
-  };
-  auto zero = [](Operation *) { return success(); };
+  if (isa_and_nonnull<arith::ArithDialect>(op->getDialect()))
+    return emitArithRule(rule);
+  if (isa_and_nonnull<math::MathDialect>(op->getDialect()))
+    return emitMathRule(rule);
+  return emitBlockRule(rule);
+}
 
-  return llvm::TypeSwitch<Operation *, LogicalResult>(op)
-      // Constants and piecewise-constant functions: zero tangent.
-      .Case<arith::ConstantOp, arith::SIToFPOp, arith::UIToFPOp, math::CeilOp,
-            math::FloorOp, math::RoundOp, math::RoundEvenOp, math::TruncOp,
-            tensor::EmptyOp>(zero)
-
-      //===------------------------------------------------------------===//
-      // arith
-      //===------------------------------------------------------------===//
-      .Case<arith::AddFOp>([&](auto) { return set(add(t(0), t(1))); })
-      .Case<arith::SubFOp>([&](auto) { return set(sub(t(0), t(1))); })
-      .Case<arith::NegFOp>([&](auto) { return set(neg(t(0))); })
+/// arith: JAX's rules for add, sub, mul, div, rem, max/min (`_balanced_eq`),
+/// the casts and select.
+LogicalResult Emitter::emitArithRule(Rule &rule) {
+  return llvm::TypeSwitch<Operation *, LogicalResult>(rule.op)
+      .Case<arith::AddFOp>(
+          [&](auto) { return rule.set(add(rule.t(0), rule.t(1))); })
+      .Case<arith::SubFOp>(
+          [&](auto) { return rule.set(sub(rule.t(0), rule.t(1))); })
+      .Case<arith::NegFOp>([&](auto) { return rule.set(neg(rule.t(0))); })
       .Case<arith::MulFOp>([&](auto) {
-        Value r = scale(t(0), p(1));
-        if (t(1))
-          r = add(r, mulf(p(0), t(1)));
-        return set(r);
+        Value r = scale(rule.t(0), rule.p(1));
+        if (rule.t(1))
+          r = add(r, mulf(rule.p(0), rule.t(1)));
+        return rule.set(r);
       })
       .Case<arith::DivFOp>([&](auto) {
         // d(x/y) = (dx - dy * ans) / y.
-        Value num = sub(t(0), scale(t(1), ans));
-        return set(num ? divf(num, p(1)) : Value());
+        Value num = sub(rule.t(0), scale(rule.t(1), rule.ans));
+        return rule.set(num ? divf(num, rule.p(1)) : Value());
       })
       .Case<arith::RemFOp>([&](auto) {
         // d rem(x, y) = dx - dy * trunc(x / y).
-        Value r = t(0);
-        if (t(1)) {
-          Value q = math::TruncOp::create(b, loc(), divf(p(0), p(1)));
-          r = sub(r, mulf(t(1), q));
+        Value r = rule.t(0);
+        if (rule.t(1)) {
+          Value q = math::TruncOp::create(b, loc(), divf(rule.p(0), rule.p(1)));
+          r = sub(r, mulf(rule.t(1), q));
         }
-        return set(r);
+        return rule.set(r);
       })
       .Case<arith::MaximumFOp, arith::MinimumFOp, arith::MaxNumFOp,
             arith::MinNumFOp>([&](auto) {
-        if (!t(0) && !t(1))
+        if (!rule.t(0) && !rule.t(1))
           return success();
-        return set(balancedChoice(*this, p(0), p(1), ans, t(0), t(1)));
+        return rule.set(balancedChoice(*this, rule.p(0), rule.p(1), rule.ans,
+                                       rule.t(0), rule.t(1)));
       })
-      .Case<arith::ExtFOp, arith::TruncFOp>([&](auto) { return linear({0}); })
+      .Case<arith::ExtFOp, arith::TruncFOp>(
+          [&](auto) { return rule.linear({0}); })
       .Case<arith::SelectOp>([&](auto) {
-        return linear({1, 2});
+        return rule.linear({1, 2});
       })
+      .Default([&](Operation *) { return noRule(rule.op); });
+}
 
-      //===------------------------------------------------------------===//
-      // math
-      //===------------------------------------------------------------===//
-      .Case<math::ExpOp>([&](auto) { return set(scale(t(0), ans)); })
+/// math: JAX's rules for the elementary functions (jax/_src/lax/lax.py).
+LogicalResult Emitter::emitMathRule(Rule &rule) {
+  return llvm::TypeSwitch<Operation *, LogicalResult>(rule.op)
+      .Case<math::ExpOp>(
+          [&](auto) { return rule.set(scale(rule.t(0), rule.ans)); })
       .Case<math::Exp2Op>([&](auto) {
-        return set(t(0) ? mulf(t(0), mulf(ans, c(ans, kLn2))) : Value());
+        return rule.set(
+            rule.t(0) ? mulf(rule.t(0), mulf(rule.ans, rule.c(rule.ans, kLn2)))
+                      : Value());
       })
       .Case<math::ExpM1Op>([&](auto) {
-        return set(t(0) ? mulf(t(0), addf(ans, one(ans))) : Value());
+        return rule.set(
+            rule.t(0) ? mulf(rule.t(0), addf(rule.ans, rule.one(rule.ans)))
+                      : Value());
       })
-      .Case<math::LogOp>(
-          [&](auto) { return set(t(0) ? divf(t(0), p(0)) : Value()); })
+      .Case<math::LogOp>([&](auto) {
+        return rule.set(rule.t(0) ? divf(rule.t(0), rule.p(0)) : Value());
+      })
       .Case<math::Log1pOp>([&](auto) {
-        return set(t(0) ? divf(t(0), addf(p(0), one(ans))) : Value());
+        return rule.set(
+            rule.t(0) ? divf(rule.t(0), addf(rule.p(0), rule.one(rule.ans)))
+                      : Value());
       })
       .Case<math::Log2Op>([&](auto) {
-        return set(t(0) ? divf(t(0), mulf(p(0), c(ans, kLn2))) : Value());
+        return rule.set(
+            rule.t(0) ? divf(rule.t(0), mulf(rule.p(0), rule.c(rule.ans, kLn2)))
+                      : Value());
       })
       .Case<math::Log10Op>([&](auto) {
-        return set(t(0) ? divf(t(0), mulf(p(0), c(ans, kLn10))) : Value());
+        return rule.set(
+            rule.t(0)
+                ? divf(rule.t(0), mulf(rule.p(0), rule.c(rule.ans, kLn10)))
+                : Value());
       })
       .Case<math::SqrtOp>([&](auto) {
         // g * (0.5 / ans)
-        return set(t(0) ? mulf(t(0), divf(c(ans, 0.5), ans)) : Value());
+        return rule.set(
+            rule.t(0) ? mulf(rule.t(0), divf(rule.c(rule.ans, 0.5), rule.ans))
+                      : Value());
       })
       .Case<math::RsqrtOp>([&](auto) {
         // g * (-0.5 * (ans / x))
-        return set(t(0) ? mulf(t(0), mulf(c(ans, -0.5), divf(ans, p(0))))
-                        : Value());
+        return rule.set(rule.t(0)
+                            ? mulf(rule.t(0), mulf(rule.c(rule.ans, -0.5),
+                                                   divf(rule.ans, rule.p(0))))
+                            : Value());
       })
       .Case<math::CbrtOp>([&](auto) {
         // g * (1/3) / ans^2
-        return set(t(0) ? mulf(t(0), divf(c(ans, 1.0 / 3.0), mulf(ans, ans)))
-                        : Value());
+        return rule.set(rule.t(0)
+                            ? mulf(rule.t(0), divf(rule.c(rule.ans, 1.0 / 3.0),
+                                                   mulf(rule.ans, rule.ans)))
+                            : Value());
       })
       .Case<math::TanhOp>([&](auto) {
         // (g + g * ans) * (1 - ans)
-        if (!t(0))
+        if (!rule.t(0))
           return success();
-        return set(mulf(addf(t(0), mulf(t(0), ans)), subf(one(ans), ans)));
+        return rule.set(mulf(addf(rule.t(0), mulf(rule.t(0), rule.ans)),
+                             subf(rule.one(rule.ans), rule.ans)));
       })
       .Case<math::SinOp>([&](auto) {
-        if (!t(0))
+        if (!rule.t(0))
           return success();
-        return set(mulf(t(0), math::CosOp::create(b, loc(), p(0))));
+        return rule.set(
+            mulf(rule.t(0), math::CosOp::create(b, loc(), rule.p(0))));
       })
       .Case<math::CosOp>([&](auto) {
-        if (!t(0))
+        if (!rule.t(0))
           return success();
-        return set(negf(mulf(t(0), math::SinOp::create(b, loc(), p(0)))));
+        return rule.set(
+            negf(mulf(rule.t(0), math::SinOp::create(b, loc(), rule.p(0)))));
       })
       .Case<math::TanOp>([&](auto) {
         // g * (1 + ans^2)
-        return set(t(0) ? mulf(t(0), addf(one(ans), mulf(ans, ans))) : Value());
+        return rule.set(rule.t(0)
+                            ? mulf(rule.t(0), addf(rule.one(rule.ans),
+                                                   mulf(rule.ans, rule.ans)))
+                            : Value());
       })
       .Case<math::SinhOp>([&](auto) {
-        if (!t(0))
+        if (!rule.t(0))
           return success();
-        return set(mulf(t(0), math::CoshOp::create(b, loc(), p(0))));
+        return rule.set(
+            mulf(rule.t(0), math::CoshOp::create(b, loc(), rule.p(0))));
       })
       .Case<math::CoshOp>([&](auto) {
-        if (!t(0))
+        if (!rule.t(0))
           return success();
-        return set(mulf(t(0), math::SinhOp::create(b, loc(), p(0))));
+        return rule.set(
+            mulf(rule.t(0), math::SinhOp::create(b, loc(), rule.p(0))));
       })
       .Case<math::ErfOp, math::ErfcOp>([&](auto) {
         // +-2/sqrt(pi) * g * exp(-x^2)
-        if (!t(0))
+        if (!rule.t(0))
           return success();
-        double k = isa<math::ErfOp>(op) ? kTwoOverSqrtPi : -kTwoOverSqrtPi;
-        Value gauss = math::ExpOp::create(b, loc(), negf(mulf(p(0), p(0))));
-        return set(mulf(c(ans, k), mulf(t(0), gauss)));
+        double k = isa<math::ErfOp>(rule.op) ? kTwoOverSqrtPi : -kTwoOverSqrtPi;
+        Value gauss =
+            math::ExpOp::create(b, loc(), negf(mulf(rule.p(0), rule.p(0))));
+        return rule.set(mulf(rule.c(rule.ans, k), mulf(rule.t(0), gauss)));
       })
       .Case<math::AtanOp>([&](auto) {
         // g / (1 + x^2)
-        return set(t(0) ? divf(t(0), addf(one(ans), mulf(p(0), p(0))))
-                        : Value());
+        return rule.set(rule.t(0)
+                            ? divf(rule.t(0), addf(rule.one(rule.ans),
+                                                   mulf(rule.p(0), rule.p(0))))
+                            : Value());
       })
       .Case<math::Atan2Op>([&](auto) {
         // atan2(x, y): (dx * y - dy * x) / (x^2 + y^2)
-        if (!t(0) && !t(1))
+        if (!rule.t(0) && !rule.t(1))
           return success();
-        Value den = addf(mulf(p(0), p(0)), mulf(p(1), p(1)));
-        Value num = sub(scale(t(0), p(1)), scale(t(1), p(0)));
-        return set(divf(num, den));
+        Value den =
+            addf(mulf(rule.p(0), rule.p(0)), mulf(rule.p(1), rule.p(1)));
+        Value num =
+            sub(scale(rule.t(0), rule.p(1)), scale(rule.t(1), rule.p(0)));
+        return rule.set(divf(num, den));
       })
       .Case<math::PowFOp>([&](auto) {
         // lhs: g * (y * x^(y - 1)); rhs: g * (log(x, 0 -> 1) * ans).
         Value r;
-        if (t(0)) {
-          Value xPow =
-              math::PowFOp::create(b, loc(), p(0), subf(p(1), one(ans)));
-          r = mulf(t(0), mulf(p(1), xPow));
+        if (rule.t(0)) {
+          Value xPow = math::PowFOp::create(
+              b, loc(), rule.p(0), subf(rule.p(1), rule.one(rule.ans)));
+          r = mulf(rule.t(0), mulf(rule.p(1), xPow));
         }
-        if (t(1)) {
-          Value isZero = cmpf(Pred::OEQ, p(0), zeros(ans.getType()));
-          Value safeX = select(isZero, one(ans), p(0));
+        if (rule.t(1)) {
+          Value isZero = cmpf(Pred::OEQ, rule.p(0), zeros(rule.ans.getType()));
+          Value safeX = select(isZero, rule.one(rule.ans), rule.p(0));
           Value logX = math::LogOp::create(b, loc(), safeX);
-          r = add(r, mulf(t(1), mulf(logX, ans)));
+          r = add(r, mulf(rule.t(1), mulf(logX, rule.ans)));
         }
-        return set(r);
+        return rule.set(r);
       })
       .Case<math::FPowIOp>([&](auto) {
         // Integer exponent n: g * (n == 0 ? 0 : n * x^(n - 1)).
-        if (!t(0))
+        if (!rule.t(0))
           return success();
-        Value n = p(1);
+        Value n = rule.p(1);
         Type nType = n.getType();
         Value nZero = constant(nType, 0.0), nOne = constant(nType, 1.0);
         Value isZero =
             arith::CmpIOp::create(b, loc(), arith::CmpIPredicate::eq, n, nZero);
         Value xPow = math::FPowIOp::create(
-            b, loc(), p(0), arith::SubIOp::create(b, loc(), n, nOne));
-        Value nF = arith::SIToFPOp::create(b, loc(), ans.getType(), n);
-        Value jac = select(isZero, zeros(ans.getType()), mulf(nF, xPow));
-        return set(mulf(t(0), jac));
+            b, loc(), rule.p(0), arith::SubIOp::create(b, loc(), n, nOne));
+        Value nF = arith::SIToFPOp::create(b, loc(), rule.ans.getType(), n);
+        Value jac = select(isZero, zeros(rule.ans.getType()), mulf(nF, xPow));
+        return rule.set(mulf(rule.t(0), jac));
       })
       .Case<math::AbsFOp>([&](auto) {
         // x >= 0 ? g : -g
-        if (!t(0))
+        if (!rule.t(0))
           return success();
-        Value nonNeg = cmpf(Pred::OGE, p(0), zeros(ans.getType()));
-        return set(select(nonNeg, t(0), negf(t(0))));
+        Value nonNeg = cmpf(Pred::OGE, rule.p(0), zeros(rule.ans.getType()));
+        return rule.set(select(nonNeg, rule.t(0), negf(rule.t(0))));
       })
       .Case<math::FmaOp>([&](auto) {
         // fma(a, b, c) = a * b + c
-        Value r = scale(t(0), p(1));
-        if (t(1))
-          r = add(r, mulf(p(0), t(1)));
-        return set(add(r, t(2)));
+        Value r = scale(rule.t(0), rule.p(1));
+        if (rule.t(1))
+          r = add(r, mulf(rule.p(0), rule.t(1)));
+        return rule.set(add(r, rule.t(2)));
       })
+      .Default([&](Operation *) { return noRule(rule.op); });
+}
 
-      //===------------------------------------------------------------===//
-      // pallas block ops
-      //===------------------------------------------------------------===//
+/// The pallas block ops (dot, reductions, shape ops, select) and the tensor
+/// ops.
+LogicalResult Emitter::emitBlockRule(Rule &rule) {
+  return llvm::TypeSwitch<Operation *, LogicalResult>(rule.op)
       .Case<DotOp>([&](DotOp dot) {
         // d(A.B + C) = dA.B + A.dB + dC, chained through the accumulator.
-        auto newDot = cast<DotOp>(newOp);
+        auto newDot = cast<DotOp>(rule.newOp);
         Value acc = dot.getAcc() ? tangent(dot.getAcc()) : Value();
         auto emitDot = [&](Value lhs, Value rhs, Value acc) -> Value {
           return DotOp::create(b, loc(), newDot.getType(), lhs, rhs, acc,
@@ -285,40 +340,40 @@ LogicalResult Emitter::emitRule(Operation *op, Operation *newOp) {
           acc = emitDot(dA, newDot.getRhs(), acc);
         if (Value dB = tangent(dot.getRhs()))
           acc = emitDot(newDot.getLhs(), dB, acc);
-        return set(acc);
+        return rule.set(acc);
       })
       .Case<ReduceOp>([&](ReduceOp reduce) {
-        Value dx = t(0);
+        Value dx = rule.t(0);
         if (!dx)
           return success();
         switch (reduce.getKind()) {
         case ReduceKind::Sum:
-          return linear({0});
+          return rule.linear({0});
         case ReduceKind::Max:
         case ReduceKind::Min:
-          return set(reduceChooser(*this, cast<ReduceOp>(newOp), dx));
+          return rule.set(reduceChooser(*this, cast<ReduceOp>(rule.newOp), dx));
         default:
-          return noRule(op);
+          return noRule(rule.op);
         }
       })
       .Case<BroadcastInDimOp, ReshapeOp, TransposeOp, CumsumOp>(
-          [&](auto) { return linear({0}); })
+          [&](auto) { return rule.linear({0}); })
       .Case<SelectOp>([&](auto) {
-        return linear({1, 2});
+        return rule.linear({1, 2});
       })
-      .Case<MultipleOfOp, MaxContiguousOp>([&](auto) { return set(t(0)); })
+      .Case<MultipleOfOp, MaxContiguousOp>(
+          [&](auto) { return rule.set(rule.t(0)); })
 
       //===------------------------------------------------------------===//
       // tensor
       //===------------------------------------------------------------===//
       .Case<tensor::ExtractOp, tensor::SplatOp, tensor::ExtractSliceOp,
             tensor::ExpandShapeOp, tensor::CollapseShapeOp, tensor::CastOp,
-            tensor::ReshapeOp>([&](auto) { return linear({0}); })
+            tensor::ReshapeOp>([&](auto) { return rule.linear({0}); })
       .Case<tensor::InsertOp, tensor::InsertSliceOp>([&](auto) {
-        return linear({0, 1});
+        return rule.linear({0, 1});
       })
       .Case<tensor::FromElementsOp, tensor::ConcatOp>(
-          [&](auto) { return allOperands(); })
-
-      .Default([&](Operation *) { return noRule(op); });
+          [&](auto) { return rule.allOperands(); })
+      .Default([&](Operation *) { return noRule(rule.op); });
 }

@@ -6,7 +6,7 @@
 // bottom-up fold (foldIndexMapExpr) used by pallas-to-gpu over index values
 // and pallas-to-tpu over i32 ones, in the op forms each target accepts.
 // Other walks compute other things and keep their own: the host launch
-// plan's bytecode (src/Runtime/Launch.cpp, compileAffineExpr), the
+// plan's bytecode (src/Runtime/CallPlan.cpp, compileAffineExpr), the
 // importer's range check (src/Spec/SpecToIR.cpp, exprRange) and the GPU
 // lowering's divisibility (PallasToGPU/Memory.cpp, affineDivisor).
 //

@@ -23,12 +23,12 @@
 #include "src/Runtime/GridExecutor.h"
 #include "src/Runtime/HostCode.h"
 #include "src/Runtime/HostProgram.h"
-#include "src/Runtime/Launch.h"
+#include "src/Runtime/CallPlan.h"
 #include "src/Runtime/Npy.h"
 #include "src/Runtime/RandomInputs.h"
 #include "src/Target/CudaArtifacts.h"
 #include "src/Target/GpuArtifacts.h"
-#include "src/Target/GpuLaunchRecord.h"
+#include "src/Target/GpuLaunchRecordReader.h"
 #include "src/Target/RocmArtifacts.h"
 #include "chips/GpuTarget.h"
 
@@ -356,47 +356,42 @@ int launchOnCuda(ModuleOp gpuModule, const GpuVendorLowering &vendor,
   return kExitSuccess;
 }
 
-} // namespace
+/// What a GPU run launches: one call on @main's arguments, or vmap's batch
+/// loop around one call (one launch per iteration).
+struct GpuRunPlan {
+  /// The front end's module, kept for the CPU reference of --check.
+  OwningOpRef<ModuleOp> cpuModule;
+  launch::HostCallPlan plan;
+  BatchLoopProgram loop;
+  bool batched = false;
+  /// A direct call is a loop of one iteration.
+  launch::GpuBatchLoop batch;
 
-int runOnGpu(const RunOptions &options, const GpuRunOptions &gpu) {
+  /// What @main takes and returns: the batched arrays of the loop, or the
+  /// call's own.
+  const std::vector<launch::HostArrayType> &inputs() const {
+    return batched ? loop.inputs : plan.inputs;
+  }
+  const std::vector<launch::HostArrayType> &outputs() const {
+    return batched ? loop.outputs : plan.outputs;
+  }
+  int64_t numBoundValues() const {
+    return batched ? loop.numBoundValues() : plan.numDynamicBounds();
+  }
+};
+
+/// Plans the launches of the front end's `module`. Returns an ExitCode.
+int planGpuRun(ModuleOp module, const RunOptions &options,
+               const GpuRunOptions &gpu, GpuRunPlan &run) {
   const std::string &specPath = options.driver.specPath;
-  std::string targetError;
-  const GpuTarget *target = parseGpuTarget(gpu.target, targetError);
-  if (!target) {
-    logError("error: " + targetError);
-    return kExitUsageError;
-  }
-  std::string arch = target->chip;
-  // rocm:<arch>: the AMD lowering (CDNA: wave64, MFMA; RDNA: wave32, WMMA).
-  bool amd = target->isAmd();
-  // A kind that runs on the emulator only (src/Driver/TargetRegistry: rocm,
-  // as no HIP runtime is linked).
-  const TargetKind *kind = findTargetKind(gpu.target);
-  if (kind && kind->run.emulateOnly && !gpu.emulate) {
-    logError("error: pallasc run cannot launch on " +
-             std::string(kind->run.emulateOnly) +
-             "; add --emulate to run the " + target->vendorName() +
-             " lowering on CPU threads");
-    return kExitUsageError;
-  }
-  OutputFiles files(".");
-  if (failed(claimRunOutputs(options, files)))
-    return kExitUserError;
-  MLIRContext context(makeDriverRegistry());
-  configureDriverContext(context);
-  DiagnosticRouter router(&context);
-  FrontendResult fe;
-  if (int rc = runFrontend(options.driver, context, router, fe))
-    return rc;
-
   // The GPU runners launch one call on @main's arguments, or vmap's batch
   // loop around one call (one launch per iteration); what else the
   // transforms can leave in @main (reshapes, broadcasts of aliased inputs,
   // several calls) runs only on the CPU.
   bool hasCall = false;
-  fe.module->walk([&](pallas::CallOp) { hasCall = true; });
-  bool batched = hasCall && !isDirectCall(*fe.module);
-  if (batched && !isBatchLoop(*fe.module)) {
+  module->walk([&](pallas::CallOp) { hasCall = true; });
+  run.batched = hasCall && !isDirectCall(module);
+  if (run.batched && !isBatchLoop(module)) {
     logError(specPath + ": error: after the transforms, @main does more than "
                         "one pallas.call on its arguments (e.g. a broadcast "
                         "of an aliased input, or vmap's reshapes of "
@@ -406,74 +401,52 @@ int runOnGpu(const RunOptions &options, const GpuRunOptions &gpu) {
              "it on the CPU (without --target)");
     return kExitUserError;
   }
-  OwningOpRef<ModuleOp> cpuModule(fe.module->clone());
-  launch::HostCallPlan plan;
-  BatchLoopProgram loop;
+  run.cpuModule = OwningOpRef<ModuleOp>(module.clone());
   std::string error;
-  if (batched) {
-    if (!planBatchLoop(*cpuModule, loop, error)) {
+  if (run.batched) {
+    if (!planBatchLoop(*run.cpuModule, run.loop, error)) {
       logError(specPath + ": error: pallasc run --target " + gpu.target +
                " cannot run this batch loop: " + error +
                "; `pallasc run` without --target runs it on the CPU");
       return kExitUserError;
     }
-    plan = loop.call;
-  } else if (!planLaunch(*cpuModule, plan, error)) {
+    run.plan = run.loop.call;
+  } else if (!planLaunch(*run.cpuModule, run.plan, error)) {
     logError(specPath + ": error: " + error);
     return kExitUserError;
   }
-  if (plan.eliminated) {
+  if (run.plan.eliminated) {
     logError(specPath + ": error: the call was eliminated by pallas-dce; "
                         "there is no kernel to run");
     return kExitUserError;
   }
-  if (batched && gpu.benchReps > 0) {
+  if (run.batched && gpu.benchReps > 0) {
     logError(specPath + ": error: --bench times one launch, and vmap's batch "
                         "loop launches the kernel once per batch element; "
                         "bench the unbatched call");
     return kExitUsageError;
   }
-  // What @main takes and returns: the batched arrays of the loop, or the
-  // call's own.
-  const std::vector<launch::HostArrayType> &wantInputs =
-      batched ? loop.inputs : plan.inputs;
-  const std::vector<launch::HostArrayType> &wantOutputs =
-      batched ? loop.outputs : plan.outputs;
-  int64_t numBoundValues =
-      batched ? loop.numBoundValues() : plan.numDynamicBounds();
-  // A direct call is a loop of one iteration.
-  launch::GpuBatchLoop batch;
-  if (batched) {
-    batch = loop.gpuLoop();
+  if (run.batched) {
+    run.batch = run.loop.gpuLoop();
   } else {
-    batch.inputStrides.assign(plan.inputs.size(), 0);
-    batch.outputStrides.assign(plan.outputs.size(), 0);
-    batch.batchedBounds.assign(plan.numDynamicBounds(), false);
+    run.batch.inputStrides.assign(run.plan.inputs.size(), 0);
+    run.batch.outputStrides.assign(run.plan.outputs.size(), 0);
+    run.batch.batchedBounds.assign(run.plan.numDynamicBounds(), false);
   }
-  if (!options.randomSeed && options.inputs.size() != wantInputs.size()) {
-    logError("error: the call takes " + std::to_string(wantInputs.size()) +
-             " inputs but " + std::to_string(options.inputs.size()) +
-             " --input files were given");
-    return kExitUserError;
-  }
-  if (!options.outputs.empty() &&
-      options.outputs.size() != wantOutputs.size()) {
-    logError("error: the call has " + std::to_string(wantOutputs.size()) +
-             " outputs but " + std::to_string(options.outputs.size()) +
-             " --output files were given");
-    return kExitUserError;
-  }
-  if (static_cast<int64_t>(options.gridBounds.size()) != numBoundValues) {
-    logError("error: the grid has " + std::to_string(numBoundValues) +
-             " dynamic bounds but " +
-             std::to_string(options.gridBounds.size()) +
-             " --grid-bound values were given");
-    return kExitUserError;
-  }
+  return kExitSuccess;
+}
 
-  // Inputs, then outputs as interpret mode starts them (uninitialized, or
-  // the aliased input).
-  std::vector<HostArray> inputs(wantInputs.size());
+/// The inputs (read or generated), then the outputs as interpret mode
+/// starts them (uninitialized, or the aliased input) with their dtypes.
+/// Returns an ExitCode.
+int makeGpuRunArrays(const RunOptions &options, const spec::GridSpec &spec,
+                     const GpuRunPlan &run, std::vector<HostArray> &inputs,
+                     std::vector<HostArray> &outputs,
+                     std::vector<DType> &outputDTypes) {
+  const std::vector<launch::HostArrayType> &wantInputs = run.inputs();
+  const std::vector<launch::HostArrayType> &wantOutputs = run.outputs();
+  std::string error;
+  inputs.resize(wantInputs.size());
   for (size_t i = 0; i < wantInputs.size(); ++i) {
     const launch::HostArrayType &want = wantInputs[i];
     if (options.randomSeed) {
@@ -499,17 +472,16 @@ int runOnGpu(const RunOptions &options, const GpuRunOptions &gpu) {
       return kExitUserError;
     }
   }
-  std::vector<DType> outputDTypes;
   // (An aliased input of a batch loop is batched at 0 as its output is:
   // the whole stacked output starts as the whole input.)
   std::vector<int64_t> aliasOf(wantOutputs.size(), -1);
-  for (auto [in, out] : plan.aliases)
+  for (auto [in, out] : run.plan.aliases)
     aliasOf[out] = in;
-  std::vector<HostArray> outputs(wantOutputs.size());
+  outputs.resize(wantOutputs.size());
   for (size_t j = 0; j < wantOutputs.size(); ++j) {
     DType d = wantOutputs[j].type;
-    if (fe.spec.outputs.size() == wantOutputs.size())
-      if (std::optional<DType> s = parseDType(fe.spec.outputs[j].dtype))
+    if (spec.outputs.size() == wantOutputs.size())
+      if (std::optional<DType> s = parseDType(spec.outputs[j].dtype))
         if (dtypeSize(*s) == dtypeSize(d))
           d = *s;
     outputDTypes.push_back(d);
@@ -525,40 +497,240 @@ int runOnGpu(const RunOptions &options, const GpuRunOptions &gpu) {
       launch::fillUninitialized(outputs[j].data(), outputs[j].numElements(),
                                 outputs[j].dtype);
   }
+  return kExitSuccess;
+}
+
+/// The emulator runs the distributed kernel, one step before the artifact:
+/// builds the artifact first, exactly as `pallasc --target T` does (code
+/// generation, device libraries, ptxas / ld.lld), and refuses to emulate a
+/// kernel that cannot be built, so a check that passes under --emulate is a
+/// kernel that compiles. Returns an ExitCode.
+int buildBeforeEmulating(ModuleOp module, const std::string &name,
+                         const std::string &target, bool amd,
+                         bool strictFloat) {
+  std::vector<std::string> targets = {target};
+  bool built =
+      amd ? succeeded(emitRocmArtifacts(module, name, targets,
+                                        /*emitText=*/false,
+                                        /*emitAsm=*/false,
+                                        /*codeObjectVersion=*/5, strictFloat))
+          : succeeded(emitCudaArtifacts(module, name, targets,
+                                        /*emitText=*/false,
+                                        /*emitCubin=*/false, strictFloat));
+  if (!built) {
+    logError("error: not emulating: the kernel does not compile for " +
+             target + " (above), and --emulate runs only what the " +
+             "target's artifact would run");
+    return kExitUserError;
+  }
+  return kExitSuccess;
+}
+
+/// Runs the distributed kernel on the emulator's CPU threads, one launch
+/// per iteration of the batch loop, on copies of the arrays between guard
+/// regions; the outputs receive the results. Returns an ExitCode.
+int emulateGpuRun(const RunOptions &options, ModuleOp gpuModule,
+                  const launch::GpuLaunchRecord &record, const RunCall &run,
+                  bool amd, std::vector<HostArray> &inputs,
+                  std::vector<HostArray> &outputs) {
+  std::string error;
+  std::unique_ptr<JitObjectCache> objects =
+      openJitObjectCache(options.driver, gpuModule, "run emulate -O2");
+  std::unique_ptr<EmulatedGpuKernel> kernel =
+      EmulatedGpuKernel::compile(gpuModule, record, error, objects.get());
+  // The kernel's global memory: copies of the arrays between guard
+  // regions, so that a write out of bounds is reported, and the inputs
+  // stay as given for the CPU reference (a kernel may write its input
+  // refs: on a GPU that writes the device copy, never the host's).
+  EmulatedGlobalMemory global;
+  std::vector<uint64_t> hostInputs, hostOutputs;
+  auto copyIn = [&](std::vector<HostArray> &arrays, const char *kind,
+                    std::vector<uint64_t> &addresses) {
+    for (size_t i = 0; i < arrays.size(); ++i) {
+      void *p = global.add(arrays[i].data(), arrays[i].byteSize(),
+                           kind + std::to_string(i) + " (" +
+                               arrays[i].describe() + ")",
+                           error);
+      if (!p)
+        return false;
+      addresses.push_back(reinterpret_cast<uintptr_t>(p));
+    }
+    return true;
+  };
+  if (!copyIn(inputs, "input ", hostInputs) ||
+      !copyIn(outputs, "output ", hostOutputs)) {
+    logError("error: " + error);
+    return kExitUserError;
+  }
+  // One launch per iteration of the batch loop, on the slices' host
+  // addresses, as the launchers do on device addresses.
+  std::vector<launch::GpuLauncherLaunch> launches;
+  if (kernel)
+    if (int rc = run.launches(record, hostInputs, hostOutputs, launches))
+      return rc;
+  for (size_t b = 0; kernel && b < launches.size(); ++b) {
+    const launch::GpuLauncherLaunch &l = launches[b];
+    launch::GpuLaunchGeometry geometry;
+    std::vector<int32_t> scalars;
+    launch::GpuStatus s =
+        launch::computeLaunchGeometry(record, l.gridSizes, geometry);
+    if (s)
+      s = launch::gridBoundValues(record, l.gridSizes, scalars);
+    if (!s) {
+      logError("error: " + s.message);
+      return kExitInternalError;
+    }
+    std::vector<void *> hostBuffers;
+    for (uint64_t p : l.inputs)
+      hostBuffers.push_back(reinterpret_cast<void *>(p));
+    for (uint64_t p : l.outputs)
+      hostBuffers.push_back(reinterpret_cast<void *>(p));
+    if (!kernel->run(hostBuffers, scalars, geometry.grid, error))
+      kernel.reset();
+  }
+  if (kernel && !global.check(error))
+    kernel.reset();
+  if (!kernel) {
+    logError("error: emulating the " + std::string(amd ? "AMD" : "CUDA") +
+             " kernel: " + error);
+    return kExitInternalError;
+  }
+  for (size_t j = 0; j < outputs.size(); ++j)
+    if (outputs[j].byteSize())
+      std::memcpy(outputs[j].data(), global.data(inputs.size() + j),
+                  outputs[j].byteSize());
+  return kExitSuccess;
+}
+
+/// --check: computes the CPU reference (the call on the grid executor, or
+/// the whole @main, the batch loop, compiled for the host, as `pallasc run`
+/// runs them) and compares every output with it. Returns an ExitCode.
+int checkAgainstCpu(const RunOptions &options, const GpuRunOptions &gpu,
+                    ModuleOp module, const GpuTarget &target, bool amd,
+                    const GpuRunPlan &run,
+                    const std::vector<HostArray> &inputs,
+                    const std::vector<HostArray> &outputs,
+                    const std::vector<DType> &outputDTypes) {
+  const std::string &specPath = options.driver.specPath;
+  std::string error;
+  OwningOpRef<ModuleOp> refModule(module.clone());
+  launch::HostProgramPlan program;
+  if (run.batched && !prepareHostProgram(*refModule, program, error)) {
+    logError(specPath + ": error: " + error);
+    return kExitUserError;
+  }
+  JitOptions jitOptions;
+  if (run.batched)
+    jitOptions.extraSymbols = {launcherSymbol()};
+  HostJitTimes times;
+  int rc = kExitSuccess;
+  std::unique_ptr<JitModule> jit =
+      compileForHost(options.driver, run.batched ? *refModule : *run.cpuModule,
+                     jitOptions, times, rc);
+  if (!jit) {
+    logError("error: cannot compile the kernel for the CPU reference");
+    return rc;
+  }
+  std::vector<HostArray> refInputs(inputs.size());
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    refInputs[i] = HostArray(inputs[i].dtype, inputs[i].shape);
+    if (!refInputs[i].allocate()) {
+      logError("error: cannot allocate the reference inputs");
+      return kExitUserError;
+    }
+    std::memcpy(refInputs[i].data(), inputs[i].data(), inputs[i].byteSize());
+  }
+  std::vector<HostArray> reference;
+  ExecuteOptions exec;
+  exec.dynamicBounds = options.gridBounds;
+  if (run.batched
+          ? !runHostProgram(program, *jit, refInputs, options.gridBounds,
+                            outputDTypes, reference, exec, error)
+          : !executeGrid(run.plan, *jit, refInputs, outputDTypes, reference,
+                         exec, error)) {
+    logError(specPath + ": error: " + error);
+    return kExitUserError;
+  }
+  bool ok = true;
+  for (size_t j = 0; j < outputs.size(); ++j)
+    ok &= compareOutput(j, outputs[j], reference[j], gpu.rtol, gpu.atol);
+  if (!ok) {
+    logError("error: the " + std::string(gpu.emulate ? "emulated " : "") +
+             std::string(amd ? "AMD" : "CUDA") +
+             " result differs from the CPU result");
+    if (usesTf32(module, target))
+      logError("note: f32 dots at the default or high precision run on "
+               "tf32 tensor cores (10-bit mantissa), the CPU reference in "
+               "exact f32; widen --rtol/--atol for them, or give the dot "
+               "precision = #pallas.precision<highest> (and pass "
+               "--strict-fp) for exact f32");
+    return kExitUserError;
+  }
+  return kExitSuccess;
+}
+
+/// The chip `gpu.target` names; refuses a kind that runs on the emulator
+/// only (src/Driver/TargetRegistry: rocm, as no HIP runtime is linked)
+/// without --emulate. Null after printing an error.
+const GpuTarget *resolveRunTarget(const GpuRunOptions &gpu) {
+  std::string targetError;
+  const GpuTarget *target = parseGpuTarget(gpu.target, targetError);
+  if (!target) {
+    logError("error: " + targetError);
+    return nullptr;
+  }
+  const TargetKind *kind = findTargetKind(gpu.target);
+  if (kind && kind->run.emulateOnly && !gpu.emulate) {
+    logError("error: pallasc run cannot launch on " +
+             std::string(kind->run.emulateOnly) +
+             "; add --emulate to run the " + target->vendorName() +
+             " lowering on CPU threads");
+    return nullptr;
+  }
+  return target;
+}
+
+} // namespace
+
+int runOnGpu(const RunOptions &options, const GpuRunOptions &gpu) {
+  const GpuTarget *target = resolveRunTarget(gpu);
+  if (!target)
+    return kExitUsageError;
+  std::string arch = target->chip;
+  // rocm:<arch>: the AMD lowering (CDNA: wave64, MFMA; RDNA: wave32, WMMA).
+  bool amd = target->isAmd();
+  RunFrontend setup;
+  if (int rc = startRun(options, options.driver, setup))
+    return rc;
+  FrontendResult &fe = setup.fe;
+
+  GpuRunPlan runPlan;
+  if (int rc = planGpuRun(*fe.module, options, gpu, runPlan))
+    return rc;
+  if (int rc = checkRunArguments(options, runPlan.inputs(), runPlan.outputs(),
+                                 runPlan.numBoundValues(),
+                                 /*describe=*/false))
+    return rc;
+  std::vector<HostArray> inputs, outputs;
+  std::vector<DType> outputDTypes;
+  if (int rc = makeGpuRunArrays(options, fe.spec, runPlan, inputs, outputs,
+                                outputDTypes))
+    return rc;
 
   // The golden files (--expect), read and checked before any heavy work.
   GoldenOutputs golden;
   if (options.expect.any() &&
-      failed(golden.load(options.expect, wantOutputs, outputDTypes,
+      failed(golden.load(options.expect, runPlan.outputs(), outputDTypes,
                          UINT64_MAX)))
     return kExitUserError;
 
-  // The emulator runs the distributed kernel, one step before the artifact:
-  // build the artifact first, exactly as `pallasc --target T` does (code
-  // generation, device libraries, ptxas / ld.lld), and refuse to emulate a
-  // kernel that cannot be built, so a check that passes under --emulate is
-  // a kernel that compiles.
   // --strict-fp, or the kernel's compiler_params.gpu.strict_fp.
   bool strictFloat =
       options.driver.strictFloat || fe.spec.compilerParams.strictFp;
-  if (gpu.emulate) {
-    std::vector<std::string> targets = {gpu.target};
-    bool built =
-        amd ? succeeded(emitRocmArtifacts(*fe.module, fe.spec.name, targets,
-                                          /*emitText=*/false,
-                                          /*emitAsm=*/false,
-                                          /*codeObjectVersion=*/5,
-                                          strictFloat))
-            : succeeded(emitCudaArtifacts(*fe.module, fe.spec.name, targets,
-                                          /*emitText=*/false,
-                                          /*emitCubin=*/false, strictFloat));
-    if (!built) {
-      logError("error: not emulating: the kernel does not compile for " +
-               gpu.target + " (above), and --emulate runs only what the " +
-               "target's artifact would run");
-      return kExitUserError;
-    }
-  }
+  if (gpu.emulate)
+    if (int rc = buildBeforeEmulating(*fe.module, fe.spec.name, gpu.target,
+                                      amd, strictFloat))
+      return rc;
 
   // The GPU lowering, up to the distributed kernel and its launch record:
   // the compile sequence the target's artifact is built with (GpuArtifacts).
@@ -578,144 +750,30 @@ int runOnGpu(const RunOptions &options, const GpuRunOptions &gpu) {
   launch::GpuLaunchRecord compiled = readGpuLaunchRecord(launchAttr);
   // The launch as a generated launcher makes it: everything below uses the
   // record as the launcher runtime decodes it from its embedded text.
-  RunCall run(entry, arch, amd, compiled, plan, batched, batch,
-              options.gridBounds);
+  RunCall run(entry, arch, amd, compiled, runPlan.plan, runPlan.batched,
+              runPlan.batch, options.gridBounds);
   launch::GpuLaunchRecord record;
+  std::string error;
   if (!run.record(record, error)) {
     logError("error: " + error);
     return kExitInternalError;
   }
   if (gpu.emulate) {
-    std::unique_ptr<JitObjectCache> objects =
-        openJitObjectCache(options.driver, gpuModule, "run emulate -O2");
-    std::unique_ptr<EmulatedGpuKernel> kernel =
-        EmulatedGpuKernel::compile(gpuModule, record, error, objects.get());
-    // The kernel's global memory: copies of the arrays between guard
-    // regions, so that a write out of bounds is reported, and the inputs
-    // stay as given for the CPU reference (a kernel may write its input
-    // refs: on a GPU that writes the device copy, never the host's).
-    EmulatedGlobalMemory global;
-    std::vector<uint64_t> hostInputs, hostOutputs;
-    auto copyIn = [&](std::vector<HostArray> &arrays, const char *kind,
-                      std::vector<uint64_t> &addresses) {
-      for (size_t i = 0; i < arrays.size(); ++i) {
-        void *p = global.add(arrays[i].data(), arrays[i].byteSize(),
-                             kind + std::to_string(i) + " (" +
-                                 arrays[i].describe() + ")",
-                             error);
-        if (!p)
-          return false;
-        addresses.push_back(reinterpret_cast<uintptr_t>(p));
-      }
-      return true;
-    };
-    if (!copyIn(inputs, "input ", hostInputs) ||
-        !copyIn(outputs, "output ", hostOutputs)) {
-      logError("error: " + error);
-      return kExitUserError;
-    }
-    // One launch per iteration of the batch loop, on the slices' host
-    // addresses, as the launchers do on device addresses.
-    std::vector<launch::GpuLauncherLaunch> launches;
-    if (kernel)
-      if (int rc = run.launches(record, hostInputs, hostOutputs, launches))
-        return rc;
-    for (size_t b = 0; kernel && b < launches.size(); ++b) {
-      const launch::GpuLauncherLaunch &l = launches[b];
-      launch::GpuLaunchGeometry geometry;
-      std::vector<int32_t> scalars;
-      launch::GpuStatus s =
-          launch::computeLaunchGeometry(record, l.gridSizes, geometry);
-      if (s)
-        s = launch::gridBoundValues(record, l.gridSizes, scalars);
-      if (!s) {
-        logError("error: " + s.message);
-        return kExitInternalError;
-      }
-      std::vector<void *> hostBuffers;
-      for (uint64_t p : l.inputs)
-        hostBuffers.push_back(reinterpret_cast<void *>(p));
-      for (uint64_t p : l.outputs)
-        hostBuffers.push_back(reinterpret_cast<void *>(p));
-      if (!kernel->run(hostBuffers, scalars, geometry.grid, error))
-        kernel.reset();
-    }
-    if (kernel && !global.check(error))
-      kernel.reset();
-    if (!kernel) {
-      logError("error: emulating the " + std::string(amd ? "AMD" : "CUDA") +
-               " kernel: " + error);
-      return kExitInternalError;
-    }
-    for (size_t j = 0; j < outputs.size(); ++j)
-      if (outputs[j].byteSize())
-        std::memcpy(outputs[j].data(), global.data(inputs.size() + j),
-                    outputs[j].byteSize());
+    if (int rc = emulateGpuRun(options, gpuModule, record, run, amd, inputs,
+                               outputs))
+      return rc;
   } else if (int rc = launchOnCuda(gpuModule, vendor, gpu, arch, entry,
                                    record, run, *fe.module, inputs,
                                    outputs)) {
     return rc;
   }
 
-  if (gpu.check) {
-    // The CPU reference: the call on the grid executor, or the whole @main
-    // (the batch loop) compiled for the host, as `pallasc run` runs them.
-    OwningOpRef<ModuleOp> refModule(fe.module->clone());
-    launch::HostProgramPlan program;
-    if (batched && !prepareHostProgram(*refModule, program, error)) {
-      logError(specPath + ": error: " + error);
-      return kExitUserError;
-    }
-    JitOptions jitOptions;
-    if (batched)
-      jitOptions.extraSymbols = {launcherSymbol()};
-    HostJitTimes times;
-    int rc = kExitSuccess;
-    std::unique_ptr<JitModule> jit =
-        compileForHost(options.driver, batched ? *refModule : *cpuModule,
-                       jitOptions, times, rc);
-    if (!jit) {
-      logError("error: cannot compile the kernel for the CPU reference");
+  if (gpu.check)
+    if (int rc = checkAgainstCpu(options, gpu, *fe.module, *target, amd,
+                                 runPlan, inputs, outputs, outputDTypes))
       return rc;
-    }
-    std::vector<HostArray> refInputs(inputs.size());
-    for (size_t i = 0; i < inputs.size(); ++i) {
-      refInputs[i] = HostArray(inputs[i].dtype, inputs[i].shape);
-      if (!refInputs[i].allocate()) {
-        logError("error: cannot allocate the reference inputs");
-        return kExitUserError;
-      }
-      std::memcpy(refInputs[i].data(), inputs[i].data(),
-                  inputs[i].byteSize());
-    }
-    std::vector<HostArray> reference;
-    ExecuteOptions exec;
-    exec.dynamicBounds = options.gridBounds;
-    if (batched ? !runHostProgram(program, *jit, refInputs, options.gridBounds,
-                                  outputDTypes, reference, exec, error)
-                : !executeGrid(plan, *jit, refInputs, outputDTypes, reference,
-                               exec, error)) {
-      logError(specPath + ": error: " + error);
-      return kExitUserError;
-    }
-    bool ok = true;
-    for (size_t j = 0; j < outputs.size(); ++j)
-      ok &= compareOutput(j, outputs[j], reference[j], gpu.rtol, gpu.atol);
-    if (!ok) {
-      logError("error: the " + std::string(gpu.emulate ? "emulated " : "") +
-               std::string(amd ? "AMD" : "CUDA") +
-               " result differs from the CPU result");
-      if (usesTf32(*fe.module, *target))
-        logError("note: f32 dots at the default or high precision run on "
-                 "tf32 tensor cores (10-bit mantissa), the CPU reference in "
-                 "exact f32; widen --rtol/--atol for them, or give the dot "
-                 "precision = #pallas.precision<highest> (and pass "
-                 "--strict-fp) for exact f32");
-      return kExitUserError;
-    }
-  }
 
-  return commitRunOutputs(options, files, outputs, golden);
+  return commitRunOutputs(options, setup.files, outputs, golden);
 }
 
 } // namespace pallasc

@@ -11,7 +11,7 @@
 #include "src/Launch/Launcher.h"
 #include "src/Runtime/HostCode.h"
 #include "src/Runtime/HostProgram.h"
-#include "src/Runtime/Launch.h"
+#include "src/Runtime/CallPlan.h"
 #include "src/Version.h"
 
 #include "mlir/IR/OwningOpRef.h"

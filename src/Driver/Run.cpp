@@ -10,7 +10,7 @@
 #include "src/Runtime/GridExecutor.h"
 #include "src/Runtime/HostCode.h"
 #include "src/Runtime/HostProgram.h"
-#include "src/Runtime/Launch.h"
+#include "src/Runtime/CallPlan.h"
 #include "src/Runtime/Npy.h"
 #include "src/Runtime/RandomInputs.h"
 
@@ -159,53 +159,201 @@ int commitRunOutputs(const RunOptions &options, OutputFiles &files,
                       options.driver.verbosity == Verbosity::Quiet);
 }
 
+int startRun(const RunOptions &options, const DriverOptions &driver,
+             RunFrontend &run) {
+  if (failed(claimRunOutputs(options, run.files)))
+    return kExitUserError;
+  run.context = std::make_unique<MLIRContext>(makeDriverRegistry());
+  configureDriverContext(*run.context);
+  run.router = std::make_unique<DiagnosticRouter>(run.context.get());
+  return runFrontend(driver, *run.context, *run.router, run.fe);
+}
+
+int checkRunArguments(const RunOptions &options,
+                      const std::vector<launch::HostArrayType> &inputs,
+                      const std::vector<launch::HostArrayType> &outputs,
+                      int64_t numBounds, bool describe) {
+  auto described = [&](const std::vector<launch::HostArrayType> &arrays) {
+    return describe ? " (" + describeOperands(arrays) + ")" : std::string();
+  };
+  if (!options.randomSeed && options.inputs.size() != inputs.size()) {
+    logError("error: the call takes " + std::to_string(inputs.size()) +
+             " inputs" + described(inputs) + " but " +
+             std::to_string(options.inputs.size()) +
+             " --input files were given");
+    return kExitUserError;
+  }
+  if (!options.outputs.empty() && options.outputs.size() != outputs.size()) {
+    logError("error: the call has " + std::to_string(outputs.size()) +
+             " outputs" + described(outputs) + " but " +
+             std::to_string(options.outputs.size()) +
+             " --output files were given");
+    return kExitUserError;
+  }
+  if (static_cast<int64_t>(options.gridBounds.size()) != numBounds) {
+    logError("error: the grid has " + std::to_string(numBounds) +
+             " dynamic bounds but " +
+             std::to_string(options.gridBounds.size()) +
+             " --grid-bound values were given");
+    return kExitUserError;
+  }
+  return kExitSuccess;
+}
+
+namespace {
+
+/// A spec with symbols runs at the sizes of its inputs: their .npy headers
+/// give the symbols' values (docs/run.md#symbolic-shapes).
+bool symbolShapesFromInputs(const RunOptions &options,
+                            std::vector<std::vector<int64_t>> &shapes,
+                            std::vector<std::string> &sources,
+                            std::string &error) {
+  if (options.randomSeed) {
+    error = options.driver.specPath +
+            ": error: the spec has symbolic shapes, whose sizes "
+            "come from the --input files' shapes; --random-inputs "
+            "cannot give them";
+    return false;
+  }
+  for (const std::string &path : options.inputs) {
+    if (path == "-") {
+      error = "error: the spec has symbolic shapes, whose sizes come from "
+              "the --input files' shapes; an input on stdin ('-') cannot "
+              "give them";
+      return false;
+    }
+    bool header = false;
+    HostArray ignored;
+    auto peek = [&](DType, const std::vector<int64_t> &shape, std::string &) {
+      shapes.push_back(shape);
+      header = true;
+      return false; // the header is all it needs
+    };
+    std::string readError;
+    if (!readNpy(path, ignored, readError, UINT64_MAX, peek) && !header) {
+      error = readError;
+      return false;
+    }
+    sources.push_back(path);
+  }
+  return true;
+}
+
+/// Reads (or generates) the inputs, each checked against `want` on its
+/// header before its data is read, within `maxBytes` in all; `inputBytes`
+/// receives their total size. Returns an ExitCode.
+int readCpuInputs(const RunOptions &options,
+                  const std::vector<launch::HostArrayType> &wantInputs,
+                  uint64_t maxBytes, std::vector<HostArray> &inputs,
+                  uint64_t &inputBytes) {
+  inputs.clear();
+  inputs.resize(wantInputs.size());
+  inputBytes = 0;
+  std::string error;
+  for (size_t i = 0; i < wantInputs.size(); ++i) {
+    const launch::HostArrayType &want = wantInputs[i];
+    if (options.randomSeed) {
+      inputs[i] = HostArray(want.type, want.shape);
+      uint64_t bytes = inputs[i].byteSize();
+      if (__builtin_add_overflow(inputBytes, bytes, &inputBytes) ||
+          inputBytes > maxBytes || !inputs[i].allocate()) {
+        logError("error: cannot allocate input " + std::to_string(i) + " (" +
+                 want.describe() + ") within the limit of " +
+                 std::to_string(maxBytes) + " bytes");
+        return kExitUserError;
+      }
+      fillRandomInput(inputs[i], *options.randomSeed, i);
+      continue;
+    }
+    const std::string &path = options.inputs[i];
+    auto check = [&](DType dtype, const std::vector<int64_t> &shape,
+                     std::string &message) {
+      if (!compatible(dtype, want.type)) {
+        message = path + ": error: input " + std::to_string(i) + " has dtype " +
+                  dtypeName(dtype) + " but the call expects " +
+                  dtypeName(want.type) + " (" + want.describe() + ")";
+        return false;
+      }
+      if (shape != want.shape) {
+        message = path + ": error: input " + std::to_string(i) +
+                  " has shape " + shapeString(shape) +
+                  " but the call expects " + shapeString(want.shape) + " (" +
+                  want.describe() + ")";
+        return false;
+      }
+      return true;
+    };
+    if (!readNpy(path, inputs[i], error, maxBytes - inputBytes, check)) {
+      logError(error);
+      return kExitUserError;
+    }
+    inputBytes += inputs[i].byteSize();
+  }
+  return kExitSuccess;
+}
+
+/// Output dtypes: an aliased output is its input; integer outputs take the
+/// spec's signedness when the spec still describes them.
+std::vector<DType>
+cpuOutputDTypes(const spec::GridSpec &spec,
+                const std::vector<launch::HostArrayType> &wantOutputs,
+                const launch::HostCallPlan &plan,
+                const std::vector<HostArray> &inputs) {
+  std::vector<DType> outputDTypes;
+  for (size_t j = 0; j < wantOutputs.size(); ++j) {
+    DType d = wantOutputs[j].type;
+    if (spec.outputs.size() == wantOutputs.size())
+      if (std::optional<DType> s = parseDType(spec.outputs[j].dtype))
+        if (compatible(*s, d))
+          d = *s;
+    for (auto [in, out] : plan.aliases)
+      if (out == static_cast<int64_t>(j))
+        d = inputs[in].dtype;
+    outputDTypes.push_back(d);
+  }
+  return outputDTypes;
+}
+
+/// The phases' times of `pallasc run --timing`.
+struct CpuRunTimes {
+  double frontMs = 0, runMs = 0, runCpuMs = 0, walkMs = 0, writeMs = 0;
+};
+
+void printRunTiming(const HostJitTimes &times, const CpuRunTimes &run) {
+  // A cached object is linked without lowering or code generation.
+  std::string compile =
+      times.cached
+          ? llvm::formatv("cached object {0:f1} ms", times.lookupMs).str()
+          : llvm::formatv("{0}lowering {1:f1} ms, JIT {2:f1} ms",
+                          times.usedCache
+                              ? llvm::formatv("cache lookup {0:f1} ms, ",
+                                              times.lookupMs)
+                                    .str()
+                              : std::string(),
+                          times.lowerMs, times.jitMs)
+                .str();
+  llvm::errs() << llvm::format(
+      "pallasc run: front end %.1f ms, %s, execution %.3f ms (cpu %.3f ms; "
+      "grid walk %.3f ms), writing outputs %.1f ms\n",
+      run.frontMs, compile.c_str(), run.runMs, run.runCpuMs, run.walkMs,
+      run.writeMs);
+}
+
+} // namespace
+
 int runOnCpu(const RunOptions &options) {
   const std::string &specPath = options.driver.specPath;
   Clock::time_point t0 = Clock::now();
-  OutputFiles files(".");
-  if (failed(claimRunOutputs(options, files)))
-    return kExitUserError;
-  MLIRContext context(makeDriverRegistry());
-  configureDriverContext(context);
-  DiagnosticRouter router(&context);
-  FrontendResult fe;
-  // A spec with symbols runs at the sizes of its inputs: their .npy headers
-  // give the symbols' values (docs/run.md#symbolic-shapes).
+  RunFrontend setup;
   DriverOptions driver = options.driver;
   driver.symbolShapes = [&](std::vector<std::vector<int64_t>> &shapes,
                             std::vector<std::string> &sources,
                             std::string &error) {
-    if (options.randomSeed) {
-      error = specPath + ": error: the spec has symbolic shapes, whose sizes "
-                         "come from the --input files' shapes; --random-inputs "
-                         "cannot give them";
-      return false;
-    }
-    for (const std::string &path : options.inputs) {
-      if (path == "-") {
-        error = "error: the spec has symbolic shapes, whose sizes come from "
-                "the --input files' shapes; an input on stdin ('-') cannot "
-                "give them";
-        return false;
-      }
-      bool header = false;
-      HostArray ignored;
-      auto peek = [&](DType, const std::vector<int64_t> &shape, std::string &) {
-        shapes.push_back(shape);
-        header = true;
-        return false; // the header is all it needs
-      };
-      std::string readError;
-      if (!readNpy(path, ignored, readError, UINT64_MAX, peek) && !header) {
-        error = readError;
-        return false;
-      }
-      sources.push_back(path);
-    }
-    return true;
+    return symbolShapesFromInputs(options, shapes, sources, error);
   };
-  if (int rc = runFrontend(driver, context, router, fe))
+  if (int rc = startRun(options, driver, setup))
     return rc;
+  FrontendResult &fe = setup.fe;
 
   // A wrapper that is one call on its arguments runs on the grid executor
   // directly; anything else the transforms left in @main (vmap's batch
@@ -244,96 +392,25 @@ int runOnCpu(const RunOptions &options) {
   }
 
   // Check the command line against the call before any heavy work.
-  if (!options.randomSeed && options.inputs.size() != wantInputs.size()) {
-    logError("error: the call takes " + std::to_string(wantInputs.size()) +
-             " inputs (" + describeOperands(wantInputs) + ") but " +
-             std::to_string(options.inputs.size()) +
-             " --input files were given");
-    return kExitUserError;
-  }
-  if (!options.outputs.empty() &&
-      options.outputs.size() != wantOutputs.size()) {
-    logError("error: the call has " + std::to_string(wantOutputs.size()) +
-             " outputs (" + describeOperands(wantOutputs) + ") but " +
-             std::to_string(options.outputs.size()) +
-             " --output files were given");
-    return kExitUserError;
-  }
-  if (static_cast<int64_t>(options.gridBounds.size()) != numBounds) {
-    logError("error: the grid has " + std::to_string(numBounds) +
-             " dynamic bounds but " +
-             std::to_string(options.gridBounds.size()) +
-             " --grid-bound values were given");
-    return kExitUserError;
-  }
+  if (int rc = checkRunArguments(options, wantInputs, wantOutputs, numBounds,
+                                 /*describe=*/true))
+    return rc;
   uint64_t maxBytes = options.maxBytes ? options.maxBytes : physicalMemory();
-
-  // Inputs.
-  std::vector<HostArray> inputs(wantInputs.size());
+  std::vector<HostArray> inputs;
   uint64_t inputBytes = 0;
-  for (size_t i = 0; i < wantInputs.size(); ++i) {
-    const launch::HostArrayType &want = wantInputs[i];
-    if (options.randomSeed) {
-      inputs[i] = HostArray(want.type, want.shape);
-      uint64_t bytes = inputs[i].byteSize();
-      if (__builtin_add_overflow(inputBytes, bytes, &inputBytes) ||
-          inputBytes > maxBytes || !inputs[i].allocate()) {
-        logError("error: cannot allocate input " + std::to_string(i) + " (" +
-                 want.describe() + ") within the limit of " +
-                 std::to_string(maxBytes) + " bytes");
-        return kExitUserError;
-      }
-      fillRandomInput(inputs[i], *options.randomSeed, i);
-      continue;
-    }
-    const std::string &path = options.inputs[i];
-    // The dtype and shape are checked on the header, before the data is
-    // read.
-    auto check = [&](DType dtype, const std::vector<int64_t> &shape,
-                     std::string &message) {
-      if (!compatible(dtype, want.type)) {
-        message = path + ": error: input " + std::to_string(i) + " has dtype " +
-                  dtypeName(dtype) + " but the call expects " +
-                  dtypeName(want.type) + " (" + want.describe() + ")";
-        return false;
-      }
-      if (shape != want.shape) {
-        message = path + ": error: input " + std::to_string(i) +
-                  " has shape " + shapeString(shape) +
-                  " but the call expects " + shapeString(want.shape) + " (" +
-                  want.describe() + ")";
-        return false;
-      }
-      return true;
-    };
-    if (!readNpy(path, inputs[i], error, maxBytes - inputBytes, check)) {
-      logError(error);
-      return kExitUserError;
-    }
-    inputBytes += inputs[i].byteSize();
-  }
-
-  // Output dtypes: an aliased output is its input; integer outputs take the
-  // spec's signedness when the spec still describes them.
-  std::vector<DType> outputDTypes;
-  for (size_t j = 0; j < wantOutputs.size(); ++j) {
-    DType d = wantOutputs[j].type;
-    if (fe.spec.outputs.size() == wantOutputs.size())
-      if (std::optional<DType> s = parseDType(fe.spec.outputs[j].dtype))
-        if (compatible(*s, d))
-          d = *s;
-    for (auto [in, out] : plan.aliases)
-      if (out == static_cast<int64_t>(j))
-        d = inputs[in].dtype;
-    outputDTypes.push_back(d);
-  }
+  if (int rc = readCpuInputs(options, wantInputs, maxBytes, inputs,
+                             inputBytes))
+    return rc;
+  std::vector<DType> outputDTypes =
+      cpuOutputDTypes(fe.spec, wantOutputs, plan, inputs);
   // The golden files, read and checked before any heavy work.
   GoldenOutputs golden;
   if (options.expect.any() &&
       failed(golden.load(options.expect, wantOutputs, outputDTypes,
                          maxBytes - inputBytes)))
     return kExitUserError;
-  double frontMs = msSince(t0);
+  CpuRunTimes runTimes;
+  runTimes.frontMs = msSince(t0);
 
   // Compile, or link the object a run of the same module stored.
   JitOptions jitOptions;
@@ -357,8 +434,7 @@ int runOnCpu(const RunOptions &options) {
   ExecuteOptions exec;
   exec.dynamicBounds = options.gridBounds;
   exec.maxBytes = maxBytes;
-  double walkMs = 0;
-  exec.gridWalkMs = &walkMs;
+  exec.gridWalkMs = &runTimes.walkMs;
   std::vector<HostArray> outputs;
   Clock::time_point t3 = Clock::now();
   double cpu3 = cpuMs();
@@ -370,31 +446,15 @@ int runOnCpu(const RunOptions &options) {
     return kExitUserError;
   }
   std::fflush(stdout); // debug_print output before our messages
-  double runMs = msSince(t3);
-  double runCpuMs = cpuMs() - cpu3;
+  runTimes.runMs = msSince(t3);
+  runTimes.runCpuMs = cpuMs() - cpu3;
 
   // Outputs: all staged, then renamed together.
   Clock::time_point t4 = Clock::now();
-  int outputsRc = commitRunOutputs(options, files, outputs, golden);
-  double writeMs = msSince(t4);
-  if (options.timing) {
-    // A cached object is linked without lowering or code generation.
-    std::string compile =
-        times.cached
-            ? llvm::formatv("cached object {0:f1} ms", times.lookupMs).str()
-            : llvm::formatv("{0}lowering {1:f1} ms, JIT {2:f1} ms",
-                            times.usedCache
-                                ? llvm::formatv("cache lookup {0:f1} ms, ",
-                                                times.lookupMs)
-                                      .str()
-                                : std::string(),
-                            times.lowerMs, times.jitMs)
-                  .str();
-    llvm::errs() << llvm::format(
-        "pallasc run: front end %.1f ms, %s, execution %.3f ms (cpu %.3f ms; "
-        "grid walk %.3f ms), writing outputs %.1f ms\n",
-        frontMs, compile.c_str(), runMs, runCpuMs, walkMs, writeMs);
-  }
+  int outputsRc = commitRunOutputs(options, setup.files, outputs, golden);
+  runTimes.writeMs = msSince(t4);
+  if (options.timing)
+    printRunTiming(times, runTimes);
   return outputsRc;
 }
 

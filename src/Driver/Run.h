@@ -11,8 +11,11 @@
 #define PALLASC_SRC_DRIVER_RUN_H
 
 #include "src/Driver/Driver.h"
+#include "src/Driver/Diagnostics.h"
 #include "src/Driver/Expect.h"
+#include "src/Driver/Frontend.h"
 #include "src/Driver/OutputFiles.h"
+#include "src/Launch/HostGrid.h"
 #include "src/Runtime/HostCode.h"
 #include "src/Runtime/Npy.h"
 
@@ -70,6 +73,33 @@ compileForHost(const DriverOptions &driver, mlir::ModuleOp module,
 /// Fails after printing an error.
 llvm::LogicalResult claimRunOutputs(const RunOptions &options,
                                     OutputFiles &files);
+
+/// What `pallasc run` and `pallasc run --target` set up before anything
+/// that depends on where the kernel runs: the --output files claimed, a
+/// context with the driver's registry and diagnostics, and the front end's
+/// module and spec (declared in the order they are made).
+struct RunFrontend {
+  OutputFiles files{"."};
+  std::unique_ptr<mlir::MLIRContext> context;
+  std::unique_ptr<DiagnosticRouter> router;
+  FrontendResult fe;
+};
+
+/// Fills `run`: claims the outputs (claimRunOutputs), makes the context and
+/// runs the front end with `driver` (the run's driver options, or a copy of
+/// them). Returns kExitSuccess, or the exit code after an error.
+int startRun(const RunOptions &options, const DriverOptions &driver,
+             RunFrontend &run);
+
+/// Checks the command line against what the run takes and returns: as many
+/// --input files as inputs (unless --random-inputs), none or as many
+/// --output files as outputs, one --grid-bound value per dynamic bound. With
+/// `describe`, the messages list the operands' types. Returns kExitSuccess,
+/// or kExitUserError after an error.
+int checkRunArguments(const RunOptions &options,
+                      const std::vector<launch::HostArrayType> &inputs,
+                      const std::vector<launch::HostArrayType> &outputs,
+                      int64_t numBounds, bool describe);
 
 /// Writes `outputs` to the --output files as .npy, all or none (staged, then
 /// committed together), then compares them with `golden` (--expect): the

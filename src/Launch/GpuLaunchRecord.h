@@ -5,7 +5,7 @@
 // object (docs/cuda.md, docs/rocm.md). This is the same record as plain
 // data, free of MLIR, for everything that launches the kernel: `pallasc run
 // --target cuda|rocm` (src/Driver/GpuRun.h fills it from the attribute with
-// src/Target/GpuLaunchRecord.h), the emulator, and generated launchers
+// src/Target/GpuLaunchRecordReader.h), the emulator, and generated launchers
 // (which embed it).
 //
 //===----------------------------------------------------------------------===//

@@ -343,13 +343,108 @@ bool addBytes(uint64_t &total, uint64_t bytes) {
   return !__builtin_add_overflow(total, bytes, &total);
 }
 
-} // namespace
+/// One run of a launch plan's grid on the host, in named steps: check the
+/// operands, resolve the grid, plan the mappings and their carries, check
+/// the memory needed, allocate, build the kernel's and the index maps'
+/// arguments, walk the grid, and write the results back. Every step returns
+/// false with `error` set when the run cannot go on.
+class HostGridRun {
+public:
+  HostGridRun(const HostCallPlan &plan, const std::vector<void *> &inputs,
+              bool inputsWritable, const std::vector<void *> &outputs,
+              const HostGridOptions &options, std::string &error)
+      : plan(plan), inputs(inputs), inputsWritable(inputsWritable),
+        outputs(outputs), options(options), error(error),
+        nsp(plan.numScalarPrefetch), numIn(plan.inputs.size()),
+        numOut(plan.outputs.size()) {}
+  HostGridRun(const HostGridRun &) = delete;
+  HostGridRun &operator=(const HostGridRun &) = delete;
 
-bool runHostGrid(const HostCallPlan &plan, const std::vector<void *> &inputs,
-                 bool inputsWritable, const std::vector<void *> &outputs,
-                 const HostGridOptions &options, std::string &error) {
-  const int64_t nsp = plan.numScalarPrefetch;
-  const size_t numIn = plan.inputs.size(), numOut = plan.outputs.size();
+  bool run() {
+    if (!checkOperands() || !resolveGrid() || !resolveAliases() ||
+        !planMappings() || !planCarries() || !checkMemory() ||
+        !allocateAndInitialize())
+      return false;
+    buildKernelArguments();
+    buildWrapperArguments();
+    if (!walkGrid())
+      return false;
+    cutWrittenArrays();
+    return true;
+  }
+
+private:
+  bool checkOperands();
+  bool resolveGrid();
+  bool resolveAliases();
+  bool planMappings();
+  bool planMapping(size_t k);
+  bool planCarries();
+  bool planCarry(size_t g);
+  bool checkMemory();
+  bool allocate(Buffer &b, uint64_t bytes, const std::string &what);
+  bool allocateAndInitialize();
+  bool describeMappings();
+  void buildKernelArguments();
+  void buildWrapperArguments();
+  bool walkGrid();
+  bool computeBlockStarts(const std::vector<int64_t> &point);
+  void moveBlocks();
+  void copyOutResidentBlocks();
+  void cutWrittenArrays();
+
+  /// Whether input mapping `k` gets a private copy of its array.
+  bool needsPrivateCopy(size_t k) const {
+    size_t i = k + nsp;
+    return !inputAliased[i] && !inputsWritable && mappings[k].writesBack;
+  }
+
+  const HostCallPlan &plan;
+  const std::vector<void *> &inputs;
+  const bool inputsWritable;
+  const std::vector<void *> &outputs;
+  const HostGridOptions &options;
+  std::string &error;
+  const int64_t nsp;
+  const size_t numIn, numOut;
+
+  /// The grid, with dynamic bounds filled in, and its number of points.
+  std::vector<int64_t> grid;
+  uint64_t steps = 1;
+  /// Which input each output is aliased to.
+  std::vector<int64_t> aliasOf;
+  std::vector<bool> inputAliased;
+  std::vector<uint64_t> inputBytes, outputBytes;
+  /// Memory needed, checked before allocating anything.
+  uint64_t needed = 0;
+  bool overflow = false;
+
+  /// Mappings: inputs then outputs, as interpret mode orders its carries.
+  std::deque<Carry> carries;
+  std::vector<Mapping> mappings;
+  std::vector<std::vector<size_t>> groups; ///< mapping indices per carry
+  std::vector<uint8_t *> groupArrays;
+  std::vector<const HostArrayType *> groupTypes;
+  std::vector<Buffer> privateInputs;
+  std::vector<size_t> mappingElem;
+  std::deque<Buffer> scratch;
+
+  /// The kernel's arguments (pointers into the members below).
+  std::vector<size_t> visibleAxes;
+  std::vector<int32_t> gridArgs;
+  std::deque<Descriptor> descs;
+  std::vector<void *> descPtrs;
+  std::vector<void *> kernelArgs;
+
+  /// The index-map wrappers' arguments.
+  std::vector<int32_t> gridI32;
+  std::vector<int64_t> mapOut;
+  Descriptor outDesc;
+  void *outDescPtr = nullptr;
+  std::vector<void *> wrapperArgs;
+};
+
+bool HostGridRun::checkOperands() {
   if (inputs.size() != numIn || outputs.size() != numOut ||
       nsp < 0 || nsp > static_cast<int64_t>(numIn) ||
       plan.inMappings.size() != numIn - nsp ||
@@ -357,9 +452,11 @@ bool runHostGrid(const HostCallPlan &plan, const std::vector<void *> &inputs,
     error = "the launch plan does not match its operands";
     return false;
   }
+  return true;
+}
 
-  // The grid, with dynamic bounds filled in.
-  std::vector<int64_t> grid = plan.grid;
+bool HostGridRun::resolveGrid() {
+  grid = plan.grid;
   size_t nextBound = 0;
   for (size_t i = 0; i < grid.size(); ++i) {
     if (grid[i] != -1)
@@ -377,7 +474,6 @@ bool runHostGrid(const HostCallPlan &plan, const std::vector<void *> &inputs,
             std::to_string(plan.numDynamicBounds()) + " dynamic bounds";
     return false;
   }
-  uint64_t steps = 1;
   for (size_t i = 0; i < grid.size(); ++i) {
     if (grid[i] < 0 || grid[i] > std::numeric_limits<int32_t>::max()) {
       error = "grid axis " + std::to_string(i) + " has bound " +
@@ -389,10 +485,12 @@ bool runHostGrid(const HostCallPlan &plan, const std::vector<void *> &inputs,
       return false;
     }
   }
+  return true;
+}
 
-  // Which input each output is aliased to.
-  std::vector<int64_t> aliasOf(numOut, -1);
-  std::vector<bool> inputAliased(numIn, false);
+bool HostGridRun::resolveAliases() {
+  aliasOf.assign(numOut, -1);
+  inputAliased.assign(numIn, false);
   for (auto [in, out] : plan.aliases) {
     if (in < 0 || in >= static_cast<int64_t>(numIn) || out < 0 ||
         out >= static_cast<int64_t>(numOut)) {
@@ -408,7 +506,8 @@ bool runHostGrid(const HostCallPlan &plan, const std::vector<void *> &inputs,
     aliasOf[out] = in;
     inputAliased[in] = true;
   }
-  std::vector<uint64_t> inputBytes(numIn), outputBytes(numOut);
+  inputBytes.resize(numIn);
+  outputBytes.resize(numOut);
   for (size_t i = 0; i < numIn; ++i)
     if (!plan.inputs[i].byteSize(inputBytes[i])) {
       error = "input " + std::to_string(i) + " is too large";
@@ -419,75 +518,77 @@ bool runHostGrid(const HostCallPlan &plan, const std::vector<void *> &inputs,
       error = "output " + std::to_string(j) + " is too large";
       return false;
     }
+  return true;
+}
 
-  // Memory needed, checked before allocating anything.
-  uint64_t needed = 0;
-  bool overflow = false;
+bool HostGridRun::planMappings() {
   for (const HostArrayType &s : plan.scratch) {
     uint64_t bytes = 0;
     overflow |= !s.byteSize(bytes) || !addBytes(needed, bytes);
   }
+  mappings.resize(numIn - nsp + numOut);
+  for (size_t k = 0; k < mappings.size(); ++k)
+    if (!planMapping(k))
+      return false;
+  return true;
+}
 
-  // Mappings: inputs then outputs, as interpret mode orders its carries.
-  std::deque<Carry> carries;
-  std::vector<Mapping> mappings(numIn - nsp + numOut);
-  for (size_t k = 0; k < mappings.size(); ++k) {
-    Mapping &m = mappings[k];
-    bool isOut = k >= numIn - nsp;
-    size_t index = isOut ? k - (numIn - nsp) : k + nsp;
-    m.isOutput = isOut;
-    m.spec = isOut ? &plan.outMappings[index] : &plan.inMappings[k];
-    m.name = (isOut ? "output " : "input ") + std::to_string(index);
-    size_t kernelArg = isOut ? numIn + index : index;
-    m.writesBack = isOut || (kernelArg < plan.kernelWrites.size() &&
-                             plan.kernelWrites[kernelArg]);
-    const HostArrayType &type = isOut ? plan.outputs[index] : plan.inputs[index];
-    size_t rank = type.shape.size();
-    if (m.spec->wholeArray) {
-      m.total = type.shape;
-      m.lo.assign(rank, 0);
-      continue;
-    }
-    if (m.spec->blockShape.size() != rank || m.spec->kinds.size() != rank ||
-        m.spec->padLow.size() != rank || m.spec->padHigh.size() != rank) {
-      error = m.name + " has rank " + std::to_string(rank) +
-              " but its block shape has rank " +
-              std::to_string(m.spec->blockShape.size());
-      return false;
-    }
-    if (!m.spec->indexWrapper && !m.spec->indexMap.empty() &&
-        m.spec->indexMap.size() != rank) {
-      error = m.name + ": the index map has " +
-              std::to_string(m.spec->indexMap.size()) +
-              " results for an array of rank " + std::to_string(rank);
-      return false;
-    }
-    for (size_t d = 0; d < rank; ++d) {
-      int64_t b = m.spec->blockShape[d];
-      bool element = m.spec->kinds[d] == HostBlockMapping::Kind::Element;
-      int64_t lo = element ? m.spec->padLow[d] : 0;
-      int64_t hi = element ? m.spec->padHigh[d] : 0;
-      int64_t extent = lo + type.shape[d] + hi;
-      if (b <= 0 || extent <= 0) {
-        error = m.name + ": dimension " + std::to_string(d) +
-                " has block size " + std::to_string(b) + " and extent " +
-                std::to_string(extent) +
-                "; the CPU runtime needs non-empty blocks and arrays";
-        return false;
-      }
-      m.total.push_back((extent + b - 1) / b * b);
-      m.lo.push_back(lo);
-    }
+/// Mapping `k`'s operand, whether it writes back, and its padded extent.
+bool HostGridRun::planMapping(size_t k) {
+  Mapping &m = mappings[k];
+  bool isOut = k >= numIn - nsp;
+  size_t index = isOut ? k - (numIn - nsp) : k + nsp;
+  m.isOutput = isOut;
+  m.spec = isOut ? &plan.outMappings[index] : &plan.inMappings[k];
+  m.name = (isOut ? "output " : "input ") + std::to_string(index);
+  size_t kernelArg = isOut ? numIn + index : index;
+  m.writesBack = isOut || (kernelArg < plan.kernelWrites.size() &&
+                           plan.kernelWrites[kernelArg]);
+  const HostArrayType &type = isOut ? plan.outputs[index] : plan.inputs[index];
+  size_t rank = type.shape.size();
+  if (m.spec->wholeArray) {
+    m.total = type.shape;
+    m.lo.assign(rank, 0);
+    return true;
   }
+  if (m.spec->blockShape.size() != rank || m.spec->kinds.size() != rank ||
+      m.spec->padLow.size() != rank || m.spec->padHigh.size() != rank) {
+    error = m.name + " has rank " + std::to_string(rank) +
+            " but its block shape has rank " +
+            std::to_string(m.spec->blockShape.size());
+    return false;
+  }
+  if (!m.spec->indexWrapper && !m.spec->indexMap.empty() &&
+      m.spec->indexMap.size() != rank) {
+    error = m.name + ": the index map has " +
+            std::to_string(m.spec->indexMap.size()) +
+            " results for an array of rank " + std::to_string(rank);
+    return false;
+  }
+  for (size_t d = 0; d < rank; ++d) {
+    int64_t b = m.spec->blockShape[d];
+    bool element = m.spec->kinds[d] == HostBlockMapping::Kind::Element;
+    int64_t lo = element ? m.spec->padLow[d] : 0;
+    int64_t hi = element ? m.spec->padHigh[d] : 0;
+    int64_t extent = lo + type.shape[d] + hi;
+    if (b <= 0 || extent <= 0) {
+      error = m.name + ": dimension " + std::to_string(d) +
+              " has block size " + std::to_string(b) + " and extent " +
+              std::to_string(extent) +
+              "; the CPU runtime needs non-empty blocks and arrays";
+      return false;
+    }
+    m.total.push_back((extent + b - 1) / b * b);
+    m.lo.push_back(lo);
+  }
+  return true;
+}
 
-  // Carries: one per array; an aliased output shares its input's. The
-  // array of an aliased pair is the output's storage (starting as the
-  // input's values); an input the kernel writes, when the inputs may not be
-  // written, is a private copy.
-  std::vector<std::vector<size_t>> groups; // mapping indices per carry
-  std::vector<uint8_t *> groupArrays;
-  std::vector<const HostArrayType *> groupTypes;
-  std::vector<Buffer> privateInputs;
+/// Carries: one per array; an aliased output shares its input's. The array
+/// of an aliased pair is the output's storage (starting as the input's
+/// values); an input the kernel writes, when the inputs may not be written,
+/// is a private copy.
+bool HostGridRun::planCarries() {
   privateInputs.reserve(numIn);
   for (size_t k = 0; k < numIn - nsp; ++k) {
     groups.push_back({k});
@@ -505,66 +606,74 @@ bool runHostGrid(const HostCallPlan &plan, const std::vector<void *> &inputs,
       groupTypes.push_back(&plan.outputs[j]);
     }
   }
-  for (size_t k = 0; k < numIn - nsp; ++k) {
-    size_t i = k + nsp;
-    if (inputAliased[i] || inputsWritable || !mappings[k].writesBack)
-      continue;
-    overflow |= !addBytes(needed, inputBytes[i]);
-  }
-  for (size_t g = 0; g < groups.size(); ++g) {
-    const std::vector<size_t> &members = groups[g];
-    Mapping &first = mappings[members[0]];
-    size_t rank = first.total.size();
-    Carry &c = carries.emplace_back();
-    c.array = groupArrays[g];
-    c.shape = groupTypes[g]->shape;
-    c.lo.assign(rank, 0);
-    c.dims.assign(rank, 0);
-    bool anyWhole = false;
-    for (size_t k : members) {
-      Mapping &m = mappings[k];
-      anyWhole |= m.spec->wholeArray;
-      c.written |= m.writesBack;
-      if (m.total.size() != rank) {
-        error = m.name + " is aliased to an operand of a different rank";
-        return false;
-      }
-      for (size_t d = 0; d < rank; ++d)
-        c.lo[d] = std::max(c.lo[d], m.lo[d]);
-    }
-    for (size_t k : members) {
-      Mapping &m = mappings[k];
-      m.carry = &c;
-      m.alwaysCopy = members.size() > 1;
-      for (size_t d = 0; d < rank; ++d)
-        c.dims[d] = std::max(c.dims[d], c.lo[d] - m.lo[d] + m.total[d]);
-    }
-    c.isPadded = c.dims != c.shape;
-    if (c.isPadded && anyWhole) {
-      error = first.name +
-              " is used whole (memory space any) and blocked with padding "
-              "through an alias, which the CPU runtime does not support";
+  for (size_t k = 0; k < numIn - nsp; ++k)
+    if (needsPrivateCopy(k))
+      overflow |= !addBytes(needed, inputBytes[k + nsp]);
+  for (size_t g = 0; g < groups.size(); ++g)
+    if (!planCarry(g))
+      return false;
+  return true;
+}
+
+/// Carry `g`: its extent (the union of its mappings' padded extents), its
+/// padding, and how each of its mappings sees its blocks.
+bool HostGridRun::planCarry(size_t g) {
+  const std::vector<size_t> &members = groups[g];
+  Mapping &first = mappings[members[0]];
+  size_t rank = first.total.size();
+  Carry &c = carries.emplace_back();
+  c.array = groupArrays[g];
+  c.shape = groupTypes[g]->shape;
+  c.lo.assign(rank, 0);
+  c.dims.assign(rank, 0);
+  bool anyWhole = false;
+  for (size_t k : members) {
+    Mapping &m = mappings[k];
+    anyWhole |= m.spec->wholeArray;
+    c.written |= m.writesBack;
+    if (m.total.size() != rank) {
+      error = m.name + " is aliased to an operand of a different rank";
       return false;
     }
-    ElementType type = groupTypes[g]->type;
-    if (c.isPadded) {
-      HostArrayType padded{type, c.dims};
-      overflow |= !padded.byteSize(c.paddedBytes) ||
-                  !addBytes(needed, c.paddedBytes);
-    }
-    for (size_t k : members) {
-      Mapping &m = mappings[k];
-      if (m.spec->wholeArray)
-        continue;
-      m.inPlace = !m.alwaysCopy;
-      m.carryStrides = rowMajorStrides(c.dims);
-      m.blockKernelShape = m.spec->kernelShape();
-      HostArrayType block{type, m.blockKernelShape};
-      overflow |= !block.byteSize(m.blockBytes);
-      if (!m.inPlace)
-        overflow |= !addBytes(needed, m.blockBytes);
-    }
+    for (size_t d = 0; d < rank; ++d)
+      c.lo[d] = std::max(c.lo[d], m.lo[d]);
   }
+  for (size_t k : members) {
+    Mapping &m = mappings[k];
+    m.carry = &c;
+    m.alwaysCopy = members.size() > 1;
+    for (size_t d = 0; d < rank; ++d)
+      c.dims[d] = std::max(c.dims[d], c.lo[d] - m.lo[d] + m.total[d]);
+  }
+  c.isPadded = c.dims != c.shape;
+  if (c.isPadded && anyWhole) {
+    error = first.name +
+            " is used whole (memory space any) and blocked with padding "
+            "through an alias, which the CPU runtime does not support";
+    return false;
+  }
+  ElementType type = groupTypes[g]->type;
+  if (c.isPadded) {
+    HostArrayType padded{type, c.dims};
+    overflow |= !padded.byteSize(c.paddedBytes) ||
+                !addBytes(needed, c.paddedBytes);
+  }
+  for (size_t k : members) {
+    Mapping &m = mappings[k];
+    if (m.spec->wholeArray)
+      continue;
+    m.inPlace = !m.alwaysCopy;
+    m.carryStrides = rowMajorStrides(c.dims);
+    m.blockKernelShape = m.spec->kernelShape();
+    HostArrayType block{type, m.blockKernelShape};
+    overflow |= !block.byteSize(m.blockBytes);
+    if (!m.inPlace)
+      overflow |= !addBytes(needed, m.blockBytes);
+  }
+  return true;
+}
+
+bool HostGridRun::checkMemory() {
   if (overflow || needed > options.maxBytes) {
     error = "the run needs " +
             (overflow ? std::string("more than 2^64")
@@ -573,20 +682,24 @@ bool runHostGrid(const HostCallPlan &plan, const std::vector<void *> &inputs,
             std::to_string(options.maxBytes) + " bytes";
     return false;
   }
+  return true;
+}
 
-  // Allocate and initialize.
-  auto allocate = [&](Buffer &b, uint64_t bytes, const std::string &what) {
-    if (!b.allocate(bytes)) {
-      error = "cannot allocate " + std::to_string(bytes) + " bytes for " +
-              what;
-      return false;
-    }
-    return true;
-  };
+bool HostGridRun::allocate(Buffer &b, uint64_t bytes, const std::string &what) {
+  if (!b.allocate(bytes)) {
+    error = "cannot allocate " + std::to_string(bytes) + " bytes for " + what;
+    return false;
+  }
+  return true;
+}
+
+/// Private input copies, the outputs' initial values, the padded carries,
+/// the block buffers and the scratch buffers.
+bool HostGridRun::allocateAndInitialize() {
   for (size_t k = 0; k < numIn - nsp; ++k) {
-    size_t i = k + nsp;
-    if (inputAliased[i] || inputsWritable || !mappings[k].writesBack)
+    if (!needsPrivateCopy(k))
       continue;
+    size_t i = k + nsp;
     Buffer &copy = privateInputs.emplace_back();
     if (!allocate(copy, inputBytes[i], "a copy of input " + std::to_string(i)))
       return false;
@@ -616,12 +729,30 @@ bool runHostGrid(const HostCallPlan &plan, const std::vector<void *> &inputs,
     fillUninitialized(c.padded.data(), count, groupTypes[g]->type);
     copyInterior(c, elementSize(groupTypes[g]->type), /*intoCarry=*/true);
   }
-  std::vector<size_t> mappingElem(mappings.size());
+  mappingElem.resize(mappings.size());
   for (size_t g = 0; g < groups.size(); ++g)
     for (size_t k : groups[g])
       mappingElem[k] = elementSize(groupTypes[g]->type);
-  for (size_t k = 0; k < mappings.size(); ++k) {
-    Mapping &m = mappings[k];
+  if (!describeMappings())
+    return false;
+  for (const HostArrayType &s : plan.scratch) {
+    uint64_t bytes = 0;
+    s.byteSize(bytes);
+    Buffer &b = scratch.emplace_back();
+    if (!allocate(b, bytes, "a scratch buffer"))
+      return false;
+    int64_t count = 1;
+    for (int64_t d : s.shape)
+      count *= d;
+    fillUninitialized(b.data(), count, s.type);
+  }
+  return true;
+}
+
+/// Each mapping's descriptor: the whole array, a view into its carry, or its
+/// own block buffer.
+bool HostGridRun::describeMappings() {
+  for (Mapping &m : mappings) {
     if (m.spec->wholeArray) {
       m.desc = describe(m.carry->base(), m.carry->shape);
       continue;
@@ -638,32 +769,20 @@ bool runHostGrid(const HostCallPlan &plan, const std::vector<void *> &inputs,
       return false;
     m.desc = describe(m.block.data(), m.blockKernelShape);
   }
-  std::deque<Buffer> scratch;
-  for (const HostArrayType &s : plan.scratch) {
-    uint64_t bytes = 0;
-    s.byteSize(bytes);
-    Buffer &b = scratch.emplace_back();
-    if (!allocate(b, bytes, "a scratch buffer"))
-      return false;
-    int64_t count = 1;
-    for (int64_t d : s.shape)
-      count *= d;
-    fillUninitialized(b.data(), count, s.type);
-  }
+  return true;
+}
 
-  // Kernel arguments: program ids and grid sizes of the kernel-visible
-  // axes, then prefetch, input, output and scratch memrefs.
-  std::vector<size_t> visibleAxes;
+/// Kernel arguments: program ids and grid sizes of the kernel-visible axes,
+/// then prefetch, input, output and scratch memrefs.
+void HostGridRun::buildKernelArguments() {
   for (size_t i = 0; i < grid.size(); ++i)
     if (std::find(plan.vmappedDims.begin(), plan.vmappedDims.end(),
                   static_cast<int64_t>(i)) == plan.vmappedDims.end())
       visibleAxes.push_back(i);
-  std::vector<int32_t> gridArgs(2 * visibleAxes.size());
+  gridArgs.assign(2 * visibleAxes.size(), 0);
   for (size_t a = 0; a < visibleAxes.size(); ++a)
     gridArgs[visibleAxes.size() + a] =
         static_cast<int32_t>(grid[visibleAxes[a]]);
-  std::deque<Descriptor> descs;
-  std::vector<void *> descPtrs;
   for (int64_t i = 0; i < nsp; ++i) {
     descs.push_back(describe(inputs[i], plan.inputs[i].shape));
     descPtrs.push_back(descs.back().pointer());
@@ -675,105 +794,40 @@ bool runHostGrid(const HostCallPlan &plan, const std::vector<void *> &inputs,
     descs.push_back(describe(b.data(), plan.scratch[s++].shape));
     descPtrs.push_back(descs.back().pointer());
   }
-  std::vector<void *> kernelArgs;
   for (int32_t &v : gridArgs)
     kernelArgs.push_back(&v);
   for (void *&p : descPtrs)
     kernelArgs.push_back(&p);
+}
 
-  // Index-map wrappers: (grid i32..., prefetch memrefs..., out memref).
-  std::vector<int32_t> gridI32(grid.size());
+/// Index-map wrappers' arguments: (grid i32..., prefetch memrefs..., out
+/// memref).
+void HostGridRun::buildWrapperArguments() {
+  gridI32.assign(grid.size(), 0);
   size_t maxRank = 1;
   for (Mapping &m : mappings)
     maxRank = std::max(maxRank, m.total.size());
-  std::vector<int64_t> mapOut(maxRank, 0);
-  Descriptor outDesc = describe(mapOut.data(), {static_cast<int64_t>(maxRank)});
-  void *outDescPtr = outDesc.pointer();
-  std::vector<void *> wrapperArgs;
+  mapOut.assign(maxRank, 0);
+  outDesc = describe(mapOut.data(), {static_cast<int64_t>(maxRank)});
+  outDescPtr = outDesc.pointer();
   for (int32_t &v : gridI32)
     wrapperArgs.push_back(&v);
   for (int64_t i = 0; i < nsp; ++i)
     wrapperArgs.push_back(&descPtrs[i]);
   wrapperArgs.push_back(&outDescPtr);
+}
 
-  // The grid walk.
+bool HostGridRun::walkGrid() {
   auto walkStart = std::chrono::steady_clock::now();
   std::vector<int64_t> point(grid.size(), 0);
-  std::vector<int64_t> raw;
   for (uint64_t step = 0; step < steps; ++step) {
     for (size_t i = 0; i < grid.size(); ++i)
       gridI32[i] = static_cast<int32_t>(point[i]);
     for (size_t a = 0; a < visibleAxes.size(); ++a)
       gridArgs[a] = static_cast<int32_t>(point[visibleAxes[a]]);
-
-    // Block starts, in carry coordinates.
-    for (Mapping &m : mappings) {
-      if (m.spec->wholeArray)
-        continue;
-      size_t rank = m.total.size();
-      raw.assign(rank, 0);
-      if (m.spec->indexWrapper) {
-        m.spec->indexWrapper(wrapperArgs.data());
-        for (size_t d = 0; d < rank; ++d)
-          raw[d] = mapOut[d];
-      } else if (!m.spec->indexMap.empty()) {
-        for (size_t d = 0; d < rank; ++d)
-          if (!m.spec->indexMap[d].evaluate(point, raw[d], error)) {
-            error = m.name + ": " + error;
-            return false;
-          }
-      }
-      m.start.resize(rank);
-      for (size_t d = 0; d < rank; ++d) {
-        int64_t b = m.spec->blockShape[d];
-        int64_t start = raw[d];
-        if (m.spec->kinds[d] == HostBlockMapping::Kind::Blocked &&
-            __builtin_mul_overflow(raw[d], b, &start)) {
-          error = m.name + ": the block start of dimension " +
-                  std::to_string(d) + " (block index " +
-                  std::to_string(raw[d]) + " times block size " +
-                  std::to_string(b) + ") overflows int64";
-          return false;
-        }
-        // As interpret mode indexes the carry: a negative start wraps once
-        // (by the carry's extent), then it is clamped so the block fits.
-        if (start < 0)
-          start += m.total[d];
-        start = std::clamp<int64_t>(start, 0, m.total[d] - b);
-        m.start[d] = start + (m.carry->lo[d] - m.lo[d]);
-      }
-    }
-    // In-place blocks: point the view at the block.
-    for (Mapping &m : mappings) {
-      if (!m.inPlace)
-        continue;
-      int64_t offset = 0;
-      for (size_t d = 0; d < m.start.size(); ++d)
-        offset += m.start[d] * m.carryStrides[d];
-      m.desc.words[2] = offset;
-    }
-    // Copied blocks: copy out those that leave, then copy in the new ones.
-    for (size_t k = 0; k < mappings.size(); ++k) {
-      Mapping &m = mappings[k];
-      if (m.spec->wholeArray || m.inPlace || !m.resident || !m.writesBack)
-        continue;
-      if (m.alwaysCopy || m.start != m.last)
-        copyBlock(m.carry->base(), m.carry->dims, m.block.data(),
-                  m.spec->blockShape, m.last, mappingElem[k],
-                  /*intoBuffer=*/false);
-    }
-    for (size_t k = 0; k < mappings.size(); ++k) {
-      Mapping &m = mappings[k];
-      if (m.spec->wholeArray || m.inPlace)
-        continue;
-      if (m.resident && !m.alwaysCopy && m.start == m.last)
-        continue;
-      copyBlock(m.carry->base(), m.carry->dims, m.block.data(),
-                m.spec->blockShape, m.start, mappingElem[k],
-                /*intoBuffer=*/true);
-      m.last = m.start;
-      m.resident = true;
-    }
+    if (!computeBlockStarts(point))
+      return false;
+    moveBlocks();
 
     plan.kernel(kernelArgs.data());
 
@@ -783,6 +837,92 @@ bool runHostGrid(const HostCallPlan &plan, const std::vector<void *> &inputs,
       point[i] = 0;
     }
   }
+  copyOutResidentBlocks();
+  if (options.gridWalkMs)
+    *options.gridWalkMs = std::chrono::duration<double, std::milli>(
+                              std::chrono::steady_clock::now() - walkStart)
+                              .count();
+  return true;
+}
+
+/// Each blocked mapping's block start at `point`, in carry coordinates.
+bool HostGridRun::computeBlockStarts(const std::vector<int64_t> &point) {
+  std::vector<int64_t> raw;
+  for (Mapping &m : mappings) {
+    if (m.spec->wholeArray)
+      continue;
+    size_t rank = m.total.size();
+    raw.assign(rank, 0);
+    if (m.spec->indexWrapper) {
+      m.spec->indexWrapper(wrapperArgs.data());
+      for (size_t d = 0; d < rank; ++d)
+        raw[d] = mapOut[d];
+    } else if (!m.spec->indexMap.empty()) {
+      for (size_t d = 0; d < rank; ++d)
+        if (!m.spec->indexMap[d].evaluate(point, raw[d], error)) {
+          error = m.name + ": " + error;
+          return false;
+        }
+    }
+    m.start.resize(rank);
+    for (size_t d = 0; d < rank; ++d) {
+      int64_t b = m.spec->blockShape[d];
+      int64_t start = raw[d];
+      if (m.spec->kinds[d] == HostBlockMapping::Kind::Blocked &&
+          __builtin_mul_overflow(raw[d], b, &start)) {
+        error = m.name + ": the block start of dimension " +
+                std::to_string(d) + " (block index " +
+                std::to_string(raw[d]) + " times block size " +
+                std::to_string(b) + ") overflows int64";
+        return false;
+      }
+      // As interpret mode indexes the carry: a negative start wraps once
+      // (by the carry's extent), then it is clamped so the block fits.
+      if (start < 0)
+        start += m.total[d];
+      start = std::clamp<int64_t>(start, 0, m.total[d] - b);
+      m.start[d] = start + (m.carry->lo[d] - m.lo[d]);
+    }
+  }
+  return true;
+}
+
+/// Points the in-place views at their blocks; copies out the copied blocks
+/// that leave, then copies in the new ones.
+void HostGridRun::moveBlocks() {
+  for (Mapping &m : mappings) {
+    if (!m.inPlace)
+      continue;
+    int64_t offset = 0;
+    for (size_t d = 0; d < m.start.size(); ++d)
+      offset += m.start[d] * m.carryStrides[d];
+    m.desc.words[2] = offset;
+  }
+  for (size_t k = 0; k < mappings.size(); ++k) {
+    Mapping &m = mappings[k];
+    if (m.spec->wholeArray || m.inPlace || !m.resident || !m.writesBack)
+      continue;
+    if (m.alwaysCopy || m.start != m.last)
+      copyBlock(m.carry->base(), m.carry->dims, m.block.data(),
+                m.spec->blockShape, m.last, mappingElem[k],
+                /*intoBuffer=*/false);
+  }
+  for (size_t k = 0; k < mappings.size(); ++k) {
+    Mapping &m = mappings[k];
+    if (m.spec->wholeArray || m.inPlace)
+      continue;
+    if (m.resident && !m.alwaysCopy && m.start == m.last)
+      continue;
+    copyBlock(m.carry->base(), m.carry->dims, m.block.data(),
+              m.spec->blockShape, m.start, mappingElem[k],
+              /*intoBuffer=*/true);
+    m.last = m.start;
+    m.resident = true;
+  }
+}
+
+/// After the last step: the copied blocks still resident go back.
+void HostGridRun::copyOutResidentBlocks() {
   for (size_t k = 0; k < mappings.size(); ++k) {
     Mapping &m = mappings[k];
     if (!m.spec->wholeArray && !m.inPlace && m.resident && m.writesBack)
@@ -790,17 +930,23 @@ bool runHostGrid(const HostCallPlan &plan, const std::vector<void *> &inputs,
                 m.spec->blockShape, m.last, mappingElem[k],
                 /*intoBuffer=*/false);
   }
-  if (options.gridWalkMs)
-    *options.gridWalkMs = std::chrono::duration<double, std::milli>(
-                              std::chrono::steady_clock::now() - walkStart)
-                              .count();
+}
 
-  // Cut the written arrays out of their carries.
+/// Cuts the written arrays out of their padded carries.
+void HostGridRun::cutWrittenArrays() {
   for (size_t g = 0; g < carries.size(); ++g)
     if (carries[g].isPadded && carries[g].written)
       copyInterior(carries[g], elementSize(groupTypes[g]->type),
                    /*intoCarry=*/false);
-  return true;
+}
+
+} // namespace
+
+bool runHostGrid(const HostCallPlan &plan, const std::vector<void *> &inputs,
+                 bool inputsWritable, const std::vector<void *> &outputs,
+                 const HostGridOptions &options, std::string &error) {
+  HostGridRun run(plan, inputs, inputsWritable, outputs, options, error);
+  return run.run();
 }
 
 //===----------------------------------------------------------------------===//

@@ -28,7 +28,7 @@
 #define PALLASC_SRC_RUNTIME_GRIDEXECUTOR_H
 
 #include "src/Runtime/HostCode.h"
-#include "src/Runtime/Launch.h"
+#include "src/Runtime/CallPlan.h"
 #include "src/Runtime/Npy.h"
 
 #include <string>

@@ -28,7 +28,7 @@
 
 #include "src/Runtime/GridExecutor.h"
 #include "src/Runtime/HostCode.h"
-#include "src/Runtime/Launch.h"
+#include "src/Runtime/CallPlan.h"
 #include "src/Launch/GpuLaunch.h"
 
 #include "mlir/IR/BuiltinOps.h"

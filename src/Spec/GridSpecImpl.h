@@ -219,6 +219,8 @@ private:
   void parseCompilerParams(const json &root);
   void parseMetadata(const json &root);
   void parseTransforms(const json &root);
+  void parseTransformAsWritten(const json &body, const std::string &bpath,
+                               Transform &t);
 };
 
 } // namespace pallasc::spec::detail

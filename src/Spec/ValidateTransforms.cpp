@@ -17,7 +17,62 @@ namespace {
 const std::vector<std::string> kTransformNames = {
     "vmap", "jvp", "dce", "discharge_state", "hi_to_lo"};
 
+/// The transform a key of "transforms" names.
+std::optional<Transform::Kind> transformKind(const std::string &name) {
+  if (name == "vmap")
+    return Transform::Kind::Vmap;
+  if (name == "jvp")
+    return Transform::Kind::Jvp;
+  if (name == "dce")
+    return Transform::Kind::Dce;
+  if (name == "discharge_state")
+    return Transform::Kind::DischargeState;
+  if (name == "hi_to_lo")
+    return Transform::Kind::HiToLo;
+  return std::nullopt;
+}
+
 } // namespace
+
+/// A vmap or dce after a transform that changes the operand list (jvp, dce,
+/// discharge_state, hi_to_lo): the counts and ranks are only known to the
+/// passes, which check them, so the axes and mask are taken as written.
+void Validator::parseTransformAsWritten(const json &body,
+                                        const std::string &bpath,
+                                        Transform &t) {
+  if (t.kind == Transform::Kind::Vmap) {
+    checkKeys(body, bpath, {"in_axes", "axis_size"});
+    if (const json *s = require(body, bpath, "axis_size"))
+      if (auto n = intValue(*s, joinPath(bpath, "axis_size"), 1,
+                            "a positive integer"))
+        t.axisSize = *n;
+    if (const json *ax = require(body, bpath, "in_axes")) {
+      std::string apath = joinPath(bpath, "in_axes");
+      if (expectArray(*ax, apath, "an array of integers and nulls"))
+        for (size_t i = 0; i < ax->size(); ++i) {
+          if ((*ax)[i].is_null()) {
+            t.inAxes.push_back(std::nullopt);
+            continue;
+          }
+          if (auto n = intValue((*ax)[i], indexPath(apath, i), 0,
+                                "a non-negative axis or null (negative "
+                                "axes are accepted only before jvp, dce, "
+                                "discharge_state and hi_to_lo, which "
+                                "change the operands)"))
+            t.inAxes.push_back(*n);
+        }
+    }
+    return;
+  }
+  checkKeys(body, bpath, {"used_outputs"});
+  if (const json *u = require(body, bpath, "used_outputs")) {
+    std::string upath = joinPath(bpath, "used_outputs");
+    if (expectArray(*u, upath, "an array of booleans"))
+      for (size_t i = 0; i < u->size(); ++i)
+        if (auto b = boolValue((*u)[i], indexPath(upath, i)))
+          t.usedOutputs.push_back(*b);
+  }
+}
 
 void Validator::parseTransforms(const json &root) {
   const json *v = find(root, "transforms");
@@ -91,16 +146,8 @@ void Validator::parseTransforms(const json &root) {
     std::string bpath = joinPath(path, name);
     Transform t;
     t.path = path;
-    if (name == "vmap") {
-      t.kind = Transform::Kind::Vmap;
-    } else if (name == "jvp") {
-      t.kind = Transform::Kind::Jvp;
-    } else if (name == "dce") {
-      t.kind = Transform::Kind::Dce;
-    } else if (name == "discharge_state") {
-      t.kind = Transform::Kind::DischargeState;
-    } else if (name == "hi_to_lo") {
-      t.kind = Transform::Kind::HiToLo;
+    if (std::optional<Transform::Kind> kind = transformKind(name)) {
+      t.kind = *kind;
     } else {
       std::string msg = "unknown transform " + quote(name);
       if (std::string best = closest(name, kTransformNames); !best.empty())
@@ -113,40 +160,9 @@ void Validator::parseTransforms(const json &root) {
     if (!expectObject(body, bpath))
       continue;
 
-    if (t.kind == Transform::Kind::Vmap && !operandsKnown) {
-      // After a transform that changes the operand list (jvp, dce,
-      // discharge_state, hi_to_lo) the counts and ranks are only known to
-      // the passes, which check them: take the axes as written.
-      checkKeys(body, bpath, {"in_axes", "axis_size"});
-      if (const json *s = require(body, bpath, "axis_size"))
-        if (auto n = intValue(*s, joinPath(bpath, "axis_size"), 1,
-                              "a positive integer"))
-          t.axisSize = *n;
-      if (const json *ax = require(body, bpath, "in_axes")) {
-        std::string apath = joinPath(bpath, "in_axes");
-        if (expectArray(*ax, apath, "an array of integers and nulls"))
-          for (size_t i = 0; i < ax->size(); ++i) {
-            if ((*ax)[i].is_null()) {
-              t.inAxes.push_back(std::nullopt);
-              continue;
-            }
-            if (auto n = intValue((*ax)[i], indexPath(apath, i), 0,
-                                  "a non-negative axis or null (negative "
-                                  "axes are accepted only before jvp, dce, "
-                                  "discharge_state and hi_to_lo, which "
-                                  "change the operands)"))
-              t.inAxes.push_back(*n);
-          }
-      }
-    } else if (t.kind == Transform::Kind::Dce && !operandsKnown) {
-      checkKeys(body, bpath, {"used_outputs"});
-      if (const json *u = require(body, bpath, "used_outputs")) {
-        std::string upath = joinPath(bpath, "used_outputs");
-        if (expectArray(*u, upath, "an array of booleans"))
-          for (size_t i = 0; i < u->size(); ++i)
-            if (auto b = boolValue((*u)[i], indexPath(upath, i)))
-              t.usedOutputs.push_back(*b);
-      }
+    if (!operandsKnown &&
+        (t.kind == Transform::Kind::Vmap || t.kind == Transform::Kind::Dce)) {
+      parseTransformAsWritten(body, bpath, t);
     } else if (t.kind == Transform::Kind::Vmap) {
       checkKeys(body, bpath, {"in_axes", "axis_size"});
       if (const json *s = require(body, bpath, "axis_size"))

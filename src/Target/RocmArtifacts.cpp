@@ -3,7 +3,7 @@
 #include "src/Target/RocmArtifacts.h"
 
 #include "src/Target/GpuArtifacts.h"
-#include "src/Target/GpuLaunchRecord.h"
+#include "src/Target/GpuLaunchRecordReader.h"
 
 #include "src/Support/Temporaries.h"
 

@@ -742,6 +742,193 @@ struct BuildCommand {
   }
 };
 
+/// pallasc run: its options, checked after parsing, then the run on the CPU
+/// or, with --target, on a GPU or the emulator (src/Driver/Run.h,
+/// src/Driver/GpuRun.h); both share the driver's front-end setup
+/// (startRun).
+struct RunCommand {
+  CLI::App *cmd = nullptr;
+  RunOptions options;
+  GpuRunOptions gpu;
+  std::string vmap, usedOutputs;
+  uint64_t seed = 0;
+  int opt = 2;
+  bool verbose = false, quiet = false;
+  double rtol = 0, atol = 0;
+  CLI::Option *vmapOpt = nullptr, *jvpOpt = nullptr, *dceOpt = nullptr,
+              *dischargeOpt = nullptr, *hiToLoOpt = nullptr;
+
+  RunCommand() = default;
+  RunCommand(const RunCommand &) = delete;
+  RunCommand &operator=(const RunCommand &) = delete;
+
+  CLI::App *add(CLI::App &app) {
+    // pallasc run: compiled CPU execution over .npy files (src/Driver/Run.h).
+    cmd = app.add_subcommand(
+        "run", "Run the kernel over its grid on this machine (compiled, with "
+               "Pallas interpret-mode semantics), reading and writing .npy "
+               "files");
+    cmd->add_option("kernel", options.driver.kernelPath, "Kernel IR (.mlir)")
+        ->required();
+    cmd->add_option("--spec", options.driver.specPath, "Grid spec (.json)")
+        ->required();
+    auto *inputOpt = cmd->add_option(
+        "--input", options.inputs,
+        "Input array (.npy), one per call input in order (repeatable)");
+    cmd->add_option("--output", options.outputs,
+                    "Output file (.npy), one per call output in order "
+                    "(repeatable; none: run without writing)");
+    cmd->add_option("--expect", options.expect.files,
+                    "Golden file (.npy) the next output must match, in "
+                    "order (FILE), or output J's (J=FILE); exit 1 on a "
+                    "difference (repeatable; docs/testing.md)");
+    cmd->add_option("--expect-dir", options.expect.directory,
+                    "Directory of golden files output<J>.npy, one per "
+                    "output (as --expect)");
+    cmd->add_option("--random-inputs", seed,
+                    "Generate the inputs from this seed instead of reading "
+                    "them")
+        ->excludes(inputOpt);
+    cmd->add_option("--grid-bound", options.gridBounds,
+                    "Value of the next dynamic grid bound (repeatable)")
+        ->check([](const std::string &text) {
+          // Checked before CLI11's conversion, which saturates a value past
+          // int64 to 2^63-1: the error names the value the user gave.
+          int64_t value;
+          const char *end = text.data() + text.size();
+          auto [ptr, ec] = std::from_chars(text.data(), end, value);
+          if (ec == std::errc::result_out_of_range && ptr == end)
+            return "'" + text.substr(0, 80) + (text.size() > 80 ? "..." : "") +
+                   "' is out of range (a grid bound is in [0, 2^31))";
+          return std::string();
+        });
+    cmd->add_flag("--timing", options.timing,
+                  "Print the time of each phase to stderr");
+    vmapOpt = cmd->add_option("--vmap", vmap,
+                              "Append a vmap transform: "
+                              "IN_AXES:SIZE, e.g. 0,none:4");
+    jvpOpt = cmd->add_flag("--jvp", "Append a jvp transform");
+    dceOpt = cmd->add_option(
+        "--used-outputs", usedOutputs,
+        "Append a dce transform with this used-outputs mask, e.g. 1,0");
+    dischargeOpt = cmd->add_flag("--discharge-state",
+                                 "Append a discharge_state transform");
+    hiToLoOpt = cmd->add_flag("--hi-to-lo", "Append a hi_to_lo transform");
+    cmd->add_flag("--strict-fp", options.driver.strictFloat,
+                  "With --target cuda:/rocm:, IEEE floating point (no FMA "
+                  "contraction, IEEE-rounded f32 division)");
+    cmd->add_flag("--print-ir-after-all", options.driver.printIRAfterAll,
+                  "Print the IR after every pass to stderr");
+    cmd->add_option("-O", opt, "Optimization level 0-3")
+        ->check(CLI::Range(0, 3));
+    cmd->add_flag("-v,--verbose", verbose, "Verbose output");
+    cmd->add_flag("-q,--quiet", quiet, "Only print errors");
+    addGpuOptions();
+    addCacheOptions(cmd, options.driver.cache);
+    return cmd;
+  }
+
+  /// --target and the options only a GPU run uses.
+  void addGpuOptions() {
+    // pallasc run --target cuda|rocm:<arch>: on the GPU or the emulator
+    // (src/Driver/GpuRun.h).
+    cmd->add_option("--target", gpu.target,
+                    "Run on this target instead of the CPU: cuda:<arch>, "
+                    "e.g. cuda:sm_90a, or rocm:<arch> with --emulate")
+        ->check([](const std::string &t) {
+          std::string error;
+          return findRunTargetKind(t, error) ? std::string() : error;
+        });
+    cmd->add_flag("--check", gpu.check,
+                  "With --target: compare every output with the CPU result");
+    cmd->add_flag("--emulate", gpu.emulate,
+                  "With --target: run the GPU lowering (cuda: or rocm:) on "
+                  "CPU threads (no GPU needed)");
+    // (CLI11's NonNegativeNumber names DBL_MAX in full.)
+    auto nonNegative = [](const std::string &text) {
+      char *end = nullptr;
+      double v = std::strtod(text.c_str(), &end);
+      if (end == text.c_str() || *end || !(v >= 0) || std::isinf(v))
+        return "'" + text.substr(0, 80) +
+               "' is not a tolerance (a finite number >= 0)";
+      return std::string();
+    };
+    cmd->add_option("--rtol", rtol,
+                    "Relative tolerance of --check (default 2e-3) and "
+                    "--expect (default 1e-5)")
+        ->check(nonNegative);
+    cmd->add_option("--atol", atol,
+                    "Absolute tolerance of --check (default 2e-3) and "
+                    "--expect (default 1e-8)")
+        ->check(nonNegative);
+    cmd->add_option("--bench", gpu.benchReps,
+                    "With --target: time this many launches and print "
+                    "TFLOP/s and GB/s");
+    cmd->add_flag("--bench-copy", gpu.benchCopy,
+                  "With --bench: also time a device-to-device copy of the "
+                  "bytes the kernel accesses");
+    cmd->add_option("--device", gpu.device, "CUDA device ordinal");
+  }
+
+  /// After parsing (throws CLI11's errors): the seed, the --expect syntax
+  /// and the transforms in command-line order.
+  void check() {
+    if (cmd->count("--random-inputs"))
+      options.randomSeed = seed;
+    std::string expectError = checkExpectSyntax(options.expect);
+    if (!expectError.empty())
+      throw CLI::ValidationError("--expect", expectError);
+    for (CLI::Option *o : cmd->parse_order()) {
+      if (o == vmapOpt)
+        options.driver.extraTransforms.push_back(parseVmapFlag(vmap));
+      else if (o == jvpOpt)
+        options.driver.extraTransforms.push_back(
+            spec::Transform{spec::Transform::Kind::Jvp, {}, 0, {}, "--jvp"});
+      else if (o == dceOpt)
+        options.driver.extraTransforms.push_back(parseUsedOutputs(usedOutputs));
+      else if (o == dischargeOpt)
+        options.driver.extraTransforms.push_back(spec::Transform{
+            spec::Transform::Kind::DischargeState, {}, 0, {},
+            "--discharge-state"});
+      else if (o == hiToLoOpt)
+        options.driver.extraTransforms.push_back(spec::Transform{
+            spec::Transform::Kind::HiToLo, {}, 0, {}, "--hi-to-lo"});
+    }
+  }
+
+  /// Runs it; returns an ExitCode.
+  int execute(CLI::App &app) {
+    options.driver.optLevel = opt;
+    options.driver.verbosity = quiet     ? Verbosity::Quiet
+                               : verbose ? Verbosity::Verbose
+                                         : Verbosity::Normal;
+    setupLogging(options.driver.verbosity);
+    if (!resolveCacheSettings(options.driver.cache))
+      return kExitUsageError;
+    if (cmd->count("--rtol"))
+      gpu.rtol = options.expect.rtol = rtol;
+    if (cmd->count("--atol"))
+      gpu.atol = options.expect.atol = atol;
+    if ((cmd->count("--rtol") || cmd->count("--atol")) && !gpu.check &&
+        !options.expect.any())
+      warn("--rtol/--atol do nothing without --check or --expect");
+    if (cmd->count("--bench-copy") && !gpu.benchReps)
+      warn("--bench-copy does nothing without --bench N");
+    if (cmd->count("--device") && (gpu.target.empty() || gpu.emulate))
+      warn("--device does nothing without a GPU run (--target " +
+           runTargetSpellings(/*onDevice=*/true) + ", without --emulate)");
+    setInternalErrorBacktraces(verbose);
+    if (!gpu.target.empty())
+      return runOnGpu(options, gpu);
+    if (gpu.check || gpu.emulate || gpu.benchReps)
+      return app.exit(
+                 CLI::ValidationError("--check/--emulate/--bench",
+                                      "need --target " + runTargetSpellings())),
+             kExitUsageError;
+    return runOnCpu(options);
+  }
+};
+
 int run(int argc, char **argv) {
   std::vector<std::string> args;
   if (!expandResponseFiles(argc, argv, args))
@@ -764,116 +951,8 @@ int run(int argc, char **argv) {
   CompileCommand compile;
   compile.add(app);
 
-  // pallasc run: compiled CPU execution over .npy files (src/Driver/Run.h).
-  CLI::App *runCmd = app.add_subcommand(
-      "run", "Run the kernel over its grid on this machine (compiled, with "
-             "Pallas interpret-mode semantics), reading and writing .npy "
-             "files");
-  RunOptions run;
-  std::string runVmap, runUsedOutputs;
-  uint64_t runSeed = 0;
-  int runOpt = 2;
-  bool runVerbose = false, runQuiet = false;
-  runCmd->add_option("kernel", run.driver.kernelPath, "Kernel IR (.mlir)")
-      ->required();
-  runCmd->add_option("--spec", run.driver.specPath, "Grid spec (.json)")
-      ->required();
-  auto *inputOpt = runCmd->add_option(
-      "--input", run.inputs,
-      "Input array (.npy), one per call input in order (repeatable)");
-  runCmd->add_option("--output", run.outputs,
-                     "Output file (.npy), one per call output in order "
-                     "(repeatable; none: run without writing)");
-  runCmd->add_option("--expect", run.expect.files,
-                     "Golden file (.npy) the next output must match, in "
-                     "order (FILE), or output J's (J=FILE); exit 1 on a "
-                     "difference (repeatable; docs/testing.md)");
-  runCmd->add_option("--expect-dir", run.expect.directory,
-                     "Directory of golden files output<J>.npy, one per "
-                     "output (as --expect)");
-  runCmd
-      ->add_option("--random-inputs", runSeed,
-                   "Generate the inputs from this seed instead of reading "
-                   "them")
-      ->excludes(inputOpt);
-  runCmd
-      ->add_option("--grid-bound", run.gridBounds,
-                   "Value of the next dynamic grid bound (repeatable)")
-      ->check([](const std::string &text) {
-        // Checked before CLI11's conversion, which saturates a value past
-        // int64 to 2^63-1: the error names the value the user gave.
-        int64_t value;
-        const char *end = text.data() + text.size();
-        auto [ptr, ec] = std::from_chars(text.data(), end, value);
-        if (ec == std::errc::result_out_of_range && ptr == end)
-          return "'" + text.substr(0, 80) + (text.size() > 80 ? "..." : "") +
-                 "' is out of range (a grid bound is in [0, 2^31))";
-        return std::string();
-      });
-  runCmd->add_flag("--timing", run.timing,
-                   "Print the time of each phase to stderr");
-  auto *runVmapOpt = runCmd->add_option("--vmap", runVmap,
-                                        "Append a vmap transform: "
-                                        "IN_AXES:SIZE, e.g. 0,none:4");
-  auto *runJvpOpt = runCmd->add_flag("--jvp", "Append a jvp transform");
-  auto *runDceOpt = runCmd->add_option(
-      "--used-outputs", runUsedOutputs,
-      "Append a dce transform with this used-outputs mask, e.g. 1,0");
-  auto *runDischargeOpt = runCmd->add_flag(
-      "--discharge-state", "Append a discharge_state transform");
-  auto *runHiToLoOpt =
-      runCmd->add_flag("--hi-to-lo", "Append a hi_to_lo transform");
-  runCmd->add_flag("--strict-fp", run.driver.strictFloat,
-                   "With --target cuda:/rocm:, IEEE floating point (no FMA "
-                   "contraction, IEEE-rounded f32 division)");
-  runCmd->add_flag("--print-ir-after-all", run.driver.printIRAfterAll,
-                   "Print the IR after every pass to stderr");
-  runCmd->add_option("-O", runOpt, "Optimization level 0-3")
-      ->check(CLI::Range(0, 3));
-  runCmd->add_flag("-v,--verbose", runVerbose, "Verbose output");
-  runCmd->add_flag("-q,--quiet", runQuiet, "Only print errors");
-  // pallasc run --target cuda|rocm:<arch>: on the GPU or the emulator
-  // (src/Driver/GpuRun.h).
-  GpuRunOptions gpuRun;
-  runCmd
-      ->add_option("--target", gpuRun.target,
-                   "Run on this target instead of the CPU: cuda:<arch>, "
-                   "e.g. cuda:sm_90a, or rocm:<arch> with --emulate")
-      ->check([](const std::string &t) {
-        std::string error;
-        return findRunTargetKind(t, error) ? std::string() : error;
-      });
-  runCmd->add_flag("--check", gpuRun.check,
-                   "With --target: compare every output with the CPU result");
-  runCmd->add_flag("--emulate", gpuRun.emulate,
-                   "With --target: run the GPU lowering (cuda: or rocm:) on "
-                   "CPU threads (no GPU needed)");
-  double runRtol = 0, runAtol = 0;
-  // (CLI11's NonNegativeNumber names DBL_MAX in full.)
-  auto nonNegative = [](const std::string &text) {
-    char *end = nullptr;
-    double v = std::strtod(text.c_str(), &end);
-    if (end == text.c_str() || *end || !(v >= 0) || std::isinf(v))
-      return "'" + text.substr(0, 80) +
-             "' is not a tolerance (a finite number >= 0)";
-    return std::string();
-  };
-  runCmd->add_option("--rtol", runRtol,
-                     "Relative tolerance of --check (default 2e-3) and "
-                     "--expect (default 1e-5)")
-      ->check(nonNegative);
-  runCmd->add_option("--atol", runAtol,
-                     "Absolute tolerance of --check (default 2e-3) and "
-                     "--expect (default 1e-8)")
-      ->check(nonNegative);
-  runCmd->add_option("--bench", gpuRun.benchReps,
-                     "With --target: time this many launches and print "
-                     "TFLOP/s and GB/s");
-  runCmd->add_flag("--bench-copy", gpuRun.benchCopy,
-                   "With --bench: also time a device-to-device copy of the "
-                   "bytes the kernel accesses");
-  runCmd->add_option("--device", gpuRun.device, "CUDA device ordinal");
-  addCacheOptions(runCmd, run.driver.cache);
+  RunCommand runCommand;
+  CLI::App *runCmd = runCommand.add(app);
 
   // pallasc cache: the compile cache's counters, or emptying it.
   CLI::App *cacheCmd = app.add_subcommand(
@@ -903,28 +982,7 @@ int run(int argc, char **argv) {
       if (!cacheStats && !cacheClear)
         throw CLI::ValidationError("cache", "give --stats or --clear");
     } else if (runCmd->parsed()) {
-      if (runCmd->count("--random-inputs"))
-        run.randomSeed = runSeed;
-      std::string expectError = checkExpectSyntax(run.expect);
-      if (!expectError.empty())
-        throw CLI::ValidationError("--expect", expectError);
-      for (CLI::Option *o : runCmd->parse_order()) {
-        if (o == runVmapOpt)
-          run.driver.extraTransforms.push_back(parseVmapFlag(runVmap));
-        else if (o == runJvpOpt)
-          run.driver.extraTransforms.push_back(
-              spec::Transform{spec::Transform::Kind::Jvp, {}, 0, {}, "--jvp"});
-        else if (o == runDceOpt)
-          run.driver.extraTransforms.push_back(
-              parseUsedOutputs(runUsedOutputs));
-        else if (o == runDischargeOpt)
-          run.driver.extraTransforms.push_back(spec::Transform{
-              spec::Transform::Kind::DischargeState, {}, 0, {},
-              "--discharge-state"});
-        else if (o == runHiToLoOpt)
-          run.driver.extraTransforms.push_back(spec::Transform{
-              spec::Transform::Kind::HiToLo, {}, 0, {}, "--hi-to-lo"});
-      }
+      runCommand.check();
     } else if (buildCmd->parsed()) {
       build.check();
     } else {
@@ -946,37 +1004,8 @@ int run(int argc, char **argv) {
   }
   if (buildCmd->parsed())
     return build.run();
-  if (runCmd->parsed()) {
-    run.driver.optLevel = runOpt;
-    run.driver.verbosity = runQuiet     ? Verbosity::Quiet
-                           : runVerbose ? Verbosity::Verbose
-                                        : Verbosity::Normal;
-    setupLogging(run.driver.verbosity);
-    if (!resolveCacheSettings(run.driver.cache))
-      return kExitUsageError;
-    if (runCmd->count("--rtol"))
-      gpuRun.rtol = run.expect.rtol = runRtol;
-    if (runCmd->count("--atol"))
-      gpuRun.atol = run.expect.atol = runAtol;
-    if ((runCmd->count("--rtol") || runCmd->count("--atol")) &&
-        !gpuRun.check && !run.expect.any())
-      warn("--rtol/--atol do nothing without --check or --expect");
-    if (runCmd->count("--bench-copy") && !gpuRun.benchReps)
-      warn("--bench-copy does nothing without --bench N");
-    if (runCmd->count("--device") &&
-        (gpuRun.target.empty() || gpuRun.emulate))
-      warn("--device does nothing without a GPU run (--target " +
-           runTargetSpellings(/*onDevice=*/true) + ", without --emulate)");
-    setInternalErrorBacktraces(runVerbose);
-    if (!gpuRun.target.empty())
-      return runOnGpu(run, gpuRun);
-    if (gpuRun.check || gpuRun.emulate || gpuRun.benchReps)
-      return app.exit(CLI::ValidationError(
-                 "--check/--emulate/--bench",
-                 "need --target " + runTargetSpellings())),
-             kExitUsageError;
-    return runOnCpu(run);
-  }
+  if (runCmd->parsed())
+    return runCommand.execute(app);
   DriverOptions &options = compile.options;
   setupLogging(options.verbosity);
   setInternalErrorBacktraces(compile.verbose);

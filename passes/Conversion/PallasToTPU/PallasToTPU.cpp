@@ -201,62 +201,28 @@ LogicalResult checkBlockShape(Operation *diagOp, const BlockOperand &op) {
          << minTiling << " (128 * 32 / " << bitwidth << ")";
 }
 
-struct PallasToTPUPass
-    : public mlir::pallas::impl::PallasToTPUBase<PallasToTPUPass> {
-  using PallasToTPUBase::PallasToTPUBase;
-  void runOnOperation() override;
-};
-
-} // namespace
-
-void PallasToTPUPass::runOnOperation() {
-  ModuleOp module = getOperation();
-  MLIRContext *ctx = &getContext();
-
-  SmallVector<CallOp> calls;
-  module.walk([&](CallOp c) { calls.push_back(c); });
-  if (calls.size() != 1) {
-    module.emitError() << "pallas-to-tpu lowers one pallas.call; the module "
-                          "holds "
-                       << calls.size();
-    return signalPassFailure();
-  }
-  CallOp call = calls.front();
-  auto kernel = SymbolTable::lookupNearestSymbolFrom<KernelOp>(
-      call, call.getKernelAttr());
-  if (!kernel) {
-    call.emitError() << "no pallas.kernel @" << call.getKernel();
-    return signalPassFailure();
-  }
-  Location callLoc = call.getLoc();
-
-  // The grid, as the kernel sees it and as Mosaic iterates it.
-  GridMapping mapping = GridMapping::get(call);
-  GridInfo grid;
-  grid.grid.assign(mapping.getGrid().begin(), mapping.getGrid().end());
-  grid.vmappedDims.assign(mapping.getVmappedAxes().begin(),
-                          mapping.getVmappedAxes().end());
-  int64_t gridRank = grid.grid.size();
-
-  // dimension_semantics: the user's, one per kernel-visible axis (the
-  // call's verifier holds it to that rank), default arbitrary as Mosaic's;
-  // vmapped axes are parallel.
-  SmallVector<Attribute> semantics;
+/// dimension_semantics: the user's, one per kernel-visible axis (the call's
+/// verifier holds it to that rank), default arbitrary as Mosaic's; vmapped
+/// axes are parallel.
+LogicalResult collectSemantics(CallOp call, const GridMapping &mapping,
+                               int64_t gridRank,
+                               SmallVectorImpl<Attribute> &semantics) {
+  MLIRContext *ctx = call.getContext();
   for (int64_t d = 0; d < gridRank; ++d) {
     StringRef s = stringifyDimensionSemantics(
         mapping.getAxisSemantics(d, DimensionSemantics::Arbitrary));
     std::optional<tpu::DimensionSemantics> sem =
         tpu::symbolizeDimensionSemantics(s);
-    if (!sem) {
-      call.emitError() << "unknown dimension semantics '" << s << "'";
-      return signalPassFailure();
-    }
+    if (!sem)
+      return call.emitError() << "unknown dimension semantics '" << s << "'";
     semantics.push_back(tpu::DimensionSemanticsAttr::get(ctx, *sem));
   }
+  return success();
+}
 
-  // Operands: scalar prefetch, blocked inputs and outputs, scratch.
-  int64_t nsp = call.getNumScalarPrefetch();
-  SmallVector<BlockOperand> blocks;
+/// The blocked inputs and outputs, each checked against Mosaic's rules.
+LogicalResult collectBlocks(CallOp call, int64_t gridRank,
+                            SmallVectorImpl<BlockOperand> &blocks) {
   auto addBlock = [&](const std::string &name, Attribute spec, Type array) {
     BlockOperand op;
     op.name = name;
@@ -279,23 +245,30 @@ void PallasToTPUPass::runOnOperation() {
   for (auto [i, spec] : llvm::enumerate(call.getInSpecs()))
     if (failed(addBlock("in_specs[" + std::to_string(i) + "]", spec,
                         call.getBlockedInputs()[i].getType())))
-      return signalPassFailure();
+      return failure();
   for (auto [i, spec] : llvm::enumerate(call.getOutSpecs()))
     if (failed(addBlock("out_specs[" + std::to_string(i) + "]", spec,
                         call.getResult(i).getType())))
-      return signalPassFailure();
+      return failure();
   if (gridRank == 0)
     for (const BlockOperand &op : blocks)
-      if (!op.trivialWindow) {
-        call.emitError() << op.name
-                         << ": a pallas_call without a grid supports only "
-                            "whole-array blocks on TPU";
-        return signalPassFailure();
-      }
+      if (!op.trivialWindow)
+        return call.emitError() << op.name
+                                << ": a pallas_call without a grid supports "
+                                   "only whole-array blocks on TPU";
+  return success();
+}
 
-  SmallVector<Type> argTypes(gridRank, IntegerType::get(ctx, 32));
-  SmallVector<RefInfo> infos;
-  SmallVector<Type> prefetchTypes;
+/// The Mosaic kernel's refs, in argument order: scalar prefetch (also in
+/// `prefetchTypes`), the blocks, scratch; each checked against the kernel's
+/// argument, and appended to `argTypes`.
+LogicalResult collectRefs(CallOp call, KernelOp kernel,
+                          ArrayRef<BlockOperand> blocks,
+                          SmallVectorImpl<RefInfo> &infos,
+                          SmallVectorImpl<Type> &prefetchTypes,
+                          SmallVectorImpl<Type> &argTypes) {
+  MLIRContext *ctx = call.getContext();
+  int64_t nsp = call.getNumScalarPrefetch();
   for (int64_t i = 0; i < nsp; ++i) {
     auto array = cast<RankedTensorType>(call.getInputs()[i].getType());
     RefInfo info;
@@ -327,7 +300,7 @@ void PallasToTPUPass::runOnOperation() {
     FailureOr<tpu::MemorySpace> space =
         toTpuSpace(call, name, ref.getMemorySpace());
     if (failed(space))
-      return signalPassFailure();
+      return failure();
     RefInfo info;
     // A semaphore the kernel hands to DMAs is a DMA semaphore
     // (pltpu.SemaphoreType.DMA), any other a regular one.
@@ -348,20 +321,169 @@ void PallasToTPUPass::runOnOperation() {
     info.name = name;
     infos.push_back(info);
   }
-  if (kernel.getNumArguments() != infos.size()) {
-    kernel.emitError() << "the kernel takes " << kernel.getNumArguments()
-                       << " refs but the call provides " << infos.size();
-    return signalPassFailure();
-  }
+  if (kernel.getNumArguments() != infos.size())
+    return kernel.emitError()
+           << "the kernel takes " << kernel.getNumArguments()
+           << " refs but the call provides " << infos.size();
   for (auto [info, type] : llvm::zip(infos, kernel.getArgumentTypes())) {
     info.refType = dyn_cast<RefType>(type);
-    if (!info.refType) {
-      kernel.emitError() << "kernel argument of type " << type
-                         << " is not a ref";
-      return signalPassFailure();
-    }
+    if (!info.refType)
+      return kernel.emitError()
+             << "kernel argument of type " << type << " is not a ref";
     argTypes.push_back(info.type);
   }
+  return success();
+}
+
+/// Block `op`'s transform function `fname` (grid indices and the
+/// scalar-prefetch refs to the block indices), at the end of `module`: its
+/// affine index map expanded, or its index-map function cloned and lowered.
+FailureOr<func::FuncOp> buildTransform(OpBuilder &b, ModuleOp module,
+                                       CallOp call, const BlockOperand &op,
+                                       const std::string &fname,
+                                       const GridInfo &grid,
+                                       ArrayRef<RefInfo> infos,
+                                       ArrayRef<Type> prefetchTypes) {
+  int64_t gridRank = grid.grid.size();
+  int64_t nsp = call.getNumScalarPrefetch();
+  Location callLoc = call.getLoc();
+  b.setInsertionPointToEnd(module.getBody());
+  func::FuncOp transform;
+  SmallVector<Type> tArgs(gridRank, b.getI32Type());
+  tArgs.append(prefetchTypes.begin(), prefetchTypes.end());
+  SmallVector<Type> tResults(op.array.getRank(), b.getI32Type());
+  if (AffineMap map = op.spec.getIndexMap()) {
+    transform = func::FuncOp::create(b, callLoc, fname,
+                                     b.getFunctionType(tArgs, tResults));
+    Block *tb = transform.addEntryBlock();
+    OpBuilder tbld = OpBuilder::atBlockEnd(tb);
+    SmallVector<Value> results;
+    for (AffineExpr e : map.getResults())
+      results.push_back(expandIndexMapExpr(
+          tbld, callLoc, e, tb->getArguments().take_front(gridRank),
+          tbld.getI32Type(), IndexMapArith::TruncatingOps));
+    func::ReturnOp::create(tbld, callLoc, results);
+    return transform;
+  }
+  auto indexFunc = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+      call, op.spec.getIndexFunc());
+  if (!indexFunc || indexFunc.isExternal())
+    return call.emitError() << op.name << ": index map @"
+                            << op.spec.getIndexFunc().getValue()
+                            << " is not a func.func with a body";
+  if (indexFunc.getNumArguments() != tArgs.size() ||
+      indexFunc.getNumResults() != tResults.size())
+    return indexFunc.emitError()
+           << op.name << ": the TPU transform function must take "
+           << gridRank << " grid indices and " << nsp
+           << " scalar-prefetch refs and return " << tResults.size()
+           << " indices; @" << indexFunc.getName() << " takes "
+           << indexFunc.getNumArguments() << " and returns "
+           << indexFunc.getNumResults();
+  transform = cast<func::FuncOp>(b.clone(*indexFunc));
+  transform.setSymName(fname);
+  transform.setFunctionType(b.getFunctionType(tArgs, tResults));
+  transform.setVisibility(SymbolTable::Visibility::Public);
+  Block &tb = transform.getBody().front();
+  llvm::DenseMap<Value, RefInfo> prefetchRefs;
+  for (int64_t i = 0; i < nsp; ++i) {
+    BlockArgument arg = tb.getArgument(gridRank + i);
+    RefInfo info = infos[i];
+    info.refType = dyn_cast<RefType>(arg.getType());
+    if (!info.refType)
+      return indexFunc.emitError()
+             << op.name << ": argument " << gridRank + i << " of @"
+             << indexFunc.getName() << " must be a scalar-prefetch ref";
+    arg.setType(info.type);
+    prefetchRefs[arg] = info;
+  }
+  GridInfo noGrid; // index maps see grid indices as arguments
+  noGrid.grid = grid.grid;
+  noGrid.vmappedDims = grid.vmappedDims;
+  if (failed(lowerBody(transform.getBody(), noGrid, prefetchRefs)))
+    return failure();
+  return transform;
+}
+
+/// Block `op`'s window_params entry: its transform, window bounds, element
+/// padding and pipeline mode.
+DictionaryAttr windowParamsOf(OpBuilder &b, const BlockOperand &op,
+                              const std::string &fname) {
+  MLIRContext *ctx = b.getContext();
+  SmallVector<NamedAttribute> params;
+  params.push_back(b.getNamedAttr("transform_indices",
+                                  FlatSymbolRefAttr::get(ctx, fname)));
+  params.push_back(b.getNamedAttr(
+      "window_bounds", b.getDenseI64ArrayAttr(windowBounds(op))));
+  bool element = false;
+  SmallVector<int64_t> lo, hi;
+  for (unsigned d = 0, e = op.spec.getRank(); d < e; ++d) {
+    bool isElement = op.spec.getKind(d) == BlockDimKind::Element;
+    element |= isElement;
+    lo.push_back(isElement ? op.spec.getPadLow()[d] : 0);
+    hi.push_back(isElement ? op.spec.getPadHigh()[d] : 0);
+  }
+  if (element)
+    params.push_back(b.getNamedAttr(
+        "window_kind", tpu::ElementWindowAttr::get(ctx, lo, hi)));
+  // Pallas single-buffers VMEM blocks that never move.
+  if (op.space == tpu::MemorySpace::kVmem && op.trivialWindow)
+    params.push_back(b.getNamedAttr(
+        "pipeline_mode", tpu::PipelineModeAttr::get(
+                             ctx, tpu::PipelineMode::kSynchronous)));
+  return b.getDictionaryAttr(params);
+}
+
+struct PallasToTPUPass
+    : public mlir::pallas::impl::PallasToTPUBase<PallasToTPUPass> {
+  using PallasToTPUBase::PallasToTPUBase;
+  void runOnOperation() override;
+};
+
+} // namespace
+
+void PallasToTPUPass::runOnOperation() {
+  ModuleOp module = getOperation();
+  MLIRContext *ctx = &getContext();
+
+  SmallVector<CallOp> calls;
+  module.walk([&](CallOp c) { calls.push_back(c); });
+  if (calls.size() != 1) {
+    module.emitError() << "pallas-to-tpu lowers one pallas.call; the module "
+                          "holds "
+                       << calls.size();
+    return signalPassFailure();
+  }
+  CallOp call = calls.front();
+  auto kernel = SymbolTable::lookupNearestSymbolFrom<KernelOp>(
+      call, call.getKernelAttr());
+  if (!kernel) {
+    call.emitError() << "no pallas.kernel @" << call.getKernel();
+    return signalPassFailure();
+  }
+
+  // The grid, as the kernel sees it and as Mosaic iterates it.
+  GridMapping mapping = GridMapping::get(call);
+  GridInfo grid;
+  grid.grid.assign(mapping.getGrid().begin(), mapping.getGrid().end());
+  grid.vmappedDims.assign(mapping.getVmappedAxes().begin(),
+                          mapping.getVmappedAxes().end());
+  int64_t gridRank = grid.grid.size();
+  SmallVector<Attribute> semantics;
+  if (failed(collectSemantics(call, mapping, gridRank, semantics)))
+    return signalPassFailure();
+
+  // Operands: scalar prefetch, blocked inputs and outputs, scratch.
+  int64_t nsp = call.getNumScalarPrefetch();
+  SmallVector<BlockOperand> blocks;
+  if (failed(collectBlocks(call, gridRank, blocks)))
+    return signalPassFailure();
+  SmallVector<Type> argTypes(gridRank, IntegerType::get(ctx, 32));
+  SmallVector<RefInfo> infos;
+  SmallVector<Type> prefetchTypes;
+  if (failed(collectRefs(call, kernel, blocks, infos, prefetchTypes,
+                         argTypes)))
+    return signalPassFailure();
 
   // The kernel function, named as the pallas_call.
   std::string name = call.getName() && !call.getName()->empty()
@@ -403,91 +525,12 @@ void PallasToTPUPass::runOnOperation() {
         continue;
       }
       std::string fname = "transform_" + std::to_string(index);
-      b.setInsertionPointToEnd(module.getBody());
-      func::FuncOp transform;
-      SmallVector<Type> tArgs(gridRank, b.getI32Type());
-      tArgs.append(prefetchTypes.begin(), prefetchTypes.end());
-      SmallVector<Type> tResults(op.array.getRank(), b.getI32Type());
-      if (AffineMap map = op.spec.getIndexMap()) {
-        transform = func::FuncOp::create(b, callLoc, fname,
-                                         b.getFunctionType(tArgs, tResults));
-        Block *tb = transform.addEntryBlock();
-        OpBuilder tbld = OpBuilder::atBlockEnd(tb);
-        SmallVector<Value> results;
-        for (AffineExpr e : map.getResults())
-          results.push_back(expandIndexMapExpr(
-              tbld, callLoc, e, tb->getArguments().take_front(gridRank),
-              tbld.getI32Type(), IndexMapArith::TruncatingOps));
-        func::ReturnOp::create(tbld, callLoc, results);
-      } else {
-        auto indexFunc = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
-            call, op.spec.getIndexFunc());
-        if (!indexFunc || indexFunc.isExternal()) {
-          call.emitError() << op.name << ": index map @"
-                           << op.spec.getIndexFunc().getValue()
-                           << " is not a func.func with a body";
-          return signalPassFailure();
-        }
-        if (indexFunc.getNumArguments() != tArgs.size() ||
-            indexFunc.getNumResults() != tResults.size()) {
-          indexFunc.emitError()
-              << op.name << ": the TPU transform function must take "
-              << gridRank << " grid indices and " << nsp
-              << " scalar-prefetch refs and return " << tResults.size()
-              << " indices; @" << indexFunc.getName() << " takes "
-              << indexFunc.getNumArguments() << " and returns "
-              << indexFunc.getNumResults();
-          return signalPassFailure();
-        }
-        transform = cast<func::FuncOp>(b.clone(*indexFunc));
-        transform.setSymName(fname);
-        transform.setFunctionType(b.getFunctionType(tArgs, tResults));
-        transform.setVisibility(SymbolTable::Visibility::Public);
-        Block &tb = transform.getBody().front();
-        llvm::DenseMap<Value, RefInfo> prefetchRefs;
-        for (int64_t i = 0; i < nsp; ++i) {
-          BlockArgument arg = tb.getArgument(gridRank + i);
-          RefInfo info = infos[i];
-          info.refType = dyn_cast<RefType>(arg.getType());
-          if (!info.refType) {
-            indexFunc.emitError() << op.name << ": argument " << gridRank + i
-                                  << " of @" << indexFunc.getName()
-                                  << " must be a scalar-prefetch ref";
-            return signalPassFailure();
-          }
-          arg.setType(info.type);
-          prefetchRefs[arg] = info;
-        }
-        GridInfo noGrid; // index maps see grid indices as arguments
-        noGrid.grid = grid.grid;
-        noGrid.vmappedDims = grid.vmappedDims;
-        if (failed(lowerBody(transform.getBody(), noGrid, prefetchRefs)))
-          return signalPassFailure();
-      }
-      created.push_back(transform);
-
-      SmallVector<NamedAttribute> params;
-      params.push_back(b.getNamedAttr("transform_indices",
-                                      FlatSymbolRefAttr::get(ctx, fname)));
-      params.push_back(b.getNamedAttr(
-          "window_bounds", b.getDenseI64ArrayAttr(windowBounds(op))));
-      bool element = false;
-      SmallVector<int64_t> lo, hi;
-      for (unsigned d = 0, e = op.spec.getRank(); d < e; ++d) {
-        bool isElement = op.spec.getKind(d) == BlockDimKind::Element;
-        element |= isElement;
-        lo.push_back(isElement ? op.spec.getPadLow()[d] : 0);
-        hi.push_back(isElement ? op.spec.getPadHigh()[d] : 0);
-      }
-      if (element)
-        params.push_back(b.getNamedAttr(
-            "window_kind", tpu::ElementWindowAttr::get(ctx, lo, hi)));
-      // Pallas single-buffers VMEM blocks that never move.
-      if (op.space == tpu::MemorySpace::kVmem && op.trivialWindow)
-        params.push_back(b.getNamedAttr(
-            "pipeline_mode", tpu::PipelineModeAttr::get(
-                                 ctx, tpu::PipelineMode::kSynchronous)));
-      windowParams.push_back(b.getDictionaryAttr(params));
+      FailureOr<func::FuncOp> transform = buildTransform(
+          b, module, call, op, fname, grid, infos, prefetchTypes);
+      if (failed(transform))
+        return signalPassFailure();
+      created.push_back(*transform);
+      windowParams.push_back(windowParamsOf(b, op, fname));
     }
     func->setAttr("window_params", b.getArrayAttr(windowParams));
     SmallVector<int64_t> bounds;

@@ -2,19 +2,18 @@
 
 #include "src/Runtime/GpuEmulator/HostKernel.h"
 
-#include "mlir/Conversion/Passes.h"
+#include "passes/Pipelines/Pipelines.h"
+
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
-#include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/Pass/PassManager.h"
-#include "mlir/Transforms/Passes.h"
 
 #include <cctype>
 #include <cstring>
@@ -266,39 +265,52 @@ LogicalResult rewriteTmaOp(OpBuilder &b, ModuleOp module, Operation *op,
   return success();
 }
 
-} // namespace
+/// Rewrites the GPU-specific ops of the host kernel `host` into calls of the
+/// emulator's intrinsics (Intrinsics.h), one op family per method. Every
+/// method is called with the builder before the op and fails with `error`
+/// set for a form the emulator does not run.
+class HostKernelRewriter {
+public:
+  HostKernelRewriter(ModuleOp module, func::FuncOp host, Value smem,
+                     std::string &error)
+      : module(module), b(module.getContext()), entry(host.getBody().front()),
+        loc(host.getLoc()), smem(smem), error(error), i32(b.getI32Type()),
+        f32(b.getF32Type()), index(b.getIndexType()) {}
 
-FailureOr<func::FuncOp> buildHostKernel(ModuleOp module,
-                                         std::string &error) {
-  MLIRContext *ctx = module.getContext();
-  // What the host kernel is built from, outside any pass manager.
-  ctx->loadDialect<arith::ArithDialect, func::FuncDialect, LLVM::LLVMDialect,
-                   memref::MemRefDialect, vector::VectorDialect>();
-  mlir::gpu::GPUFuncOp kernel;
-  module.walk([&](mlir::gpu::GPUFuncOp f) { kernel = f; });
-  if (!kernel) {
-    error = "no gpu.func to emulate";
-    return failure();
-  }
-  OpBuilder b(ctx);
-  Location loc = kernel.getLoc();
-  SmallVector<Type> args;
-  for (Type t : kernel.getArgumentTypes())
-    args.push_back(stripSpace(t));
-  args.push_back(MemRefType::get({ShapedType::kDynamic}, b.getI8Type()));
-  b.setInsertionPointToEnd(module.getBody());
-  auto host = func::FuncOp::create(b, loc, "pallasc_emu_kernel",
-                                   b.getFunctionType(args, {}));
-  host->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
-                b.getUnitAttr());
-  host.getBody().takeBody(kernel.getBody());
-  Block &entry = host.getBody().front();
-  Value smem = entry.addArgument(args.back(), loc);
+  /// The ops `rewrite` handles, in walk order. Only those: rewriting an
+  /// mma/ldmatrix also erases the llvm.extractvalue ops that use it, which
+  /// must not be visited afterwards.
+  static SmallVector<Operation *> collect(func::FuncOp host);
+  LogicalResult rewrite(Operation *op);
 
-  // Rewrite the GPU-specific ops.
+private:
+  /// A function-entry alloca of `size` elements of `elem`.
+  Value buffer(Type elem, int64_t size = 4);
+  /// `v` (an i32, a 32-bit vector or scalar) as an i32.
+  Value toI32(Value v);
+  LogicalResult rewriteGpuOp(Operation *op, Location l);
+  LogicalResult rewriteShuffle(mlir::gpu::ShuffleOp sh, Location l);
+  LogicalResult rewriteTf32(NVVM::ConvertFloatToTF32Op cvt, Location l);
+  LogicalResult rewriteMma(NVVM::MmaOp mma, Location l);
+  LogicalResult rewriteMfma(amdgpu::MFMAOp mfma, Location l);
+  LogicalResult rewriteWmma(amdgpu::WMMAOp wmma, Location l);
+  LogicalResult rewriteCpAsync(nvgpu::DeviceAsyncCopyOp copy, Location l);
+  LogicalResult rewriteAsyncGroupOp(Operation *op, Location l);
+  LogicalResult rewriteIntrinsic(LLVM::CallIntrinsicOp intr, Location l);
+  LogicalResult rewriteSpecialRegister(LLVM::InlineAsmOp asmOp, Location l);
+  LogicalResult rewriteLdmatrix(LLVM::InlineAsmOp asmOp, Location l);
+
+  ModuleOp module;
+  OpBuilder b;
+  Block &entry;
+  Location loc;
+  Value smem;
+  std::string &error;
+  Type i32, f32, index;
+};
+
+SmallVector<Operation *> HostKernelRewriter::collect(func::FuncOp host) {
   SmallVector<Operation *> ops;
-  // Only the ops rewritten below: rewriting an mma/ldmatrix also erases the
-  // llvm.extractvalue ops that use it, which must not be visited afterwards.
   host.walk([&](Operation *op) {
     if (isa<mlir::gpu::ThreadIdOp, mlir::gpu::BlockIdOp, mlir::gpu::BarrierOp,
             mlir::gpu::ShuffleOp, mlir::gpu::PrintfOp,
@@ -314,367 +326,455 @@ FailureOr<func::FuncOp> buildHostKernel(ModuleOp module,
             NVVM::FenceMbarrierInitOp, LLVM::CallIntrinsicOp>(op))
       ops.push_back(op);
   });
-  Type i32 = b.getI32Type(), f32 = b.getF32Type(), index = b.getIndexType();
-  auto buffer = [&](Type elem, int64_t size = 4) {
-    OpBuilder::InsertionGuard g(b);
-    b.setInsertionPointToStart(&entry);
-    return memref::AllocaOp::create(b, loc, MemRefType::get({size}, elem))
-        .getResult();
-  };
-  auto toI32 = [&](Value v) -> Value {
-    if (v.getType().isInteger(32))
-      return v;
-    if (auto vt = dyn_cast<VectorType>(v.getType())) {
-      Value c = vector::BitCastOp::create(
-          b, loc, VectorType::get({1}, i32), v);
-      return vector::ExtractOp::create(b, loc, c, 0);
-    }
-    return arith::BitcastOp::create(b, loc, i32, v);
-  };
-  for (Operation *op : ops) {
-    b.setInsertionPoint(op);
-    Location l = op->getLoc();
-    if (isa<mlir::gpu::ThreadIdOp>(op)) {
-      auto f = declare(b, module, "pallasc_emu_tid", {}, {index});
-      op->getResult(0).replaceAllUsesWith(
-          func::CallOp::create(b, l, f, ValueRange{}).getResult(0));
-      op->erase();
-    } else if (auto bid = dyn_cast<mlir::gpu::BlockIdOp>(op)) {
-      auto f = declare(b, module, "pallasc_emu_bid", {i32}, {index});
-      Value d = arith::ConstantIntOp::create(
-          b, l, i32, static_cast<int64_t>(bid.getDimension()));
-      op->getResult(0).replaceAllUsesWith(
-          func::CallOp::create(b, l, f, ValueRange{d}).getResult(0));
-      op->erase();
-    } else if (isa<mlir::gpu::BarrierOp>(op)) {
-      auto f = declare(b, module, "pallasc_emu_barrier", {}, {});
-      func::CallOp::create(b, l, f, ValueRange{});
-      op->erase();
-    } else if (auto sh = dyn_cast<mlir::gpu::ShuffleOp>(op)) {
-      if (sh.getMode() != mlir::gpu::ShuffleMode::XOR) {
-        error = "the emulator handles xor shuffles only";
-        return failure();
-      }
-      auto f = declare(b, module, "pallasc_emu_shfl_xor", {i32, i32}, {i32});
-      Value v = sh.getValue();
-      bool isFloat = v.getType().isF32();
-      if (isFloat)
-        v = arith::BitcastOp::create(b, l, i32, v);
-      Value r = func::CallOp::create(b, l, f, ValueRange{v, sh.getOffset()})
-                    .getResult(0);
-      if (isFloat)
-        r = arith::BitcastOp::create(b, l, f32, r);
-      sh.getShuffleResult().replaceAllUsesWith(r);
-      sh.getValid().replaceAllUsesWith(
-          arith::ConstantIntOp::create(b, l, 1, 1).getResult());
-      op->erase();
-    } else if (isa<mlir::gpu::PrintfOp>(op)) {
-      op->erase();
-    } else if (isa<mlir::gpu::DynamicSharedMemoryOp>(op)) {
-      op->getResult(0).replaceAllUsesWith(smem);
-      op->erase();
-    } else if (isa<mlir::gpu::ReturnOp>(op)) {
-      func::ReturnOp::create(b, l);
-      op->erase();
-    } else if (auto cvt = dyn_cast<NVVM::ConvertFloatToTF32Op>(op)) {
-      if (cvt.getRnd() != NVVM::FPRoundingMode::RNA || cvt.getRelu() ||
-          cvt.getSat() != NVVM::SaturationMode::NONE) {
-        error = "the emulator handles cvt.rna.tf32.f32 only";
-        return failure();
-      }
-      auto f = declare(b, module, "pallasc_emu_cvt_rna_tf32", {f32}, {i32});
-      cvt.getResult().replaceAllUsesWith(
-          func::CallOp::create(b, l, f, ValueRange{cvt.getSrc()})
-              .getResult(0));
-      cvt.erase();
-    } else if (auto mma = dyn_cast<NVVM::MmaOp>(op)) {
-      int32_t kind = 0;
-      if (auto t = mma.getMultiplicandAPtxType())
-        kind = *t == NVVM::MMATypes::bf16   ? 1
-               : *t == NVVM::MMATypes::tf32 ? 2
-                                            : 0;
-      auto shape = mma.getShapeAttr();
-      if (shape.getK() != (kind == 2 ? 8 : 16)) {
-        error = "the emulator handles m16n8k16 f16/bf16 and m16n8k8 tf32 "
-                "mma.sync only";
-        return failure();
-      }
-      Value out = buffer(f32);
-      SmallVector<Type> types = {i32};
-      SmallVector<Value> operands = {
-          arith::ConstantIntOp::create(b, l, i32, kind)};
-      for (Value a : mma.getOperandA()) {
-        operands.push_back(toI32(a));
-        types.push_back(i32);
-      }
-      for (Value v : mma.getOperandB()) {
-        operands.push_back(toI32(v));
-        types.push_back(i32);
-      }
-      for (Value c : mma.getOperandC()) {
-        operands.push_back(c);
-        types.push_back(f32);
-      }
-      if (operands.size() != 11) {
-        error = "the emulator handles m16n8k16 mma.sync only";
-        return failure();
-      }
-      operands.push_back(out);
-      types.push_back(out.getType());
-      auto f = declare(b, module, "pallasc_emu_mma", types, {});
-      func::CallOp::create(b, l, f, operands);
-      if (failed(replaceExtracts(b, mma.getResult(), out))) {
-        error = "unexpected use of an mma result";
-        return failure();
-      }
-      mma.erase();
-    } else if (auto mfma = dyn_cast<amdgpu::MFMAOp>(op)) {
-      // v_mfma_f32_16x16x16{f16,bf16} (4 A/B elements per lane) and
-      // CDNA4's v_mfma_f32_16x16x32_{f16,bf16} (8 per lane).
-      auto at = dyn_cast<VectorType>(mfma.getSourceA().getType());
-      auto bt = dyn_cast<VectorType>(mfma.getSourceB().getType());
-      auto ct = dyn_cast<VectorType>(mfma.getDestC().getType());
-      int64_t k = mfma.getK();
-      if (mfma.getM() != 16 || mfma.getN() != 16 || (k != 16 && k != 32) ||
-          mfma.getBlocks() != 1 || !at || at != bt ||
-          at.getNumElements() != k / 4 ||
-          !(at.getElementType().isF16() || at.getElementType().isBF16()) ||
-          !ct || ct.getNumElements() != 4 || !ct.getElementType().isF32() ||
-          mfma.getCbsz() != 0 || mfma.getAbid() != 0 ||
-          mfma.getBlgp() != amdgpu::MFMAPermB::none) {
-        error = "the emulator handles 16x16x16 and 16x16x32 f16/bf16 MFMA "
-                "only";
-        return failure();
-      }
-      Type i64 = b.getI64Type();
-      int64_t words = k / 16; // i64s of 4 16-bit elements per operand
-      auto pack = [&](Value v, SmallVector<Value> &into) {
-        Value c = vector::BitCastOp::create(
-            b, l, VectorType::get({words}, i64), v);
-        for (int64_t q = 0; q < words; ++q)
-          into.push_back(vector::ExtractOp::create(b, l, c, q));
-      };
-      Value out = buffer(f32);
-      SmallVector<Value> operands = {arith::ConstantIntOp::create(
-          b, l, i32, at.getElementType().isBF16() ? 1 : 0)};
-      pack(mfma.getSourceA(), operands);
-      pack(mfma.getSourceB(), operands);
-      SmallVector<Type> types = {i32};
-      types.append(2 * words, i64);
-      for (int64_t j = 0; j < 4; ++j) {
-        operands.push_back(
-            vector::ExtractOp::create(b, l, mfma.getDestC(), j));
-        types.push_back(f32);
-      }
-      operands.push_back(out);
-      types.push_back(out.getType());
-      auto f = declare(b, module,
-                       k == 32 ? "pallasc_emu_mfma_16x16x32" : "pallasc_emu_mfma",
-                       types, {});
-      func::CallOp::create(b, l, f, operands);
-      SmallVector<Value> results;
-      for (int64_t j = 0; j < 4; ++j)
-        results.push_back(memref::LoadOp::create(
-            b, l, out, ValueRange{arith::ConstantIndexOp::create(b, l, j)}));
-      mfma.getDestD().replaceAllUsesWith(
-          vector::FromElementsOp::create(b, l, ct, results).getResult());
-      op->erase();
-    } else if (auto wmma = dyn_cast<amdgpu::WMMAOp>(op)) {
-      // The op is llvm.amdgcn.wmma.f32.16x16x16.{f16,bf16} on the lane's
-      // VGPRs (AMDGPUToROCDL only bitcasts bf16 to i16): 16 A/B elements
-      // per lane on gfx11, 8 on gfx12, 8 f32 accumulators on both.
-      auto at = dyn_cast<VectorType>(wmma.getSourceA().getType());
-      auto bt = dyn_cast<VectorType>(wmma.getSourceB().getType());
-      auto ct = dyn_cast<VectorType>(wmma.getDestC().getType());
-      if (wmma.getM() != 16 || wmma.getN() != 16 || wmma.getK() != 16 ||
-          !at || at != bt ||
-          (at.getNumElements() != 16 && at.getNumElements() != 8) ||
-          !(at.getElementType().isF16() || at.getElementType().isBF16()) ||
-          !ct || ct.getNumElements() != 8 || !ct.getElementType().isF32() ||
-          wmma.getSubwordOffset() != 0 || wmma.getClamp()) {
-        error = "the emulator handles 16x16x16 f16/bf16 WMMA with f32 "
-                "accumulators only";
-        return failure();
-      }
-      Type i64 = b.getI64Type();
-      int64_t words = at.getNumElements() / 4;
-      auto pack = [&](Value v, SmallVector<Value> &into) {
-        Value c = vector::BitCastOp::create(
-            b, l, VectorType::get({words}, i64), v);
-        for (int64_t q = 0; q < 4; ++q)
-          into.push_back(q < words ? vector::ExtractOp::create(b, l, c, q)
-                                         .getResult()
-                                   : arith::ConstantIntOp::create(b, l, i64, 0)
-                                         .getResult());
-      };
-      Value out = buffer(f32, 8);
-      int32_t kind = (at.getElementType().isBF16() ? 1 : 0) |
-                     (at.getNumElements() == 8 ? 2 : 0);
-      SmallVector<Value> operands = {
-          arith::ConstantIntOp::create(b, l, i32, kind)};
-      pack(wmma.getSourceA(), operands);
-      pack(wmma.getSourceB(), operands);
-      SmallVector<Type> types = {i32};
-      types.append(8, i64);
-      for (int64_t j = 0; j < 8; ++j) {
-        operands.push_back(
-            vector::ExtractOp::create(b, l, wmma.getDestC(), j));
-        types.push_back(f32);
-      }
-      operands.push_back(out);
-      types.push_back(out.getType());
-      auto f = declare(b, module, "pallasc_emu_wmma", types, {});
-      func::CallOp::create(b, l, f, operands);
-      SmallVector<Value> results;
-      for (int64_t j = 0; j < 8; ++j)
-        results.push_back(memref::LoadOp::create(
-            b, l, out, ValueRange{arith::ConstantIndexOp::create(b, l, j)}));
-      wmma.getDestD().replaceAllUsesWith(
-          vector::FromElementsOp::create(b, l, ct, results).getResult());
-      op->erase();
-    } else if (auto copy = dyn_cast<nvgpu::DeviceAsyncCopyOp>(op)) {
-      // The byte addresses of both ends.
-      auto address = [&](Value m, ValueRange indices) -> Value {
-        auto type = cast<MemRefType>(m.getType());
-        Value ptr =
-            memref::ExtractAlignedPointerAsIndexOp::create(b, l, m);
-        auto meta = memref::ExtractStridedMetadataOp::create(b, l, m);
-        Value linear = meta.getOffset();
-        for (auto [i, stride] : llvm::zip(indices, meta.getStrides()))
-          linear = arith::AddIOp::create(
-              b, l, linear, arith::MulIOp::create(b, l, i, stride));
-        int64_t bytes = type.getElementTypeBitWidth() / 8;
-        Value a = arith::AddIOp::create(
-            b, l, ptr,
-            arith::MulIOp::create(
-                b, l, linear, arith::ConstantIndexOp::create(b, l, bytes)));
-        return arith::IndexCastOp::create(b, l, b.getI64Type(), a);
-      };
-      Value dst = address(copy.getDst(), copy.getDstIndices());
-      Value src = address(copy.getSrc(), copy.getSrcIndices());
-      if (copy.getSrcElements()) {
-        error = "the emulator does not handle partial cp.async copies";
-        return failure();
-      }
-      int64_t bytes = copy.getDstElements().getZExtValue() *
-                      copy.getDst().getType().getElementTypeBitWidth() / 8;
-      auto f = declare(b, module, "pallasc_emu_cp_async",
-                       {b.getI64Type(), b.getI64Type(), i32}, {});
-      func::CallOp::create(
-          b, l, f,
-          ValueRange{dst, src, arith::ConstantIntOp::create(b, l, i32, bytes)});
-      if (!copy.getAsyncToken().use_empty()) {
-        error = "the emulator does not handle nvgpu async tokens";
-        return failure();
-      }
-      op->erase();
-    } else if (isa<NVVM::CpAsyncCommitGroupOp>(op)) {
-      auto f = declare(b, module, "pallasc_emu_cp_commit", {}, {});
-      func::CallOp::create(b, l, f, ValueRange{});
-      op->erase();
-    } else if (auto wait = dyn_cast<NVVM::CpAsyncWaitGroupOp>(op)) {
-      auto f = declare(b, module, "pallasc_emu_cp_wait", {i32}, {});
-      func::CallOp::create(
-          b, l, f,
-          ValueRange{arith::ConstantIntOp::create(b, l, i32, wait.getN())});
-      op->erase();
-    } else if (isa<NVVM::WgmmaFenceAlignedOp>(op)) {
-      auto f = declare(b, module, "pallasc_emu_wgmma_fence", {}, {});
-      func::CallOp::create(b, l, f, ValueRange{});
-      op->erase();
-    } else if (isa<NVVM::WgmmaGroupSyncAlignedOp>(op)) {
-      auto f = declare(b, module, "pallasc_emu_wgmma_commit", {}, {});
-      func::CallOp::create(b, l, f, ValueRange{});
-      op->erase();
-    } else if (auto wait = dyn_cast<NVVM::WgmmaWaitGroupSyncOp>(op)) {
-      auto f = declare(b, module, "pallasc_emu_wgmma_wait", {i32}, {});
-      func::CallOp::create(
-          b, l, f,
-          ValueRange{arith::ConstantIntOp::create(
-              b, l, i32, static_cast<int64_t>(wait.getGroup()))});
-      op->erase();
-    } else if (isa<NVVM::FenceProxyOp, NVVM::FenceMbarrierInitOp>(op)) {
-      // Host memory has one proxy; mbarrier.init is seen at once.
-      op->erase();
-    } else if (isa<NVVM::MBarrierInitOp, NVVM::MBarrierArriveExpectTxOp,
-                   NVVM::MBarrierTryWaitParityOp,
-                   NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp>(op)) {
-      if (failed(rewriteTmaOp(b, module, op, error)))
-        return failure();
-    } else if (auto intr = dyn_cast<LLVM::CallIntrinsicOp>(op)) {
-      if (intr.getIntrin() != "llvm.nvvm.div.full") {
-        error = "the emulator cannot run the intrinsic " +
-                intr.getIntrin().str();
-        return failure();
-      }
-      auto f = declare(b, module, "pallasc_emu_div_full", {f32, f32}, {f32});
-      op->getResult(0).replaceAllUsesWith(
-          func::CallOp::create(b, l, f, intr.getArgs()).getResult(0));
-      op->erase();
-    } else if (auto asmOp = dyn_cast<LLVM::InlineAsmOp>(op);
-               asmOp && asmOp.getAsmString().contains("wgmma.mma_async")) {
-      if (failed(rewriteWgmma(b, module, asmOp, error)))
-        return failure();
-    } else if (auto asmOp = dyn_cast<LLVM::InlineAsmOp>(op);
-               asmOp && asmOp.getAsmString().starts_with("mov.u32 $0, %")) {
-      // A special register read again (a wgmma epilogue after a loop,
-      // Epilogue.cpp readSpecialRegister): %tid.x, %ctaid.x/y/z.
-      StringRef reg = asmOp.getAsmString()
-                          .drop_front(strlen("mov.u32 $0, "))
-                          .rtrim(';');
-      Value id;
-      if (reg == "%tid.x") {
-        auto f = declare(b, module, "pallasc_emu_tid", {}, {index});
-        id = func::CallOp::create(b, l, f, ValueRange{}).getResult(0);
-      } else if (reg == "%ctaid.x" || reg == "%ctaid.y" || reg == "%ctaid.z") {
-        auto f = declare(b, module, "pallasc_emu_bid", {i32}, {index});
-        Value d = arith::ConstantIntOp::create(b, l, i32, reg.back() - 'x');
-        id = func::CallOp::create(b, l, f, ValueRange{d}).getResult(0);
-      } else {
-        error = "the emulator cannot run inline assembly '" +
-                asmOp.getAsmString().str() + "'";
-        return failure();
-      }
-      asmOp.getResult(0).replaceAllUsesWith(
-          arith::IndexCastUIOp::create(b, l, i32, id).getResult());
-      asmOp.erase();
-    } else if (auto asmOp = dyn_cast<LLVM::InlineAsmOp>(op)) {
-      StringRef text = asmOp.getAsmString();
-      if (!text.starts_with("ldmatrix.sync.aligned.m8n8.x")) {
-        error = "the emulator cannot run inline assembly '" + text.str() + "'";
-        return failure();
-      }
-      int32_t num = text[strlen("ldmatrix.sync.aligned.m8n8.x")] - '0';
-      int32_t trans = text.contains(".trans") ? 1 : 0;
-      int64_t offset = 0;
-      StringRef tail = text.substr(text.rfind('+') + 1);
-      tail = tail.take_while([](char c) { return std::isdigit(c); });
-      tail.getAsInteger(10, offset);
-      Value out = buffer(i32);
-      Value addr = arith::ExtUIOp::create(b, l, b.getI64Type(),
-                                          asmOp.getOperands()[0]);
-      addr = arith::AddIOp::create(
-          b, l, addr,
-          arith::ConstantIntOp::create(b, l, b.getI64Type(), offset));
-      auto f = declare(b, module, "pallasc_emu_ldmatrix",
-                       {b.getI64Type(), i32, i32, out.getType()}, {});
-      func::CallOp::create(
-          b, l, f,
-          ValueRange{addr, arith::ConstantIntOp::create(b, l, i32, num),
-                     arith::ConstantIntOp::create(b, l, i32, trans), out});
-      if (failed(replaceExtracts(b, asmOp.getResult(0), out))) {
-        error = "unexpected use of an ldmatrix result";
-        return failure();
-      }
-      asmOp.erase();
-    }
+  return ops;
+}
+
+Value HostKernelRewriter::buffer(Type elem, int64_t size) {
+  OpBuilder::InsertionGuard g(b);
+  b.setInsertionPointToStart(&entry);
+  return memref::AllocaOp::create(b, loc, MemRefType::get({size}, elem))
+      .getResult();
+}
+
+Value HostKernelRewriter::toI32(Value v) {
+  if (v.getType().isInteger(32))
+    return v;
+  if (auto vt = dyn_cast<VectorType>(v.getType())) {
+    Value c = vector::BitCastOp::create(
+        b, loc, VectorType::get({1}, i32), v);
+    return vector::ExtractOp::create(b, loc, c, 0);
   }
-  // Addresses made for the rewritten ops.
+  return arith::BitcastOp::create(b, loc, i32, v);
+}
+
+LogicalResult HostKernelRewriter::rewrite(Operation *op) {
+  b.setInsertionPoint(op);
+  Location l = op->getLoc();
+  if (isa<mlir::gpu::ThreadIdOp, mlir::gpu::BlockIdOp, mlir::gpu::BarrierOp,
+          mlir::gpu::PrintfOp, mlir::gpu::DynamicSharedMemoryOp,
+          mlir::gpu::ReturnOp>(op))
+    return rewriteGpuOp(op, l);
+  if (auto sh = dyn_cast<mlir::gpu::ShuffleOp>(op))
+    return rewriteShuffle(sh, l);
+  if (auto cvt = dyn_cast<NVVM::ConvertFloatToTF32Op>(op))
+    return rewriteTf32(cvt, l);
+  if (auto mma = dyn_cast<NVVM::MmaOp>(op))
+    return rewriteMma(mma, l);
+  if (auto mfma = dyn_cast<amdgpu::MFMAOp>(op))
+    return rewriteMfma(mfma, l);
+  if (auto wmma = dyn_cast<amdgpu::WMMAOp>(op))
+    return rewriteWmma(wmma, l);
+  if (auto copy = dyn_cast<nvgpu::DeviceAsyncCopyOp>(op))
+    return rewriteCpAsync(copy, l);
+  if (isa<NVVM::CpAsyncCommitGroupOp, NVVM::CpAsyncWaitGroupOp,
+          NVVM::WgmmaFenceAlignedOp, NVVM::WgmmaGroupSyncAlignedOp,
+          NVVM::WgmmaWaitGroupSyncOp>(op))
+    return rewriteAsyncGroupOp(op, l);
+  if (isa<NVVM::FenceProxyOp, NVVM::FenceMbarrierInitOp>(op)) {
+    // Host memory has one proxy; mbarrier.init is seen at once.
+    op->erase();
+    return success();
+  }
+  if (isa<NVVM::MBarrierInitOp, NVVM::MBarrierArriveExpectTxOp,
+          NVVM::MBarrierTryWaitParityOp,
+          NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp>(op))
+    return rewriteTmaOp(b, module, op, error);
+  if (auto intr = dyn_cast<LLVM::CallIntrinsicOp>(op))
+    return rewriteIntrinsic(intr, l);
+  auto asmOp = cast<LLVM::InlineAsmOp>(op);
+  if (asmOp.getAsmString().contains("wgmma.mma_async"))
+    return rewriteWgmma(b, module, asmOp, error);
+  if (asmOp.getAsmString().starts_with("mov.u32 $0, %"))
+    return rewriteSpecialRegister(asmOp, l);
+  return rewriteLdmatrix(asmOp, l);
+}
+
+/// Thread and block ids, barriers, printf, the dynamic shared memory and the
+/// return.
+LogicalResult HostKernelRewriter::rewriteGpuOp(Operation *op, Location l) {
+  if (isa<mlir::gpu::ThreadIdOp>(op)) {
+    auto f = declare(b, module, "pallasc_emu_tid", {}, {index});
+    op->getResult(0).replaceAllUsesWith(
+        func::CallOp::create(b, l, f, ValueRange{}).getResult(0));
+  } else if (auto bid = dyn_cast<mlir::gpu::BlockIdOp>(op)) {
+    auto f = declare(b, module, "pallasc_emu_bid", {i32}, {index});
+    Value d = arith::ConstantIntOp::create(
+        b, l, i32, static_cast<int64_t>(bid.getDimension()));
+    op->getResult(0).replaceAllUsesWith(
+        func::CallOp::create(b, l, f, ValueRange{d}).getResult(0));
+  } else if (isa<mlir::gpu::BarrierOp>(op)) {
+    auto f = declare(b, module, "pallasc_emu_barrier", {}, {});
+    func::CallOp::create(b, l, f, ValueRange{});
+  } else if (isa<mlir::gpu::DynamicSharedMemoryOp>(op)) {
+    op->getResult(0).replaceAllUsesWith(smem);
+  } else if (isa<mlir::gpu::ReturnOp>(op)) {
+    func::ReturnOp::create(b, l);
+  }
+  // gpu.printf: dropped.
+  op->erase();
+  return success();
+}
+
+LogicalResult HostKernelRewriter::rewriteShuffle(mlir::gpu::ShuffleOp sh,
+                                                 Location l) {
+  if (sh.getMode() != mlir::gpu::ShuffleMode::XOR) {
+    error = "the emulator handles xor shuffles only";
+    return failure();
+  }
+  auto f = declare(b, module, "pallasc_emu_shfl_xor", {i32, i32}, {i32});
+  Value v = sh.getValue();
+  bool isFloat = v.getType().isF32();
+  if (isFloat)
+    v = arith::BitcastOp::create(b, l, i32, v);
+  Value r = func::CallOp::create(b, l, f, ValueRange{v, sh.getOffset()})
+                .getResult(0);
+  if (isFloat)
+    r = arith::BitcastOp::create(b, l, f32, r);
+  sh.getShuffleResult().replaceAllUsesWith(r);
+  sh.getValid().replaceAllUsesWith(
+      arith::ConstantIntOp::create(b, l, 1, 1).getResult());
+  sh->erase();
+  return success();
+}
+
+LogicalResult HostKernelRewriter::rewriteTf32(NVVM::ConvertFloatToTF32Op cvt,
+                                              Location l) {
+  if (cvt.getRnd() != NVVM::FPRoundingMode::RNA || cvt.getRelu() ||
+      cvt.getSat() != NVVM::SaturationMode::NONE) {
+    error = "the emulator handles cvt.rna.tf32.f32 only";
+    return failure();
+  }
+  auto f = declare(b, module, "pallasc_emu_cvt_rna_tf32", {f32}, {i32});
+  cvt.getResult().replaceAllUsesWith(
+      func::CallOp::create(b, l, f, ValueRange{cvt.getSrc()}).getResult(0));
+  cvt.erase();
+  return success();
+}
+
+LogicalResult HostKernelRewriter::rewriteMma(NVVM::MmaOp mma, Location l) {
+  int32_t kind = 0;
+  if (auto t = mma.getMultiplicandAPtxType())
+    kind = *t == NVVM::MMATypes::bf16   ? 1
+           : *t == NVVM::MMATypes::tf32 ? 2
+                                        : 0;
+  auto shape = mma.getShapeAttr();
+  if (shape.getK() != (kind == 2 ? 8 : 16)) {
+    error = "the emulator handles m16n8k16 f16/bf16 and m16n8k8 tf32 "
+            "mma.sync only";
+    return failure();
+  }
+  Value out = buffer(f32);
+  SmallVector<Type> types = {i32};
+  SmallVector<Value> operands = {
+      arith::ConstantIntOp::create(b, l, i32, kind)};
+  for (Value a : mma.getOperandA()) {
+    operands.push_back(toI32(a));
+    types.push_back(i32);
+  }
+  for (Value v : mma.getOperandB()) {
+    operands.push_back(toI32(v));
+    types.push_back(i32);
+  }
+  for (Value c : mma.getOperandC()) {
+    operands.push_back(c);
+    types.push_back(f32);
+  }
+  if (operands.size() != 11) {
+    error = "the emulator handles m16n8k16 mma.sync only";
+    return failure();
+  }
+  operands.push_back(out);
+  types.push_back(out.getType());
+  auto f = declare(b, module, "pallasc_emu_mma", types, {});
+  func::CallOp::create(b, l, f, operands);
+  if (failed(replaceExtracts(b, mma.getResult(), out))) {
+    error = "unexpected use of an mma result";
+    return failure();
+  }
+  mma.erase();
+  return success();
+}
+
+/// v_mfma_f32_16x16x16{f16,bf16} (4 A/B elements per lane) and CDNA4's
+/// v_mfma_f32_16x16x32_{f16,bf16} (8 per lane).
+LogicalResult HostKernelRewriter::rewriteMfma(amdgpu::MFMAOp mfma,
+                                              Location l) {
+  auto at = dyn_cast<VectorType>(mfma.getSourceA().getType());
+  auto bt = dyn_cast<VectorType>(mfma.getSourceB().getType());
+  auto ct = dyn_cast<VectorType>(mfma.getDestC().getType());
+  int64_t k = mfma.getK();
+  if (mfma.getM() != 16 || mfma.getN() != 16 || (k != 16 && k != 32) ||
+      mfma.getBlocks() != 1 || !at || at != bt ||
+      at.getNumElements() != k / 4 ||
+      !(at.getElementType().isF16() || at.getElementType().isBF16()) ||
+      !ct || ct.getNumElements() != 4 || !ct.getElementType().isF32() ||
+      mfma.getCbsz() != 0 || mfma.getAbid() != 0 ||
+      mfma.getBlgp() != amdgpu::MFMAPermB::none) {
+    error = "the emulator handles 16x16x16 and 16x16x32 f16/bf16 MFMA "
+            "only";
+    return failure();
+  }
+  Type i64 = b.getI64Type();
+  int64_t words = k / 16; // i64s of 4 16-bit elements per operand
+  auto pack = [&](Value v, SmallVector<Value> &into) {
+    Value c = vector::BitCastOp::create(
+        b, l, VectorType::get({words}, i64), v);
+    for (int64_t q = 0; q < words; ++q)
+      into.push_back(vector::ExtractOp::create(b, l, c, q));
+  };
+  Value out = buffer(f32);
+  SmallVector<Value> operands = {arith::ConstantIntOp::create(
+      b, l, i32, at.getElementType().isBF16() ? 1 : 0)};
+  pack(mfma.getSourceA(), operands);
+  pack(mfma.getSourceB(), operands);
+  SmallVector<Type> types = {i32};
+  types.append(2 * words, i64);
+  for (int64_t j = 0; j < 4; ++j) {
+    operands.push_back(
+        vector::ExtractOp::create(b, l, mfma.getDestC(), j));
+    types.push_back(f32);
+  }
+  operands.push_back(out);
+  types.push_back(out.getType());
+  auto f = declare(b, module,
+                   k == 32 ? "pallasc_emu_mfma_16x16x32" : "pallasc_emu_mfma",
+                   types, {});
+  func::CallOp::create(b, l, f, operands);
+  SmallVector<Value> results;
+  for (int64_t j = 0; j < 4; ++j)
+    results.push_back(memref::LoadOp::create(
+        b, l, out, ValueRange{arith::ConstantIndexOp::create(b, l, j)}));
+  mfma.getDestD().replaceAllUsesWith(
+      vector::FromElementsOp::create(b, l, ct, results).getResult());
+  mfma->erase();
+  return success();
+}
+
+/// The op is llvm.amdgcn.wmma.f32.16x16x16.{f16,bf16} on the lane's VGPRs
+/// (AMDGPUToROCDL only bitcasts bf16 to i16): 16 A/B elements per lane on
+/// gfx11, 8 on gfx12, 8 f32 accumulators on both.
+LogicalResult HostKernelRewriter::rewriteWmma(amdgpu::WMMAOp wmma,
+                                              Location l) {
+  auto at = dyn_cast<VectorType>(wmma.getSourceA().getType());
+  auto bt = dyn_cast<VectorType>(wmma.getSourceB().getType());
+  auto ct = dyn_cast<VectorType>(wmma.getDestC().getType());
+  if (wmma.getM() != 16 || wmma.getN() != 16 || wmma.getK() != 16 ||
+      !at || at != bt ||
+      (at.getNumElements() != 16 && at.getNumElements() != 8) ||
+      !(at.getElementType().isF16() || at.getElementType().isBF16()) ||
+      !ct || ct.getNumElements() != 8 || !ct.getElementType().isF32() ||
+      wmma.getSubwordOffset() != 0 || wmma.getClamp()) {
+    error = "the emulator handles 16x16x16 f16/bf16 WMMA with f32 "
+            "accumulators only";
+    return failure();
+  }
+  Type i64 = b.getI64Type();
+  int64_t words = at.getNumElements() / 4;
+  auto pack = [&](Value v, SmallVector<Value> &into) {
+    Value c = vector::BitCastOp::create(
+        b, l, VectorType::get({words}, i64), v);
+    for (int64_t q = 0; q < 4; ++q)
+      into.push_back(q < words ? vector::ExtractOp::create(b, l, c, q)
+                                     .getResult()
+                               : arith::ConstantIntOp::create(b, l, i64, 0)
+                                     .getResult());
+  };
+  Value out = buffer(f32, 8);
+  int32_t kind = (at.getElementType().isBF16() ? 1 : 0) |
+                 (at.getNumElements() == 8 ? 2 : 0);
+  SmallVector<Value> operands = {
+      arith::ConstantIntOp::create(b, l, i32, kind)};
+  pack(wmma.getSourceA(), operands);
+  pack(wmma.getSourceB(), operands);
+  SmallVector<Type> types = {i32};
+  types.append(8, i64);
+  for (int64_t j = 0; j < 8; ++j) {
+    operands.push_back(
+        vector::ExtractOp::create(b, l, wmma.getDestC(), j));
+    types.push_back(f32);
+  }
+  operands.push_back(out);
+  types.push_back(out.getType());
+  auto f = declare(b, module, "pallasc_emu_wmma", types, {});
+  func::CallOp::create(b, l, f, operands);
+  SmallVector<Value> results;
+  for (int64_t j = 0; j < 8; ++j)
+    results.push_back(memref::LoadOp::create(
+        b, l, out, ValueRange{arith::ConstantIndexOp::create(b, l, j)}));
+  wmma.getDestD().replaceAllUsesWith(
+      vector::FromElementsOp::create(b, l, ct, results).getResult());
+  wmma->erase();
+  return success();
+}
+
+LogicalResult HostKernelRewriter::rewriteCpAsync(nvgpu::DeviceAsyncCopyOp copy,
+                                                 Location l) {
+  // The byte addresses of both ends.
+  auto address = [&](Value m, ValueRange indices) -> Value {
+    auto type = cast<MemRefType>(m.getType());
+    Value ptr =
+        memref::ExtractAlignedPointerAsIndexOp::create(b, l, m);
+    auto meta = memref::ExtractStridedMetadataOp::create(b, l, m);
+    Value linear = meta.getOffset();
+    for (auto [i, stride] : llvm::zip(indices, meta.getStrides()))
+      linear = arith::AddIOp::create(
+          b, l, linear, arith::MulIOp::create(b, l, i, stride));
+    int64_t bytes = type.getElementTypeBitWidth() / 8;
+    Value a = arith::AddIOp::create(
+        b, l, ptr,
+        arith::MulIOp::create(
+            b, l, linear, arith::ConstantIndexOp::create(b, l, bytes)));
+    return arith::IndexCastOp::create(b, l, b.getI64Type(), a);
+  };
+  Value dst = address(copy.getDst(), copy.getDstIndices());
+  Value src = address(copy.getSrc(), copy.getSrcIndices());
+  if (copy.getSrcElements()) {
+    error = "the emulator does not handle partial cp.async copies";
+    return failure();
+  }
+  int64_t bytes = copy.getDstElements().getZExtValue() *
+                  copy.getDst().getType().getElementTypeBitWidth() / 8;
+  auto f = declare(b, module, "pallasc_emu_cp_async",
+                   {b.getI64Type(), b.getI64Type(), i32}, {});
+  func::CallOp::create(
+      b, l, f,
+      ValueRange{dst, src, arith::ConstantIntOp::create(b, l, i32, bytes)});
+  if (!copy.getAsyncToken().use_empty()) {
+    error = "the emulator does not handle nvgpu async tokens";
+    return failure();
+  }
+  copy->erase();
+  return success();
+}
+
+/// cp.async's commit and wait, wgmma's fence, commit and wait.
+LogicalResult HostKernelRewriter::rewriteAsyncGroupOp(Operation *op,
+                                                      Location l) {
+  if (isa<NVVM::CpAsyncCommitGroupOp>(op)) {
+    auto f = declare(b, module, "pallasc_emu_cp_commit", {}, {});
+    func::CallOp::create(b, l, f, ValueRange{});
+  } else if (auto wait = dyn_cast<NVVM::CpAsyncWaitGroupOp>(op)) {
+    auto f = declare(b, module, "pallasc_emu_cp_wait", {i32}, {});
+    func::CallOp::create(
+        b, l, f,
+        ValueRange{arith::ConstantIntOp::create(b, l, i32, wait.getN())});
+  } else if (isa<NVVM::WgmmaFenceAlignedOp>(op)) {
+    auto f = declare(b, module, "pallasc_emu_wgmma_fence", {}, {});
+    func::CallOp::create(b, l, f, ValueRange{});
+  } else if (isa<NVVM::WgmmaGroupSyncAlignedOp>(op)) {
+    auto f = declare(b, module, "pallasc_emu_wgmma_commit", {}, {});
+    func::CallOp::create(b, l, f, ValueRange{});
+  } else if (auto wait = dyn_cast<NVVM::WgmmaWaitGroupSyncOp>(op)) {
+    auto f = declare(b, module, "pallasc_emu_wgmma_wait", {i32}, {});
+    func::CallOp::create(
+        b, l, f,
+        ValueRange{arith::ConstantIntOp::create(
+            b, l, i32, static_cast<int64_t>(wait.getGroup()))});
+  }
+  op->erase();
+  return success();
+}
+
+LogicalResult HostKernelRewriter::rewriteIntrinsic(LLVM::CallIntrinsicOp intr,
+                                                   Location l) {
+  if (intr.getIntrin() != "llvm.nvvm.div.full") {
+    error = "the emulator cannot run the intrinsic " + intr.getIntrin().str();
+    return failure();
+  }
+  auto f = declare(b, module, "pallasc_emu_div_full", {f32, f32}, {f32});
+  intr->getResult(0).replaceAllUsesWith(
+      func::CallOp::create(b, l, f, intr.getArgs()).getResult(0));
+  intr->erase();
+  return success();
+}
+
+/// A special register read again (a wgmma epilogue after a loop,
+/// Epilogue.cpp readSpecialRegister): %tid.x, %ctaid.x/y/z.
+LogicalResult HostKernelRewriter::rewriteSpecialRegister(
+    LLVM::InlineAsmOp asmOp, Location l) {
+  StringRef reg = asmOp.getAsmString()
+                      .drop_front(strlen("mov.u32 $0, "))
+                      .rtrim(';');
+  Value id;
+  if (reg == "%tid.x") {
+    auto f = declare(b, module, "pallasc_emu_tid", {}, {index});
+    id = func::CallOp::create(b, l, f, ValueRange{}).getResult(0);
+  } else if (reg == "%ctaid.x" || reg == "%ctaid.y" || reg == "%ctaid.z") {
+    auto f = declare(b, module, "pallasc_emu_bid", {i32}, {index});
+    Value d = arith::ConstantIntOp::create(b, l, i32, reg.back() - 'x');
+    id = func::CallOp::create(b, l, f, ValueRange{d}).getResult(0);
+  } else {
+    error = "the emulator cannot run inline assembly '" +
+            asmOp.getAsmString().str() + "'";
+    return failure();
+  }
+  asmOp.getResult(0).replaceAllUsesWith(
+      arith::IndexCastUIOp::create(b, l, i32, id).getResult());
+  asmOp.erase();
+  return success();
+}
+
+LogicalResult HostKernelRewriter::rewriteLdmatrix(LLVM::InlineAsmOp asmOp,
+                                                  Location l) {
+  StringRef text = asmOp.getAsmString();
+  if (!text.starts_with("ldmatrix.sync.aligned.m8n8.x")) {
+    error = "the emulator cannot run inline assembly '" + text.str() + "'";
+    return failure();
+  }
+  int32_t num = text[strlen("ldmatrix.sync.aligned.m8n8.x")] - '0';
+  int32_t trans = text.contains(".trans") ? 1 : 0;
+  int64_t offset = 0;
+  StringRef tail = text.substr(text.rfind('+') + 1);
+  tail = tail.take_while([](char c) { return std::isdigit(c); });
+  tail.getAsInteger(10, offset);
+  Value out = buffer(i32);
+  Value addr = arith::ExtUIOp::create(b, l, b.getI64Type(),
+                                      asmOp.getOperands()[0]);
+  addr = arith::AddIOp::create(
+      b, l, addr,
+      arith::ConstantIntOp::create(b, l, b.getI64Type(), offset));
+  auto f = declare(b, module, "pallasc_emu_ldmatrix",
+                   {b.getI64Type(), i32, i32, out.getType()}, {});
+  func::CallOp::create(
+      b, l, f,
+      ValueRange{addr, arith::ConstantIntOp::create(b, l, i32, num),
+                 arith::ConstantIntOp::create(b, l, i32, trans), out});
+  if (failed(replaceExtracts(b, asmOp.getResult(0), out))) {
+    error = "unexpected use of an ldmatrix result";
+    return failure();
+  }
+  asmOp.erase();
+  return success();
+}
+
+/// Moves the body of `kernel` into a new host function, its arguments with
+/// their memory spaces stripped, plus the shared memory as memref<?xi8>.
+func::FuncOp createHostFunction(ModuleOp module,
+                                mlir::gpu::GPUFuncOp kernel) {
+  OpBuilder b(module.getContext());
+  Location loc = kernel.getLoc();
+  SmallVector<Type> args;
+  for (Type t : kernel.getArgumentTypes())
+    args.push_back(stripSpace(t));
+  args.push_back(MemRefType::get({ShapedType::kDynamic}, b.getI8Type()));
+  b.setInsertionPointToEnd(module.getBody());
+  auto host = func::FuncOp::create(b, loc, "pallasc_emu_kernel",
+                                   b.getFunctionType(args, {}));
+  host->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
+                b.getUnitAttr());
+  host.getBody().takeBody(kernel.getBody());
+  host.getBody().front().addArgument(args.back(), loc);
+  return host;
+}
+
+/// After the rewrite: drops the unused addresses the rewritten ops made,
+/// strips the memory spaces (shared memory is plain host memory here) and
+/// erases the gpu.module.
+void finishHostKernel(ModuleOp module, func::FuncOp host) {
   host.walk([&](LLVM::IntToPtrOp op) {
     if (op->use_empty())
       op->erase();
   });
-  // Shared memory is plain host memory here.
   host.walk([&](Operation *op) {
     for (Value r : op->getResults())
       r.setType(stripSpace(r.getType()));
@@ -683,28 +783,44 @@ FailureOr<func::FuncOp> buildHostKernel(ModuleOp module,
         for (BlockArgument a : blk.getArguments())
           a.setType(stripSpace(a.getType()));
   });
-  for (BlockArgument a : entry.getArguments())
+  for (BlockArgument a : host.getBody().front().getArguments())
     a.setType(stripSpace(a.getType()));
-  // The gpu.module is no longer needed.
   module.walk([&](mlir::gpu::GPUModuleOp m) { m.erase(); });
   module->removeAttr(mlir::gpu::GPUDialect::getContainerModuleAttrName());
+}
+
+} // namespace
+
+FailureOr<func::FuncOp> buildHostKernel(ModuleOp module,
+                                         std::string &error) {
+  MLIRContext *ctx = module.getContext();
+  // What the host kernel is built from, outside any pass manager.
+  ctx->loadDialect<arith::ArithDialect, func::FuncDialect, LLVM::LLVMDialect,
+                   memref::MemRefDialect, vector::VectorDialect>();
+  mlir::gpu::GPUFuncOp kernel;
+  module.walk([&](mlir::gpu::GPUFuncOp f) { kernel = f; });
+  if (!kernel) {
+    error = "no gpu.func to emulate";
+    return failure();
+  }
+  func::FuncOp host = createHostFunction(module, kernel);
+  Value smem = host.getBody().front().getArguments().back();
+  HostKernelRewriter rewriter(module, host, smem, error);
+  for (Operation *op : HostKernelRewriter::collect(host))
+    if (failed(rewriter.rewrite(op)))
+      return failure();
+  finishHostKernel(module, host);
   return host;
 }
 
 LogicalResult lowerHostKernel(ModuleOp module) {
   PassManager pm(module.getContext());
-  pm.addPass(memref::createExpandStridedMetadataPass());
-  pm.addPass(createLowerAffinePass());
-  pm.addPass(createSCFToControlFlowPass());
-  pm.addPass(createConvertVectorToLLVMPass());
-  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
-  pm.addPass(createConvertMathToLLVMPass());
-  pm.addPass(createConvertMathToLibmPass());
-  pm.addPass(createArithToLLVMConversionPass());
-  pm.addPass(createConvertControlFlowToLLVMPass());
-  pm.addPass(createConvertFuncToLLVMPass());
-  pm.addPass(createUBToLLVMConversionPass());
-  pm.addPass(createReconcileUnrealizedCastsPass());
+  // The CPU pipeline's lowering to the LLVM dialect, for vectorized GPU
+  // code that may hold affine loops.
+  mlir::pallas::HostToLLVMOptions toLLVM;
+  toLLVM.affineLoopsFirst = true;
+  toLLVM.lowerVectors = true;
+  mlir::pallas::buildHostToLLVMPipeline(pm, toLLVM);
   return pm.run(module);
 }
 

@@ -1,4 +1,4 @@
-//===- GpuLaunchRecord.h - Reading pallas-to-gpu's launch record --*- C++ -*-===//
+//===- GpuLaunchRecordReader.h - Reading pallas-to-gpu's launch record --*- C++ -*-===//
 //
 // The one reader of the launch record pallas-to-gpu attaches to its
 // gpu.func (`pallas.gpu.launch`, a #pallas.gpu_launch) for the code that
@@ -8,8 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef PALLASC_SRC_TARGET_GPULAUNCHRECORD_H
-#define PALLASC_SRC_TARGET_GPULAUNCHRECORD_H
+#ifndef PALLASC_SRC_TARGET_GPULAUNCHRECORDREADER_H
+#define PALLASC_SRC_TARGET_GPULAUNCHRECORDREADER_H
 
 #include "src/Launch/GpuLaunchRecord.h"
 
@@ -24,4 +24,4 @@ readGpuLaunchRecord(mlir::pallas::GpuLaunchAttr launch);
 
 } // namespace pallasc
 
-#endif // PALLASC_SRC_TARGET_GPULAUNCHRECORD_H
+#endif // PALLASC_SRC_TARGET_GPULAUNCHRECORDREADER_H

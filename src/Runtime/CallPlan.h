@@ -1,4 +1,4 @@
-//===- Launch.h - What the CPU runtime reads from a pallas.call --*- C++ -*-===//
+//===- CallPlan.h - What the CPU runtime reads from a pallas.call -*- C++ -*-===//
 //
 // The grid executor needs the final pallas.call's grid mapping in plain C++
 // (the call is erased by the lowering). planLaunch reads it, and prepares the
@@ -8,8 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef PALLASC_SRC_RUNTIME_LAUNCH_H
-#define PALLASC_SRC_RUNTIME_LAUNCH_H
+#ifndef PALLASC_SRC_RUNTIME_CALLPLAN_H
+#define PALLASC_SRC_RUNTIME_CALLPLAN_H
 
 #include "src/Launch/HostGrid.h"
 #include "src/Runtime/Npy.h"
@@ -50,4 +50,4 @@ std::optional<DType> dtypeOf(mlir::Type elementType);
 
 } // namespace pallasc::runtime
 
-#endif // PALLASC_SRC_RUNTIME_LAUNCH_H
+#endif // PALLASC_SRC_RUNTIME_CALLPLAN_H

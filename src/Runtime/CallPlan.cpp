@@ -1,6 +1,6 @@
-//===- Launch.cpp - What the CPU runtime reads from a pallas.call -*- C++ -*-===//
+//===- CallPlan.cpp - What the CPU runtime reads from a pallas.call -*- C++ -*-===//
 
-#include "src/Runtime/Launch.h"
+#include "src/Runtime/CallPlan.h"
 
 #include "dialects/Pallas/IR/GridMapping.h"
 #include "dialects/Pallas/IR/PallasOps.h"

@@ -1,6 +1,6 @@
-//===- GpuLaunchRecord.cpp - Reading pallas-to-gpu's launch record -*- C++ -*-===//
+//===- GpuLaunchRecordReader.cpp - Reading pallas-to-gpu's launch record -*- C++ -*-===//
 
-#include "src/Target/GpuLaunchRecord.h"
+#include "src/Target/GpuLaunchRecordReader.h"
 
 using namespace mlir;
 using namespace mlir::pallas;

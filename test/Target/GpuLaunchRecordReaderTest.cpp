@@ -1,7 +1,7 @@
-//===- GpuLaunchRecordTest.cpp - The #pallas.gpu_launch record ----*- C++
+//===- GpuLaunchRecordReaderTest.cpp - The #pallas.gpu_launch record ----*- C++
 //-*-===//
 
-#include "src/Target/GpuLaunchRecord.h"
+#include "src/Target/GpuLaunchRecordReader.h"
 #include "src/Target/GpuArtifacts.h"
 
 #include "dialects/Pallas/IR/GpuLaunchAttrs.h"
