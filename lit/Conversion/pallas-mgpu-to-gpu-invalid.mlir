@@ -1,4 +1,5 @@
 // RUN: pallasc-opt %s -split-input-file -pallas-mgpu-to-gpu -verify-diagnostics
+// The pass: passes/Conversion/PallasMGPUToGPU/PallasMGPUToGPU.cpp.
 
 // What the sm_90a lowering of Mosaic GPU kernels does not build yet is a
 // located error naming it.

@@ -1,4 +1,5 @@
 // RUN: pallasc-opt %s -split-input-file -pallas-mgpu-to-gpu | FileCheck %s
+// The pass: passes/Conversion/PallasMGPUToGPU/PallasMGPUToGPU.cpp.
 
 // Shared memory: each buffer a 1024-byte aligned slot of the dynamic shared
 // memory (its base aligned at run time); a TMA copy of a 128x64 f16 tile:

@@ -1,4 +1,5 @@
 // RUN: not pallasc-opt %s -pallas-resolve-platform=platform=mosaic 2>&1 | FileCheck %s
+// The pass: passes/Transforms/ResolvePlatform.cpp.
 
 // Tests that a platform with no group and no default is an error at the
 // op, naming the platform and the groups.

@@ -1,4 +1,5 @@
 // RUN: pallasc-opt %s -split-input-file -pallas-resolve-platform=platform=cuda | FileCheck %s --check-prefix=CUDA
+// The pass: passes/Transforms/ResolvePlatform.cpp.
 // RUN: pallasc-opt %s -split-input-file -pallas-resolve-platform=platform=rocm | FileCheck %s --check-prefix=ROCM
 // RUN: pallasc-opt %s -split-input-file -pallas-resolve-platform=platform=cpu | FileCheck %s --check-prefix=CPU
 // RUN: pallasc-opt %s -split-input-file -pallas-resolve-platform=platform=mosaic | FileCheck %s --check-prefix=MOSAIC
