@@ -11,10 +11,11 @@ and prints one line per destination type.
 """
 import math
 import os
-import subprocess
 import sys
 
 import numpy as np
+
+from pallasc_run import pallasc_run
 
 PALLASC, KERNEL, SPEC, WORK = sys.argv[1:5]
 FLAGS = sys.argv[5:]
@@ -54,18 +55,9 @@ dests = [("i8", np.int8), ("i16", np.int16), ("i32", np.int32),
          ("i64", np.int64), ("u8", np.uint8), ("u16", np.uint16),
          ("u32", np.uint32), ("u64", np.uint64)]
 
-args = [PALLASC, "run", KERNEL, "--spec", SPEC, *FLAGS]
-for i, (_, stored, _) in enumerate(sources):
-  path = os.path.join(WORK, "in%d.npy" % i)
-  np.save(path, stored)
-  args += ["--input", path]
-outs = [os.path.join(WORK, "%s.npy" % name) for name, _ in dests]
-for path in outs:
-  args += ["--output", path]
-result = subprocess.run(args, capture_output=True, text=True)
-if result.returncode != 0:
-  print("pallasc run failed (%d):\n%s" % (result.returncode, result.stderr))
-  sys.exit(1)
+results = pallasc_run(PALLASC, WORK, KERNEL, SPEC,
+                      [stored for _, stored, _ in sources],
+                      [name for name, _ in dests], FLAGS)
 
 
 def xla_convert(v, dtype):
@@ -78,8 +70,7 @@ def xla_convert(v, dtype):
   return max(info.min, min(info.max, math.trunc(v)))
 
 
-for (name, dtype), path in zip(dests, outs):
-  got = np.load(path)
+for (name, dtype), got in zip(dests, results):
   problems = []
   for row, (src, _, exact) in enumerate(sources):
     for col, v in enumerate(exact.tolist()):

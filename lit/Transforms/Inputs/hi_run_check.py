@@ -9,10 +9,11 @@ x + values * scales[:, None], computed in float32 (exact: the int8 values are
 small integers, the products and sums are correctly rounded either way).
 """
 import os
-import subprocess
 import sys
 
 import numpy as np
+
+from pallasc_run import pallasc_run
 
 PALLASC, INPUTS, WORK = sys.argv[1:4]
 os.makedirs(WORK, exist_ok=True)
@@ -21,18 +22,9 @@ rng = np.random.default_rng(0)
 x = rng.standard_normal((256, 128)).astype(np.float32)
 values = rng.integers(-128, 128, size=(256, 128)).astype(np.int8)
 scales = rng.standard_normal(256).astype(np.float32)
-args = [PALLASC, "run", os.path.join(INPUTS, "dequant.mlir"),
-        "--spec", os.path.join(INPUTS, "dequant.json")]
-for name, a in [("x", x), ("values", values), ("scales", scales)]:
-    path = os.path.join(WORK, f"{name}.npy")
-    np.save(path, a)
-    args += ["--input", path]
-out_path = os.path.join(WORK, "out.npy")
-result = subprocess.run(args + ["--output", out_path], capture_output=True,
-                        text=True)
-if result.returncode:
-    sys.exit(f"pallasc run failed:\n{result.stderr}")
-out = np.load(out_path)
+(out,) = pallasc_run(PALLASC, WORK, os.path.join(INPUTS, "dequant.mlir"),
+                     os.path.join(INPUTS, "dequant.json"), [x, values, scales],
+                     1)
 want = x + values.astype(np.float32) * scales[:, None]
 if out.shape != want.shape or out.dtype != want.dtype:
     sys.exit(f"got {out.shape} {out.dtype}, expected {want.shape} {want.dtype}")

@@ -10,10 +10,11 @@ within 1e-5 (the values are below 1.1, the tangents below 0.6).
 """
 import math
 import os
-import subprocess
 import sys
 
 import numpy as np
+
+from pallasc_run import pallasc_run
 
 PALLASC, INPUTS, WORK = sys.argv[1:4]
 os.makedirs(WORK, exist_ok=True)
@@ -21,16 +22,10 @@ rng = np.random.default_rng(0)
 
 x = rng.uniform(-1, 1, (32, 128)).astype(np.float32)
 dx = rng.uniform(-1, 1, (32, 128)).astype(np.float32)
-paths = [os.path.join(WORK, n) for n in ("x.npy", "dx.npy", "o.npy", "do.npy")]
-np.save(paths[0], x)
-np.save(paths[1], dx)
-result = subprocess.run(
-    [PALLASC, "run", os.path.join(INPUTS, "more_math.mlir"), "--spec",
-     os.path.join(INPUTS, "more_math.json"), "--jvp", "--input", paths[0],
-     "--input", paths[1], "--output", paths[2], "--output", paths[3]],
-    capture_output=True, text=True)
-if result.returncode:
-    sys.exit(f"pallasc run --jvp failed:\n{result.stderr}")
+out, tangent = pallasc_run(PALLASC, WORK,
+                           os.path.join(INPUTS, "more_math.mlir"),
+                           os.path.join(INPUTS, "more_math.json"), [x, dx], 2,
+                           ["--jvp"])
 
 erfc = np.vectorize(math.erfc)
 
@@ -42,7 +37,6 @@ def model(v):
 x64, dx64 = x.astype(np.float64), dx.astype(np.float64)
 eps = 1e-6
 fd = (model(x64 + eps * dx64) - model(x64 - eps * dx64)) / (2 * eps)
-out, tangent = np.load(paths[2]), np.load(paths[3])
 for what, got, want in [("primal", out, model(x64)), ("tangent", tangent, fd)]:
     err = np.abs(got.astype(np.float64) - want).max()
     if not err < 1e-5:

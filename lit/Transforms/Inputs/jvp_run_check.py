@@ -9,10 +9,11 @@ kernel, computed by central finite differences (eps = 1e-6), within a
 tolerance set by the kernel's dtypes.
 """
 import os
-import subprocess
 import sys
 
 import numpy as np
+
+from pallasc_run import bf16_to_f32, pallasc_run, to_bf16
 
 PALLASC, EXAMPLES, WORK = sys.argv[1:4]
 os.makedirs(WORK, exist_ok=True)
@@ -20,31 +21,15 @@ rng = np.random.default_rng(0)
 
 
 def run(example, inputs, num_outputs, flags=()):
-    args = [PALLASC, "run", os.path.join(EXAMPLES, example, "kernel.mlir"),
-            "--spec", os.path.join(EXAMPLES, example, "spec.json"), *flags]
-    for i, a in enumerate(inputs):
-        path = os.path.join(WORK, f"in{i}.npy")
-        np.save(path, a)
-        args += ["--input", path]
-    outs = [os.path.join(WORK, f"out{i}.npy") for i in range(num_outputs)]
-    for path in outs:
-        args += ["--output", path]
-    result = subprocess.run(args, capture_output=True, text=True)
-    if result.returncode:
-        sys.exit(f"pallasc run failed ({' '.join(flags)}):\n{result.stderr}")
-    return [np.load(path) for path in outs]
-
-
-def to_bf16(values):
-    """float32 -> bf16 as pallasc's .npy reader wants it (<V2, the top half)."""
-    return (values.astype(np.float32).view(np.uint32) >> 16).astype(
-        np.uint16).view("V2")
+    return pallasc_run(PALLASC, WORK,
+                       os.path.join(EXAMPLES, example, "kernel.mlir"),
+                       os.path.join(EXAMPLES, example, "spec.json"), inputs,
+                       num_outputs, flags)
 
 
 def as_f64(a):
     if a.dtype.kind == "V":
-        return (a.view(np.uint16).astype(np.uint32) << 16).view(
-            np.float32).astype(np.float64)
+        return bf16_to_f32(a).astype(np.float64)
     return a.astype(np.float64)
 
 

@@ -7,10 +7,11 @@ Runs the kernel with `pallasc run` (the CPU runner, or with --target ... the
 GPU emulator) and prints one line per checked output.
 """
 import os
-import subprocess
 import sys
 
 import numpy as np
+
+from pallasc_run import pallasc_run
 
 PALLASC, KERNEL, SPEC, WORK = sys.argv[1:5]
 FLAGS = sys.argv[5:]
@@ -30,19 +31,8 @@ e = np.array([10, 3, 3, 0, 5, -4, 7, -3, -4, -1, 31, 11, 0, -2, 9, 30],
              dtype=np.int32)
 
 inputs = [x, h, b, e]
-args = [PALLASC, "run", KERNEL, "--spec", SPEC, *FLAGS]
-for i, a in enumerate(inputs):
-    path = os.path.join(WORK, "in%d.npy" % i)
-    np.save(path, a)
-    args += ["--input", path]
-outs = [os.path.join(WORK, "out%d.npy" % i) for i in range(5)]
-for path in outs:
-    args += ["--output", path]
-result = subprocess.run(args, capture_output=True, text=True)
-if result.returncode != 0:
-    print("pallasc run failed (%d):\n%s" % (result.returncode, result.stderr))
-    sys.exit(1)
-cls, clamp, sin, cos, pw = (np.load(p) for p in outs)
+cls, clamp, sin, cos, pw = pallasc_run(PALLASC, WORK, KERNEL, SPEC, inputs, 5,
+                                       FLAGS)
 
 
 def normal(v):

@@ -8,10 +8,11 @@ usage: run_check.py PALLASC EXAMPLES_DIR INPUTS_DIR WORK_DIR
   counter output is the input counter plus its increments.
 """
 import os
-import subprocess
 import sys
 
 import numpy as np
+
+from pallasc_run import bf16_to_f32, pallasc_run, to_bf16
 
 PALLASC, EXAMPLES, INPUTS, WORK = sys.argv[1:5]
 os.makedirs(WORK, exist_ok=True)
@@ -19,18 +20,7 @@ rng = np.random.default_rng(0)
 
 
 def run(kernel, spec, inputs, num_outputs, flags=()):
-    args = [PALLASC, "run", kernel, "--spec", spec, *flags]
-    for i, a in enumerate(inputs):
-        path = os.path.join(WORK, f"in{i}.npy")
-        np.save(path, a)
-        args += ["--input", path]
-    outs = [os.path.join(WORK, f"out{i}.npy") for i in range(num_outputs)]
-    for path in outs:
-        args += ["--output", path]
-    result = subprocess.run(args, capture_output=True, text=True)
-    if result.returncode:
-        sys.exit(f"pallasc run failed ({' '.join(flags)}):\n{result.stderr}")
-    return [np.load(path) for path in outs]
+    return pallasc_run(PALLASC, WORK, kernel, spec, inputs, num_outputs, flags)
 
 
 def random_array(shape, dtype):
@@ -38,13 +28,13 @@ def random_array(shape, dtype):
         return rng.integers(0, 16, size=shape).astype(np.int32)
     values = rng.standard_normal(shape).astype(np.float32)
     if dtype == "bf16":  # as pallasc's .npy reader wants it: <V2, the top half
-        return (values.view(np.uint32) >> 16).astype(np.uint16).view("V2")
+        return to_bf16(values)
     return values
 
 
 def as_float(a):
     if a.dtype.kind == "V":
-        return (a.view(np.uint16).astype(np.uint32) << 16).view(np.float32)
+        return bf16_to_f32(a)
     return a.astype(np.float64)
 
 

@@ -11,10 +11,11 @@ copy, add and double). Last, vmap composed with jvp in both orders on the
 softmax example, against its analytic JVP.
 """
 import os
-import subprocess
 import sys
 
 import numpy as np
+
+from pallasc_run import pallasc_run
 
 PALLASC, EXAMPLES, INPUTS, WORK = sys.argv[1:5]
 os.makedirs(WORK, exist_ok=True)
@@ -25,19 +26,8 @@ runs = 0
 def run(kernel, spec, inputs, num_outputs, flags):
     global runs
     runs += 1
-    args = [PALLASC, "run", kernel, "--spec", spec, *flags]
-    for i, a in enumerate(inputs):
-        path = os.path.join(WORK, f"r{runs}-in{i}.npy")
-        np.save(path, a)
-        args += ["--input", path]
-    outs = [os.path.join(WORK, f"r{runs}-out{i}.npy")
-            for i in range(num_outputs)]
-    for path in outs:
-        args += ["--output", path]
-    result = subprocess.run(args, capture_output=True, text=True)
-    if result.returncode:
-        sys.exit(f"pallasc run failed ({' '.join(flags)}):\n{result.stderr}")
-    return [np.load(path) for path in outs]
+    return pallasc_run(PALLASC, WORK, kernel, spec, inputs, num_outputs, flags,
+                       prefix=f"r{runs}-")
 
 
 def expect_equal(what, got, want):
