@@ -1,5 +1,6 @@
 //===- GridMappingTest.cpp - The grid-mapping reader and compiler params -*- C++ -*-===//
 
+#include "test/TestUtils.h"
 #include "dialects/Pallas/IR/GridMapping.h"
 #include "dialects/Pallas/IR/GpuCallAttrs.h"
 #include "dialects/Pallas/IR/PallasOps.h"
@@ -23,26 +24,7 @@ using Catch::Contains;
 
 namespace {
 
-/// A context with every pallasc dialect that records the diagnostics.
-struct Context {
-  Context() : context(makeRegistry()) {
-    context.loadAllAvailableDialects();
-    context.printOpOnDiagnostic(false);
-    handler = std::make_unique<ScopedDiagnosticHandler>(
-        &context, [this](Diagnostic &diag) {
-          diagnostics += diag.str() + "\n";
-          return success();
-        });
-  }
-  static DialectRegistry makeRegistry() {
-    DialectRegistry registry;
-    pallasc::registerAllDialects(registry);
-    return registry;
-  }
-  MLIRContext context;
-  std::unique_ptr<ScopedDiagnosticHandler> handler;
-  std::string diagnostics;
-};
+using Context = pallasc::test::DiagnosticContext;
 
 /// A call over a 3-axis grid whose axis 0 vmap added; `params` goes in
 /// as the call's compiler_params (empty: none).

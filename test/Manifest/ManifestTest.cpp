@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "test/TestUtils.h"
 #include "src/InitAll.h"
 #include "src/Manifest/Manifest.h"
 #include "src/Spec/GridSpec.h"
@@ -37,38 +38,14 @@ using Catch::Contains;
 namespace {
 
 std::string readFile(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  INFO("reading " << path);
-  REQUIRE(in.good());
-  std::ostringstream os;
-  os << in.rdbuf();
-  return os.str();
+  return pallasc::test::readTestFile(path);
 }
 
 std::string example(const std::string &name, const std::string &file) {
   return readFile(std::string(PALLASC_EXAMPLES_DIR) + "/" + name + "/" + file);
 }
 
-/// A context with every pallasc dialect, that records the diagnostics.
-struct Context {
-  Context() : context(makeRegistry()) {
-    context.loadAllAvailableDialects();
-    context.printOpOnDiagnostic(false);
-    handler = std::make_unique<mlir::ScopedDiagnosticHandler>(
-        &context, [this](mlir::Diagnostic &diag) {
-          diagnostics += diag.str() + "\n";
-          return mlir::success();
-        });
-  }
-  static mlir::DialectRegistry makeRegistry() {
-    mlir::DialectRegistry registry;
-    registerAllDialects(registry);
-    return registry;
-  }
-  mlir::MLIRContext context;
-  std::unique_ptr<mlir::ScopedDiagnosticHandler> handler;
-  std::string diagnostics;
-};
+using Context = pallasc::test::DiagnosticContext;
 
 mlir::OwningOpRef<mlir::ModuleOp> parseKernel(Context &ctx,
                                               const std::string &text) {

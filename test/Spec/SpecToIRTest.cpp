@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "test/TestUtils.h"
 #include "src/InitAll.h"
 #include "src/Spec/GridSpec.h"
 #include "src/Spec/SpecToIR.h"
@@ -39,27 +40,7 @@ using Catch::Contains;
 
 namespace {
 
-/// A context with every pallasc dialect; any diagnostic is recorded (the
-/// importer itself must report through SpecError only).
-struct Context {
-  Context() : context(makeRegistry()) {
-    context.loadAllAvailableDialects();
-    context.printOpOnDiagnostic(false);
-    handler = std::make_unique<mlir::ScopedDiagnosticHandler>(
-        &context, [this](mlir::Diagnostic &diag) {
-          diagnostics += diag.str() + "\n";
-          return mlir::success();
-        });
-  }
-  static mlir::DialectRegistry makeRegistry() {
-    mlir::DialectRegistry registry;
-    registerAllDialects(registry);
-    return registry;
-  }
-  mlir::MLIRContext context;
-  std::unique_ptr<mlir::ScopedDiagnosticHandler> handler;
-  std::string diagnostics;
-};
+using Context = pallasc::test::DiagnosticContext;
 
 const char *kKernel = R"mlir(
 func.func @row_map(%i: i32) -> (i32, i32) {

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "test/TestUtils.h"
 #include "src/InitAll.h"
 #include "src/Target/TPUSerialize.h"
 
@@ -27,27 +28,10 @@ using Catch::Contains;
 
 namespace {
 
-struct Context {
-  Context() : context(makeRegistry()) {
-    context.loadAllAvailableDialects();
-    context.allowUnregisteredDialects(true);
-    handler = std::make_unique<mlir::ScopedDiagnosticHandler>(
-        &context, [this](mlir::Diagnostic &diag) {
-          diagnostics += diag.str() + "\n";
-          return mlir::success();
-        });
-  }
-  static mlir::DialectRegistry makeRegistry() {
-    mlir::DialectRegistry registry;
-    registerAllDialects(registry);
-    return registry;
-  }
-  mlir::OwningOpRef<mlir::ModuleOp> parse(const std::string &text) {
-    return mlir::parseSourceString<mlir::ModuleOp>(text, &context);
-  }
-  mlir::MLIRContext context;
-  std::unique_ptr<mlir::ScopedDiagnosticHandler> handler;
-  std::string diagnostics;
+/// Every pallasc dialect, unregistered ops allowed (the serialized
+/// modules' foreign ops), diagnostics recorded.
+struct Context : pallasc::test::DiagnosticContext {
+  Context() : DiagnosticContext(/*allowUnregistered=*/true) {}
 };
 
 std::string print(mlir::ModuleOp module) {
