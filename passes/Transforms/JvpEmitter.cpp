@@ -324,6 +324,58 @@ static LogicalResult checkNoRefs(Operation *op) {
   return success();
 }
 
+void Emitter::mapCarried(ValueRange olds, ValueRange news,
+                         ArrayRef<bool> active) {
+  unsigned n = olds.size();
+  for (unsigned i = 0, k = 0; i < n; ++i) {
+    mapPrimal(olds[i], news[i]);
+    setTangent(olds[i], active[i] ? news[n + k++] : Value());
+  }
+}
+
+void Emitter::appendCarried(ValueRange inits, ArrayRef<bool> active,
+                            SmallVectorImpl<Value> &operands,
+                            SmallVectorImpl<Type> &types) {
+  for (Value v : inits) {
+    operands.push_back(primal(v));
+    types.push_back(v.getType());
+  }
+  for (unsigned i = 0; i < inits.size(); ++i)
+    if (active[i]) {
+      operands.push_back(tangentOrZero(inits[i]));
+      types.push_back(inits[i].getType());
+    }
+}
+
+void Emitter::emitYield(scf::YieldOp old, ArrayRef<bool> active) {
+  currentLoc = old.getLoc();
+  SmallVector<Value> yields;
+  for (Value v : old.getOperands())
+    yields.push_back(primal(v));
+  for (unsigned i = 0; i < old.getNumOperands(); ++i)
+    if (active[i])
+      yields.push_back(tangentOrZero(old.getOperand(i)));
+  scf::YieldOp::create(b, old.getLoc(), yields);
+}
+
+FailureOr<bool> Emitter::emitLoopBody(Block &from, Block *to,
+                                      scf::YieldOp yield,
+                                      MutableArrayRef<bool> active) {
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToEnd(to);
+  if (failed(emitOps(from)))
+    return failure();
+  bool grow = false;
+  for (unsigned i = 0; i < active.size(); ++i)
+    if (!active[i] && tangent(yield.getOperand(i))) {
+      active[i] = true;
+      grow = true;
+    }
+  if (!grow)
+    emitYield(yield, active);
+  return grow;
+}
+
 LogicalResult Emitter::emitFor(Operation *o) {
   auto op = cast<scf::ForOp>(o);
   if (failed(checkNoRefs(op)))
@@ -342,57 +394,23 @@ LogicalResult Emitter::emitFor(Operation *o) {
                                    primal(op.getUpperBound()),
                                    primal(op.getStep())};
     SmallVector<Type> types;
-    for (Value v : op.getInitArgs()) {
-      operands.push_back(primal(v));
-      types.push_back(v.getType());
-    }
-    for (unsigned i = 0; i < n; ++i)
-      if (active[i]) {
-        operands.push_back(tangentOrZero(op.getInitArgs()[i]));
-        types.push_back(op.getInitArgs()[i].getType());
-      }
+    appendCarried(op.getInitArgs(), active, operands, types);
     Operation *newOp = createLike(b, op, operands, types);
     SmallVector<Type> argTypes = {op.getInductionVar().getType()};
     argTypes.append(types);
     Block *body = addBlock(newOp->getRegion(0), argTypes, loc);
     mapPrimal(op.getInductionVar(), body->getArgument(0));
-    for (unsigned i = 0, k = 0; i < n; ++i) {
-      mapPrimal(op.getRegionIterArgs()[i], body->getArgument(1 + i));
-      setTangent(op.getRegionIterArgs()[i],
-                 active[i] ? body->getArgument(1 + n + k++) : Value());
-    }
-    bool grow = false;
-    {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToEnd(body);
-      if (failed(emitOps(*op.getBody())))
-        return failure();
-      for (unsigned i = 0; i < n; ++i)
-        if (!active[i] && tangent(yield.getOperand(i))) {
-          active[i] = true;
-          grow = true;
-        }
-      if (!grow) {
-        currentLoc = yield.getLoc();
-        SmallVector<Value> yields;
-        for (Value v : yield.getOperands())
-          yields.push_back(primal(v));
-        for (unsigned i = 0; i < n; ++i)
-          if (active[i])
-            yields.push_back(tangentOrZero(yield.getOperand(i)));
-        scf::YieldOp::create(b, yield.getLoc(), yields);
-      }
-    }
-    if (grow) {
+    mapCarried(op.getRegionIterArgs(), body->getArguments().drop_front(),
+               active);
+    FailureOr<bool> grow = emitLoopBody(*op.getBody(), body, yield, active);
+    if (failed(grow))
+      return failure();
+    if (*grow) {
       forgetNested(op);
       newOp->erase();
       continue;
     }
-    for (unsigned i = 0, k = 0; i < n; ++i) {
-      mapPrimal(op.getResult(i), newOp->getResult(i));
-      setTangent(op.getResult(i),
-                 active[i] ? newOp->getResult(n + k++) : Value());
-    }
+    mapCarried(op->getResults(), newOp->getResults(), active);
     return success();
   }
 }
@@ -435,23 +453,12 @@ LogicalResult Emitter::emitIf(Operation *o) {
   auto addYield = [&](scf::YieldOp oldYield, Region &region) {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToEnd(&region.front());
-    currentLoc = oldYield.getLoc();
-    SmallVector<Value> yields;
-    for (Value v : oldYield.getOperands())
-      yields.push_back(primal(v));
-    for (unsigned i = 0; i < n; ++i)
-      if (active[i])
-        yields.push_back(tangentOrZero(oldYield.getOperand(i)));
-    scf::YieldOp::create(b, oldYield.getLoc(), yields);
+    emitYield(oldYield, active);
   };
   addYield(op.thenYield(), newOp->getRegion(0));
   if (hasElse)
     addYield(op.elseYield(), newOp->getRegion(1));
-  for (unsigned i = 0, k = 0; i < n; ++i) {
-    mapPrimal(op.getResult(i), newOp->getResult(i));
-    setTangent(op.getResult(i),
-               active[i] ? newOp->getResult(n + k++) : Value());
-  }
+  mapCarried(op->getResults(), newOp->getResults(), active);
   return success();
 }
 
@@ -475,22 +482,10 @@ LogicalResult Emitter::emitWhile(Operation *o) {
     currentLoc = loc;
     SmallVector<Value> operands;
     SmallVector<Type> beforeTypes;
-    for (Value v : op.getInits()) {
-      operands.push_back(primal(v));
-      beforeTypes.push_back(v.getType());
-    }
-    for (unsigned i = 0; i < nb; ++i)
-      if (activeB[i]) {
-        operands.push_back(tangentOrZero(op.getInits()[i]));
-        beforeTypes.push_back(op.getInits()[i].getType());
-      }
+    appendCarried(op.getInits(), activeB, operands, beforeTypes);
     Operation *tmp = createLike(b, op, operands, op.getResultTypes());
     Block *newBefore = addBlock(tmp->getRegion(0), beforeTypes, loc);
-    for (unsigned i = 0, k = 0; i < nb; ++i) {
-      mapPrimal(before.getArgument(i), newBefore->getArgument(i));
-      setTangent(before.getArgument(i),
-                 activeB[i] ? newBefore->getArgument(nb + k++) : Value());
-    }
+    mapCarried(before.getArguments(), newBefore->getArguments(), activeB);
     SmallVector<Type> afterTypes(op.getResultTypes());
     {
       OpBuilder::InsertionGuard guard(b);
@@ -512,34 +507,11 @@ LogicalResult Emitter::emitWhile(Operation *o) {
                                primal(condition.getCondition()), args);
     }
     Block *newAfter = addBlock(tmp->getRegion(1), afterTypes, loc);
-    for (unsigned j = 0, k = 0; j < na; ++j) {
-      mapPrimal(after.getArgument(j), newAfter->getArgument(j));
-      setTangent(after.getArgument(j),
-                 activeA[j] ? newAfter->getArgument(na + k++) : Value());
-    }
-    bool grow = false;
-    {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToEnd(newAfter);
-      if (failed(emitOps(after)))
-        return failure();
-      for (unsigned i = 0; i < nb; ++i)
-        if (!activeB[i] && tangent(yield.getOperand(i))) {
-          activeB[i] = true;
-          grow = true;
-        }
-      if (!grow) {
-        currentLoc = yield.getLoc();
-        SmallVector<Value> yields;
-        for (Value v : yield.getOperands())
-          yields.push_back(primal(v));
-        for (unsigned i = 0; i < nb; ++i)
-          if (activeB[i])
-            yields.push_back(tangentOrZero(yield.getOperand(i)));
-        scf::YieldOp::create(b, yield.getLoc(), yields);
-      }
-    }
-    if (grow) {
+    mapCarried(after.getArguments(), newAfter->getArguments(), activeA);
+    FailureOr<bool> grow = emitLoopBody(after, newAfter, yield, activeB);
+    if (failed(grow))
+      return failure();
+    if (*grow) {
       forgetNested(op);
       tmp->erase();
       continue;
@@ -549,11 +521,7 @@ LogicalResult Emitter::emitWhile(Operation *o) {
     newOp->getRegion(0).takeBody(tmp->getRegion(0));
     newOp->getRegion(1).takeBody(tmp->getRegion(1));
     tmp->erase();
-    for (unsigned j = 0, k = 0; j < na; ++j) {
-      mapPrimal(op.getResult(j), newOp->getResult(j));
-      setTangent(op.getResult(j),
-                 activeA[j] ? newOp->getResult(na + k++) : Value());
-    }
+    mapCarried(op->getResults(), newOp->getResults(), activeA);
     return success();
   }
 }

@@ -10,6 +10,7 @@
 #define PALLASC_PASSES_TRANSFORMS_JVPEMITTER_H
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/DenseMap.h"
@@ -110,6 +111,23 @@ private:
   /// Rule of an op linear in the operands at `dataOperands`: the same op
   /// applied to their tangents, other operands (indices, sizes) primal.
   void emitLinear(Operation *op, ArrayRef<unsigned> dataOperands);
+  /// Maps each of `olds` to the value at its position in `news` and its
+  /// tangent to the next of the tangents that follow them in `news`, where
+  /// `active` (one per old) says it carries one, else to none.
+  void mapCarried(ValueRange olds, ValueRange news, ArrayRef<bool> active);
+  /// Appends the primals of `inits`, then the tangents of the `active` ones
+  /// (zero where none was recorded), to a loop's operands and their types.
+  void appendCarried(ValueRange inits, ArrayRef<bool> active,
+                     SmallVectorImpl<Value> &operands,
+                     SmallVectorImpl<Type> &types);
+  /// At the insertion point: `old`'s primal operands, then the tangents of
+  /// the `active` ones.
+  void emitYield(scf::YieldOp old, ArrayRef<bool> active);
+  /// Emits the ops of a loop body `from` into `to`. True (and `active`
+  /// grown) when the body gives a tangent to a carried value that had none,
+  /// so the loop must be emitted again; else `to` gets its yield.
+  FailureOr<bool> emitLoopBody(Block &from, Block *to, scf::YieldOp yield,
+                               MutableArrayRef<bool> active);
   /// Drops the tangents recorded for values defined inside `op`'s regions
   /// (before re-emitting a loop with more carried tangents).
   void forgetNested(Operation *op);
