@@ -104,6 +104,23 @@ private:
                                 op.getStaticStarts(), op.getStaticSizes(),
                                 op.getStaticStrides());
   }
+  /// The ref a load or store op reads or writes, and its access.
+  template <typename OpTy>
+  FailureOr<std::pair<const RefInfo *, Access>> accessOf(OpBuilder &b,
+                                                         OpTy op) {
+    const RefInfo *info = lookupRef(op, op.getRef());
+    if (!info)
+      return failure();
+    FailureOr<Access> access =
+        buildAccess(b, op->getLoc(), op, *info, indexerOf(op, *info));
+    if (failed(access))
+      return failure();
+    return std::make_pair(info, std::move(*access));
+  }
+  /// The error for a load (`verb` "reads") or a store ("writes") of a ref
+  /// in neither VMEM nor SMEM.
+  static InFlightDiagnostic spaceError(Operation *op, const RefInfo &info,
+                                       StringRef verb);
   template <typename OpTy>
   FailureOr<Value> emitLoad(OpBuilder &b, OpTy op, Type resultType);
   template <typename OpTy>
@@ -371,20 +388,33 @@ static const char *spaceName(tpu::MemorySpace ms) {
   return tpu::stringifyMemorySpace(ms).data();
 }
 
+InFlightDiagnostic BodyLowerer::spaceError(Operation *op, const RefInfo &info,
+                                           StringRef verb) {
+  tpu::MemorySpace ms = info.getMemorySpace();
+  bool load = verb == "reads";
+  return op->emitError() << "'" << op->getName() << "' " << verb << " "
+                         << info.name << " in memory space " << spaceName(ms)
+                         << "; Mosaic allows "
+                         << (load ? "loads only from" : "stores only to")
+                         << " VMEM and SMEM refs"
+                         << (load && (ms == tpu::MemorySpace::kAny ||
+                                      ms == tpu::MemorySpace::kHbm)
+                                 ? " (an ANY/HBM ref is only reachable by DMA)"
+                                 : "");
+}
+
 template <typename OpTy>
 FailureOr<Value> BodyLowerer::emitLoad(OpBuilder &b, OpTy typedOp,
                                        Type resultType) {
   Operation *op = typedOp;
   Value ref = typedOp.getRef();
-  const RefInfo *info = lookupRef(op, ref);
-  if (!info)
+  auto accessed = accessOf(b, typedOp);
+  if (failed(accessed))
     return failure();
-  Indexer indexer = indexerOf(typedOp, *info);
+  const RefInfo *info = accessed->first;
+  Access &access = accessed->second;
   Location loc = op->getLoc();
   tpu::MemorySpace ms = info->getMemorySpace();
-  FailureOr<Access> access = buildAccess(b, loc, op, *info, indexer);
-  if (failed(access))
-    return failure();
   Type memElem = info->type.getElementType();
   auto toBool = [&](Value v) -> Value {
     if (!info->boolAsI32)
@@ -393,37 +423,31 @@ FailureOr<Value> BodyLowerer::emitLoad(OpBuilder &b, OpTy typedOp,
     return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, v, zero);
   };
   if (ms == tpu::MemorySpace::kSmem) {
-    if (!isa<VectorType>(resultType) && access->allPoints)
-      return toBool(memref::LoadOp::create(b, loc, ref, access->indices));
+    if (!isa<VectorType>(resultType) && access.allPoints)
+      return toBool(memref::LoadOp::create(b, loc, ref, access.indices));
     op->emitError() << "'" << op->getName() << "' reads a block of "
                     << info->name
                     << " in SMEM; Mosaic can only load scalars from SMEM";
     return failure();
   }
   if (ms != tpu::MemorySpace::kVmem) {
-    op->emitError() << "'" << op->getName() << "' reads " << info->name
-                    << " in memory space " << spaceName(ms)
-                    << "; Mosaic allows loads only from VMEM and SMEM refs"
-                    << (ms == tpu::MemorySpace::kAny ||
-                                ms == tpu::MemorySpace::kHbm
-                            ? " (an ANY/HBM ref is only reachable by DMA)"
-                            : "");
+    spaceError(op, *info, "reads");
     return failure();
   }
-  auto vecType = VectorType::get(access->shape, memElem);
+  auto vecType = VectorType::get(access.shape, memElem);
   Value v;
-  if (access->strided)
-    v = tpu::StridedLoadOp::create(b, loc, vecType, ref, access->indices,
-                                   ArrayRef<int32_t>(access->strides));
+  if (access.strided)
+    v = tpu::StridedLoadOp::create(b, loc, vecType, ref, access.indices,
+                                   ArrayRef<int32_t>(access.strides));
   else
-    v = vector::LoadOp::create(b, loc, vecType, ref, access->indices);
+    v = vector::LoadOp::create(b, loc, vecType, ref, access.indices);
   if (auto rv = dyn_cast<VectorType>(resultType)) {
     if (rv.getShape() != vecType.getShape())
       v = vector::ShapeCastOp::create(
           b, loc, VectorType::get(rv.getShape(), memElem), v);
   } else {
     v = vector::ExtractOp::create(
-        b, loc, v, SmallVector<int64_t>(access->shape.size(), 0));
+        b, loc, v, SmallVector<int64_t>(access.shape.size(), 0));
   }
   return toBool(v);
 }
@@ -433,15 +457,13 @@ LogicalResult BodyLowerer::emitStore(OpBuilder &b, OpTy typedOp, Value value,
                                      Value mask) {
   Operation *op = typedOp;
   Value ref = typedOp.getRef();
-  const RefInfo *info = lookupRef(op, ref);
-  if (!info)
+  auto accessed = accessOf(b, typedOp);
+  if (failed(accessed))
     return failure();
-  Indexer indexer = indexerOf(typedOp, *info);
+  const RefInfo *info = accessed->first;
+  Access &access = accessed->second;
   Location loc = op->getLoc();
   tpu::MemorySpace ms = info->getMemorySpace();
-  FailureOr<Access> access = buildAccess(b, loc, op, *info, indexer);
-  if (failed(access))
-    return failure();
   Type memElem = info->type.getElementType();
   if (info->boolAsI32)
     value = arith::ExtUIOp::create(
@@ -454,27 +476,23 @@ LogicalResult BodyLowerer::emitStore(OpBuilder &b, OpTy typedOp, Value value,
     if (mask)
       return op->emitError() << "masked store to " << info->name
                              << " in SMEM; Mosaic's SMEM stores take no mask";
-    if (isa<VectorType>(value.getType()) || !access->allPoints)
+    if (isa<VectorType>(value.getType()) || !access.allPoints)
       return op->emitError() << "'" << op->getName() << "' writes a block of "
                              << info->name
                              << " in SMEM; Mosaic can only store scalars to "
                                 "SMEM";
-    memref::StoreOp::create(b, loc, value, ref, access->indices);
+    memref::StoreOp::create(b, loc, value, ref, access.indices);
     return success();
   }
   if (ms != tpu::MemorySpace::kVmem)
-    return op->emitError() << "'" << op->getName() << "' writes "
-                           << info->name << " in memory space "
-                           << spaceName(ms)
-                           << "; Mosaic allows stores only to VMEM and SMEM "
-                              "refs";
+    return spaceError(op, *info, "writes");
   auto valueType = dyn_cast<VectorType>(value.getType());
   if (!valueType)
     return op->emitError() << "'" << op->getName() << "' stores a scalar to "
                            << info->name
                            << " in VMEM; Mosaic cannot store scalars to VMEM "
                               "(store a block of shape [1, ...] instead)";
-  auto vecType = VectorType::get(access->shape, memElem);
+  auto vecType = VectorType::get(access.shape, memElem);
   if (mask && memElem.getIntOrFloatBitWidth() != 32)
     return op->emitError() << "masked store of " << memElem << " to "
                            << info->name
@@ -484,17 +502,17 @@ LogicalResult BodyLowerer::emitStore(OpBuilder &b, OpTy typedOp, Value value,
     value = vector::ShapeCastOp::create(b, loc, vecType, value);
     if (mask)
       mask = vector::ShapeCastOp::create(
-          b, loc, VectorType::get(access->shape, b.getI1Type()), mask);
+          b, loc, VectorType::get(access.shape, b.getI1Type()), mask);
   }
-  if (access->strided) {
+  if (access.strided) {
     if (mask)
       return op->emitError() << "masked strided store to " << info->name
                              << " has no Mosaic lowering";
-    tpu::StridedStoreOp::create(b, loc, value, ref, access->indices,
-                                ArrayRef<int32_t>(access->strides));
+    tpu::StridedStoreOp::create(b, loc, value, ref, access.indices,
+                                ArrayRef<int32_t>(access.strides));
     return success();
   }
-  tpu::VectorStoreOp::create(b, loc, value, ref, access->indices,
+  tpu::VectorStoreOp::create(b, loc, value, ref, access.indices,
                              /*strides=*/ArrayRef<int32_t>{}, mask,
                              /*add=*/false);
   return success();
