@@ -31,6 +31,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <type_traits>
 #include <fcntl.h>
 #include <link.h>
 #include <sys/file.h>
@@ -416,22 +417,18 @@ bool decodeCacheEntry(llvm::StringRef bytes, llvm::StringRef key,
     why = "the payload does not match its hash";
     return false;
   }
-  auto u32 = [&](uint32_t &v) {
-    if (bytes.size() < 4)
+  // Reads a little-endian uint32_t or uint64_t off the front of `bytes`.
+  auto take = [&](auto &v) {
+    using T = std::remove_reference_t<decltype(v)>;
+    if (bytes.size() < sizeof(T))
       return false;
-    v = llvm::support::endian::read32le(bytes.data());
-    bytes = bytes.drop_front(4);
-    return true;
-  };
-  auto u64 = [&](uint64_t &v) {
-    if (bytes.size() < 8)
-      return false;
-    v = llvm::support::endian::read64le(bytes.data());
-    bytes = bytes.drop_front(8);
+    v = llvm::support::endian::read<T, llvm::endianness::little>(
+        bytes.data());
+    bytes = bytes.drop_front(sizeof(T));
     return true;
   };
   uint32_t nameBytes = 0;
-  if (!u32(nameBytes) || nameBytes > kMaxNameBytes ||
+  if (!take(nameBytes) || nameBytes > kMaxNameBytes ||
       bytes.size() < nameBytes) {
     why = "malformed name";
     return false;
@@ -439,14 +436,14 @@ bool decodeCacheEntry(llvm::StringRef bytes, llvm::StringRef key,
   entry.name = bytes.take_front(nameBytes).str();
   bytes = bytes.drop_front(nameBytes);
   uint32_t count = 0;
-  if (!u32(count) || count > kMaxEntryFiles) {
+  if (!take(count) || count > kMaxEntryFiles) {
     why = "malformed file list";
     return false;
   }
   for (uint32_t i = 0; i < count; ++i) {
     uint32_t nameBytes = 0;
     uint64_t contentBytes = 0;
-    if (!u32(nameBytes) || !u64(contentBytes) || nameBytes > kMaxNameBytes ||
+    if (!take(nameBytes) || !take(contentBytes) || nameBytes > kMaxNameBytes ||
         bytes.size() < nameBytes || bytes.size() - nameBytes < contentBytes) {
       why = "malformed file " + std::to_string(i);
       return false;

@@ -81,6 +81,22 @@ Easy newRequest(const std::string &url, long timeoutMs, char *errorBuffer) {
   return c;
 }
 
+/// A request to `url`, or none (with `why`) when the store is down or curl
+/// cannot start one (which puts the store down).
+Easy startRequest(std::atomic<bool> &down, const std::string &url,
+                  long timeoutMs, char *errorBuffer, std::string &why) {
+  if (down) {
+    why = "the server failed earlier";
+    return nullptr;
+  }
+  Easy c = newRequest(url, timeoutMs, errorBuffer);
+  if (!c) {
+    why = "cannot start an HTTP request";
+    down = true;
+  }
+  return c;
+}
+
 std::string curlProblem(CURLcode code, const char *errorBuffer) {
   std::string s = *errorBuffer ? errorBuffer : curl_easy_strerror(code);
   return s;
@@ -109,18 +125,11 @@ std::string RemoteStore::urlOf(llvm::StringRef key) const {
 
 RemoteStore::Result RemoteStore::get(llvm::StringRef key, std::string &body,
                                      std::string &why) {
-  if (down) {
-    why = "the server failed earlier";
-    return Result::Failed;
-  }
   char errorBuffer[CURL_ERROR_SIZE] = {0};
   std::string url = urlOf(key);
-  Easy c = newRequest(url, timeoutMs, errorBuffer);
-  if (!c) {
-    why = "cannot start an HTTP request";
-    down = true;
+  Easy c = startRequest(down, url, timeoutMs, errorBuffer, why);
+  if (!c)
     return Result::Failed;
-  }
   body.clear();
   Sink sink{&body, maxBytes};
   curl_easy_setopt(c.get(), CURLOPT_WRITEFUNCTION, writeBody);
@@ -147,18 +156,11 @@ RemoteStore::Result RemoteStore::get(llvm::StringRef key, std::string &body,
 
 bool RemoteStore::put(llvm::StringRef key, llvm::StringRef body,
                       std::string &why) {
-  if (down) {
-    why = "the server failed earlier";
-    return false;
-  }
   char errorBuffer[CURL_ERROR_SIZE] = {0};
   std::string url = urlOf(key);
-  Easy c = newRequest(url, timeoutMs, errorBuffer);
-  if (!c) {
-    why = "cannot start an HTTP request";
-    down = true;
+  Easy c = startRequest(down, url, timeoutMs, errorBuffer, why);
+  if (!c)
     return false;
-  }
   Source src{body};
   curl_easy_setopt(c.get(), CURLOPT_UPLOAD, 1L);
   curl_easy_setopt(c.get(), CURLOPT_READFUNCTION, readBody);
