@@ -209,6 +209,17 @@ static_assert(sizeof(DriverOptions) == 464,
               "in compileCacheKey, then update this size");
 #endif
 
+/// What every key holds of the toolchain: the versions, the loaded code's
+/// fingerprints and the back ends' parts.
+static void addToolchain(KeyHasher &h, const Toolchain &toolchain) {
+  h.add("pallasc version", toolchain.pallascVersion);
+  h.add("llvm version", toolchain.llvmVersion);
+  for (const std::string &f : toolchain.selfFingerprints)
+    h.add("loaded object", f);
+  for (const auto &[name, value] : toolchain.parts)
+    h.add(name, value);
+}
+
 std::string compileCacheKey(const DriverOptions &options,
                             llvm::StringRef kernelText,
                             llvm::StringRef specText,
@@ -217,12 +228,7 @@ std::string compileCacheKey(const DriverOptions &options,
   KeyHasher h;
   h.add("output file", outputFile);
   h.add("kind", "pallasc.compile/v1");
-  h.add("pallasc version", toolchain.pallascVersion);
-  h.add("llvm version", toolchain.llvmVersion);
-  for (const std::string &f : toolchain.selfFingerprints)
-    h.add("loaded object", f);
-  for (const auto &[name, value] : toolchain.parts)
-    h.add(name, value);
+  addToolchain(h, toolchain);
   // The manifest records the input file names (not their directories).
   h.add("kernel name", path::filename(options.kernelPath));
   h.add("kernel", kernelText);
@@ -255,12 +261,7 @@ std::string jitCacheKey(const Toolchain &toolchain, llvm::StringRef purpose,
                         llvm::StringRef host, llvm::StringRef moduleText) {
   KeyHasher h;
   h.add("kind", "pallasc.jit/v1");
-  h.add("pallasc version", toolchain.pallascVersion);
-  h.add("llvm version", toolchain.llvmVersion);
-  for (const std::string &f : toolchain.selfFingerprints)
-    h.add("loaded object", f);
-  for (const auto &[name, value] : toolchain.parts)
-    h.add(name, value);
+  addToolchain(h, toolchain);
   h.add("purpose", purpose);
   h.add("host", host);
   h.add("module", moduleText);
