@@ -92,6 +92,14 @@ int run(Images &images, void *in, void *out, int64_t bound,
 
 void *address(uintptr_t a) { return reinterpret_cast<void *>(a); }
 
+/// Runs the entry as run() does and checks that it fails with `status` and
+/// pallasc_last_error() `message`.
+void checkFails(Images &images, uintptr_t in, uintptr_t out, int64_t bound,
+                int status, const std::string &message) {
+  CHECK(run(images, address(in), address(out), bound) == status);
+  CHECK(std::string(pallasc_last_error()) == message);
+}
+
 } // namespace
 
 TEST_CASE("cuda launcher: the launch record round-trips as text",
@@ -220,15 +228,14 @@ TEST_CASE("cuda launcher: no driver, no device", "[launch][cuda][launcher]") {
   Installed installed(fake);
   Images images;
   images.add("sm_90a", kCudaImagePtx, addRecord());
-  CHECK(run(images, address(0x1000), address(0x2000), 1) == kLauncherNoDevice);
-  CHECK(std::string(pallasc_last_error()) ==
-        "add_cuda: cuda: the CUDA driver cannot initialize (CUDA_ERROR_FAKE "
-        "(100))");
+  checkFails(
+      images, 0x1000, 0x2000, 1, kLauncherNoDevice,
+      "add_cuda: cuda: the CUDA driver cannot initialize (CUDA_ERROR_FAKE "
+      "(100))");
   fake.fail.clear();
   fake.deviceCount = 0;
-  CHECK(run(images, address(0x1000), address(0x2000), 1) == kLauncherNoDevice);
-  CHECK(std::string(pallasc_last_error()) ==
-        "add_cuda: cuda: no CUDA device is available (0 devices)");
+  checkFails(images, 0x1000, 0x2000, 1, kLauncherNoDevice,
+             "add_cuda: cuda: no CUDA device is available (0 devices)");
   CHECK(fake.launches.empty());
 }
 
@@ -241,12 +248,11 @@ TEST_CASE("cuda launcher: no embedded architecture fits the device",
   Images images;
   images.add("sm_90a", kCudaImageCubin, addRecord());
   images.add("sm_90a", kCudaImagePtx, addRecord());
-  CHECK(run(images, address(0x1000), address(0x2000), 1) ==
-        kLauncherNoFittingArch);
-  CHECK(std::string(pallasc_last_error()) ==
-        "add_cuda: cuda: no embedded code object runs on this device (compute "
-        "capability 8.6, sm_86); embedded: cubin sm_90a, PTX sm_90a; compile "
-        "with --target cuda:sm_86 (or an older architecture, as PTX)");
+  checkFails(
+      images, 0x1000, 0x2000, 1, kLauncherNoFittingArch,
+      "add_cuda: cuda: no embedded code object runs on this device (compute "
+      "capability 8.6, sm_86); embedded: cubin sm_90a, PTX sm_90a; compile "
+      "with --target cuda:sm_86 (or an older architecture, as PTX)");
   CHECK(fake.count("cuModuleLoadDataEx") == 0);
 }
 
@@ -257,11 +263,9 @@ TEST_CASE("cuda launcher: load failure names the image and the device",
   Installed installed(fake);
   Images images;
   images.add("sm_90a", kCudaImagePtx, addRecord());
-  CHECK(run(images, address(0x1000), address(0x2000), 1) ==
-        kLauncherLoadFailed);
-  CHECK(std::string(pallasc_last_error()) ==
-        "add_cuda: cuda, PTX sm_90a on sm_90: the CUDA driver cannot load "
-        "the PTX: CUDA_ERROR_FAKE (218)\nptxas fatal: fake");
+  checkFails(images, 0x1000, 0x2000, 1, kLauncherLoadFailed,
+             "add_cuda: cuda, PTX sm_90a on sm_90: the CUDA driver cannot load "
+             "the PTX: CUDA_ERROR_FAKE (218)\nptxas fatal: fake");
 }
 
 TEST_CASE("cuda launcher: TMA tensor maps, and a misaligned operand",
@@ -288,22 +292,18 @@ TEST_CASE("cuda launcher: TMA tensor maps, and a misaligned operand",
     CHECK(s == &stream);
 
   // Input 0 is a pointer parameter too: the pointer check refuses it first.
-  CHECK(run(images, address(0x1008), address(0x2000), 2) ==
-        kLauncherMisaligned);
-  CHECK(std::string(pallasc_last_error()) ==
-        "add_cuda: cuda, cubin sm_90a, @add: inputs[0] needs a 16-byte "
-        "aligned address (the kernel's pointer_alignment), got 4104");
+  checkFails(images, 0x1008, 0x2000, 2, kLauncherMisaligned,
+             "add_cuda: cuda, cubin sm_90a, @add: inputs[0] needs a 16-byte "
+             "aligned address (the kernel's pointer_alignment), got 4104");
   CHECK(fake.launches.size() == 1);
   // A record asking less of its pointers still gets TMA's 16 bytes.
   Images loose;
   GpuLaunchRecord record = tmaRecord();
   record.pointerAlignment = 8;
   loose.add("sm_90a", kCudaImageCubin, record);
-  CHECK(run(loose, address(0x1008), address(0x2000), 2) ==
-        kLauncherMisaligned);
-  CHECK(std::string(pallasc_last_error()) ==
-        "add_cuda: cuda, cubin sm_90a, @add: the tensor map of inputs[0] "
-        "needs a 16-byte aligned address (TMA), got 4104");
+  checkFails(loose, 0x1008, 0x2000, 2, kLauncherMisaligned,
+             "add_cuda: cuda, cubin sm_90a, @add: the tensor map of inputs[0] "
+             "needs a 16-byte aligned address (TMA), got 4104");
   CHECK(fake.launches.size() == 1);
 }
 
@@ -318,27 +318,21 @@ TEST_CASE("cuda launcher: every pointer operand is checked against the "
   REQUIRE(fake.launches.size() == 1);
   // An input and an output off by 8 and 4 bytes: refused before launching,
   // naming the kernel, the operand, its address and the alignment.
-  CHECK(run(images, address(0x1008), address(0x2000), 2) ==
-        kLauncherMisaligned);
-  CHECK(std::string(pallasc_last_error()) ==
-        "add_cuda: cuda, cubin sm_90a, @add: inputs[0] needs a 16-byte "
-        "aligned address (the kernel's pointer_alignment), got 4104");
-  CHECK(run(images, address(0x1000), address(0x2004), 2) ==
-        kLauncherMisaligned);
-  CHECK(std::string(pallasc_last_error()) ==
-        "add_cuda: cuda, cubin sm_90a, @add: outputs[0] needs a 16-byte "
-        "aligned address (the kernel's pointer_alignment), got 8196");
+  checkFails(images, 0x1008, 0x2000, 2, kLauncherMisaligned,
+             "add_cuda: cuda, cubin sm_90a, @add: inputs[0] needs a 16-byte "
+             "aligned address (the kernel's pointer_alignment), got 4104");
+  checkFails(images, 0x1000, 0x2004, 2, kLauncherMisaligned,
+             "add_cuda: cuda, cubin sm_90a, @add: outputs[0] needs a 16-byte "
+             "aligned address (the kernel's pointer_alignment), got 8196");
   CHECK(fake.launches.size() == 1);
   // The alignment is the record's: 64 refuses what 16 accepts.
   Images strict;
   GpuLaunchRecord record = addRecord();
   record.pointerAlignment = 64;
   strict.add("sm_90a", kCudaImageCubin, record);
-  CHECK(run(strict, address(0x1010), address(0x2000), 2) ==
-        kLauncherMisaligned);
-  CHECK(std::string(pallasc_last_error()) ==
-        "add_cuda: cuda, cubin sm_90a, @add: inputs[0] needs a 64-byte "
-        "aligned address (the kernel's pointer_alignment), got 4112");
+  checkFails(strict, 0x1010, 0x2000, 2, kLauncherMisaligned,
+             "add_cuda: cuda, cubin sm_90a, @add: inputs[0] needs a 64-byte "
+             "aligned address (the kernel's pointer_alignment), got 4112");
   CHECK(fake.launches.size() == 1);
 }
 
@@ -349,18 +343,15 @@ TEST_CASE("cuda launcher: a refused launch, a bad bound",
   Images images;
   images.add("sm_90a", kCudaImageCubin, tmaRecord());
   fake.fail["cuLaunchKernel"] = 701;
-  CHECK(run(images, address(0x1000), address(0x2000), 2) ==
-        kLauncherLaunchFailed);
-  CHECK(std::string(pallasc_last_error()) ==
-        "add_cuda: cuda, cubin sm_90a, @add: kernel launch failed: "
-        "CUDA_ERROR_FAKE (701)");
+  checkFails(images, 0x1000, 0x2000, 2, kLauncherLaunchFailed,
+             "add_cuda: cuda, cubin sm_90a, @add: kernel launch failed: "
+             "CUDA_ERROR_FAKE (701)");
   // The tensor maps are freed on the failure path too.
   CHECK(fake.live.empty());
   fake.fail.clear();
-  CHECK(run(images, address(0x1000), address(0x2000), -1) ==
-        kLauncherInvalidArgument);
-  CHECK(std::string(pallasc_last_error()) ==
-        "add_cuda: dynamic grid bound 0 is -1; bounds must be in [0, 2^31)");
+  checkFails(
+      images, 0x1000, 0x2000, -1, kLauncherInvalidArgument,
+      "add_cuda: dynamic grid bound 0 is -1; bounds must be in [0, 2^31)");
 }
 
 namespace {

@@ -77,6 +77,14 @@ int run(Images &images, void *in, void *out, int64_t bound,
 
 void *address(uintptr_t a) { return reinterpret_cast<void *>(a); }
 
+/// Runs the entry as run() does and checks that it fails with `status` and
+/// pallasc_last_error() `message`.
+void checkFails(Images &images, uintptr_t in, uintptr_t out, int64_t bound,
+                int status, const std::string &message) {
+  CHECK(run(images, address(in), address(out), bound) == status);
+  CHECK(std::string(pallasc_last_error()) == message);
+}
+
 } // namespace
 
 TEST_CASE("rocm launcher: target IDs and the image for each device",
@@ -174,12 +182,11 @@ TEST_CASE("rocm launcher: the dynamic LDS attribute past 64 KiB",
 
   setRocmLauncherRuntimeForTesting(&installed.api); // forget the module
   fake.fail["hipFuncSetAttribute"] = 1;
-  CHECK(run(images, address(0x1000), address(0x2000), 1) ==
-        kLauncherLoadFailed);
-  CHECK(std::string(pallasc_last_error()) ==
-        "add_rocm: rocm, HSACO gfx950 on gfx950:sramecc+:xnack-: the kernel "
-        "needs 98304 bytes of LDS, more than this GPU allows: hipErrorFake "
-        "(1)");
+  checkFails(
+      images, 0x1000, 0x2000, 1, kLauncherLoadFailed,
+      "add_rocm: rocm, HSACO gfx950 on gfx950:sramecc+:xnack-: the kernel "
+      "needs 98304 bytes of LDS, more than this GPU allows: hipErrorFake "
+      "(1)");
   CHECK(fake.launches.size() == 1);
 }
 
@@ -202,21 +209,19 @@ TEST_CASE("rocm launcher: no runtime, no device", "[launch][rocm][launcher]") {
   Installed installed(fake);
   Images images;
   images.add("gfx942", addRecord());
-  CHECK(run(images, address(0x1000), address(0x2000), 1) == kLauncherNoDevice);
-  CHECK(std::string(pallasc_last_error()) ==
-        "add_rocm: rocm: the HIP runtime cannot initialize (hipErrorNoDevice "
-        "(100))");
+  checkFails(
+      images, 0x1000, 0x2000, 1, kLauncherNoDevice,
+      "add_rocm: rocm: the HIP runtime cannot initialize (hipErrorNoDevice "
+      "(100))");
   fake.fail.clear();
   fake.deviceCount = 0;
-  CHECK(run(images, address(0x1000), address(0x2000), 1) == kLauncherNoDevice);
-  CHECK(std::string(pallasc_last_error()) ==
-        "add_rocm: rocm: no AMD GPU is available (0 devices)");
+  checkFails(images, 0x1000, 0x2000, 1, kLauncherNoDevice,
+             "add_rocm: rocm: no AMD GPU is available (0 devices)");
   fake.deviceCount = 1;
   fake.fail["hipGetDeviceProperties"] = 101;
-  CHECK(run(images, address(0x1000), address(0x2000), 1) == kLauncherNoDevice);
-  CHECK(std::string(pallasc_last_error()) ==
-        "add_rocm: rocm: cannot read the properties of HIP device 0: "
-        "hipErrorFake (101)");
+  checkFails(images, 0x1000, 0x2000, 1, kLauncherNoDevice,
+             "add_rocm: rocm: cannot read the properties of HIP device 0: "
+             "hipErrorFake (101)");
   CHECK(fake.launches.empty());
 }
 
@@ -230,12 +235,10 @@ TEST_CASE("rocm launcher: no embedded architecture fits the device",
   Images images;
   images.add("gfx942", addRecord());
   images.add("gfx950", addRecord());
-  CHECK(run(images, address(0x1000), address(0x2000), 1) ==
-        kLauncherNoFittingArch);
-  CHECK(std::string(pallasc_last_error()) ==
-        "add_rocm: rocm: no embedded code object runs on this device (HIP "
-        "device 0, gfx90a:sramecc+:xnack-); embedded: HSACO gfx942, HSACO "
-        "gfx950; compile with --target rocm:gfx90a");
+  checkFails(images, 0x1000, 0x2000, 1, kLauncherNoFittingArch,
+             "add_rocm: rocm: no embedded code object runs on this device (HIP "
+             "device 0, gfx90a:sramecc+:xnack-); embedded: HSACO gfx942, HSACO "
+             "gfx950; compile with --target rocm:gfx90a");
   CHECK(fake.count("hipModuleLoadData") == 0);
 }
 
@@ -246,13 +249,11 @@ TEST_CASE("rocm launcher: a load failure names the image and the device",
   Installed installed(fake);
   Images images;
   images.add("gfx942", addRecord(), /*code object version=*/6);
-  CHECK(run(images, address(0x1000), address(0x2000), 1) ==
-        kLauncherLoadFailed);
-  CHECK(std::string(pallasc_last_error()) ==
-        "add_rocm: rocm, HSACO gfx942 on gfx942:sramecc+:xnack-: the HIP "
-        "runtime cannot load the HSACO: hipErrorFake (200) (code object "
-        "version 6 needs ROCm 6.3 or newer; --code-object-version 5 suits "
-        "older runtimes)");
+  checkFails(images, 0x1000, 0x2000, 1, kLauncherLoadFailed,
+             "add_rocm: rocm, HSACO gfx942 on gfx942:sramecc+:xnack-: the HIP "
+             "runtime cannot load the HSACO: hipErrorFake (200) (code object "
+             "version 6 needs ROCm 6.3 or newer; --code-object-version 5 suits "
+             "older runtimes)");
   // Not cached: a later call tries again.
   fake.fail.clear();
   CHECK(run(images, address(0x1000), address(0x2000), 1) == kLauncherOk);
@@ -261,11 +262,10 @@ TEST_CASE("rocm launcher: a load failure names the image and the device",
   FakeHip other;
   other.fail["hipModuleGetFunction"] = 500;
   Installed again(other);
-  CHECK(run(images, address(0x1000), address(0x2000), 1) ==
-        kLauncherLoadFailed);
-  CHECK(std::string(pallasc_last_error()) ==
-        "add_rocm: rocm, HSACO gfx942 on gfx942:sramecc+:xnack-: no kernel "
-        "named 'add' in the HSACO: hipErrorFake (500)");
+  checkFails(
+      images, 0x1000, 0x2000, 1, kLauncherLoadFailed,
+      "add_rocm: rocm, HSACO gfx942 on gfx942:sramecc+:xnack-: no kernel "
+      "named 'add' in the HSACO: hipErrorFake (500)");
 }
 
 TEST_CASE("rocm launcher: a refused launch, a bad bound, a bad record",
@@ -275,16 +275,13 @@ TEST_CASE("rocm launcher: a refused launch, a bad bound, a bad record",
   Images images;
   images.add("gfx942", addRecord());
   fake.fail["hipModuleLaunchKernel"] = 98;
-  CHECK(run(images, address(0x1000), address(0x2000), 2) ==
-        kLauncherLaunchFailed);
-  CHECK(std::string(pallasc_last_error()) ==
-        "add_rocm: rocm, HSACO gfx942, @add: kernel launch failed: "
-        "hipErrorFake (98)");
+  checkFails(images, 0x1000, 0x2000, 2, kLauncherLaunchFailed,
+             "add_rocm: rocm, HSACO gfx942, @add: kernel launch failed: "
+             "hipErrorFake (98)");
   fake.fail.clear();
-  CHECK(run(images, address(0x1000), address(0x2000), -1) ==
-        kLauncherInvalidArgument);
-  CHECK(std::string(pallasc_last_error()) ==
-        "add_rocm: dynamic grid bound 0 is -1; bounds must be in [0, 2^31)");
+  checkFails(
+      images, 0x1000, 0x2000, -1, kLauncherInvalidArgument,
+      "add_rocm: dynamic grid bound 0 is -1; bounds must be in [0, 2^31)");
   // An empty grid launches nothing.
   size_t launched = fake.launches.size();
   CHECK(run(images, address(0x1000), address(0x2000), 0) == kLauncherOk);
@@ -293,10 +290,9 @@ TEST_CASE("rocm launcher: a refused launch, a bad bound, a bad record",
   Images bad;
   bad.add("gfx942", addRecord());
   bad.records[0] = "pallasc-gpu-record-1 add x";
-  CHECK(run(bad, address(0x1000), address(0x2000), 1) == kLauncherInvalidPlan);
-  CHECK(std::string(pallasc_last_error()) ==
-        "add_rocm: rocm, HSACO gfx942 on gfx942:sramecc+:xnack-: the "
-        "embedded launch record is malformed (grid axes)");
+  checkFails(bad, 0x1000, 0x2000, 1, kLauncherInvalidPlan,
+             "add_rocm: rocm, HSACO gfx942 on gfx942:sramecc+:xnack-: the "
+             "embedded launch record is malformed (grid axes)");
   CHECK(pallasc_launcher_rocm_run("add_rocm", nullptr, 0, nullptr, 0, nullptr,
                                   0, 0, nullptr, 0, nullptr) ==
         kLauncherInvalidPlan);
@@ -364,16 +360,12 @@ TEST_CASE("rocm launcher: every pointer operand is checked against the "
   REQUIRE(fake.launches.size() == 1);
   // A direct call: the operand, its address, the alignment; nothing
   // launched.
-  CHECK(run(images, address(0x1000), address(0x200c), 2) ==
-        kLauncherMisaligned);
-  CHECK(std::string(pallasc_last_error()) ==
-        "add_rocm: rocm, HSACO gfx942, @add: outputs[0] needs a 16-byte "
-        "aligned address (the kernel's pointer_alignment), got 8204");
-  CHECK(run(images, address(0x1001), address(0x2000), 2) ==
-        kLauncherMisaligned);
-  CHECK(std::string(pallasc_last_error()) ==
-        "add_rocm: rocm, HSACO gfx942, @add: inputs[0] needs a 16-byte "
-        "aligned address (the kernel's pointer_alignment), got 4097");
+  checkFails(images, 0x1000, 0x200c, 2, kLauncherMisaligned,
+             "add_rocm: rocm, HSACO gfx942, @add: outputs[0] needs a 16-byte "
+             "aligned address (the kernel's pointer_alignment), got 8204");
+  checkFails(images, 0x1001, 0x2000, 2, kLauncherMisaligned,
+             "add_rocm: rocm, HSACO gfx942, @add: inputs[0] needs a 16-byte "
+             "aligned address (the kernel's pointer_alignment), got 4097");
   CHECK(fake.launches.size() == 1);
 
   // A batch loop whose input slices are 0x408 bytes apart: iteration 1's
