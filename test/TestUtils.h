@@ -1,7 +1,8 @@
 //===- TestUtils.h - What several unit tests share --------------*- C++ -*-===//
 //
 // An MLIRContext with every pallasc dialect that records its diagnostics,
-// and reading a file the test needs (failing the test when it cannot).
+// reading a file the test needs and making a scratch directory (failing the
+// test when it cannot).
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,6 +16,8 @@
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/FileSystem.h"
 
 #include <catch2/catch.hpp>
 
@@ -60,6 +63,14 @@ inline std::string readTestFile(const std::string &path) {
   std::ostringstream os;
   os << in.rdbuf();
   return os.str();
+}
+
+/// A new empty directory under the system's temporary directory, named
+/// after `prefix`; the test fails when it cannot be made.
+inline std::string freshTestDir(const std::string &prefix) {
+  llvm::SmallString<128> dir;
+  REQUIRE_FALSE(llvm::sys::fs::createUniqueDirectory(prefix, dir));
+  return std::string(dir.str());
 }
 
 } // namespace pallasc::test

@@ -1,10 +1,10 @@
 //===- GridMappingTest.cpp - The grid-mapping reader and compiler params -*- C++ -*-===//
 
-#include "test/TestUtils.h"
 #include "dialects/Pallas/IR/GridMapping.h"
 #include "dialects/Pallas/IR/GpuCallAttrs.h"
 #include "dialects/Pallas/IR/PallasOps.h"
 #include "src/InitAll.h"
+#include "test/TestUtils.h"
 
 #include "mlir/AsmParser/AsmParser.h"
 #include "mlir/IR/BuiltinOps.h"

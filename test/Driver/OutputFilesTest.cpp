@@ -1,6 +1,7 @@
 //===- OutputFilesTest.cpp - All-or-nothing commits of outputs -*- C++ -*-===//
 
 #include "src/Driver/OutputFiles.h"
+#include "test/TestUtils.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -13,11 +14,7 @@ using namespace pallasc;
 
 namespace {
 
-std::string freshDir() {
-  llvm::SmallString<128> dir;
-  REQUIRE_FALSE(llvm::sys::fs::createUniqueDirectory("pallasc-outputs-test", dir));
-  return std::string(dir.str());
-}
+std::string freshDir() { return pallasc::test::freshTestDir("pallasc-outputs-test"); }
 
 std::string contentsOf(const std::string &path) {
   auto buf = llvm::MemoryBuffer::getFile(path);

@@ -7,12 +7,12 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "test/TestUtils.h"
 #include "src/InitAll.h"
 #include "src/Manifest/Manifest.h"
 #include "src/Spec/GridSpec.h"
 #include "src/Spec/SpecToIR.h"
 #include "src/Version.h"
+#include "test/TestUtils.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"

@@ -12,11 +12,11 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "test/TestUtils.h"
 #include "src/InitAll.h"
 #include "src/Spec/GridSpec.h"
 #include "src/Spec/SpecToIR.h"
 #include "src/Launch/ElementType.h"
+#include "test/TestUtils.h"
 
 #include "dialects/Pallas/IR/PallasOps.h"
 

@@ -1,6 +1,7 @@
 //===- TemporariesTest.cpp - Scratch directories and orphan cleanup -*- C++ -*-===//
 
 #include "src/Support/Temporaries.h"
+#include "test/TestUtils.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
@@ -18,11 +19,7 @@ using namespace pallasc;
 
 namespace {
 
-std::string freshDir() {
-  llvm::SmallString<128> dir;
-  REQUIRE_FALSE(llvm::sys::fs::createUniqueDirectory("pallasc-scratch-test", dir));
-  return std::string(dir.str());
-}
+std::string freshDir() { return pallasc::test::freshTestDir("pallasc-scratch-test"); }
 
 bool exists(const std::string &p) { return llvm::sys::fs::exists(p); }
 

@@ -7,9 +7,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "test/TestUtils.h"
 #include "src/InitAll.h"
 #include "src/Target/TPUSerialize.h"
+#include "test/TestUtils.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"

@@ -7,10 +7,11 @@
 # equal the uncached compile's byte for byte, the entries in the cache, the
 # temporaries left in it, and the counters of `pallasc cache --stats`.
 #   %python cache_concurrent.py PALLASC KERNEL SPEC WORKDIR
-import filecmp
 import os
 import subprocess
 import sys
+
+from trees import same_tree
 
 pallasc, kernel, spec, work = sys.argv[1:5]
 cache = os.path.join(work, "cache")
@@ -24,15 +25,6 @@ def compile_args(variant, out):
     for t in targets:
         args += ["--target", t]
     return args
-
-
-def same_tree(a, b):
-    cmp = filecmp.dircmp(a, b)
-    if cmp.left_only or cmp.right_only or cmp.funny_files:
-        return False
-    _, mismatch, errors = filecmp.cmpfiles(a, b, cmp.common_files,
-                                           shallow=False)
-    return not mismatch and not errors
 
 
 def cache_files():

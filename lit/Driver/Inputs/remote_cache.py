@@ -17,7 +17,6 @@
 #                 each GET 0.5 s), all compile and all PUT the same key; each
 #                 output equals the uncached one, and the entry left is a hit
 #   %python remote_cache.py PALLASC KERNEL SPEC WORKDIR
-import filecmp
 import http.server
 import json
 import os
@@ -26,6 +25,8 @@ import subprocess
 import sys
 import threading
 import time
+
+from trees import same_tree
 
 pallasc, kernel, spec, work = sys.argv[1:5]
 env = dict(os.environ, PTXAS="none", PALLASC_CACHE_TIMEOUT="1")
@@ -80,15 +81,6 @@ def compile_to(out, cache):
     if cache:
         args += ["--cache-dir", cache]
     return subprocess.run(args, capture_output=True, text=True, env=env)
-
-
-def same_tree(a, b):
-    cmp = filecmp.dircmp(a, b)
-    if cmp.left_only or cmp.right_only or cmp.funny_files:
-        return False
-    _, mismatch, errors = filecmp.cmpfiles(a, b, cmp.common_files,
-                                           shallow=False)
-    return not mismatch and not errors
 
 
 def warnings(r):
