@@ -1,14 +1,13 @@
 """Python locations in pallasc's diagnostics, the exporter's refusals and the
 `pallasc-export` command line."""
 
-import inspect
 import os
 import subprocess
 import sys
 import textwrap
 import unittest
 
-from harness import ROOT, PallascCase, skip_without_jax
+from harness import ROOT, PallascCase, line_of, skip_without_jax
 
 try:
   import jax
@@ -22,14 +21,6 @@ except Exception:  # pragma: no cover
   pass
 
 HERE = os.path.abspath(__file__)
-
-
-def line_of(fn, needle):
-  src, start = inspect.getsourcelines(fn)
-  for i, l in enumerate(src):
-    if needle in l:
-      return start + i
-  raise AssertionError(needle)
 
 
 @skip_without_jax

@@ -4,14 +4,13 @@ description, the export of JAX's shipped `hopper_matmul_mgpu` to the
 lowering exists), and the exporter's refusals by name with their Python
 line."""
 
-import inspect
 import os
 import re
 import subprocess
 import sys
 import unittest
 
-from harness import PALLASC, ROOT, PallascCase, skip_without_jax
+from harness import PALLASC, ROOT, PallascCase, line_of, skip_without_jax
 
 try:
   import jax
@@ -44,14 +43,6 @@ def pallasc_opt():
     if os.path.exists(cand):
       return cand
   return None
-
-
-def line_of(fn, needle):
-  src, start = inspect.getsourcelines(fn)
-  for i, l in enumerate(src):
-    if needle in l:
-      return start + i
-  raise AssertionError(needle)
 
 
 @skip_without_jax

@@ -10,7 +10,7 @@ import functools
 import numpy as np
 import unittest
 
-from harness import (GPU_TARGETS, PallascCase, have_rocm_libs,
+from harness import (PallascCase, gpu_targets, have_rocm_libs,
                      pallas_call_inputs, skip_without_jax)
 
 try:
@@ -25,11 +25,6 @@ try:
   S = jax.ShapeDtypeStruct
 except Exception:  # pragma: no cover
   pass
-
-
-def gpu_targets():
-  return GPU_TARGETS if have_rocm_libs() else [
-      t for t in GPU_TARGETS if not t.startswith("rocm")]
 
 
 @skip_without_jax
