@@ -1843,18 +1843,146 @@ def _swap(low, ref: RefV, transforms, val_atom, out_var, mask=None,
                 f"{v.type}", v.shape, v.dtype, v.scalar)
 
 
+_VIEW_NAMES = {"ReshapeTransform": "reshape", "BitcastTransform": "bitcast",
+               "TransposeTransform": "transpose"}
+
+
+def _split_views(transforms):
+  """JAX's ref transforms as (the indexers before the first view transform,
+  the rest: a reshape, bitcast or transpose view and what follows it)."""
+  from jax._src.state import indexing
+  ts = list(transforms or ())
+  for i, t in enumerate(ts):
+    if not isinstance(t, indexing.NDIndexer):
+      return ts[:i], ts[i:]
+  return ts, []
+
+
+def _refuse_views(low, transforms, what):
+  """A located error when `transforms` hold a view transform (`what`: the
+  access, "a store")."""
+  _, views = _split_views(transforms)
+  if views:
+    name = type(views[0]).__name__
+    raise low.error(
+        f"{what} through a {_VIEW_NAMES.get(name, name)} ref view ({name}) is "
+        "not supported: pallasc reads through reshape, bitcast and transpose "
+        "views (x_ref.reshape(...)[...]) but writes and masked or atomic "
+        "accesses need plain indexing (JAX's interpret mode cannot discharge "
+        "a store through a view either)")
+
+
+def _index_value(low, v: V, t) -> V:
+  """What JAX's NDIndexer `t` selects from the value `v` (an indexer after a
+  view transform, applied to the loaded view as JAX's interpret mode applies
+  it: lax.dynamic_slice, starts clamped to [0, dim - size], then integer
+  indices squeezed)."""
+  from jax._src.state import indexing
+  offs, sizes, kept = [], [], []
+  for idx, n in zip(t.indices, v.shape):
+    if isinstance(idx, indexing.Slice):
+      if not isinstance(idx.size, (int, np.integer)):
+        raise low.error("a slice of dynamic size (pl.ds with a traced size)"
+                        " is not supported")
+      if int(idx.stride) != 1:
+        raise low.error("a strided slice after a ref view (reshape, bitcast, "
+                        "transpose) is not supported; slice before the view")
+      size, start = int(idx.size), idx.start
+      kept.append(size)
+    else:
+      if tuple(getattr(getattr(idx, "aval", None), "shape", ()) or ()):
+        raise low.error("an index vector after a ref view (reshape, bitcast, "
+                        "transpose) is not supported; index before the view")
+      size, start = 1, idx
+    sizes.append(size)
+    st = _start_of(low, start)
+    if isinstance(st, int):
+      offs.append(low.index_const(min(max(st, 0), n - size)))
+      continue
+    e = _Ew(low, st)
+    st = e.f("arith.maxsi", st, e.c(0, np.int32))
+    st = e.f("arith.minsi", st, e.c(n - size, np.int32))
+    offs.append(low.to_index(st))
+  sizes, kept = tuple(sizes), tuple(kept)
+  if sizes != tuple(v.shape):
+    v = low.op(f"tensor.extract_slice {v.name}[{', '.join(offs)}] "
+               f"[{', '.join(map(str, sizes))}] [{', '.join(['1'] * len(sizes))}]"
+               f" : {v.type} to {M.tensor_type(sizes, v.dtype)}", sizes,
+               v.dtype, False)
+  if kept == sizes:
+    return v
+  if kept == ():
+    return low.as_scalar(low.op(
+        f"pallas.reshape {v.name} : {v.type} -> {M.tensor_type((), v.dtype)}",
+        (), v.dtype, False))
+  return low.op(f"pallas.reshape {v.name} : {v.type} -> "
+                f"{M.tensor_type(kept, v.dtype)}", kept, v.dtype, False)
+
+
+def _apply_views(low, v: V, views, shape) -> V:
+  """The loaded value `v` through JAX's view transforms and the indexers
+  after them, in order (jax/_src/state/discharge.py transform_array, whose
+  results interpret mode gives)."""
+  from jax._src.state import indexing
+  from jax._src.state import types as state_types
+  for t in views:
+    if isinstance(t, indexing.NDIndexer):
+      v = _index_value(low, low.as_tensor(v, v.shape), t)
+    elif isinstance(t, state_types.ReshapeTransform):
+      new = tuple(int(d) for d in t.shape)
+      if new != v.shape:
+        v = low.as_tensor(v, v.shape)
+        v = low.op(f"pallas.reshape {v.name} : {v.type} -> "
+                   f"{M.tensor_type(new, v.dtype)}", new, v.dtype, False)
+    elif isinstance(t, state_types.BitcastTransform):
+      dst = np.dtype(t.dtype)
+      if M.is_bool(dst) or M.is_bool(v.dtype):
+        raise low.error("a bitcast ref view of bool is not supported")
+      if M.bitwidth(dst) != M.bitwidth(v.dtype):
+        raise low.error(
+            f"a bitcast ref view from {np.dtype(v.dtype)} to {dst} changes "
+            "the element width (TPU packing along the second-minor "
+            "dimension); pallasc supports same-width bitcast views only")
+      v = (V(v.name, v.shape, dst, v.scalar)
+           if M.elem_type(v.dtype) == M.elem_type(dst) else
+           _Ew(low, v).bitcast(v, dst))
+    elif isinstance(t, state_types.TransposeTransform):
+      perm = tuple(int(p) for p in t.permutation)
+      if perm != tuple(range(len(perm))):
+        new = tuple(v.shape[p] for p in perm)
+        v = low.op(f"pallas.transpose {v.name} [{', '.join(map(str, perm))}] "
+                   f": {v.type} -> {M.tensor_type(new, v.dtype)}", new,
+                   v.dtype, False)
+    else:
+      raise low.error(f"ref transform {type(t).__name__} is not supported "
+                      "(indexing and reshape, bitcast and transpose views "
+                      "are)")
+  if tuple(v.shape) != tuple(shape):
+    raise low.error(f"internal error: a ref view gives shape {v.shape}, JAX "
+                    f"{tuple(shape)}")
+  return v
+
+
 @rule("get")
 def _get(low, eqn):
   ref_atom, *flat = eqn.invars
   transforms = tree_util.tree_unflatten(eqn.params["tree"], flat)
-  return _load(low, _ref(low, ref_atom), transforms,
-               tuple(out_aval(eqn).shape), fit=True)
+  ref = _ref(low, ref_atom)
+  shape = tuple(out_aval(eqn).shape)
+  head, views = _split_views(transforms)
+  if views:
+    # Load what the indexers before the view select, then apply the view
+    # and what follows it to the value.
+    return _apply_views(low, _load(low, ref, head, None, fit=True), views,
+                        shape)
+  return _load(low, ref, transforms, shape, fit=True)
 
 
 @rule("swap")
 def _swap_rule(low, eqn):
   ref_atom, val, *flat = eqn.invars
   transforms = tree_util.tree_unflatten(eqn.params["tree"], flat)
+  _refuse_views(low, transforms, "a store")
   return _swap(low, _ref(low, ref_atom), transforms, val, eqn.outvars[0],
                fit=True)
 
@@ -1863,6 +1991,7 @@ def _swap_rule(low, eqn):
 def _addupdate(low, eqn):
   ref_atom, val, *flat = eqn.invars
   transforms = tree_util.tree_unflatten(eqn.params["tree"], flat)
+  _refuse_views(low, transforms, "an accumulating store (+=)")
   ref = _ref(low, ref_atom)
   old = _load(low, ref, transforms, tuple(val.aval.shape), fit=True)
   v = low.as_tensor(low.read(val), old.shape) if old.shape != () else (
@@ -1880,6 +2009,7 @@ def _addupdate(low, eqn):
 def _masked_load(low, eqn):
   ref_atom, transforms, mask, other = tree_util.tree_unflatten(
       eqn.params["args_tree"], eqn.invars)
+  _refuse_views(low, transforms, "a masked load (pl.load)")
   return _load(low, _ref(low, ref_atom), transforms,
                tuple(out_aval(eqn).shape), mask, other,
                eviction_policy=eqn.params.get("eviction_policy"))
@@ -1889,6 +2019,7 @@ def _masked_load(low, eqn):
 def _masked_swap(low, eqn):
   ref_atom, transforms, val, mask = tree_util.tree_unflatten(
       eqn.params["args_tree"], eqn.invars)
+  _refuse_views(low, transforms, "a masked store (pl.store)")
   return _swap(low, _ref(low, ref_atom), transforms, val, eqn.outvars[0],
                mask)
 
@@ -1897,6 +2028,7 @@ def _masked_swap(low, eqn):
 def _atomic_rmw(low, eqn):
   ref_atom, transforms, val, mask = tree_util.tree_unflatten(
       eqn.params["args_tree"], eqn.invars)
+  _refuse_views(low, transforms, "an atomic")
   kind = str(getattr(eqn.params["atomic_type"], "value",
                      eqn.params["atomic_type"])).lower()
   if kind not in ("add", "max", "min", "and", "or", "xor", "xchg"):

@@ -4,6 +4,7 @@ pallas_call equation."""
 
 from __future__ import annotations
 
+import inspect
 import os
 import shutil
 import subprocess
@@ -46,6 +47,21 @@ def have_rocm_libs():
   return any(os.path.exists(os.path.join(r, "amdgcn", "bitcode", "ocml.bc"))
              for r in (os.environ.get("ROCM_PATH", "/opt/rocm"),
                        "/usr/lib/x86_64-linux-gnu"))
+
+
+def gpu_targets():
+  """GPU_TARGETS less the ROCm ones when ROCm's device libraries are absent."""
+  return GPU_TARGETS if have_rocm_libs() else [
+      t for t in GPU_TARGETS if not t.startswith("rocm")]
+
+
+def line_of(fn, needle):
+  """The line number of the first line of `fn`'s source containing `needle`."""
+  src, start = inspect.getsourcelines(fn)
+  for i, l in enumerate(src):
+    if needle in l:
+      return start + i
+  raise AssertionError(needle)
 
 
 def skip_without_jax(cls):
@@ -170,13 +186,16 @@ class PallascCase(unittest.TestCase):
     return calls
 
   def check_call(self, call, targets=(), emulate=(), inputs=None, seed=0,
-                 dynamic_bounds=(), tol=None, ints=(0, 16), normwise=None):
+                 dynamic_bounds=(), tol=None, ints=(0, 16), normwise=None,
+                 want=None):
     """Compiles `call` for `targets`, runs it with `pallasc run` (and on the
     GPU emulator for `emulate`) and compares the outputs with JAX's interpret
     mode of the same equation. `normwise` (a relative tolerance) compares
     each output within that fraction of its largest magnitude instead: for
     sums whose random inputs make them cancel (accumulation order then
-    decides the low digits)."""
+    decides the low digits). `want` (one array per output) replaces interpret
+    mode as the reference where JAX's interpret mode cannot run the
+    equation."""
     mlir, spec = call.paths
     d = os.path.dirname(mlir)
     if targets:
@@ -187,7 +206,8 @@ class PallascCase(unittest.TestCase):
                    os.path.join(d, "out-" + call.name))
     if inputs is None:
       inputs = random_inputs(call.in_avals, seed, ints)
-    want = jax_interpret(call.eqn, inputs, dynamic_bounds)
+    if want is None:
+      want = jax_interpret(call.eqn, inputs, dynamic_bounds)
     flags = []
     for i, x in enumerate(inputs):
       p = os.path.join(d, f"{call.name}.in{i}.npy")

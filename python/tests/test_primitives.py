@@ -11,7 +11,7 @@ import unittest
 
 import numpy as np
 
-from harness import GPU_TARGETS, PallascCase, have_rocm_libs, skip_without_jax
+from harness import PallascCase, gpu_targets, have_rocm_libs, skip_without_jax
 
 try:
   import jax
@@ -23,11 +23,6 @@ try:
   S = jax.ShapeDtypeStruct
 except Exception:  # pragma: no cover
   pass
-
-
-def targets():
-  return GPU_TARGETS if have_rocm_libs() else [
-      t for t in GPU_TARGETS if not t.startswith("rocm")]
 
 
 def stacked(fns, in_shapes, in_dtype, out_dtype=None, block=None):
@@ -50,7 +45,7 @@ class Primitives(PallascCase):
   def run_kernel(self, fn, *args, emulate=(), tgts=None, **kw):
     calls = self.export(fn, *args)
     for c in calls:
-      self.check_call(c, targets=targets() if tgts is None else tgts,
+      self.check_call(c, targets=gpu_targets() if tgts is None else tgts,
                       emulate=emulate, **kw)
     return calls
 
@@ -149,7 +144,7 @@ class Primitives(PallascCase):
         S((6, 8, 128), f32), S((5, 8, 128), i32), S((4, 8, 128), f32)])(x, y, i)
     (c,) = self.export(fn, S((8, 128), f32), S((8, 128), f32),
                        S((8, 128), i32))
-    self.check_call(c, targets=targets(), inputs=[x, y, i],
+    self.check_call(c, targets=gpu_targets(), inputs=[x, y, i],
                     emulate=("cuda:sm_90a",))
 
     def tpu_kernel(x_ref, i_ref, o_ref, n_ref):
@@ -195,7 +190,7 @@ class Primitives(PallascCase):
     self.check_call(c, inputs=[a])
     (c,) = self.export(lambda b: pl.pallas_call(narrow, out_shape=S(
         (2, 128), u8))(b), S((16, 128), u8), sub="n")
-    self.check_call(c, targets=targets(), inputs=[b],
+    self.check_call(c, targets=gpu_targets(), inputs=[b],
                     emulate=("cuda:sm_90a",))
 
   def test_conversions(self):
@@ -366,7 +361,7 @@ class Primitives(PallascCase):
                                          memory_space=pltpu.SMEM)])(x, n)
     c, = self.export(fn, S((8, 128), f32), S((1,), jnp.int32))
     for n in (5, 2):
-      self.check_call(c, targets=targets() if n == 5 else (), inputs=[
+      self.check_call(c, targets=gpu_targets() if n == 5 else (), inputs=[
           np.random.default_rng(n).uniform(-1, 1, (8, 128)).astype(np.float32),
           np.array([n], np.int32)])
 
@@ -408,7 +403,7 @@ class Primitives(PallascCase):
         S((2, 8, 128), f32), S((8, 128), f32)])(x, w)
     (c,) = self.export(fn, S((8, 128), f32), S((8,), f32))
     self.assertNotIn("scf.for", c.kernel_mlir)
-    self.check_call(c, targets=targets(), emulate=("cuda:sm_90a",))
+    self.check_call(c, targets=gpu_targets(), emulate=("cuda:sm_90a",))
 
   def test_dynamic_slice_of_values(self):
     # lax.dynamic_slice / dynamic_update_slice of loaded values with traced
@@ -428,8 +423,50 @@ class Primitives(PallascCase):
     x = np.arange(8 * 128, dtype=np.float32).reshape(8, 128)
     for k, starts in enumerate(([1, 32], [3, 70], [-2, 200])):
       self.check_call(c, inputs=[np.array(starts, np.int32), x],
-                      targets=targets() if k == 0 else (),
+                      targets=gpu_targets() if k == 0 else (),
                       emulate=("cuda:sm_90a",))
+
+  def test_ref_views(self):
+    # Loads through reshape and same-width bitcast views, with indexers
+    # before the view (.at[]) and after it (an integer, a traced start that
+    # JAX clamps: 40 of 64 with size 32 reads from 32), against interpret
+    # mode; stores through a view are refused at their line. (No negative
+    # starts: out of bounds, where interpret mode's view path and its
+    # dynamic_slice disagree.)
+    f32 = jnp.float32
+
+    def kernel(s_ref, x_ref, o_ref, b_ref):
+      j = s_ref[0]
+      o_ref[0] = x_ref.reshape(4, 16, 32)[2]
+      o_ref[1] = x_ref.at[pl.ds(8, 32)].reshape(16, 64)[:, pl.ds(j, 32)]
+      o_ref[2] = x_ref.reshape(2, 32, 32)[1, pl.ds(j // 2, 16), :]
+      b_ref[...] = x_ref.bitcast(jnp.int32)[pl.ds(j, 8), :]
+    fn = lambda s, x: pl.pallas_call(kernel, out_shape=[
+        S((3, 16, 32), f32), S((8, 32), jnp.int32)], in_specs=[
+            pl.BlockSpec(memory_space=pltpu.SMEM), pl.BlockSpec()])(s, x)
+    (c,) = self.export(fn, S((1,), jnp.int32), S((64, 32), f32))
+    x = np.random.default_rng(0).standard_normal((64, 32)).astype(np.float32)
+    for k, j in enumerate((40, 3, 17)):
+      self.check_call(c, inputs=[np.array([j], np.int32), x],
+                      targets=gpu_targets() if k == 0 else (),
+                      emulate=("cuda:sm_90a",) if k == 0 else ())
+
+    # A transpose view: JAX's interpret mode cannot discharge it
+    # (NotImplementedError), so numpy is the reference.
+    def tkernel(x_ref, o_ref):
+      o_ref[...] = x_ref.T[pl.ds(8, 16), :] * 2
+    tfn = lambda x: pl.pallas_call(tkernel, out_shape=S((16, 64), f32))(x)
+    (t,) = self.export(tfn, S((64, 32), f32), sub="transpose")
+    self.check_call(t, inputs=[x], want=[x.T[8:24] * 2],
+                    targets=gpu_targets(), emulate=("cuda:sm_80",))
+
+    def skernel(x_ref, o_ref):
+      o_ref.reshape(32, 64)[...] = x_ref[...]
+    with self.assertRaisesRegex(
+        Exception, r"test_primitives.py:\d+.*a store through a reshape ref "
+        r"view \(ReshapeTransform\) is not supported"):
+      self.export(lambda x: pl.pallas_call(skernel, out_shape=S((64, 32), f32))(
+          x), S((32, 64), f32), sub="store-view")
 
   def test_ref_indexing(self):
     f32 = jnp.float32
@@ -537,7 +574,7 @@ class Primitives(PallascCase):
     self.assertEqual(s["compiler_params"], {"tpu": {
         "dimension_semantics": ["arbitrary"], "vmem_limit_bytes": 1 << 25}})
     rng = np.random.default_rng(0)
-    self.check_call(c, targets=targets(), inputs=[
+    self.check_call(c, targets=gpu_targets(), inputs=[
         np.array([2, 0, 1, 2], np.int32),
         rng.uniform(-1, 1, (3, 40, 128)).astype(np.float32),
         rng.uniform(-1, 1, (2, 128)).astype(np.float32)])
@@ -556,7 +593,7 @@ class Primitives(PallascCase):
     (c,) = self.export(fn, S((32, 128), f32), S((32, 128), f32))
     self.assertEqual(c.spec["input_output_aliases"], {"1": 1})
     self.assertEqual(c.spec["in_specs"][0]["index_map"], "(d0) -> (d0, 0)")
-    self.check_call(c, targets=targets())
+    self.check_call(c, targets=gpu_targets())
 
   def test_dynamic_grid(self):
     f32 = jnp.float32
@@ -572,7 +609,7 @@ class Primitives(PallascCase):
     calls = self.export(lambda x: jax.jit(fn, static_argnums=())(
         jnp.int32(4), x) if False else fn(4, x), S((32, 128), f32))
     self.assertEqual(calls[0].spec["grid"], [4])
-    self.check_call(calls[0], targets=targets())
+    self.check_call(calls[0], targets=gpu_targets())
 
   def test_dma(self):
     # pltpu.make_async_copy start/wait (TPU and the CPU runner; the GPU
@@ -679,7 +716,7 @@ class Primitives(PallascCase):
     self.assertIn('pallas.platform_index [["cpu"], ["cuda"], ["rocm"], '
                   '["tpu"]] default : i32', c.kernel_mlir)
     x = np.random.default_rng(3).uniform(-1, 1, (8, 128)).astype(np.float32)
-    tgts = targets() + ["tpu"]
+    tgts = gpu_targets() + ["tpu"]
     want = self.check_call(c, targets=tgts, inputs=[x])
     np.testing.assert_array_equal(want[0], x + np.float32(5))
     # On the GPU emulator each vendor takes its own branch.
