@@ -2,7 +2,8 @@
 """Byte-for-byte artifact comparison of two pallasc builds (for refactors).
 
   compare_artifacts.sh collect BIN_DIR OUT_DIR [--cases-from REF_DIR]
-                             [--targets T,...] [-j N]
+                             [--targets T,...] [-j N] [--opt | --no-opt]
+                             [--timeout S]
       Compiles every case with BIN_DIR/pallasc (and runs BIN_DIR/pallasc-opt)
       and writes each case's outputs, exit code and stderr into its own folder
       of OUT_DIR. The cases are
@@ -17,7 +18,10 @@
       --emit=mlir, plus --emit=cubin for cuda
       (when ptxas exists) and --emit=asm for rocm; and
         * every `pallasc-opt %s ...` RUN line of lit/Conversion and
-          lit/Pipelines (stdout, stderr and exit code).
+          lit/Pipelines (stdout, stderr and exit code); by default only when
+          every target is collected, --opt / --no-opt to choose.
+      A run past --timeout seconds (600) is killed and recorded as exit
+      code 124, its stderr saying so.
       The inputs are copied into each case's folder (`in/`) and compiled from
       there under fixed names, so the outputs do not depend on where the
       repository or the build is. With --cases-from REF_DIR the cases are the
@@ -204,8 +208,20 @@ def have_ptxas(env):
         shutil.which("ptxas") is not None
 
 
+TIMEOUT = 600  # seconds per pallasc / pallasc-opt run (--timeout)
+
+
 def run(cmd, cwd, env):
-    p = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, timeout=600)
+    """(exit code, stdout, stderr) of `cmd`; a run past TIMEOUT is killed
+    and recorded as exit code 124 with a line saying so, so one hanging
+    case cannot stop the collection."""
+    try:
+        p = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True,
+                           timeout=TIMEOUT)
+    except subprocess.TimeoutExpired as e:
+        err = (e.stderr or b"") + (
+            "compare_artifacts: timed out after %g s\n" % TIMEOUT).encode()
+        return 124, e.stdout or b"", err
     return p.returncode, p.stdout, p.stderr
 
 
@@ -254,7 +270,7 @@ def opt_job(bin_dir, case_dir, args, env):
     return rc
 
 
-def collect(bin_dir, out_dir, cases_from, jobs, targets):
+def collect(bin_dir, out_dir, cases_from, jobs, targets, with_opt=None):
     bin_dir = os.path.abspath(bin_dir)
     out_dir = os.path.abspath(out_dir)
     for tool in ("pallasc", "pallasc-opt"):
@@ -303,7 +319,12 @@ def collect(bin_dir, out_dir, cases_from, jobs, targets):
         for t in targets:
             work.append(("compile", os.path.join(out_dir, c["name"]),
                          (t, c["flags"])))
-    for c in index["opt"] if targets == all_targets else []:
+    # pallasc-opt runs do not depend on --targets: by default they run when
+    # every target is collected (one full baseline), --opt/--no-opt decide.
+    if with_opt is None:
+        with_opt = targets == all_targets
+    opt_runs = index["opt"] if with_opt else []
+    for c in opt_runs:
         work.append(("opt", os.path.join(out_dir, c["name"]), c["args"]))
 
     def do(item):
@@ -316,7 +337,7 @@ def collect(bin_dir, out_dir, cases_from, jobs, targets):
         rcs = list(pool.map(do, work))
     print("collected %d compile cases x %d targets and %d pallasc-opt runs "
           "into %s (%d nonzero exits, recorded)" %
-          (len(index["compile"]), len(targets), len(index["opt"]), out_dir,
+          (len(index["compile"]), len(targets), len(opt_runs), out_dir,
            sum(1 for r in rcs if r != 0)))
 
 
@@ -360,6 +381,7 @@ def compare(a, b):
 
 
 def main():
+    global TIMEOUT
     p = argparse.ArgumentParser(prog="compare_artifacts.sh",
                                 description=__doc__.split("\n")[0])
     sub = p.add_subparsers(dest="mode", required=True)
@@ -370,13 +392,23 @@ def main():
     c.add_argument("--targets", help="comma-separated; default: every "
                    "target of `BIN_DIR/pallasc --version`")
     c.add_argument("-j", type=int, default=2)
+    c.add_argument("--opt", dest="with_opt", action="store_true",
+                   default=None, help="run the pallasc-opt cases even with "
+                   "--targets")
+    c.add_argument("--no-opt", dest="with_opt", action="store_false",
+                   help="skip the pallasc-opt cases")
+    c.add_argument("--timeout", type=float, default=TIMEOUT,
+                   help="seconds per run before it is killed and recorded "
+                   "as exit code 124 (default %(default)g)")
     d = sub.add_parser("compare")
     d.add_argument("dir_a")
     d.add_argument("dir_b")
     args = p.parse_args()
     if args.mode == "collect":
         targets = args.targets.split(",") if args.targets else None
-        collect(args.bin_dir, args.out_dir, args.cases_from, args.j, targets)
+        TIMEOUT = args.timeout
+        collect(args.bin_dir, args.out_dir, args.cases_from, args.j, targets,
+                args.with_opt)
         return 0
     return compare(args.dir_a, args.dir_b)
 

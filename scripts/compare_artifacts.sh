@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Byte-for-byte artifact comparison of two pallasc builds, for refactors:
-#   scripts/compare_artifacts.sh collect BIN_DIR OUT_DIR [--cases-from REF_DIR] [-j N]
+#   scripts/compare_artifacts.sh collect BIN_DIR OUT_DIR [--cases-from REF_DIR] [--targets T,...] [-j N] [--opt|--no-opt] [--timeout S]
 #   scripts/compare_artifacts.sh compare DIR_A DIR_B      (exit 1 on any difference)
 # Details: scripts/compare_artifacts.py (the implementation).
 set -euo pipefail
