@@ -63,6 +63,14 @@ Value floorOps(OpBuilder &b, Location loc, AffineExprKind kind, Value l,
 Value truncatingOps(OpBuilder &b, Location loc, Type type, AffineExprKind kind,
                     Value l, Value r, bool nonNeg) {
   auto cst = [&](int64_t v) { return constant(b, loc, type, v); };
+  // A truncating quotient rounded towards -inf: q - 1 where the remainder
+  // `rem` is negative.
+  auto roundDown = [&](Value q, Value rem) -> Value {
+    Value neg = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, rem,
+                                      cst(0));
+    return arith::SelectOp::create(
+        b, loc, neg, arith::SubIOp::create(b, loc, q, cst(1)), q);
+  };
   switch (kind) {
   case AffineExprKind::Mod: {
     // Affine mod is non-negative (the divisor is a positive constant).
@@ -78,12 +86,7 @@ Value truncatingOps(OpBuilder &b, Location loc, Type type, AffineExprKind kind,
     Value q = arith::DivSIOp::create(b, loc, l, r);
     if (nonNeg)
       return q;
-    // Round towards -inf: q - 1 where the remainder is negative.
-    Value rem = arith::RemSIOp::create(b, loc, l, r);
-    Value neg = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, rem,
-                                      cst(0));
-    return arith::SelectOp::create(
-        b, loc, neg, arith::SubIOp::create(b, loc, q, cst(1)), q);
+    return roundDown(q, arith::RemSIOp::create(b, loc, l, r));
   }
   case AffineExprKind::CeilDiv: {
     // ceil(l / r) = -floor(-l / r) = (l + r - 1) floordiv r for r > 0.
@@ -92,11 +95,7 @@ Value truncatingOps(OpBuilder &b, Location loc, Type type, AffineExprKind kind,
     Value q = arith::DivSIOp::create(b, loc, num, r);
     if (nonNeg)
       return q;
-    Value rem = arith::RemSIOp::create(b, loc, num, r);
-    Value neg = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, rem,
-                                      cst(0));
-    return arith::SelectOp::create(
-        b, loc, neg, arith::SubIOp::create(b, loc, q, cst(1)), q);
+    return roundDown(q, arith::RemSIOp::create(b, loc, num, r));
   }
   default:
     llvm_unreachable("not a division");

@@ -206,12 +206,18 @@ std::string ScratchDir::pathFor(llvm::StringRef name) const {
   return std::string(p.str());
 }
 
+/// Creates and opens `<base>-XXXXXX<suffix>` (XXXXXX random).
+static std::error_code createUnique(const std::string &base,
+                                    llvm::StringRef suffix, int &fd,
+                                    llvm::SmallVectorImpl<char> &path) {
+  return llvm::sys::fs::createUniqueFile(base + "-%%%%%%" + suffix, fd, path);
+}
+
 std::error_code ScratchDir::createFile(llvm::StringRef stem,
                                        llvm::StringRef suffix,
                                        llvm::SmallVectorImpl<char> &path) {
   int fd = -1;
-  if (std::error_code ec = llvm::sys::fs::createUniqueFile(
-          pathFor(stem) + "-%%%%%%" + suffix, fd, path))
+  if (std::error_code ec = createUnique(pathFor(stem), suffix, fd, path))
     return ec;
   close(fd);
   return {};
@@ -222,8 +228,7 @@ std::error_code ScratchDir::writeFile(llvm::StringRef stem,
                                       llvm::StringRef contents,
                                       llvm::SmallVectorImpl<char> &path) {
   int fd = -1;
-  if (std::error_code ec = llvm::sys::fs::createUniqueFile(
-          pathFor(stem) + "-%%%%%%" + suffix, fd, path))
+  if (std::error_code ec = createUnique(pathFor(stem), suffix, fd, path))
     return ec;
   llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
   os << contents;

@@ -95,20 +95,21 @@ std::string versionText() {
                                        ? ""
                                        : " (" + ptxasVersion + ")")) +
          "\n";
-  std::string toolkit = mlir::pallas::defaultCudaToolkitPath();
-  out += "CUDA libdevice: " +
-         (toolkit.empty() ? std::string("not found ($CUDA_HOME, "
-                                        "/usr/local/cuda): no math on "
-                                        "cuda targets")
-                          : toolkit + "/nvvm/libdevice") +
-         "\n";
-  std::string rocm = mlir::pallas::defaultRocmDeviceLibsRoot();
-  out += "ROCm device libraries: " +
-         (rocm.empty() ? std::string("not found ($ROCM_PATH, /opt/rocm, "
-                                     "/usr/lib/x86_64-linux-gnu): no math "
-                                     "on rocm targets")
-                       : rocm + "/amdgcn/bitcode") +
-         "\n";
+  // "<what>: <root><dir>", or where it was looked for and what is lost.
+  auto found = [&](const char *what, const std::string &root,
+                   const char *dir, const char *missing) {
+    out += std::string(what) + ": " +
+           (root.empty() ? std::string("not found (") + missing
+                         : root + dir) +
+           "\n";
+  };
+  found("CUDA libdevice", mlir::pallas::defaultCudaToolkitPath(),
+        "/nvvm/libdevice",
+        "$CUDA_HOME, /usr/local/cuda): no math on cuda targets");
+  found("ROCm device libraries", mlir::pallas::defaultRocmDeviceLibsRoot(),
+        "/amdgcn/bitcode",
+        "$ROCM_PATH, /opt/rocm, /usr/lib/x86_64-linux-gnu): no math on rocm "
+        "targets");
   std::string lld = findLdLld();
   out += "ld.lld: " +
          (lld.empty() ? std::string("not found ($PALLASC_LD_LLD, the LLVM "
