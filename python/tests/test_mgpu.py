@@ -1,7 +1,7 @@
 """Mosaic GPU kernels (`plgpu.kernel`): tracing without a GPU through a device
 description, the export of JAX's shipped `hopper_matmul_mgpu` to the
-`pallas_mgpu` dialect (verified by pallasc-opt, refused by pallasc until its
-lowering exists), and the exporter's refusals by name with their Python
+`pallas_mgpu` dialect (verified by pallasc-opt, compiled by pallasc for
+cuda:sm_90a), and the exporter's refusals by name with their Python
 line."""
 
 import inspect
@@ -181,22 +181,47 @@ class HopperMatmul(PallascCase):
     with open(os.path.join(out, "kernel.mlir")) as f:
       self.assertIn("grid = array<i64: 4>", f.read())
 
-  def test_pallasc_refuses_until_lowered(self):
+  def test_pallasc_compiles_for_sm_90a(self):
+    # The driver routes the exported kernel through pallas-mgpu-to-gpu: PTX
+    # with wgmma and TMA, the manifest's launch (384 threads, the tensor
+    # maps), the launcher; other chips are refused.
     hm = self.hm
-    cfg = hm.TuningConfig(tile_m=128, tile_n=128, tile_k=64,
-                          max_concurrent_steps=4)
-    path, _ = self.export_matmul(jnp.float16, cfg)
+    cfg = hm.TuningConfig(tile_m=64, tile_n=64, tile_k=64,
+                          max_concurrent_steps=2,
+                          wg_dimension=hm.MatmulDimension.M)
+    path, _ = self.export_matmul(jnp.float16, cfg, n=128)
     out = os.path.join(self.dir, "compiled")
     r = subprocess.run([PALLASC, path, "--spec", path[:-5] + ".json",
-                        "--target", "cuda:sm_90a", "-o", out],
+                        "--target", "cuda:sm_90a", "--emit=header,lib",
+                        "-o", out], capture_output=True, text=True,
+                       env=dict(os.environ, PTXAS="none"))
+    self.assertEqual(r.returncode, 0, r.stderr)
+    self.assertEqual(sorted(os.listdir(out)),
+                     ["kernel.a", "kernel.h", "kernel.manifest.json",
+                      "kernel.sm_90a.ptx"])
+    import json
+    with open(os.path.join(out, "kernel.manifest.json")) as f:
+      m = json.load(f)
+    launch = m["targets"][0]["launch"]
+    self.assertEqual(launch["block"], [384, 1, 1])
+    self.assertEqual(launch["grid"], [2, 1, 1])
+    self.assertEqual([p["kind"] for p in launch["params"]],
+                     ["pointer"] * 3 + ["tensor_map"] * 2)
+    self.assertEqual(m["mosaic_gpu"]["num_threads"], 3)
+    self.assertEqual([o["shape"] for o in m["operands"]], [[128, 128]] * 3)
+    with open(os.path.join(out, "kernel.sm_90a.ptx")) as f:
+      ptx = f.read()
+    self.assertIn("wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16", ptx)
+    self.assertIn("cp.async.bulk.tensor.2d", ptx)
+    r = subprocess.run([PALLASC, path, "--spec", path[:-5] + ".json",
+                        "--target", "cuda:sm_80", "-o",
+                        os.path.join(self.dir, "sm80")],
                        capture_output=True, text=True)
     self.assertEqual(r.returncode, 1, r.stderr)
-    first = r.stderr.splitlines()[0]
-    self.assertRegex(first, r"hopper_matmul_mgpu.py:\d+:1: error: "
-                     r"'pallas_mgpu.kernel' is a Mosaic GPU \(plgpu.kernel\) "
-                     r"op: the lowering of the Mosaic GPU model for "
-                     r"cuda:sm_90a is not built yet")
-    self.assertFalse(os.path.exists(out) and os.listdir(out))
+    self.assertRegex(r.stderr.splitlines()[0],
+                     r"hopper_matmul_mgpu.py:\d+:\d+: error: "
+                     r"'pallas_mgpu.wgmma' needs wgmma.mma_async, which "
+                     r"target 'cuda:sm_80' \(Ampere\) does not have")
 
 
 def _kernel(body, scratch=()):
