@@ -78,6 +78,13 @@ void mlir::pallas::buildCudaDistributionPipeline(
   buildGpuDistributionPipeline(pm, distribution);
 }
 
+void mlir::pallas::buildMosaicGpuDistributionPipeline(
+    OpPassManager &pm, const CudaPipelineOptions &options) {
+  PallasMGPUToGPUOptions toGpu;
+  toGpu.chip = options.chip;
+  pm.addPass(createPallasMGPUToGPU(toGpu));
+}
+
 void mlir::pallas::buildCudaCodegenPipeline(OpPassManager &pm,
                                             const CudaPipelineOptions &options) {
   GpuNVVMAttachTargetOptions target;
@@ -217,9 +224,7 @@ void mlir::pallas::registerCudaPipeline() {
         options.serialize = cl.serialize;
         options.optLevel = cl.optLevel;
         options.strictFloat = cl.strictFp;
-        PallasMGPUToGPUOptions toGpu;
-        toGpu.chip = cl.chip;
-        pm.addPass(createPallasMGPUToGPU(toGpu));
+        buildMosaicGpuDistributionPipeline(pm, options);
         buildCudaCodegenPipeline(pm, options);
       });
 }

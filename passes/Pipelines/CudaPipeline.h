@@ -51,6 +51,12 @@ void buildCudaDistributionPipeline(OpPassManager &pm,
 void buildCudaCodegenPipeline(OpPassManager &pm,
                               const CudaPipelineOptions &options);
 
+/// The distribution of a Mosaic GPU kernel (`pallas_mgpu.kernel`):
+/// pallas-mgpu-to-gpu for the chip (sm_90a only), which leaves the same
+/// gpu.module with its launch record; buildCudaCodegenPipeline follows.
+void buildMosaicGpuDistributionPipeline(OpPassManager &pm,
+                                        const CudaPipelineOptions &options);
+
 /// Interfaces and translations the pipeline needs (conversion-to-LLVM
 /// interfaces of the dialects in kernels, NVVM target, LLVM IR
 /// translations).

@@ -1,7 +1,7 @@
 """Mosaic GPU kernels (`plgpu.kernel`): tracing without a GPU through a device
 description, the export of JAX's shipped `hopper_matmul_mgpu` to the
-`pallas_mgpu` dialect (verified by pallasc-opt, refused by pallasc until its
-lowering exists), and the exporter's refusals by name with their Python
+`pallas_mgpu` dialect (verified by pallasc-opt, compiled by pallasc for
+cuda:sm_90a), and the exporter's refusals by name with their Python
 line."""
 
 import os
@@ -10,7 +10,10 @@ import subprocess
 import sys
 import unittest
 
-from harness import PALLASC, ROOT, PallascCase, line_of, skip_without_jax
+import numpy as np
+
+from harness import (PALLASC, ROOT, PallascCase, line_of, load_npy, save_npy,
+                     skip_without_jax)
 
 try:
   import jax
@@ -172,22 +175,150 @@ class HopperMatmul(PallascCase):
     with open(os.path.join(out, "kernel.mlir")) as f:
       self.assertIn("grid = array<i64: 4>", f.read())
 
-  def test_pallasc_refuses_until_lowered(self):
+  def test_pallasc_compiles_for_sm_90a(self):
+    # The driver routes the exported kernel through pallas-mgpu-to-gpu: PTX
+    # with wgmma and TMA, the manifest's launch (384 threads, the tensor
+    # maps), the launcher; other chips are refused.
+    hm = self.hm
+    cfg = hm.TuningConfig(tile_m=64, tile_n=64, tile_k=64,
+                          max_concurrent_steps=2,
+                          wg_dimension=hm.MatmulDimension.M)
+    path, _ = self.export_matmul(jnp.float16, cfg, n=128)
+    out = os.path.join(self.dir, "compiled")
+    r = subprocess.run([PALLASC, path, "--spec", path[:-5] + ".json",
+                        "--target", "cuda:sm_90a", "--emit=header,lib",
+                        "-o", out], capture_output=True, text=True,
+                       env=dict(os.environ, PTXAS="none"))
+    self.assertEqual(r.returncode, 0, r.stderr)
+    self.assertEqual(sorted(os.listdir(out)),
+                     ["kernel.a", "kernel.h", "kernel.manifest.json",
+                      "kernel.sm_90a.ptx"])
+    import json
+    with open(os.path.join(out, "kernel.manifest.json")) as f:
+      m = json.load(f)
+    launch = m["targets"][0]["launch"]
+    self.assertEqual(launch["block"], [384, 1, 1])
+    self.assertEqual(launch["grid"], [2, 1, 1])
+    self.assertEqual([p["kind"] for p in launch["params"]],
+                     ["pointer"] * 3 + ["tensor_map"] * 2)
+    self.assertEqual(m["mosaic_gpu"]["num_threads"], 3)
+    self.assertEqual([o["shape"] for o in m["operands"]], [[128, 128]] * 3)
+    with open(os.path.join(out, "kernel.sm_90a.ptx")) as f:
+      ptx = f.read()
+    self.assertIn("wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16", ptx)
+    self.assertIn("cp.async.bulk.tensor.2d", ptx)
+    r = subprocess.run([PALLASC, path, "--spec", path[:-5] + ".json",
+                        "--target", "cuda:sm_80", "-o",
+                        os.path.join(self.dir, "sm80")],
+                       capture_output=True, text=True)
+    self.assertEqual(r.returncode, 1, r.stderr)
+    self.assertRegex(r.stderr.splitlines()[0],
+                     r"hopper_matmul_mgpu.py:\d+:\d+: error: "
+                     r"'pallas_mgpu.wgmma' needs wgmma.mma_async, which "
+                     r"target 'cuda:sm_80' \(Ampere\) does not have")
+
+
+# JAX's Mosaic GPU interpret mode runs the shipped matmul on the CPU with the
+# SM count stubbed (few SMs: it runs a Python thread per warpgroup and block).
+# A thread that raises leaves the others waiting on a barrier: it runs in a
+# child process under a time-out.
+_ORACLE = r"""
+import sys, numpy as np, jax.numpy as jnp
+from pallasc_jax import device as D
+from jax._src.pallas.mosaic_gpu.interpret.params import (
+    InterpretGPUParams, force_gpu_interpret_mode)
+from jax.experimental.pallas.ops.gpu import hopper_matmul_mgpu as hm
+a, b = np.load(sys.argv[1]), np.load(sys.argv[2])
+cfg = hm.TuningConfig(tile_m=int(sys.argv[4]), tile_n=int(sys.argv[4]),
+                      tile_k=64, max_concurrent_steps=2,
+                      wg_dimension=hm.MatmulDimension.M)
+with D.answering(D.parse(sys.argv[5])), force_gpu_interpret_mode(
+    InterpretGPUParams()):
+  np.save(sys.argv[3], np.asarray(hm.matmul(jnp.asarray(a), jnp.asarray(b),
+                                            None, cfg)))
+"""
+
+
+@skip_without_jax
+class HopperMatmulRun(PallascCase):
+  """`pallasc run --target cuda:sm_90a --emulate` on the exported shipped
+  matmul (the emulator runs the compiled kernel's warpgroups, TMA copies,
+  mbarriers, wgmma and named barriers), compared with numpy's f32 product
+  and, for f16, with JAX's Mosaic GPU interpret mode. Tolerances (normwise:
+  the largest error over the largest magnitude) are the issue's: f16 2e-3,
+  bf16 1.6e-2."""
+
+  def setUp(self):
+    super().setUp()
+    self.hm, why = _import_op("hopper_matmul_mgpu")
+    if self.hm is None:
+      self.skipTest(f"cannot import hopper_matmul_mgpu ({why}); "
+                    "pip install absl-py")
+
+  def run_matmul(self, dtype, config, n, seed):
+    hm = self.hm
+    a = S((n, n), dtype)
+    d = os.path.join(self.dir, f"mm{seed}")
+    paths = pallasc_jax.export(lambda x, y: hm.matmul(x, y, None, config),
+                               a, a, out_dir=d, device="h100:sms=2")
+    mlir = [p for p in paths if p.endswith(".mlir")][0]
+    rng = np.random.default_rng(seed)
+    x, y = (rng.standard_normal((n, n)).astype(np.float32).astype(dtype)
+            for _ in range(2))
+    files = []
+    for i, v in enumerate((x, y)):
+      files.append(os.path.join(d, f"in{i}.npy"))
+      save_npy(files[-1], v)
+    out = os.path.join(d, "out.npy")
+    self.pallasc("run", mlir, "--spec", mlir[:-5] + ".json", "--target",
+                 "cuda:sm_90a", "--emulate", "--input", files[0], "--input",
+                 files[1], "--output", out)
+    got = load_npy(out, dtype).astype(np.float32)
+    want = x.astype(np.float32) @ y.astype(np.float32)
+    return files, got, want
+
+  def assert_close(self, got, want, tol, what):
+    err = float(np.abs(got - want).max() / np.abs(want).max())
+    self.assertLessEqual(err, tol, f"{what}: normwise error {err}")
+
+  def test_f16_64x64_against_numpy_and_interpret_mode(self):
+    hm = self.hm
+    cfg = hm.TuningConfig(tile_m=64, tile_n=64, tile_k=64,
+                          max_concurrent_steps=2,
+                          wg_dimension=hm.MatmulDimension.M)
+    files, got, want = self.run_matmul(jnp.float16, cfg, 128, 1)
+    self.assert_close(got, want, 2e-3, "numpy")
+    ref = os.path.join(self.dir, "interpret.npy")
+    try:
+      r = subprocess.run([sys.executable, "-c", _ORACLE, files[0], files[1],
+                          ref, "64", "h100:sms=2"], capture_output=True,
+                         text=True, timeout=240,
+                         env=dict(os.environ, PYTHONPATH=os.path.join(
+                             ROOT, "python")))
+    except subprocess.TimeoutExpired:
+      self.fail("JAX's Mosaic GPU interpret mode did not finish in 240 s "
+                "(a thread that raised leaves the others at a barrier)")
+    if r.returncode != 0 and "InterpretGPUParams" in r.stderr:
+      self.skipTest("this JAX has no Mosaic GPU interpret mode")
+    self.assertEqual(r.returncode, 0, r.stderr[-3000:])
+    self.assert_close(got, np.load(ref).astype(np.float32), 2e-3,
+                      "interpret mode")
+
+  def test_bf16_64x64_against_numpy(self):
+    hm = self.hm
+    cfg = hm.TuningConfig(tile_m=64, tile_n=64, tile_k=64,
+                          max_concurrent_steps=2,
+                          wg_dimension=hm.MatmulDimension.M)
+    _, got, want = self.run_matmul(jnp.bfloat16, cfg, 128, 2)
+    self.assert_close(got, want, 1.6e-2, "numpy")
+
+  def test_f16_128x128_against_numpy(self):
+    # The 128x128 tile needs n divisible by 256; 4 stages.
     hm = self.hm
     cfg = hm.TuningConfig(tile_m=128, tile_n=128, tile_k=64,
                           max_concurrent_steps=4)
-    path, _ = self.export_matmul(jnp.float16, cfg)
-    out = os.path.join(self.dir, "compiled")
-    r = subprocess.run([PALLASC, path, "--spec", path[:-5] + ".json",
-                        "--target", "cuda:sm_90a", "-o", out],
-                       capture_output=True, text=True)
-    self.assertEqual(r.returncode, 1, r.stderr)
-    first = r.stderr.splitlines()[0]
-    self.assertRegex(first, r"hopper_matmul_mgpu.py:\d+:1: error: "
-                     r"'pallas_mgpu.kernel' is a Mosaic GPU \(plgpu.kernel\) "
-                     r"op: the lowering of the Mosaic GPU model for "
-                     r"cuda:sm_90a is not built yet")
-    self.assertFalse(os.path.exists(out) and os.listdir(out))
+    _, got, want = self.run_matmul(jnp.float16, cfg, 256, 3)
+    self.assert_close(got, want, 2e-3, "numpy")
 
 
 def _kernel(body, scratch=()):

@@ -8,6 +8,7 @@
 #include "src/Driver/Diagnostics.h"
 #include "src/Driver/Frontend.h"
 #include "src/Driver/LauncherGen.h"
+#include "src/Driver/MosaicGpu.h"
 #include "src/Driver/OutputFiles.h"
 #include "src/Driver/TargetRegistry.h"
 #include "src/Driver/Timing.h"
@@ -136,38 +137,6 @@ LogicalResult checkKernelSize(ModuleOp module) {
     op->emitError() << "the kernel has more than " << kMaxKernelOps
                     << " operations, the limit; this is operation " << count;
     return WalkResult::interrupt();
-  });
-  return failure(result.wasInterrupted());
-}
-
-/// A kernel written in JAX's Mosaic GPU model (`pallas_mgpu` ops, exported
-/// from `plgpu.kernel`): each target asked for must have the instructions
-/// its ops need (passes/Conversion/PallasMGPUToGPU/TargetSupport.h), else
-/// one located line names the op, the instruction and the target. The
-/// lowering itself is not built yet: a kernel that passes those checks (or
-/// a compile with no target) is refused at its first such op.
-LogicalResult refuseMosaicGpu(ModuleOp module,
-                              const std::vector<std::string> &targets) {
-  if (!pallas_mgpu::hasMosaicGpuOps(module))
-    return success();
-  for (const std::string &t : targets)
-    if (failed(pallas_mgpu::checkMosaicGpuTarget(module, t)))
-      return failure();
-  std::string names;
-  for (const std::string &t : targets)
-    names += (names.empty() ? "" : ", ") + t;
-  if (names.empty())
-    names = "any target";
-  WalkResult result = module->walk<WalkOrder::PreOrder>([&](Operation *op) {
-    if (op->getDialect() &&
-        op->getDialect()->getNamespace() == "pallas_mgpu") {
-      op->emitError() << "'" << op->getName()
-                      << "' is a Mosaic GPU (plgpu.kernel) op: the lowering "
-                         "of the Mosaic GPU model for "
-                      << names << " is not built yet";
-      return WalkResult::interrupt();
-    }
-    return WalkResult::advance();
   });
   return failure(result.wasInterrupted());
 }
@@ -764,6 +733,7 @@ int emitArtifacts(const DriverOptions &options, const FrontendResult &fe,
     if (int rc = renameToOutputFile(outputFile, options.outputPath,
                                     manifestName, files, manifestInputs))
       return rc;
+  manifestInputs.mosaicGpu = mosaicGpuManifestCall(module, *spec);
   FailureOr<nlohmann::json> manifest = buildManifest(module, manifestInputs);
   if (failed(manifest))
     return kExitInternalError;
@@ -818,7 +788,7 @@ int runFrontendOnBuffer(const DriverOptions &options,
   }
   if (!module || failed(checkKernelSize(*module)) ||
       failed(checkValueFootprints(*module)) ||
-      failed(refuseMosaicGpu(*module, options.targets)))
+      failed(checkMosaicGpuTargets(*module, options)))
     return kExitUserError;
   parseStep.reset();
 
@@ -830,6 +800,28 @@ int runFrontendOnBuffer(const DriverOptions &options,
   if (!spec) {
     reportSpecErrors(options.specPath, specErrors);
     return kExitUserError;
+  }
+  // A Mosaic GPU kernel has no pallas.call to import the spec into: the
+  // spec is checked against the kernel, and the kernel is compiled as it is.
+  if (pallas_mgpu::hasMosaicGpuOps(*module)) {
+    for (const spec::Transform &t : options.extraTransforms)
+      spec->transforms.push_back(t);
+    if (!options.name.empty())
+      spec->name = options.name;
+    if (auto use = spec::firstSymbolUse(*spec)) {
+      reportSpecErrors(options.specPath,
+                       {{use->second, "a Mosaic GPU kernel's spec has static "
+                                      "shapes (symbol '" +
+                                          use->first + "')"}});
+      return kExitUserError;
+    }
+    if (failed(checkMosaicGpuSpec(*module, *spec, options)))
+      return kExitUserError;
+    result.module = std::move(module);
+    result.spec = std::move(*spec);
+    result.kernelText = std::move(kernelText);
+    result.specText = std::move(specText);
+    return kExitSuccess;
   }
   // Symbolic shapes are parsed and validated, but no target compiles them
   // yet (issue 36): refuse them here, before anything is built or written,

@@ -31,6 +31,7 @@
 #include "src/Target/GpuLaunchRecordReader.h"
 #include "src/Target/RocmArtifacts.h"
 #include "chips/GpuTarget.h"
+#include "passes/Conversion/PallasMGPUToGPU/TargetSupport.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Pass/PassManager.h"
@@ -704,6 +705,21 @@ int runOnGpu(const RunOptions &options, const GpuRunOptions &gpu) {
     return rc;
   FrontendResult &fe = setup.fe;
 
+  // A Mosaic GPU kernel: sm_90a only, and no CPU reference to check with.
+  bool mosaicGpu = pallas_mgpu::hasMosaicGpuOps(*fe.module);
+  if (mosaicGpu) {
+    if (failed(pallas_mgpu::checkMosaicGpuTarget(*fe.module, gpu.target)))
+      return kExitUserError;
+    if (gpu.check) {
+      logError(options.driver.specPath +
+               ": error: --check compares with the kernel run on the CPU, "
+               "which a Mosaic GPU kernel (plgpu.kernel) does not have; "
+               "compare the outputs (--output) with a reference of your own, "
+               "e.g. JAX's Mosaic GPU interpret mode or numpy");
+      return kExitUsageError;
+    }
+  }
+
   GpuRunPlan runPlan;
   if (int rc = planGpuRun(*fe.module, options, gpu, runPlan))
     return rc;
@@ -739,7 +755,7 @@ int runOnGpu(const RunOptions &options, const GpuRunOptions &gpu) {
       amd ? rocmVendorLowering(*target, /*codeObjectVersion=*/5,
                                pallas::defaultRocmDeviceLibsRoot(), kernelLoc,
                                strictFloat)
-          : cudaVendorLowering(*target, strictFloat);
+          : cudaVendorLowering(*target, strictFloat, mosaicGpu);
   FailureOr<DistributedGpuKernel> distributed =
       distributeGpuKernel(*fe.module, kernelLoc, gpu.target, *target, vendor);
   if (failed(distributed))

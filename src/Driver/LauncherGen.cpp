@@ -14,6 +14,8 @@
 #include "src/Runtime/CallPlan.h"
 #include "src/Version.h"
 
+#include "passes/Conversion/PallasMGPUToGPU/TargetSupport.h"
+
 #include "mlir/IR/OwningOpRef.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/IRBuilder.h"
@@ -622,7 +624,9 @@ emitLaunchers(ModuleOp module, const std::string &name,
   // vmap's batch loop around one call runs as the GPU runners run it: the
   // call's grid once per iteration, on slice b of the batched operands.
   std::optional<BatchLoopProgram> loop;
-  if (!runtime::isDirectCall(*copy)) {
+  // A Mosaic GPU kernel has no pallas.call: planLaunch plans its whole
+  // operands over the mesh's grid.
+  if (!pallas_mgpu::hasMosaicGpuOps(*copy) && !runtime::isDirectCall(*copy)) {
     if (!runtime::isBatchLoop(*copy))
       return fail("the call's wrapper holds more than one pallas.call on its "
                   "arguments (reshapes or broadcasts around the call, e.g. "

@@ -176,6 +176,51 @@ static json sourceJson(const ManifestSource &s) {
   return json{{"file", s.file}, {"sha256", s.sha256}};
 }
 
+/// The call fields of a Mosaic GPU kernel's manifest (docs/manifest.md,
+/// "Mosaic GPU kernels"): those of a pallas.call with whole operands in
+/// global memory, and the mesh in `mosaic_gpu`.
+static json mosaicGpuCallJson(json m, const ManifestMosaicGpuCall &call) {
+  m["eliminated"] = false;
+  m["kernel"] = call.kernel;
+  m["grid"] = call.grid;
+  m["grid_names"] = call.gridNames;
+  m["vmapped_dims"] = json::array();
+  m["num_scalar_prefetch"] = 0;
+  json operands = json::array();
+  auto add = [&](Type type, const std::string &role, size_t i) {
+    json op = typeJson(type);
+    op["name"] = role + "s[" + std::to_string(i) + "]";
+    op["role"] = role;
+    op["memory_space"] = "any";
+    op["block_shape"] = nullptr;
+    op["index_map"] = nullptr;
+    if (role == "input")
+      op["pinned"] = false;
+    op["index"] = operands.size();
+    operands.push_back(std::move(op));
+  };
+  for (auto [i, t] : llvm::enumerate(call.inputs))
+    add(t, "input", i);
+  for (auto [i, t] : llvm::enumerate(call.outputs))
+    add(t, "output", i);
+  m["operands"] = operands;
+  m["input_output_aliases"] = json::object();
+  m["cost_estimate"] = nullptr;
+  m["compiler_params"] = json::object();
+  json metadata = json::object();
+  for (const auto &[k, v] : call.metadata)
+    metadata[k] = v;
+  m["metadata"] = metadata;
+  m["transforms"] = json::array();
+  m["mosaic_gpu"] = json{{"cluster", call.cluster},
+                         {"cluster_names", call.clusterNames},
+                         {"num_threads", call.numThreads},
+                         {"thread_name", call.threadName.empty()
+                                             ? json(nullptr)
+                                             : json(call.threadName)}};
+  return m;
+}
+
 FailureOr<json> buildManifest(ModuleOp module, const ManifestInputs &in) {
   json m = json::object();
   m["schema"] = "pallasc.manifest/v1";
@@ -194,6 +239,9 @@ FailureOr<json> buildManifest(ModuleOp module, const ManifestInputs &in) {
   for (const std::string &f : in.emitted)
     emitted.push_back(f);
   m["emitted"] = emitted;
+
+  if (in.mosaicGpu)
+    return mosaicGpuCallJson(std::move(m), *in.mosaicGpu);
 
   SmallVector<pallas::CallOp> calls;
   module.walk([&](pallas::CallOp call) { calls.push_back(call); });

@@ -15,6 +15,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,15 +39,31 @@ struct ManifestArtifact {
   nlohmann::json launch = nlohmann::json::object(); ///< target-specific
 };
 
+/// The call of a Mosaic GPU kernel (`pallas_mgpu.kernel`, which has no
+/// pallas.call): whole operands in global memory, the mesh's grid.
+struct ManifestMosaicGpuCall {
+  std::string kernel;
+  std::vector<int64_t> grid, cluster;
+  std::vector<std::string> gridNames, clusterNames;
+  int64_t numThreads = 1;
+  std::string threadName; ///< "" when the mesh names no thread axis
+  /// Ranked tensor types, in launch order.
+  std::vector<mlir::Type> inputs, outputs;
+  std::map<std::string, std::string> metadata; ///< the spec's
+};
+
 struct ManifestInputs {
   ManifestSource kernel, spec;
   std::string name;  ///< artifact name
   std::vector<ManifestArtifact> artifacts;
   std::vector<std::string> emitted; ///< other files written (e.g. the .mlir)
+  /// Set for a Mosaic GPU kernel: the call the manifest describes.
+  std::optional<ManifestMosaicGpuCall> mosaicGpu;
 };
 
-/// The manifest as JSON, from the module's (single) pallas.call, or an
-/// `eliminated` manifest when DCE removed the call. Fails (with a diagnostic
+/// The manifest as JSON, from the module's (single) pallas.call (or
+/// `inputs.mosaicGpu`), or an `eliminated` manifest when DCE removed the
+/// call. Fails (with a diagnostic
 /// on the module) if the module holds no call and was not eliminated.
 mlir::FailureOr<nlohmann::json> buildManifest(mlir::ModuleOp module,
                                               const ManifestInputs &inputs);

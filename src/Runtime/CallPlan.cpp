@@ -11,6 +11,7 @@
 #include "mlir/IR/AffineExpr.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 
 using namespace mlir;
 
@@ -233,6 +234,45 @@ bool arrayTypeOf(Type t, const std::string &what, launch::HostArrayType &out,
   return true;
 }
 
+/// The plan of a Mosaic GPU kernel (`pallas_mgpu.kernel`, which has no
+/// pallas.call): its mesh's grid, its arguments as whole operands (the last
+/// `num_outputs` the outputs, which it writes). Only a GPU launcher or the
+/// emulator runs it: no entry point is named for the host.
+static bool planMosaicGpuLaunch(Operation *kernel,
+                                launch::HostCallPlan &plan,
+                                std::string &error) {
+  auto fn = cast<FunctionOpInterface>(kernel);
+  auto grid = kernel->getAttrOfType<DenseI64ArrayAttr>("grid");
+  auto names = kernel->getAttrOfType<ArrayAttr>("grid_names");
+  auto numOutputs = kernel->getAttrOfType<IntegerAttr>("num_outputs");
+  if (!grid || !names || !numOutputs) {
+    error = "the Mosaic GPU kernel has no grid, grid_names or num_outputs";
+    return false;
+  }
+  plan.kernelName = fn.getName().str();
+  plan.grid.assign(grid.asArrayRef().begin(), grid.asArrayRef().end());
+  for (Attribute a : names)
+    plan.gridNames.push_back(cast<StringAttr>(a).str());
+  ArrayRef<Type> args = fn.getArgumentTypes();
+  size_t numInputs = args.size() - numOutputs.getInt();
+  for (auto [i, t] : llvm::enumerate(args)) {
+    auto m = cast<MemRefType>(t);
+    launch::HostArrayType a;
+    bool input = i < numInputs;
+    size_t index = input ? i : i - numInputs;
+    if (!arrayTypeOf(RankedTensorType::get(m.getShape(), m.getElementType()),
+                     (input ? "input " : "output ") + std::to_string(index),
+                     a, error))
+      return false;
+    (input ? plan.inputs : plan.outputs).push_back(a);
+    launch::HostBlockMapping whole;
+    whole.wholeArray = true;
+    (input ? plan.inMappings : plan.outMappings).push_back(whole);
+    plan.kernelWrites.push_back(!input);
+  }
+  return true;
+}
+
 bool planLaunch(ModuleOp module, launch::HostCallPlan &plan,
                 std::string &error) {
   // The index wrappers are built here, outside any pass manager.
@@ -242,6 +282,9 @@ bool planLaunch(ModuleOp module, launch::HostCallPlan &plan,
   SmallVector<pallas::CallOp> calls;
   module.walk([&](pallas::CallOp c) { calls.push_back(c); });
   if (calls.empty()) {
+    for (Operation &op : module.getBody()->getOperations())
+      if (op.getName().getStringRef() == "pallas_mgpu.kernel")
+        return planMosaicGpuLaunch(&op, plan, error);
     auto wrapper = module.lookupSymbol<func::FuncOp>("main");
     if (wrapper && wrapper->hasAttr("pallas.eliminated")) {
       plan.eliminated = true;

@@ -29,7 +29,9 @@ namespace pallasc::runtime {
 
 /// Reads the plan from `module` (after the call-level transforms) and adds
 /// the index-map wrappers. Fails with a message for calls the CPU runtime
-/// cannot run.
+/// cannot run. A Mosaic GPU kernel (`pallas_mgpu.kernel`) is planned as
+/// whole operands over its mesh's grid, for the GPU launchers and the
+/// emulator (it has no host entry point).
 bool planLaunch(mlir::ModuleOp module, launch::HostCallPlan &plan,
                 std::string &error);
 

@@ -10,6 +10,7 @@
 
 #include "dialects/Pallas/IR/PallasOps.h"
 #include "dialects/Pallas/IR/GpuLaunchAttrs.h"
+#include "passes/Conversion/PallasMGPUToGPU/TargetSupport.h"
 #include "passes/Pipelines/CudaPipeline.h"
 #include "chips/GpuTarget.h"
 #include "passes/Pipelines/ToolLookup.h"
@@ -141,15 +142,19 @@ void PendingCudaArtifactsDeleter::operator()(PendingCudaArtifacts *p) const {
   delete p;
 }
 
-GpuVendorLowering cudaVendorLowering(const GpuTarget &chip, bool strictFloat) {
+GpuVendorLowering cudaVendorLowering(const GpuTarget &chip, bool strictFloat,
+                                     bool mosaicGpu) {
   pallas::CudaPipelineOptions options;
   options.chip = chip.chip;
   options.toolkitPath = pallas::defaultCudaToolkitPath();
   options.strictFloat = strictFloat;
   return GpuVendorLowering{
       "CUDA", "NVVM lowering and PTX generation", "PTX",
-      [options](OpPassManager &pm) {
-        pallas::buildCudaDistributionPipeline(pm, options);
+      [options, mosaicGpu](OpPassManager &pm) {
+        if (mosaicGpu)
+          pallas::buildMosaicGpuDistributionPipeline(pm, options);
+        else
+          pallas::buildCudaDistributionPipeline(pm, options);
       },
       [options](OpPassManager &pm) {
         pallas::buildCudaCodegenPipeline(pm, options);
@@ -177,7 +182,8 @@ startCudaArtifacts(ModuleOp module, const std::string &name,
                    const std::vector<std::string> &targets, bool emitText,
                    bool emitCubin, bool strictFloat, bool spillsAreErrors,
                    bool launcherImages) {
-  if (!hasPallasCall(module))
+  bool mosaicGpu = mlir::pallas_mgpu::hasMosaicGpuOps(module);
+  if (!hasPallasCall(module) && !mosaicGpu)
     return PendingCudaArtifactsPtr(); // eliminated by pallas-dce: nothing to run
   std::string ptxas = findPtxas();
   if (emitCubin && ptxas.empty())
@@ -206,7 +212,8 @@ startCudaArtifacts(ModuleOp module, const std::string &name,
     t.arch = chip.chip;
     FailureOr<LoweredGpuKernel> kernel =
         lowerGpuKernel(module, kernelLoc, target, chip,
-                       cudaVendorLowering(chip, strictFloat), emitText);
+                       cudaVendorLowering(chip, strictFloat, mosaicGpu),
+                       emitText);
     if (failed(kernel))
       return failure();
     t.launch = kernel->launch;

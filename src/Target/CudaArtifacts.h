@@ -56,8 +56,10 @@ struct GpuTarget;
 struct GpuVendorLowering;
 /// The CUDA parts of the GPU compile sequence (GpuArtifacts.h) for `chip`:
 /// the CUDA distribution and codegen pipelines (libdevice from the default
-/// toolkit), IEEE f32 division with `strictFloat`.
-GpuVendorLowering cudaVendorLowering(const GpuTarget &chip, bool strictFloat);
+/// toolkit), IEEE f32 division with `strictFloat`. With `mosaicGpu` the
+/// distribution is pallas-mgpu-to-gpu's, for a Mosaic GPU kernel.
+GpuVendorLowering cudaVendorLowering(const GpuTarget &chip, bool strictFloat,
+                                     bool mosaicGpu = false);
 
 struct CudaArtifacts {
   struct File {
@@ -87,7 +89,9 @@ struct CudaArtifacts {
 /// A kernel that ptxas reports spilling is a warning, an error with
 /// `spillsAreErrors`. `launcherImages` fills `images` (the cubin whenever
 /// ptxas runs, even without `emitCubin`). Diagnostics go to the module's
-/// context. A call eliminated by pallas-dce yields no files.
+/// context. A call eliminated by pallas-dce yields no files. A Mosaic GPU
+/// kernel (`pallas_mgpu` ops) is lowered by pallas-mgpu-to-gpu instead of
+/// the pallas distribution, to the same artifacts.
 mlir::FailureOr<CudaArtifacts>
 emitCudaArtifacts(mlir::ModuleOp module, const std::string &name,
                   const std::vector<std::string> &targets, bool emitText,

@@ -27,6 +27,10 @@ bool hasPallasCall(ModuleOp module) {
 Location kernelLocation(ModuleOp module) {
   Location kernelLoc = module.getLoc();
   module.walk([&](pallas::KernelOp k) { kernelLoc = k.getLoc(); });
+  // A Mosaic GPU kernel (pallas_mgpu.kernel).
+  for (Operation &op : module.getBody()->getOperations())
+    if (op.getName().getStringRef() == "pallas_mgpu.kernel")
+      kernelLoc = op.getLoc();
   return kernelLoc;
 }
 

@@ -41,7 +41,8 @@ struct GpuTarget;
 /// eliminated it: then a GPU target has nothing to compile).
 bool hasPallasCall(mlir::ModuleOp module);
 
-/// The location of the module's pallas.kernel (the module's without one):
+/// The location of the module's pallas.kernel or pallas_mgpu.kernel (the
+/// module's without one):
 /// where the diagnostics about the kernel as a whole point.
 mlir::Location kernelLocation(mlir::ModuleOp module);
 

@@ -1,5 +1,5 @@
-// A Mosaic GPU kernel (pallas_mgpu): it parses and verifies, and pallasc
-// refuses it until the model's lowering is built.
+// A Mosaic GPU kernel (pallas_mgpu): it parses and verifies; pallasc
+// compiles it for cuda:sm_90a only (mgpu-errors.test, mgpu-targets.test).
 pallas_mgpu.kernel @tile(%x: memref<256x64xf16>, %o: memref<256x64xf16>)
     attributes {grid = array<i64: 2>, grid_names = ["g"], cluster = array<i64: 1>,
                 cluster_names = ["c"], num_threads = 1, thread_name = "wg",

@@ -233,11 +233,23 @@ LogicalResult rewriteTmaOp(OpBuilder &b, ModuleOp module, Operation *op,
     func::CallOp::create(b, l, declare(b, module, name, types, {}), args);
   };
   if (auto init = dyn_cast<NVVM::MBarrierInitOp>(op)) {
-    if (init.getPredicate())
-      return error = "the emulator runs mbarrier.init without a predicate",
-             failure();
+    // The threads whose predicate holds initialize it.
+    Value enabled =
+        init.getPredicate()
+            ? arith::ExtUIOp::create(b, l, i32, init.getPredicate())
+                  .getResult()
+            : arith::ConstantIntOp::create(b, l, i32, 1).getResult();
     call("pallasc_emu_mbar_init",
-         {addressOf(b, l, init.getAddr()), init.getCount()});
+         {addressOf(b, l, init.getAddr()), init.getCount(), enabled});
+  } else if (auto arrive = dyn_cast<NVVM::MBarrierArriveOp>(op)) {
+    if (arrive.getRes() && !arrive.getRes().use_empty())
+      return error = "the emulator runs mbarrier.arrive without a used "
+                     "result",
+             failure();
+    Value count = arrive.getCount()
+                      ? arrive.getCount()
+                      : arith::ConstantIntOp::create(b, l, i32, 1).getResult();
+    call("pallasc_emu_mbar_arrive", {addressOf(b, l, arrive.getAddr()), count});
   } else if (auto arrive = dyn_cast<NVVM::MBarrierArriveExpectTxOp>(op)) {
     if (arrive.getPredicate() || arrive.getNumResults())
       return error = "the emulator runs mbarrier.arrive.expect_tx without a "
@@ -259,7 +271,6 @@ LogicalResult rewriteTmaOp(OpBuilder &b, ModuleOp module, Operation *op,
           addressOf(b, l, tma.getMbar()), tma.getCoordinates()[0],
           tma.getCoordinates()[1]});
   }
-  (void)i32;
   (void)i64;
   op->erase();
   return success();
@@ -289,6 +300,7 @@ private:
   /// `v` (an i32, a 32-bit vector or scalar) as an i32.
   Value toI32(Value v);
   LogicalResult rewriteGpuOp(Operation *op, Location l);
+  LogicalResult rewriteBarrier(NVVM::BarrierOp bar, Location l);
   LogicalResult rewriteShuffle(mlir::gpu::ShuffleOp sh, Location l);
   LogicalResult rewriteTf32(NVVM::ConvertFloatToTF32Op cvt, Location l);
   LogicalResult rewriteMma(NVVM::MmaOp mma, Location l);
@@ -321,6 +333,7 @@ SmallVector<Operation *> HostKernelRewriter::collect(func::FuncOp host) {
             NVVM::CpAsyncWaitGroupOp, NVVM::WgmmaFenceAlignedOp,
             NVVM::WgmmaGroupSyncAlignedOp, NVVM::WgmmaWaitGroupSyncOp,
             NVVM::FenceProxyOp, LLVM::InlineAsmOp, NVVM::MBarrierInitOp,
+            NVVM::MBarrierArriveOp, NVVM::BarrierOp, NVVM::SetMaxRegisterOp,
             NVVM::MBarrierArriveExpectTxOp, NVVM::MBarrierTryWaitParityOp,
             NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp,
             NVVM::FenceMbarrierInitOp, LLVM::CallIntrinsicOp>(op))
@@ -370,12 +383,17 @@ LogicalResult HostKernelRewriter::rewrite(Operation *op) {
           NVVM::WgmmaFenceAlignedOp, NVVM::WgmmaGroupSyncAlignedOp,
           NVVM::WgmmaWaitGroupSyncOp>(op))
     return rewriteAsyncGroupOp(op, l);
-  if (isa<NVVM::FenceProxyOp, NVVM::FenceMbarrierInitOp>(op)) {
-    // Host memory has one proxy; mbarrier.init is seen at once.
+  if (isa<NVVM::FenceProxyOp, NVVM::FenceMbarrierInitOp,
+          NVVM::SetMaxRegisterOp>(op)) {
+    // Host memory has one proxy; mbarrier.init is seen at once; a host
+    // thread has no register budget to move (setmaxnreg).
     op->erase();
     return success();
   }
+  if (auto bar = dyn_cast<NVVM::BarrierOp>(op))
+    return rewriteBarrier(bar, l);
   if (isa<NVVM::MBarrierInitOp, NVVM::MBarrierArriveExpectTxOp,
+          NVVM::MBarrierArriveOp,
           NVVM::MBarrierTryWaitParityOp,
           NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp>(op))
     return rewriteTmaOp(b, module, op, error);
@@ -412,6 +430,31 @@ LogicalResult HostKernelRewriter::rewriteGpuOp(Operation *op, Location l) {
   }
   // gpu.printf: dropped.
   op->erase();
+  return success();
+}
+
+/// bar.sync: the block barrier, or a named one (id, thread count).
+LogicalResult HostKernelRewriter::rewriteBarrier(NVVM::BarrierOp bar,
+                                                 Location l) {
+  if (bar.getReductionPredicate() || bar->getNumResults()) {
+    error = "the emulator runs bar.sync without a reduction only";
+    return failure();
+  }
+  if (!bar.getBarrierId() && !bar.getNumberOfThreads()) {
+    auto f = declare(b, module, "pallasc_emu_barrier", {}, {});
+    func::CallOp::create(b, l, f, ValueRange{});
+  } else {
+    Value id = bar.getBarrierId()
+                   ? bar.getBarrierId()
+                   : arith::ConstantIntOp::create(b, l, i32, 0).getResult();
+    Value count =
+        bar.getNumberOfThreads()
+            ? bar.getNumberOfThreads()
+            : arith::ConstantIntOp::create(b, l, i32, -1).getResult();
+    auto f = declare(b, module, "pallasc_emu_bar_sync", {i32, i32}, {});
+    func::CallOp::create(b, l, f, ValueRange{id, count});
+  }
+  bar->erase();
   return success();
 }
 

@@ -17,7 +17,8 @@ bool runGrid(PackedFn kernel, void **args, const int64_t grid[3],
   sched.warpSize = warpSize;
   sched.warps.resize((threads + warpSize - 1) / warpSize);
   sched.warpGroups.resize(threads / 128);
-  sched.barriers.resize(1 + sched.warps.size() + sched.warpGroups.size());
+  sched.barriers.resize(1 + sched.warps.size() + sched.warpGroups.size() +
+                        kNamedBarriers);
   sched.barriers[0].count = static_cast<int>(threads);
   for (size_t w = 0; w < sched.warps.size(); ++w)
     sched.barriers[1 + w].count = warpSize;

@@ -78,6 +78,9 @@ struct MBarrier {
   std::vector<std::pair<uint64_t, std::vector<char>>> copies;
 };
 
+/// The hardware's named barriers (bar.sync ID, COUNT): 16 per block.
+constexpr int kNamedBarriers = 16;
+
 /// Fiber::waitingOn for a thread blocked in mbarrier.try_wait.parity.
 constexpr int kMbarrierWait = 1 << 30;
 
@@ -93,6 +96,11 @@ struct Scheduler {
   std::vector<Warp> warps;
   /// Barriers 1 + warps.size() + g: warpgroup g (wgmma).
   std::vector<WarpGroup> warpGroups;
+  /// The barrier index of named barrier `id` (bar.sync id, count), after
+  /// the warpgroups'; its count is set by its first arrival of a round.
+  int namedBarrier(int id) const {
+    return static_cast<int>(1 + warps.size() + warpGroups.size()) + id;
+  }
   /// The emulated shared memory: 2^18-aligned, so the 18 address bits a
   /// wgmma matrix descriptor keeps are the offset into it.
   char *smem = nullptr;

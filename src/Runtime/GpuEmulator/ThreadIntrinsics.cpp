@@ -18,6 +18,38 @@ extern "C" int64_t pallasc_emu_bid(int32_t dim) {
 
 extern "C" void pallasc_emu_barrier() { scheduler->arrive(0); }
 
+/// bar.sync `id`, `count`: hardware barrier `id` (0 to 15) completes when
+/// `count` threads (a multiple of the warp size) have arrived; -1: every
+/// thread of the block. Barrier 0 for the whole block is the block barrier.
+extern "C" void pallasc_emu_bar_sync(int32_t id, int32_t count) {
+  Scheduler &s = *scheduler;
+  int threads = static_cast<int>(s.fibers.size());
+  if (count < 0)
+    count = threads;
+  if (id < 0 || id >= kNamedBarriers || count <= 0 || count > threads ||
+      count % s.warpSize) {
+    s.fail("bar.sync " + std::to_string(id) + ", " + std::to_string(count) +
+           ": the barrier must be 0 to 15 and the thread count a positive "
+           "multiple of the warp size, at most the block's " +
+           std::to_string(threads));
+    return;
+  }
+  if (id == 0 && count == threads) {
+    s.arrive(0);
+    return;
+  }
+  Scheduler::BarrierState &bar = s.barriers[s.namedBarrier(id)];
+  if (bar.arrived == 0)
+    bar.count = count;
+  else if (bar.count != count) {
+    s.fail("bar.sync " + std::to_string(id) + " used with " +
+           std::to_string(count) + " threads while " +
+           std::to_string(bar.count) + " are expected");
+    return;
+  }
+  s.arrive(s.namedBarrier(id));
+}
+
 extern "C" int32_t pallasc_emu_shfl_xor(int32_t value, int32_t mask) {
   Warp &w = myWarp();
   int lane = myLane();
@@ -76,6 +108,7 @@ void addThreadIntrinsics(std::vector<EmulatorSymbol> &symbols) {
   symbols.push_back({"pallasc_emu_tid", reinterpret_cast<void *>(&pallasc_emu_tid)});
   symbols.push_back({"pallasc_emu_bid", reinterpret_cast<void *>(&pallasc_emu_bid)});
   symbols.push_back({"pallasc_emu_barrier", reinterpret_cast<void *>(&pallasc_emu_barrier)});
+  symbols.push_back({"pallasc_emu_bar_sync", reinterpret_cast<void *>(&pallasc_emu_bar_sync)});
   symbols.push_back({"pallasc_emu_shfl_xor", reinterpret_cast<void *>(&pallasc_emu_shfl_xor)});
   symbols.push_back({"pallasc_emu_cp_async", reinterpret_cast<void *>(&pallasc_emu_cp_async)});
   symbols.push_back({"pallasc_emu_cp_commit", reinterpret_cast<void *>(&pallasc_emu_cp_commit)});

@@ -43,7 +43,11 @@ void completePhase(MBarrier &m) {
   wakeMbarrierWaiters();
 }
 
-extern "C" void pallasc_emu_mbar_init(int64_t addr, int32_t count) {
+/// mbarrier.init, by the threads whose predicate `enabled` is nonzero.
+extern "C" void pallasc_emu_mbar_init(int64_t addr, int32_t count,
+                                      int32_t enabled) {
+  if (!enabled)
+    return;
   uint64_t offset = static_cast<uint64_t>(addr) -
                     reinterpret_cast<uint64_t>(scheduler->smem);
   if (offset % 8 || offset + 8 > scheduler->smemSize) {
@@ -56,7 +60,8 @@ extern "C" void pallasc_emu_mbar_init(int64_t addr, int32_t count) {
   scheduler->mbarriers[offset] = m;
 }
 
-extern "C" void pallasc_emu_mbar_arrive_tx(int64_t addr, int32_t tx) {
+/// `count` arrivals on the mbarrier, expecting `tx` more bytes.
+void arrive(int64_t addr, int32_t count, int32_t tx) {
   MBarrier *m = mbarrierAt(addr);
   if (!m)
     return;
@@ -65,9 +70,19 @@ extern "C" void pallasc_emu_mbar_arrive_tx(int64_t addr, int32_t tx) {
   if (m->pending == 0 && m->tx == 0)
     completePhase(*m);
   m->tx += tx;
-  if (--m->pending < 0)
+  m->pending -= count;
+  if (m->pending < 0)
     scheduler->fail("more arrivals on an mbarrier than its count");
   wakeMbarrierWaiters();
+}
+
+extern "C" void pallasc_emu_mbar_arrive_tx(int64_t addr, int32_t tx) {
+  arrive(addr, 1, tx);
+}
+
+/// mbarrier.arrive (no transaction bytes), `count` arrivals.
+extern "C" void pallasc_emu_mbar_arrive(int64_t addr, int32_t count) {
+  arrive(addr, count, 0);
 }
 
 extern "C" void pallasc_emu_tma_load(int64_t dst, int64_t map, int64_t mbar,
@@ -150,6 +165,7 @@ extern "C" void pallasc_emu_mbar_wait(int64_t addr, int32_t parity) {
 void addTmaIntrinsics(std::vector<EmulatorSymbol> &symbols) {
   symbols.push_back({"pallasc_emu_mbar_init", reinterpret_cast<void *>(&pallasc_emu_mbar_init)});
   symbols.push_back({"pallasc_emu_mbar_arrive_tx", reinterpret_cast<void *>(&pallasc_emu_mbar_arrive_tx)});
+  symbols.push_back({"pallasc_emu_mbar_arrive", reinterpret_cast<void *>(&pallasc_emu_mbar_arrive)});
   symbols.push_back({"pallasc_emu_mbar_wait", reinterpret_cast<void *>(&pallasc_emu_mbar_wait)});
   symbols.push_back({"pallasc_emu_tma_load", reinterpret_cast<void *>(&pallasc_emu_tma_load)});
 }
