@@ -78,9 +78,31 @@ int LayoutAssignment::chooseElementwise(Operation *op) {
     auto opShape = cast<RankedTensorType>(o->get().getType()).getShape();
     const Layout &have = layout(it->second);
     std::vector<Layout> candidates;
+    // A size-1 view of the parent (a row max broadcast to [M, 1] on its
+    // way to [M, N]): the parent's distribution with the unit dimensions
+    // projected out, remembered as a slice of the parent so that the next
+    // broadcast takes the parent itself instead of the default layout (and
+    // a conversion through shared memory back to the dot's layout).
+    int unitParent = -1;
+    std::optional<Layout> unitView;
     if (auto p = table.sliceParent.find(it->second);
-        p != table.sliceParent.end())
-      candidates.push_back(layout(p->second));
+        p != table.sliceParent.end()) {
+      const Layout &parent = layout(p->second);
+      candidates.push_back(parent);
+      if (parent.rank() == rank && parent.shape != resultType.getShape()) {
+        SmallVector<int64_t> unitDims;
+        bool unitOnly = true;
+        for (int64_t d = 0; d < rank; ++d) {
+          int64_t want = resultType.getDimSize(d);
+          unitOnly &= want == parent.shape[d] || want == 1;
+          unitDims.push_back(want == parent.shape[d] ? d : -1);
+        }
+        if (unitOnly) {
+          unitView = projectLayout(parent, unitDims, resultType.getShape());
+          unitParent = p->second;
+        }
+      }
+    }
     if (auto m = table.mmaRoot.find(it->second);
         m != table.mmaRoot.end() && rank == 2) {
       auto [wm, wn, wg] = m->second;
@@ -105,6 +127,14 @@ int LayoutAssignment::chooseElementwise(Operation *op) {
         candidates.push_back(
             fragmentLayout({pallasc::MatrixInstrKind::MmaSync},
                            pallasc::MatrixOperand::C, mm, nn, wm, wn));
+    }
+    if (unitView && providesLocally(have, projectLayout(*unitView, dims,
+                                                         opShape))) {
+      int id = intern(*unitView);
+      table.sliceParent.try_emplace(id, unitParent);
+      if (auto m = table.mmaRoot.find(unitParent); m != table.mmaRoot.end())
+        table.mmaRoot.try_emplace(id, m->second);
+      return id;
     }
     candidates.push_back(layout(defaultLayout(resultType)));
     for (const Layout &c : candidates) {

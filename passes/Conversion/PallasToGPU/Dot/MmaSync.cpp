@@ -43,8 +43,16 @@ LogicalResult DotLowering::mmaSync() {
   SmallVector<Value> aRegs, bRegs;
   // Streamed operands are copied with cp.async (sm_80+) in chunks along
   // k, each committed as its own group: the mma steps of chunk c wait for
-  // that chunk only, and the copies of the later chunks overlap them.
-  int64_t numChunks = std::min<int64_t>(4, s.k / kStep);
+  // that chunk only, and the copies of the later chunks overlap them. Each
+  // chunk costs a wait and a block-wide barrier, so a chunk keeps each
+  // warp's tensor cores busy for at least kMinMmaPerChunk instructions: a
+  // small dot (decode attention's 16-row dots, 32 mma.sync per warp) is
+  // waited for whole.
+  constexpr int64_t kMinMmaPerChunk = 32;
+  int64_t mmaPerWarp = std::max<int64_t>(1, s.m / wm / 16) *
+                       std::max<int64_t>(1, s.n / wn / 8) * (s.k / kStep);
+  int64_t numChunks = std::max<int64_t>(
+      1, std::min<int64_t>({4, s.k / kStep, mmaPerWarp / kMinMmaPerChunk}));
   int64_t chunkK = s.k / numChunks;
   struct AsyncPlan {
     View source, tile;

@@ -116,6 +116,11 @@ private:
   const View *viewOf(Operation *op, Value memref);
   /// The base indices of scalar `indices` into `view`.
   SmallVector<Value> scalarIndices(const View &view, ValueRange indices);
+  /// The view a masked store through `mat` writes as a store under its
+  /// mask (its select's true value), or null when it writes the select.
+  const View *maskedStoreView(bufferization::MaterializeInDestinationOp mat);
+  /// Whether every use of `tt` is the old value of such a masked store.
+  bool onlyMaskedStoreOld(bufferization::ToTensorOp tt);
   /// i1: this is thread 0 (what must happen once per block).
   Value electFirst(Location loc);
   /// A scalar computed by thread 0, given to every thread.
@@ -286,6 +291,20 @@ LogicalResult MemoryEmitter::emitToTensor(Operation *op) {
   else if (!(view = viewOf(op, buffer)))
     return failure();
   int id = cx.layoutOrDefault(tt.getResult());
+  // The old value of a masked store that emitMaterialize turns into a
+  // store under the mask: never read. Loading it would still stage it
+  // through shared memory (a layout conversion: stores and barriers that
+  // outlive the dead loads).
+  if (onlyMaskedStoreOld(tt)) {
+    // In the select's layout, so that no conversion moves it either.
+    id = cx.layoutOrDefault(*tt.getResult().getUsers().begin()->getResults()
+                                 .begin());
+    Type element = cast<RankedTensorType>(tt.getType()).getElementType();
+    SmallVector<Value> regs(cx.layout(id).numRegs(),
+                            cx.uninitialized(element));
+    cx.setDist(tt.getResult(), Dist{id, regs});
+    return success();
+  }
   cx.beforeAccess(*view, id, false);
   StringRef evict;
   if (auto a = tt->getAttrOfType<StringAttr>("pallas.eviction_policy"))
@@ -295,6 +314,52 @@ LogicalResult MemoryEmitter::emitToTensor(Operation *op) {
     return failure();
   cx.setDist(tt.getResult(), Dist{id, *regs});
   return success();
+}
+
+const View *MemoryEmitter::maskedStoreView(
+    bufferization::MaterializeInDestinationOp mat) {
+  if (cx.promotedOf(mat.getDest()))
+    return nullptr;
+  auto vit = emission.views.find(mat.getDest());
+  if (vit == emission.views.end() || vit->second.isShared())
+    return nullptr;
+  auto sel = selectOf(mat.getSource());
+  if (!sel)
+    return nullptr;
+  auto tt = sel->old.getDefiningOp<bufferization::ToTensorOp>();
+  if (!tt)
+    return nullptr;
+  const View *old = nullptr;
+  if (auto it = emission.snapshots.find(tt.getBuffer());
+      it != emission.snapshots.end())
+    old = &it->second;
+  else if (auto it = emission.views.find(tt.getBuffer());
+           it != emission.views.end())
+    old = &it->second;
+  if (!old || !sameView(*old, vit->second) ||
+      !nothingWrittenBetween(snapshotPoint(tt), mat))
+    return nullptr;
+  return &vit->second;
+}
+
+bool MemoryEmitter::onlyMaskedStoreOld(bufferization::ToTensorOp tt) {
+  if (tt.getResult().use_empty())
+    return false;
+  for (OpOperand &use : tt.getResult().getUses()) {
+    Operation *user = use.getOwner();
+    if (user->getNumResults() != 1)
+      return false;
+    auto sel = selectOf(user->getResult(0));
+    if (!sel || sel->old != tt.getResult() || sel->cond == tt.getResult() ||
+        sel->value == tt.getResult() || user->getResult(0).use_empty())
+      return false;
+    for (Operation *consumer : user->getResult(0).getUsers()) {
+      auto mat = dyn_cast<bufferization::MaterializeInDestinationOp>(consumer);
+      if (!mat || !maskedStoreView(mat))
+        return false;
+    }
+  }
+  return true;
 }
 
 LogicalResult MemoryEmitter::emitMaterialize(Operation *op) {
@@ -318,25 +383,16 @@ LogicalResult MemoryEmitter::emitMaterialize(Operation *op) {
   const View *view = viewOf(op, mat.getDest());
   if (!view)
     return failure();
-  auto snapshotOrView = [&](Value buffer) -> const View * {
-    if (auto it = emission.snapshots.find(buffer);
-        it != emission.snapshots.end())
-      return &it->second;
-    return viewOf(op, buffer);
-  };
   Value value = mat.getSource();
   // A masked store arrives as `select(mask, value, snapshot of the
   // destination)`: store `value` under the mask instead of writing the
-  // reloaded old lanes back (the dead reload is then removed).
+  // reloaded old lanes back (the reload is never emitted: emitToTensor).
   Value mask;
-  if (auto sel = selectOf(value); sel && !view->isShared())
-    if (auto tt = sel->old.getDefiningOp<bufferization::ToTensorOp>())
-      if (const View *old = snapshotOrView(tt.getBuffer());
-          old && sameView(*old, *view) &&
-          nothingWrittenBetween(snapshotPoint(tt), mat)) {
-        mask = sel->cond;
-        value = sel->value;
-      }
+  if (maskedStoreView(mat)) {
+    auto sel = selectOf(value);
+    mask = sel->cond;
+    value = sel->value;
+  }
   int id = cx.layoutOrDefault(mat.getSource());
   auto regs = cx.get(value, id);
   if (failed(regs))
