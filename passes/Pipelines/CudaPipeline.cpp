@@ -192,6 +192,16 @@ struct CudaPipelineCLOptions
                         llvm::cl::desc("IEEE floating point: no FMA "
                                        "contraction, IEEE-rounded division"),
                         llvm::cl::init(false)};
+
+  mlir::pallas::CudaPipelineOptions toOptions() const {
+    mlir::pallas::CudaPipelineOptions options;
+    options.chip = chip;
+    options.toolkitPath = toolkit;
+    options.serialize = serialize;
+    options.optLevel = optLevel;
+    options.strictFloat = strictFp;
+    return options;
+  }
 };
 } // namespace
 
@@ -205,25 +215,14 @@ void mlir::pallas::registerCudaPipeline() {
       "Lower a pallas_call to PTX: prepare, pallas-to-linalg, pallas-to-gpu, "
       "then gpu/nvvm and serialization",
       [](OpPassManager &pm, const CudaPipelineCLOptions &cl) {
-        CudaPipelineOptions options;
-        options.chip = cl.chip;
-        options.toolkitPath = cl.toolkit;
-        options.serialize = cl.serialize;
-        options.optLevel = cl.optLevel;
-        options.strictFloat = cl.strictFp;
-        buildCudaPipeline(pm, options);
+        buildCudaPipeline(pm, cl.toOptions());
       });
   PassPipelineRegistration<CudaPipelineCLOptions>(
       "pallas-mgpu-to-cuda-pipeline",
       "Lower a Mosaic GPU kernel (pallas_mgpu) to PTX: pallas-mgpu-to-gpu, "
       "then the gpu/nvvm steps and serialization of pallas-to-cuda-pipeline",
       [](OpPassManager &pm, const CudaPipelineCLOptions &cl) {
-        CudaPipelineOptions options;
-        options.chip = cl.chip;
-        options.toolkitPath = cl.toolkit;
-        options.serialize = cl.serialize;
-        options.optLevel = cl.optLevel;
-        options.strictFloat = cl.strictFp;
+        CudaPipelineOptions options = cl.toOptions();
         buildMosaicGpuDistributionPipeline(pm, options);
         buildCudaCodegenPipeline(pm, options);
       });

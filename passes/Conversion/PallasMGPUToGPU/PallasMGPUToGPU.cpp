@@ -376,14 +376,46 @@ static bool isMultipleOf(OpFoldResult ofr, int64_t n) {
   return false;
 }
 
+/// The value under `v`'s chain of memref.subview ops; `chain` gets the
+/// subviews, `v`'s first.
+static Value subviewRoot(Value v, SmallVectorImpl<memref::SubViewOp> &chain) {
+  while (auto sv = v.getDefiningOp<memref::SubViewOp>()) {
+    chain.push_back(sv);
+    v = sv.getSource();
+  }
+  return v;
+}
+
+/// Composes a subview chain (as subviewRoot gives it) onto a root of rank
+/// `rank`: `addOffset(d, o)` takes each view's offset along root dim `d`,
+/// `sizes[d]` its size. Returns the root dims the outermost view keeps, in
+/// order, or failure at a strided view.
+template <typename AddOffset>
+static FailureOr<SmallVector<int64_t>>
+composeSubviews(ArrayRef<memref::SubViewOp> chain, int64_t rank,
+                SmallVectorImpl<int64_t> &sizes, AddOffset addOffset) {
+  SmallVector<int64_t> dims = llvm::to_vector(llvm::seq<int64_t>(0, rank));
+  for (memref::SubViewOp sv : llvm::reverse(chain)) {
+    llvm::SmallBitVector dropped = sv.getDroppedDims();
+    SmallVector<int64_t> next;
+    for (auto [k, o] : llvm::enumerate(sv.getMixedOffsets())) {
+      int64_t d = dims[k];
+      if (!isOneInteger(sv.getMixedStrides()[k]))
+        return failure();
+      addOffset(d, o);
+      sizes[d] = *getConstantIntValue(sv.getMixedSizes()[k]);
+      if (!dropped.test(k))
+        next.push_back(d);
+    }
+    dims = next;
+  }
+  return dims;
+}
+
 FailureOr<SmemView> KernelLowering::smemView(Value v, Operation *user) {
   // The chain of subviews down to the buffer.
   SmallVector<memref::SubViewOp> chain;
-  Value cur = v;
-  while (auto sv = cur.getDefiningOp<memref::SubViewOp>()) {
-    chain.push_back(sv);
-    cur = sv.getSource();
-  }
+  Value cur = subviewRoot(v, chain);
   auto it = buffers.find(cur);
   if (it == buffers.end())
     return user->emitError()
@@ -394,31 +426,23 @@ FailureOr<SmemView> KernelLowering::smemView(Value v, Operation *user) {
   // Offsets in the buffer's dimensions; sizes of the view there.
   SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0));
   SmallVector<int64_t> sizes(buf.shape);
-  SmallVector<int64_t> dims = llvm::to_vector(llvm::seq<int64_t>(0, rank));
-  for (memref::SubViewOp sv : llvm::reverse(chain)) {
-    llvm::SmallBitVector dropped = sv.getDroppedDims();
-    SmallVector<int64_t> next;
-    for (auto [k, o] : llvm::enumerate(sv.getMixedOffsets())) {
-      int64_t d = dims[k];
-      if (!isOneInteger(sv.getMixedStrides()[k]))
-        return user->emitError() << "a strided shared-memory view is not "
-                                    "lowered";
-      auto so = getConstantIntValue(offsets[d]);
-      auto no = getConstantIntValue(o);
-      if (so && no)
-        offsets[d] = b.getIndexAttr(*so + *no);
-      else
-        offsets[d] = arith::AddIOp::create(
-                         b, loc,
-                         getValueOrCreateConstantIndexOp(b, loc, offsets[d]),
-                         getValueOrCreateConstantIndexOp(b, loc, o))
-                         .getResult();
-      sizes[d] = *getConstantIntValue(sv.getMixedSizes()[k]);
-      if (!dropped.test(k))
-        next.push_back(d);
-    }
-    dims = next;
-  }
+  FailureOr<SmallVector<int64_t>> kept =
+      composeSubviews(chain, rank, sizes, [&](int64_t d, OpFoldResult o) {
+        auto so = getConstantIntValue(offsets[d]);
+        auto no = getConstantIntValue(o);
+        if (so && no)
+          offsets[d] = b.getIndexAttr(*so + *no);
+        else
+          offsets[d] = arith::AddIOp::create(
+                           b, loc,
+                           getValueOrCreateConstantIndexOp(b, loc, offsets[d]),
+                           getValueOrCreateConstantIndexOp(b, loc, o))
+                           .getResult();
+      });
+  if (failed(kept))
+    return user->emitError() << "a strided shared-memory view is not "
+                                "lowered";
+  SmallVector<int64_t> &dims = *kept;
   if (dims.size() != 2 || dims[0] != rank - 2 || dims[1] != rank - 1)
     return user->emitError() << "a shared-memory view that is not a 2-D "
                                 "tile of the buffer's last two dimensions "
@@ -459,11 +483,7 @@ FailureOr<SmemView> KernelLowering::smemView(Value v, Operation *user) {
 
 FailureOr<GmemView> KernelLowering::gmemView(Value v, Operation *user) {
   SmallVector<memref::SubViewOp> chain;
-  Value cur = v;
-  while (auto sv = cur.getDefiningOp<memref::SubViewOp>()) {
-    chain.push_back(sv);
-    cur = sv.getSource();
-  }
+  Value cur = subviewRoot(v, chain);
   auto arg = dyn_cast<BlockArgument>(cur);
   if (!arg || arg.getOwner() != &func.getBody().front())
     return user->emitError() << "a global-memory operand that is not a "
@@ -474,24 +494,16 @@ FailureOr<GmemView> KernelLowering::gmemView(Value v, Operation *user) {
   int64_t rank = type.getRank();
   view.offsets.assign(rank, idx(0));
   view.sizes.assign(type.getShape().begin(), type.getShape().end());
-  SmallVector<int64_t> dims = llvm::to_vector(llvm::seq<int64_t>(0, rank));
-  for (memref::SubViewOp sv : llvm::reverse(chain)) {
-    llvm::SmallBitVector dropped = sv.getDroppedDims();
-    SmallVector<int64_t> next;
-    for (auto [k, o] : llvm::enumerate(sv.getMixedOffsets())) {
-      int64_t d = dims[k];
-      if (!isOneInteger(sv.getMixedStrides()[k]))
-        return user->emitError() << "a strided global-memory view is not "
-                                    "lowered";
-      view.offsets[d] = arith::AddIOp::create(
-          b, loc, view.offsets[d],
-          getValueOrCreateConstantIndexOp(b, loc, o));
-      view.sizes[d] = *getConstantIntValue(sv.getMixedSizes()[k]);
-      if (!dropped.test(k))
-        next.push_back(d);
-    }
-    dims = next;
-  }
+  FailureOr<SmallVector<int64_t>> kept = composeSubviews(
+      chain, rank, view.sizes, [&](int64_t d, OpFoldResult o) {
+        view.offsets[d] = arith::AddIOp::create(
+            b, loc, view.offsets[d],
+            getValueOrCreateConstantIndexOp(b, loc, o));
+      });
+  if (failed(kept))
+    return user->emitError() << "a strided global-memory view is not "
+                                "lowered";
+  SmallVector<int64_t> &dims = *kept;
   if (dims.size() != 2 || dims[0] != rank - 2 || dims[1] != rank - 1)
     return user->emitError() << "a global-memory view that is not a 2-D "
                                 "tile of the array's last two dimensions is "
