@@ -167,30 +167,10 @@ def export(kernels, work):
 # --- step 3: compile and measure (Triton's venv) -----------------------------
 
 def compile_pallasc(pallasc, ptxas, entry, arch, work, runs):
-    d = entry["dir"]
-    kernel = os.path.join(d, entry["pallasc_name"] + ".mlir")
-    spec = os.path.join(d, entry["pallasc_name"] + ".json")
-    if not os.path.exists(kernel):
-        kernel, spec = [os.path.join(d, f) for f in sorted(os.listdir(d))
-                        if f.endswith((".mlir",))][0], None
-        spec = kernel[:-5] + ".json"
-    out = os.path.join(work, f"pallasc-{entry['kernel']}.{entry['call']}-{arch}")
-    env = dict(os.environ, PTXAS=ptxas)
-    cmd = [pallasc, kernel, "--spec", spec, "--target", f"cuda:{arch}", "-o", out]
-
-    def once():
-        r = subprocess.run(cmd, capture_output=True, text=True, env=env)
-        if r.returncode != 0:
-            fail(f"pallasc failed on {entry['kernel']} for {arch}:\n{r.stderr}")
-    once()
-    seconds = vt.median_time(once, runs)
-    manifest = [f for f in os.listdir(out) if f.endswith(".manifest.json")][0]
-    m = json.load(open(os.path.join(out, manifest)))
-    launch = next(t["launch"] for t in m["targets"]
-                  if t["target"] == f"cuda:{arch}")
-    ptx = [f for f in os.listdir(out) if f.endswith(f".{arch}.ptx")][0]
-    return (os.path.join(out, ptx), launch.get("dynamic_shared_memory_bytes", 0),
-            seconds)
+    base = os.path.join(entry["dir"], entry["pallasc_name"])
+    return vt.compile_pallasc_files(
+        pallasc, ptxas, base + ".mlir", base + ".json",
+        f"{entry['kernel']}.{entry['call']}", arch, work, runs)
 
 
 def compile_triton(entry, arch, work, runs):

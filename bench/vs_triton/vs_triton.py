@@ -175,24 +175,31 @@ def median_time(fn, runs):
     return statistics.median(times)
 
 
-def compile_pallasc(pallasc, ptxas, example, arch, work, runs):
-    kernel = os.path.join(ROOT, "examples", example, "kernel.mlir")
-    spec = os.path.join(ROOT, "examples", example, "spec.json")
-    out = os.path.join(work, f"pallasc-{example}-{arch}")
+def compile_pallasc_files(pallasc, ptxas, kernel, spec, label, arch, work, runs):
+    """Compiles KERNEL + SPEC for cuda:ARCH (median time of `runs` whole
+    pallasc processes, ptxas included): (PTX path, dynamic shared bytes,
+    seconds). bench/vs_jax_triton uses it too."""
+    out = os.path.join(work, f"pallasc-{label}-{arch}")
     env = dict(os.environ, PTXAS=ptxas)
     cmd = [pallasc, kernel, "--spec", spec, "--target", f"cuda:{arch}", "-o", out]
     def once():
         r = subprocess.run(cmd, capture_output=True, text=True, env=env)
         if r.returncode != 0:
-            fail(f"pallasc failed on {example} for {arch}:\n{r.stderr}")
+            fail(f"pallasc failed on {label} for {arch}:\n{r.stderr}")
     once()
     seconds = median_time(once, runs)
-    with open(os.path.join(ROOT, "examples", example, "spec.json")) as f:
-        name = json.load(f).get("name") or example
-    manifest = json.load(open(os.path.join(out, f"{name}.manifest.json")))
-    launch = next(t["launch"] for t in manifest["targets"] if t["target"] == f"cuda:{arch}")
+    manifest = [f for f in os.listdir(out) if f.endswith(".manifest.json")][0]
+    name = manifest[:-len(".manifest.json")]
+    launch = next(t["launch"] for t in json.load(open(os.path.join(out, manifest)))["targets"]
+                  if t["target"] == f"cuda:{arch}")
     return (os.path.join(out, f"{name}.{arch}.ptx"),
             launch.get("dynamic_shared_memory_bytes", 0), seconds)
+
+
+def compile_pallasc(pallasc, ptxas, example, arch, work, runs):
+    return compile_pallasc_files(
+        pallasc, ptxas, os.path.join(ROOT, "examples", example, "kernel.mlir"),
+        os.path.join(ROOT, "examples", example, "spec.json"), example, arch, work, runs)
 
 
 def compile_triton(example, arch, work, runs):
