@@ -182,6 +182,9 @@ EXTRA_MANIFESTS = [
     # discharge_state after vmap (lit/Transforms/discharge-state-driver.test)
     ("lit/Transforms/Inputs/hist.mlir", "lit/Transforms/Inputs/hist.json",
      ["--vmap", "0:3", "--discharge-state"]),
+    # symbols, grid and shape expressions (lit/Driver/symbolic-cpu.test)
+    ("lit/Driver/Inputs/symbolic/rmsnorm.mlir",
+     "lit/Driver/Inputs/symbolic/rmsnorm.json", ["--target", "cpu"]),
 ]
 
 SCHEMA_FILES = {
