@@ -19,14 +19,34 @@ void mlir::pallas::recordTransform(CallOp call, StringRef name) {
   call.setTransformsAttr(b.getArrayAttr(names));
 }
 
+LogicalResult mlir::pallas::refuseSymbolicCalls(ModuleOp module,
+                                                StringRef pass) {
+  WalkResult r = module.walk([&](CallOp call) {
+    DictionaryAttr sym = call.getSymbolicAttr();
+    if (!sym)
+      return WalkResult::advance();
+    std::string names;
+    if (auto symbols = sym.getAs<DictionaryAttr>("symbols"))
+      for (NamedAttribute s : symbols)
+        names += (names.empty() ? "" : ", ") + s.getName().str();
+    call.emitOpError() << pass
+                       << " does not support symbolic shapes yet (symbols: "
+                       << names << "); apply it to a call at static shapes";
+    return WalkResult::interrupt();
+  });
+  return failure(r.wasInterrupted());
+}
+
 CallOp mlir::pallas::cloneCallWith(OpBuilder &builder, CallOp call,
                                    ValueRange bounds, ValueRange inputs,
                                    TypeRange results) {
   // The call's attributes travel as its typed record (the op's properties);
   // only the operand segments change with the operands.
   CallOp::Properties properties = call.getProperties();
+  // The transforms refuse symbolic calls (checkStaticCall), so the copy has
+  // no dynamic result sizes.
   properties.operandSegmentSizes = {static_cast<int32_t>(bounds.size()),
-                                    static_cast<int32_t>(inputs.size())};
+                                    static_cast<int32_t>(inputs.size()), 0};
   SmallVector<Value> operands(bounds.begin(), bounds.end());
   operands.append(inputs.begin(), inputs.end());
   auto copy =

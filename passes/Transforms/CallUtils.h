@@ -24,6 +24,11 @@ void recordTransform(CallOp call, StringRef name);
 /// Creates, at the builder's insertion point, a copy of `call` with the given
 /// operands and result types. Every attribute is kept, discardable ones too;
 /// callers then change what their rule changes.
+/// Fails with an error on the first call of `module` with symbolic shapes
+/// (its `symbolic` attribute): `pass` (e.g. "pallas-vmap") does not
+/// transform them yet.
+LogicalResult refuseSymbolicCalls(ModuleOp module, StringRef pass);
+
 CallOp cloneCallWith(OpBuilder &builder, CallOp call, ValueRange bounds,
                      ValueRange inputs, TypeRange results);
 

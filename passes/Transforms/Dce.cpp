@@ -247,6 +247,8 @@ struct PallasDcePass : public mlir::pallas::impl::PallasDceBase<PallasDcePass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SmallVector<int64_t> used(usedOutputs.begin(), usedOutputs.end());
+    if (failed(refuseSymbolicCalls(module, "pallas-dce")))
+      return signalPassFailure();
     for (auto [i, u] : llvm::enumerate(used))
       if (u != 0 && u != 1) {
         module.emitError() << "pallas-dce: used-outputs[" << i << "] = " << u

@@ -274,6 +274,8 @@ struct PallasDischargeStatePass
           PallasDischargeStatePass> {
   using PallasDischargeStateBase::PallasDischargeStateBase;
   void runOnOperation() override {
+    if (failed(refuseSymbolicCalls(getOperation(), "pallas-discharge-state")))
+      return signalPassFailure();
     Discharger discharger(getOperation());
     if (failed(discharger.run()))
       signalPassFailure();

@@ -418,6 +418,8 @@ struct PallasHiToLoPass
   using PallasHiToLoBase::PallasHiToLoBase;
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    if (failed(refuseSymbolicCalls(module, "pallas-hi-to-lo")))
+      return signalPassFailure();
     Lowerer lowerer(module);
     SmallVector<CallOp> calls;
     module.walk([&](CallOp call) { calls.push_back(call); });

@@ -308,6 +308,8 @@ LogicalResult PallasJvpPass::differentiateFunc(func::FuncOp func) {
 
 void PallasJvpPass::runOnOperation() {
   ModuleOp module = getOperation();
+  if (failed(refuseSymbolicCalls(module, "pallas-jvp")))
+    return signalPassFailure();
   SymbolTable symbolTable(module);
   symbols = &symbolTable;
   kernelCache.clear();

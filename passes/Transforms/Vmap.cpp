@@ -752,6 +752,8 @@ struct PallasVmapPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    if (failed(refuseSymbolicCalls(module, "pallas-vmap")))
+      return signalPassFailure();
     int64_t size = axisSize;
     if (size < 1) {
       module.emitError() << "pallas-vmap: axis-size must be at least 1, got "

@@ -73,9 +73,11 @@ class Symbolic(PallascCase):
       self.assertEqual(c.kernel_mlir, s.kernel_mlir)
 
   def test_rmsnorm_runs_at_every_size(self):
-    # One symbolic export, one spec: pallasc run (the CPU runner, which
-    # takes each symbol from the .npy shapes) at each size equals JAX's
-    # interpret mode of the static call at that size.
+    # One symbolic export, one spec, one CPU artifact: pallasc run (the CPU
+    # runner, which takes each symbol from the .npy shapes and runs the
+    # symbolic call itself, without compiling per size) at each size equals
+    # JAX's interpret mode of the static call at that size, and the static
+    # export at that size bit for bit.
     import os
     from harness import jax_interpret, load_npy, save_npy
     import numpy as np
@@ -84,7 +86,7 @@ class Symbolic(PallascCase):
     (c,) = self.export(rmsnorm, S((n, 256), jnp.float32), w)
     mlir, spec = c.paths
     rng = np.random.default_rng(0)
-    for size in (1, 7, 8, 127, 128, 1000):
+    for size in (1, 7, 8, 127, 128, 1000, 4096):
       x = rng.uniform(-1, 1, (size, 256)).astype(np.float32)
       wv = rng.uniform(-1, 1, (1, 256)).astype(np.float32)
       (s,) = pallasc_jax.trace(rmsnorm, S(x.shape, x.dtype), w)
@@ -101,6 +103,15 @@ class Symbolic(PallascCase):
       got = load_npy(paths[2], np.float32)
       np.testing.assert_allclose(got, want, rtol=2e-5, atol=2e-5,
                                  err_msg=f"n = {size}")
+      # The static spec at this size: the same bits.
+      (st,) = self.export(rmsnorm, S(x.shape, x.dtype), w,
+                          sub=f"static{size}")
+      smlir, sspec = st.paths
+      static_out = os.path.join(d, "os.npy")
+      self.pallasc("run", smlir, "--spec", sspec, "--input", paths[0],
+                   "--input", paths[1], "--output", static_out)
+      self.assertEqual(load_npy(static_out, np.float32).tobytes(),
+                       got.tobytes(), f"n = {size}")
 
   def test_expressions_and_bounds(self):
     # A dimension that is an expression (8*m + 16), a lower bound from a

@@ -768,6 +768,23 @@ void configureDriverContext(MLIRContext &context) {
   context.printOpOnDiagnostic(false);
 }
 
+/// The spec's name of a transform ("vmap", "discharge_state", ...).
+static std::string transformName(const spec::Transform &t) {
+  switch (t.kind) {
+  case spec::Transform::Kind::Vmap:
+    return "vmap";
+  case spec::Transform::Kind::Jvp:
+    return "jvp";
+  case spec::Transform::Kind::Dce:
+    return "dce";
+  case spec::Transform::Kind::DischargeState:
+    return "discharge_state";
+  case spec::Transform::Kind::HiToLo:
+    return "hi_to_lo";
+  }
+  return "unknown";
+}
+
 int runFrontendOnBuffer(const DriverOptions &options,
                         std::unique_ptr<llvm::MemoryBuffer> kernelBuffer,
                         std::string specText, MLIRContext &context,
@@ -845,21 +862,44 @@ int runFrontendOnBuffer(const DriverOptions &options,
                ": error: " + error);
       return kExitUserError;
     }
-    if (!spec::instantiateSymbols(*spec, values, error)) {
+    for (const auto &[name, value] : values)
+      spdlog::debug("{}: symbol {} = {}", options.specPath, name, value);
+    if (options.symbolValues) {
+      // The CPU runs the symbolic call itself at these values.
+      *options.symbolValues = values;
+    } else if (!spec::instantiateSymbols(*spec, values, error)) {
       logError(options.specPath + ": error: " + error);
       return kExitUserError;
     }
-    for (const auto &[name, value] : values)
-      spdlog::debug("{}: symbol {} = {}", options.specPath, name, value);
+  } else if (use && !options.symbolShapes && !options.targets.empty() &&
+             llvm::all_of(options.targets, [](const std::string &t) {
+               return t == "cpu";
+             }) &&
+             spec->transforms.empty() && options.extraTransforms.empty()) {
+    // --target cpu compiles one artifact for every size: the call keeps
+    // its symbolic shapes (docs/gridspec.md#symbols).
   } else if (use) {
-    const auto &[symbol, path] = *use;
-    std::string what =
-        options.symbolShapes
-            ? "pallasc run cannot infer symbols through transforms yet"
-        : options.targets.empty()
-            ? "pallasc cannot compile a spec with symbolic shapes yet"
-            : "target '" + options.targets.front() +
-                  "' cannot compile a spec with symbolic shapes yet";
+    auto [symbol, path] = *use;
+    // Which part cannot take symbols: a transform (at its JSON path), else
+    // the first target other than cpu.
+    std::vector<spec::Transform> all = spec->transforms;
+    all.insert(all.end(), options.extraTransforms.begin(),
+               options.extraTransforms.end());
+    auto nonCpu = llvm::find_if(options.targets,
+                                [](const std::string &t) { return t != "cpu"; });
+    std::string what;
+    if (!all.empty()) {
+      what = "the " + transformName(all.front()) +
+             " transform does not support symbolic shapes yet";
+      path = all.front().path.empty() ? path : all.front().path;
+    } else if (options.symbolShapes) {
+      what = "pallasc run cannot infer symbols through transforms yet";
+    } else if (nonCpu != options.targets.end()) {
+      what = "target '" + *nonCpu +
+             "' cannot compile a spec with symbolic shapes yet";
+    } else {
+      what = "pallasc cannot compile a spec with symbolic shapes yet";
+    }
     reportSpecErrors(options.specPath,
                      {{path, what + " (symbol '" + symbol +
                                  "'); compile the spec at a static shape"}});

@@ -12,6 +12,7 @@
 #include "src/Spec/GridSpec.h"
 
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -53,6 +54,10 @@ struct DriverOptions {
   std::function<bool(std::vector<std::vector<int64_t>> &shapes,
                      std::vector<std::string> &sources, std::string &error)>
       symbolShapes;
+  /// `pallasc run --target cpu`: set with symbolShapes, the inferred values
+  /// are stored here and the spec stays symbolic (the CPU artifact runs
+  /// every size; the JIT cache keys on the symbolic module).
+  std::map<std::string, int64_t> *symbolValues = nullptr;
   /// `--output-dir DIR`: where the outputs go.
   std::string outputDir = ".";
   /// `-o PATH`: a directory (as outputDir), or a file that names the one

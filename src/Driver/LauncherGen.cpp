@@ -66,10 +66,17 @@ const char *cType(DType dtype) {
   return "void";
 }
 
-std::string shapeText(const HostArrayType &a) {
+/// "f32[n, 4096]": `exprs` (a symbolic call's dimension expressions, or
+/// null) name the symbolic dimensions.
+std::string shapeText(const HostArrayType &a,
+                      const std::vector<launch::HostDimExpr> *exprs = nullptr,
+                      const std::vector<launch::HostSymbol> *symbols = nullptr) {
   std::string s = std::string(runtime::dtypeName(a.type)) + "[";
   for (size_t i = 0; i < a.shape.size(); ++i)
-    s += (i ? ", " : "") + std::to_string(a.shape[i]);
+    s += (i ? ", " : "") +
+         (exprs && symbols && i < exprs->size()
+              ? (*exprs)[i].str(*symbols)
+              : std::to_string(a.shape[i]));
   return s + "]";
 }
 
@@ -87,9 +94,13 @@ entryParameters(const HostCallPlan &plan, const BatchLoopProgram *batch) {
       note += batch->inAxes[i] == 0
                   ? " (batched: iteration b reads slice b)"
                   : " (not batched: every iteration reads all of it)";
+    const launch::HostSymbolic &sym = plan.symbolic;
     params.push_back(
         {std::string("const ") + cType(type.type) + " *in" + std::to_string(i),
-         "input " + std::to_string(i) + ": " + shapeText(type) + note});
+         "input " + std::to_string(i) + ": " +
+             (sym.empty() ? shapeText(type)
+                          : shapeText(type, &sym.inputs[i], &sym.symbols)) +
+             note});
   }
   for (size_t j = 0; j < plan.outputs.size(); ++j) {
     std::string note;
@@ -100,13 +111,18 @@ entryParameters(const HostCallPlan &plan, const BatchLoopProgram *batch) {
     if (batch)
       note += " (stacked: iteration b writes slice b)";
     const HostArrayType &type = batch ? batch->outputs[j] : plan.outputs[j];
+    const launch::HostSymbolic &sym = plan.symbolic;
     params.push_back(
         {std::string(cType(type.type)) + " *out" + std::to_string(j),
-         "output " + std::to_string(j) + ": " + shapeText(type) + note});
+         "output " + std::to_string(j) + ": " +
+             (sym.empty() ? shapeText(type)
+                          : shapeText(type, &sym.outputs[j], &sym.symbols)) +
+             note});
   }
   size_t k = 0;
   for (size_t a = 0; a < plan.grid.size(); ++a) {
-    if (plan.grid[a] != -1)
+    if (plan.grid[a] != -1 || (!plan.symbolic.empty() &&
+                               plan.symbolic.gridIsExpr[a]))
       continue;
     std::string axisName = a < plan.gridNames.size() && !plan.gridNames[a].empty()
                                ? launcherPrefix(plan.gridNames[a])
@@ -124,6 +140,15 @@ entryParameters(const HostCallPlan &plan, const BatchLoopProgram *batch) {
                             " (a dynamic bound, in [0, 2^31)" +
                             (batch ? ", every batch iteration" : "") + ")"});
     ++k;
+  }
+  // A symbolic call's symbols, after the bounds (checked at every call).
+  for (const launch::HostSymbol &d : plan.symbolic.symbols) {
+    std::string c = "symbol " + d.name + " (>= " + std::to_string(d.min);
+    if (d.max >= 0)
+      c += ", <= " + std::to_string(d.max);
+    if (d.multipleOf > 1)
+      c += ", a multiple of " + std::to_string(d.multipleOf);
+    params.push_back({"int64_t " + launcherPrefix(d.name), c + ")"});
   }
   return params;
 }
@@ -143,7 +168,10 @@ std::string gridText(const HostCallPlan &plan) {
   std::string s;
   for (size_t a = 0; a < plan.grid.size(); ++a)
     s += (a ? " x " : "") +
-         (plan.grid[a] == -1 ? std::string("?") : std::to_string(plan.grid[a]));
+         (!plan.symbolic.empty() && plan.symbolic.gridIsExpr[a]
+              ? plan.symbolic.grid[a].str(plan.symbolic.symbols)
+          : plan.grid[a] == -1 ? std::string("?")
+                               : std::to_string(plan.grid[a]));
   return s.empty() ? "a single step" : s;
 }
 
@@ -702,7 +730,9 @@ emitLaunchers(ModuleOp module, const std::string &name,
       return failure();
     std::string object;
     size_t numOperands = plan.inputs.size() + plan.outputs.size();
-    size_t numBounds = static_cast<size_t>(plan.numDynamicBounds());
+    // A symbolic call's symbol values follow the bounds.
+    size_t numBounds = static_cast<size_t>(plan.numDynamicBounds()) +
+                       plan.symbolic.symbols.size();
     std::string entryName = launcherPrefix(name) + "_cpu";
     if (!runtime::emitHostObject(
             *copy, object, error, [&](llvm::Module &m, std::string &e) {

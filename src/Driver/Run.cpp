@@ -23,6 +23,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <map>
 #include <ctime>
 #include <unistd.h>
 
@@ -351,6 +352,10 @@ int runOnCpu(const RunOptions &options) {
                             std::string &error) {
     return symbolShapesFromInputs(options, shapes, sources, error);
   };
+  // A symbolic spec is compiled once (its module, hence its JIT cache key,
+  // is the same at every size) and runs at the values the inputs give.
+  std::map<std::string, int64_t> symbolValues;
+  driver.symbolValues = &symbolValues;
   if (int rc = startRun(options, driver, setup))
     return rc;
   FrontendResult &fe = setup.fe;
@@ -369,6 +374,15 @@ int runOnCpu(const RunOptions &options) {
              : !prepareHostProgram(*fe.module, program, error)) {
     logError(specPath + ": error: " + error);
     return kExitUserError;
+  }
+  if (!plan.symbolic.empty()) {
+    std::vector<int64_t> values;
+    for (const launch::HostSymbol &s : plan.symbolic.symbols)
+      values.push_back(symbolValues.at(s.name));
+    if (!launch::instantiateSymbols(plan, values, error)) {
+      logError(specPath + ": error: " + error);
+      return kExitUserError;
+    }
   }
   const std::vector<launch::HostArrayType> &wantInputs =
       direct ? plan.inputs : program.inputs;

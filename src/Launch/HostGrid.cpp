@@ -162,9 +162,128 @@ std::vector<int64_t> HostBlockMapping::kernelShape() const {
 
 int64_t HostCallPlan::numDynamicBounds() const {
   int64_t n = 0;
-  for (int64_t g : grid)
-    n += g == -1;
+  for (size_t i = 0; i < grid.size(); ++i)
+    n += grid[i] == -1 &&
+         !(i < symbolic.gridIsExpr.size() && symbolic.gridIsExpr[i]);
   return n;
+}
+
+bool HostDimExpr::evaluate(const std::vector<int64_t> &values,
+                           int64_t &out) const {
+  int64_t acc = constant;
+  for (size_t s = 0; s < coefficients.size(); ++s) {
+    int64_t term;
+    if (s >= values.size() ||
+        __builtin_mul_overflow(coefficients[s], values[s], &term) ||
+        __builtin_add_overflow(acc, term, &acc))
+      return false;
+  }
+  if (divisor <= 0)
+    return false;
+  int64_t q = acc / divisor, r = acc % divisor;
+  if (r != 0 && ((r > 0) == ceil))
+    q += ceil ? 1 : -1;
+  out = q;
+  return true;
+}
+
+std::string HostDimExpr::str(const std::vector<HostSymbol> &symbols) const {
+  std::string s;
+  for (size_t i = 0; i < coefficients.size() && i < symbols.size(); ++i) {
+    int64_t c = coefficients[i];
+    if (c == 0)
+      continue;
+    if (!s.empty())
+      s += c < 0 ? " - " : " + ";
+    else if (c < 0)
+      s += "-";
+    int64_t m = c < 0 ? -c : c;
+    s += (m == 1 ? std::string() : std::to_string(m) + "*") + symbols[i].name;
+  }
+  if (s.empty())
+    s = std::to_string(constant);
+  else if (constant != 0)
+    s += (constant < 0 ? " - " : " + ") +
+         std::to_string(constant < 0 ? -constant : constant);
+  if (divisor == 1)
+    return s;
+  if (ceil)
+    return "cdiv(" + s + ", " + std::to_string(divisor) + ")";
+  bool compound = s.find(' ') != std::string::npos;
+  return (compound ? "(" + s + ")" : s) + " // " + std::to_string(divisor);
+}
+
+bool instantiateSymbols(HostCallPlan &plan, const std::vector<int64_t> &values,
+                        std::string &error) {
+  const HostSymbolic &sym = plan.symbolic;
+  if (values.size() != sym.symbols.size()) {
+    error = "the call takes " + std::to_string(sym.symbols.size()) +
+            " symbol values, got " + std::to_string(values.size());
+    return false;
+  }
+  if (sym.empty())
+    return true;
+  std::vector<std::string> names;
+  for (size_t s = 0; s < values.size(); ++s) {
+    const HostSymbol &d = sym.symbols[s];
+    std::string v = d.name + " = " + std::to_string(values[s]);
+    if (values[s] < d.min)
+      error = v + " is less than its minimum " + std::to_string(d.min);
+    else if (d.max >= 0 && values[s] > d.max)
+      error = v + " is greater than its maximum " + std::to_string(d.max);
+    else if (values[s] % d.multipleOf != 0)
+      error = v + " is not a multiple of " + std::to_string(d.multipleOf);
+    if (!error.empty())
+      return false;
+    names.push_back(v);
+  }
+  std::string at;
+  for (const std::string &n : names)
+    at += (at.empty() ? " (" : ", ") + n;
+  at += ")";
+  for (size_t i = 0; i < plan.grid.size(); ++i) {
+    if (i >= sym.gridIsExpr.size() || !sym.gridIsExpr[i])
+      continue;
+    int64_t g;
+    if (!sym.grid[i].evaluate(values, g) || g < 0 || g > INT32_MAX) {
+      error = "grid axis " + std::to_string(i) + " is " +
+              (sym.grid[i].evaluate(values, g) ? std::to_string(g)
+                                               : std::string("past int64")) +
+              at + "; bounds must be in [0, 2^31)";
+      return false;
+    }
+    plan.grid[i] = g;
+  }
+  auto shapes = [&](std::vector<HostArrayType> &arrays,
+                    const std::vector<std::vector<HostDimExpr>> &exprs,
+                    const char *what) {
+    for (size_t k = 0; k < arrays.size() && k < exprs.size(); ++k) {
+      for (size_t d = 0; d < exprs[k].size(); ++d) {
+        int64_t v;
+        if (!exprs[k][d].evaluate(values, v) || v < 0) {
+          error = std::string(what) + " " + std::to_string(k) +
+                  " dimension " + std::to_string(d) + " is " +
+                  (exprs[k][d].evaluate(values, v) ? std::to_string(v)
+                                                   : "past int64") +
+                  at;
+          return false;
+        }
+        arrays[k].shape[d] = v;
+      }
+      uint64_t bytes;
+      if (!arrays[k].byteSize(bytes)) {
+        error = std::string(what) + " " + std::to_string(k) + " (" +
+                arrays[k].describe() + ") overflows 64-bit sizes" + at;
+        return false;
+      }
+    }
+    return true;
+  };
+  if (!shapes(plan.inputs, sym.inputs, "input") ||
+      !shapes(plan.outputs, sym.outputs, "output"))
+    return false;
+  plan.symbolic = HostSymbolic();
+  return true;
 }
 
 int64_t HostProgramPlan::numBoundValues() const {

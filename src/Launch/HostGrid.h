@@ -99,6 +99,41 @@ struct HostBlockMapping {
   std::vector<int64_t> kernelShape() const;
 };
 
+/// A shape symbol of a symbolic call (docs/gridspec.md#symbols) and its
+/// constraints.
+struct HostSymbol {
+  std::string name;
+  int64_t min = 1;
+  int64_t max = -1; ///< -1: no maximum
+  int64_t multipleOf = 1;
+};
+
+/// A dimension expression over the symbols: (sum(coefficients[s] *
+/// symbol s) + constant), divided by `divisor` rounding down or up.
+struct HostDimExpr {
+  std::vector<int64_t> coefficients; ///< one per symbol
+  int64_t constant = 0;
+  int64_t divisor = 1;
+  bool ceil = false;
+  /// With checked 64-bit arithmetic; false when a step overflows.
+  bool evaluate(const std::vector<int64_t> &values, int64_t &out) const;
+  /// "cdiv(n, 8)", "2*n + 1", "4096" over the symbols' names.
+  std::string str(const std::vector<HostSymbol> &symbols) const;
+};
+
+/// What a call whose shapes are expressions over symbols adds to its plan:
+/// the values come at launch (instantiateSymbols).
+struct HostSymbolic {
+  std::vector<HostSymbol> symbols;
+  /// Per grid axis: whether it is an expression, and which.
+  std::vector<bool> gridIsExpr;
+  std::vector<HostDimExpr> grid;
+  /// Per input / output, one expression per dimension (a constant for a
+  /// static one).
+  std::vector<std::vector<HostDimExpr>> inputs, outputs;
+  bool empty() const { return symbols.empty(); }
+};
+
 /// One pallas.call, ready to run on the host once its entry points are
 /// resolved (resolveEntryPoints).
 struct HostCallPlan {
@@ -125,8 +160,23 @@ struct HostCallPlan {
   std::vector<bool> kernelWrites;
   /// The call was eliminated by pallas-dce: there is nothing to run.
   bool eliminated = false;
+  /// Non-empty for a symbolic call: `grid` holds -1 at its expression axes
+  /// and the arrays' shapes are placeholders (0) at symbolic dimensions,
+  /// until instantiateSymbols.
+  HostSymbolic symbolic;
+  /// The dynamic bounds a launch passes ("dynamic" grid entries; not the
+  /// expressions).
   int64_t numDynamicBounds() const;
 };
+
+/// `plan` at the symbols' `values` (one per symbol, in order): checks each
+/// value against its constraints ("n = 100 is not a multiple of 8") and
+/// that every size and grid bound it gives fits (dimensions >= 0, bounds in
+/// [0, 2^31), byte sizes in 64 bits), then makes the plan static: array
+/// shapes and grid bounds evaluated, `symbolic` cleared. False with `error`
+/// set otherwise. A static plan with no values is returned unchanged.
+bool instantiateSymbols(HostCallPlan &plan, const std::vector<int64_t> &values,
+                        std::string &error);
 
 /// From a symbol name to its packed C-interface entry point; null with
 /// `error` set when missing.

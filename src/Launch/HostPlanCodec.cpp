@@ -142,6 +142,38 @@ std::string encodeHostCallPlan(const HostCallPlan &plan,
   w.num(static_cast<int64_t>(plan.kernelWrites.size()));
   for (bool b : plan.kernelWrites)
     w.num(b);
+  // A symbolic call's section; a static plan ends above (its text is the
+  // same as before symbols existed).
+  const HostSymbolic &sym = plan.symbolic;
+  if (sym.empty())
+    return w.text;
+  w.word("symbols");
+  w.num(static_cast<int64_t>(sym.symbols.size()));
+  for (const HostSymbol &d : sym.symbols) {
+    w.word(d.name);
+    w.num(d.min);
+    w.num(d.max);
+    w.num(d.multipleOf);
+  }
+  auto expr = [&](const HostDimExpr &e) {
+    w.nums(e.coefficients);
+    w.num(e.constant);
+    w.num(e.divisor);
+    w.num(e.ceil);
+  };
+  w.num(static_cast<int64_t>(sym.grid.size()));
+  for (size_t i = 0; i < sym.grid.size(); ++i) {
+    w.num(sym.gridIsExpr[i]);
+    expr(sym.grid[i]);
+  }
+  for (const auto *arrays : {&sym.inputs, &sym.outputs}) {
+    w.num(static_cast<int64_t>(arrays->size()));
+    for (const std::vector<HostDimExpr> &dims : *arrays) {
+      w.num(static_cast<int64_t>(dims.size()));
+      for (const HostDimExpr &e : dims)
+        expr(e);
+    }
+  }
   return w.text;
 }
 
@@ -236,6 +268,59 @@ bool decodeHostCallPlan(std::string_view text, const PackedFn *functions,
       if (!r.num(b))
         return false;
       plan.kernelWrites.push_back(b != 0);
+    }
+    if (r.atEnd())
+      return true;
+    std::string_view section;
+    if (!r.word(section) || section != "symbols")
+      return r.fail("the plan has trailing text");
+    HostSymbolic &sym = plan.symbolic;
+    if (!r.count(n) || n == 0)
+      return r.fail("a symbols section needs symbols");
+    sym.symbols.resize(n);
+    for (HostSymbol &d : sym.symbols) {
+      std::string_view name;
+      if (!r.word(name) || !r.num(d.min) || !r.num(d.max) ||
+          !r.num(d.multipleOf))
+        return false;
+      if (d.multipleOf < 1)
+        return r.fail("multiple_of must be positive");
+      d.name = std::string(name);
+    }
+    auto expr = [&](HostDimExpr &e) {
+      int64_t ceil;
+      if (!r.nums(e.coefficients) || !r.num(e.constant) || !r.num(e.divisor) ||
+          !r.num(ceil))
+        return false;
+      if (e.coefficients.size() != sym.symbols.size() || e.divisor < 1)
+        return r.fail("malformed dimension expression");
+      e.ceil = ceil != 0;
+      return true;
+    };
+    if (!r.count(n) || n != plan.grid.size())
+      return r.fail("the symbols section's grid does not match the grid");
+    sym.grid.resize(n);
+    for (size_t i = 0; i < n; ++i) {
+      int64_t isExpr;
+      if (!r.num(isExpr) || !expr(sym.grid[i]))
+        return false;
+      sym.gridIsExpr.push_back(isExpr != 0);
+    }
+    for (auto [arrays, types] :
+         {std::pair{&sym.inputs, &plan.inputs},
+          std::pair{&sym.outputs, &plan.outputs}}) {
+      if (!r.count(n) || n != types->size())
+        return r.fail("the symbols section's operands do not match");
+      arrays->resize(n);
+      for (size_t k = 0; k < n; ++k) {
+        size_t rank;
+        if (!r.count(rank) || rank != (*types)[k].shape.size())
+          return r.fail("the symbols section's ranks do not match");
+        (*arrays)[k].resize(rank);
+        for (HostDimExpr &e : (*arrays)[k])
+          if (!expr(e))
+            return false;
+      }
     }
     return r.atEnd() || r.fail("the plan has trailing text");
   };

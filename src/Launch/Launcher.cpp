@@ -84,14 +84,17 @@ int decodeCpuPlan(const char *entry, const char *plan, int64_t planSize,
     return fail(kLauncherInvalidPlan, entry,
                 error.empty() ? "no launch plan" : error);
   size_t numIn = host.inputs.size(), numOut = host.outputs.size();
+  // A symbolic call's symbol values follow its dynamic bounds.
+  int64_t numValues = host.numDynamicBounds() +
+                      static_cast<int64_t>(host.symbolic.symbols.size());
   if (numBounds >= 0 && (numOperands != static_cast<int64_t>(numIn + numOut) ||
-                         numBounds != host.numDynamicBounds()))
+                         numBounds != numValues))
     return fail(kLauncherInvalidPlan, entry,
                 "the entry point passes " + std::to_string(numOperands) +
                     " operands and " + std::to_string(numBounds) +
                     " grid bounds; its plan has " +
                     std::to_string(numIn + numOut) + " and " +
-                    std::to_string(host.numDynamicBounds()));
+                    std::to_string(numValues));
   if (numOperands != static_cast<int64_t>(numIn + numOut))
     return fail(kLauncherInvalidPlan, entry,
                 "the entry point passes " + std::to_string(numOperands) +
@@ -158,6 +161,17 @@ extern "C" int pallasc_launcher_cpu_run(const char *entry, const char *plan,
     if (int status = decodeCpuPlan(entry, plan, planSize, functions,
                                    numFunctions, numOperands, numBounds, host))
       return status;
+    // A symbolic call: its symbols' values (after the dynamic bounds) are
+    // checked and give the shapes and the grid before anything runs.
+    int64_t numSymbols = static_cast<int64_t>(host.symbolic.symbols.size());
+    if (numSymbols > 0) {
+      numBounds -= numSymbols;
+      std::vector<int64_t> values(bounds + numBounds,
+                                  bounds + numBounds + numSymbols);
+      std::string error;
+      if (!instantiateSymbols(host, values, error))
+        return fail(kLauncherInvalidArgument, entry, error);
+    }
     return runCpuGrid(entry, host, operands, bounds, numBounds, "");
   } catch (const std::bad_alloc &) {
     return fail(kLauncherRunFailed, entry, "out of host memory");

@@ -4,6 +4,7 @@
 
 #include "dialects/Pallas/IR/PallasOps.h"
 #include "src/Spec/SpecToIR.h"
+#include "src/Spec/SymExpr.h"
 #include "src/Version.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -34,6 +35,65 @@ static json shapeJson(ArrayRef<int64_t> shape) {
   for (int64_t d : shape)
     j.push_back(d);
   return j;
+}
+
+/// A symbolic call's symbols in launch order (@main's symbol arguments):
+/// [{"name", "min", "max" (if any), "multiple_of"}].
+static json symbolsJson(pallas::CallOp call) {
+  auto symbols =
+      call.getSymbolicAttr().getAs<DictionaryAttr>("symbols");
+  std::vector<std::string> order;
+  if (auto main = call->getParentOfType<func::FuncOp>())
+    for (unsigned i = 0; i < main.getNumArguments(); ++i)
+      if (auto n = main.getArgAttrOfType<StringAttr>(i, "pallas.symbol"))
+        order.push_back(n.str());
+  if (order.size() != symbols.size()) {
+    order.clear();
+    for (NamedAttribute na : symbols)
+      order.push_back(na.getName().str());
+  }
+  json out = json::array();
+  for (const std::string &name : order) {
+    auto c = symbols.getAs<DictionaryAttr>(name);
+    json j = json{{"name", name}};
+    for (NamedAttribute k : c)
+      j[k.getName().str()] = cast<IntegerAttr>(k.getValue()).getInt();
+    out.push_back(j);
+  }
+  return out;
+}
+
+/// The byte count of a symbolic operand as a dimension expression: the
+/// element size times its static dims times its one symbolic dim
+/// ("16384*n"); with several symbolic dims, their product as text
+/// ("4 * (n) * (m)").
+static std::string bytesExpr(ArrayAttr dims, RankedTensorType t) {
+  int64_t factor = std::max<int64_t>(1, t.getElementTypeBitWidth() / 8);
+  std::vector<std::string> symbolic;
+  for (auto [d, a] : llvm::enumerate(dims)) {
+    if (t.isDynamicDim(d))
+      symbolic.push_back(cast<StringAttr>(a).str());
+    else if (llvm::MulOverflow(factor, t.getDimSize(d), factor))
+      return "overflow";
+  }
+  spec::DimExprError error;
+  std::optional<spec::DimExpr> e =
+      symbolic.size() == 1
+          ? spec::parseDimExpr(symbolic[0], /*allowDivision=*/false, error)
+          : std::nullopt;
+  bool scaled = e.has_value();
+  if (e) {
+    for (auto &[name, c] : e->num.terms)
+      scaled = scaled && !llvm::MulOverflow(c, factor, c);
+    scaled = scaled &&
+             !llvm::MulOverflow(e->num.constant, factor, e->num.constant);
+  }
+  if (scaled)
+    return e->str();
+  std::string text = std::to_string(factor);
+  for (const std::string &s : symbolic)
+    text += " * (" + s + ")";
+  return text;
 }
 
 static json blockJson(pallas::BlockSpecAttr spec) {
@@ -269,10 +329,20 @@ FailureOr<json> buildManifest(ModuleOp module, const ManifestInputs &in) {
   pallas::CallOp call = calls.front();
   m["eliminated"] = false;
   m["kernel"] = call.getKernel().str();
+  DictionaryAttr symbolic = call.getSymbolicAttr();
+  auto gridExprOf = [&](size_t axis) -> std::string {
+    if (!symbolic)
+      return "";
+    return cast<StringAttr>(symbolic.getAs<ArrayAttr>("grid")[axis]).str();
+  };
   json grid = json::array();
-  for (int64_t g : call.getGrid())
-    grid.push_back(g == -1 ? json("dynamic") : json(g));
+  for (auto [a, g] : llvm::enumerate(call.getGrid())) {
+    std::string e = gridExprOf(a);
+    grid.push_back(!e.empty() ? json(e) : g == -1 ? json("dynamic") : json(g));
+  }
   m["grid"] = grid;
+  if (symbolic)
+    m["symbols"] = symbolsJson(call);
   json names = json::array();
   if (auto gn = call.getGridNames())
     for (Attribute a : *gn)
@@ -293,13 +363,32 @@ FailureOr<json> buildManifest(ModuleOp module, const ManifestInputs &in) {
     op["index"] = launchIndex++;
     operands.push_back(std::move(op));
   };
-  for (auto [i, v] : llvm::enumerate(call.getDynamicGridBounds())) {
+  // A symbolic call's bounds that are expressions are no launch arguments.
+  int64_t numBoundArgs = 0;
+  for (auto [a, g] : llvm::enumerate(call.getGrid()))
+    numBoundArgs += g == -1 && gridExprOf(a).empty();
+  for (int64_t i = 0; i < numBoundArgs; ++i) {
     json op = json{{"role", "grid_bound"}, {"name", "grid_bounds[" +
                                                         std::to_string(i) +
                                                         "]"}};
     op["dtype"] = "index";
     add(op);
   }
+  // Each operand's shape expression, and its byte count as one.
+  auto symbolicShape = [&](json &op, StringRef key, size_t i, Type type) {
+    if (!symbolic)
+      return;
+    auto dims = cast<ArrayAttr>(symbolic.getAs<ArrayAttr>(key)[i]);
+    auto t = dyn_cast<RankedTensorType>(type);
+    if (!t || t.hasStaticShape())
+      return;
+    json shape = json::array();
+    for (auto [d, a] : llvm::enumerate(dims))
+      shape.push_back(t.isDynamicDim(d) ? json(cast<StringAttr>(a).str())
+                                        : json(t.getDimSize(d)));
+    op["shape"] = shape;
+    op["bytes"] = bytesExpr(dims, t);
+  };
   int64_t nsp = call.getNumScalarPrefetch();
   llvm::DenseSet<int64_t> pinned(call.getPinnedInputs().begin(),
                                  call.getPinnedInputs().end());
@@ -316,6 +405,7 @@ FailureOr<json> buildManifest(ModuleOp module, const ManifestInputs &in) {
           cast<pallas::BlockSpecAttr>(call.getInSpecs()[idx - nsp])));
     }
     op["pinned"] = pinned.contains(idx);
+    symbolicShape(op, "inputs", i, v.getType());
     add(op);
   }
   for (auto [i, v] : llvm::enumerate(call.getOutputs())) {
@@ -323,6 +413,7 @@ FailureOr<json> buildManifest(ModuleOp module, const ManifestInputs &in) {
     op["name"] = "outputs[" + std::to_string(i) + "]";
     op["role"] = "output";
     op.update(blockJson(cast<pallas::BlockSpecAttr>(call.getOutSpecs()[i])));
+    symbolicShape(op, "outputs", i, v.getType());
     add(op);
   }
   for (auto [i, t] : llvm::enumerate(call.getScratch())) {
@@ -331,6 +422,13 @@ FailureOr<json> buildManifest(ModuleOp module, const ManifestInputs &in) {
     op["role"] = "scratch";
     add(op);
   }
+  // The symbols' values follow every other launch argument (the CPU entry
+  // point's `int64_t n` parameters).
+  if (symbolic)
+    for (const json &sym : m["symbols"])
+      add(json{{"role", "symbol"},
+               {"name", sym["name"]},
+               {"dtype", "i64"}});
   if (!overflowing.empty())
     return call.emitOpError()
            << "cannot be described in the manifest: the size in bytes of "

@@ -4,6 +4,7 @@
 
 #include "dialects/Pallas/IR/GridMapping.h"
 #include "dialects/Pallas/IR/PallasOps.h"
+#include "src/Spec/SymExpr.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -211,14 +212,14 @@ std::vector<bool> kernelWrites(pallas::KernelOp kernel) {
 } // namespace
 
 bool arrayTypeOf(Type t, const std::string &what, launch::HostArrayType &out,
-                 std::string &error) {
+                 std::string &error, bool allowDynamic) {
   if (isa<pallas::HiType>(t)) {
     error = what + " has the hi type " + printed(t) +
             "; run pallas-hi-to-lo first (--hi-to-lo) to run its parts";
     return false;
   }
   auto tensor = dyn_cast<RankedTensorType>(t);
-  if (!tensor || !tensor.hasStaticShape()) {
+  if (!tensor || (!tensor.hasStaticShape() && !allowDynamic)) {
     error = what + " has type " + printed(t) +
             "; the CPU runtime runs statically shaped arrays only";
     return false;
@@ -231,6 +232,100 @@ bool arrayTypeOf(Type t, const std::string &what, launch::HostArrayType &out,
   }
   out.type = *d;
   out.shape.assign(tensor.getShape().begin(), tensor.getShape().end());
+  // A symbolic dimension's size comes at launch (instantiateSymbols).
+  for (int64_t &dim : out.shape)
+    if (ShapedType::isDynamic(dim))
+      dim = 0;
+  return true;
+}
+
+namespace {
+/// `text` (a `symbolic` attribute's expression) over `plan`'s symbols.
+bool hostDimExpr(StringRef text, const launch::HostCallPlan &plan,
+                 const std::string &what, launch::HostDimExpr &out,
+                 std::string &error) {
+  spec::DimExprError parseError;
+  std::optional<spec::DimExpr> e =
+      spec::parseDimExpr(text.str(), /*allowDivision=*/true, parseError);
+  if (!e) {
+    error = what + ": '" + text.str() + "': " + parseError.message;
+    return false;
+  }
+  const std::vector<launch::HostSymbol> &symbols = plan.symbolic.symbols;
+  out.coefficients.assign(symbols.size(), 0);
+  for (const auto &[name, c] : e->num.terms) {
+    auto it = llvm::find_if(symbols, [&, &name = name](const auto &s) {
+      return s.name == name;
+    });
+    if (it == symbols.end()) {
+      error = what + ": '" + text.str() + "' uses the undeclared symbol '" +
+              name + "'";
+      return false;
+    }
+    out.coefficients[it - symbols.begin()] = c;
+  }
+  out.constant = e->num.constant;
+  out.divisor = e->divisor;
+  out.ceil = e->round == spec::DimExpr::Round::Ceil;
+  return true;
+}
+} // namespace
+
+bool planSymbols(pallas::CallOp call, launch::HostCallPlan &plan,
+                 std::string &error) {
+  DictionaryAttr sym = call.getSymbolicAttr();
+  launch::HostSymbolic &out = plan.symbolic;
+  // The verifier checked the attribute's form.
+  for (NamedAttribute s : sym.getAs<DictionaryAttr>("symbols")) {
+    auto c = cast<DictionaryAttr>(s.getValue());
+    launch::HostSymbol d;
+    d.name = s.getName().str();
+    if (auto v = c.getAs<IntegerAttr>("min"))
+      d.min = v.getInt();
+    if (auto v = c.getAs<IntegerAttr>("max"))
+      d.max = v.getInt();
+    if (auto v = c.getAs<IntegerAttr>("multiple_of"))
+      d.multipleOf = v.getInt();
+    if (d.min < 1 || d.multipleOf < 1) {
+      error = "symbol '" + d.name + "' has min or multiple_of below 1";
+      return false;
+    }
+    out.symbols.push_back(d);
+  }
+  // A dictionary sorts its keys: the order of @main's symbol arguments is
+  // their `pallas.symbol` names.
+  if (auto main = call->getParentOfType<func::FuncOp>()) {
+    std::vector<launch::HostSymbol> ordered;
+    for (unsigned i = 0; i < main.getNumArguments(); ++i)
+      if (auto name = main.getArgAttrOfType<StringAttr>(i, "pallas.symbol"))
+        for (const launch::HostSymbol &d : out.symbols)
+          if (d.name == name.getValue())
+            ordered.push_back(d);
+    if (ordered.size() == out.symbols.size())
+      out.symbols = ordered;
+  }
+  auto grid = sym.getAs<ArrayAttr>("grid");
+  for (auto [i, a] : llvm::enumerate(grid)) {
+    StringRef text = cast<StringAttr>(a).getValue();
+    out.gridIsExpr.push_back(!text.empty());
+    launch::HostDimExpr &e = out.grid.emplace_back();
+    e.coefficients.assign(out.symbols.size(), 0);
+    if (!text.empty() &&
+        !hostDimExpr(text, plan, "grid axis " + std::to_string(i), e, error))
+      return false;
+  }
+  for (auto [key, arrays] :
+       {std::pair{"inputs", &out.inputs}, std::pair{"outputs", &out.outputs}}) {
+    for (auto [k, a] : llvm::enumerate(sym.getAs<ArrayAttr>(key))) {
+      std::vector<launch::HostDimExpr> &dims = arrays->emplace_back();
+      for (auto [d, t] : llvm::enumerate(cast<ArrayAttr>(a)))
+        if (!hostDimExpr(cast<StringAttr>(t).getValue(), plan,
+                         std::string(key) + "[" + std::to_string(k) +
+                             "] dimension " + std::to_string(d),
+                         dims.emplace_back(), error))
+          return false;
+    }
+  }
   return true;
 }
 
@@ -317,18 +412,22 @@ bool planCall(ModuleOp module, pallas::CallOp call,
   plan.vmappedDims.assign(mapping.getVmappedAxes().begin(),
                           mapping.getVmappedAxes().end());
   plan.numScalarPrefetch = mapping.getNumScalarPrefetch();
+  bool symbolic = static_cast<bool>(call.getSymbolicAttr());
   for (auto [i, v] : llvm::enumerate(call.getInputs())) {
     launch::HostArrayType a;
-    if (!arrayTypeOf(v.getType(), "input " + std::to_string(i), a, error))
+    if (!arrayTypeOf(v.getType(), "input " + std::to_string(i), a, error,
+                     symbolic))
       return false;
     plan.inputs.push_back(a);
   }
   for (auto [i, t] : llvm::enumerate(call.getResultTypes())) {
     launch::HostArrayType a;
-    if (!arrayTypeOf(t, "output " + std::to_string(i), a, error))
+    if (!arrayTypeOf(t, "output " + std::to_string(i), a, error, symbolic))
       return false;
     plan.outputs.push_back(a);
   }
+  if (symbolic && !planSymbols(call, plan, error))
+    return false;
   for (pallas::BlockSpecAttr spec : mapping.getInSpecs())
     if (!mappingOf(spec, plan.inMappings.emplace_back(), error))
       return false;

@@ -43,9 +43,18 @@ bool planCall(mlir::ModuleOp module, mlir::pallas::CallOp call,
               std::string &error);
 
 /// Reads a statically shaped tensor type of a supported dtype into `out`;
-/// otherwise fails with a message starting with `what`.
+/// otherwise fails with a message starting with `what`. `allowDynamic`: a
+/// symbolic call's `?` dimensions are accepted (as 0 until
+/// launch::instantiateSymbols).
 bool arrayTypeOf(mlir::Type type, const std::string &what,
-                 launch::HostArrayType &out, std::string &error);
+                 launch::HostArrayType &out, std::string &error,
+                 bool allowDynamic = false);
+
+/// Reads a symbolic call's `symbolic` attribute into `plan.symbolic`: the
+/// symbols in the order of `@main`'s symbol arguments, the grid and
+/// operand shape expressions over them.
+bool planSymbols(mlir::pallas::CallOp call, launch::HostCallPlan &plan,
+                 std::string &error);
 
 /// Maps an MLIR element type and the spec's dtype spelling to a DType.
 std::optional<DType> dtypeOf(mlir::Type elementType);

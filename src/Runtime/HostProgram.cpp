@@ -40,15 +40,33 @@ bool isDirectCall(ModuleOp module) {
   if (!main || main.getBody().getBlocks().size() != 1)
     return false;
   Block &entry = main.getBody().front();
-  if (entry.getOperations().size() != 2)
-    return false;
-  auto call = dyn_cast<pallas::CallOp>(entry.front());
   auto ret = dyn_cast<func::ReturnOp>(entry.back());
-  if (!call || !ret)
+  if (!ret || entry.getOperations().size() < 2)
     return false;
-  if (!llvm::equal(call->getOperands(), entry.getArguments()))
+  auto call = dyn_cast<pallas::CallOp>(ret->getPrevNode());
+  if (!call || !llvm::equal(ret.getOperands(), call.getResults()))
     return false;
-  return llvm::equal(ret.getOperands(), call.getResults());
+  if (!call.getSymbolicAttr())
+    return entry.getOperations().size() == 2 &&
+           llvm::equal(call->getOperands(), entry.getArguments());
+  // A symbolic call: its grid bounds and result sizes are index arithmetic
+  // on @main's symbol arguments (src/Spec/SpecToIR.cpp), which the plan
+  // evaluates from its expressions; the inputs are @main's arrays.
+  for (Operation &op : entry.without_terminator())
+    if (&op != call.getOperation() &&
+        op.getDialect()->getNamespace() != "arith")
+      return false;
+  auto args = entry.getArguments();
+  for (auto [i, v] : llvm::enumerate(call.getInputs())) {
+    auto arg = dyn_cast<BlockArgument>(v);
+    if (!arg || arg.getOwner() != &entry)
+      return false;
+    if (i > 0 && arg.getArgNumber() !=
+                      cast<BlockArgument>(call.getInputs()[i - 1])
+                              .getArgNumber() + 1)
+      return false;
+  }
+  return !args.empty();
 }
 
 int64_t BatchLoopProgram::numBoundValues() const {

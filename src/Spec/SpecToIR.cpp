@@ -7,6 +7,7 @@
 #include "src/Launch/ElementType.h"
 
 #include "mlir/AsmParser/AsmParser.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/AffineExpr.h"
 #include "mlir/IR/Builders.h"
@@ -172,6 +173,11 @@ private:
   }
   /// A tensor, or a `!pallas.hi` of tensors for a hi input.
   Type arrayType(const ArraySpec &array);
+  /// `e` as index arithmetic over @main's symbol arguments.
+  Value emitDimExpr(const DimExpr &e,
+                    const std::map<std::string, Value> &symbols);
+  /// The call's `symbolic` attribute (PallasOps.td).
+  DictionaryAttr symbolicAttr();
   pallas::BlockSpecAttr blockSpec(const BlockSpec &bs, const ArraySpec &array);
   AffineMap parseIndexMap(const std::string &text, const std::string &path,
                           size_t rank);
@@ -187,6 +193,72 @@ private:
   OpBuilder builder;
 };
 } // namespace
+
+Value Importer::emitDimExpr(const DimExpr &e,
+                            const std::map<std::string, Value> &symbols) {
+  // index arithmetic: sum(c * s) + k, then a floor or ceiling division by
+  // a positive constant (the values are checked at launch to fit).
+  auto constant = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(builder, loc, v);
+  };
+  Value acc;
+  for (const auto &[name, coefficient] : e.num.terms) {
+    Value term = symbols.at(name);
+    if (coefficient != 1)
+      term = arith::MulIOp::create(builder, loc, term, constant(coefficient));
+    acc = acc ? arith::AddIOp::create(builder, loc, acc, term).getResult()
+              : term;
+  }
+  if (!acc)
+    acc = constant(e.num.constant);
+  else if (e.num.constant != 0)
+    acc = arith::AddIOp::create(builder, loc, acc, constant(e.num.constant));
+  if (e.divisor == 1)
+    return acc;
+  if (e.round == DimExpr::Round::Ceil)
+    return arith::CeilDivSIOp::create(builder, loc, acc, constant(e.divisor));
+  return arith::FloorDivSIOp::create(builder, loc, acc, constant(e.divisor));
+}
+
+DictionaryAttr Importer::symbolicAttr() {
+  SmallVector<NamedAttribute> symbols;
+  for (const SymbolSpec &s : spec.symbols) {
+    SmallVector<NamedAttribute> c;
+    c.push_back(builder.getNamedAttr("min", builder.getI64IntegerAttr(s.min)));
+    if (s.max)
+      c.push_back(
+          builder.getNamedAttr("max", builder.getI64IntegerAttr(*s.max)));
+    c.push_back(builder.getNamedAttr("multiple_of",
+                                     builder.getI64IntegerAttr(s.multipleOf)));
+    symbols.push_back(
+        builder.getNamedAttr(s.name, builder.getDictionaryAttr(c)));
+  }
+  SmallVector<StringRef> gridStorage;
+  std::vector<std::string> gridTexts;
+  for (size_t i = 0; i < spec.grid.size(); ++i)
+    gridTexts.push_back(spec.grid[i] == kSymbolicGridDim
+                            ? spec.gridExprs[i].str()
+                            : std::string());
+  auto shapes = [&](const std::vector<ArraySpec> &arrays) {
+    SmallVector<Attribute> out;
+    for (const ArraySpec &a : arrays) {
+      SmallVector<Attribute> dims;
+      for (auto [d, dim] : llvm::enumerate(a.shape))
+        dims.push_back(builder.getStringAttr(
+            dim == kSymbolicDim ? a.shapeExprs[d].str() : std::to_string(dim)));
+      out.push_back(builder.getArrayAttr(dims));
+    }
+    return builder.getArrayAttr(out);
+  };
+  SmallVector<Attribute> grid;
+  for (const std::string &t : gridTexts)
+    grid.push_back(builder.getStringAttr(t));
+  return builder.getDictionaryAttr(
+      {builder.getNamedAttr("symbols", builder.getDictionaryAttr(symbols)),
+       builder.getNamedAttr("grid", builder.getArrayAttr(grid)),
+       builder.getNamedAttr("inputs", shapes(spec.inputs)),
+       builder.getNamedAttr("outputs", shapes(spec.outputs))});
+}
 
 Type Importer::arrayType(const ArraySpec &array) {
   if (array.isHi()) {
@@ -291,7 +363,9 @@ bool Importer::checkIndexMapRange(AffineMap map, const BlockSpec &bs,
   for (int64_t bound : spec.grid) {
     if (bound == 0)
       return true;
-    dims.push_back({0, bound == kDynamicGridDim
+    // A "dynamic" bound or an expression (checked at launch to be in
+    // [0, 2^31)).
+    dims.push_back({0, bound < 0
                            ? std::numeric_limits<int32_t>::max() - 1
                            : bound - 1});
   }
@@ -451,22 +525,64 @@ bool Importer::run() {
   if (!errors.empty())
     return false;
 
-  // func.func @main(dynamic bounds..., inputs...) -> outputs
+  // A symbolic array in `any` memory space would give the kernel a ref with
+  // dynamic dimensions, which no lowering supports yet.
+  for (auto [i, bs] : llvm::enumerate(spec.inSpecs))
+    if (bs.memorySpace == MemorySpace::Any &&
+        spec.inputs[nsp + i].isSymbolic())
+      error(bs.path + ".memory_space",
+            "memory space 'any' on the symbolic " + spec.inputs[nsp + i].path +
+                " is not supported yet: give it a block shape");
+  for (auto [i, bs] : llvm::enumerate(spec.outSpecs))
+    if (bs.memorySpace == MemorySpace::Any && spec.outputs[i].isSymbolic())
+      error(bs.path + ".memory_space",
+            "memory space 'any' on the symbolic " + spec.outputs[i].path +
+                " is not supported yet: give it a block shape");
+  if (!errors.empty())
+    return false;
+
+  // func.func @main(dynamic bounds..., inputs..., symbols...) -> outputs
   SmallVector<Type> argTypes;
   int64_t numDynamic = llvm::count(spec.grid, kDynamicGridDim);
+  int64_t numSymbols = spec.symbols.size();
   argTypes.append(numDynamic, builder.getIndexType());
   argTypes.append(inputTypes.begin(), inputTypes.end());
+  argTypes.append(numSymbols, builder.getIndexType());
   builder.setInsertionPointToEnd(module.getBody());
   auto wrapper = func::FuncOp::create(
       builder, loc, kCallWrapperName,
       builder.getFunctionType(argTypes, outputTypes));
   Block *entry = wrapper.addEntryBlock();
   builder.setInsertionPointToStart(entry);
+  for (auto [i, sym] : llvm::enumerate(spec.symbols))
+    wrapper.setArgAttr(numDynamic + inputTypes.size() + i, "pallas.symbol",
+                       builder.getStringAttr(sym.name));
 
-  SmallVector<Value> bounds(entry->getArguments().begin(),
-                            entry->getArguments().begin() + numDynamic);
-  SmallVector<Value> inputs(entry->getArguments().begin() + numDynamic,
-                            entry->getArguments().end());
+  ValueRange args = entry->getArguments();
+  SmallVector<Value> inputs(args.begin() + numDynamic,
+                            args.begin() + numDynamic + inputTypes.size());
+  std::map<std::string, Value> symbolValues;
+  for (auto [i, sym] : llvm::enumerate(spec.symbols))
+    symbolValues[sym.name] = args[numDynamic + inputTypes.size() + i];
+  // The grid's dynamic bounds in grid order: "dynamic" ones are @main's
+  // leading arguments, expressions are computed from the symbols.
+  SmallVector<Value> bounds;
+  SmallVector<int64_t> grid(spec.grid.begin(), spec.grid.end());
+  int64_t nextBound = 0;
+  for (size_t i = 0; i < grid.size(); ++i) {
+    if (grid[i] == kDynamicGridDim) {
+      bounds.push_back(args[nextBound++]);
+    } else if (grid[i] == kSymbolicGridDim) {
+      bounds.push_back(emitDimExpr(spec.gridExprs[i], symbolValues));
+      grid[i] = kDynamicGridDim;
+    }
+  }
+  // The results' dynamic sizes, as tensor.empty takes them.
+  SmallVector<Value> sizes;
+  for (const ArraySpec &a : spec.outputs)
+    for (auto [d, dim] : llvm::enumerate(a.shape))
+      if (dim == kSymbolicDim)
+        sizes.push_back(emitDimExpr(a.shapeExprs[d], symbolValues));
   SmallVector<int64_t> aliases, pinned;
   for (auto [in, out] : spec.inputOutputAliases) {
     aliases.push_back(in);
@@ -480,7 +596,7 @@ bool Importer::run() {
   // name; the optional ones are set below where the spec has them.
   pallas::CallOp::Properties properties;
   properties.kernel = FlatSymbolRefAttr::get(ctx, spec.kernel);
-  properties.grid = builder.getDenseI64ArrayAttr(spec.grid);
+  properties.grid = builder.getDenseI64ArrayAttr(grid);
   properties.num_scalar_prefetch =
       builder.getI64IntegerAttr(spec.numScalarPrefetch);
   properties.in_specs = builder.getArrayAttr(inSpecs);
@@ -492,9 +608,11 @@ bool Importer::run() {
   properties.name = builder.getStringAttr(spec.name);
   properties.transforms = builder.getStrArrayAttr({});
   properties.operandSegmentSizes = {static_cast<int32_t>(bounds.size()),
-                                    static_cast<int32_t>(inputs.size())};
+                                    static_cast<int32_t>(inputs.size()),
+                                    static_cast<int32_t>(sizes.size())};
   SmallVector<Value> operands(bounds.begin(), bounds.end());
   operands.append(inputs.begin(), inputs.end());
+  operands.append(sizes.begin(), sizes.end());
   auto call = pallas::CallOp::create(builder, loc, outputTypes, operands,
                                      properties);
   if (!spec.gridNames.empty()) {
@@ -518,6 +636,8 @@ bool Importer::run() {
         cp.hasSideEffects ? pallas::SideEffectType::SideEffecting
                           : pallas::SideEffectType::Pure));
   }
+  if (!spec.symbols.empty())
+    call.setSymbolicAttr(symbolicAttr());
   if (!spec.metadata.empty()) {
     SmallVector<NamedAttribute> md;
     for (const auto &[k, v] : spec.metadata)
@@ -533,7 +653,8 @@ bool importGridSpec(ModuleOp module, const GridSpec &spec, Location specLoc,
   // The context loads dialects as they are needed (the parser, the pass
   // managers); the import builds pallas and func ops itself.
   module.getContext()
-      ->loadDialect<mlir::pallas::PallasDialect, mlir::func::FuncDialect>();
+      ->loadDialect<mlir::pallas::PallasDialect, mlir::func::FuncDialect,
+                    mlir::arith::ArithDialect>();
   size_t before = errors.size();
   Importer importer(module, spec, specLoc, errors);
   return importer.run() && errors.size() == before;

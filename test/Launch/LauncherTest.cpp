@@ -217,3 +217,117 @@ TEST_CASE("the cpu entry point runs vmap's batch loop", "[launcher]") {
   CHECK(std::string(pallasc_last_error()) ==
         "double_cpu: the embedded batch loop has axis size 0");
 }
+
+namespace {
+/// doublePlan over a symbol n (multiple_of 2, max 100): shapes [n], grid
+/// cdiv(n, 4).
+HostCallPlan symbolicDoublePlan() {
+  HostCallPlan p = doublePlan(0);
+  HostSymbol n;
+  n.name = "n";
+  n.max = 100;
+  n.multipleOf = 2;
+  p.symbolic.symbols = {n};
+  HostDimExpr grid;
+  grid.coefficients = {1};
+  grid.divisor = 4;
+  grid.ceil = true;
+  p.symbolic.gridIsExpr = {true};
+  p.symbolic.grid = {grid};
+  HostDimExpr dim;
+  dim.coefficients = {1};
+  p.symbolic.inputs = {{dim}};
+  p.symbolic.outputs = {{dim}};
+  return p;
+}
+} // namespace
+
+TEST_CASE("dimension expressions evaluate and print", "[launcher]") {
+  std::vector<HostSymbol> symbols(2);
+  symbols[0].name = "n";
+  symbols[1].name = "m";
+  HostDimExpr e;
+  e.coefficients = {2, -1};
+  e.constant = -3;
+  e.divisor = 4;
+  int64_t v = 0;
+  REQUIRE(e.evaluate({3, 8}, v));
+  CHECK(v == -2); // floor((6 - 8 - 3) / 4) = floor(-5 / 4)
+  CHECK(e.str(symbols) == "(2*n - m - 3) // 4");
+  e.ceil = true;
+  REQUIRE(e.evaluate({5, 0}, v));
+  CHECK(v == 2); // cdiv(7, 4)
+  CHECK(e.str(symbols) == "cdiv(2*n - m - 3, 4)");
+  HostDimExpr big;
+  big.coefficients = {INT64_MAX, 0};
+  CHECK_FALSE(big.evaluate({2, 0}, v));
+}
+
+TEST_CASE("a symbolic plan round-trips and instantiates", "[launcher]") {
+  HostCallPlan p = symbolicDoublePlan();
+  CHECK(p.numDynamicBounds() == 0);
+  std::string text = encode(p);
+  CHECK(text.find(" symbols 1 n 1 100 2 ") != std::string::npos);
+  HostCallPlan q;
+  std::string error;
+  REQUIRE(decodeHostCallPlan(text, kTable, 1, q, error));
+  CHECK(encode(q) == text);
+
+  HostCallPlan at = q;
+  REQUIRE(instantiateSymbols(at, {10}, error));
+  CHECK(at.grid == std::vector<int64_t>{3});
+  CHECK(at.inputs[0].shape == std::vector<int64_t>{10});
+  CHECK(at.symbolic.empty());
+  // The static plan written at that size.
+  HostCallPlan s = doublePlan(10);
+  s.grid = {3};
+  CHECK(encode(at) == encode(s));
+
+  HostCallPlan bad = q;
+  CHECK_FALSE(instantiateSymbols(bad, {9}, error));
+  CHECK(error == "n = 9 is not a multiple of 2");
+  bad = q;
+  CHECK_FALSE(instantiateSymbols(bad, {0}, error));
+  CHECK(error == "n = 0 is less than its minimum 1");
+  bad = q;
+  CHECK_FALSE(instantiateSymbols(bad, {102}, error));
+  CHECK(error == "n = 102 is greater than its maximum 100");
+  bad = q;
+  CHECK_FALSE(instantiateSymbols(bad, {}, error));
+  CHECK(error == "the call takes 1 symbol values, got 0");
+
+  std::string damaged = text;
+  damaged.replace(damaged.find(" symbols 1 n 1 100 2 "), 21,
+                  " symbols 1 n 1 100 0 ");
+  CHECK_FALSE(decodeHostCallPlan(damaged, kTable, 1, q, error));
+  CHECK(error == "malformed launch plan: multiple_of must be positive");
+}
+
+TEST_CASE("the cpu entry point of a symbolic plan takes the symbol last",
+          "[launcher]") {
+  std::string plan = encode(symbolicDoublePlan());
+  std::vector<float> in(10), out(10, 0);
+  for (int i = 0; i < 10; ++i)
+    in[i] = static_cast<float>(i) + 0.5f;
+  SECTION("n = 10: 3 steps, the edge's writes dropped") {
+    CHECK(run(plan, {in.data(), out.data()}, {10}) == kLauncherOk);
+    for (int i = 0; i < 10; ++i)
+      CHECK(out[i] == 2 * in[i]);
+  }
+  SECTION("n = 6 runs on the first 6 elements only") {
+    out.assign(10, -1.0f);
+    CHECK(run(plan, {in.data(), out.data()}, {6}) == kLauncherOk);
+    CHECK(out[5] == 2 * in[5]);
+    CHECK(out[6] == -1.0f);
+  }
+  SECTION("a constraint violation runs nothing") {
+    out.assign(10, -1.0f);
+    CHECK(run(plan, {in.data(), out.data()}, {7}) == kLauncherInvalidArgument);
+    CHECK(std::string(pallasc_last_error()) ==
+          "double_cpu: n = 7 is not a multiple of 2");
+    CHECK(out[0] == -1.0f);
+  }
+  SECTION("a missing symbol value") {
+    CHECK(run(plan, {in.data(), out.data()}, {}) == kLauncherInvalidPlan);
+  }
+}

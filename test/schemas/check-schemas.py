@@ -182,6 +182,9 @@ EXTRA_MANIFESTS = [
     # discharge_state after vmap (lit/Transforms/discharge-state-driver.test)
     ("lit/Transforms/Inputs/hist.mlir", "lit/Transforms/Inputs/hist.json",
      ["--vmap", "0:3", "--discharge-state"]),
+    # symbols, grid and shape expressions (lit/Driver/symbolic-cpu.test)
+    ("lit/Driver/Inputs/symbolic/rmsnorm.mlir",
+     "lit/Driver/Inputs/symbolic/rmsnorm.json", ["--target", "cpu"]),
 ]
 
 SCHEMA_FILES = {
@@ -194,9 +197,11 @@ SCHEMA_FILES = {
 # empty kernel module.
 NO_KERNEL = re.compile(r": error: kernel: no pallas\.kernel named '[^']*' in "
                        r"the kernel module \(it defines none\)$")
-# A spec with symbolic shapes that the parser took: pallasc refuses it
-# before the importer until a target compiles symbols (docs/gridspec.md).
-SYMBOLIC = re.compile(r": error: [^ ]+: pallasc cannot compile a spec with "
+# A spec with symbolic shapes that the parser took: without a target (or
+# with a transform, which takes no symbols yet) pallasc refuses it before
+# the importer (docs/gridspec.md#symbols).
+SYMBOLIC = re.compile(r": error: [^ ]+: (pallasc cannot compile a spec with|"
+                      r"the [a-z_]+ transform does not support) "
                       r"symbolic shapes yet \(symbol '[^']*'\); compile the "
                       r"spec at a static shape$")
 

@@ -86,10 +86,13 @@ LogicalResult CallOp::verify() {
     if (isa<HiType>(type))
       return success(); // Checked after pallas-hi-to-lo.
     auto t = dyn_cast<RankedTensorType>(type);
-    if (!t || !t.hasStaticShape())
+    if (!t || (!t.hasStaticShape() && !getSymbolic()))
       return emitOpError() << what << " " << index
                            << " must be a statically shaped tensor, got "
-                           << type;
+                           << type
+                           << (t ? " (dynamic dimensions need the `symbolic` "
+                                   "attribute)"
+                                 : "");
     if (spec.isWholeArray())
       return success();
     if (spec.getRank() != static_cast<unsigned>(t.getRank()))
@@ -113,6 +116,18 @@ LogicalResult CallOp::verify() {
                             cast<BlockSpecAttr>(getOutSpecs()[i]), "output",
                             i)))
       return failure();
+
+  int64_t numDynamicSizes = 0;
+  for (Type t : getOutputs().getTypes())
+    if (auto r = dyn_cast<RankedTensorType>(t))
+      numDynamicSizes += r.getNumDynamicDims();
+  if (numDynamicSizes != static_cast<int64_t>(getDynamicSizes().size()))
+    return emitOpError() << "results have " << numDynamicSizes
+                         << " dynamic dimensions but "
+                         << getDynamicSizes().size()
+                         << " dynamic sizes are given";
+  if (failed(verifySymbolic()))
+    return failure();
 
   for (auto [i, t] : llvm::enumerate(getScratch()))
     if (!isa<RefType>(cast<TypeAttr>(t).getValue()))
@@ -168,6 +183,59 @@ LogicalResult CallOp::verify() {
         cost.getTranscendentals() < 0)
       return emitOpError("cost estimate entries must be non-negative");
   return success();
+}
+
+/// The `symbolic` attribute's form: `symbols` a dictionary of
+/// `{min, max, multiple_of}` integer dictionaries, `grid` one string per
+/// axis, `inputs`/`outputs` one array of strings per operand with one string
+/// per dimension. The expressions themselves are parsed by their readers
+/// (src/Spec/SymExpr.h); the importer wrote them from a validated spec.
+LogicalResult CallOp::verifySymbolic() {
+  DictionaryAttr sym = getSymbolicAttr();
+  if (!sym)
+    return success();
+  auto symbols = sym.getAs<DictionaryAttr>("symbols");
+  if (!symbols || symbols.empty())
+    return emitOpError("symbolic.symbols must be a non-empty dictionary");
+  for (NamedAttribute s : symbols) {
+    auto c = dyn_cast<DictionaryAttr>(s.getValue());
+    if (!c)
+      return emitOpError() << "symbolic.symbols." << s.getName().getValue()
+                           << " must be a dictionary";
+    for (NamedAttribute k : c)
+      if (!isa<IntegerAttr>(k.getValue()) ||
+          !llvm::is_contained({"min", "max", "multiple_of"},
+                              k.getName().getValue()))
+        return emitOpError() << "symbolic.symbols." << s.getName().getValue()
+                             << "." << k.getName().getValue()
+                             << ": expected an integer min, max or "
+                                "multiple_of";
+  }
+  auto isStrings = [](Attribute a, size_t n) {
+    auto arr = dyn_cast_or_null<ArrayAttr>(a);
+    return arr && arr.size() == n &&
+           llvm::all_of(arr, [](Attribute e) { return isa<StringAttr>(e); });
+  };
+  if (!isStrings(sym.get("grid"), getGrid().size()))
+    return emitOpError() << "symbolic.grid must hold one string per grid "
+                            "axis ("
+                         << getGrid().size() << ")";
+  auto checkOperands = [&](StringRef key, TypeRange types) -> LogicalResult {
+    auto arr = sym.getAs<ArrayAttr>(key);
+    if (!arr || arr.size() != types.size())
+      return emitOpError() << "symbolic." << key << " must hold one entry per "
+                           << key.drop_back() << " (" << types.size() << ")";
+    for (auto [i, t] : llvm::enumerate(types)) {
+      auto r = dyn_cast<RankedTensorType>(t);
+      if (r && !isStrings(arr[i], r.getRank()))
+        return emitOpError() << "symbolic." << key << "[" << i
+                             << "] must hold one string per dimension ("
+                             << r.getRank() << ")";
+    }
+    return success();
+  };
+  return failure(failed(checkOperands("inputs", getInputs().getTypes())) ||
+                 failed(checkOperands("outputs", getOutputs().getTypes())));
 }
 
 LogicalResult CallOp::verifySymbolUses(SymbolTableCollection &symbolTable) {

@@ -746,7 +746,16 @@ def Pallas_CallOp : Pallas_Op<"call", [
   let description = [{
     The `pallas_call` equation with its whole grid mapping. Operands are the
     dynamic grid bounds (one `index` per `-1` in `grid`), then the call's
-    inputs (scalar-prefetch operands first); results are the outputs.
+    inputs (scalar-prefetch operands first), then the dynamic sizes of the
+    results (one `index` per `?` in the result types, in order, as
+    `tensor.empty` takes them); results are the outputs.
+
+    - `symbolic`: present when the call's shapes depend on shape symbols
+      (docs/gridspec.md#symbols): `symbols` (name -> `{min, max,
+      multiple_of}`), `grid` (one expression per axis, `""` for a static
+      or plain dynamic one), `inputs`/`outputs` (per operand, one expression
+      per dimension). The `?` dims of the inputs and results, the dynamic
+      sizes and the dynamic grid bounds are these expressions' values.
 
     - `grid`: one bound per axis, `-1` for a dynamic bound.
     - `in_specs`/`out_specs`: one `#pallas.block_spec` per non-prefetch
@@ -772,6 +781,7 @@ def Pallas_CallOp : Pallas_Op<"call", [
     FlatSymbolRefAttr:$kernel,
     Variadic<Index>:$dynamic_grid_bounds,
     Variadic<AnyType>:$inputs,
+    Variadic<Index>:$dynamic_sizes,
     DenseI64ArrayAttr:$grid,
     OptionalAttr<StrArrayAttr>:$grid_names,
     DefaultValuedAttr<I64Attr, "0">:$num_scalar_prefetch,
@@ -785,11 +795,13 @@ def Pallas_CallOp : Pallas_Op<"call", [
     OptionalAttr<Pallas_CompilerParamsAttr>:$compiler_params,
     OptionalAttr<DictionaryAttr>:$metadata,
     OptionalAttr<StrAttr>:$name,
-    DefaultValuedAttr<StrArrayAttr, "{}">:$transforms
+    DefaultValuedAttr<StrArrayAttr, "{}">:$transforms,
+    OptionalAttr<DictionaryAttr>:$symbolic
   );
   let results = (outs Variadic<AnyType>:$outputs);
   let assemblyFormat = [{
-    $kernel (`[` $dynamic_grid_bounds^ `]`)? `` `(` $inputs `)` attr-dict `:`
+    $kernel (`[` $dynamic_grid_bounds^ `]`)? `` `(` $inputs `)`
+    (`sizes` `(` $dynamic_sizes^ `)`)? attr-dict `:`
     functional-type($inputs, $outputs)
   }];
   let hasVerifier = 1;
@@ -802,6 +814,8 @@ def Pallas_CallOp : Pallas_Op<"call", [
     ::mlir::SmallVector<std::pair<int64_t, int64_t>> getAliasPairs();
     /// Checks that depend on the kernel, made by verifySymbolUses.
     ::mlir::LogicalResult verifyAgainstKernel(KernelOp kernel);
+    /// The form of the `symbolic` attribute (see the description).
+    ::mlir::LogicalResult verifySymbolic();
   }];
 }
 
