@@ -395,6 +395,54 @@ std::optional<GridSpec> Validator::run(const json &root) {
   return std::move(spec);
 }
 
+/// Why `name` cannot be the C parameter a generated launcher takes for a
+/// symbol (docs/integration.md: `int64_t n` after the operands), or "":
+/// a C or C++ keyword, a type name the header uses, or the name of another
+/// parameter of the entry point (in<i>, out<i>, grid_<axis>, stream).
+static std::string cParameterClash(const std::string &name) {
+  static const char *const kKeywords[] = {
+      // C11 and C23
+      "auto", "break", "case", "char", "const", "continue", "default", "do",
+      "double", "else", "enum", "extern", "float", "for", "goto", "if",
+      "inline", "int", "long", "register", "restrict", "return", "short",
+      "signed", "sizeof", "static", "struct", "switch", "typedef", "union",
+      "unsigned", "void", "volatile", "while", "bool", "true", "false",
+      "nullptr", "alignas", "alignof", "constexpr", "static_assert",
+      "thread_local", "typeof", "typeof_unqual",
+      // C++ (the header is usable from C++)
+      "and", "and_eq", "asm", "bitand", "bitor", "catch", "char8_t",
+      "char16_t", "char32_t", "class", "compl", "concept", "consteval",
+      "constinit", "const_cast", "co_await", "co_return", "co_yield",
+      "decltype", "delete", "dynamic_cast", "explicit", "export", "friend",
+      "mutable", "namespace", "new", "noexcept", "not", "not_eq", "operator",
+      "or", "or_eq", "private", "protected", "public", "reinterpret_cast",
+      "requires", "static_cast", "template", "this", "throw", "try",
+      "typeid", "typename", "using", "virtual", "wchar_t", "xor", "xor_eq"};
+  for (const char *k : kKeywords)
+    if (name == k)
+      return "it is a C or C++ keyword";
+  auto startsWith = [&](const char *p) { return name.rfind(p, 0) == 0; };
+  bool endsT = name.size() >= 2 && name.compare(name.size() - 2, 2, "_t") == 0;
+  if (startsWith("_") || startsWith("pallasc_") || startsWith("PALLASC_") ||
+      endsT)
+    return "names that start with '_', 'pallasc_' or 'PALLASC_' or end in "
+           "'_t' are reserved (the header's and the C library's)";
+  // in<digits>, out<digits>.
+  auto numbered = [&](const std::string &prefix) {
+    if (!startsWith(prefix.c_str()) || name.size() == prefix.size())
+      return false;
+    return std::all_of(name.begin() + prefix.size(), name.end(),
+                       [](char c) { return c >= '0' && c <= '9'; });
+  };
+  if (numbered("in") || numbered("out"))
+    return "the entry point names its operands in0, in1, ..., out0, ...";
+  if (startsWith("grid_"))
+    return "the entry point names its dynamic grid bounds grid_<axis>";
+  if (name == "stream")
+    return "the GPU entry points take the stream as `stream`";
+  return "";
+}
+
 void Validator::parseSymbols(const json &root) {
   const json *v = find(root, "symbols");
   if (!v || !expectObject(*v, "symbols",
@@ -423,6 +471,12 @@ void Validator::parseSymbols(const json &root) {
         name == "max" || name == "min" || name == "non_negative") {
       error(path, "symbol name " + quote(name) +
                       " is reserved (a function of dimension expressions)");
+      continue;
+    }
+    if (std::string clash = cParameterClash(name); !clash.empty()) {
+      error(path, "symbol name " + quote(name) + " cannot name the generated "
+                      "entry point's parameter for it (`int64_t " + name +
+                      "`): " + clash + "; rename the symbol");
       continue;
     }
     SymbolSpec sym;

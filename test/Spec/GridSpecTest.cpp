@@ -1036,6 +1036,26 @@ TEST_CASE("symbol errors", "[gridspec]") {
   errorAt(j, "symbols.2n", "invalid symbol name");
   j["symbols"] = {{"cdiv", json::object()}};
   errorAt(j, "symbols.cdiv", "is reserved");
+  // The generated entry point takes `int64_t NAME`: names C cannot take,
+  // or that another parameter has, are refused.
+  j["symbols"] = {{"int", json::object()}};
+  errorAt(j, "symbols.int", "symbol name 'int' cannot name the generated "
+                            "entry point's parameter for it (`int64_t int`): "
+                            "it is a C or C++ keyword; rename the symbol");
+  j["symbols"] = {{"class", json::object()}};
+  errorAt(j, "symbols.class", "it is a C or C++ keyword");
+  j["symbols"] = {{"in0", json::object()}};
+  errorAt(j, "symbols.in0", "names its operands in0, in1");
+  j["symbols"] = {{"out12", json::object()}};
+  errorAt(j, "symbols.out12", "names its operands in0, in1");
+  j["symbols"] = {{"grid_i", json::object()}};
+  errorAt(j, "symbols.grid_i", "dynamic grid bounds grid_<axis>");
+  j["symbols"] = {{"stream", json::object()}};
+  errorAt(j, "symbols.stream", "take the stream as `stream`");
+  j["symbols"] = {{"int64_t", json::object()}};
+  errorAt(j, "symbols.int64_t", "end in '_t' are reserved");
+  j["symbols"] = {{"_n", json::object()}};
+  errorAt(j, "symbols._n", "start with '_'");
   j["symbols"] = {{"n", 8}};
   errorAt(j, "symbols.n", "expected an object");
   j["symbols"] = json::array();
