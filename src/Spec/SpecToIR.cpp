@@ -373,7 +373,7 @@ bool Importer::checkIndexMapRange(AffineMap map, const BlockSpec &bs,
   for (auto [i, result] : llvm::enumerate(map.getResults())) {
     AffineExpr overflowing;
     std::optional<Range> r = exprRange(result, dims, overflowing);
-    auto where = [&] {
+    auto where = [&, i = i] {
       std::string s;
       llvm::raw_string_ostream os(s);
       os << "result " << i << " of index map " << mapText(text);
