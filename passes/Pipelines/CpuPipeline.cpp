@@ -51,6 +51,8 @@ void mlir::pallas::buildCpuPipeline(OpPassManager &pm) {
   // The math ops math-to-llvm lacks (clampf, isinf, isnormal, ipowi), as
   // on the GPU targets.
   pm.addPass(createPallasLegalizeMath());
+  // fp8 values are computed in f32 and converted with integer operations.
+  pm.addPass(createPallasExpandFp8());
   // Refs take strided memrefs: the runtime passes blocks as views into the
   // (padded) arrays, without copying them.
   PallasToLinalgOptions toLinalg;

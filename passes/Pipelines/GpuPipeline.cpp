@@ -35,6 +35,8 @@ void mlir::pallas::buildGpuDistributionPipeline(
   // library has bf16 functions). Before the distribution, so the emulator
   // runs the same rewrites.
   pm.addPass(createPallasLegalizeMath());
+  // fp8 values are computed in f32 and converted with integer operations.
+  pm.addPass(createPallasExpandFp8());
   math::MathExtendToSupportedTypesOptions extend;
   extend.extraTypeStrs = {"f16"};
   pm.addPass(math::createMathExtendToSupportedTypes(extend));

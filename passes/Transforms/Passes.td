@@ -131,6 +131,48 @@ def PallasLegalizeMath : Pass<"pallas-legalize-math", "::mlir::ModuleOp"> {
                            "::mlir::math::MathDialect"];
 }
 
+def PallasExpandFp8 : Pass<"pallas-expand-fp8", "::mlir::ModuleOp"> {
+  let summary = "Compute fp8 values in f32 and expand the conversions "
+                "between fp8 and wider floats into integer operations";
+  let description = [{
+    fp8 arrays (`f8E4M3FN`, `f8E5M2`, `f8E4M3FNUZ`, `f8E5M2FNUZ`) are
+    stored as bytes; no code generator computes with them. This pass runs
+    after `pallas-legalize-math` on the kernel's tensors and scalars:
+
+    - arithmetic with fp8 operands (`arith.addf`, `arith.cmpf`, ...)
+      becomes the same op in f32 between an `arith.extf` of each operand
+      and an `arith.truncf` of the result (upstream's
+      unsupported-float emulation), as XLA computes fp8 arithmetic;
+    - `arith.extf` from fp8 becomes integer operations on the byte that
+      build the f32 bits (exact; subnormals, infinities and the NaN
+      encodings of each format), then an exact conversion to the result
+      type;
+    - `arith.truncf` to fp8 rounds an f32 (f16 and bf16 are widened
+      exactly first; f64 is first rounded to odd into f32, so the value is
+      rounded once) to the nearest code, ties to even, with XLA's and
+      ml_dtypes' rules: NaN gives the format's NaN, a value past the
+      largest finite one gives infinity in `f8E5M2` and NaN in the formats
+      without infinities, and the fnuz formats have no negative zero.
+
+    Each format's constants come from its APFloat semantics. Loads, stores,
+    selects and constants of fp8 are left as they are: every backend keeps
+    them as bytes.
+
+    Before:
+    ```mlir
+    %y = arith.truncf %x : tensor<8xf32> to tensor<8xf8E4M3FN>
+    ```
+    After (abridged):
+    ```mlir
+    %bits = arith.bitcast %x : tensor<8xf32> to tensor<8xi32>
+    ... rounding to 3 mantissa bits, rebiasing, subnormals, overflow ...
+    %byte = arith.trunci %code : tensor<8xi32> to tensor<8xi8>
+    %y = arith.bitcast %byte : tensor<8xi8> to tensor<8xf8E4M3FN>
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 def PallasResolvePlatform : Pass<"pallas-resolve-platform", "::mlir::ModuleOp"> {
   let summary = "Replace each pallas.platform_index with the branch the "
                 "target platform takes, and drop the branches not taken";

@@ -298,6 +298,12 @@ class Lowering:
                        v.shape, dst, v.scalar)
       return self.op(f"arith.cmpi ne, {v.name}, {zero.name} : {v.type}",
                      v.shape, dst, v.scalar)
+    if M.is_float8(src) and M.is_float8(dst) or (
+        (M.is_float8(src) or M.is_float8(dst)) and
+        not (M.is_float(src) and M.is_float(dst))):
+      # Between two fp8 types, or between fp8 and an integer: through f32
+      # (exact from fp8; to fp8 one rounding, pallas-expand-fp8).
+      return self.convert(self.convert(v, np.float32), dst)
     if M.is_float(src) and M.is_float(dst):
       if st == dt:
         return V(v.name, v.shape, dst, v.scalar)
@@ -1348,6 +1354,9 @@ def _dot_general(low, eqn):
   lhs = low.as_tensor(low.read(la), la.aval.shape)
   rhs = low.as_tensor(low.read(ra), ra.aval.shape)
   out_dtype = np.dtype(aval.dtype)
+  # fp8 operands are multiplied in f32 (each fp8 value is exact in f32).
+  if M.is_float8(lhs.dtype) or M.is_float8(rhs.dtype):
+    lhs, rhs = low.convert(lhs, np.float32), low.convert(rhs, np.float32)
   if lhs.dtype != rhs.dtype:
     lhs, rhs = low.convert(lhs, out_dtype), low.convert(rhs, out_dtype)
   if len(lc) != 1 or len(rc) != 1 or len(lb) > 1 or lb != rb and len(lb):
@@ -1406,7 +1415,7 @@ def _dot_general(low, eqn):
   # A 16-bit float result is accumulated in f32 and rounded once, as XLA
   # (and Pallas' Triton lowering) compute it.
   acc_dtype = np.dtype(np.float32) if M.elem_type(out_dtype) in (
-      "f16", "bf16") else out_dtype
+      "f16", "bf16") or M.is_float8(out_dtype) else out_dtype
   r = low.op(f"pallas.dot {lhs.name}, {rhs.name}{attr} : {lhs.type}, "
              f"{rhs.type} -> {M.tensor_type(res_shape, acc_dtype)}",
              res_shape, acc_dtype, False)

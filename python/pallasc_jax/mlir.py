@@ -25,7 +25,15 @@ _DTYPES = {
     "uint64": ("i64", "u64"),
     "float16": ("f16", "f16"), "bfloat16": ("bf16", "bf16"),
     "float32": ("f32", "f32"), "float64": ("f64", "f64"),
+    # fp8 (ml_dtypes): stored as bytes, computed in f32 (pallas-expand-fp8).
+    "float8_e4m3fn": ("f8E4M3FN", "f8e4m3fn"),
+    "float8_e5m2": ("f8E5M2", "f8e5m2"),
+    "float8_e4m3fnuz": ("f8E4M3FNUZ", "f8e4m3fnuz"),
+    "float8_e5m2fnuz": ("f8E5M2FNUZ", "f8e5m2fnuz"),
 }
+
+_FLOAT8 = ("float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz",
+           "float8_e5m2fnuz")
 
 
 def dtype_name(dtype) -> str:
@@ -48,7 +56,12 @@ def spec_dtype(dtype) -> str:
 
 
 def is_float(dtype) -> bool:
-  return dtype_name(dtype) in ("float16", "bfloat16", "float32", "float64")
+  return dtype_name(dtype) in ("float16", "bfloat16", "float32",
+                               "float64") + _FLOAT8
+
+
+def is_float8(dtype) -> bool:
+  return dtype_name(dtype) in _FLOAT8
 
 
 def is_bool(dtype) -> bool:
@@ -95,6 +108,8 @@ def _float_bits(value, dtype) -> str:
     return "0x%04X" % int(np.array(value, np.float16).view(np.uint16))
   if name == "bfloat16":
     return "0x%04X" % int(np.array(value, _BF16).view(np.uint16))
+  if name in _FLOAT8:
+    return "0x%02X" % int(np.array(value, dtype).view(np.uint8))
   raise ExportError(f"not a float dtype: {dtype}")
 
 

@@ -147,9 +147,9 @@ def save_npy(path, arr):
 
 def load_npy(path, dtype):
   a = np.load(path)
-  if np.dtype(dtype).name == "bfloat16":
-    import ml_dtypes
-    a = a.view(ml_dtypes.bfloat16)
+  if a.dtype.kind == "V" or np.dtype(dtype).name == "bfloat16":
+    # bf16 and fp8 (ml_dtypes) come back as void dtypes of their size.
+    a = a.view(np.dtype(dtype))
   return a
 
 

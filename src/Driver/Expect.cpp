@@ -45,18 +45,6 @@ ExpectValue splitExpectValue(const std::string &value) {
   return v;
 }
 
-/// Whether an integer dtype's file may stand for `want`: the same type, or
-/// the same width with the other signedness (the IR's integers are
-/// signless, as for --input).
-bool compatible(DType have, DType want) {
-  if (have == want)
-    return true;
-  if (isFloat(have) || isFloat(want) || have == DType::Bool ||
-      want == DType::Bool)
-    return false;
-  return dtypeSize(have) == dtypeSize(want);
-}
-
 /// printf into a string (numbers as the C library prints them).
 std::string formatString(const char *format, double a, double b) {
   char buf[128];
@@ -167,7 +155,7 @@ GoldenOutputs::load(const ExpectOptions &options,
     std::string wanted = HostArray(wantType, wantShape).describe();
     auto check = [&](DType dtype, const std::vector<int64_t> &shape,
                      std::string &message) {
-      if (!compatible(dtype, wantType)) {
+      if (!npyDTypeFits(dtype, wantType)) {
         message = file.path + ": error: the golden file of output " +
                   std::to_string(file.output) + " has dtype " +
                   dtypeName(dtype) + " but the output is " + wanted;
@@ -187,6 +175,7 @@ GoldenOutputs::load(const ExpectOptions &options,
       logError(error);
       return llvm::failure();
     }
+    retagNpy(g.array, wantType);
     used += g.array.byteSize();
     golden.push_back(std::move(g));
   }

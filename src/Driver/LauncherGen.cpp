@@ -41,6 +41,10 @@ const char *cType(DType dtype) {
   switch (dtype) {
   case DType::Bool:
   case DType::U8:
+  case DType::F8E4M3FN:
+  case DType::F8E5M2:
+  case DType::F8E4M3FNUZ:
+  case DType::F8E5M2FNUZ:
     return "uint8_t";
   case DType::I8:
     return "int8_t";

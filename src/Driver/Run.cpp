@@ -56,28 +56,6 @@ uint64_t physicalMemory() {
   return static_cast<uint64_t>(pages) * static_cast<uint64_t>(size);
 }
 
-/// An input file's dtype fits the call's: equal, or the same integer width
-/// with the other signedness (the IR's integers are signless).
-bool compatible(DType have, DType want) {
-  if (have == want)
-    return true;
-  auto unsignedOf = [](DType d) -> std::optional<DType> {
-    switch (d) {
-    case DType::I8:
-      return DType::U8;
-    case DType::I16:
-      return DType::U16;
-    case DType::I32:
-      return DType::U32;
-    case DType::I64:
-      return DType::U64;
-    default:
-      return std::nullopt;
-    }
-  };
-  return unsignedOf(want) == have;
-}
-
 std::string shapeString(const std::vector<int64_t> &shape) {
   std::string s = "[";
   for (size_t i = 0; i < shape.size(); ++i)
@@ -269,7 +247,7 @@ int readCpuInputs(const RunOptions &options,
     const std::string &path = options.inputs[i];
     auto check = [&](DType dtype, const std::vector<int64_t> &shape,
                      std::string &message) {
-      if (!compatible(dtype, want.type)) {
+      if (!npyDTypeFits(dtype, want.type)) {
         message = path + ": error: input " + std::to_string(i) + " has dtype " +
                   dtypeName(dtype) + " but the call expects " +
                   dtypeName(want.type) + " (" + want.describe() + ")";
@@ -288,6 +266,7 @@ int readCpuInputs(const RunOptions &options,
       logError(error);
       return kExitUserError;
     }
+    retagNpy(inputs[i], want.type);
     inputBytes += inputs[i].byteSize();
   }
   return kExitSuccess;
@@ -305,7 +284,7 @@ cpuOutputDTypes(const spec::GridSpec &spec,
     DType d = wantOutputs[j].type;
     if (spec.outputs.size() == wantOutputs.size())
       if (std::optional<DType> s = parseDType(spec.outputs[j].dtype))
-        if (compatible(*s, d))
+        if (npyDTypeFits(*s, d))
           d = *s;
     for (auto [in, out] : plan.aliases)
       if (out == static_cast<int64_t>(j))

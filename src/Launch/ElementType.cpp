@@ -21,6 +21,13 @@ constexpr ElementTypeInfo kElementTypes[] = {
     {ElementType::BF16, "bf16", "bfloat16", 2, Kind::Float, "<V2"},
     {ElementType::F32, "f32", "float32", 4, Kind::Float, "<f4"},
     {ElementType::F64, "f64", "float64", 8, Kind::Float, "<f8"},
+    {ElementType::F8E4M3FN, "f8e4m3fn", "float8_e4m3fn", 1, Kind::Float,
+     "|V1"},
+    {ElementType::F8E5M2, "f8e5m2", "float8_e5m2", 1, Kind::Float, "|V1"},
+    {ElementType::F8E4M3FNUZ, "f8e4m3fnuz", "float8_e4m3fnuz", 1, Kind::Float,
+     "|V1"},
+    {ElementType::F8E5M2FNUZ, "f8e5m2fnuz", "float8_e5m2fnuz", 1, Kind::Float,
+     "|V1"},
 };
 constexpr size_t kNumElementTypes =
     sizeof(kElementTypes) / sizeof(kElementTypes[0]);
@@ -33,7 +40,7 @@ constexpr bool inEnumeratorOrder() {
 }
 static_assert(inEnumeratorOrder(),
               "kElementTypes must list every ElementType in enumerator order");
-static_assert(static_cast<size_t>(ElementType::F64) + 1 == kNumElementTypes,
+static_assert(static_cast<size_t>(ElementType::F8E5M2FNUZ) + 1 == kNumElementTypes,
               "every ElementType needs an entry in kElementTypes");
 } // namespace
 
@@ -74,6 +81,31 @@ bool isFloatElement(ElementType type) {
 }
 bool isSignedElement(ElementType type) {
   return elementTypeInfo(type).kind == Kind::Signed;
+}
+
+bool isFloat8Element(ElementType type) {
+  Float8Format format;
+  return float8Format(type, format);
+}
+
+bool float8Format(ElementType type, Float8Format &format) {
+  using NaNs = Float8Format::NaNs;
+  switch (type) {
+  case ElementType::F8E4M3FN:
+    format = {3, 7, NaNs::AllOnes};
+    return true;
+  case ElementType::F8E5M2:
+    format = {2, 15, NaNs::Ieee};
+    return true;
+  case ElementType::F8E4M3FNUZ:
+    format = {3, 8, NaNs::NegativeZero};
+    return true;
+  case ElementType::F8E5M2FNUZ:
+    format = {2, 16, NaNs::NegativeZero};
+    return true;
+  default:
+    return false;
+  }
 }
 
 } // namespace pallasc::launch

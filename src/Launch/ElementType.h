@@ -25,7 +25,8 @@ namespace pallasc::launch {
 /// Element types of host arrays (the grid spec's dtypes), in the order of
 /// the table.
 enum class ElementType : uint8_t {
-  Bool, I8, I16, I32, I64, U8, U16, U32, U64, F16, BF16, F32, F64
+  Bool, I8, I16, I32, I64, U8, U16, U32, U64, F16, BF16, F32, F64,
+  F8E4M3FN, F8E5M2, F8E4M3FNUZ, F8E5M2FNUZ
 };
 
 /// What an element type is.
@@ -42,10 +43,28 @@ struct ElementTypeInfo {
   /// Bytes per element.
   size_t size;
   Kind kind;
-  /// The NumPy dtype `.npy` files are written with ("<f4"). bf16 has none:
-  /// `ml_dtypes.bfloat16` arrays are saved as the 2-byte void dtype "<V2".
+  /// The NumPy dtype `.npy` files are written with ("<f4"). bf16 and the
+  /// fp8 types have none: `ml_dtypes` arrays are saved as void dtypes of
+  /// their size ("<V2", "<V1"; np.save writes float8_e5m2 as "<f1").
   const char *npyDescr;
 };
+
+/// The bit layout of an 8-bit float type (ml_dtypes' and MLIR's fp8
+/// types): a sign bit, then `8 - 1 - mantissaBits` exponent bits with
+/// `bias`, then the mantissa; zero exponent bits are subnormals.
+struct Float8Format {
+  /// Where the NaNs are: IEEE's all-ones exponent (with infinities: e5m2),
+  /// only the all-ones magnitude 0x7f (no infinities: e4m3fn), or only the
+  /// negative-zero code 0x80 (no infinities, no -0: the fnuz types).
+  enum class NaNs : uint8_t { Ieee, AllOnes, NegativeZero };
+  unsigned mantissaBits;
+  int bias;
+  NaNs nans;
+};
+
+/// The layout of an fp8 element type; false for other types.
+bool float8Format(ElementType type, Float8Format &format);
+bool isFloat8Element(ElementType type);
 
 /// The table's entries (begin/end for range-for).
 struct ElementTypeTable {

@@ -31,6 +31,13 @@ void fillUninitialized(void *data, int64_t count, ElementType type) {
     return fill(std::numeric_limits<float>::quiet_NaN());
   case ElementType::F64:
     return fill(std::numeric_limits<double>::quiet_NaN());
+  case ElementType::F8E4M3FN:
+    return fill(uint8_t(0x7f));
+  case ElementType::F8E5M2:
+    return fill(uint8_t(0x7e));
+  case ElementType::F8E4M3FNUZ:
+  case ElementType::F8E5M2FNUZ:
+    return fill(uint8_t(0x80));
   case ElementType::I8:
     return fill(std::numeric_limits<int8_t>::min());
   case ElementType::I32:

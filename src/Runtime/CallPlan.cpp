@@ -29,6 +29,14 @@ std::optional<DType> dtypeOf(Type t) {
     return DType::F32;
   if (t.isF64())
     return DType::F64;
+  if (isa<Float8E4M3FNType>(t))
+    return DType::F8E4M3FN;
+  if (isa<Float8E5M2Type>(t))
+    return DType::F8E5M2;
+  if (isa<Float8E4M3FNUZType>(t))
+    return DType::F8E4M3FNUZ;
+  if (isa<Float8E5M2FNUZType>(t))
+    return DType::F8E5M2FNUZ;
   if (auto i = dyn_cast<IntegerType>(t)) {
     bool u = i.isUnsigned();
     switch (i.getWidth()) {

@@ -22,8 +22,13 @@ double floatAt(const HostArray &a, int64_t i) {
     return bf16ToFloat(reinterpret_cast<const uint16_t *>(p)[i]);
   case DType::F32:
     return reinterpret_cast<const float *>(p)[i];
-  default:
+  case DType::F64:
     return reinterpret_cast<const double *>(p)[i];
+  default: {
+    launch::Float8Format format;
+    launch::float8Format(a.dtype, format);
+    return float8ToFloat(format, p[i]);
+  }
   }
 }
 
@@ -124,6 +129,10 @@ std::string formatElement(const HostArray &array, int64_t flat) {
   case DType::F16:
   case DType::BF16:
   case DType::F32:
+  case DType::F8E4M3FN:
+  case DType::F8E5M2:
+  case DType::F8E4M3FNUZ:
+  case DType::F8E5M2FNUZ:
     return formatFloat(static_cast<float>(floatAt(array, flat)));
   case DType::F64:
     return formatFloat(floatAt(array, flat));

@@ -1,15 +1,19 @@
-//===- Float16.h - f16 / bf16 bit conversions -----------------*- C++ -*-===//
+//===- Float16.h - f16 / bf16 / fp8 bit conversions -----------*- C++ -*-===//
 //
-// Round-to-nearest-even conversions between float and the 16-bit float
-// formats, for random inputs and for tests' references.
+// Round-to-nearest-even conversions between float and the 16-bit and 8-bit
+// float formats, for random inputs, comparisons and tests' references.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef PALLASC_SRC_RUNTIME_FLOAT16_H
 #define PALLASC_SRC_RUNTIME_FLOAT16_H
 
+#include "src/Launch/ElementType.h"
+
+#include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 
 namespace pallasc::runtime {
 
@@ -68,6 +72,60 @@ inline uint16_t floatToHalf(float f) {
   }
   uint32_t rounded = a + 0xfff + ((a >> 13) & 1);
   return sign | static_cast<uint16_t>((rounded - 0x38000000) >> 13);
+}
+
+/// An fp8 code of `format` as a float (exact: every fp8 value is one).
+inline float float8ToFloat(const launch::Float8Format &format, uint8_t code) {
+  using NaNs = launch::Float8Format::NaNs;
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const int m = static_cast<int>(format.mantissaBits);
+  const unsigned magnitude = code & 0x7fu, exponent = magnitude >> m,
+                 mantissa = magnitude & ((1u << m) - 1);
+  const bool negative = code & 0x80u;
+  if ((format.nans == NaNs::NegativeZero && code == 0x80) ||
+      (format.nans == NaNs::AllOnes && magnitude == 0x7f))
+    return nan;
+  if (format.nans == NaNs::Ieee && exponent == (0x7fu >> m)) {
+    if (mantissa)
+      return nan;
+    return negative ? -std::numeric_limits<float>::infinity()
+                    : std::numeric_limits<float>::infinity();
+  }
+  // value = significand * 2^(exponent - bias - m), with exponent 1 and no
+  // hidden bit for subnormals.
+  float v = exponent == 0
+                ? std::ldexp(static_cast<float>(mantissa), 1 - format.bias - m)
+                : std::ldexp(static_cast<float>((1u << m) | mantissa),
+                             static_cast<int>(exponent) - format.bias - m);
+  return negative ? -v : v;
+}
+
+/// The fp8 code of `format` nearest to `x`, ties to the even code, for
+/// finite values within the format's range (random inputs): larger ones
+/// give the largest finite code, NaN the format's NaN.
+inline uint8_t nearestFloat8(const launch::Float8Format &format, float x) {
+  if (std::isnan(x))
+    return format.nans == launch::Float8Format::NaNs::NegativeZero ? 0x80
+           : format.nans == launch::Float8Format::NaNs::AllOnes   ? 0x7f
+                                                                  : 0x7e;
+  const float a = std::fabs(x);
+  unsigned best = 0;
+  float bestError = std::numeric_limits<float>::infinity();
+  for (unsigned code = 0; code < 0x80; ++code) {
+    float v = float8ToFloat(format, static_cast<uint8_t>(code));
+    if (!std::isfinite(v))
+      continue;
+    float error = std::fabs(v - a);
+    if (error < bestError || (error == bestError && (code & 1) == 0)) {
+      best = code;
+      bestError = error;
+    }
+  }
+  // No negative zero in the fnuz formats: 0x80 is their NaN.
+  if (std::signbit(x) && !(best == 0 &&
+                 format.nans == launch::Float8Format::NaNs::NegativeZero))
+    best |= 0x80;
+  return static_cast<uint8_t>(best);
 }
 
 } // namespace pallasc::runtime

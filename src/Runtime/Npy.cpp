@@ -232,6 +232,10 @@ private:
 std::optional<DType> descrToDType(const std::string &descr, std::string &error) {
   if (descr == "bfloat16")
     return DType::BF16;
+  // np.save writes ml_dtypes.float8_e5m2 arrays as "<f1" (the other fp8
+  // types as "<V1", read as f8e4m3fn: see npyDTypeFits).
+  if (descr == "<f1" || descr == "|f1")
+    return DType::F8E5M2;
   if (descr.size() < 2) {
     error = "unsupported dtype '" + descr + "'";
     return std::nullopt;
@@ -456,6 +460,21 @@ std::string encodeNpy(const HostArray &array) {
   out += header;
   out.append(reinterpret_cast<const char *>(array.data()), array.byteSize());
   return out;
+}
+
+bool npyDTypeFits(DType have, DType want) {
+  if (have == want)
+    return true;
+  if (have == DType::F8E4M3FN)
+    return launch::isFloat8Element(want);
+  bool integers = !isFloat(have) && !isFloat(want) && have != DType::Bool &&
+                  want != DType::Bool;
+  return integers && dtypeSize(have) == dtypeSize(want);
+}
+
+void retagNpy(HostArray &array, DType want) {
+  if (array.dtype == DType::F8E4M3FN && launch::isFloat8Element(want))
+    array.dtype = want;
 }
 
 bool readNpy(const std::string &path, HostArray &out, std::string &error,

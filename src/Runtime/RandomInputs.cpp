@@ -48,6 +48,15 @@ void fillRandomInput(HostArray &a, uint64_t seed, size_t index) {
     case DType::Bool:
       p[i] = rng.next() & 1;
       break;
+    case DType::F8E4M3FN:
+    case DType::F8E5M2:
+    case DType::F8E4M3FNUZ:
+    case DType::F8E5M2FNUZ: {
+      launch::Float8Format format;
+      launch::float8Format(a.dtype, format);
+      p[i] = nearestFloat8(format, static_cast<float>(rng.uniform()));
+      break;
+    }
     default: {
       uint64_t v = rng.next() % 16;
       size_t w = dtypeSize(a.dtype);

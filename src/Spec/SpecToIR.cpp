@@ -42,6 +42,14 @@ Type dtypeToType(MLIRContext *ctx, const std::string &dtype) {
     return b.getF32Type();
   case ElementType::F64:
     return b.getF64Type();
+  case ElementType::F8E4M3FN:
+    return b.getType<Float8E4M3FNType>();
+  case ElementType::F8E5M2:
+    return b.getType<Float8E5M2Type>();
+  case ElementType::F8E4M3FNUZ:
+    return b.getType<Float8E4M3FNUZType>();
+  case ElementType::F8E5M2FNUZ:
+    return b.getType<Float8E5M2FNUZType>();
   case ElementType::I8:
   case ElementType::I16:
   case ElementType::I32:
@@ -69,6 +77,14 @@ std::string typeToDtype(Type type) {
     return "f32";
   if (type.isF64())
     return "f64";
+  if (isa<Float8E4M3FNType>(type))
+    return "f8e4m3fn";
+  if (isa<Float8E5M2Type>(type))
+    return "f8e5m2";
+  if (isa<Float8E4M3FNUZType>(type))
+    return "f8e4m3fnuz";
+  if (isa<Float8E5M2FNUZType>(type))
+    return "f8e5m2fnuz";
   if (auto i = dyn_cast<IntegerType>(type))
     return (i.isUnsigned() ? "u" : "i") + std::to_string(i.getWidth());
   if (type.isIndex())

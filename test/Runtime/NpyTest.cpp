@@ -59,7 +59,8 @@ TEST_CASE("npy dtypes are the launch library's element type table",
       {"bool", "|b1"}, {"i8", "|i1"},  {"i16", "<i2"}, {"i32", "<i4"},
       {"i64", "<i8"},  {"u8", "|u1"},  {"u16", "<u2"}, {"u32", "<u4"},
       {"u64", "<u8"},  {"f16", "<f2"}, {"bf16", "<V2"}, {"f32", "<f4"},
-      {"f64", "<f8"}};
+      {"f64", "<f8"},  {"f8e4m3fn", "|V1"}, {"f8e5m2", "|V1"},
+      {"f8e4m3fnuz", "|V1"}, {"f8e5m2fnuz", "|V1"}};
   REQUIRE(pallasc::launch::allElementTypes().size() == std::size(numpy));
   size_t i = 0;
   for (const ElementTypeInfo &e : pallasc::launch::allElementTypes()) {
@@ -89,15 +90,24 @@ TEST_CASE("npy dtypes are the launch library's element type table",
                                 std::string(reinterpret_cast<char *>(a.data()),
                                             a.byteSize())),
                         "x.npy", b, error));
+      // A 1-byte void file cannot say which fp8 type it holds: it reads as
+      // f8e4m3fn and fits every fp8 operand, which then retags it.
+      CHECK(npyDTypeFits(b.dtype, e.type));
+      retagNpy(b, e.type);
       CHECK(b.dtype == e.type);
     }
   }
+  CHECK_FALSE(npyDTypeFits(DType::F8E5M2, DType::F8E4M3FN));
+  CHECK_FALSE(npyDTypeFits(DType::F8E4M3FN, DType::U8));
+  CHECK(npyDTypeFits(DType::U8, DType::I8));
+  CHECK_FALSE(npyDTypeFits(DType::F16, DType::I16));
   CHECK_FALSE(parseDType("c64"));
   CHECK_THAT(decodeError(npyWith(
                  "{'descr': '<c8', 'fortran_order': False, 'shape': (1,), }",
                  std::string(8, '\0'))),
              Catch::Contains("supported: bool as '|b1', i8 as '|i1'") &&
-                 Catch::Contains("bf16 as '<V2', f32 as '<f4', f64 as '<f8')"));
+                 Catch::Contains("bf16 as '<V2', f32 as '<f4', f64 as '<f8', "
+                                 "f8e4m3fn as '|V1'"));
 }
 
 TEST_CASE("npy round trip for every dtype", "[npy]") {
@@ -116,6 +126,7 @@ TEST_CASE("npy round trip for every dtype", "[npy]") {
       std::string error;
       INFO(dtypeName(d) << " " << a.describe());
       REQUIRE(decodeNpy(bytes, "x.npy", b, error));
+      retagNpy(b, d);
       CHECK(b.dtype == d);
       CHECK(b.shape == a.shape);
       CHECK(std::memcmp(a.data(), b.data(), a.byteSize()) == 0);
@@ -145,6 +156,13 @@ TEST_CASE("npy headers as numpy and ml_dtypes write them", "[npy]") {
     CHECK(a.dtype == DType::BF16);
     CHECK(bf16ToFloat(reinterpret_cast<uint16_t *>(a.data())[1]) == -2.0f);
   }
+  // ml_dtypes.float8_e5m2: np.save writes '<f1'.
+  uint8_t e5m2[2] = {0x3c, 0x7c}; // 1.0, inf
+  REQUIRE(decodeNpy(npyWith("{'descr': '<f1', 'fortran_order': False, "
+                            "'shape': (2,), }",
+                            std::string(reinterpret_cast<char *>(e5m2), 2)),
+                    "x.npy", a, error));
+  CHECK(a.dtype == DType::F8E5M2);
   // The bf16 we write reads back as '<V2' (what np.load then returns as V2).
   HostArray bf = makeArray(DType::BF16, {3});
   CHECK(encodeNpy(bf).find("'descr': '<V2'") != std::string::npos);
@@ -269,6 +287,48 @@ TEST_CASE("f16 and bf16 conversions round to nearest even", "[npy]") {
   CHECK(floatToBF16(1.01171875f) == 0x3f82); // tie, odd rounds up
   for (float f : {0.1f, -3.7f, 1234.5f, 1e-3f})
     CHECK(std::abs(halfToFloat(floatToHalf(f)) - f) <= std::abs(f) * 1e-3f);
+}
+
+TEST_CASE("fp8 codes decode to ml_dtypes' values", "[npy]") {
+  using pallasc::launch::Float8Format;
+  Float8Format e4m3fn, e5m2, e4m3fnuz, e5m2fnuz;
+  REQUIRE(pallasc::launch::float8Format(DType::F8E4M3FN, e4m3fn));
+  REQUIRE(pallasc::launch::float8Format(DType::F8E5M2, e5m2));
+  REQUIRE(pallasc::launch::float8Format(DType::F8E4M3FNUZ, e4m3fnuz));
+  REQUIRE(pallasc::launch::float8Format(DType::F8E5M2FNUZ, e5m2fnuz));
+  CHECK_FALSE(pallasc::launch::float8Format(DType::BF16, e4m3fn));
+  // Values as ml_dtypes gives them (np.arange(256, dtype=np.uint8).view(t)).
+  CHECK(float8ToFloat(e4m3fn, 0x38) == 1.0f);
+  CHECK(float8ToFloat(e4m3fn, 0x7e) == 448.0f);
+  CHECK(float8ToFloat(e4m3fn, 0x01) == 0.001953125f); // 2^-9
+  CHECK(std::isnan(float8ToFloat(e4m3fn, 0x7f)));
+  CHECK(std::isnan(float8ToFloat(e4m3fn, 0xff)));
+  CHECK(std::signbit(float8ToFloat(e4m3fn, 0x80)));
+  CHECK(float8ToFloat(e5m2, 0x3c) == 1.0f);
+  CHECK(float8ToFloat(e5m2, 0x7b) == 57344.0f);
+  CHECK(float8ToFloat(e5m2, 0x7c) == INFINITY);
+  CHECK(float8ToFloat(e5m2, 0xfc) == -INFINITY);
+  CHECK(std::isnan(float8ToFloat(e5m2, 0x7d)));
+  CHECK(float8ToFloat(e5m2, 0x01) == 1.52587890625e-05f); // 2^-16
+  CHECK(float8ToFloat(e4m3fnuz, 0x40) == 1.0f);
+  CHECK(float8ToFloat(e4m3fnuz, 0x7f) == 240.0f);
+  CHECK(std::isnan(float8ToFloat(e4m3fnuz, 0x80)));
+  CHECK(float8ToFloat(e5m2fnuz, 0x40) == 1.0f);
+  CHECK(float8ToFloat(e5m2fnuz, 0x7f) == 57344.0f);
+  CHECK(float8ToFloat(e5m2fnuz, 0xff) == -57344.0f);
+  CHECK(std::isnan(float8ToFloat(e5m2fnuz, 0x80)));
+  // Every finite code is its own nearest code (but -0, which the fnuz
+  // formats lack: their 0x80 is NaN).
+  for (const Float8Format *f : {&e4m3fn, &e5m2, &e4m3fnuz, &e5m2fnuz})
+    for (unsigned code = 0; code < 256; ++code) {
+      float v = float8ToFloat(*f, static_cast<uint8_t>(code));
+      if (std::isfinite(v))
+        CHECK(nearestFloat8(*f, v) == code);
+    }
+  // Ties go to the even code: 1.0625 is halfway between e4m3fn's 1.0 and
+  // 1.125, 1.1875 between 1.125 and 1.25.
+  CHECK(nearestFloat8(e4m3fn, 1.0625f) == 0x38);
+  CHECK(nearestFloat8(e4m3fn, 1.1875f) == 0x3a);
 }
 
 TEST_CASE("a HostArray view reads foreign memory and never frees it",

@@ -366,8 +366,8 @@ TEST_CASE("an unknown dtype lists the table's", "[spec]") {
   REQUIRE(errors.size() == 1);
   CHECK(errors[0].message ==
         "unknown dtype 'qqqqqqqqqqqq'; expected one of bool, i8, i16, i32, "
-        "i64, u8, u16, u32, u64, f16, bf16, f32, f64 (or a numpy name such "
-        "as float32)");
+        "i64, u8, u16, u32, u64, f16, bf16, f32, f64, f8e4m3fn, f8e5m2, "
+        "f8e4m3fnuz, f8e5m2fnuz (or a numpy name such as float32)");
   CHECK_FALSE(canonicalDtype(""));
   CHECK(dtypeByteWidth("bool") == 1);
   CHECK(dtypeByteWidth("bf16") == 2);
