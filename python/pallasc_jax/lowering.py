@@ -1875,17 +1875,16 @@ def _refuse_views(low, transforms, what):
     name = type(views[0]).__name__
     raise low.error(
         f"{what} through a {_VIEW_NAMES.get(name, name)} ref view ({name}) is "
-        "not supported: pallasc reads through reshape, bitcast and transpose "
-        "views (x_ref.reshape(...)[...]) but writes and masked or atomic "
-        "accesses need plain indexing (JAX's interpret mode cannot discharge "
-        "a store through a view either)")
+        "not supported: pallasc reads and writes through reshape, bitcast "
+        "and transpose views (x_ref.reshape(...)[...]) but masked and atomic "
+        "accesses need plain indexing")
 
 
-def _index_value(low, v: V, t) -> V:
-  """What JAX's NDIndexer `t` selects from the value `v` (an indexer after a
-  view transform, applied to the loaded view as JAX's interpret mode applies
-  it: lax.dynamic_slice, starts clamped to [0, dim - size], then integer
-  indices squeezed)."""
+def _indexer_slice(low, v: V, t):
+  """Where JAX's NDIndexer `t` selects in the value `v` (an indexer after a
+  view transform, as JAX's interpret mode applies it: lax.dynamic_slice,
+  starts clamped to [0, dim - size], then integer indices squeezed): the
+  offsets (index SSA names), the sizes, and the sizes kept."""
   from jax._src.state import indexing
   offs, sizes, kept = [], [], []
   for idx, n in zip(t.indices, v.shape):
@@ -1912,64 +1911,141 @@ def _index_value(low, v: V, t) -> V:
     st = e.f("arith.maxsi", st, e.c(0, np.int32))
     st = e.f("arith.minsi", st, e.c(n - size, np.int32))
     offs.append(low.to_index(st))
-  sizes, kept = tuple(sizes), tuple(kept)
+  return offs, tuple(sizes), tuple(kept)
+
+
+def _reshape_value(low, v: V, shape) -> V:
+  """`v` (a tensor or a scalar) as a tensor of `shape` (same element
+  count); a scalar for shape ()."""
+  shape = tuple(shape)
+  if tuple(v.shape) == shape:
+    return v
+  v = low.as_tensor(v, v.shape)
+  r = low.op(f"pallas.reshape {v.name} : {v.type} -> "
+             f"{M.tensor_type(shape, v.dtype)}", shape, v.dtype, False)
+  return low.as_scalar(r) if shape == () else r
+
+
+def _index_value(low, v: V, t) -> V:
+  """What JAX's NDIndexer `t` selects from the value `v` (_indexer_slice)."""
+  offs, sizes, kept = _indexer_slice(low, v, t)
   if sizes != tuple(v.shape):
     v = low.op(f"tensor.extract_slice {v.name}[{', '.join(offs)}] "
                f"[{', '.join(map(str, sizes))}] [{', '.join(['1'] * len(sizes))}]"
                f" : {v.type} to {M.tensor_type(sizes, v.dtype)}", sizes,
                v.dtype, False)
-  if kept == sizes:
-    return v
-  if kept == ():
-    return low.as_scalar(low.op(
-        f"pallas.reshape {v.name} : {v.type} -> {M.tensor_type((), v.dtype)}",
-        (), v.dtype, False))
-  return low.op(f"pallas.reshape {v.name} : {v.type} -> "
-                f"{M.tensor_type(kept, v.dtype)}", kept, v.dtype, False)
+  return _reshape_value(low, v, kept)
 
 
-def _apply_views(low, v: V, views, shape) -> V:
-  """The loaded value `v` through JAX's view transforms and the indexers
-  after them, in order (jax/_src/state/discharge.py transform_array, whose
-  results interpret mode gives)."""
+def _unindex_value(low, whole: V, t, part: V) -> V:
+  """`whole` with what JAX's NDIndexer `t` selects replaced by `part` (the
+  inverse of _index_value, for a store through a view)."""
+  offs, sizes, _ = _indexer_slice(low, whole, t)
+  part = _reshape_value(low, part, sizes)
+  if sizes == tuple(whole.shape):
+    return part
+  whole = low.as_tensor(whole, whole.shape)
+  return low.op(f"tensor.insert_slice {part.name} into {whole.name}"
+                f"[{', '.join(offs)}] [{', '.join(map(str, sizes))}] "
+                f"[{', '.join(['1'] * len(sizes))}] : {part.type} into "
+                f"{whole.type}", whole.shape, whole.dtype, False)
+
+
+def _apply_view(low, v: V, t) -> V:
+  """The value `v` through one of JAX's view transforms or indexers (as
+  jax/_src/state/discharge.py transform_array applies it, whose results
+  interpret mode gives)."""
   from jax._src.state import indexing
   from jax._src.state import types as state_types
+  if isinstance(t, indexing.NDIndexer):
+    return _index_value(low, low.as_tensor(v, v.shape), t)
+  if isinstance(t, state_types.ReshapeTransform):
+    return _reshape_value(low, v, tuple(int(d) for d in t.shape))
+  if isinstance(t, state_types.BitcastTransform):
+    dst = np.dtype(t.dtype)
+    if M.is_bool(dst) or M.is_bool(v.dtype):
+      raise low.error("a bitcast ref view of bool is not supported")
+    if M.bitwidth(dst) != M.bitwidth(v.dtype):
+      raise low.error(
+          f"a bitcast ref view from {np.dtype(v.dtype)} to {dst} changes "
+          "the element width (TPU packing along the second-minor "
+          "dimension); pallasc supports same-width bitcast views only")
+    return (V(v.name, v.shape, dst, v.scalar)
+            if M.elem_type(v.dtype) == M.elem_type(dst) else
+            _Ew(low, v).bitcast(v, dst))
+  if isinstance(t, state_types.TransposeTransform):
+    return _transpose_value(low, v, tuple(int(p) for p in t.permutation))
+  raise low.error(f"ref transform {type(t).__name__} is not supported "
+                  "(indexing and reshape, bitcast and transpose views are)")
+
+
+def _transpose_value(low, v: V, perm) -> V:
+  if perm == tuple(range(len(perm))):
+    return v
+  new = tuple(v.shape[p] for p in perm)
+  return low.op(f"pallas.transpose {v.name} [{', '.join(map(str, perm))}] "
+                f": {v.type} -> {M.tensor_type(new, v.dtype)}", new, v.dtype,
+                False)
+
+
+def _unapply_view(low, before: V, t, after: V) -> V:
+  """The value that `before` becomes when `after`, its view through `t`,
+  is written (the inverse of _apply_view)."""
+  from jax._src.state import indexing
+  from jax._src.state import types as state_types
+  if isinstance(t, indexing.NDIndexer):
+    return _unindex_value(low, before, t, after)
+  if isinstance(t, state_types.ReshapeTransform):
+    return _reshape_value(low, after, before.shape)
+  if isinstance(t, state_types.BitcastTransform):
+    return (V(after.name, after.shape, before.dtype, after.scalar)
+            if M.elem_type(after.dtype) == M.elem_type(before.dtype) else
+            _Ew(low, after).bitcast(after, before.dtype))
+  perm = tuple(int(p) for p in t.permutation)
+  return _transpose_value(low, after, tuple(int(i) for i in np.argsort(perm)))
+
+
+def _apply_views(low, v: V, views, shape):
+  """The loaded value `v` through JAX's view transforms and the indexers
+  after them, in order; returns the result and the value before each step
+  (what a store through the views writes back into)."""
+  befores = []
   for t in views:
-    if isinstance(t, indexing.NDIndexer):
-      v = _index_value(low, low.as_tensor(v, v.shape), t)
-    elif isinstance(t, state_types.ReshapeTransform):
-      new = tuple(int(d) for d in t.shape)
-      if new != v.shape:
-        v = low.as_tensor(v, v.shape)
-        v = low.op(f"pallas.reshape {v.name} : {v.type} -> "
-                   f"{M.tensor_type(new, v.dtype)}", new, v.dtype, False)
-    elif isinstance(t, state_types.BitcastTransform):
-      dst = np.dtype(t.dtype)
-      if M.is_bool(dst) or M.is_bool(v.dtype):
-        raise low.error("a bitcast ref view of bool is not supported")
-      if M.bitwidth(dst) != M.bitwidth(v.dtype):
-        raise low.error(
-            f"a bitcast ref view from {np.dtype(v.dtype)} to {dst} changes "
-            "the element width (TPU packing along the second-minor "
-            "dimension); pallasc supports same-width bitcast views only")
-      v = (V(v.name, v.shape, dst, v.scalar)
-           if M.elem_type(v.dtype) == M.elem_type(dst) else
-           _Ew(low, v).bitcast(v, dst))
-    elif isinstance(t, state_types.TransposeTransform):
-      perm = tuple(int(p) for p in t.permutation)
-      if perm != tuple(range(len(perm))):
-        new = tuple(v.shape[p] for p in perm)
-        v = low.op(f"pallas.transpose {v.name} [{', '.join(map(str, perm))}] "
-                   f": {v.type} -> {M.tensor_type(new, v.dtype)}", new,
-                   v.dtype, False)
-    else:
-      raise low.error(f"ref transform {type(t).__name__} is not supported "
-                      "(indexing and reshape, bitcast and transpose views "
-                      "are)")
+    befores.append(v)
+    v = _apply_view(low, v, t)
   if tuple(v.shape) != tuple(shape):
     raise low.error(f"internal error: a ref view gives shape {v.shape}, JAX "
                     f"{tuple(shape)}")
-  return v
+  return v, befores
+
+
+def _write_through_views(low, ref: RefV, transforms, val_atom, out_var,
+                         accumulate=False):
+  """A store (or `+=`) through view transforms: read what the indexers
+  before the first view select, write the value into its view (the
+  inverse of each view, last first), and store the region back whole.
+  Returns the old view for a swap whose result is used."""
+  head, views = _split_views(transforms)
+  region = _load(low, ref, head, None, fit=True)
+  shape = tuple(val_atom.aval.shape)
+  old, befores = _apply_views(low, region, views, shape)
+  new = low.read(val_atom)
+  if new.dtype != old.dtype:
+    new = low.convert(new, old.dtype)
+  new = low.as_scalar(new) if shape == () else low.as_tensor(new, shape)
+  if accumulate:
+    op = "arith.addf" if M.is_float(old.dtype) else "arith.addi"
+    new = low.op(f"{op} {old.name}, {new.name} : {old.type}", old.shape,
+                 old.dtype, old.scalar)
+  for t, before in zip(reversed(views), reversed(befores)):
+    new = _unapply_view(low, before, t, new)
+  idx, _ = index_ref(low, ref, head, region.shape)
+  low.emit(f"pallas.store {ref.name}{idx}, {new.name}{_fit(idx, True)} : "
+           f"{ref.type}, {new.type}")
+  if accumulate or isinstance(out_var, jax_core.DropVar) or (
+      out_var not in low.used):
+    return None
+  return old
 
 
 @rule("get")
@@ -1983,7 +2059,7 @@ def _get(low, eqn):
     # Load what the indexers before the view select, then apply the view
     # and what follows it to the value.
     return _apply_views(low, _load(low, ref, head, None, fit=True), views,
-                        shape)
+                        shape)[0]
   return _load(low, ref, transforms, shape, fit=True)
 
 
@@ -1991,7 +2067,9 @@ def _get(low, eqn):
 def _swap_rule(low, eqn):
   ref_atom, val, *flat = eqn.invars
   transforms = tree_util.tree_unflatten(eqn.params["tree"], flat)
-  _refuse_views(low, transforms, "a store")
+  if _split_views(transforms)[1]:
+    return _write_through_views(low, _ref(low, ref_atom), transforms, val,
+                                eqn.outvars[0])
   return _swap(low, _ref(low, ref_atom), transforms, val, eqn.outvars[0],
                fit=True)
 
@@ -2000,7 +2078,10 @@ def _swap_rule(low, eqn):
 def _addupdate(low, eqn):
   ref_atom, val, *flat = eqn.invars
   transforms = tree_util.tree_unflatten(eqn.params["tree"], flat)
-  _refuse_views(low, transforms, "an accumulating store (+=)")
+  if _split_views(transforms)[1]:
+    _write_through_views(low, _ref(low, ref_atom), transforms, val, None,
+                         accumulate=True)
+    return []
   ref = _ref(low, ref_atom)
   old = _load(low, ref, transforms, tuple(val.aval.shape), fit=True)
   v = low.as_tensor(low.read(val), old.shape) if old.shape != () else (

@@ -430,7 +430,7 @@ class Primitives(PallascCase):
     # Loads through reshape and same-width bitcast views, with indexers
     # before the view (.at[]) and after it (an integer, a traced start that
     # JAX clamps: 40 of 64 with size 32 reads from 32), against interpret
-    # mode; stores through a view are refused at their line. (No negative
+    # mode. (No negative
     # starts: out of bounds, where interpret mode's view path and its
     # dynamic_slice disagree.)
     f32 = jnp.float32
@@ -460,13 +460,61 @@ class Primitives(PallascCase):
     self.check_call(t, inputs=[x], want=[x.T[8:24] * 2],
                     targets=gpu_targets(), emulate=("cuda:sm_80",))
 
-    def skernel(x_ref, o_ref):
-      o_ref.reshape(32, 64)[...] = x_ref[...]
+    # Stores, += and a swap through views: the region before the view is
+    # read, the value written into its view, and the region stored back.
+    # JAX's interpret mode cannot discharge these either: numpy is the
+    # reference.
+    def skernel(s_ref, x_ref, x2_ref, y_ref, y3_ref, o1, o2, o3, o4, o5, o6):
+      j = s_ref[0]
+      o1.reshape(32, 64)[...] = x_ref[...]
+      o2[...] = jnp.zeros((64, 32), f32)
+      o2.at[pl.ds(8, 32)].reshape(16, 64)[:, pl.ds(j, 32)] = y_ref[...]
+      o3[...] = jnp.zeros((64, 32), jnp.int32)
+      o3.bitcast(f32)[pl.ds(j, 8), :] = y_ref[pl.ds(0, 8), :]
+      o4[...] = jnp.ones((32, 64), f32)
+      o4.T[pl.ds(8, 16), :] += y3_ref[...]
+      o5[...] = x2_ref[...]
+      old = o5.reshape(2, 32, 32).at[1].swap(y3_ref[...].reshape(32, 16)
+                                             .repeat(2, axis=1))
+      o6[...] = old * 2
+    outs = [S((64, 32), f32), S((64, 32), f32), S((64, 32), jnp.int32),
+            S((32, 64), f32), S((64, 32), f32), S((32, 32), f32)]
+    sfn = lambda *a: pl.pallas_call(skernel, out_shape=outs, in_specs=[
+        pl.BlockSpec(memory_space=pltpu.SMEM)] + [pl.BlockSpec()] * 4)(*a)
+    (st,) = self.export(sfn, S((1,), jnp.int32), S((32, 64), f32),
+                        S((64, 32), f32), S((16, 32), f32), S((16, 32), f32),
+                        sub="store-views")
+    rng = np.random.default_rng(1)
+    x1, x2 = rng.standard_normal((32, 64)), rng.standard_normal((64, 32))
+    y, y3 = rng.standard_normal((16, 32)), rng.standard_normal((16, 32))
+    x1, x2, y, y3 = (a.astype(np.float32) for a in (x1, x2, y, y3))
+    for k, j in enumerate((40, 5)):
+      o2 = np.zeros((64, 32), np.float32)
+      r = o2[8:40].reshape(16, 64)
+      jj = min(max(j, 0), 32)
+      r[:, jj:jj + 32] = y
+      o2[8:40] = r.reshape(32, 32)
+      o3 = np.zeros((64, 32), np.int32)
+      j3 = min(max(j, 0), 56)
+      o3[j3:j3 + 8] = y[:8].view(np.int32)
+      o4 = np.ones((32, 64), np.float32)
+      o4[:, 8:24] += y3.T
+      o5 = x2.copy()
+      old = o5.reshape(2, 32, 32)[1].copy()
+      o5.reshape(2, 32, 32)[1] = y3.reshape(32, 16).repeat(2, axis=1)
+      self.check_call(st, inputs=[np.array([j], np.int32), x1, x2, y, y3],
+                      want=[x1.reshape(64, 32), o2, o3, o4, o5, old * 2],
+                      targets=gpu_targets() if k == 0 else (),
+                      emulate=("cuda:sm_90a",) if k == 0 else ())
+
+    def mkernel(x_ref, o_ref):
+      plgpu.store(o_ref.reshape(32, 64), x_ref[...],
+                  mask=jnp.ones((32, 64), bool))
     with self.assertRaisesRegex(
-        Exception, r"test_primitives.py:\d+.*a store through a reshape ref "
-        r"view \(ReshapeTransform\) is not supported"):
-      self.export(lambda x: pl.pallas_call(skernel, out_shape=S((64, 32), f32))(
-          x), S((32, 64), f32), sub="store-view")
+        Exception, r"test_primitives.py:\d+.*a masked store \(pl.store\) "
+        r"through a reshape ref view \(ReshapeTransform\) is not supported"):
+      self.export(lambda x: pl.pallas_call(mkernel, out_shape=S((64, 32), f32))(
+          x), S((32, 64), f32), sub="masked-store-view")
 
   def test_ref_indexing(self):
     f32 = jnp.float32
