@@ -1359,21 +1359,26 @@ def _dot_general(low, eqn):
     lhs, rhs = low.convert(lhs, np.float32), low.convert(rhs, np.float32)
   if lhs.dtype != rhs.dtype:
     lhs, rhs = low.convert(lhs, out_dtype), low.convert(rhs, out_dtype)
-  if len(lc) != 1 or len(rc) != 1 or len(lb) > 1 or lb != rb and len(lb):
-    raise low.error(f"'dot_general' with dimension numbers "
-                    f"{eqn.params['dimension_numbers']} is not supported "
-                    "(one contracting dimension, at most one batch dimension)")
-  if len(lb) != len(rb):
-    raise low.error("'dot_general' batch dimensions differ in count")
+  if len(lb) != len(rb) or len(lc) != len(rc):
+    raise low.error("'dot_general' batch or contracting dimensions differ in "
+                    "count")
+
+  def n_free(shape, contract, batch):
+    return len(shape) - len(contract) - len(batch)
+  if (len(lc) != 1 or len(lb) > 1 or lb != rb and len(lb) or
+      lb and lb != (0,) or rb and rb != (0,) or
+      n_free(lhs.shape, lc, lb) > 1 or n_free(rhs.shape, rc, rb) > 1):
+    # Several contracting, batch or free dimensions, or batch dimensions
+    # that are not leading: one [batch, M, K] x [batch, K, N] dot of the
+    # operands transposed and merged, reshaped to JAX's result layout.
+    return _dot_general_merged(low, eqn, lhs, rhs, (lc, rc, lb, rb),
+                               out_dtype)
 
   def canon(v, contract, batch, is_lhs):
     """Transposes/reshapes an operand to [batch] x M x K (lhs) or
     [batch] x K x N (rhs); returns (value, free size, 1-D?)."""
     r = len(v.shape)
     free = [d for d in range(r) if d != contract and d not in batch]
-    if len(free) > 1:
-      raise low.error("'dot_general' operands with more than one free "
-                      "dimension are not supported")
     vec = not free
     if vec:  # a vector: add a unit free dimension
       shape = tuple(v.shape[d] for d in batch) + (
@@ -1395,11 +1400,17 @@ def _dot_general(low, eqn):
                v.dtype, False)
     return v, False, False
 
-  if lb and lb != (0,) or rb and rb != (0,):
-    raise low.error("'dot_general' batch dimension must be the leading one")
   lhs, tl, lvec = canon(lhs, lc[0], lb, True)
   rhs, tr, rvec = canon(rhs, rc[0], rb, False)
-  b = (lhs.shape[0],) if lb else ()
+  return _emit_dot(low, eqn, lhs, rhs, tl, tr, bool(lb), out_dtype)
+
+
+def _emit_dot(low, eqn, lhs, rhs, tl, tr, batched, out_dtype):
+  """pallas.dot of canonical operands ([batch,] M x K or K x M with `tl`;
+  [batch,] K x N or N x K with `tr`), converted and reshaped to JAX's
+  result."""
+  aval = out_aval(eqn)
+  b = (lhs.shape[0],) if batched else ()
   m = lhs.shape[-1] if tl else lhs.shape[-2]
   n = rhs.shape[-2] if tr else rhs.shape[-1]
   res_shape = b + (m, n)
@@ -1425,6 +1436,33 @@ def _dot_general(low, eqn):
     r = low.op(f"pallas.reshape {r.name} : {r.type} -> "
                f"{M.tensor_type(shape, out_dtype)}", shape, out_dtype, False)
   return r
+
+
+def _dot_general_merged(low, eqn, lhs, rhs, dims, out_dtype):
+  """dot_general in general form: each operand transposed to [batch...,
+  free..., contracting...] (lhs) or [batch..., contracting..., free...]
+  (rhs) and reshaped to [B, M, K] / [B, K, N] (no B without batch
+  dimensions; M or N 1 without free ones), so lhs contracting dim i meets
+  rhs contracting dim i."""
+  lc, rc, lb, rb = dims
+
+  def merged(v, contract, batch, is_lhs):
+    r = len(v.shape)
+    free = [d for d in range(r) if d not in contract and d not in batch]
+    order = list(batch) + (free + list(contract) if is_lhs else
+                           list(contract) + free)
+    dims = tuple(v.shape)
+    size = lambda ds: int(np.prod([dims[d] for d in ds], dtype=np.int64))
+    if order != list(range(r)):
+      v = _transpose_value(low, low.as_tensor(v, v.shape), tuple(order))
+    shape = ((size(batch),) if batch else ()) + (
+        (size(free), size(contract)) if is_lhs else
+        (size(contract), size(free)))
+    return _reshape_value(low, low.as_tensor(v, v.shape), shape)
+
+  lhs = merged(lhs, lc, lb, True)
+  rhs = merged(rhs, rc, rb, False)
+  return _emit_dot(low, eqn, lhs, rhs, False, False, bool(lb), out_dtype)
 
 
 # ---------------------------------------------------------------------------

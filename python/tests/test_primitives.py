@@ -516,6 +516,33 @@ class Primitives(PallascCase):
       self.export(lambda x: pl.pallas_call(mkernel, out_shape=S((64, 32), f32))(
           x), S((32, 64), f32), sub="masked-store-view")
 
+  def test_dot_general_forms(self):
+    # dot_general beyond [batch] x M x K: several free, contracting or
+    # batch dimensions, and batch dimensions that are not leading (merged
+    # into one [B, M, K] x [B, K, N] dot and reshaped to JAX's layout).
+    f32 = jnp.float32
+
+    def kernel(a_ref, b_ref, c_ref, d_ref, e_ref, f_ref, g_ref,
+               o1, o2, o3, o4, o5):
+      a, b = a_ref[...], b_ref[...]
+      o1[...] = lax.dot_general(a, b, (((2,), (0,)), ((), ())))
+      o2[...] = lax.dot_general(c_ref[...], d_ref[...],
+                                (((1, 2), (0, 1)), ((), ())))
+      o3[...] = lax.dot_general(e_ref[...], f_ref[...],
+                                (((2,), (0,)), ((1,), (1,))))
+      g = g_ref[...]
+      o4[...] = lax.dot_general(g, g, (((3,), (3,)), ((0, 1), (0, 1))))
+      o5[...] = lax.dot_general(b.T, d_ref[...].reshape(4, 16, 32)[0]
+                                .reshape(16, 4, 8), (((1,), (0,)), ((), ())))
+    outs = [S((2, 8, 32), f32), S((8, 32), f32), S((4, 8, 32), f32),
+            S((2, 4, 8, 8), f32), S((32, 4, 8), f32)]
+    ins = [S((2, 8, 16), f32), S((16, 32), f32), S((8, 4, 16), f32),
+           S((4, 16, 32), f32), S((8, 4, 16), f32), S((16, 4, 32), f32),
+           S((2, 4, 8, 16), f32)]
+    fn = lambda *xs: pl.pallas_call(kernel, out_shape=outs)(*xs)
+    (c,) = self.export(fn, *ins)
+    self.check_call(c, targets=gpu_targets(), emulate=("cuda:sm_90a",))
+
   def test_ref_indexing(self):
     f32 = jnp.float32
 
