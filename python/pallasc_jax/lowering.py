@@ -1271,6 +1271,150 @@ RULES["argmax"] = _arg("argmax")
 RULES["argmin"] = _arg("argmin")
 
 
+# ---------------------------------------------------------------------------
+# Sort and rev: permutations along one axis, by ranks
+# ---------------------------------------------------------------------------
+
+# Sorting by ranks compares every pair: n^2 elements per row.
+_SORT_LIMIT = 256
+
+
+def _to_last_axis(low, v: V, dim):
+  """`v` (a tensor) with axis `dim` moved last, and the permutation back."""
+  r = len(v.shape)
+  perm = tuple(d for d in range(r) if d != dim) + (dim,)
+  back = tuple(int(i) for i in np.argsort(perm))
+  return _transpose_value(low, v, perm), back
+
+
+def _square(low, v: V, axis) -> V:
+  """`v` of shape [rest..., n] broadcast to [rest..., n, n], its last axis
+  placed at `axis` (-2 or -1) of the square."""
+  rest, n = v.shape[:-1], v.shape[-1]
+  sq = tuple(rest) + (n, n)
+  dims = list(range(len(rest))) + [len(rest) + (0 if axis == -2 else 1)]
+  return low.op(f"pallas.broadcast_in_dim {v.name} dims "
+                f"[{', '.join(map(str, dims))}] : {v.type} -> "
+                f"{M.tensor_type(sq, v.dtype)}", sq, v.dtype, False)
+
+
+def _permute_last(low, vals, dest: V):
+  """Each of `vals` ([rest..., n]) with element i moved to position dest[i]
+  (a permutation, i32): out[k] = the sum over i of its bits where dest[i]
+  is k (one term each, so exact for every value: NaN payloads, -0)."""
+  rest, n = dest.shape[:-1], dest.shape[-1]
+  sq = tuple(rest) + (n, n)
+  k = low.op(f"pallas.iota {len(rest)} : {M.tensor_type(sq, np.int32)}", sq,
+             np.int32, False)
+  hit = _Ew(low, k).cmp("arith.cmpi", "eq", _square(low, dest, -1), k)
+  outs = []
+  for v in vals:
+    dtype = np.dtype(v.dtype)
+    bits_t = np.dtype(np.int8) if M.is_bool(dtype) else _same_width_int(dtype)
+    bits = (low.convert(v, np.int8) if M.is_bool(dtype) else
+            v if M.elem_type(dtype) == M.elem_type(bits_t) else
+            _Ew(low, v).bitcast(v, bits_t))
+    b = _square(low, bits, -1)
+    zero = low.constant(np.zeros((), bits_t), sq, bits_t, False)
+    picked = _select(low, hit, b, zero)
+    o = low.op(f"pallas.reduce sum {picked.name} dims [{len(rest) + 1}] : "
+               f"{picked.type} -> {M.tensor_type(dest.shape, bits_t)}",
+               dest.shape, bits_t, False)
+    o = (low.convert(o, np.bool_) if M.is_bool(dtype) else
+         V(o.name, o.shape, dtype, False)
+         if M.elem_type(dtype) == M.elem_type(bits_t) else
+         _Ew(low, o).bitcast(o, dtype))
+    outs.append(o)
+  return outs
+
+
+def _sort_key(low, v: V):
+  """`v` as integers in sort order and whether to compare them unsigned:
+  floats as JAX's _float_to_int_for_sort orders them (-0 == 0, every NaN
+  last and equal; narrower floats through f32, exactly), unsigned integers
+  and bools unsigned."""
+  dtype = np.dtype(v.dtype)
+  if M.is_bool(dtype):
+    return low.convert(v, np.int8), True
+  if not M.is_float(dtype):
+    return v, M.is_unsigned(dtype)
+  if M.bitwidth(dtype) < 32:
+    v = low.convert(v, np.float32)
+  it = _same_width_int(v.dtype)
+  e = _Ew(low, v)
+  signed = e.bitcast(v, it)
+  signed = e.sel(e.cmp("arith.cmpf", "oeq", v, e.c(0, v.dtype)), e.c(0, it),
+                 signed)
+  top = np.iinfo(it).max
+  signed = e.sel(e.cmp("arith.cmpf", "uno", v, v), e.c(top, it), signed)
+  flipped = e.f("arith.subi", e.c(top, it), e.bitcast(v, it))
+  neg = e.cmp("arith.cmpi", "slt", signed, e.c(0, it))
+  return e.sel(neg, flipped, signed), False
+
+
+@rule("sort")
+def _sort(low, eqn):
+  dim = int(eqn.params["dimension"])
+  num_keys = int(eqn.params["num_keys"])
+  shape = tuple(eqn.invars[0].aval.shape)
+  n = shape[dim]
+  if n > _SORT_LIMIT:
+    raise low.error(f"'sort' along an axis of {n} elements: pallasc sorts by "
+                    f"ranks (every pair compared), up to {_SORT_LIMIT} "
+                    "elements per row")
+  vals = [low.as_tensor(low.read(a), shape) for a in eqn.invars]
+  if n <= 1:
+    return vals
+  moved = [_to_last_axis(low, v, dim) for v in vals]
+  back = moved[0][1]
+  vals = [m[0] for m in moved]
+  rest = vals[0].shape[:-1]
+  sq = tuple(rest) + (n, n)
+  # before[i, j]: element j sorts before element i. Keys compare in order,
+  # then the position (a stable sort: also what an unstable one may give).
+  i_idx = low.op(f"pallas.iota {len(rest)} : {M.tensor_type(sq, np.int32)}",
+                 sq, np.int32, False)
+  j_idx = low.op(f"pallas.iota {len(rest) + 1} : "
+                 f"{M.tensor_type(sq, np.int32)}", sq, np.int32, False)
+  e = _Ew(low, i_idx)
+  before = e.cmp("arith.cmpi", "slt", j_idx, i_idx)
+  for v in reversed(vals[:num_keys]):
+    key, unsigned = _sort_key(low, v)
+    ki, kj = _square(low, key, -2), _square(low, key, -1)
+    lt = e.cmp("arith.cmpi", "ult" if unsigned else "slt", kj, ki)
+    eq = e.cmp("arith.cmpi", "eq", kj, ki)
+    before = e.f("arith.ori", lt, e.f("arith.andi", eq, before))
+  count = low.convert(before, np.int32)
+  rank = low.op(f"pallas.reduce sum {count.name} dims [{len(rest) + 1}] : "
+                f"{count.type} -> {M.tensor_type(rest + (n,), np.int32)}",
+                rest + (n,), np.int32, False)
+  return [_transpose_value(low, o, back)
+          for o in _permute_last(low, vals, rank)]
+
+
+@rule("rev")
+def _rev(low, eqn):
+  (a,) = eqn.invars
+  shape = tuple(a.aval.shape)
+  v = low.as_tensor(low.read(a), shape)
+  for dim in eqn.params["dimensions"]:
+    n = shape[dim]
+    if n <= 1:
+      continue
+    if n > _SORT_LIMIT:
+      raise low.error(f"'rev' along an axis of {n} elements: pallasc "
+                      f"reverses by a permutation of every pair, up to "
+                      f"{_SORT_LIMIT} elements")
+    moved, back = _to_last_axis(low, v, int(dim))
+    iota = low.op(f"pallas.iota {len(shape) - 1} : "
+                  f"{M.tensor_type(moved.shape, np.int32)}", moved.shape,
+                  np.int32, False)
+    e = _Ew(low, iota)
+    dest = e.f("arith.subi", e.c(n - 1, np.int32), iota)
+    v = _transpose_value(low, _permute_last(low, [moved], dest)[0], back)
+  return v
+
+
 @rule("cumsum")
 def _cumsum(low, eqn):
   v = low.read(eqn.invars[0])

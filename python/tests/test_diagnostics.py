@@ -119,10 +119,10 @@ class Refusals(PallascCase):
 
   def test_unsupported_primitive(self):
     def kernel(x_ref, o_ref):
-      o_ref[...] = jnp.sort(x_ref[...], axis=1)  # refused
+      o_ref[...] = jax.lax.cumlogsumexp(x_ref[...], axis=1)  # refused
     fn = lambda x: pl.pallas_call(kernel, out_shape=S((8, 128),
                                                       jnp.float32))(x)
-    e = self.refused(fn, S((8, 128), jnp.float32), needle="primitive 'sort'",
+    e = self.refused(fn, S((8, 128), jnp.float32), needle="primitive 'cumlogsumexp'",
                      line_needle="refused", kernel=kernel)
     self.assertIn("test_diagnostics.py", str(e))
 
@@ -227,7 +227,7 @@ MODULE = textwrap.dedent('''
 
     def bad(x):
       def kernel(x_ref, o_ref):
-        o_ref[...] = jnp.sort(x_ref[...])
+        o_ref[...] = jax.lax.cumlogsumexp(x_ref[...], axis=1)
       return pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype))(x)
 ''')
 
@@ -275,7 +275,7 @@ class CommandLine(PallascCase):
     r = self.cli("mykernels.py:bad", "--arg", "f32[8,128]", "-o", out)
     self.assertEqual(r.returncode, 1)
     self.assertRegex(r.stderr, r"mykernels.py:\d+:\d+: error: primitive "
-                     "'sort' is not supported")
+                     "'cumlogsumexp' is not supported")
     self.assertFalse(os.path.exists(out) and os.listdir(out))
 
   def test_bad_arg_is_usage_error(self):

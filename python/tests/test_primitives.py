@@ -543,6 +543,48 @@ class Primitives(PallascCase):
     (c,) = self.export(fn, *ins)
     self.check_call(c, targets=gpu_targets(), emulate=("cuda:sm_90a",))
 
+  def test_sort_and_rev(self):
+    # lax.sort (one and several operands, num_keys, along either axis),
+    # argsort and rev (jnp.flip, descending sorts) against interpret mode:
+    # NaNs last, -0 == 0 (so a stable sort keeps their order), duplicates.
+    f32 = jnp.float32
+
+    def kernel(x_ref, k_ref, v_ref, u_ref, o1, o2, o3, o4, o5, o6, o7, o8):
+      x = x_ref[...]
+      o1[...] = jnp.sort(x, axis=1)
+      o2[...] = jnp.sort(x, axis=0)
+      o3[...] = jnp.argsort(x, axis=1, stable=True).astype(jnp.int32)
+      ks, vs = lax.sort((k_ref[...], v_ref[...]), dimension=1, num_keys=1,
+                        is_stable=True)
+      o4[...], o5[...] = ks, vs
+      o6[...] = jnp.flip(x, axis=1)
+      o7[...] = jnp.sort(u_ref[...], axis=1, descending=True)
+      _, _, v2 = lax.sort((k_ref[...], x, v_ref[...]), dimension=1, num_keys=2,
+                       is_stable=True)
+      o8[...] = v2
+    shapes = [S((8, 32), f32), S((8, 32), f32), S((8, 32), jnp.int32),
+              S((8, 32), jnp.int32), S((8, 32), f32), S((8, 32), f32),
+              S((8, 32), jnp.uint32), S((8, 32), f32)]
+    fn = lambda *a: pl.pallas_call(kernel, out_shape=shapes)(*a)
+    (c,) = self.export(fn, S((8, 32), f32), S((8, 32), jnp.int32),
+                       S((8, 32), f32), S((8, 32), jnp.uint32))
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((8, 32)).astype(np.float32)
+    x[0, :8] = [np.nan, -np.nan, np.inf, -np.inf, 0.0, -0.0, 1.0, 1.0]
+    x[1, ::2] = 2.5
+    k = rng.integers(-3, 3, (8, 32)).astype(np.int32)
+    v = rng.standard_normal((8, 32)).astype(np.float32)
+    u = rng.integers(0, 2**32, (8, 32), dtype=np.uint64).astype(np.uint32)
+    self.check_call(c, inputs=[x, k, v, u], targets=gpu_targets(),
+                    emulate=("cuda:sm_90a",))
+    with self.assertRaisesRegex(
+        Exception, r"test_primitives.py:\d+.*'sort' along an axis of 512 "
+        r"elements: pallasc sorts by ranks"):
+      self.export(lambda y: pl.pallas_call(
+          lambda y_ref, o_ref: o_ref.__setitem__(
+              Ellipsis, jnp.sort(y_ref[...])),
+          out_shape=S((8, 512), f32))(y), S((8, 512), f32), sub="sort-big")
+
   def test_ref_indexing(self):
     f32 = jnp.float32
 
