@@ -2221,9 +2221,25 @@ def _write_through_views(low, ref: RefV, transforms, val_atom, out_var,
                  old.dtype, old.scalar)
   for t, before in zip(reversed(views), reversed(befores)):
     new = _unapply_view(low, before, t, new)
+  # Only the elements the view selects are written (a masked store): other
+  # programs may write the rest of the region at the same time.
+  from jax._src.state import indexing
+  from jax._src.state import types as state_types
+  mtext = ""
+  if any(isinstance(t, indexing.NDIndexer) for t in views):
+    mask = low.constant(np.ones((), np.bool_), shape, np.bool_, shape == ())
+    for t, before in zip(reversed(views), reversed(befores)):
+      if isinstance(t, indexing.NDIndexer):
+        zeros = low.constant(np.zeros((), np.bool_), before.shape, np.bool_,
+                             before.shape == ())
+        mask = _unindex_value(low, zeros, t, mask)
+      elif not isinstance(t, state_types.BitcastTransform):
+        # A reshape or transpose moves the mask as it moves the value.
+        mask = _unapply_view(low, before, t, mask)
+    mtext = f" mask {mask.name}"
   idx, _ = index_ref(low, ref, head, region.shape)
-  low.emit(f"pallas.store {ref.name}{idx}, {new.name}{_fit(idx, True)} : "
-           f"{ref.type}, {new.type}")
+  low.emit(f"pallas.store {ref.name}{idx}, {new.name}{mtext}"
+           f"{_fit(idx, True)} : {ref.type}, {new.type}")
   if accumulate or isinstance(out_var, jax_core.DropVar) or (
       out_var not in low.used):
     return None

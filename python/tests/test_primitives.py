@@ -484,6 +484,11 @@ class Primitives(PallascCase):
     (st,) = self.export(sfn, S((1,), jnp.int32), S((32, 64), f32),
                         S((64, 32), f32), S((16, 32), f32), S((16, 32), f32),
                         sub="store-views")
+    # Writes through an indexer after a view store only what it selects (a
+    # masked store): other programs may write the rest of the region.
+    with open(st.paths[0]) as f:
+      stores = [l for l in f if "pallas.store" in l]
+    self.assertEqual(sum(" mask " in l for l in stores), 4, stores)
     rng = np.random.default_rng(1)
     x1, x2 = rng.standard_normal((32, 64)), rng.standard_normal((64, 32))
     y, y3 = rng.standard_normal((16, 32)), rng.standard_normal((16, 32))
