@@ -1307,25 +1307,30 @@ def _permute_last(low, vals, dest: V):
   k = low.op(f"pallas.iota {len(rest)} : {M.tensor_type(sq, np.int32)}", sq,
              np.int32, False)
   hit = _Ew(low, k).cmp("arith.cmpi", "eq", _square(low, dest, -1), k)
-  outs = []
-  for v in vals:
-    dtype = np.dtype(v.dtype)
-    bits_t = np.dtype(np.int8) if M.is_bool(dtype) else _same_width_int(dtype)
-    bits = (low.convert(v, np.int8) if M.is_bool(dtype) else
-            v if M.elem_type(dtype) == M.elem_type(bits_t) else
-            _Ew(low, v).bitcast(v, bits_t))
-    b = _square(low, bits, -1)
-    zero = low.constant(np.zeros((), bits_t), sq, bits_t, False)
-    picked = _select(low, hit, b, zero)
-    o = low.op(f"pallas.reduce sum {picked.name} dims [{len(rest) + 1}] : "
-               f"{picked.type} -> {M.tensor_type(dest.shape, bits_t)}",
-               dest.shape, bits_t, False)
-    o = (low.convert(o, np.bool_) if M.is_bool(dtype) else
-         V(o.name, o.shape, dtype, False)
-         if M.elem_type(dtype) == M.elem_type(bits_t) else
-         _Ew(low, o).bitcast(o, dtype))
-    outs.append(o)
-  return outs
+  return [_sum_bits(low, v, hit, sq, dest.shape) for v in vals]
+
+
+def _sum_bits(low, v: V, pick: V, sq, shape) -> V:
+  """The element of `v` ([..., n], broadcast along the square's
+  second-to-last axis) that `pick` ([..., m, n], one true per row) selects,
+  for each row: a sum over its bits, so exact for every value."""
+  dtype = np.dtype(v.dtype)
+  bits_t = np.dtype(np.int8) if M.is_bool(dtype) else _same_width_int(dtype)
+  bits = (low.convert(v, np.int8) if M.is_bool(dtype) else
+          v if M.elem_type(dtype) == M.elem_type(bits_t) else
+          _Ew(low, v).bitcast(v, bits_t))
+  rest = len(sq) - 2
+  b = _bcast(low, bits, sq, tuple(range(rest)) + (rest + 1,))
+  zero = low.constant(np.zeros((), bits_t), sq, bits_t, False)
+  picked = _select(low, pick, b, zero)
+  o = low.op(f"pallas.reduce sum {picked.name} dims [{rest + 1}] : "
+             f"{picked.type} -> {M.tensor_type(shape, bits_t)}", tuple(shape),
+             bits_t, False)
+  if M.is_bool(dtype):
+    return low.convert(o, np.bool_)
+  if M.elem_type(dtype) == M.elem_type(bits_t):
+    return V(o.name, o.shape, dtype, False)
+  return _Ew(low, o).bitcast(o, dtype)
 
 
 def _sort_key(low, v: V):
@@ -2268,8 +2273,129 @@ def _swap_rule(low, eqn):
   if _split_views(transforms)[1]:
     return _write_through_views(low, _ref(low, ref_atom), transforms, val,
                                 eqn.outvars[0])
+  indexer = _scatter_indexer(low, transforms)
+  if indexer is not None:
+    return _scatter(low, _ref(low, ref_atom), indexer, val, eqn.outvars[0])
   return _swap(low, _ref(low, ref_atom), transforms, val, eqn.outvars[0],
                fit=True)
+
+
+# A scatter compares every ref element with every index: at most this many
+# pairs.
+_SCATTER_LIMIT = 1 << 16
+
+
+def _scatter_indexer(low, transforms):
+  """The NDIndexer of a store through index vectors that are not start +
+  stride * iota (a scatter: every dimension indexed by an array or an
+  integer), or None."""
+  from jax._src.state import indexing
+  ts = list(transforms or ())
+  if len(ts) != 1 or not isinstance(ts[0], indexing.NDIndexer):
+    return None
+  t = ts[0]
+  if any(isinstance(i, indexing.Slice) for i in t.indices):
+    return None
+  arrays = [i for i in t.indices
+            if tuple(getattr(getattr(i, "aval", None), "shape", ()) or ())]
+  if not arrays or all(_lin_of(low, i) is not None for i in arrays):
+    return None
+  return t
+
+
+def _scatter(low, ref: RefV, indexer, val_atom, out_var):
+  """`ref[idx_0, idx_1, ...] = val` with arbitrary index arrays: each ref
+  element takes the value of the last position that names it (XLA applies
+  a scatter's updates in order), indices wrap once when negative (as JAX's
+  indexing does), updates out of bounds are dropped and a swap's old values
+  are read at clamped indices (what interpret mode gives). Every ref element
+  is compared with every position; the ref is stored back masked to the
+  elements written, so other programs' writes to the rest survive."""
+  ishape = tuple(int(d) for d in indexer.int_indexer_shape)
+  n = int(np.prod(ref.shape, dtype=np.int64))
+  p = int(np.prod(ishape, dtype=np.int64))
+  if n * p > _SCATTER_LIMIT:
+    raise low.error(
+        f"a store through index vectors (a scatter) of {p} positions into a "
+        f"ref of {n} elements: pallasc compares every pair, up to "
+        f"{_SCATTER_LIMIT} pairs")
+  # The flat position each update names, -1 where out of bounds.
+  e = _Ew(low, V("", ishape, np.int32, ishape == ()))
+  flat, valid, clamped, stride = None, None, None, 1
+  for d in reversed(range(len(ref.shape))):
+    idx = indexer.indices[d]
+    if isinstance(idx, jax_core.Literal):
+      v = low.constant(np.asarray(idx.val), ishape, np.int32, ishape == ())
+    else:
+      v = low.convert(low.read(idx), np.int32)
+      v = low.as_scalar(v) if ishape == () else low.as_tensor(v, ishape)
+    dim = ref.shape[d]
+    v = e.sel(e.cmp("arith.cmpi", "slt", v, e.c(0, np.int32)),
+              e.f("arith.addi", v, e.c(dim, np.int32)), v)
+    ok = e.f("arith.andi", e.cmp("arith.cmpi", "sge", v, e.c(0, np.int32)),
+             e.cmp("arith.cmpi", "slt", v, e.c(dim, np.int32)))
+    term = e.f("arith.muli", v, e.c(stride, np.int32))
+    flat = term if flat is None else e.f("arith.addi", flat, term)
+    # (A swap's old values are read as JAX's gather reads: clamped.)
+    c = e.f("arith.minsi", e.f("arith.maxsi", v, e.c(0, np.int32)),
+            e.c(dim - 1, np.int32))
+    c = e.f("arith.muli", c, e.c(stride, np.int32))
+    clamped = c if clamped is None else e.f("arith.addi", clamped, c)
+    valid = ok if valid is None else e.f("arith.andi", valid, ok)
+    stride *= dim
+  flat = e.sel(valid, flat, e.c(-1, np.int32))
+  flat = _reshape_value(low, low.as_tensor(flat, ishape), (p,))
+  # hit[k, i]: position i writes element k; last[k]: the last such i.
+  sq = (n, p)
+  k_idx = low.op(f"pallas.iota 0 : {M.tensor_type(sq, np.int32)}", sq,
+                 np.int32, False)
+  i_idx = low.op(f"pallas.iota 1 : {M.tensor_type(sq, np.int32)}", sq,
+                 np.int32, False)
+  es = _Ew(low, k_idx)
+  hit = es.cmp("arith.cmpi", "eq", _bcast(low, flat, sq, (1,)), k_idx)
+  last = low.op(f"pallas.reduce max "
+                f"{es.sel(hit, i_idx, es.c(-1, np.int32)).name} dims [1] : "
+                f"{M.tensor_type(sq, np.int32)} -> "
+                f"{M.tensor_type((n,), np.int32)}", (n,), np.int32, False)
+  # Each written element's new value: the update at `last`, moved by
+  # _permute_last's select + sum over the bits.
+  vals = low.read(val_atom)
+  if vals.dtype != ref.dtype:
+    vals = low.convert(vals, ref.dtype)
+  vals = _reshape_value(low, low.as_tensor(vals, ishape), (p,))
+  src = _bcast(low, low.op(f"pallas.iota 0 : "
+                           f"{M.tensor_type((p,), np.int32)}", (p,),
+                           np.int32, False), sq, (1,))
+  pick = es.cmp("arith.cmpi", "eq", src, _bcast(low, last, sq, (0,)))
+  new = _sum_bits(low, vals, pick, sq, (n,))
+  el = _Ew(low, last)
+  written = el.cmp("arith.cmpi", "sge", last, el.c(0, np.int32))
+  shape = tuple(ref.shape)
+  old = None
+  if not isinstance(out_var, jax_core.DropVar) and out_var in low.used:
+    # A swap's old values: each position's element, by the same select +
+    # sum.
+    whole = _reshape_value(low, _load(low, ref, (), None), (n,))
+    ps = (p, n)
+    at = low.op(f"pallas.iota 1 : {M.tensor_type(ps, np.int32)}", ps,
+                np.int32, False)
+    clamped = _reshape_value(low, low.as_tensor(clamped, ishape), (p,))
+    hit_old = _Ew(low, at).cmp("arith.cmpi", "eq",
+                               _bcast(low, clamped, ps, (0,)), at)
+    old = _reshape_value(low, _sum_bits(low, whole, hit_old, ps, (p,)), ishape)
+  new = _reshape_value(low, new, shape)
+  written = _reshape_value(low, written, shape)
+  low.emit(f"pallas.store {ref.name}[], {new.name} mask {written.name} : "
+           f"{ref.type}, {new.type}")
+  return old
+
+
+def _bcast(low, v: V, shape, dims):
+  """`v` broadcast to `shape`, its dimensions at `dims`."""
+  return low.op(f"pallas.broadcast_in_dim {v.name} dims "
+                f"[{', '.join(map(str, dims))}] : {v.type} -> "
+                f"{M.tensor_type(shape, v.dtype)}", tuple(shape), v.dtype,
+                False)
 
 
 @rule("addupdate")

@@ -15,6 +15,7 @@ try:
   from jax import lax
   from jax.experimental import pallas as pl
   from jax.experimental.pallas import tpu as pltpu
+  from jax.experimental.pallas import triton as plgpu
   import pallasc_jax
   S = jax.ShapeDtypeStruct
 except Exception:  # pragma: no cover
@@ -128,7 +129,7 @@ class Refusals(PallascCase):
 
   def test_unsupported_scatter(self):
     def kernel(i_ref, x_ref, o_ref):
-      o_ref[i_ref[...]] = x_ref[...]  # a store at an arbitrary index vector
+      plgpu.atomic_add(o_ref, i_ref[...], x_ref[...])  # an arbitrary index vector
     fn = lambda i, x: pl.pallas_call(kernel, out_shape=S((16,),
                                                          jnp.float32))(i, x)
     self.refused(fn, S((8,), jnp.int32), S((8,), jnp.float32),

@@ -590,6 +590,34 @@ class Primitives(PallascCase):
               Ellipsis, jnp.sort(y_ref[...])),
           out_shape=S((8, 512), f32))(y), S((8, 512), f32), sub="sort-big")
 
+  def test_scatter_store(self):
+    # Stores through index arrays that are no iota pattern: duplicates (the
+    # last update wins, as XLA applies them in order), negative indices
+    # (wrapped), an index out of bounds (the update dropped, the swap's old
+    # value read clamped), a 2-D scatter; against interpret mode.
+    f32 = jnp.float32
+
+    def kernel(i_ref, j_ref, x_ref, y_ref, o_ref, p_ref, q_ref, r_ref):
+      o_ref[...] = jnp.zeros((16,), f32)
+      o_ref[i_ref[...]] = x_ref[...]
+      p_ref[...] = jnp.full((8, 16), -1.0, f32)
+      p_ref[j_ref[...], i_ref[...]] = y_ref[...]
+      q_ref[...] = jnp.arange(16, dtype=jnp.int32)
+      r_ref[...] = q_ref.at[i_ref[...]].swap(j_ref[...])
+    outs = [S((16,), f32), S((8, 16), f32), S((16,), jnp.int32),
+            S((8,), jnp.int32)]
+    fn = lambda *a: pl.pallas_call(kernel, out_shape=outs)(*a)
+    (c,) = self.export(fn, S((8,), jnp.int32), S((8,), jnp.int32),
+                       S((8,), f32), S((8,), f32))
+    i = np.array([3, -1, 7, 3, 0, 20, -16, 9], np.int32)  # 20: dropped
+    j = np.array([1, 0, 7, 1, 2, 5, 5, 3], np.int32)
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal(8).astype(np.float32)
+    y = rng.standard_normal(8).astype(np.float32)
+    want = self.check_call(c, inputs=[i, j, x, y], targets=gpu_targets(),
+                           emulate=("cuda:sm_90a",))
+    self.assertEqual(float(want[0][3]), float(x[3]))  # the last of two
+
   def test_ref_indexing(self):
     f32 = jnp.float32
 
