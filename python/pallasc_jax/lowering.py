@@ -1429,16 +1429,30 @@ def _cumsum(low, eqn):
                 f" {v.type}", v.shape, v.dtype, False)
 
 
-# cumprod/cummax/cummin have no dialect op: along an axis of at most
+# cumprod/cummax/cummin/cumlogsumexp have no dialect op: along an axis of at most
 # _MAX_UNROLLED_CUM elements they are unrolled, one slice of the axis per
 # step, and the steps concatenated (sequential order, as a scan).
 _MAX_UNROLLED_CUM = 128
 
 
+def _logaddexp(low, a: V, b: V) -> V:
+  """log(exp(a) + exp(b)) as jnp.logaddexp computes it: max + log1p(exp(
+  -|a - b|)), and a + b where the difference is NaN (a NaN, or infinities
+  of the same sign)."""
+  e = _Ew(low, a)
+  delta = e.f("arith.subf", a, b)
+  big = e.f("arith.maximumf", a, b)
+  tail = e.f("math.log1p", e.f("math.exp", e.f("arith.negf",
+                                                e.f("math.absf", delta))))
+  return e.sel(e.cmp("arith.cmpf", "uno", delta, delta), e.f("arith.addf", a, b),
+               e.f("arith.addf", big, tail))
+
+
 def _cumulative(kind):
   ops = {"cumprod": ("arith.mulf", "arith.muli", "arith.muli"),
          "cummax": ("arith.maximumf", "arith.maxsi", "arith.maxui"),
-         "cummin": ("arith.minimumf", "arith.minsi", "arith.minui")}[kind]
+         "cummin": ("arith.minimumf", "arith.minsi", "arith.minui"),
+         "cumlogsumexp": (_logaddexp, None, None)}[kind]
 
   def build(low, eqn):
     v = low.as_tensor(low.read(eqn.invars[0]), eqn.invars[0].aval.shape)
@@ -1452,6 +1466,9 @@ def _cumulative(kind):
       raise low.error(f"'{kind}' of bool is not supported")
     op = ops[0 if M.is_float(v.dtype) else 2 if M.is_unsigned(v.dtype)
              else 1]
+    if op is None:
+      raise low.error(f"'{kind}' of {np.dtype(v.dtype)} is not supported "
+                      "(floats only)")
     piece = list(v.shape)
     piece[axis] = 1
     piece = tuple(piece)
@@ -1466,14 +1483,14 @@ def _cumulative(kind):
                  f" [{', '.join(map(str, piece))}] "
                  f"[{', '.join(['1'] * len(piece))}] : {v.type} to {pt}",
                  piece, v.dtype, False)
-      acc = x if acc is None else low.op(
-          f"{op} {acc.name}, {x.name} : {pt}", piece, v.dtype, False)
+      acc = x if acc is None else op(low, acc, x) if callable(op) else (
+          low.op(f"{op} {acc.name}, {x.name} : {pt}", piece, v.dtype, False))
       steps[i] = acc
     return _concat(low, steps, axis, v.shape, v.dtype)
   return build
 
 
-for _k in ("cumprod", "cummax", "cummin"):
+for _k in ("cumprod", "cummax", "cummin", "cumlogsumexp"):
   RULES[_k] = _cumulative(_k)
 
 
