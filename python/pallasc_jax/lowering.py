@@ -1494,6 +1494,44 @@ for _k in ("cumprod", "cummax", "cummin", "cumlogsumexp"):
   RULES[_k] = _cumulative(_k)
 
 
+@rule("reduce_prod")
+def _reduce_prod(low, eqn):
+  # No dialect op: the axes are reduced one by one, each unrolled as the
+  # cumulative ops are (a product of its slices in sequence).
+  aval = out_aval(eqn)
+  a = eqn.invars[0]
+  v = low.as_tensor(low.read(a), a.aval.shape)
+  if M.is_bool(v.dtype):
+    raise low.error("'reduce_prod' of bool is not supported")
+  op = "arith.mulf" if M.is_float(v.dtype) else "arith.muli"
+  for axis in sorted((int(x) for x in eqn.params["axes"]), reverse=True):
+    n = v.shape[axis]
+    if n > _MAX_UNROLLED_CUM:
+      raise low.error(
+          f"'reduce_prod' along an axis of {n} elements: pallasc unrolls it, "
+          f"up to {_MAX_UNROLLED_CUM} elements")
+    piece = list(v.shape)
+    piece[axis] = 1
+    pt = M.tensor_type(piece, v.dtype)
+    acc = None
+    for i in range(n):
+      starts = [0] * len(piece)
+      starts[axis] = i
+      x = low.op(f"tensor.extract_slice {v.name}[{', '.join(map(str, starts))}]"
+                 f" [{', '.join(map(str, piece))}] "
+                 f"[{', '.join(['1'] * len(piece))}] : {v.type} to {pt}",
+                 tuple(piece), v.dtype, False)
+      acc = x if acc is None else low.op(f"{op} {acc.name}, {x.name} : {pt}",
+                                         tuple(piece), v.dtype, False)
+    if acc is None:  # an empty axis: the product is 1
+      acc = low.constant(np.ones((), v.dtype), tuple(piece), v.dtype, False)
+    new = tuple(d for k, d in enumerate(v.shape) if k != axis)
+    v = _reshape_value(low, acc, new)
+    if new != ():
+      v = low.as_tensor(v, new)
+  return v if tuple(aval.shape) != () else low.as_scalar(v)
+
+
 def _precision_name(p):
   if p is None:
     return "default"

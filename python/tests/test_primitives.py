@@ -269,7 +269,7 @@ class Primitives(PallascCase):
   def test_cumulative_ops(self):
     # cumprod, cummax, cummin (forward and reverse, float, signed and
     # unsigned) and cumlogsumexp (with infinities and NaNs), unrolled along
-    # the axis.
+    # the axis; reduce_prod over one and two axes.
     f32, i32, u32 = jnp.float32, jnp.int32, jnp.uint32
 
     def kernel(x_ref, i_ref, f_ref, n_ref):
@@ -284,11 +284,16 @@ class Primitives(PallascCase):
       special = jnp.where(i < 2, -jnp.inf, jnp.where(i == 15, jnp.inf, x))
       f_ref[5] = lax.cumlogsumexp(special, axis=0, reverse=True)
       f_ref[6] = lax.cumlogsumexp(jnp.where(i == 7, jnp.nan, x), axis=0)
+      f_ref[7] = jnp.broadcast_to(jnp.prod(1.0 + x * 0.1, axis=0), (16, 128))
+      f_ref[8] = jnp.broadcast_to(
+          jnp.prod(1.0 + x[:, :8] * 0.1, axis=1, keepdims=True), (16, 128))
+      n_ref[3] = jnp.broadcast_to(jnp.prod(i[:4, :8] % 3 - 1, axis=(0, 1)),
+                                  (16, 128))
       n_ref[0] = lax.cummax(i - 8, axis=0)
       n_ref[1] = lax.cummin(i.astype(u32) * 300000000, axis=0).astype(i32)
       n_ref[2] = lax.cumprod(i % 3 - 1, axis=0, reverse=True)
     fn = lambda x, i: pl.pallas_call(kernel, out_shape=[
-        S((7, 16, 128), f32), S((3, 16, 128), i32)])(x, i)
+        S((9, 16, 128), f32), S((4, 16, 128), i32)])(x, i)
     self.run_kernel(fn, S((16, 128), f32), S((16, 128), i32),
                     emulate=("cuda:sm_90a",))
 
