@@ -1333,11 +1333,12 @@ def _sum_bits(low, v: V, pick: V, sq, shape) -> V:
   return _Ew(low, o).bitcast(o, dtype)
 
 
-def _sort_key(low, v: V):
+def _sort_key(low, v: V, standardize=True):
   """`v` as integers in sort order and whether to compare them unsigned:
   floats as JAX's _float_to_int_for_sort orders them (-0 == 0, every NaN
   last and equal; narrower floats through f32, exactly), unsigned integers
-  and bools unsigned."""
+  and bools unsigned. Without `standardize`, floats keep their bits' total
+  order (-0 < 0, NaNs by sign and payload): XLA's TopK order."""
   dtype = np.dtype(v.dtype)
   if M.is_bool(dtype):
     return low.convert(v, np.int8), True
@@ -1348,10 +1349,11 @@ def _sort_key(low, v: V):
   it = _same_width_int(v.dtype)
   e = _Ew(low, v)
   signed = e.bitcast(v, it)
-  signed = e.sel(e.cmp("arith.cmpf", "oeq", v, e.c(0, v.dtype)), e.c(0, it),
-                 signed)
   top = np.iinfo(it).max
-  signed = e.sel(e.cmp("arith.cmpf", "uno", v, v), e.c(top, it), signed)
+  if standardize:
+    signed = e.sel(e.cmp("arith.cmpf", "oeq", v, e.c(0, v.dtype)),
+                   e.c(0, it), signed)
+    signed = e.sel(e.cmp("arith.cmpf", "uno", v, v), e.c(top, it), signed)
   flipped = e.f("arith.subi", e.c(top, it), e.bitcast(v, it))
   neg = e.cmp("arith.cmpi", "slt", signed, e.c(0, it))
   return e.sel(neg, flipped, signed), False
@@ -1395,6 +1397,52 @@ def _sort(low, eqn):
                 rest + (n,), np.int32, False)
   return [_transpose_value(low, o, back)
           for o in _permute_last(low, vals, rank)]
+
+
+@rule("top_k")
+def _top_k(low, eqn):
+  (a,) = eqn.invars
+  shape = tuple(a.aval.shape)
+  axis = int(eqn.params.get("axis", len(shape) - 1)) % len(shape)
+  k = int(eqn.params["k"])
+  n = shape[axis]
+  if n > _SORT_LIMIT:
+    raise low.error(f"'top_k' along an axis of {n} elements: pallasc ranks "
+                    f"every pair, up to {_SORT_LIMIT} elements per row")
+  v, back = _to_last_axis(low, low.as_tensor(low.read(a), shape), axis)
+  rest = v.shape[:-1]
+  sq = tuple(rest) + (n, n)
+  # before[i, j]: element j comes before element i: larger in XLA's TopK
+  # order (the bits' total order: NaN first, 0 before -0), or equal and
+  # earlier.
+  i_idx = low.op(f"pallas.iota {len(rest)} : {M.tensor_type(sq, np.int32)}",
+                 sq, np.int32, False)
+  j_idx = low.op(f"pallas.iota {len(rest) + 1} : "
+                 f"{M.tensor_type(sq, np.int32)}", sq, np.int32, False)
+  e = _Ew(low, i_idx)
+  key, unsigned = _sort_key(low, v, standardize=False)
+  ki, kj = _square(low, key, -2), _square(low, key, -1)
+  gt = e.cmp("arith.cmpi", "ugt" if unsigned else "sgt", kj, ki)
+  eq = e.cmp("arith.cmpi", "eq", kj, ki)
+  before = e.f("arith.ori", gt, e.f("arith.andi", eq,
+                                    e.cmp("arith.cmpi", "slt", j_idx, i_idx)))
+  count = low.convert(before, np.int32)
+  rank = low.op(f"pallas.reduce sum {count.name} dims [{len(rest) + 1}] : "
+                f"{count.type} -> {M.tensor_type(rest + (n,), np.int32)}",
+                rest + (n,), np.int32, False)
+  pos = low.op(f"pallas.iota {len(rest)} : "
+               f"{M.tensor_type(rest + (n,), np.int32)}", rest + (n,),
+               np.int32, False)
+  outs = []
+  for o in _permute_last(low, [v, pos], rank):
+    if k != n:
+      part = tuple(rest) + (k,)
+      o = low.op(f"tensor.extract_slice {o.name}[{', '.join(['0'] * len(part))}]"
+                 f" [{', '.join(map(str, part))}] [{', '.join(['1'] * len(part))}]"
+                 f" : {o.type} to {M.tensor_type(part, o.dtype)}", part,
+                 o.dtype, False)
+    outs.append(_transpose_value(low, o, back))
+  return outs
 
 
 @rule("rev")

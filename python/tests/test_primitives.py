@@ -561,11 +561,13 @@ class Primitives(PallascCase):
 
   def test_sort_and_rev(self):
     # lax.sort (one and several operands, num_keys, along either axis),
-    # argsort and rev (jnp.flip, descending sorts) against interpret mode:
-    # NaNs last, -0 == 0 (so a stable sort keeps their order), duplicates.
+    # argsort, rev (jnp.flip, descending sorts) and top_k against interpret
+    # mode: NaNs last (first for top_k), -0 == 0 in sorts (so a stable sort
+    # keeps their order; top_k puts 0 before -0), duplicates.
     f32 = jnp.float32
 
-    def kernel(x_ref, k_ref, v_ref, u_ref, o1, o2, o3, o4, o5, o6, o7, o8):
+    def kernel(x_ref, k_ref, v_ref, u_ref, o1, o2, o3, o4, o5, o6, o7, o8,
+               o9, o10, o11):
       x = x_ref[...]
       o1[...] = jnp.sort(x, axis=1)
       o2[...] = jnp.sort(x, axis=0)
@@ -578,9 +580,14 @@ class Primitives(PallascCase):
       _, _, v2 = lax.sort((k_ref[...], x, v_ref[...]), dimension=1, num_keys=2,
                        is_stable=True)
       o8[...] = v2
+      tv, ti = lax.top_k(x, 8)
+      o9[...], o10[...] = tv, ti
+      tv0, _ = lax.top_k(x.T, 4)
+      o11[...] = tv0
     shapes = [S((8, 32), f32), S((8, 32), f32), S((8, 32), jnp.int32),
               S((8, 32), jnp.int32), S((8, 32), f32), S((8, 32), f32),
-              S((8, 32), jnp.uint32), S((8, 32), f32)]
+              S((8, 32), jnp.uint32), S((8, 32), f32), S((8, 8), f32),
+              S((8, 8), jnp.int32), S((32, 4), f32)]
     fn = lambda *a: pl.pallas_call(kernel, out_shape=shapes)(*a)
     (c,) = self.export(fn, S((8, 32), f32), S((8, 32), jnp.int32),
                        S((8, 32), f32), S((8, 32), jnp.uint32))
