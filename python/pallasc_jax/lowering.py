@@ -2083,8 +2083,78 @@ def _fit(idx: str, fit: bool) -> str:
 _EVICTION_POLICIES = ("evict_first", "evict_last", "evict_normal")
 
 
+# A gather that mixes slices with one index vector is unrolled: at most
+# this many indices.
+_MAX_UNROLLED_GATHER = 64
+
+
+def _slice_gather(low, transforms):
+  """(the NDIndexer, its index-vector dimension) of a load that mixes slices
+  with one 1-D index vector that is no iota pattern (paged attention's
+  `k_pages_ref[block_tables]`), or None."""
+  from jax._src.state import indexing
+  ts = list(transforms or ())
+  if len(ts) != 1 or not isinstance(ts[0], indexing.NDIndexer):
+    return None
+  t = ts[0]
+  vec = [d for d, i in enumerate(t.indices)
+         if not isinstance(i, indexing.Slice)]
+  if len(vec) != 1 or len(vec) == len(t.indices):
+    return None
+  idx = t.indices[vec[0]]
+  shape = tuple(getattr(getattr(idx, "aval", None), "shape", ()) or ())
+  if len(shape) != 1 or _lin_of(low, idx) is not None:
+    return None
+  return t, vec[0]
+
+
+def _unrolled_gather(low, ref: RefV, t, dim):
+  """ref[..., idx, ...] with slices elsewhere: one load per index (a dynamic
+  start along `dim`: wrapped once when negative, then clamped, as JAX's
+  gather clamps), the pieces concatenated along `dim`."""
+  idx = t.indices[dim]
+  count = int(idx.aval.shape[0])
+  if count > _MAX_UNROLLED_GATHER:
+    raise low.error(
+        f"a load that mixes slices with an index vector of {count} entries: "
+        f"pallasc unrolls it, one load per entry, up to "
+        f"{_MAX_UNROLLED_GATHER}")
+  vec = low.as_tensor(low.convert(low.read(idx), np.int32), (count,))
+  parts, sizes = [], []
+  for d, i in enumerate(t.indices):
+    if d == dim:
+      parts.append(None)
+      continue
+    st = _start_of(low, i.start)
+    if not isinstance(i.size, (int, np.integer)):
+      raise low.error("a slice of dynamic size (pl.ds with a traced size)"
+                      " is not supported")
+    text = f"{st.name if isinstance(st, V) else st} : {int(i.size)}"
+    if int(i.stride) != 1:
+      text += f" : {int(i.stride)}"
+    parts.append(text)
+    sizes.append(int(i.size))
+  piece = list(sizes)
+  piece.insert(dim, 1)
+  pieces = []
+  for k in range(count):
+    at = low.index_const(k)
+    s = low.op(f"tensor.extract {vec.name}[{at}] : {vec.type}", (), np.int32,
+               True)
+    text = ", ".join(s.name if p is None else p for p in parts)
+    v = low.op(f"pallas.load {ref.name}[{text}] {{fit}} : {ref.type} -> "
+               f"{M.tensor_type(sizes, ref.dtype)}", tuple(sizes), ref.dtype,
+               False)
+    pieces.append(_reshape_value(low, v, tuple(piece)))
+  full = list(sizes)
+  full.insert(dim, count)
+  return _concat(low, pieces, dim, tuple(full), ref.dtype)
+
+
 def _load(low, ref: RefV, transforms, shape, mask=None, other=None,
           fit=False, eviction_policy=None):
+  if mask is None and _slice_gather(low, transforms) is not None:
+    return _unrolled_gather(low, ref, *_slice_gather(low, transforms))
   try:
     idx, vshape = index_ref(low, ref, transforms, shape, gather_ok=True)
   except _Gather as g:

@@ -636,6 +636,29 @@ class Primitives(PallascCase):
                            emulate=("cuda:sm_90a",))
     self.assertEqual(float(want[0][3]), float(x[3]))  # the last of two
 
+  def test_gather_with_slices(self):
+    # A load that mixes slices with one index vector (paged attention's
+    # k_pages_ref[block_tables]): unrolled, one load per index; negative
+    # indices wrap, out-of-bounds ones clamp, as interpret mode's gather.
+    f32 = jnp.float32
+
+    def kernel(t_ref, p_ref, q_ref, o_ref, r_ref):
+      pages = t_ref[pl.ds(1, 4)]
+      o_ref[...] = p_ref[pages].reshape(32, 16)
+      r_ref[...] = q_ref[:, t_ref[pl.ds(0, 8)], pl.ds(0, 8)]
+    outs = [S((32, 16), f32), S((4, 8, 8), f32)]
+    fn = lambda *a: pl.pallas_call(kernel, out_shape=outs, in_specs=[
+        pl.BlockSpec(memory_space=pltpu.SMEM), pl.BlockSpec(),
+        pl.BlockSpec()])(*a)
+    (c,) = self.export(fn, S((8,), jnp.int32), S((10, 8, 16), f32),
+                       S((4, 10, 16), f32))
+    t = np.array([2, 7, 0, -1, 12, 3, 3, 9], np.int32)
+    rng = np.random.default_rng(5)
+    pg = rng.standard_normal((10, 8, 16)).astype(np.float32)
+    q = rng.standard_normal((4, 10, 16)).astype(np.float32)
+    self.check_call(c, inputs=[t, pg, q], targets=gpu_targets(),
+                    emulate=("cuda:sm_90a",))
+
   def test_ref_indexing(self):
     f32 = jnp.float32
 

@@ -16,6 +16,7 @@ from harness import (PallascCase, gpu_targets, have_rocm_libs,
 try:
   import jax
   import jax.numpy as jnp
+  from jax.experimental.pallas.ops.gpu import paged_attention
   from jax.experimental.pallas.ops.gpu import (attention, decode_attention,
                                                layer_norm, softmax)
   from jax.experimental.pallas.ops.tpu import flash_attention, matmul
@@ -101,6 +102,34 @@ class ShippedOps(PallascCase):
                        S((1, 128, 64), jnp.float16), emulate=emulate)
     self.assertEqual(c.spec["grid"], [1, 1])
     self.assertEqual(c.spec["compiler_params"]["gpu"]["num_warps"], 4)
+
+  def test_paged_attention(self):
+    # k_pages_ref[block_tables]: a load mixing slices with an index vector
+    # (one load per page), on the block tables and lengths the op passes.
+    f = functools.partial(paged_attention.paged_attention,
+                          pages_per_compute_block=2, k_splits=2)
+    rng = np.random.default_rng(0)
+    q = rng.standard_normal((1, 16, 64)).astype(np.float16)
+    k, v = [rng.standard_normal((1, 16, 16, 64)).astype(np.float16)
+            for _ in range(2)]
+    tables = rng.permutation(16)[:8].reshape(1, 8).astype(np.int32)
+    lengths = np.array([100], np.int32)
+    fn = lambda *a: f(*a)
+    (c,) = self.export(fn, *[S(x.shape, x.dtype)
+                             for x in (q, k, v, tables, lengths)])
+    (ins,) = pallas_call_inputs(fn, q, k, v, tables, lengths)
+    emulate = ["cuda:sm_90a"] + (["rocm:gfx942"] if have_rocm_libs() else [])
+    self.check_call(c, targets=gpu_targets(), inputs=ins, emulate=emulate)
+    # int8 k/v with per-token scales.
+    k8, v8 = [rng.integers(-127, 128, (1, 16, 16, 64)).astype(np.int8)
+              for _ in range(2)]
+    ks, vs = [rng.uniform(0.001, 0.02, (1, 16, 16)).astype(np.float32)
+              for _ in range(2)]
+    args = (q, k8, v8, tables, lengths, ks, vs)
+    (c8,) = self.export(fn, *[S(x.shape, x.dtype) for x in args],
+                        sub="int8")
+    (ins8,) = pallas_call_inputs(fn, *args)
+    self.check_call(c8, targets=gpu_targets(), inputs=ins8, emulate=emulate)
 
   def test_tpu_matmul(self):
     f = lambda x, y: matmul.matmul(x, y, block_shape=(64, 128), block_k=128)
