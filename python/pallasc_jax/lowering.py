@@ -2730,11 +2730,21 @@ def _for_loop(low, lb: str, ub: str, carries, body, iv_hook=None):
   return _results(low, res, init) if init else []
 
 
+def _pass_lin(low, outer, inner):
+  """Iota patterns of the operands a loop or branch closes over (its
+  consts) hold for the body's variables too: indexing with them inside
+  stays a strided slice instead of a gather."""
+  for a, v in zip(outer, inner):
+    if isinstance(a, jax_core.Var) and a in low.lin:
+      low.lin[v] = low.lin[a]
+
+
 @rule("scan")
 def _scan(low, eqn):
   p = eqn.params
   nc, nk = p["num_consts"], p["num_carry"]
   body = p["jaxpr"]
+  _pass_lin(low, eqn.invars[:nc], body.jaxpr.invars[:nc])
   consts = [low.read(a) for a in eqn.invars[:nc]]
   init = [low.read(a) for a in eqn.invars[nc:nc + nk]]
   xs = eqn.invars[nc + nk:]
@@ -2824,6 +2834,8 @@ def _while(low, eqn):
   p = eqn.params
   cn, bn = p["cond_nconsts"], p["body_nconsts"]
   cj, bj = p["cond_jaxpr"], p["body_jaxpr"]
+  _pass_lin(low, eqn.invars[:cn], cj.jaxpr.invars[:cn])
+  _pass_lin(low, eqn.invars[cn:cn + bn], bj.jaxpr.invars[:bn])
   cconsts = [low.read(a) for a in eqn.invars[:cn]]
   bconsts = [low.read(a) for a in eqn.invars[cn:cn + bn]]
   init = [low.read(a) for a in eqn.invars[cn + bn:]]
@@ -2911,6 +2923,8 @@ def _run_scoped(low, eqn):
 def _cond(low, eqn):
   branches = eqn.params["branches"]
   idx_atom, *ops = eqn.invars
+  for b in branches:
+    _pass_lin(low, ops, b.jaxpr.invars)
   args = [low.read(a) for a in ops]
   avals = [v.aval for v in eqn.outvars]
   res = low.fn.fresh()

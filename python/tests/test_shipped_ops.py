@@ -16,7 +16,7 @@ from harness import (PallascCase, gpu_targets, have_rocm_libs,
 try:
   import jax
   import jax.numpy as jnp
-  from jax.experimental.pallas.ops.gpu import paged_attention
+  from jax.experimental.pallas.ops.gpu import paged_attention, rms_norm
   from jax.experimental.pallas.ops.gpu import (attention, decode_attention,
                                                layer_norm, softmax)
   from jax.experimental.pallas.ops.tpu import flash_attention, matmul
@@ -102,6 +102,37 @@ class ShippedOps(PallascCase):
                        S((1, 128, 64), jnp.float16), emulate=emulate)
     self.assertEqual(c.spec["grid"], [1, 1])
     self.assertEqual(c.spec["compiler_params"]["gpu"]["num_warps"], 4)
+
+  def norm_backward(self, op):
+    # The op's backward kernels (dx; dw and db), run on the operands the op
+    # passes them (the forward's mean and rstd): jax.vjp of the op.
+    x = np.random.default_rng(0).standard_normal((2, 4, 256)).astype(
+        np.float32)
+    w, b = [np.random.default_rng(i).standard_normal(256).astype(np.float32)
+            for i in (1, 2)]
+    do = np.random.default_rng(3).standard_normal((2, 4, 256)).astype(
+        np.float32)
+    args = (x, w, b, do)
+
+    def fn(*a):
+      *ins, g = a
+      _, vjp = jax.vjp(op, *ins)
+      return vjp(g)
+    calls = self.export(fn, *[S(a.shape, a.dtype) for a in args])
+    ins = pallas_call_inputs(fn, *args)
+    self.assertEqual(len(calls), len(ins))
+    emulate = ["cuda:sm_90a"] + (["rocm:gfx942"] if have_rocm_libs() else [])
+    for c, i in zip(calls, ins):
+      self.check_call(c, targets=gpu_targets(), inputs=i, emulate=emulate)
+    return calls
+
+  def test_layer_norm_backward(self):
+    calls = self.norm_backward(lambda x, w, b: layer_norm.layer_norm(x, w, b))
+    self.assertEqual(len(calls), 3)  # forward, dx, dw + db
+
+  def test_rms_norm_backward(self):
+    calls = self.norm_backward(lambda x, w, b: rms_norm.rms_norm(x, w, b))
+    self.assertEqual(len(calls), 3)
 
   def test_paged_attention(self):
     # k_pages_ref[block_tables]: a load mixing slices with an index vector
