@@ -134,6 +134,27 @@ class ShippedOps(PallascCase):
     calls = self.norm_backward(lambda x, w, b: rms_norm.rms_norm(x, w, b))
     self.assertEqual(len(calls), 3)
 
+  def test_mha_backward(self):
+    # jax.vjp of attention.mha: the forward, the preprocessing and the dq /
+    # dk / dv kernel, run on the operands the op passes them (the
+    # forward's residuals).
+    bs = attention.BlockSizes(block_q=16, block_k=16, block_q_dkv=16,
+                              block_kv_dkv=16, block_q_dq=16, block_kv_dq=16)
+    f = functools.partial(attention.mha, segment_ids=None, causal=True,
+                          block_sizes=bs, sm_scale=0.5)
+
+    def fn(q, k, v, do):
+      _, vjp = jax.vjp(f, q, k, v)
+      return vjp(do)
+    rng = np.random.default_rng(0)
+    args = [rng.standard_normal((1, 32, 2, 64)).astype(np.float16)
+            for _ in range(4)]
+    calls = self.export(fn, *[S(a.shape, a.dtype) for a in args])
+    self.assertEqual(len(calls), 3)
+    emulate = ["cuda:sm_90a"] + (["rocm:gfx942"] if have_rocm_libs() else [])
+    for c, i in zip(calls, pallas_call_inputs(fn, *args)):
+      self.check_call(c, targets=gpu_targets(), inputs=i, emulate=emulate)
+
   def test_paged_attention(self):
     # k_pages_ref[block_tables]: a load mixing slices with an index vector
     # (one load per page), on the block tables and lengths the op passes.
