@@ -1148,13 +1148,8 @@ def _expand_dims(low, eqn):
 @rule("transpose")
 def _transpose(low, eqn):
   v = low.read(eqn.invars[0])
-  perm = tuple(eqn.params["permutation"])
-  shape = tuple(out_aval(eqn).shape)
-  if perm == tuple(range(len(perm))):
-    return v
-  return low.op(f"pallas.transpose {v.name} [{', '.join(map(str, perm))}] : "
-                f"{v.type} -> {M.tensor_type(shape, v.dtype)}", shape,
-                v.dtype, False)
+  return _transpose_value(low, v, tuple(int(p) for p in
+                                        eqn.params["permutation"]))
 
 
 @rule("iota")
@@ -1359,6 +1354,33 @@ def _sort_key(low, v: V, standardize=True):
   return e.sel(neg, flipped, signed), False
 
 
+def _ranks(low, keys, descending=False) -> V:
+  """Each element's rank along the last axis of the (key, unsigned) pairs
+  `keys` ([rest..., n] each): how many elements come before it, the keys
+  compared in order (ascending or descending), then the position (stable).
+  """
+  shape = keys[0][0].shape
+  rest, n = shape[:-1], shape[-1]
+  sq = tuple(rest) + (n, n)
+  # before[i, j]: element j comes before element i.
+  i_idx = low.op(f"pallas.iota {len(rest)} : {M.tensor_type(sq, np.int32)}",
+                 sq, np.int32, False)
+  j_idx = low.op(f"pallas.iota {len(rest) + 1} : "
+                 f"{M.tensor_type(sq, np.int32)}", sq, np.int32, False)
+  e = _Ew(low, i_idx)
+  before = e.cmp("arith.cmpi", "slt", j_idx, i_idx)
+  for key, unsigned in reversed(keys):
+    ki, kj = _square(low, key, -2), _square(low, key, -1)
+    pred = ("u" if unsigned else "s") + ("gt" if descending else "lt")
+    first = e.cmp("arith.cmpi", pred, kj, ki)
+    eq = e.cmp("arith.cmpi", "eq", kj, ki)
+    before = e.f("arith.ori", first, e.f("arith.andi", eq, before))
+  count = low.convert(before, np.int32)
+  return low.op(f"pallas.reduce sum {count.name} dims [{len(rest) + 1}] : "
+                f"{count.type} -> {M.tensor_type(shape, np.int32)}", shape,
+                np.int32, False)
+
+
 @rule("sort")
 def _sort(low, eqn):
   dim = int(eqn.params["dimension"])
@@ -1375,26 +1397,7 @@ def _sort(low, eqn):
   moved = [_to_last_axis(low, v, dim) for v in vals]
   back = moved[0][1]
   vals = [m[0] for m in moved]
-  rest = vals[0].shape[:-1]
-  sq = tuple(rest) + (n, n)
-  # before[i, j]: element j sorts before element i. Keys compare in order,
-  # then the position (a stable sort: also what an unstable one may give).
-  i_idx = low.op(f"pallas.iota {len(rest)} : {M.tensor_type(sq, np.int32)}",
-                 sq, np.int32, False)
-  j_idx = low.op(f"pallas.iota {len(rest) + 1} : "
-                 f"{M.tensor_type(sq, np.int32)}", sq, np.int32, False)
-  e = _Ew(low, i_idx)
-  before = e.cmp("arith.cmpi", "slt", j_idx, i_idx)
-  for v in reversed(vals[:num_keys]):
-    key, unsigned = _sort_key(low, v)
-    ki, kj = _square(low, key, -2), _square(low, key, -1)
-    lt = e.cmp("arith.cmpi", "ult" if unsigned else "slt", kj, ki)
-    eq = e.cmp("arith.cmpi", "eq", kj, ki)
-    before = e.f("arith.ori", lt, e.f("arith.andi", eq, before))
-  count = low.convert(before, np.int32)
-  rank = low.op(f"pallas.reduce sum {count.name} dims [{len(rest) + 1}] : "
-                f"{count.type} -> {M.tensor_type(rest + (n,), np.int32)}",
-                rest + (n,), np.int32, False)
+  rank = _ranks(low, [_sort_key(low, v) for v in vals[:num_keys]])
   return [_transpose_value(low, o, back)
           for o in _permute_last(low, vals, rank)]
 
@@ -1411,25 +1414,9 @@ def _top_k(low, eqn):
                     f"every pair, up to {_SORT_LIMIT} elements per row")
   v, back = _to_last_axis(low, low.as_tensor(low.read(a), shape), axis)
   rest = v.shape[:-1]
-  sq = tuple(rest) + (n, n)
-  # before[i, j]: element j comes before element i: larger in XLA's TopK
-  # order (the bits' total order: NaN first, 0 before -0), or equal and
-  # earlier.
-  i_idx = low.op(f"pallas.iota {len(rest)} : {M.tensor_type(sq, np.int32)}",
-                 sq, np.int32, False)
-  j_idx = low.op(f"pallas.iota {len(rest) + 1} : "
-                 f"{M.tensor_type(sq, np.int32)}", sq, np.int32, False)
-  e = _Ew(low, i_idx)
-  key, unsigned = _sort_key(low, v, standardize=False)
-  ki, kj = _square(low, key, -2), _square(low, key, -1)
-  gt = e.cmp("arith.cmpi", "ugt" if unsigned else "sgt", kj, ki)
-  eq = e.cmp("arith.cmpi", "eq", kj, ki)
-  before = e.f("arith.ori", gt, e.f("arith.andi", eq,
-                                    e.cmp("arith.cmpi", "slt", j_idx, i_idx)))
-  count = low.convert(before, np.int32)
-  rank = low.op(f"pallas.reduce sum {count.name} dims [{len(rest) + 1}] : "
-                f"{count.type} -> {M.tensor_type(rest + (n,), np.int32)}",
-                rest + (n,), np.int32, False)
+  # Larger first in XLA's TopK order (the bits' total order: NaN first, 0
+  # before -0), equal values by position.
+  rank = _ranks(low, [_sort_key(low, v, standardize=False)], descending=True)
   pos = low.op(f"pallas.iota {len(rest)} : "
                f"{M.tensor_type(rest + (n,), np.int32)}", rest + (n,),
                np.int32, False)
