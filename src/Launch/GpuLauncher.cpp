@@ -38,6 +38,9 @@ std::string encodeGpuLaunchRecord(const GpuLaunchRecord &r) {
     case GpuKernelParam::Kind::GridBound:
       os << " G " << p.axis;
       break;
+    case GpuKernelParam::Kind::Symbol:
+      os << " S " << p.index;
+      break;
     case GpuKernelParam::Kind::TensorMap: {
       const GpuTensorMap &m = p.tensorMap;
       os << " T " << m.input << ' ' << (m.bf16 ? 1 : 0) << ' '
@@ -90,6 +93,8 @@ bool decodeGpuLaunchRecord(std::string_view text, GpuLaunchRecord &record,
       p.isOutput = flag != 0;
     } else if (kind == "G" && is >> p.axis) {
       p.kind = GpuKernelParam::Kind::GridBound;
+    } else if (kind == "S" && is >> p.index) {
+      p.kind = GpuKernelParam::Kind::Symbol;
     } else if (kind == "T" &&
                is >> p.tensorMap.input >> flag >> p.tensorMap.globalShape[0] >>
                    p.tensorMap.globalShape[1] >> p.tensorMap.boxShape[0] >>

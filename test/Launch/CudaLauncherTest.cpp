@@ -120,6 +120,17 @@ TEST_CASE("cuda launcher: the launch record round-trips as text",
   CHECK(back.params[3].tensorMap.globalShape[0] == 128);
 
   CHECK(back.pointerAlignment == 16);
+  // A symbol parameter (a symbolic call's) round-trips too.
+  GpuLaunchRecord withSymbol = r;
+  GpuKernelParam sym;
+  sym.kind = GpuKernelParam::Kind::Symbol;
+  sym.index = 2;
+  withSymbol.params.insert(withSymbol.params.begin() + 3, sym);
+  REQUIRE(decodeGpuLaunchRecord(encodeGpuLaunchRecord(withSymbol), back,
+                                error));
+  REQUIRE(back.params.size() == 5);
+  CHECK(back.params[3].kind == GpuKernelParam::Kind::Symbol);
+  CHECK(back.params[3].index == 2);
   // The pointer alignment is embedded ("A n" last); a record without it
   // gets the default, one that is not a power of two is refused.
   std::string text = encodeGpuLaunchRecord(r);
