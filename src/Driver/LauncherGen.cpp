@@ -673,6 +673,15 @@ emitLaunchers(ModuleOp module, const std::string &name,
   if (plan.eliminated)
     return fail("the call was eliminated by pallas-dce (none of its outputs "
                 "is used): there is nothing to launch");
+  // The GPU entry points do not take symbols yet: the kernels do (the
+  // manifest's launch params of kind `symbol`, docs/integration.md).
+  if (!plan.symbolic.empty() && (!cudaImages.empty() || !rocmImages.empty()))
+    return fail(std::string("the spec has symbolic shapes; generated ") +
+                (!cudaImages.empty() ? "CUDA" : "HIP") +
+                " launchers do not take symbols yet (--target cpu's do): "
+                "launch the artifact as the manifest's launch record "
+                "describes (its params of kind 'symbol'), or compile the "
+                "spec at a static shape");
   if (wantHeader)
     files.header =
         generateHeader(plan, batch, name, sources, cpu, cudaImages,
