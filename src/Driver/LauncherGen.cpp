@@ -381,6 +381,7 @@ struct EmbeddedArch {
 /// `__pallasc_<vendor>_*`.
 bool addGpuEntryPoint(llvm::Module &m, const std::string &vendor,
                       const char *runSymbol, const char *runBatchSymbol,
+                      const char *runSymbolicSymbol,
                       const std::string &entryName, const HostCallPlan &plan,
                       const BatchLoopProgram *batch,
                       const std::vector<EmbeddedArch> &archs,
@@ -439,7 +440,11 @@ bool addGpuEntryPoint(llvm::Module &m, const std::string &vendor,
       prefix + "_entry_name");
 
   size_t numIn = plan.inputs.size(), numOut = plan.outputs.size();
-  size_t numBounds = static_cast<size_t>(plan.numDynamicBounds());
+  // A symbolic call's symbol values follow the bounds (as for the CPU);
+  // the runtime checks them against the plan's symbolic section.
+  bool symbolic = !plan.symbolic.empty();
+  size_t numBounds = static_cast<size_t>(plan.numDynamicBounds()) +
+                     plan.symbolic.symbols.size();
   std::vector<llvm::Type *> paramTypes(numIn + numOut, ptr);
   std::vector<llvm::Type *> boundTypes = boundParamTypes(ctx, numBounds, batch);
   paramTypes.insert(paramTypes.end(), boundTypes.begin(), boundTypes.end());
@@ -449,11 +454,11 @@ bool addGpuEntryPoint(llvm::Module &m, const std::string &vendor,
       llvm::GlobalValue::ExternalLinkage, entryName, m);
   std::vector<llvm::Type *> runTypes = {ptr, ptr, i64, ptr, i64, ptr,
                                         i64, i64, ptr, i64, ptr};
-  if (batch)
+  if (batch || symbolic)
     runTypes.insert(runTypes.end(), {ptr, i64});
-  llvm::FunctionCallee run =
-      m.getOrInsertFunction(batch ? runBatchSymbol : runSymbol,
-                            llvm::FunctionType::get(i32, runTypes, false));
+  llvm::FunctionCallee run = m.getOrInsertFunction(
+      batch ? runBatchSymbol : symbolic ? runSymbolicSymbol : runSymbol,
+      llvm::FunctionType::get(i32, runTypes, false));
   llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", entry));
   std::vector<llvm::Value *> operands;
   for (size_t i = 0; i < numIn + numOut; ++i)
@@ -475,6 +480,14 @@ bool addGpuEntryPoint(llvm::Module &m, const std::string &vendor,
     args.push_back(batchLoopConstant(m, *batch, prefix + "_batch_loop",
                                      loopSize));
     args.push_back(llvm::ConstantInt::get(i64, loopSize));
+  } else if (symbolic) {
+    // The plan's kernels are the images: every entry point index is 0.
+    std::string planText =
+        launch::encodeHostCallPlan(plan, [](launch::PackedFn) { return 0; });
+    args.push_back(privateConstant(
+        m, llvm::ConstantDataArray::getString(ctx, planText, false),
+        prefix + "_plan"));
+    args.push_back(llvm::ConstantInt::get(i64, planText.size()));
   }
   b.CreateRet(b.CreateCall(run, args));
   return true;
@@ -673,15 +686,6 @@ emitLaunchers(ModuleOp module, const std::string &name,
   if (plan.eliminated)
     return fail("the call was eliminated by pallas-dce (none of its outputs "
                 "is used): there is nothing to launch");
-  // The GPU entry points do not take symbols yet: the kernels do (the
-  // manifest's launch params of kind `symbol`, docs/integration.md).
-  if (!plan.symbolic.empty() && (!cudaImages.empty() || !rocmImages.empty()))
-    return fail(std::string("the spec has symbolic shapes; generated ") +
-                (!cudaImages.empty() ? "CUDA" : "HIP") +
-                " launchers do not take symbols yet (--target cpu's do): "
-                "launch the artifact as the manifest's launch record "
-                "describes (its params of kind 'symbol'), or compile the "
-                "spec at a static shape");
   if (wantHeader)
     files.header =
         generateHeader(plan, batch, name, sources, cpu, cudaImages,
@@ -693,7 +697,7 @@ emitLaunchers(ModuleOp module, const std::string &name,
   // The GPU entry points: no host code of the kernel, an empty module
   // augmented with the images and the call into the vendor runtime.
   auto addGpu = [&](const std::string &vendor, const char *runSymbol,
-                    const char *runBatchSymbol,
+                    const char *runBatchSymbol, const char *runSymbolicSymbol,
                     const std::vector<EmbeddedArch> &archs) {
     OwningOpRef<ModuleOp> empty =
         ModuleOp::create(UnknownLoc::get(module.getContext()));
@@ -701,6 +705,7 @@ emitLaunchers(ModuleOp module, const std::string &name,
     if (!runtime::emitHostObject(
             *empty, object, error, [&](llvm::Module &m, std::string &e) {
               return addGpuEntryPoint(m, vendor, runSymbol, runBatchSymbol,
+                                      runSymbolicSymbol,
                                       launcherPrefix(name) + "_" + vendor,
                                       plan, batch, archs, e);
             }))
@@ -710,11 +715,11 @@ emitLaunchers(ModuleOp module, const std::string &name,
   };
   if (!cudaImages.empty() &&
       !addGpu("cuda", launch::kCudaRunSymbol, launch::kCudaRunBatchSymbol,
-              cudaEmbedded(cudaImages)))
+              launch::kCudaRunSymbolicSymbol, cudaEmbedded(cudaImages)))
     return fail("(cuda) " + error);
   if (!rocmImages.empty() &&
       !addGpu("rocm", launch::kRocmRunSymbol, launch::kRocmRunBatchSymbol,
-              rocmEmbedded(rocmImages)))
+              launch::kRocmRunSymbolicSymbol, rocmEmbedded(rocmImages)))
     return fail("(rocm) " + error);
   if (cpu) {
     // The plan, with the entry points as indices into the table.
