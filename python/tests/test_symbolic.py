@@ -113,6 +113,43 @@ class Symbolic(PallascCase):
       self.assertEqual(load_npy(static_out, np.float32).tobytes(),
                        got.tobytes(), f"n = {size}")
 
+  def test_rmsnorm_emulated_gpus_at_every_size(self):
+    # The same symbolic export compiled once for cuda:sm_90a and rocm:gfx942:
+    # `pallasc run --emulate` takes n from the .npy shapes and passes it to
+    # the one kernel as a parameter; each size equals JAX's interpret mode of
+    # the static call at that size.
+    import os
+    from harness import gpu_targets, jax_interpret, load_npy, save_npy
+    import numpy as np
+    targets = [t for t in ("cuda:sm_90a", "rocm:gfx942") if t in gpu_targets()]
+    if not targets:
+      self.skipTest("no GPU target to emulate")
+    (n,) = export.symbolic_shape("n", constraints=("n <= 65536",))
+    w = S((1, 256), jnp.float32)
+    (c,) = self.export(rmsnorm, S((n, 256), jnp.float32), w)
+    mlir, spec = c.paths
+    rng = np.random.default_rng(1)
+    for size in (1, 7, 127, 1000):
+      x = rng.uniform(-1, 1, (size, 256)).astype(np.float32)
+      wv = rng.uniform(-1, 1, (1, 256)).astype(np.float32)
+      (s,) = pallasc_jax.trace(rmsnorm, S(x.shape, x.dtype), w)
+      grid = s.eqn.params["grid_mapping"].num_dynamic_grid_bounds
+      (want,) = jax_interpret(s.eqn, [x, wv], [-(-size // 8)] * grid)
+      d = os.path.join(self.dir, f"gpu{size}")
+      os.makedirs(d)
+      paths = [os.path.join(d, f) for f in ("x.npy", "w.npy")]
+      save_npy(paths[0], x)
+      save_npy(paths[1], wv)
+      for target in targets:
+        out = os.path.join(d, target.replace(":", "_") + ".npy")
+        self.pallasc("run", mlir, "--spec", spec, "--target", target,
+                     "--emulate", "--input", paths[0], "--input", paths[1],
+                     "--output", out, "--cache-dir",
+                     os.path.join(self.dir, "cache"))
+        np.testing.assert_allclose(load_npy(out, np.float32), want,
+                                   rtol=2e-5, atol=2e-5,
+                                   err_msg=f"{target}, n = {size}")
+
   def test_expressions_and_bounds(self):
     # A dimension that is an expression (8*m + 16), a lower bound from a
     # constraint, and a grid bound JAX folds (cdiv(8*m + 16, 8) = m + 2).

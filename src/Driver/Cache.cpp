@@ -204,7 +204,7 @@ Toolchain gatherToolchain(CompileCache &cache,
 // assertion fails when the struct changes size, to make that choice
 // explicit.
 #if defined(__x86_64__) && defined(__GLIBCXX__) && !defined(_GLIBCXX_DEBUG)
-static_assert(sizeof(DriverOptions) == 472,
+static_assert(sizeof(DriverOptions) == 504,
               "DriverOptions changed: decide whether the new field belongs "
               "in compileCacheKey, then update this size");
 #endif
@@ -252,9 +252,9 @@ std::string compileCacheKey(const DriverOptions &options,
   // spills warns or fails, neither is stored; one that does not spill is
   // the same either way), verbosity, timing, the cache settings
   // themselves; printIRAfterAll and --debug-internal-error compiles are
-  // not cached (cacheable()); symbolShapes and symbolValues (set by
-  // `pallasc run` only, whose JIT cache keys on the module: the symbolic one
-  // on the CPU, the one the symbols' values made static for the emulators).
+  // not cached (cacheable()); symbolShapes, symbolValues and runTarget (set
+  // by `pallasc run` only, whose JIT cache keys on the module: the symbolic
+  // one, on the CPU and the emulators alike).
   return h.finish();
 }
 

@@ -58,6 +58,8 @@ struct DriverOptions {
   /// are stored here and the spec stays symbolic (the CPU artifact runs
   /// every size; the JIT cache keys on the symbolic module).
   std::map<std::string, int64_t> *symbolValues = nullptr;
+  /// `pallasc run --target T`: T (empty: the run is on the CPU).
+  std::string runTarget;
   /// `--output-dir DIR`: where the outputs go.
   std::string outputDir = ".";
   /// `-o PATH`: a directory (as outputDir), or a file that names the one

@@ -115,10 +115,12 @@ struct RunCall {
           const launch::GpuLaunchRecord &record,
           const launch::HostCallPlan &plan, bool batched,
           const launch::GpuBatchLoop &batch,
-          const std::vector<int64_t> &boundValues)
+          const std::vector<int64_t> &boundValues,
+          const std::vector<int64_t> &symbols)
       : entry(entry), arch(arch), vendor(amd ? "ROCm" : "CUDA"),
         recordText(launch::encodeGpuLaunchRecord(record)), grid(plan.grid),
-        boundValues(boundValues), batched(batched), batch(batch) {
+        boundValues(boundValues), symbols(symbols), batched(batched),
+        batch(batch) {
     image.arch = this->arch.c_str();
     // (ROCm: the code object version, 5 as the runner builds it.)
     image.kind = amd ? 5 : launch::kCudaImagePtx;
@@ -219,6 +221,8 @@ struct RunCall {
   pallasc_gpu_image image{};
   std::vector<int64_t> grid;
   std::vector<int64_t> boundValues;
+  /// A symbolic call's symbol values (sorted by name), each in [1, 2^31).
+  std::vector<int64_t> symbols;
   bool batched;
   launch::GpuBatchLoop batch;
 };
@@ -318,7 +322,7 @@ int launchOnCuda(ModuleOp gpuModule, const GpuVendorLowering &vendor,
   launch::GpuKernelArgs args;
   if (launch::GpuStatus s =
           args.pack(record, launches[0].inputs, launches[0].outputs,
-                    launches[0].gridSizes, tensorMaps);
+                    launches[0].gridSizes, tensorMaps, run.symbols);
       !s)
     return fail(s);
   double ms = 0;
@@ -576,7 +580,7 @@ int emulateGpuRun(const RunOptions &options, ModuleOp gpuModule,
     launch::GpuStatus s =
         launch::computeLaunchGeometry(record, l.gridSizes, geometry);
     if (s)
-      s = launch::gridBoundValues(record, l.gridSizes, scalars);
+      s = launch::gridBoundValues(record, l.gridSizes, scalars, run.symbols);
     if (!s) {
       logError("error: " + s.message);
       return kExitInternalError;
@@ -701,7 +705,19 @@ int runOnGpu(const RunOptions &options, const GpuRunOptions &gpu) {
   // rocm:<arch>: the AMD lowering (CDNA: wave64, MFMA; RDNA: wave32, WMMA).
   bool amd = target->isAmd();
   RunFrontend setup;
-  if (int rc = startRun(options, options.driver, setup))
+  // A symbolic spec is compiled once, symbolic (as for the CPU), and runs
+  // at the symbols' values the inputs' shapes give: the kernel takes them
+  // as parameters (docs/run.md#symbolic-shapes).
+  DriverOptions driver = options.driver;
+  driver.runTarget = gpu.target;
+  driver.symbolShapes = [&](std::vector<std::vector<int64_t>> &shapes,
+                            std::vector<std::string> &sources,
+                            std::string &error) {
+    return symbolShapesFromInputs(options, shapes, sources, error);
+  };
+  std::map<std::string, int64_t> symbolValues;
+  driver.symbolValues = &symbolValues;
+  if (int rc = startRun(options, driver, setup))
     return rc;
   FrontendResult &fe = setup.fe;
 
@@ -723,6 +739,25 @@ int runOnGpu(const RunOptions &options, const GpuRunOptions &gpu) {
   GpuRunPlan runPlan;
   if (int rc = planGpuRun(*fe.module, options, gpu, runPlan))
     return rc;
+  std::vector<int64_t> symbols;
+  if (!runPlan.plan.symbolic.empty()) {
+    std::string error;
+    for (const launch::HostSymbol &s : runPlan.plan.symbolic.symbols) {
+      int64_t v = symbolValues.at(s.name);
+      // The kernel takes each symbol as an i32.
+      if (v > INT32_MAX) {
+        logError(options.driver.specPath + ": error: " + s.name + " = " +
+                 std::to_string(v) + " does not fit the GPU kernel's 32-bit "
+                 "symbol parameter");
+        return kExitUserError;
+      }
+      symbols.push_back(v);
+    }
+    if (!launch::instantiateSymbols(runPlan.plan, symbols, error)) {
+      logError(options.driver.specPath + ": error: " + error);
+      return kExitUserError;
+    }
+  }
   if (int rc = checkRunArguments(options, runPlan.inputs(), runPlan.outputs(),
                                  runPlan.numBoundValues(),
                                  /*describe=*/false))
@@ -767,7 +802,7 @@ int runOnGpu(const RunOptions &options, const GpuRunOptions &gpu) {
   // The launch as a generated launcher makes it: everything below uses the
   // record as the launcher runtime decodes it from its embedded text.
   RunCall run(entry, arch, amd, compiled, runPlan.plan, runPlan.batched,
-              runPlan.batch, options.gridBounds);
+              runPlan.batch, options.gridBounds, symbols);
   launch::GpuLaunchRecord record;
   std::string error;
   if (!run.record(record, error)) {

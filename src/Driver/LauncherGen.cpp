@@ -385,6 +385,7 @@ struct EmbeddedArch {
 /// `__pallasc_<vendor>_*`.
 bool addGpuEntryPoint(llvm::Module &m, const std::string &vendor,
                       const char *runSymbol, const char *runBatchSymbol,
+                      const char *runSymbolicSymbol,
                       const std::string &entryName, const HostCallPlan &plan,
                       const BatchLoopProgram *batch,
                       const std::vector<EmbeddedArch> &archs,
@@ -443,7 +444,11 @@ bool addGpuEntryPoint(llvm::Module &m, const std::string &vendor,
       prefix + "_entry_name");
 
   size_t numIn = plan.inputs.size(), numOut = plan.outputs.size();
-  size_t numBounds = static_cast<size_t>(plan.numDynamicBounds());
+  // A symbolic call's symbol values follow the bounds (as for the CPU);
+  // the runtime checks them against the plan's symbolic section.
+  bool symbolic = !plan.symbolic.empty();
+  size_t numBounds = static_cast<size_t>(plan.numDynamicBounds()) +
+                     plan.symbolic.symbols.size();
   std::vector<llvm::Type *> paramTypes(numIn + numOut, ptr);
   std::vector<llvm::Type *> boundTypes = boundParamTypes(ctx, numBounds, batch);
   paramTypes.insert(paramTypes.end(), boundTypes.begin(), boundTypes.end());
@@ -453,11 +458,11 @@ bool addGpuEntryPoint(llvm::Module &m, const std::string &vendor,
       llvm::GlobalValue::ExternalLinkage, entryName, m);
   std::vector<llvm::Type *> runTypes = {ptr, ptr, i64, ptr, i64, ptr,
                                         i64, i64, ptr, i64, ptr};
-  if (batch)
+  if (batch || symbolic)
     runTypes.insert(runTypes.end(), {ptr, i64});
-  llvm::FunctionCallee run =
-      m.getOrInsertFunction(batch ? runBatchSymbol : runSymbol,
-                            llvm::FunctionType::get(i32, runTypes, false));
+  llvm::FunctionCallee run = m.getOrInsertFunction(
+      batch ? runBatchSymbol : symbolic ? runSymbolicSymbol : runSymbol,
+      llvm::FunctionType::get(i32, runTypes, false));
   llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", entry));
   std::vector<llvm::Value *> operands;
   for (size_t i = 0; i < numIn + numOut; ++i)
@@ -479,6 +484,14 @@ bool addGpuEntryPoint(llvm::Module &m, const std::string &vendor,
     args.push_back(batchLoopConstant(m, *batch, prefix + "_batch_loop",
                                      loopSize));
     args.push_back(llvm::ConstantInt::get(i64, loopSize));
+  } else if (symbolic) {
+    // The plan's kernels are the images: every entry point index is 0.
+    std::string planText =
+        launch::encodeHostCallPlan(plan, [](launch::PackedFn) { return 0; });
+    args.push_back(privateConstant(
+        m, llvm::ConstantDataArray::getString(ctx, planText, false),
+        prefix + "_plan"));
+    args.push_back(llvm::ConstantInt::get(i64, planText.size()));
   }
   b.CreateRet(b.CreateCall(run, args));
   return true;
@@ -688,7 +701,7 @@ emitLaunchers(ModuleOp module, const std::string &name,
   // The GPU entry points: no host code of the kernel, an empty module
   // augmented with the images and the call into the vendor runtime.
   auto addGpu = [&](const std::string &vendor, const char *runSymbol,
-                    const char *runBatchSymbol,
+                    const char *runBatchSymbol, const char *runSymbolicSymbol,
                     const std::vector<EmbeddedArch> &archs) {
     OwningOpRef<ModuleOp> empty =
         ModuleOp::create(UnknownLoc::get(module.getContext()));
@@ -696,6 +709,7 @@ emitLaunchers(ModuleOp module, const std::string &name,
     if (!runtime::emitHostObject(
             *empty, object, error, [&](llvm::Module &m, std::string &e) {
               return addGpuEntryPoint(m, vendor, runSymbol, runBatchSymbol,
+                                      runSymbolicSymbol,
                                       launcherPrefix(name) + "_" + vendor,
                                       plan, batch, archs, e);
             }))
@@ -705,11 +719,11 @@ emitLaunchers(ModuleOp module, const std::string &name,
   };
   if (!cudaImages.empty() &&
       !addGpu("cuda", launch::kCudaRunSymbol, launch::kCudaRunBatchSymbol,
-              cudaEmbedded(cudaImages)))
+              launch::kCudaRunSymbolicSymbol, cudaEmbedded(cudaImages)))
     return fail("(cuda) " + error);
   if (!rocmImages.empty() &&
       !addGpu("rocm", launch::kRocmRunSymbol, launch::kRocmRunBatchSymbol,
-              rocmEmbedded(rocmImages)))
+              launch::kRocmRunSymbolicSymbol, rocmEmbedded(rocmImages)))
     return fail("(rocm) " + error);
   if (cpu) {
     // The plan, with the entry points as indices into the table.

@@ -48,7 +48,7 @@ LogicalResult checkMosaicGpuTargets(ModuleOp module,
   for (const std::string &t : options.targets)
     if (failed(pallas_mgpu::checkMosaicGpuTarget(module, t)))
       return failure();
-  if (!options.symbolShapes)
+  if (!options.symbolShapes || !options.runTarget.empty())
     return success();
   // pallasc run without --target: the CPU.
   Operation *kernel = findKernel(module, "");

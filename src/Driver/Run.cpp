@@ -179,8 +179,6 @@ int checkRunArguments(const RunOptions &options,
   return kExitSuccess;
 }
 
-namespace {
-
 /// A spec with symbols runs at the sizes of its inputs: their .npy headers
 /// give the symbols' values (docs/run.md#symbolic-shapes).
 bool symbolShapesFromInputs(const RunOptions &options,
@@ -217,6 +215,8 @@ bool symbolShapesFromInputs(const RunOptions &options,
   }
   return true;
 }
+
+namespace {
 
 /// Reads (or generates) the inputs, each checked against `want` on its
 /// header before its data is read, within `maxBytes` in all; `inputBytes`

@@ -91,6 +91,14 @@ struct RunFrontend {
 int startRun(const RunOptions &options, const DriverOptions &driver,
              RunFrontend &run);
 
+/// A spec with symbols runs at the sizes of its inputs: the shapes of the
+/// --input files' .npy headers, and their paths, for
+/// DriverOptions::symbolShapes (docs/run.md#symbolic-shapes).
+bool symbolShapesFromInputs(const RunOptions &options,
+                            std::vector<std::vector<int64_t>> &shapes,
+                            std::vector<std::string> &sources,
+                            std::string &error);
+
 /// Checks the command line against what the run takes and returns: as many
 /// --input files as inputs (unless --random-inputs), none or as many
 /// --output files as outputs, one --grid-bound value per dynamic bound. With

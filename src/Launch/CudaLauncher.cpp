@@ -184,7 +184,7 @@ GpuStatus launchCudaIteration(const CudaDriverApi &api,
   }
   GpuKernelArgs args;
   GpuStatus s = args.pack(record, inputs, launch.outputs, launch.gridSizes,
-                          mapAddresses);
+                          mapAddresses, launch.symbols);
   if (s)
     s = launchCudaKernel(api, kernel, geometry, args, stream);
   if (mapMemory)
@@ -303,4 +303,14 @@ extern "C" int pallasc_launcher_cuda_run(
   return gpuLauncherRun(runCuda, entry, images, numImages, grid, gridRank,
                         operands, numInputs, numOutputs, bounds, numBounds,
                         stream);
+}
+
+extern "C" int pallasc_launcher_cuda_run_symbolic(
+    const char *entry, const pallasc_cuda_image *images, int64_t numImages,
+    const int64_t *grid, int64_t gridRank, void *const *operands,
+    int64_t numInputs, int64_t numOutputs, const int64_t *bounds,
+    int64_t numBounds, void *stream, const char *plan, int64_t planSize) {
+  return gpuLauncherRunSymbolic(runCuda, entry, images, numImages, grid,
+                                gridRank, operands, numInputs, numOutputs,
+                                bounds, numBounds, stream, plan, planSize);
 }

@@ -49,6 +49,16 @@ int pallasc_launcher_cuda_run(const char *entry,
                               const int64_t *bounds, int64_t numBounds,
                               void *stream);
 
+/// The same for a symbolic call: `bounds` (numBounds) are the dynamic
+/// bounds then one value per symbol, `plan` (planSize) the call's host plan
+/// with its symbolic section (gpuLauncherRunSymbolic, GpuLauncher.h): the
+/// values are checked and give the grid before anything launches.
+int pallasc_launcher_cuda_run_symbolic(
+    const char *entry, const pallasc_cuda_image *images, int64_t numImages,
+    const int64_t *grid, int64_t gridRank, void *const *operands,
+    int64_t numInputs, int64_t numOutputs, const int64_t *bounds,
+    int64_t numBounds, void *stream, const char *plan, int64_t planSize);
+
 /// The same for vmap's batch loop around the kernel: `operands` are the
 /// batched arrays, `boundArgs` (numBoundArgs, one per dynamic grid bound)
 /// point at each bound's value, or at its axis-size values for a batched
@@ -68,6 +78,8 @@ int pallasc_launcher_cuda_run_batch(
 namespace pallasc::launch {
 
 constexpr const char *kCudaRunSymbol = "pallasc_launcher_cuda_run";
+constexpr const char *kCudaRunSymbolicSymbol =
+    "pallasc_launcher_cuda_run_symbolic";
 constexpr const char *kCudaRunBatchSymbol = "pallasc_launcher_cuda_run_batch";
 constexpr int64_t kCudaImageCubin = 0;
 constexpr int64_t kCudaImagePtx = 1;

@@ -85,9 +85,18 @@ GpuStatus computeLaunchGeometry(const GpuLaunchRecord &record,
 
 GpuStatus gridBoundValues(const GpuLaunchRecord &record,
                           const std::vector<int64_t> &gridSizes,
-                          std::vector<int32_t> &values) {
+                          std::vector<int32_t> &values,
+                          const std::vector<int64_t> &symbols) {
   values.clear();
   for (const GpuKernelParam &p : record.params) {
+    if (p.kind == GpuKernelParam::Kind::Symbol) {
+      if (p.index >= symbols.size())
+        return badRecord("passes symbols[" + std::to_string(p.index) +
+                         "] but " + std::to_string(symbols.size()) +
+                         " symbol values are given");
+      values.push_back(static_cast<int32_t>(symbols[p.index]));
+      continue;
+    }
     if (p.kind != GpuKernelParam::Kind::GridBound)
       continue;
     int64_t size = 0;
@@ -133,7 +142,8 @@ GpuStatus GpuKernelArgs::pack(const GpuLaunchRecord &record,
                               const std::vector<uint64_t> &inputs,
                               const std::vector<uint64_t> &outputs,
                               const std::vector<int64_t> &gridSizes,
-                              const std::vector<uint64_t> &tensorMaps) {
+                              const std::vector<uint64_t> &tensorMaps,
+                              const std::vector<int64_t> &symbols) {
   slots.assign(record.params.size(), 0);
   pointers.clear();
   size_t nextMap = 0;
@@ -157,6 +167,15 @@ GpuStatus GpuKernelArgs::pack(const GpuLaunchRecord &record,
       if (GpuStatus s = axisSize(p.axis, gridSizes, size); !s)
         return s;
       int32_t value = static_cast<int32_t>(size);
+      std::memcpy(&slot, &value, sizeof value);
+      break;
+    }
+    case GpuKernelParam::Kind::Symbol: {
+      if (p.index >= symbols.size())
+        return badRecord("passes symbols[" + std::to_string(p.index) +
+                         "] but " + std::to_string(symbols.size()) +
+                         " symbol values are given");
+      int32_t value = static_cast<int32_t>(symbols[p.index]);
       std::memcpy(&slot, &value, sizeof value);
       break;
     }

@@ -52,11 +52,14 @@ GpuStatus computeLaunchGeometry(const GpuLaunchRecord &record,
                                 const std::vector<int64_t> &gridSizes,
                                 GpuLaunchGeometry &geometry);
 
-/// The values of the record's GridBound parameters, in order: the i32
-/// sizes of their grid axes.
+/// The values of the record's GridBound and Symbol parameters, in order:
+/// the i32 sizes of their grid axes, the symbols' values (`symbols`, a
+/// symbolic call's, sorted by name; each checked to fit in i32 by the
+/// caller).
 GpuStatus gridBoundValues(const GpuLaunchRecord &record,
                           const std::vector<int64_t> &gridSizes,
-                          std::vector<int32_t> &values);
+                          std::vector<int32_t> &values,
+                          const std::vector<int64_t> &symbols = {});
 
 /// Checks the address of every operand `record` passes as a Pointer
 /// parameter (`inputs` / `outputs`: device addresses, or a batch
@@ -82,7 +85,8 @@ public:
   GpuKernelArgs &operator=(const GpuKernelArgs &) = delete;
 
   /// Packs the arguments of `record`: Pointer parameters from `inputs` /
-  /// `outputs` (device addresses), GridBound ones from `gridSizes`,
+  /// `outputs` (device addresses), GridBound ones from `gridSizes`, Symbol
+  /// ones from `symbols`,
   /// TensorMap ones from `tensorMaps` (the device address of each encoded
   /// map, in the order of tensorMapParams). Fails with InvalidLaunchRecord
   /// when a parameter names an operand, axis or tensor map that is not
@@ -91,7 +95,8 @@ public:
                  const std::vector<uint64_t> &inputs,
                  const std::vector<uint64_t> &outputs,
                  const std::vector<int64_t> &gridSizes,
-                 const std::vector<uint64_t> &tensorMaps);
+                 const std::vector<uint64_t> &tensorMaps,
+                 const std::vector<int64_t> &symbols = {});
 
   void **data() { return pointers.data(); }
   size_t size() const { return pointers.size(); }

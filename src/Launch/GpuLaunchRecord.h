@@ -45,11 +45,14 @@ struct GpuKernelParam {
     GridBound,
     /// The device address of an encoded CUtensorMap (`tensorMap`).
     TensorMap,
+    /// The value of the symbolic call's symbol `index` (its symbols sorted
+    /// by name), as i32.
+    Symbol,
   };
   Kind kind = Kind::Pointer;
   /// Pointer: whether the operand is an output.
   bool isOutput = false;
-  /// Pointer: the input or output index.
+  /// Pointer: the input or output index; Symbol: the symbol's.
   size_t index = 0;
   /// GridBound: the pallas grid axis.
   int64_t axis = 0;

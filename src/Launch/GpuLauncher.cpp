@@ -3,6 +3,8 @@
 #include "src/Launch/GpuLauncher.h"
 
 #include "src/Launch/GpuLaunch.h"
+#include "src/Launch/HostGrid.h"
+#include "src/Launch/HostPlanCodec.h"
 #include "src/Launch/Launcher.h"
 
 #include <climits>
@@ -37,6 +39,9 @@ std::string encodeGpuLaunchRecord(const GpuLaunchRecord &r) {
       break;
     case GpuKernelParam::Kind::GridBound:
       os << " G " << p.axis;
+      break;
+    case GpuKernelParam::Kind::Symbol:
+      os << " S " << p.index;
       break;
     case GpuKernelParam::Kind::TensorMap: {
       const GpuTensorMap &m = p.tensorMap;
@@ -90,6 +95,8 @@ bool decodeGpuLaunchRecord(std::string_view text, GpuLaunchRecord &record,
       p.isOutput = flag != 0;
     } else if (kind == "G" && is >> p.axis) {
       p.kind = GpuKernelParam::Kind::GridBound;
+    } else if (kind == "S" && is >> p.index) {
+      p.kind = GpuKernelParam::Kind::Symbol;
     } else if (kind == "T" &&
                is >> p.tensorMap.input >> flag >> p.tensorMap.globalShape[0] >>
                    p.tensorMap.globalShape[1] >> p.tensorMap.boxShape[0] >>
@@ -203,6 +210,68 @@ int gpuLauncherRun(int (*run)(const GpuLauncherCall &call), const char *entry,
   return runGuarded(run, call);
 }
 
+namespace {
+/// The one entry of the function table a GPU launcher's host plan is
+/// decoded with: its kernels are the embedded images, not host code.
+void noHostKernel(void **) {}
+} // namespace
+
+int gpuLauncherRunSymbolic(int (*run)(const GpuLauncherCall &call),
+                           const char *entry, const pallasc_gpu_image *images,
+                           int64_t numImages, const int64_t *grid,
+                           int64_t gridRank, void *const *operands,
+                           int64_t numInputs, int64_t numOutputs,
+                           const int64_t *bounds, int64_t numBounds,
+                           void *stream, const char *plan, int64_t planSize) {
+  launcherClearError();
+  try {
+    HostCallPlan host;
+    std::string error;
+    const PackedFn table[] = {noHostKernel};
+    if (!plan || planSize < 0 ||
+        !decodeHostCallPlan(std::string_view(plan, static_cast<size_t>(planSize)),
+                            table, 1, host, error))
+      return launcherFail(kLauncherInvalidPlan, entry,
+                          error.empty() ? "no launch plan" : error);
+    int64_t numSymbols = static_cast<int64_t>(host.symbolic.symbols.size());
+    if (numBounds < numSymbols || gridRank != static_cast<int64_t>(host.grid.size()))
+      return launcherFail(kLauncherInvalidPlan, entry,
+                          "the entry point passes " +
+                              std::to_string(numBounds) +
+                              " bound and symbol values; its plan has " +
+                              std::to_string(numSymbols) + " symbols");
+    std::vector<int64_t> values(bounds + numBounds - numSymbols,
+                                bounds + numBounds);
+    std::vector<std::string> names;
+    for (const HostSymbol &s : host.symbolic.symbols)
+      names.push_back(s.name);
+    // (instantiateSymbols clears the plan's symbolic section.)
+    if (!instantiateSymbols(host, values, error))
+      return launcherFail(kLauncherInvalidArgument, entry, error);
+    // The kernel takes each symbol as an i32.
+    for (int64_t s = 0; s < numSymbols; ++s)
+      if (values[s] > INT32_MAX)
+        return launcherFail(kLauncherInvalidArgument, entry,
+                            names[s] + " = " +
+                                std::to_string(values[s]) +
+                                " does not fit the GPU kernel's 32-bit "
+                                "symbol parameter");
+    // The grid with its expressions evaluated; plain dynamic bounds stay
+    // -1 and come from `bounds`.
+    std::vector<int64_t> sizes(host.grid.begin(), host.grid.end());
+    GpuLauncherCall call = describeCall(entry, images, numImages,
+                                        sizes.data(), gridRank, operands,
+                                        numInputs, numOutputs, stream);
+    call.bounds = bounds;
+    call.numBounds = numBounds - numSymbols;
+    call.symbols = values.data();
+    call.numSymbols = numSymbols;
+    return runGuarded(run, call);
+  } catch (const std::bad_alloc &) {
+    return launcherFail(kLauncherRunFailed, entry, "out of host memory");
+  }
+}
+
 int gpuLauncherRunBatch(int (*run)(const GpuLauncherCall &call),
                         const char *entry, const pallasc_gpu_image *images,
                         int64_t numImages, const int64_t *grid,
@@ -288,6 +357,8 @@ int gpuLauncherLaunches(const GpuLauncherCall &c, const char *vendor,
       return status;
     l.inputs = std::move(inputs);
     l.outputs = std::move(outputs);
+    if (c.symbols)
+      l.symbols.assign(c.symbols, c.symbols + c.numSymbols);
     launches.push_back(std::move(l));
     return kLauncherOk;
   }

@@ -73,6 +73,10 @@ struct GpuLauncherCall {
   const int64_t *batchLoop = nullptr;
   int64_t batchLoopSize = 0;
   const int64_t *const *boundArgs = nullptr;
+  /// A symbolic call's symbol values (sorted by name), passed to the kernel
+  /// after its grid bounds (gpuLauncherRunSymbolic checks them first).
+  const int64_t *symbols = nullptr;
+  int64_t numSymbols = 0;
 };
 
 /// One launch of a call: its grid sizes (dynamic bounds filled in) and
@@ -80,6 +84,8 @@ struct GpuLauncherCall {
 struct GpuLauncherLaunch {
   std::vector<int64_t> gridSizes;
   std::vector<uint64_t> inputs, outputs;
+  /// A symbolic call's symbol values (the kernel's `symbol` parameters).
+  std::vector<int64_t> symbols;
 };
 
 /// The body of a vendor's pallasc_launcher_*_run: clears the thread's last
@@ -91,6 +97,21 @@ int gpuLauncherRun(int (*run)(const GpuLauncherCall &call), const char *entry,
                    void *const *operands, int64_t numInputs,
                    int64_t numOutputs, const int64_t *bounds,
                    int64_t numBounds, void *stream);
+/// The same for a symbolic call (docs/integration.md#symbolic-shapes):
+/// `bounds` holds the dynamic bounds then one value per symbol; `plan`
+/// (planSize bytes) is the call's host plan (encodeHostCallPlan) with its
+/// symbolic section. The values are checked against the constraints (and
+/// to fit the kernel's i32 parameters) and give the grid expressions'
+/// bounds before anything launches: a violation is
+/// PALLASC_ERROR_INVALID_ARGUMENT with the CPU entry point's message
+/// ("n = 100 is not a multiple of 8").
+int gpuLauncherRunSymbolic(int (*run)(const GpuLauncherCall &call),
+                           const char *entry, const pallasc_gpu_image *images,
+                           int64_t numImages, const int64_t *grid,
+                           int64_t gridRank, void *const *operands,
+                           int64_t numInputs, int64_t numOutputs,
+                           const int64_t *bounds, int64_t numBounds,
+                           void *stream, const char *plan, int64_t planSize);
 /// The same for a batch loop (GpuLauncherCall::batchLoop).
 int gpuLauncherRunBatch(int (*run)(const GpuLauncherCall &call),
                         const char *entry, const pallasc_gpu_image *images,

@@ -198,7 +198,7 @@ int runRocm(const GpuLauncherCall &call) {
     GpuKernelArgs args;
     GpuStatus s = computeLaunchGeometry(record, l.gridSizes, geometry);
     if (s)
-      s = args.pack(record, l.inputs, l.outputs, l.gridSizes, {});
+      s = args.pack(record, l.inputs, l.outputs, l.gridSizes, {}, l.symbols);
     if (s)
       s = launchHipKernel(api, loaded->kernel, geometry, args, call.stream);
     if (!s)
@@ -232,4 +232,14 @@ extern "C" int pallasc_launcher_rocm_run(
   return gpuLauncherRun(runRocm, entry, images, numImages, grid, gridRank,
                         operands, numInputs, numOutputs, bounds, numBounds,
                         stream);
+}
+
+extern "C" int pallasc_launcher_rocm_run_symbolic(
+    const char *entry, const pallasc_gpu_image *images, int64_t numImages,
+    const int64_t *grid, int64_t gridRank, void *const *operands,
+    int64_t numInputs, int64_t numOutputs, const int64_t *bounds,
+    int64_t numBounds, void *stream, const char *plan, int64_t planSize) {
+  return gpuLauncherRunSymbolic(runRocm, entry, images, numImages, grid,
+                                gridRank, operands, numInputs, numOutputs,
+                                bounds, numBounds, stream, plan, planSize);
 }

@@ -47,11 +47,20 @@ int pallasc_launcher_rocm_run_batch(
     int64_t numInputs, int64_t numOutputs, const int64_t *const *boundArgs,
     int64_t numBoundArgs, void *stream, const int64_t *batchLoop,
     int64_t batchLoopSize);
+
+/// A symbolic call: pallasc_launcher_cuda_run_symbolic's counterpart.
+int pallasc_launcher_rocm_run_symbolic(
+    const char *entry, const pallasc_gpu_image *images, int64_t numImages,
+    const int64_t *grid, int64_t gridRank, void *const *operands,
+    int64_t numInputs, int64_t numOutputs, const int64_t *bounds,
+    int64_t numBounds, void *stream, const char *plan, int64_t planSize);
 } // extern "C"
 
 namespace pallasc::launch {
 
 constexpr const char *kRocmRunSymbol = "pallasc_launcher_rocm_run";
+constexpr const char *kRocmRunSymbolicSymbol =
+    "pallasc_launcher_rocm_run_symbolic";
 constexpr const char *kRocmRunBatchSymbol = "pallasc_launcher_rocm_run_batch";
 
 /// An AMDGPU target ID as images and gcnArchName spell it:

@@ -31,6 +31,10 @@ launch::GpuLaunchRecord readGpuLaunchRecord(GpuLaunchAttr launch) {
       p.kind = Param::Kind::GridBound;
       p.axis = *a.getAxis();
       break;
+    case GpuParamKind::Symbol:
+      p.kind = Param::Kind::Symbol;
+      p.index = static_cast<size_t>(a.getIndex());
+      break;
     case GpuParamKind::TensorMap:
       p.kind = Param::Kind::TensorMap;
       p.index = static_cast<size_t>(a.getIndex());

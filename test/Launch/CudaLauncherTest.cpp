@@ -13,6 +13,8 @@
 
 #include "src/Launch/CudaLauncher.h"
 #include "src/Launch/GpuLaunch.h"
+#include "src/Launch/HostGrid.h"
+#include "src/Launch/HostPlanCodec.h"
 #include "src/Launch/Launcher.h"
 
 #include <catch2/catch.hpp>
@@ -120,6 +122,17 @@ TEST_CASE("cuda launcher: the launch record round-trips as text",
   CHECK(back.params[3].tensorMap.globalShape[0] == 128);
 
   CHECK(back.pointerAlignment == 16);
+  // A symbol parameter (a symbolic call's) round-trips too.
+  GpuLaunchRecord withSymbol = r;
+  GpuKernelParam sym;
+  sym.kind = GpuKernelParam::Kind::Symbol;
+  sym.index = 2;
+  withSymbol.params.insert(withSymbol.params.begin() + 3, sym);
+  REQUIRE(decodeGpuLaunchRecord(encodeGpuLaunchRecord(withSymbol), back,
+                                error));
+  REQUIRE(back.params.size() == 5);
+  CHECK(back.params[3].kind == GpuKernelParam::Kind::Symbol);
+  CHECK(back.params[3].index == 2);
   // The pointer alignment is embedded ("A n" last); a record without it
   // gets the default, one that is not a power of two is refused.
   std::string text = encodeGpuLaunchRecord(r);
@@ -196,6 +209,68 @@ TEST_CASE("cuda launcher: a launch in the current context, loaded once",
   fake.contextGeneration = 1;
   REQUIRE(run(images, address(0x1000), address(0x2000), 3) == kLauncherOk);
   CHECK(fake.count("cuModuleLoadDataEx") == 2);
+}
+
+TEST_CASE("cuda launcher: a symbolic call's symbol, checked, and its grid "
+          "expression", "[launch][cuda][launcher]") {
+  // The kernel of a symbolic call: the grid bound, then the symbol n.
+  GpuLaunchRecord r = addRecord();
+  GpuKernelParam sym;
+  sym.kind = GpuKernelParam::Kind::Symbol;
+  r.params.push_back(sym);
+  // Its plan: f32[n] in and out, grid cdiv(n, 8), n a multiple of 2.
+  HostCallPlan plan;
+  plan.kernelName = "k";
+  plan.grid = {-1};
+  plan.inputs = {HostArrayType{ElementType::F32, {-1}}};
+  plan.outputs = plan.inputs;
+  HostBlockMapping m;
+  m.blockShape = {8};
+  m.kinds = {HostBlockMapping::Kind::Blocked};
+  m.padLow = m.padHigh = {0};
+  plan.inMappings = plan.outMappings = {m};
+  plan.kernelWrites = {false};
+  HostSymbol n;
+  n.name = "n";
+  n.multipleOf = 2;
+  plan.symbolic.symbols = {n};
+  HostDimExpr cdiv;
+  cdiv.coefficients = {1};
+  cdiv.divisor = 8;
+  cdiv.ceil = true;
+  plan.symbolic.gridIsExpr = {true};
+  plan.symbolic.grid = {cdiv};
+  HostDimExpr rows;
+  rows.coefficients = {1};
+  plan.symbolic.inputs = plan.symbolic.outputs = {{rows}};
+  std::string text = encodeHostCallPlan(plan, [](PackedFn) { return 0; });
+
+  FakeCuda fake;
+  fake.copyParams = 4;
+  static int context;
+  fake.currentContext = &context;
+  Installed installed(fake);
+  Images images;
+  images.add("sm_90a", kCudaImagePtx, r);
+  int64_t grid[] = {-1};
+  void *operands[] = {address(0x1000), address(0x2000)};
+  auto launch = [&](int64_t value) {
+    return pallasc_launcher_cuda_run_symbolic(
+        "k_cuda", images.data(), 1, grid, 1, operands, 1, 1, &value, 1,
+        nullptr, text.data(), static_cast<int64_t>(text.size()));
+  };
+  int status = launch(42);
+  INFO(pallasc_last_error());
+  REQUIRE(status == kLauncherOk);
+  REQUIRE(fake.launches.size() == 1);
+  CHECK(fake.launches[0].grid[0] == 6);
+  CHECK(static_cast<uint32_t>(fake.launchedParams[0][2]) == 6);
+  CHECK(static_cast<uint32_t>(fake.launchedParams[0][3]) == 42);
+  // A value breaking a constraint: nothing launches.
+  CHECK(launch(7) == kLauncherInvalidArgument);
+  CHECK(std::string(pallasc_last_error()) ==
+        "k_cuda: n = 7 is not a multiple of 2");
+  CHECK(fake.launches.size() == 1);
 }
 
 TEST_CASE("cuda launcher: without a current context, device 0's primary one",

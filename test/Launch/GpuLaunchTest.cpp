@@ -127,6 +127,30 @@ TEST_CASE("launch: kernel arguments in the record's parameter order",
   CHECK(slot32(args.data()[3]) == 9);
 }
 
+TEST_CASE("launch: a symbolic call's symbol parameters", "[launch]") {
+  // A symbolic call (issue 36): the grid bound, then each symbol as i32.
+  GpuLaunchRecord r;
+  r.entry = "k";
+  r.gridAxes[0] = {0};
+  GpuKernelParam sym;
+  sym.kind = GpuKernelParam::Kind::Symbol;
+  sym.index = 0;
+  r.params = {pointer(false, 0), pointer(true, 0), gridBound(0), sym};
+  std::vector<int32_t> values;
+  REQUIRE(gridBoundValues(r, {125}, values, {1000}));
+  CHECK(values == std::vector<int32_t>{125, 1000});
+  GpuKernelArgs args;
+  REQUIRE(args.pack(r, {0x1000}, {0x2000}, {125}, {}, {1000}));
+  REQUIRE(args.size() == 4);
+  CHECK(slot32(args.data()[2]) == 125);
+  CHECK(slot32(args.data()[3]) == 1000);
+  GpuStatus s = args.pack(r, {0x1000}, {0x2000}, {125}, {});
+  CHECK(s.error == GpuError::InvalidLaunchRecord);
+  CHECK(s.message == "the launch record passes symbols[0] but 0 symbol "
+                     "values are given");
+  CHECK(gridBoundValues(r, {125}, values).message == s.message);
+}
+
 TEST_CASE("launch: kernel arguments that the operands do not provide",
           "[launch]") {
   GpuLaunchRecord r = fourAxisRecord();

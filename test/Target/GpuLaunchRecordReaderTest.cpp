@@ -149,7 +149,7 @@ TEST_CASE("gpu launch record: malformed records are diagnostics",
         "non-negative, got -1");
   CHECK(fails("pointer, outputs[0]", "pointer, results[0]") ==
         "unknown GPU parameter operand 'results'; expected 'inputs', "
-        "'outputs' or 'grid_bounds'");
+        "'outputs', 'grid_bounds' or 'symbols'");
   CHECK(fails("pointer, inputs[1]", "pointer, inputs[2]") ==
         "the launch record's parameter inputs[2] is out of order: expected "
         "inputs[1]");

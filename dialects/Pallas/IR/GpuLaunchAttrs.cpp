@@ -126,7 +126,8 @@ Attribute GpuParamAttr::parse(AsmParser &parser, Type) {
   std::optional<GpuParamKind> kind = symbolizeGpuParamKind(keyword);
   if (!kind) {
     parser.emitError(loc) << "unknown GPU parameter kind '" << keyword
-                          << "'; expected 'pointer', 'i32' or 'tensor_map'";
+                          << "'; expected 'pointer', 'i32', 'tensor_map' or "
+                             "'symbol'";
     return {};
   }
   // The operand: inputs[i], outputs[j], grid_bounds[k].
@@ -137,8 +138,8 @@ Attribute GpuParamAttr::parse(AsmParser &parser, Type) {
   std::optional<GpuOperandGroup> group = symbolizeGpuOperandGroup(keyword);
   if (!group) {
     parser.emitError(loc) << "unknown GPU parameter operand '" << keyword
-                          << "'; expected 'inputs', 'outputs' or "
-                             "'grid_bounds'";
+                          << "'; expected 'inputs', 'outputs', "
+                             "'grid_bounds' or 'symbols'";
     return {};
   }
   if (parser.parseLSquare() || parser.parseInteger(index) ||
@@ -245,10 +246,18 @@ LogicalResult GpuParamAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                          swizzle || interleave || l2Promotion || oobFill;
   switch (kind) {
   case GpuParamKind::Pointer:
-    if (group == GpuOperandGroup::GridBounds)
+    if (group == GpuOperandGroup::GridBounds ||
+        group == GpuOperandGroup::Symbols)
       return emitError() << "a pointer parameter takes an input or an "
-                            "output, not grid_bounds["
-                         << index << "]";
+                            "output, not "
+                         << stringifyGpuOperandGroup(group) << "[" << index
+                         << "]";
+    break;
+  case GpuParamKind::Symbol:
+    if (group != GpuOperandGroup::Symbols)
+      return emitError() << "a symbol parameter takes symbols[s], not "
+                         << stringifyGpuOperandGroup(group) << "[" << index
+                         << "]";
     break;
   case GpuParamKind::GridBound:
     if (group != GpuOperandGroup::GridBounds)
@@ -358,7 +367,7 @@ LogicalResult GpuLaunchAttr::verify(
   // The operands each group's parameters name are numbered in launch
   // order (inputs[0], inputs[1], ...); a tensor map is over an input that
   // has a pointer parameter.
-  int64_t next[3] = {0, 0, 0};
+  int64_t next[4] = {0, 0, 0, 0};
   for (GpuParamAttr p : params) {
     if (!p)
       return emitError() << "the launch record's params must be "

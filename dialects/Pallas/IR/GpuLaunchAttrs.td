@@ -18,7 +18,8 @@ def Pallas_GpuParamKind : I32EnumAttr<"GpuParamKind",
     "what one kernel parameter of a GPU launch is", [
     I32EnumAttrCase<"Pointer", 0, "pointer">,
     I32EnumAttrCase<"GridBound", 1, "i32">,
-    I32EnumAttrCase<"TensorMap", 2, "tensor_map">]> {
+    I32EnumAttrCase<"TensorMap", 2, "tensor_map">,
+    I32EnumAttrCase<"Symbol", 3, "symbol">]> {
   let cppNamespace = "::mlir::pallas";
   let genSpecializedAttr = 0;
 }
@@ -27,7 +28,8 @@ def Pallas_GpuOperandGroup : I32EnumAttr<"GpuOperandGroup",
     "the list a kernel parameter's operand is taken from", [
     I32EnumAttrCase<"Inputs", 0, "inputs">,
     I32EnumAttrCase<"Outputs", 1, "outputs">,
-    I32EnumAttrCase<"GridBounds", 2, "grid_bounds">]> {
+    I32EnumAttrCase<"GridBounds", 2, "grid_bounds">,
+    I32EnumAttrCase<"Symbols", 3, "symbols">]> {
   let cppNamespace = "::mlir::pallas";
   let genSpecializedAttr = 0;
 }
@@ -42,14 +44,17 @@ def Pallas_GpuParamAttr : Pallas_GpuAttr<"GpuParam", "gpu_param"> {
   let description = [{
     The kind (`pointer`: the device address of an operand; `i32`: the size
     of a dynamic pallas grid axis; `tensor_map`: the device address of a
-    CUtensorMap the launcher encodes), the operand (`inputs[i]`,
-    `outputs[j]`, `grid_bounds[k]`), then the kind's fields: `axis` for
+    CUtensorMap the launcher encodes; `symbol`: the value of a shape symbol
+    of a symbolic call, as i32), the operand (`inputs[i]`, `outputs[j]`,
+    `grid_bounds[k]`, `symbols[s]`: the call's symbols sorted by name),
+    then the kind's fields: `axis` for
     `i32`; `dtype`, `global_shape`, `box_shape`, `swizzle`, `interleave`,
     `l2_promotion` and `oob_fill` for `tensor_map`.
 
     ```mlir
     #pallas.gpu_param<pointer, outputs[0]>
     #pallas.gpu_param<i32, grid_bounds[0], axis = 1>
+    #pallas.gpu_param<symbol, symbols[0]>
     #pallas.gpu_param<tensor_map, inputs[1], dtype = bf16,
         global_shape = [256, 512], box_shape = [64, 64], swizzle = "128B",
         interleave = "none", l2_promotion = "128B", oob_fill = "zero">

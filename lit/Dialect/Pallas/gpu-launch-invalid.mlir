@@ -125,7 +125,7 @@ func.func @f() attributes {pallas.gpu.launch = #pallas.gpu_launch<entry = "mm", 
 // -----
 
 // Tests that an unknown parameter kind is an error.
-// expected-error @+1 {{unknown GPU parameter kind 'i64'; expected 'pointer', 'i32' or 'tensor_map'}}
+// expected-error @+1 {{unknown GPU parameter kind 'i64'; expected 'pointer', 'i32', 'tensor_map' or 'symbol'}}
 func.func @f() attributes {pallas.gpu.launch = #pallas.gpu_launch<entry = "mm", grid = [2, 2, 1], grid_axes = [[0], [1], []], block = [128, 1, 1], num_warps = 4, warp_size = 32, sequential_axes = [2], vmapped_axes = [], dynamic_shared_memory_bytes = 4096, scratch_shared_memory_bytes = 0, params = [#pallas.gpu_param<pointer, inputs[0]>, #pallas.gpu_param<i64, outputs[0]>]>} {
   return
 }
@@ -133,7 +133,7 @@ func.func @f() attributes {pallas.gpu.launch = #pallas.gpu_launch<entry = "mm", 
 // -----
 
 // Tests that an unknown parameter operand is an error.
-// expected-error @+1 {{unknown GPU parameter operand 'results'; expected 'inputs', 'outputs' or 'grid_bounds'}}
+// expected-error @+1 {{unknown GPU parameter operand 'results'; expected 'inputs', 'outputs', 'grid_bounds' or 'symbols'}}
 func.func @f() attributes {pallas.gpu.launch = #pallas.gpu_launch<entry = "mm", grid = [2, 2, 1], grid_axes = [[0], [1], []], block = [128, 1, 1], num_warps = 4, warp_size = 32, sequential_axes = [2], vmapped_axes = [], dynamic_shared_memory_bytes = 4096, scratch_shared_memory_bytes = 0, params = [#pallas.gpu_param<pointer, inputs[0]>, #pallas.gpu_param<pointer, results[0]>]>} {
   return
 }
@@ -271,5 +271,29 @@ func.func @f() attributes {pallas.gpu.launch = #pallas.gpu_launch<entry = "mm", 
 // Tests that a parameter that is not a #pallas.gpu_param is an error.
 // expected-error @+1 {{invalid kind of attribute specified}}
 func.func @f() attributes {pallas.gpu.launch = #pallas.gpu_launch<entry = "mm", grid = [2, 2, 1], grid_axes = [[0], [1], []], block = [128, 1, 1], num_warps = 4, warp_size = 32, sequential_axes = [2], vmapped_axes = [], dynamic_shared_memory_bytes = 4096, scratch_shared_memory_bytes = 0, params = [#pallas.gpu_param<pointer, inputs[0]>, {kind = "pointer"}]>} {
+  return
+}
+
+// -----
+
+// Tests that a symbol parameter takes a symbols[s] operand.
+// expected-error @+1 {{a symbol parameter takes symbols[s], not inputs[0]}}
+func.func @f() attributes {pallas.gpu.launch = #pallas.gpu_launch<entry = "mm", grid = [2, 2, 1], grid_axes = [[0], [1], []], block = [128, 1, 1], num_warps = 4, warp_size = 32, sequential_axes = [2], vmapped_axes = [], dynamic_shared_memory_bytes = 4096, scratch_shared_memory_bytes = 0, params = [#pallas.gpu_param<pointer, inputs[0]>, #pallas.gpu_param<symbol, inputs[0]>]>} {
+  return
+}
+
+// -----
+
+// Tests that a pointer to a symbol is an error.
+// expected-error @+1 {{a pointer parameter takes an input or an output, not symbols[0]}}
+func.func @f() attributes {pallas.gpu.launch = #pallas.gpu_launch<entry = "mm", grid = [2, 2, 1], grid_axes = [[0], [1], []], block = [128, 1, 1], num_warps = 4, warp_size = 32, sequential_axes = [2], vmapped_axes = [], dynamic_shared_memory_bytes = 4096, scratch_shared_memory_bytes = 0, params = [#pallas.gpu_param<pointer, inputs[0]>, #pallas.gpu_param<pointer, symbols[0]>]>} {
+  return
+}
+
+// -----
+
+// Tests that symbol parameters are numbered in order.
+// expected-error @+1 {{the launch record's parameter symbols[1] is out of order: expected symbols[0]}}
+func.func @f() attributes {pallas.gpu.launch = #pallas.gpu_launch<entry = "mm", grid = [2, 2, 1], grid_axes = [[0], [1], []], block = [128, 1, 1], num_warps = 4, warp_size = 32, sequential_axes = [2], vmapped_axes = [], dynamic_shared_memory_bytes = 4096, scratch_shared_memory_bytes = 0, params = [#pallas.gpu_param<pointer, inputs[0]>, #pallas.gpu_param<symbol, symbols[1]>]>} {
   return
 }

@@ -66,18 +66,24 @@ mlir::pallas::gpu::markAliasesAndScratch(Distributor &dist,
 
 BlockViews::BlockViews(OpBuilder &b, Location loc, ModuleOp module,
                        func::FuncOp kernel, const CallInfo &info,
-                       ArrayRef<int64_t> seqAxes, GridValues &grid)
-    : b(b), loc(loc), module(module), kernel(kernel), info(info),
+                       const KernelFunction &kf, ArrayRef<int64_t> seqAxes,
+                       GridValues &grid)
+    : b(b), loc(loc), module(module), kernel(kernel), info(info), kf(kf),
       seqAxes(seqAxes), grid(grid) {}
 
 Value BlockViews::cst(int64_t v) {
   return arith::ConstantIndexOp::create(b, loc, v);
 }
 
-View BlockViews::wholeView(Value memref) {
+View BlockViews::wholeView(int64_t operand) {
   View v;
-  v.base = memref;
-  v.baseType = cast<MemRefType>(memref.getType());
+  v.base = kf.operands[operand];
+  v.baseType = cast<MemRefType>(v.base.getType());
+  if (!kf.dynSizes[operand].empty()) {
+    v.dynSizes = kf.dynSizes[operand];
+    for (int64_t div : kf.dynSizeDivisor[operand])
+      v.dynSizeDiv.push_back(std::min(lowBit(div), int64_t(1) << 30));
+  }
   for (int64_t d = 0; d < v.baseType.getRank(); ++d) {
     v.offsets.push_back(cst(0));
     v.offsetDiv.push_back(int64_t(1) << 30);
@@ -90,13 +96,19 @@ View BlockViews::wholeView(Value memref) {
   return v;
 }
 
-FailureOr<View> BlockViews::blockView(Value param, BlockSpecAttr spec,
+FailureOr<View> BlockViews::blockView(int64_t operand, BlockSpecAttr spec,
                                       StringRef what) {
   const GridMapping &mapping = info.mapping;
   int64_t rank = mapping.getRank();
-  View v = wholeView(param);
-  if (spec.isWholeArray())
+  View v = wholeView(operand);
+  if (spec.isWholeArray()) {
+    if (!v.dynSizes.empty())
+      return kernel.emitOpError()
+             << what << " is symbolic and has a whole-array block, which "
+             << "the GPU lowering does not support yet; give it a block "
+                "shape";
     return v;
+  }
   ArrayRef<int64_t> shape = v.baseType.getShape();
   int64_t r = v.baseType.getRank();
   if (static_cast<int64_t>(spec.getRank()) != r)
@@ -147,7 +159,6 @@ FailureOr<View> BlockViews::blockView(Value param, BlockSpecAttr spec,
     int64_t bs = kind == BlockDimKind::Squeezed ? 1 : spec.getSizes()[d];
     int64_t lo = kind == BlockDimKind::Element ? spec.getPadLow()[d] : 0;
     int64_t hi = kind == BlockDimKind::Element ? spec.getPadHigh()[d] : 0;
-    int64_t total = (lo + shape[d] + hi + bs - 1) / bs * bs;
     Value start = raw[d];
     int64_t div = rawDiv[d];
     if (kind == BlockDimKind::Blocked) {
@@ -155,8 +166,26 @@ FailureOr<View> BlockViews::blockView(Value param, BlockSpecAttr spec,
       div = std::min<int64_t>(div * lowBit(bs), int64_t(1) << 30);
     }
     start = arith::MaxSIOp::create(b, loc, start, cst(0));
-    start = arith::MinSIOp::create(b, loc, start, cst(total - bs));
-    div = std::min(div, lowBit(total - bs));
+    if (v.isDynamicDim(d)) {
+      // A symbolic dimension: the same clamp and edge check at the actual
+      // size; no check where the symbols' multiple_of proves the blocks
+      // tile it exactly.
+      Value padded = arith::AddIOp::create(b, loc, v.dynSizes[d],
+                                           cst(lo + hi));
+      Value total = arith::MulIOp::create(
+          b, loc, arith::CeilDivSIOp::create(b, loc, padded, cst(bs)),
+          cst(bs));
+      start = arith::MinSIOp::create(
+          b, loc, start, arith::SubIOp::create(b, loc, total, cst(bs)));
+      div = std::min(div, lowBit(bs));
+      int64_t known = kf.dynSizeDivisor[operand][d];
+      v.checkHigh[d] = lo != 0 || hi != 0 || known % bs != 0;
+    } else {
+      int64_t total = (lo + shape[d] + hi + bs - 1) / bs * bs;
+      start = arith::MinSIOp::create(b, loc, start, cst(total - bs));
+      div = std::min(div, lowBit(total - bs));
+      v.checkHigh[d] = total - lo > shape[d];
+    }
     if (lo) {
       start = arith::SubIOp::create(b, loc, start, cst(lo));
       div = std::min(div, lowBit(lo));
@@ -164,7 +193,6 @@ FailureOr<View> BlockViews::blockView(Value param, BlockSpecAttr spec,
     v.offsets[d] = start;
     v.offsetDiv[d] = div;
     v.checkLow[d] = lo > 0;
-    v.checkHigh[d] = total - lo > shape[d];
     if (kind == BlockDimKind::Squeezed)
       continue;
     v.dimOf.push_back(d);
@@ -205,11 +233,15 @@ LogicalResult BlockViews::bind(Distributor &dist, KernelContext &kc,
 
   int64_t argBase = 2 * visibleAxes;
   for (int64_t i = 0; i < numIn; ++i) {
-    Value param = body.getArgument(i);
+    int64_t param = i;
     Value old = kernel.getArgument(argBase + i);
     if (auto it = aliasOf.find(i); it != aliasOf.end())
-      param = body.getArgument(numIn + it->second);
+      param = numIn + it->second;
     if (i < nsp) {
+      if (!kf.dynSizes[param].empty())
+        return kernel.emitOpError()
+               << "scalar-prefetch input " << i << " is symbolic, which "
+               << "the GPU lowering does not support yet";
       dist.bindView(old, wholeView(param));
       continue;
     }
@@ -241,7 +273,7 @@ LogicalResult BlockViews::bind(Distributor &dist, KernelContext &kc,
     }
   }
   for (int64_t j = 0; j < numOut; ++j) {
-    auto v = blockView(body.getArgument(numIn + j), mapping.getOutSpecs()[j],
+    auto v = blockView(numIn + j, mapping.getOutSpecs()[j],
                        ("output " + std::to_string(j)));
     if (failed(v))
       return failure();

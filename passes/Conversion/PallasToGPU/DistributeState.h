@@ -42,8 +42,22 @@ struct View {
   /// Per view dimension: the base dimension it walks and the stride.
   SmallVector<int64_t> dimOf, strides;
   SmallVector<int64_t> shape;
+  /// Per base dimension of a symbolic operand (empty otherwise): the size
+  /// of a dynamic dimension (index, null where static) and a power-of-two
+  /// divisor known of it.
+  SmallVector<Value> dynSizes;
+  SmallVector<int64_t> dynSizeDiv;
 
   Type elementType() const { return baseType.getElementType(); }
+  /// Whether base dimension `d` is dynamic.
+  bool isDynamicDim(int64_t d) const {
+    return !dynSizes.empty() && dynSizes[d];
+  }
+  /// The size of base dimension `d` where only its divisibility by powers
+  /// of two matters: the static size, or the known divisor of a dynamic one.
+  int64_t sizeForDivisibility(int64_t d) const {
+    return isDynamicDim(d) ? dynSizeDiv[d] : baseType.getDimSize(d);
+  }
   int64_t rank() const { return shape.size(); }
   bool isShared() const;
   bool needsChecks() const;

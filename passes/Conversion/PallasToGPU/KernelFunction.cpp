@@ -48,11 +48,33 @@ KernelFunction mlir::pallas::gpu::createKernelFunction(OpBuilder &b,
       mlir::gpu::GPUModuleOp::create(b, loc, kf.entry + "_kernels");
   // 32-bit index arithmetic when every array has fewer than 2^31 elements
   // (as Triton's default offsets): half the registers for addresses.
-  bool smallArrays = llvm::all_of(
-      llvm::concat<const RankedTensorType>(info.inputs, info.outputs),
-      [](RankedTensorType t) {
-        return t.getNumElements() < (int64_t(1) << 31);
-      });
+  // A symbolic operand's count is bounded by its symbols' declared max.
+  auto elements = [&](RankedTensorType t,
+                      ArrayRef<std::optional<LinearSize>> dims)
+      -> std::optional<int64_t> {
+    if (t.hasStaticShape())
+      return t.getNumElements();
+    int64_t n = 1;
+    for (int64_t d = 0; d < t.getRank(); ++d) {
+      std::optional<int64_t> size = t.isDynamicDim(d)
+                                        ? dims[d]->highest(info.symbols)
+                                        : t.getDimSize(d);
+      if (!size || llvm::MulOverflow(n, std::max<int64_t>(*size, 0), n))
+        return std::nullopt;
+    }
+    return n;
+  };
+  bool smallArrays = true;
+  for (auto [i, t] : llvm::enumerate(info.inputs)) {
+    auto n = elements(t, t.hasStaticShape() ? ArrayRef<std::optional<LinearSize>>()
+                                            : ArrayRef(info.inputDims[i]));
+    smallArrays &= n && *n < (int64_t(1) << 31);
+  }
+  for (auto [j, t] : llvm::enumerate(info.outputs)) {
+    auto n = elements(t, t.hasStaticShape() ? ArrayRef<std::optional<LinearSize>>()
+                                            : ArrayRef(info.outputDims[j]));
+    smallArrays &= n && *n < (int64_t(1) << 31);
+  }
   if (smallArrays)
     kf.gpuModule->setAttr(
         DLTIDialect::kDataLayoutAttrName,
@@ -61,14 +83,27 @@ KernelFunction mlir::pallas::gpu::createKernelFunction(OpBuilder &b,
                                            b.getI32IntegerAttr(32))}));
   b.setInsertionPointToStart(kf.gpuModule.getBody());
   SmallVector<Type> params;
+  // A symbolic operand's argument is a pointer (the bare-pointer calling
+  // convention takes static memrefs: its dynamic dims are given as 1); the
+  // kernel reinterprets it at the actual sizes (emitOperandMemrefs).
   for (RankedTensorType t :
-       llvm::concat<const RankedTensorType>(info.inputs, info.outputs))
-    params.push_back(MemRefType::get(t.getShape(), t.getElementType()));
+       llvm::concat<const RankedTensorType>(info.inputs, info.outputs)) {
+    SmallVector<int64_t> shape(t.getShape());
+    for (int64_t &d : shape)
+      if (ShapedType::isDynamic(d))
+        d = 1;
+    params.push_back(MemRefType::get(shape, t.getElementType()));
+  }
   for (int64_t a = 0; a < rank; ++a)
     if (mapping.getGrid()[a] < 0) {
       kf.dynamicAxes.push_back(a);
       params.push_back(b.getI32Type());
     }
+  // One i32 per symbol, after the grid bounds (the launcher checks that
+  // each value fits).
+  kf.firstSymbolArg = params.size();
+  for (size_t s = 0; s < info.symbols.size(); ++s)
+    params.push_back(b.getI32Type());
   kf.func = mlir::gpu::GPUFuncOp::create(b, loc, kf.entry,
                                          b.getFunctionType(params, {}));
   kf.func->setAttr(mlir::gpu::GPUDialect::getKernelFuncAttrName(),
@@ -76,6 +111,79 @@ KernelFunction mlir::pallas::gpu::createKernelFunction(OpBuilder &b,
   kf.func.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr(
       {static_cast<int32_t>(numThreads), 1, 1}));
   return kf;
+}
+
+void mlir::pallas::gpu::emitOperandMemrefs(OpBuilder &b, Location loc,
+                                          const CallInfo &info,
+                                          KernelFunction &kf) {
+  Block &body = kf.func.getBody().front();
+  SmallVector<Value> symbols;
+  for (size_t s = 0; s < info.symbols.size(); ++s)
+    symbols.push_back(arith::IndexCastUIOp::create(
+        b, loc, b.getIndexType(), body.getArgument(kf.firstSymbolArg + s)));
+  auto cst = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  int64_t numIn = info.numInputs();
+  int64_t numOperands = numIn + info.numOutputs();
+  for (int64_t i = 0; i < numOperands; ++i) {
+    Value arg = body.getArgument(i);
+    RankedTensorType t =
+        i < numIn ? info.inputs[i] : info.outputs[i - numIn];
+    kf.dynSizes.emplace_back();
+    kf.dynSizeDivisor.emplace_back();
+    if (t.hasStaticShape()) {
+      kf.operands.push_back(arg);
+      continue;
+    }
+    ArrayRef<std::optional<LinearSize>> dims =
+        i < numIn ? info.inputDims[i] : info.outputDims[i - numIn];
+    int64_t rank = t.getRank();
+    SmallVector<OpFoldResult> sizes(rank), strides(rank);
+    SmallVector<Value> dyn(rank);
+    SmallVector<int64_t> divs(rank, 1);
+    for (int64_t d = 0; d < rank; ++d) {
+      if (!dims[d]) {
+        sizes[d] = b.getIndexAttr(t.getDimSize(d));
+        continue;
+      }
+      Value v;
+      auto add = [&](Value x) {
+        v = v ? arith::AddIOp::create(b, loc, v, x).getResult() : x;
+      };
+      for (auto [s, c] : dims[d]->terms)
+        add(c == 1 ? symbols[s]
+                   : arith::MulIOp::create(b, loc, symbols[s], cst(c))
+                         .getResult());
+      if (dims[d]->constant || !v)
+        add(cst(dims[d]->constant));
+      dyn[d] = v;
+      divs[d] = dims[d]->knownDivisor(info.symbols);
+      sizes[d] = v;
+    }
+    // Row-major strides: a constant while every later dimension is static
+    // (as the identity layout of the result type has them).
+    int64_t staticStride = 1;
+    Value dynStride;
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      strides[d] = dynStride ? OpFoldResult(dynStride)
+                             : OpFoldResult(b.getIndexAttr(staticStride));
+      if (dyn[d]) {
+        Value cur = dynStride ? dynStride : cst(staticStride);
+        dynStride = arith::MulIOp::create(b, loc, cur, dyn[d]);
+      } else if (dynStride) {
+        dynStride = arith::MulIOp::create(b, loc, dynStride,
+                                          cst(t.getDimSize(d)));
+      } else {
+        staticStride *= t.getDimSize(d);
+      }
+    }
+    auto type = MemRefType::get(t.getShape(), t.getElementType());
+    kf.operands.push_back(memref::ReinterpretCastOp::create(
+        b, loc, type, arg, b.getIndexAttr(0), sizes, strides));
+    kf.dynSizes.back() = dyn;
+    kf.dynSizeDivisor.back() = divs;
+  }
 }
 
 //===----------------------------------------------------------------------===//

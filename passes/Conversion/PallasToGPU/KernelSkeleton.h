@@ -23,6 +23,7 @@
 #include "passes/Conversion/PallasToGPU/Distribute.h"
 #include "dialects/Pallas/IR/GridMapping.h"
 
+#include <optional>
 #include <string>
 
 namespace mlir::pallas {
@@ -35,6 +36,24 @@ namespace mlir::pallas::gpu {
 // CallInfo.cpp
 //===----------------------------------------------------------------------===//
 
+/// A shape symbol of a symbolic call (docs/gridspec.md#symbols).
+struct SymbolInfo {
+  std::string name;
+  int64_t min = 1, multipleOf = 1;
+  std::optional<int64_t> max;
+};
+
+/// A symbolic dimension: sum(coefficient * symbol) + constant, symbols by
+/// their index in CallInfo::symbols.
+struct LinearSize {
+  SmallVector<std::pair<int64_t, int64_t>> terms;
+  int64_t constant = 0;
+  /// Its largest value over the symbols' ranges; nullopt if unbounded.
+  std::optional<int64_t> highest(ArrayRef<SymbolInfo> symbols) const;
+  /// A divisor every allowed value has (from the symbols' multiple_of).
+  int64_t knownDivisor(ArrayRef<SymbolInfo> symbols) const;
+};
+
 /// Everything read from the recorded pallas.call.
 struct CallInfo {
   std::string kernel, name;
@@ -44,14 +63,19 @@ struct CallInfo {
   SmallVector<RankedTensorType> inputs, outputs;
   int64_t numWarps = 4;
   int64_t numStages = 0; ///< 0: not given
+  /// A symbolic call's symbols (sorted by name, as the launchers take them)
+  /// and, per input and output, per dimension, the expression of each
+  /// dynamic one (nullopt where static).
+  SmallVector<SymbolInfo> symbols;
+  SmallVector<SmallVector<std::optional<LinearSize>>> inputDims, outputDims;
 
   int64_t numInputs() const { return inputs.size(); }
   int64_t numOutputs() const { return outputs.size(); }
 };
 
 /// Reads pallas-gpu-prepare's record of the call (`pallas.gpu.call`, a
-/// #pallas.gpu_call); a missing record or one of another kind is a
-/// diagnostic on the module.
+/// #pallas.gpu_call, and a symbolic call's `pallas.gpu.symbolic`); a
+/// missing record or one of another kind is a diagnostic on the module.
 LogicalResult readCall(ModuleOp module, CallInfo &info);
 
 /// Checks that the lowered `kernel` takes what the call implies (its
@@ -133,6 +157,15 @@ struct KernelFunction {
   mlir::gpu::GPUFuncOp func;
   /// The pallas axes whose bounds are i32 arguments, in order.
   SmallVector<int64_t> dynamicAxes;
+  /// The argument of the first symbol (one i32 each, after the bounds).
+  int64_t firstSymbolArg = 0;
+  /// Per input then output: the memref the kernel accesses (the argument,
+  /// or for a symbolic operand its reinterpretation at the actual sizes),
+  /// and per dimension the dynamic size (index, null where static) with
+  /// its known divisor.
+  SmallVector<Value> operands;
+  SmallVector<SmallVector<Value>> dynSizes;
+  SmallVector<SmallVector<int64_t>> dynSizeDivisor;
 };
 
 /// Creates the gpu.module (32-bit index arithmetic when every array has
@@ -142,6 +175,12 @@ struct KernelFunction {
 KernelFunction createKernelFunction(OpBuilder &b, ModuleOp module,
                                     Location loc, const CallInfo &info,
                                     int64_t numThreads);
+
+/// Emits, at `b`, the memrefs of the kernel's operands (`kf.operands`): a
+/// symbolic operand's argument (its dynamic dims given as 1) reinterpreted
+/// at the sizes its shape expressions take for the symbol arguments.
+void emitOperandMemrefs(OpBuilder &b, Location loc, const CallInfo &info,
+                        KernelFunction &kf);
 
 /// Drops the barriers at the end of the kernel `body` that order nothing.
 void dropTrailingBarriers(Block &body);
@@ -177,8 +216,8 @@ DenseMap<int64_t, int64_t> markAliasesAndScratch(Distributor &dist,
 class BlockViews {
 public:
   BlockViews(OpBuilder &b, Location loc, ModuleOp module, func::FuncOp kernel,
-             const CallInfo &info, ArrayRef<int64_t> seqAxes,
-             GridValues &grid);
+             const CallInfo &info, const KernelFunction &kf,
+             ArrayRef<int64_t> seqAxes, GridValues &grid);
 
   /// Binds every argument of the kernel in `dist` to `body`'s (grid
   /// scalars first, then operand views).
@@ -187,8 +226,9 @@ public:
                      const DenseMap<int64_t, int64_t> &aliasOf);
 
 private:
-  View wholeView(Value memref);
-  FailureOr<View> blockView(Value param, BlockSpecAttr spec, StringRef what);
+  View wholeView(int64_t operand);
+  FailureOr<View> blockView(int64_t operand, BlockSpecAttr spec,
+                            StringRef what);
   Value cst(int64_t v);
 
   OpBuilder &b;
@@ -196,6 +236,7 @@ private:
   ModuleOp module;
   func::FuncOp kernel;
   const CallInfo &info;
+  const KernelFunction &kf;
   ArrayRef<int64_t> seqAxes;
   GridValues &grid;
   SmallVector<Value> gridI32;

@@ -34,6 +34,10 @@ GpuLaunchAttr mlir::pallas::gpu::buildLaunchRecord(
     params.push_back(GpuParamAttr::get(
         ctx, GpuParamKind::GridBound, GpuOperandGroup::GridBounds, k, a, Type(),
         {}, {}, StringAttr(), StringAttr(), StringAttr(), StringAttr()));
+  // A symbolic call's symbols (sorted by name), an i32 each.
+  for (size_t s = 0; s < info.symbols.size(); ++s)
+    params.push_back(param(GpuParamKind::Symbol, GpuOperandGroup::Symbols,
+                           static_cast<int64_t>(s)));
   // Tensor maps: a pointer each to a CUtensorMap in global memory, encoded
   // by the launcher (cuTensorMapEncodeTiled) as the record describes.
   Builder b(ctx);

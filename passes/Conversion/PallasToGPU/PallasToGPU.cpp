@@ -97,6 +97,7 @@ void PallasToGPUPass::runOnOperation() {
   kc.smemBase = mlir::gpu::DynamicSharedMemoryOp::create(
       b, loc,
       MemRefType::get({ShapedType::kDynamic}, b.getI8Type(), nullptr, space));
+  emitOperandMemrefs(b, loc, info, kf);
   GridValues grid =
       emitGridValues(b, loc, info.mapping, *geometry, body,
                      info.numInputs() + info.numOutputs());
@@ -119,7 +120,8 @@ void PallasToGPUPass::runOnOperation() {
     dist.printLayouts();
   SmallVector<scf::ForOp> loops =
       openSequentialLoops(b, loc, dist, geometry->seqAxes, grid);
-  BlockViews views(b, loc, module, kernel, info, geometry->seqAxes, grid);
+  BlockViews views(b, loc, module, kernel, info, kf, geometry->seqAxes,
+                   grid);
   if (failed(views.bind(dist, kc, body, visibleAxes, aliasOf)))
     return signalPassFailure();
   if (kc.oneSequentialAxis) {
@@ -141,6 +143,7 @@ void PallasToGPUPass::runOnOperation() {
                                      dist.scratchBytes()));
 
   // Only the gpu.module remains.
+  module->removeAttr(kGpuSymbolicAttrName);
   for (Operation &op :
        llvm::make_early_inc_range(module.getBody()->getOperations()))
     if (&op != kf.gpuModule.getOperation())

@@ -11,6 +11,11 @@ namespace mlir::pallas {
 // `pallas.gpu.call` (kGpuCallAttrName), is a #pallas.gpu_call:
 // dialects/Pallas/IR/GpuCallAttrs.h.
 
+/// A symbolic call's `symbolic` dictionary (pallas.call's: symbols, grid
+/// and shape expressions), copied to the module by pallas-gpu-prepare for
+/// pallas-to-gpu, which makes each symbol a kernel parameter.
+constexpr const char *kGpuSymbolicAttrName = "pallas.gpu.symbolic";
+
 // The gpu.func's launch record, `pallas.gpu.launch` (kGpuLaunchAttrName), is
 // a #pallas.gpu_launch: dialects/Pallas/IR/GpuLaunchAttrs.h.
 

@@ -30,13 +30,15 @@ void mlir::pallas::gpu::selectPrefetchSources(
     (void)func.insertArgument(n, type, DictionaryAttr(), loc);
     return func.getArgument(n);
   };
-  // The inputs whose blocks a tensor map can describe: 2-D, 16-bit, plain
-  // blocked specs whose blocks tile the array exactly (no edge checks), rows
-  // a multiple of 16 bytes, not aliased to an output.
+  // The inputs whose blocks a tensor map can describe: 2-D, static, 16-bit,
+  // plain blocked specs whose blocks tile the array exactly (no edge
+  // checks), rows a multiple of 16 bytes, not aliased to an output.
   for (int64_t i = nsp; i < numIn; ++i) {
     RankedTensorType t = info.inputs[i];
     BlockSpecAttr spec = mapping.getInSpecs()[i - nsp];
-    if (aliasOf.count(i) || t.getRank() != 2 ||
+    // A symbolic input has no tensor map (its extent is known at launch
+    // only): it is read as its blocks' loads.
+    if (aliasOf.count(i) || t.getRank() != 2 || !t.hasStaticShape() ||
         t.getElementTypeBitWidth() != 16 || spec.isWholeArray() ||
         static_cast<int64_t>(spec.getRank()) != 2 ||
         (t.getDimSize(1) * 2) % 16 ||

@@ -362,6 +362,10 @@ struct PallasGPUPreparePass
       if (!record)
         return signalPassFailure();
       module->setAttr(kGpuCallAttrName, record);
+      // A symbolic call's symbols and shape expressions (pallas.call's
+      // `symbolic`): pallas-to-gpu makes the symbols kernel parameters.
+      if (DictionaryAttr symbolic = calls.front().getSymbolicAttr())
+        module->setAttr(kGpuSymbolicAttrName, symbolic);
     }
 
     // TPU async copies have no GPU lowering (Pallas' GPU backends copy with

@@ -339,7 +339,10 @@ Value Distributor::inBounds(const View &view, ArrayRef<Value> idxs) {
     if (view.checkLow[d])
       andWith(arith::CmpIOp::create(b, kc.loc, arith::CmpIPredicate::sge,
                                     idxs[d], idx(0)));
-    if (view.checkHigh[d]) {
+    if (view.checkHigh[d] && view.isDynamicDim(d)) {
+      andWith(arith::CmpIOp::create(b, kc.loc, arith::CmpIPredicate::slt,
+                                    idxs[d], view.dynSizes[d]));
+    } else if (view.checkHigh[d]) {
       // An index proven below the end needs no check.
       if (auto r = rangeOf(idxs[d]);
           r && r->second < view.baseType.getDimSize(d))
@@ -378,7 +381,9 @@ int64_t vectorWidth(const View &view, const Layout &l) {
          (int64_t(1) << k) < view.shape[cdim])
     ++k;
   int64_t v = std::min<int64_t>(int64_t(1) << k, 16 / bytes);
-  ArrayRef<int64_t> baseShape = view.baseType.getShape();
+  SmallVector<int64_t> baseShape;
+  for (int64_t d = 0; d < baseRank; ++d)
+    baseShape.push_back(view.sizeForDivisibility(d));
   for (; v > 1; v /= 2) {
     if (view.offsetDiv[baseRank - 1] % v)
       continue;
@@ -426,6 +431,10 @@ struct FlatAccess {
 static bool flatFeasible(const Layout &l, const View &view) {
   if (view.baseType.getRank() == 0)
     return false;
+  // Pitches are constants: a dynamic size only in the outermost dimension.
+  for (int64_t d = 1; d < view.baseType.getRank(); ++d)
+    if (view.isDynamicDim(d))
+      return false;
   for (int64_t dim = 0; dim < l.rank(); ++dim) {
     uint64_t threadMask = 0, regMask = 0;
     for (uint64_t basis : llvm::concat<const uint64_t>(l.lanes, l.warps))
