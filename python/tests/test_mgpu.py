@@ -199,14 +199,19 @@ class HopperMatmul(PallascCase):
     launch = m["targets"][0]["launch"]
     self.assertEqual(launch["block"], [384, 1, 1])
     self.assertEqual(launch["grid"], [2, 1, 1])
+    # The inputs' tensor maps (TMA loads), then the output's (the
+    # epilogue's TMA stores).
     self.assertEqual([p["kind"] for p in launch["params"]],
-                     ["pointer"] * 3 + ["tensor_map"] * 2)
+                     ["pointer"] * 3 + ["tensor_map"] * 3)
+    self.assertEqual([p["operand"] for p in launch["params"][3:]],
+                     ["inputs[0]", "inputs[1]", "outputs[0]"])
     self.assertEqual(m["mosaic_gpu"]["num_threads"], 3)
     self.assertEqual([o["shape"] for o in m["operands"]], [[128, 128]] * 3)
     with open(os.path.join(out, "kernel.sm_90a.ptx")) as f:
       ptx = f.read()
     self.assertIn("wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16", ptx)
     self.assertIn("cp.async.bulk.tensor.2d", ptx)
+    self.assertIn("cp.async.bulk.tensor.2d.global.shared::cta", ptx)
     r = subprocess.run([PALLASC, path, "--spec", path[:-5] + ".json",
                         "--target", "cuda:sm_80", "-o",
                         os.path.join(self.dir, "sm80")],

@@ -86,7 +86,9 @@ GpuStatus encodeCudaTensorMap(const CudaDriverApi &api, const GpuTensorMap &map,
   if (globalAddress % 16 != 0)
     return GpuStatus::failure(
         GpuError::Misaligned,
-        "the tensor map of inputs[" + std::to_string(map.input) +
+        std::string("the tensor map of ") +
+            (map.isOutput ? "outputs[" : "inputs[") +
+            std::to_string(map.input) +
             "] needs a 16-byte aligned address (TMA), got " +
             std::to_string(globalAddress));
   CudaTensorMapEncoding e = cudaTensorMapEncoding(map, globalAddress);

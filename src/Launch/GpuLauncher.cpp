@@ -40,7 +40,9 @@ std::string encodeGpuLaunchRecord(const GpuLaunchRecord &r) {
       break;
     case GpuKernelParam::Kind::TensorMap: {
       const GpuTensorMap &m = p.tensorMap;
-      os << " T " << m.input << ' ' << (m.bf16 ? 1 : 0) << ' '
+      // "T" over an input, "TO" over an output (a TMA store).
+      os << (m.isOutput ? " TO " : " T ") << m.input << ' '
+         << (m.bf16 ? 1 : 0) << ' '
          << m.globalShape[0] << ' ' << m.globalShape[1] << ' ' << m.boxShape[0]
          << ' ' << m.boxShape[1];
       break;
@@ -90,12 +92,13 @@ bool decodeGpuLaunchRecord(std::string_view text, GpuLaunchRecord &record,
       p.isOutput = flag != 0;
     } else if (kind == "G" && is >> p.axis) {
       p.kind = GpuKernelParam::Kind::GridBound;
-    } else if (kind == "T" &&
+    } else if ((kind == "T" || kind == "TO") &&
                is >> p.tensorMap.input >> flag >> p.tensorMap.globalShape[0] >>
                    p.tensorMap.globalShape[1] >> p.tensorMap.boxShape[0] >>
                    p.tensorMap.boxShape[1]) {
       p.kind = GpuKernelParam::Kind::TensorMap;
       p.tensorMap.bf16 = flag != 0;
+      p.tensorMap.isOutput = kind == "TO";
     } else {
       return bad("parameter " + std::to_string(i));
     }

@@ -264,8 +264,9 @@ LogicalResult GpuParamAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                          << *axis;
     break;
   case GpuParamKind::TensorMap:
-    if (group != GpuOperandGroup::Inputs)
-      return emitError() << "a tensor_map parameter takes an input, not "
+    if (group == GpuOperandGroup::GridBounds)
+      return emitError() << "a tensor_map parameter takes an input or an "
+                            "output, not "
                          << stringifyGpuOperandGroup(group) << "[" << index
                          << "]";
     if (!dtype || !(dtype.isBF16() || dtype.isF16()))

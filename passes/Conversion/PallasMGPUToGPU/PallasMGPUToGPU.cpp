@@ -169,6 +169,10 @@ private:
   FailureOr<GmemView> gmemView(Value v, Operation *user);
   Value barrierPtr(Value barriers, Value index);
   LogicalResult lower(Operation *op);
+  /// The tensor-map parameter of argument `arg` in boxes of `boxRows` x
+  /// `boxCols`, added on first use (one per argument and box, loads and
+  /// stores alike).
+  Value tensorMap(int64_t arg, int64_t boxRows, int64_t boxCols);
   LogicalResult lowerCopyIn(CopyGmemToSmemOp op);
   LogicalResult lowerCopyOut(CopySmemToGmemOp op);
   LogicalResult lowerWgmma(WgmmaOp op);
@@ -537,6 +541,20 @@ Value KernelLowering::elementAddress(const SmemView &view, Value r, Value c) {
   return arith::AddIOp::create(b, loc, view.base, off);
 }
 
+Value KernelLowering::tensorMap(int64_t arg, int64_t boxRows,
+                                int64_t boxCols) {
+  TensorMapKey key{arg, {boxRows, boxCols}};
+  for (auto &[k, v] : tensorMaps)
+    if (k == key)
+      return v;
+  unsigned n = func.getNumArguments();
+  (void)func.insertArgument(n, LLVM::LLVMPointerType::get(ctx),
+                            DictionaryAttr(), loc);
+  Value map = func.getArgument(n);
+  tensorMaps.push_back({key, map});
+  return map;
+}
+
 LogicalResult KernelLowering::lowerCopyIn(CopyGmemToSmemOp op) {
   auto dst = smemView(op.getDst(), op);
   if (failed(dst))
@@ -544,9 +562,6 @@ LogicalResult KernelLowering::lowerCopyIn(CopyGmemToSmemOp op) {
   auto src = gmemView(op.getSrc(), op);
   if (failed(src))
     return failure();
-  if (src->arg >= numInputs())
-    return op.emitError() << "a TMA load from an output is not lowered (the "
-                             "launcher encodes tensor maps of inputs)";
   const SmemBuffer &buf = *dst->buffer;
   if (dst->rows > 256)
     return op.emitError() << "a TMA box of " << dst->rows
@@ -556,18 +571,7 @@ LogicalResult KernelLowering::lowerCopyIn(CopyGmemToSmemOp op) {
     return op.emitError() << "a TMA load from an array of rank "
                           << argType.getRank() << " is not lowered yet";
   // One tensor map per (argument, box): boxes of one panel.
-  TensorMapKey key{src->arg, {dst->rows, buf.panelCols()}};
-  Value map;
-  for (auto &[k, v] : tensorMaps)
-    if (k == key)
-      map = v;
-  if (!map) {
-    unsigned n = func.getNumArguments();
-    (void)func.insertArgument(n, LLVM::LLVMPointerType::get(ctx),
-                              DictionaryAttr(), loc);
-    map = func.getArgument(n);
-    tensorMaps.push_back({key, map});
-  }
+  Value map = tensorMap(src->arg, dst->rows, buf.panelCols());
   int64_t bytes = dst->rows * dst->cols * buf.elemBytes;
   if (bytes % kWarpgroup)
     return op.emitError() << "a TMA copy of " << bytes
@@ -594,6 +598,11 @@ LogicalResult KernelLowering::lowerCopyIn(CopyGmemToSmemOp op) {
   return success();
 }
 
+/// A TMA store, as Mosaic GPU issues it: thread 0 of the warpgroup copies
+/// one box (rows x 64 columns) per panel of the swizzled shared-memory tile
+/// into the array through its tensor map (the hardware clips the box at
+/// the array's bounds); then, with `commit_group`, every thread closes its
+/// bulk async group (empty but for the leader's).
 LogicalResult KernelLowering::lowerCopyOut(CopySmemToGmemOp op) {
   auto src = smemView(op.getSrc(), op);
   if (failed(src))
@@ -602,30 +611,27 @@ LogicalResult KernelLowering::lowerCopyOut(CopySmemToGmemOp op) {
   if (failed(dst))
     return failure();
   const SmemBuffer &buf = *src->buffer;
-  // The warpgroup copies 16-byte chunks: thread t the chunks t, t + 128, ...
-  int64_t perRow = src->cols * buf.elemBytes / 16;
-  int64_t chunks = src->rows * perRow;
-  int64_t vec = 16 / buf.elemBytes;
-  if (chunks % kWarpgroup)
-    return op.emitError() << "a copy of " << chunks
-                          << " 16-byte chunks is not a multiple of 128";
-  Value memref = func.getArgument(dst->arg);
-  for (int64_t i = 0; i < chunks / kWarpgroup; ++i) {
-    Value q = arith::AddIOp::create(b, loc, wgTid, i32(i * kWarpgroup));
-    Value r = arith::DivUIOp::create(b, loc, q, i32(perRow));
-    Value c = arith::MulIOp::create(
-        b, loc, arith::RemUIOp::create(b, loc, q, i32(perRow)), i32(vec));
-    Value addr = elementAddress(*src, r, c);
-    Value v = LLVM::LoadOp::create(
-        b, loc, VectorType::get({vec}, buf.elementType), sharedPtr(addr), 16);
-    Value gr = arith::AddIOp::create(
-        b, loc, dst->offsets[0],
-        arith::IndexCastOp::create(b, loc, b.getIndexType(), r));
-    Value gc = arith::AddIOp::create(
-        b, loc, dst->offsets[1],
-        arith::IndexCastOp::create(b, loc, b.getIndexType(), c));
-    vector::StoreOp::create(b, loc, v, memref, ValueRange{gr, gc});
-  }
+  if (src->rows > 256)
+    return op.emitError() << "a TMA box of " << src->rows
+                          << " rows is not lowered; at most 256";
+  auto argType = cast<MemRefType>(func.getArgument(dst->arg).getType());
+  if (argType.getRank() != 2)
+    return op.emitError() << "a TMA store into an array of rank "
+                          << argType.getRank() << " is not lowered yet";
+  Value map = tensorMap(dst->arg, src->rows, buf.panelCols());
+  Value row = toI32(dst->offsets[0]), col = toI32(dst->offsets[1]);
+  onLeader([&] {
+    for (int64_t p = 0; p < src->cols / buf.panelCols(); ++p) {
+      Value s = arith::AddIOp::create(
+          b, loc, src->base, i32(p * buf.rows() * kSwizzleBytes));
+      Value c0 = arith::AddIOp::create(b, loc, col, i32(p * buf.panelCols()));
+      NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
+          b, loc, map, sharedPtr(s), ValueRange{c0, row}, Value(),
+          NVVM::TMAStoreMode::TILE, Value());
+    }
+  });
+  if (op.getCommitGroup())
+    NVVM::CpAsyncBulkCommitGroupOp::create(b, loc);
   return success();
 }
 
@@ -859,12 +865,27 @@ LogicalResult KernelLowering::lower(Operation *op) {
     return lowerCopyIn(copy);
   if (auto copy = dyn_cast<CopySmemToGmemOp>(op))
     return lowerCopyOut(copy);
-  if (isa<CommitSmemOp>(op) || isa<WaitSmemToGmemOp>(op)) {
+  // As Mosaic GPU's commit_shared and await_async_copy: the generic-proxy
+  // writes to shared memory made visible to the TMA unit (async proxy),
+  // the bulk groups retired, then the warpgroup synchronized.
+  if (isa<CommitSmemOp>(op)) {
+    NVVM::FenceProxyOp::create(
+        b, loc, NVVM::ProxyKind::async_shared,
+        NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
     warpgroupBarrier();
     return success();
   }
-  if (isa<CommitGroupOp>(op))
+  if (auto wait = dyn_cast<WaitSmemToGmemOp>(op)) {
+    NVVM::CpAsyncBulkWaitGroupOp::create(
+        b, loc, static_cast<uint32_t>(wait.getN()),
+        wait.getReadOnly() ? b.getUnitAttr() : nullptr);
+    warpgroupBarrier();
     return success();
+  }
+  if (isa<CommitGroupOp>(op)) {
+    NVVM::CpAsyncBulkCommitGroupOp::create(b, loc);
+    return success();
+  }
   if (auto alloc = dyn_cast<AllocAccOp>(op)) {
     if (alloc.getInit())
       return op->emitError() << "an accumulator with an initial value is not "
@@ -923,6 +944,29 @@ LogicalResult KernelLowering::run() {
         (tensors && !isa<StoreOp>(op)))
       ops.push_back(op);
   });
+  // The tensor-map parameters in a fixed order (by argument, then box:
+  // the inputs' before the outputs'), whatever order the copies come in.
+  SmallVector<std::pair<int64_t, SmallVector<int64_t, 2>>> keys;
+  for (Operation *op : ops) {
+    Value gmem, smem;
+    if (auto copy = dyn_cast<CopyGmemToSmemOp>(op))
+      gmem = copy.getSrc(), smem = copy.getDst();
+    else if (auto copy = dyn_cast<CopySmemToGmemOp>(op))
+      gmem = copy.getDst(), smem = copy.getSrc();
+    else
+      continue;
+    SmallVector<memref::SubViewOp> chain;
+    auto arg = dyn_cast<BlockArgument>(subviewRoot(gmem, chain));
+    auto type = cast<MemRefType>(smem.getType());
+    if (!arg || type.getRank() < 2)
+      continue; // refused when lowered
+    keys.push_back({arg.getArgNumber(),
+                    {type.getDimSize(type.getRank() - 2),
+                     kSwizzleBytes * 8 / type.getElementTypeBitWidth()}});
+  }
+  llvm::sort(keys);
+  for (auto &[arg, box] : keys)
+    (void)tensorMap(arg, box[0], box[1]);
   for (Operation *op : ops)
     if (failed(lower(op)))
       return failure();
@@ -967,9 +1011,12 @@ LogicalResult KernelLowering::run() {
                                        i - numIn));
   for (auto &[key, value] : tensorMaps) {
     auto t = cast<MemRefType>(func.getArgument(key.arg).getType());
+    bool output = key.arg >= numIn;
     params.push_back(pallas::GpuParamAttr::get(
-        ctx, pallas::GpuParamKind::TensorMap, pallas::GpuOperandGroup::Inputs,
-        key.arg, std::nullopt, t.getElementType(), t.getShape(), key.box,
+        ctx, pallas::GpuParamKind::TensorMap,
+        output ? pallas::GpuOperandGroup::Outputs
+               : pallas::GpuOperandGroup::Inputs,
+        output ? key.arg - numIn : key.arg, std::nullopt, t.getElementType(), t.getShape(), key.box,
         b.getStringAttr("128B"), b.getStringAttr("none"),
         b.getStringAttr("128B"), b.getStringAttr("zero")));
   }

@@ -220,8 +220,8 @@ Value addressOf(OpBuilder &b, Location l, Value ptr) {
   return LLVM::PtrToIntOp::create(b, l, b.getI64Type(), ptr);
 }
 
-/// mbarrier.init / arrive.expect_tx / try_wait.parity and the TMA load
-/// become calls of the emulator's functions.
+/// mbarrier.init / arrive.expect_tx / try_wait.parity, the TMA load and
+/// store and the bulk groups become calls of the emulator's functions.
 LogicalResult rewriteTmaOp(OpBuilder &b, ModuleOp module, Operation *op,
                            std::string &error) {
   Location l = op->getLoc();
@@ -260,6 +260,22 @@ LogicalResult rewriteTmaOp(OpBuilder &b, ModuleOp module, Operation *op,
   } else if (auto wait = dyn_cast<NVVM::MBarrierTryWaitParityOp>(op)) {
     call("pallasc_emu_mbar_wait",
          {addressOf(b, l, wait.getAddr()), wait.getPhase()});
+  } else if (auto store =
+                 dyn_cast<NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp>(op)) {
+    if (store.getCoordinates().size() != 2 || store.getL2CacheHint() ||
+        store.getPredicate() || store.getMode() != NVVM::TMAStoreMode::TILE)
+      return error = "the emulator runs 2-D tiled TMA stores only", failure();
+    call("pallasc_emu_tma_store",
+         {addressOf(b, l, store.getSrcMem()),
+          addressOf(b, l, store.getTmaDescriptor()),
+          store.getCoordinates()[0], store.getCoordinates()[1]});
+  } else if (isa<NVVM::CpAsyncBulkCommitGroupOp>(op)) {
+    call("pallasc_emu_bulk_commit", {});
+  } else if (auto wait = dyn_cast<NVVM::CpAsyncBulkWaitGroupOp>(op)) {
+    call("pallasc_emu_bulk_wait",
+         {arith::ConstantIntOp::create(b, l, i32,
+                                       static_cast<int64_t>(wait.getGroup()))
+              .getResult()});
   } else {
     auto tma = cast<NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp>(op);
     if (tma.getCoordinates().size() != 2 || !tma.getIm2colOffsets().empty() ||
@@ -336,6 +352,8 @@ SmallVector<Operation *> HostKernelRewriter::collect(func::FuncOp host) {
             NVVM::MBarrierArriveOp, NVVM::BarrierOp, NVVM::SetMaxRegisterOp,
             NVVM::MBarrierArriveExpectTxOp, NVVM::MBarrierTryWaitParityOp,
             NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp,
+            NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp,
+            NVVM::CpAsyncBulkCommitGroupOp, NVVM::CpAsyncBulkWaitGroupOp,
             NVVM::FenceMbarrierInitOp, LLVM::CallIntrinsicOp>(op))
       ops.push_back(op);
   });
@@ -395,7 +413,9 @@ LogicalResult HostKernelRewriter::rewrite(Operation *op) {
   if (isa<NVVM::MBarrierInitOp, NVVM::MBarrierArriveExpectTxOp,
           NVVM::MBarrierArriveOp,
           NVVM::MBarrierTryWaitParityOp,
-          NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp>(op))
+          NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp,
+          NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp,
+          NVVM::CpAsyncBulkCommitGroupOp, NVVM::CpAsyncBulkWaitGroupOp>(op))
     return rewriteTmaOp(b, module, op, error);
   if (auto intr = dyn_cast<LLVM::CallIntrinsicOp>(op))
     return rewriteIntrinsic(intr, l);

@@ -38,7 +38,7 @@ void addTmaIntrinsics(std::vector<EmulatorSymbol> &symbols);
 /// 128-byte swizzle, zero fill out of bounds), as the emulated kernel's
 /// tensor-map parameters point to it.
 struct EmuTensorMap {
-  const char *base = nullptr;
+  char *base = nullptr; ///< written by TMA stores
   int64_t rows = 0, cols = 0;       ///< the array
   int64_t boxRows = 0, boxCols = 0; ///< one copy
   int64_t elemBytes = 2;
