@@ -33,3 +33,17 @@ pallas_mgpu.kernel @scoped(%x: memref<256x64xf16>, %o: memref<256x64xf16>)
     %s = pallas_mgpu.alloc_smem : memref<128x64xf16, #pallas_mgpu.smem<tiling = [8, 64], swizzle = 128>>
   }
 }
+
+// -----
+
+pallas_mgpu.kernel @transposed_a(%x: memref<64x64xf16>, %o: memref<64x64xf16>)
+    attributes {grid = array<i64: 1>, grid_names = ["g"], cluster = array<i64: 1>,
+                cluster_names = ["c"], num_threads = 1, thread_name = "wg",
+                num_outputs = 1} {
+  %s = pallas_mgpu.alloc_smem : memref<64x64xf16, #pallas_mgpu.smem<tiling = [8, 64], swizzle = 128>>
+  %t = memref.transpose %s (d0, d1) -> (d1, d0) : memref<64x64xf16, #pallas_mgpu.smem<tiling = [8, 64], swizzle = 128>> to memref<64x64xf16, strided<[1, 64]>, #pallas_mgpu.smem<tiling = [8, 64], swizzle = 128>>
+  %acc = pallas_mgpu.alloc_acc : memref<64x64xf32, #pallas_mgpu.acc>
+  // expected-error @+1 {{wgmma with a transposed `a` view is not lowered yet}}
+  pallas_mgpu.wgmma %acc, %t, %s : memref<64x64xf32, #pallas_mgpu.acc>, memref<64x64xf16, strided<[1, 64]>, #pallas_mgpu.smem<tiling = [8, 64], swizzle = 128>>, memref<64x64xf16, #pallas_mgpu.smem<tiling = [8, 64], swizzle = 128>>
+  pallas_mgpu.wgmma_wait 0
+}

@@ -60,11 +60,14 @@ struct SmemBuffer {
 };
 
 /// A 2-D view of a shared-memory buffer: the address of its origin (a row
-/// that is a multiple of 8, the first column of a panel) and its shape.
+/// that is a multiple of 8, the first column of a panel) and its shape in
+/// the buffer (`rows` x `cols`); `transposed` when the operand is that
+/// tile's transpose (a memref.transpose, as `k_smem.T`).
 struct SmemView {
   const SmemBuffer *buffer = nullptr;
   Value base; ///< i32 byte address of the view's [0, 0] panel row
   int64_t rows = 0, cols = 0;
+  bool transposed = false;
 };
 
 /// A view of a kernel argument in global memory: the argument, the offsets
@@ -417,6 +420,18 @@ composeSubviews(ArrayRef<memref::SubViewOp> chain, int64_t rank,
 }
 
 FailureOr<SmemView> KernelLowering::smemView(Value v, Operation *user) {
+  // A transpose of a 2-D view: the same tile, read the other way.
+  if (auto tr = v.getDefiningOp<memref::TransposeOp>()) {
+    AffineMap perm = tr.getPermutation();
+    if (perm.getNumDims() != 2 || perm.isIdentity())
+      return user->emitError() << "a shared-memory transpose other than of "
+                                  "a 2-D tile is not lowered";
+    auto inner = smemView(tr.getIn(), user);
+    if (failed(inner))
+      return failure();
+    inner->transposed = !inner->transposed;
+    return inner;
+  }
   // The chain of subviews down to the buffer.
   SmallVector<memref::SubViewOp> chain;
   Value cur = subviewRoot(v, chain);
@@ -555,9 +570,17 @@ Value KernelLowering::tensorMap(int64_t arg, int64_t boxRows,
   return map;
 }
 
+/// A transposed view is read only by wgmma (as its `b`).
+static LogicalResult notTransposed(const SmemView &view, Operation *op) {
+  if (view.transposed)
+    return op->emitError() << "a transposed shared-memory view is lowered "
+                              "only as wgmma's `b` operand";
+  return success();
+}
+
 LogicalResult KernelLowering::lowerCopyIn(CopyGmemToSmemOp op) {
   auto dst = smemView(op.getDst(), op);
-  if (failed(dst))
+  if (failed(dst) || failed(notTransposed(*dst, op)))
     return failure();
   auto src = gmemView(op.getSrc(), op);
   if (failed(src))
@@ -605,7 +628,7 @@ LogicalResult KernelLowering::lowerCopyIn(CopyGmemToSmemOp op) {
 /// bulk async group (empty but for the leader's).
 LogicalResult KernelLowering::lowerCopyOut(CopySmemToGmemOp op) {
   auto src = smemView(op.getSrc(), op);
-  if (failed(src))
+  if (failed(src) || failed(notTransposed(*src, op)))
     return failure();
   auto dst = gmemView(op.getDst(), op);
   if (failed(dst))
@@ -635,32 +658,63 @@ LogicalResult KernelLowering::lowerCopyOut(CopySmemToGmemOp op) {
   return success();
 }
 
+/// wgmma: `a` from shared memory (K-major) or from registers (a value in
+/// the accumulator layout, converted to 16 bits: its elements are where
+/// wgmma's A fragment wants them); `b` from shared memory, M/N-major (a
+/// [K, N] tile) or, transposed (a [N, K] tile read as its transpose),
+/// K-major.
 LogicalResult KernelLowering::lowerWgmma(WgmmaOp op) {
   auto accType = cast<MemRefType>(op.getAcc().getType());
   int64_t m = accType.getDimSize(0), n = accType.getDimSize(1);
-  if (!isa<MemRefType>(op.getA().getType()))
-    return op.emitError() << "wgmma with `a` in registers is not lowered yet";
-  auto a = smemView(op.getA(), op);
-  if (failed(a))
-    return failure();
+  bool aInRegisters = !isa<MemRefType>(op.getA().getType());
+  FailureOr<SmemView> a = failure();
+  const Fragment *aFrag = nullptr;
+  Type et;
+  int64_t k = 0;
+  if (aInRegisters) {
+    auto it = fragments.find(op.getA());
+    if (it == fragments.end())
+      return op.emitError() << "wgmma's `a` in registers must be a value in "
+                               "the wgmma layout (an accumulator's value, "
+                               "converted)";
+    aFrag = &it->second;
+    et = cast<RankedTensorType>(op.getA().getType()).getElementType();
+    k = aFrag->n;
+    if (aFrag->m != m)
+      return op.emitError() << "wgmma's `a` has " << aFrag->m
+                            << " rows, the accumulator " << m;
+  } else {
+    a = smemView(op.getA(), op);
+    if (failed(a))
+      return failure();
+    if (a->transposed)
+      return op.emitError() << "wgmma with a transposed `a` view is not "
+                               "lowered yet";
+    et = a->buffer->elementType;
+    k = a->cols;
+  }
   auto bv = smemView(op.getB(), op);
   if (failed(bv))
     return failure();
-  Type et = a->buffer->elementType;
   if (!accType.getElementType().isF32() || !(et.isF16() || et.isBF16()) ||
       bv->buffer->elementType != et)
     return op.emitError() << "wgmma of " << et << " into "
                           << accType.getElementType()
                           << " is not lowered yet (f16 or bf16 into f32)";
-  int64_t k = a->cols;
   if (n > 256 || n % 8 || m % 64 || k % 16)
     return op.emitError() << "wgmma shape " << m << "x" << n << "x" << k
                           << " is not lowered";
+  // b's K and N in the buffer: rows x cols, or cols x rows transposed.
+  int64_t bK = bv->transposed ? bv->cols : bv->rows;
+  int64_t bN = bv->transposed ? bv->rows : bv->cols;
+  if (bK != k || bN != n)
+    return op.emitError() << "wgmma's `b` is " << bK << "x" << bN
+                          << "; expected " << k << "x" << n;
   Value acc = accumulators.lookup(op.getAcc());
   Type i64t = b.getI64Type(), f32 = b.getF32Type();
   // Descriptors (128-byte swizzle, stride 1024 bytes between groups of 8
-  // rows): A K-major (rows of k), B M/N-major (panels of 64 columns, the
-  // leading byte offset one panel).
+  // rows): K-major (rows of k: A, a transposed B) or M/N-major (B: panels
+  // of 64 columns, the leading byte offset one panel).
   auto descriptor = [&](Value base, int64_t bytes, int64_t lbo) {
     Value addr = arith::AddIOp::create(b, loc, base, i32(bytes));
     Value a14 = arith::AndIOp::create(
@@ -672,34 +726,79 @@ LogicalResult KernelLowering::lowerWgmma(WgmmaOp op) {
         b, loc, arith::ExtUIOp::create(b, loc, i64t, a14),
         arith::ConstantIntOp::create(b, loc, i64t, fields));
   };
-  int64_t aRows = a->buffer->rows(), bRows = bv->buffer->rows();
+  // Two 16-bit elements in one 32-bit register.
+  auto pack = [&](Value x, Value y) -> Value {
+    Value v = vector::FromElementsOp::create(
+        b, loc, VectorType::get({2}, et), ValueRange{x, y});
+    Value i = vector::BitCastOp::create(b, loc,
+                                        VectorType::get({1}, b.getI32Type()), v);
+    return vector::ExtractOp::create(b, loc, i, 0);
+  };
+  int64_t bRows = bv->buffer->rows();
   std::string type = et.isBF16() ? "bf16" : "f16";
   int64_t nd = n / 2;
+  // `a`'s registers are packed before the fence: ptxas injects a
+  // warpgroup.arrive of its own (C7519, serializing the wgmmas) when an
+  // instruction defines a wgmma's registers between the fence and it.
+  SmallVector<Value> aPacked;
+  if (aInRegisters)
+    for (int64_t mi = 0; mi < m / 64; ++mi)
+      for (int64_t kk = 0; kk < k / 16; ++kk)
+        for (int64_t g = 0; g < 2; ++g)
+          for (int64_t h = 0; h < 2; ++h)
+            aPacked.push_back(pack(aFrag->at(mi, 2 * kk + g, 2 * h),
+                                   aFrag->at(mi, 2 * kk + g, 2 * h + 1)));
   NVVM::WgmmaFenceAlignedOp::create(b, loc);
   for (int64_t mi = 0; mi < m / 64; ++mi) {
     for (int64_t kk = 0; kk < k / 16; ++kk) {
       int64_t kc = kk * 16;
-      Value aD = descriptor(a->base,
-                            mi * 64 * kSwizzleBytes +
-                                kc / 64 * aRows * kSwizzleBytes + kc % 64 * 2,
-                            kSwizzleBytes);
-      Value bD = descriptor(bv->base, kc * kSwizzleBytes,
-                            bRows * kSwizzleBytes);
       SmallVector<Value> operands;
+      std::string aText;
+      std::string constraints;
+      for (int64_t i = 0; i < nd; ++i)
+        constraints += "=f,";
+      if (aInRegisters) {
+        // A's fragment for rows 64mi.., columns kc..kc+15: the accumulator
+        // layout's 8-column groups 2kk and 2kk + 1, rows r and r + 8.
+        aText = "{";
+        for (int64_t g = 0; g < 2; ++g)
+          for (int64_t h = 0; h < 2; ++h) {
+            operands.push_back(
+                aPacked[((mi * (k / 16) + kk) * 2 + g) * 2 + h]);
+            aText += (g || h ? ", $" : "$") + std::to_string(nd + 2 * g + h);
+            constraints += "r,";
+          }
+        aText += "}";
+      } else {
+        int64_t aRows = a->buffer->rows();
+        operands.push_back(descriptor(a->base,
+                                      mi * 64 * kSwizzleBytes +
+                                          kc / 64 * aRows * kSwizzleBytes +
+                                          kc % 64 * 2,
+                                      kSwizzleBytes));
+        aText = "$" + std::to_string(nd);
+        constraints += "l,";
+      }
+      int64_t bIndex = nd + static_cast<int64_t>(operands.size());
+      operands.push_back(
+          bv->transposed
+              ? descriptor(bv->base,
+                           kc / 64 * bRows * kSwizzleBytes + kc % 64 * 2,
+                           kSwizzleBytes)
+              : descriptor(bv->base, kc * kSwizzleBytes,
+                           bRows * kSwizzleBytes));
+      constraints += "l";
       std::string text = "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
                          "wgmma.mma_async.sync.aligned.m64n" +
                          std::to_string(n) + "k16.f32." + type + "." + type +
                          " {";
-      std::string constraints;
-      for (int64_t i = 0; i < nd; ++i) {
+      for (int64_t i = 0; i < nd; ++i)
         text += (i ? ", $" : "$") + std::to_string(i);
-        constraints += "=f,";
-      }
-      text += "}, $" + std::to_string(nd) + ", $" + std::to_string(nd + 1) +
-              ", p, 1, 1, 0, 1;\n}";
-      operands.push_back(aD);
-      operands.push_back(bD);
-      constraints += "l,l";
+      // Immediates: scale-d (p), scale-a, scale-b, [trans-a,] trans-b
+      // (1: M/N-major).
+      text += "}, " + aText + ", $" + std::to_string(bIndex) + ", p, 1, 1, " +
+              (aInRegisters ? "" : "0, ") + (bv->transposed ? "0" : "1") +
+              ";\n}";
       for (int64_t i = 0; i < nd; ++i) {
         operands.push_back(memref::LoadOp::create(
             b, loc, acc, ValueRange{idx(mi * nd + i)}));
@@ -732,7 +831,7 @@ LogicalResult KernelLowering::lowerStore(StoreOp op) {
                              "not lowered yet";
   const Fragment &f = it->second;
   auto view = smemView(op.getRef(), op);
-  if (failed(view))
+  if (failed(view) || failed(notTransposed(*view, op)))
     return failure();
   Type et = view->buffer->elementType;
   if (cast<RankedTensorType>(op.getValue().getType()).getElementType() != et)
@@ -887,10 +986,18 @@ LogicalResult KernelLowering::lower(Operation *op) {
     return success();
   }
   if (auto alloc = dyn_cast<AllocAccOp>(op)) {
-    if (alloc.getInit())
-      return op->emitError() << "an accumulator with an initial value is not "
-                                "lowered yet";
     auto type = cast<MemRefType>(alloc.getType());
+    // An initial value (pl.run_state's): a value in the wgmma layout, whose
+    // registers are the accumulator's, in the same order.
+    const Fragment *init = nullptr;
+    if (alloc.getInit()) {
+      auto it = fragments.find(alloc.getInit());
+      if (it == fragments.end() || it->second.m != type.getDimSize(0) ||
+          it->second.n != type.getDimSize(1))
+        return op->emitError() << "an accumulator's initial value must be a "
+                                  "value of its shape in the wgmma layout";
+      init = &it->second;
+    }
     int64_t regs = type.getNumElements() / kWarpgroup;
     Value acc;
     {
@@ -902,7 +1009,8 @@ LogicalResult KernelLowering::lower(Operation *op) {
     Value zero = arith::ConstantOp::create(
         b, loc, b.getZeroAttr(type.getElementType()));
     for (int64_t i = 0; i < regs; ++i)
-      memref::StoreOp::create(b, loc, zero, acc, ValueRange{idx(i)});
+      memref::StoreOp::create(b, loc, init ? init->regs[i] : zero, acc,
+                              ValueRange{idx(i)});
     accumulators[alloc.getResult()] = acc;
     return success();
   }
@@ -972,7 +1080,10 @@ LogicalResult KernelLowering::run() {
       return failure();
   // Erase what was rewritten and the subviews left dead, users first.
   llvm::SetVector<Operation *> dead(ops.begin(), ops.end());
-  func.walk([&](memref::SubViewOp sv) { dead.insert(sv); });
+  func.walk([&](Operation *op) {
+    if (isa<memref::SubViewOp, memref::TransposeOp>(op))
+      dead.insert(op);
+  });
   bool changed = true;
   while (changed) {
     changed = false;
@@ -987,7 +1098,7 @@ LogicalResult KernelLowering::run() {
     }
   }
   for (Operation *op : dead)
-    if (!isa<memref::SubViewOp>(op))
+    if (!isa<memref::SubViewOp, memref::TransposeOp>(op))
       return op->emitError() << "'" << op->getName()
                              << "' is still used after the lowering";
   // The launch record: grid, threads, dynamic shared memory, the operands'
