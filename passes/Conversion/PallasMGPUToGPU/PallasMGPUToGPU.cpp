@@ -13,6 +13,7 @@
 
 #include "chips/GpuTarget.h"
 #include "dialects/Pallas/IR/GpuLaunchAttrs.h"
+#include "dialects/Pallas/IR/PallasOps.h"
 #include "dialects/PallasMGPU/IR/MgpuDialect.h"
 
 #include "mlir/Dialect/DLTI/DLTI.h"
@@ -81,12 +82,19 @@ struct GmemView {
 
 /// A register value in the wgmma accumulator layout of an MxN tile: per
 /// 64-row block and 8-column group, the 4 elements of thread (w, l): rows
-/// 16w + l/4 (+8), columns 8j + 2(l%4) (+1), in that order.
+/// 16w + l/4 (+8), columns 8j + 2(l%4) (+1), in that order. With `rows`,
+/// a vector of M (the layout with its columns reduced,
+/// `#pallas_mgpu.layout<"wgmma", reduced = [1]>`): per 64-row block the
+/// thread's two rows 16w + l/4 (+8); the 4 lanes of a quad hold the same.
 struct Fragment {
   int64_t m = 0, n = 0;
-  SmallVector<Value> regs; ///< [m/64][n/8][4]
+  bool rows = false;
+  SmallVector<Value> regs; ///< [m/64][n/8][4], or [m/64][2] with `rows`
   Value at(int64_t mi, int64_t j, int64_t e) const {
     return regs[(mi * (n / 8) + j) * 4 + e];
+  }
+  bool sameLayout(const Fragment &o) const {
+    return m == o.m && n == o.n && rows == o.rows;
   }
 };
 
@@ -127,6 +135,12 @@ private:
   SmallVector<std::pair<TensorMapKey, Value>> tensorMaps;
   DenseMap<Value, Value> accumulators; ///< acc ref -> memref<Kxf32>
   DenseMap<Value, Fragment> fragments;
+  /// Tensors that are one value splat (`arith.constant dense<x>`): the
+  /// scalar, until a layout_cast or an element-wise use gives a layout.
+  DenseMap<Value, Value> splats;
+  /// Stand-ins for an old loop's register arguments and results (lowerFor),
+  /// erased with the rewritten ops.
+  SmallVector<Operation *> placeholders;
   int64_t sharedBytes = 0;
 
   int64_t numInputs() {
@@ -181,6 +195,9 @@ private:
   LogicalResult lowerWgmma(WgmmaOp op);
   LogicalResult lowerStore(StoreOp op);
   LogicalResult lowerTensorOp(Operation *op);
+  LogicalResult lowerRegisterOp(Operation *op);
+  LogicalResult lowerFor(scf::ForOp op);
+  LogicalResult lowerYield(scf::YieldOp op);
   /// The byte address of element (r, c) of `view`, swizzled.
   Value elementAddress(const SmemView &view, Value r, Value c);
 };
@@ -857,6 +874,191 @@ LogicalResult KernelLowering::lowerStore(StoreOp op) {
   return success();
 }
 
+/// Register values, other than element-wise: splat constants, layout_cast,
+/// row reductions and broadcasts between the wgmma layout and its rows.
+LogicalResult KernelLowering::lowerRegisterOp(Operation *op) {
+  if (auto cst = dyn_cast<arith::ConstantOp>(op)) {
+    auto dense = dyn_cast<SplatElementsAttr>(cst.getValue());
+    if (!dense)
+      return op->emitError() << "a register constant that is not a splat is "
+                                "not lowered yet";
+    splats[cst.getResult()] = arith::ConstantOp::create(
+        b, loc, cast<TypedAttr>(dense.getSplatValue<Attribute>()));
+    return success();
+  }
+  if (auto cast_ = dyn_cast<LayoutCastOp>(op)) {
+    auto type = cast<RankedTensorType>(cast_.getType());
+    LayoutAttr layout = cast_.getLayout();
+    bool isRows = layout.getName() == "wgmma" && type.getRank() == 1 &&
+                  layout.getReduced() == ArrayRef<int64_t>{1};
+    bool isFull = layout.getName() == "wgmma" && type.getRank() == 2 &&
+                  layout.getReduced().empty();
+    if ((!isRows && !isFull) || type.getDimSize(0) % 64 ||
+        (isFull && type.getDimSize(1) % 8))
+      return op->emitError() << "layout " << layout << " of " << type
+                             << " is not lowered yet (the wgmma layout of "
+                                "64-row blocks, or its rows)";
+    Fragment f{type.getDimSize(0), isFull ? type.getDimSize(1) : 0, isRows,
+               {}};
+    if (auto it = fragments.find(cast_.getValue()); it != fragments.end()) {
+      if (!it->second.sameLayout(f))
+        return op->emitError() << "a layout_cast between register layouts is "
+                                  "not lowered yet";
+      Fragment same = it->second; // operator[] may move the entries
+      fragments[cast_.getResult()] = same;
+      return success();
+    }
+    Value splat = splats.lookup(cast_.getValue());
+    if (!splat)
+      return op->emitError() << "a layout_cast of a value that is not a "
+                                "splat constant is not lowered yet";
+    f.regs.assign(isRows ? f.m / 64 * 2 : f.m / 64 * (f.n / 8) * 4, splat);
+    fragments[cast_.getResult()] = f;
+    return success();
+  }
+  if (auto red = dyn_cast<pallas::ReduceOp>(op)) {
+    auto it = fragments.find(red.getInput());
+    bool add = red.getKind() == pallas::ReduceKind::Sum;
+    if (it == fragments.end() || it->second.rows ||
+        red.getDims() != ArrayRef<int64_t>{1} ||
+        !(add || red.getKind() == pallas::ReduceKind::Max) ||
+        !red.getType().getElementType().isF32())
+      return op->emitError() << "a reduction is lowered only as the sum or "
+                                "max of f32 rows of the wgmma layout";
+    const Fragment &f = it->second;
+    auto combine = [&](Value x, Value y) -> Value {
+      if (add)
+        return arith::AddFOp::create(b, loc, x, y);
+      return arith::MaximumFOp::create(b, loc, x, y);
+    };
+    // Each thread its columns of the row, then the quad's 4 lanes.
+    Fragment out{f.m, 0, true, {}};
+    for (int64_t mi = 0; mi < f.m / 64; ++mi)
+      for (int64_t h = 0; h < 2; ++h) {
+        Value v = f.at(mi, 0, 2 * h);
+        for (int64_t j = 0; j < f.n / 8; ++j)
+          for (int64_t e = 2 * h; e < 2 * h + 2; ++e)
+            if (j || e != 2 * h)
+              v = combine(v, f.at(mi, j, e));
+        for (int32_t mask : {1, 2})
+          v = combine(v, mlir::gpu::ShuffleOp::create(
+                             b, loc, v, mask, 32, mlir::gpu::ShuffleMode::XOR)
+                             .getShuffleResult());
+        out.regs.push_back(v);
+      }
+    fragments[red.getResult()] = out;
+    return success();
+  }
+  auto bc = cast<pallas::BroadcastInDimOp>(op);
+  auto it = fragments.find(bc.getOperand());
+  auto type = cast<RankedTensorType>(bc.getType());
+  if (it == fragments.end() || !it->second.rows || type.getRank() != 2 ||
+      bc.getDims() != ArrayRef<int64_t>{0} || type.getDimSize(1) % 8)
+    return op->emitError() << "a broadcast is lowered only from the rows of "
+                              "the wgmma layout along its columns";
+  const Fragment &r = it->second;
+  Fragment out{r.m, type.getDimSize(1), false, {}};
+  for (int64_t mi = 0; mi < r.m / 64; ++mi)
+    for (int64_t j = 0; j < out.n / 8; ++j)
+      for (int64_t e = 0; e < 4; ++e)
+        out.regs.push_back(r.regs[mi * 2 + e / 2]);
+  fragments[bc.getResult()] = out;
+  return success();
+}
+
+/// An scf.for carrying register values: a loop carrying their registers
+/// (scalars and other values as they are), the body moved into it.
+LogicalResult KernelLowering::lowerFor(scf::ForOp op) {
+  // The layouts by value: inserting into `fragments` moves its entries.
+  SmallVector<Value> inits;
+  SmallVector<std::optional<Fragment>> layouts;
+  for (Value init : op.getInitArgs()) {
+    if (!isa<RankedTensorType>(init.getType())) {
+      inits.push_back(init);
+      layouts.push_back(std::nullopt);
+      continue;
+    }
+    auto it = fragments.find(init);
+    if (it == fragments.end())
+      return op.emitError() << "a loop-carried register value must have a "
+                               "register layout before the loop (a "
+                               "layout_cast)";
+    inits.append(it->second.regs.begin(), it->second.regs.end());
+    layouts.push_back(it->second);
+  }
+  auto loop = scf::ForOp::create(b, loc, op.getLowerBound(),
+                                 op.getUpperBound(), op.getStep(), inits);
+  Block *body = loop.getBody();
+  if (!body->empty())
+    body->getTerminator()->erase();
+  Block *old = op.getBody();
+  old->getArgument(0).replaceAllUsesWith(body->getArgument(0));
+  body->getOperations().splice(body->end(), old->getOperations());
+  size_t next = 0;
+  for (auto [i, layout] : llvm::enumerate(layouts)) {
+    Value arg = old->getArgument(1 + i), res = op.getResult(i);
+    if (!layout) {
+      arg.replaceAllUsesWith(body->getArgument(1 + next));
+      res.replaceAllUsesWith(loop.getResult(next));
+      ++next;
+      continue;
+    }
+    Fragment a = *layout, r = *layout;
+    size_t k = layout->regs.size();
+    for (size_t j = 0; j < k; ++j) {
+      a.regs[j] = body->getArgument(1 + next + j);
+      r.regs[j] = loop.getResult(next + j);
+    }
+    // The old block goes with the old loop: its users see a stand-in.
+    auto standIn = [&](Value v, const Fragment &f) {
+      auto cast = UnrealizedConversionCastOp::create(b, loc, v.getType(),
+                                                     ValueRange{});
+      placeholders.push_back(cast);
+      v.replaceAllUsesWith(cast.getResult(0));
+      fragments[cast.getResult(0)] = f;
+    };
+    {
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(body);
+      standIn(arg, a);
+      b.setInsertionPointAfter(loop);
+      standIn(res, r);
+    }
+    next += k;
+  }
+  return success();
+}
+
+/// The yield of a loop lowerFor rewrote: its register values' registers,
+/// in the layouts the loop carries.
+LogicalResult KernelLowering::lowerYield(scf::YieldOp op) {
+  auto loop = dyn_cast<scf::ForOp>(op->getParentOp());
+  if (!loop)
+    return op.emitError() << "a branch yielding register values is not "
+                             "lowered yet";
+  SmallVector<Value> values;
+  for (Value v : op.getOperands()) {
+    if (!isa<RankedTensorType>(v.getType())) {
+      values.push_back(v);
+      continue;
+    }
+    auto it = fragments.find(v);
+    if (it == fragments.end())
+      return op.emitError() << "a yielded register value is not in a "
+                               "register layout";
+    values.append(it->second.regs.begin(), it->second.regs.end());
+  }
+  if (values.size() != loop.getNumResults())
+    return op.emitError() << "a yielded register value's layout differs "
+                             "from the loop's";
+  for (auto [v, t] : llvm::zip(values, loop.getResultTypes()))
+    if (v.getType() != t)
+      return op.emitError() << "a yielded register value's layout differs "
+                               "from the loop's";
+  scf::YieldOp::create(b, loc, values);
+  return success();
+}
+
 /// Register values in the wgmma layout: element-wise arith and
 /// tensor.extract_slice.
 LogicalResult KernelLowering::lowerTensorOp(Operation *op) {
@@ -873,7 +1075,7 @@ LogicalResult KernelLowering::lowerTensorOp(Operation *op) {
     if (r0 % 64 || m % 64 || c0 % 8 || n % 8)
       return op->emitError() << "a slice of the wgmma layout must cover "
                                 "whole 64-row blocks and 8-column groups";
-    Fragment out{m, n, {}};
+    Fragment out{m, n, false, {}};
     for (int64_t mi = 0; mi < m / 64; ++mi)
       for (int64_t j = 0; j < n / 8; ++j)
         for (int64_t e = 0; e < 4; ++e)
@@ -881,7 +1083,15 @@ LogicalResult KernelLowering::lowerTensorOp(Operation *op) {
     fragments[slice.getResult()] = out;
     return success();
   }
-  // Element-wise: one scalar op per register.
+  if (isa<arith::ConstantOp, LayoutCastOp, pallas::ReduceOp,
+          pallas::BroadcastInDimOp>(op))
+    return lowerRegisterOp(op);
+  if (auto loop = dyn_cast<scf::ForOp>(op))
+    return lowerFor(loop);
+  if (auto yield = dyn_cast<scf::YieldOp>(op))
+    return lowerYield(yield);
+  // Element-wise: one scalar op per register; splat operands take the
+  // others' layout.
   if (op->getNumResults() != 1 || op->getNumRegions() ||
       !OpTrait::hasElementwiseMappableTraits(op))
     return op->emitError() << "'" << op->getName()
@@ -889,17 +1099,28 @@ LogicalResult KernelLowering::lowerTensorOp(Operation *op) {
   const Fragment *shape = nullptr;
   for (Value o : op->getOperands()) {
     auto it = fragments.find(o);
-    if (it == fragments.end())
+    if (it != fragments.end()) {
+      if (shape && !shape->sameLayout(it->second))
+        return op->emitError() << "the operands of '" << op->getName()
+                               << "' are in different register layouts";
+      shape = &it->second;
+    } else if (!splats.count(o)) {
       return op->emitError() << "an operand of '" << op->getName()
                              << "' is not in the wgmma layout";
-    shape = &it->second;
+    }
   }
-  Fragment out{shape->m, shape->n, {}};
+  if (!shape)
+    return op->emitError() << "'" << op->getName()
+                           << "' of splat constants only is not lowered yet";
+  Fragment out{shape->m, shape->n, shape->rows, {}};
   Type et = cast<RankedTensorType>(op->getResult(0).getType()).getElementType();
   for (size_t i = 0; i < shape->regs.size(); ++i) {
     SmallVector<Value> operands;
-    for (Value o : op->getOperands())
-      operands.push_back(fragments[o].regs[i]);
+    for (Value o : op->getOperands()) {
+      auto it = fragments.find(o);
+      operands.push_back(it != fragments.end() ? it->second.regs[i]
+                                               : splats.lookup(o));
+    }
     OperationState state(op->getLoc(), op->getName(), operands, {et},
                          op->getAttrs());
     out.regs.push_back(b.create(state)->getResult(0));
@@ -1023,7 +1244,7 @@ LogicalResult KernelLowering::lower(Operation *op) {
   if (auto read = dyn_cast<AccReadOp>(op)) {
     auto type = cast<MemRefType>(read.getAcc().getType());
     Value acc = accumulators.lookup(read.getAcc());
-    Fragment f{type.getDimSize(0), type.getDimSize(1), {}};
+    Fragment f{type.getDimSize(0), type.getDimSize(1), false, {}};
     for (int64_t i = 0; i < type.getNumElements() / kWarpgroup; ++i)
       f.regs.push_back(memref::LoadOp::create(b, loc, acc, ValueRange{idx(i)}));
     fragments[read.getResult()] = f;
@@ -1033,6 +1254,8 @@ LogicalResult KernelLowering::lower(Operation *op) {
     return lowerStore(store);
   if (isa<AllocSmemOp, AllocBarriersOp>(op))
     return success();
+  if (isa<LayoutCastOp>(op))
+    return lowerRegisterOp(op);
   if (op->getDialect() && isa<MgpuDialect>(op->getDialect()))
     return op->emitError() << "'" << op->getName()
                            << "' is not lowered for cuda:sm_90a yet";
@@ -1044,8 +1267,10 @@ LogicalResult KernelLowering::run() {
     return failure();
   // The ops to rewrite, in order: pallas_mgpu ops and ops on register
   // tensors.
+  // In program order (a loop before its body: lowerFor gives the body's
+  // register arguments their layouts).
   SmallVector<Operation *> ops;
-  func.walk([&](Operation *op) {
+  func.walk<WalkOrder::PreOrder>([&](Operation *op) {
     bool tensors = llvm::any_of(op->getResultTypes(), llvm::IsaPred<RankedTensorType>) ||
                    llvm::any_of(op->getOperandTypes(), llvm::IsaPred<RankedTensorType>);
     if ((op->getDialect() && isa<MgpuDialect>(op->getDialect())) ||
@@ -1080,6 +1305,7 @@ LogicalResult KernelLowering::run() {
       return failure();
   // Erase what was rewritten and the subviews left dead, users first.
   llvm::SetVector<Operation *> dead(ops.begin(), ops.end());
+  dead.insert(placeholders.begin(), placeholders.end());
   func.walk([&](Operation *op) {
     if (isa<memref::SubViewOp, memref::TransposeOp>(op))
       dead.insert(op);
@@ -1098,7 +1324,8 @@ LogicalResult KernelLowering::run() {
     }
   }
   for (Operation *op : dead)
-    if (!isa<memref::SubViewOp, memref::TransposeOp>(op))
+    if (!isa<memref::SubViewOp, memref::TransposeOp,
+             UnrealizedConversionCastOp>(op))
       return op->emitError() << "'" << op->getName()
                              << "' is still used after the lowering";
   // The launch record: grid, threads, dynamic shared memory, the operands'
