@@ -6,6 +6,9 @@
 // (pallas.reduce along the columns), broadcast_in_dim back, exp2, the
 // wgmma forms of cuda-mgpu-wgmma-regs.test, the output out through a TMA
 // store. o = f16(p) @ v / sum(p), p = exp2(s - max(s)), s = q @ k.T.
+// With the CAUSAL lines (the test's sed renames s to sr and sc to s), s is
+// masked as attention_mgpu's causal mask does: iotas in the wgmma layout,
+// a scalar broadcast, a compare and pallas.select with -inf.
 pallas_mgpu.kernel @softmax(%q: memref<64x64xf16>, %k: memref<64x64xf16>, %v: memref<64x64xf16>, %o: memref<64x64xf16>)
     attributes {grid = array<i64: 1>, grid_names = ["g"], cluster = array<i64: 1>,
                 cluster_names = ["c"], num_threads = 1, thread_name = "wg",
@@ -36,6 +39,17 @@ pallas_mgpu.kernel @softmax(%q: memref<64x64xf16>, %k: memref<64x64xf16>, %v: me
     pallas_mgpu.wgmma %sacc, %qs, %kt : memref<64x64xf32, #pallas_mgpu.acc>, memref<64x64xf16, #pallas_mgpu.smem<tiling = [8, 64], swizzle = 128>>, memref<64x64xf16, strided<[1, 64]>, #pallas_mgpu.smem<tiling = [8, 64], swizzle = 128>>
     pallas_mgpu.wgmma_wait 0
     %s = pallas_mgpu.acc_read %sacc : memref<64x64xf32, #pallas_mgpu.acc> -> tensor<64x64xf32>
+    // CAUSAL: %ri = pallas.iota 0 : tensor<64x64xi32>
+    // CAUSAL: %rl = pallas_mgpu.layout_cast %ri : tensor<64x64xi32> to #pallas_mgpu.layout<"wgmma">
+    // CAUSAL: %ci = pallas.iota 1 : tensor<64x64xi32>
+    // CAUSAL: %cl = pallas_mgpu.layout_cast %ci : tensor<64x64xi32> to #pallas_mgpu.layout<"wgmma">
+    // CAUSAL: %zero = arith.constant 0 : i32
+    // CAUSAL: %zb = pallas.broadcast_in_dim %zero dims [] : i32 -> tensor<64x64xi32>
+    // CAUSAL: %cols = arith.addi %cl, %zb : tensor<64x64xi32>
+    // CAUSAL: %keep = arith.cmpi sge, %rl, %cols : tensor<64x64xi32>
+    // CAUSAL: %ninf1 = arith.constant 0xFF800000 : f32
+    // CAUSAL: %nb = pallas.broadcast_in_dim %ninf1 dims [] : f32 -> tensor<64x64xf32>
+    // CAUSAL: %sc = pallas.select %keep, %sr, %nb : tensor<64x64xi1>, tensor<64x64xf32>
     %mx = pallas.reduce max %s dims [1] : tensor<64x64xf32> -> tensor<64xf32>
     %mn = arith.maximumf %m, %mx : tensor<64xf32>
     %d = arith.subf %m, %mn : tensor<64xf32>

@@ -138,6 +138,8 @@ private:
   /// Tensors that are one value splat (`arith.constant dense<x>`): the
   /// scalar, until a layout_cast or an element-wise use gives a layout.
   DenseMap<Value, Value> splats;
+  /// pallas.iota results (their dimension), until a layout_cast.
+  DenseMap<Value, int64_t> iotas;
   /// Stand-ins for an old loop's register arguments and results (lowerFor),
   /// erased with the rewritten ops.
   SmallVector<Operation *> placeholders;
@@ -886,6 +888,14 @@ LogicalResult KernelLowering::lowerRegisterOp(Operation *op) {
         b, loc, cast<TypedAttr>(dense.getSplatValue<Attribute>()));
     return success();
   }
+  if (auto iota = dyn_cast<pallas::IotaOp>(op)) {
+    auto type = cast<RankedTensorType>(iota.getType());
+    if (type.getRank() != 2 || !type.getElementType().isInteger(32))
+      return op->emitError() << "an iota of " << type
+                             << " is not lowered yet (2-D i32)";
+    iotas[iota.getResult()] = iota.getDimension();
+    return success();
+  }
   if (auto cast_ = dyn_cast<LayoutCastOp>(op)) {
     auto type = cast<RankedTensorType>(cast_.getType());
     LayoutAttr layout = cast_.getLayout();
@@ -906,6 +916,28 @@ LogicalResult KernelLowering::lowerRegisterOp(Operation *op) {
                                   "not lowered yet";
       Fragment same = it->second; // operator[] may move the entries
       fragments[cast_.getResult()] = same;
+      return success();
+    }
+    // An iota in the wgmma layout: each register its row or column.
+    if (auto it = iotas.find(cast_.getValue());
+        it != iotas.end() && isFull) {
+      Value warp = arith::ShRUIOp::create(b, loc, wgTid, i32(5));
+      Value lane = arith::AndIOp::create(b, loc, wgTid, i32(31));
+      Value row0 = arith::AddIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, warp, i32(16)),
+          arith::ShRUIOp::create(b, loc, lane, i32(2)));
+      Value col0 = arith::MulIOp::create(
+          b, loc, arith::AndIOp::create(b, loc, lane, i32(3)), i32(2));
+      for (int64_t mi = 0; mi < f.m / 64; ++mi)
+        for (int64_t j = 0; j < f.n / 8; ++j)
+          for (int64_t e = 0; e < 4; ++e)
+            f.regs.push_back(
+                it->second == 0
+                    ? arith::AddIOp::create(b, loc, row0,
+                                            i32(mi * 64 + 8 * (e / 2)))
+                    : arith::AddIOp::create(b, loc, col0,
+                                            i32(8 * j + e % 2)));
+      fragments[cast_.getResult()] = f;
       return success();
     }
     Value splat = splats.lookup(cast_.getValue());
@@ -950,6 +982,11 @@ LogicalResult KernelLowering::lowerRegisterOp(Operation *op) {
     return success();
   }
   auto bc = cast<pallas::BroadcastInDimOp>(op);
+  // A scalar broadcast: a splat.
+  if (!isa<RankedTensorType>(bc.getOperand().getType())) {
+    splats[bc.getResult()] = bc.getOperand();
+    return success();
+  }
   auto it = fragments.find(bc.getOperand());
   auto type = cast<RankedTensorType>(bc.getType());
   if (it == fragments.end() || !it->second.rows || type.getRank() != 2 ||
@@ -1084,7 +1121,7 @@ LogicalResult KernelLowering::lowerTensorOp(Operation *op) {
     return success();
   }
   if (isa<arith::ConstantOp, LayoutCastOp, pallas::ReduceOp,
-          pallas::BroadcastInDimOp>(op))
+          pallas::BroadcastInDimOp, pallas::IotaOp>(op))
     return lowerRegisterOp(op);
   if (auto loop = dyn_cast<scf::ForOp>(op))
     return lowerFor(loop);
@@ -1092,8 +1129,9 @@ LogicalResult KernelLowering::lowerTensorOp(Operation *op) {
     return lowerYield(yield);
   // Element-wise: one scalar op per register; splat operands take the
   // others' layout.
+  bool select = isa<pallas::SelectOp>(op);
   if (op->getNumResults() != 1 || op->getNumRegions() ||
-      !OpTrait::hasElementwiseMappableTraits(op))
+      !(select || OpTrait::hasElementwiseMappableTraits(op)))
     return op->emitError() << "'" << op->getName()
                            << "' on register values is not lowered yet";
   const Fragment *shape = nullptr;
@@ -1104,7 +1142,7 @@ LogicalResult KernelLowering::lowerTensorOp(Operation *op) {
         return op->emitError() << "the operands of '" << op->getName()
                                << "' are in different register layouts";
       shape = &it->second;
-    } else if (!splats.count(o)) {
+    } else if (!splats.count(o) && isa<RankedTensorType>(o.getType())) {
       return op->emitError() << "an operand of '" << op->getName()
                              << "' is not in the wgmma layout";
     }
@@ -1118,8 +1156,15 @@ LogicalResult KernelLowering::lowerTensorOp(Operation *op) {
     SmallVector<Value> operands;
     for (Value o : op->getOperands()) {
       auto it = fragments.find(o);
+      Value splat = splats.lookup(o);
       operands.push_back(it != fragments.end() ? it->second.regs[i]
-                                               : splats.lookup(o));
+                         : splat                ? splat
+                                                : o); // a scalar operand
+    }
+    if (select) {
+      out.regs.push_back(arith::SelectOp::create(b, loc, operands[0],
+                                                 operands[1], operands[2]));
+      continue;
     }
     OperationState state(op->getLoc(), op->getName(), operands, {et},
                          op->getAttrs());
