@@ -40,7 +40,17 @@ std::string encodeGpuLaunchRecord(const GpuLaunchRecord &r) {
       break;
     case GpuKernelParam::Kind::TensorMap: {
       const GpuTensorMap &m = p.tensorMap;
-      // "T" over an input, "TO" over an output (a TMA store).
+      // Rank 2: "T" over an input, "TO" over an output (a TMA store);
+      // another rank: "TR" / "TRO" and the rank, then each shape's dims.
+      if (m.rank != 2) {
+        os << (m.isOutput ? " TRO " : " TR ") << m.rank << ' ' << m.input
+           << ' ' << (m.bf16 ? 1 : 0);
+        for (int d = 0; d < m.rank; ++d)
+          os << ' ' << m.globalShape[d];
+        for (int d = 0; d < m.rank; ++d)
+          os << ' ' << m.boxShape[d];
+        break;
+      }
       os << (m.isOutput ? " TO " : " T ") << m.input << ' '
          << (m.bf16 ? 1 : 0) << ' '
          << m.globalShape[0] << ' ' << m.globalShape[1] << ' ' << m.boxShape[0]
@@ -99,6 +109,18 @@ bool decodeGpuLaunchRecord(std::string_view text, GpuLaunchRecord &record,
       p.kind = GpuKernelParam::Kind::TensorMap;
       p.tensorMap.bf16 = flag != 0;
       p.tensorMap.isOutput = kind == "TO";
+    } else if ((kind == "TR" || kind == "TRO") && is >> p.tensorMap.rank &&
+               p.tensorMap.rank >= 2 && p.tensorMap.rank <= kMaxTensorMapRank &&
+               is >> p.tensorMap.input >> flag) {
+      p.kind = GpuKernelParam::Kind::TensorMap;
+      p.tensorMap.bf16 = flag != 0;
+      p.tensorMap.isOutput = kind == "TRO";
+      for (int d = 0; d < p.tensorMap.rank; ++d)
+        is >> p.tensorMap.globalShape[d];
+      for (int d = 0; d < p.tensorMap.rank; ++d)
+        is >> p.tensorMap.boxShape[d];
+      if (!is)
+        return bad("parameter " + std::to_string(i));
     } else {
       return bad("parameter " + std::to_string(i));
     }

@@ -128,6 +128,26 @@ TEST_CASE("cuda launcher: the launch record round-trips as text",
   REQUIRE(decodeGpuLaunchRecord(encodeGpuLaunchRecord(store), back, error));
   CHECK(back.params[3].tensorMap.isOutput);
   CHECK(encodeGpuLaunchRecord(back) == encodeGpuLaunchRecord(store));
+  // Another rank than 2 is written "TR" ("TRO" over an output), the rank,
+  // then the shapes.
+  GpuTensorMap &four = store.params[3].tensorMap;
+  four.rank = 4;
+  int64_t shape[4] = {2, 128, 3, 64}, box[4] = {1, 64, 1, 64};
+  for (int d = 0; d < 4; ++d) {
+    four.globalShape[d] = shape[d];
+    four.boxShape[d] = box[d];
+  }
+  CHECK(encodeGpuLaunchRecord(store).find(
+            " TRO 4 0 1 2 128 3 64 1 64 1 64 ") != std::string::npos);
+  REQUIRE(decodeGpuLaunchRecord(encodeGpuLaunchRecord(store), back, error));
+  CHECK(back.params[3].tensorMap.rank == 4);
+  CHECK(back.params[3].tensorMap.isOutput);
+  CHECK(back.params[3].tensorMap.globalShape[2] == 3);
+  CHECK(encodeGpuLaunchRecord(back) == encodeGpuLaunchRecord(store));
+  CHECK_FALSE(decodeGpuLaunchRecord("pallasc-gpu-record-1 add 0 0 0 256 1 1 "
+                                    "32 0 1 TR 6 0 1",
+                                    back, error));
+  CHECK(error == "the embedded launch record is malformed (parameter 0)");
 
   CHECK(back.pointerAlignment == 16);
   // The pointer alignment is embedded ("A n" last); a record without it

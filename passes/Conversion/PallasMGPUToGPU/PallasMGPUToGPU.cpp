@@ -73,11 +73,13 @@ struct SmemView {
 
 /// A view of a kernel argument in global memory: the argument, the offsets
 /// of the view (index values) and its shape (all of the argument's
-/// dimensions; size 1 where a dimension was dropped).
+/// dimensions; size 1 where a dimension was dropped). The view's rows are
+/// dimension `rowDim`, its columns the last.
 struct GmemView {
   int64_t arg = -1;
   SmallVector<Value> offsets;
   SmallVector<int64_t> sizes;
+  int64_t rowDim = 0;
 };
 
 /// A register value in the wgmma accumulator layout of an MxN tile: per
@@ -133,6 +135,9 @@ private:
   };
   DenseMap<Value, Barriers> barriers;
   SmallVector<std::pair<TensorMapKey, Value>> tensorMaps;
+  /// Each tensor map's box in all its array's dimensions (1 in those the
+  /// copies' views drop).
+  DenseMap<Value, SmallVector<int64_t>> mapBoxes;
   DenseMap<Value, Value> accumulators; ///< acc ref -> memref<Kxf32>
   DenseMap<Value, Fragment> fragments;
   /// Tensors that are one value splat (`arith.constant dense<x>`): the
@@ -192,6 +197,9 @@ private:
   /// `boxCols`, added on first use (one per argument and box, loads and
   /// stores alike).
   Value tensorMap(int64_t arg, int64_t boxRows, int64_t boxCols);
+  LogicalResult setBox(Value map, const GmemView &view, int64_t rows,
+                       int64_t cols, Operation *op);
+  SmallVector<Value> boxCoordinates(const GmemView &view, int64_t colOffset);
   LogicalResult lowerCopyIn(CopyGmemToSmemOp op);
   LogicalResult lowerCopyOut(CopySmemToGmemOp op);
   LogicalResult lowerWgmma(WgmmaOp op);
@@ -542,10 +550,20 @@ FailureOr<GmemView> KernelLowering::gmemView(Value v, Operation *user) {
     return user->emitError() << "a strided global-memory view is not "
                                 "lowered";
   SmallVector<int64_t> &dims = *kept;
-  if (dims.size() != 2 || dims[0] != rank - 2 || dims[1] != rank - 1)
+  // Two dimensions kept, the last one the columns; the others of size 1
+  // (e.g. attention's [batch, seq, heads, head_dim] at one batch and head).
+  bool unitElsewhere = llvm::all_of(llvm::seq<int64_t>(0, rank), [&](int64_t d) {
+    return llvm::is_contained(dims, d) || view.sizes[d] == 1;
+  });
+  if (dims.size() != 2 || dims[1] != rank - 1 || !unitElsewhere)
     return user->emitError() << "a global-memory view that is not a 2-D "
-                                "tile of the array's last two dimensions is "
-                                "not lowered yet";
+                                "tile of the array's last dimension and "
+                                "another (the others of size 1) is not "
+                                "lowered yet";
+  if (rank > 5)
+    return user->emitError() << "a TMA copy of an array of rank " << rank
+                              << " is not lowered; at most 5";
+  view.rowDim = dims[0];
   return view;
 }
 
@@ -597,6 +615,40 @@ static LogicalResult notTransposed(const SmemView &view, Operation *op) {
   return success();
 }
 
+/// The box of `map` in all of `view`'s array dimensions: `rows` x `cols`
+/// in its row and column dimensions, 1 in the others; every copy through
+/// one map has the same.
+LogicalResult KernelLowering::setBox(Value map, const GmemView &view,
+                                     int64_t rows, int64_t cols,
+                                     Operation *op) {
+  SmallVector<int64_t> box(view.sizes.size(), 1);
+  box[view.rowDim] = rows;
+  box.back() = cols;
+  SmallVector<int64_t> &known = mapBoxes[map];
+  if (known.empty())
+    known = box;
+  else if (known != box)
+    return op->emitError() << "TMA copies of one array in boxes of the same "
+                              "shape along different dimensions are not "
+                              "lowered";
+  return success();
+}
+
+/// A TMA copy's coordinates, innermost first: the view's offsets, the
+/// columns' plus `colOffset`.
+SmallVector<Value> KernelLowering::boxCoordinates(const GmemView &view,
+                                                  int64_t colOffset) {
+  SmallVector<Value> c;
+  for (int64_t d = static_cast<int64_t>(view.offsets.size()) - 1; d >= 0;
+       --d) {
+    Value v = toI32(view.offsets[d]);
+    if (d + 1 == static_cast<int64_t>(view.offsets.size()) && colOffset)
+      v = arith::AddIOp::create(b, loc, v, i32(colOffset));
+    c.push_back(v);
+  }
+  return c;
+}
+
 LogicalResult KernelLowering::lowerCopyIn(CopyGmemToSmemOp op) {
   auto dst = smemView(op.getDst(), op);
   if (failed(dst) || failed(notTransposed(*dst, op)))
@@ -608,12 +660,10 @@ LogicalResult KernelLowering::lowerCopyIn(CopyGmemToSmemOp op) {
   if (dst->rows > 256)
     return op.emitError() << "a TMA box of " << dst->rows
                           << " rows is not lowered; at most 256";
-  auto argType = cast<MemRefType>(func.getArgument(src->arg).getType());
-  if (argType.getRank() != 2)
-    return op.emitError() << "a TMA load from an array of rank "
-                          << argType.getRank() << " is not lowered yet";
   // One tensor map per (argument, box): boxes of one panel.
   Value map = tensorMap(src->arg, dst->rows, buf.panelCols());
+  if (failed(setBox(map, *src, dst->rows, buf.panelCols(), op)))
+    return failure();
   int64_t bytes = dst->rows * dst->cols * buf.elemBytes;
   if (bytes % kWarpgroup)
     return op.emitError() << "a TMA copy of " << bytes
@@ -625,14 +675,13 @@ LogicalResult KernelLowering::lowerCopyIn(CopyGmemToSmemOp op) {
       b, loc, Type(), bar, i32(bytes / kWarpgroup),
       NVVM::MemScopeKindAttr::get(ctx, NVVM::MemScopeKind::CTA), nullptr,
       Value());
-  Value row = toI32(src->offsets[0]), col = toI32(src->offsets[1]);
   onLeader([&] {
     for (int64_t p = 0; p < dst->cols / buf.panelCols(); ++p) {
       Value d = arith::AddIOp::create(
           b, loc, dst->base, i32(p * buf.rows() * kSwizzleBytes));
-      Value c0 = arith::AddIOp::create(b, loc, col, i32(p * buf.panelCols()));
       NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
-          b, loc, clusterPtr(d), map, ValueRange{c0, row},
+          b, loc, clusterPtr(d), map,
+          boxCoordinates(*src, p * buf.panelCols()),
           barrierPtr(op.getBarriers(), op.getIndex()), ValueRange{}, Value(),
           Value(), NVVM::TMALoadMode::TILE, false, nullptr, Value());
     }
@@ -656,19 +705,16 @@ LogicalResult KernelLowering::lowerCopyOut(CopySmemToGmemOp op) {
   if (src->rows > 256)
     return op.emitError() << "a TMA box of " << src->rows
                           << " rows is not lowered; at most 256";
-  auto argType = cast<MemRefType>(func.getArgument(dst->arg).getType());
-  if (argType.getRank() != 2)
-    return op.emitError() << "a TMA store into an array of rank "
-                          << argType.getRank() << " is not lowered yet";
   Value map = tensorMap(dst->arg, src->rows, buf.panelCols());
-  Value row = toI32(dst->offsets[0]), col = toI32(dst->offsets[1]);
+  if (failed(setBox(map, *dst, src->rows, buf.panelCols(), op)))
+    return failure();
   onLeader([&] {
     for (int64_t p = 0; p < src->cols / buf.panelCols(); ++p) {
       Value s = arith::AddIOp::create(
           b, loc, src->base, i32(p * buf.rows() * kSwizzleBytes));
-      Value c0 = arith::AddIOp::create(b, loc, col, i32(p * buf.panelCols()));
       NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
-          b, loc, map, sharedPtr(s), ValueRange{c0, row}, Value(),
+          b, loc, map, sharedPtr(s),
+          boxCoordinates(*dst, p * buf.panelCols()), Value(),
           NVVM::TMAStoreMode::TILE, Value());
     }
   });
@@ -1399,7 +1445,7 @@ LogicalResult KernelLowering::run() {
         ctx, pallas::GpuParamKind::TensorMap,
         output ? pallas::GpuOperandGroup::Outputs
                : pallas::GpuOperandGroup::Inputs,
-        output ? key.arg - numIn : key.arg, std::nullopt, t.getElementType(), t.getShape(), key.box,
+        output ? key.arg - numIn : key.arg, std::nullopt, t.getElementType(), t.getShape(), mapBoxes.lookup(value),
         b.getStringAttr("128B"), b.getStringAttr("none"),
         b.getStringAttr("128B"), b.getStringAttr("zero")));
   }

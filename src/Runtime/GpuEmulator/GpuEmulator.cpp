@@ -183,10 +183,11 @@ bool EmulatedGpuKernel::run(ArrayRef<void *> buffers,
     }
     EmuTensorMap m;
     m.base = static_cast<char *>(buffers[array]);
-    m.rows = p.tensorMap.globalShape[0];
-    m.cols = p.tensorMap.globalShape[1];
-    m.boxRows = p.tensorMap.boxShape[0];
-    m.boxCols = p.tensorMap.boxShape[1];
+    m.rank = p.tensorMap.rank;
+    for (int d = 0; d < m.rank; ++d) {
+      m.dims[d] = p.tensorMap.globalShape[d];
+      m.box[d] = p.tensorMap.boxShape[d];
+    }
     maps.push_back(m);
   }
   std::vector<void *> mapPtrs;

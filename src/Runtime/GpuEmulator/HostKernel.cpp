@@ -232,6 +232,13 @@ LogicalResult rewriteTmaOp(OpBuilder &b, ModuleOp module, Operation *op,
       types.push_back(a.getType());
     func::CallOp::create(b, l, declare(b, module, name, types, {}), args);
   };
+  // A TMA copy's coordinates (innermost first), padded to 5 with zeros.
+  auto coordinates = [&](ValueRange c) {
+    SmallVector<Value> v(c.begin(), c.end());
+    while (v.size() < 5)
+      v.push_back(arith::ConstantIntOp::create(b, l, i32, 0));
+    return v;
+  };
   if (auto init = dyn_cast<NVVM::MBarrierInitOp>(op)) {
     // The threads whose predicate holds initialize it.
     Value enabled =
@@ -262,13 +269,16 @@ LogicalResult rewriteTmaOp(OpBuilder &b, ModuleOp module, Operation *op,
          {addressOf(b, l, wait.getAddr()), wait.getPhase()});
   } else if (auto store =
                  dyn_cast<NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp>(op)) {
-    if (store.getCoordinates().size() != 2 || store.getL2CacheHint() ||
+    if (store.getCoordinates().size() < 2 ||
+        store.getCoordinates().size() > 5 || store.getL2CacheHint() ||
         store.getPredicate() || store.getMode() != NVVM::TMAStoreMode::TILE)
-      return error = "the emulator runs 2-D tiled TMA stores only", failure();
-    call("pallasc_emu_tma_store",
-         {addressOf(b, l, store.getSrcMem()),
-          addressOf(b, l, store.getTmaDescriptor()),
-          store.getCoordinates()[0], store.getCoordinates()[1]});
+      return error = "the emulator runs tiled TMA stores of 2 to 5 "
+                     "dimensions only",
+             failure();
+    SmallVector<Value> args = {addressOf(b, l, store.getSrcMem()),
+                               addressOf(b, l, store.getTmaDescriptor())};
+    args.append(coordinates(store.getCoordinates()));
+    call("pallasc_emu_tma_store", args);
   } else if (isa<NVVM::CpAsyncBulkCommitGroupOp>(op)) {
     call("pallasc_emu_bulk_commit", {});
   } else if (auto wait = dyn_cast<NVVM::CpAsyncBulkWaitGroupOp>(op)) {
@@ -278,14 +288,17 @@ LogicalResult rewriteTmaOp(OpBuilder &b, ModuleOp module, Operation *op,
               .getResult()});
   } else {
     auto tma = cast<NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp>(op);
-    if (tma.getCoordinates().size() != 2 || !tma.getIm2colOffsets().empty() ||
-        tma.getMulticastMask() || tma.getL2CacheHint() || tma.getPredicate())
-      return error = "the emulator runs 2-D tiled TMA loads only", failure();
-    call("pallasc_emu_tma_load",
-         {addressOf(b, l, tma.getDstMem()),
-          addressOf(b, l, tma.getTmaDescriptor()),
-          addressOf(b, l, tma.getMbar()), tma.getCoordinates()[0],
-          tma.getCoordinates()[1]});
+    if (tma.getCoordinates().size() < 2 || tma.getCoordinates().size() > 5 ||
+        !tma.getIm2colOffsets().empty() || tma.getMulticastMask() ||
+        tma.getL2CacheHint() || tma.getPredicate())
+      return error = "the emulator runs tiled TMA loads of 2 to 5 "
+                     "dimensions only",
+             failure();
+    SmallVector<Value> args = {addressOf(b, l, tma.getDstMem()),
+                               addressOf(b, l, tma.getTmaDescriptor()),
+                               addressOf(b, l, tma.getMbar())};
+    args.append(coordinates(tma.getCoordinates()));
+    call("pallasc_emu_tma_load", args);
   }
   (void)i64;
   op->erase();

@@ -47,7 +47,7 @@ struct AsyncCopy {
 /// and `swizzled` are the shared memory it reads, checked unchanged then.
 struct BulkStore {
   const void *map = nullptr; ///< EmuTensorMap
-  int32_t c0 = 0, c1 = 0;     ///< column, row of the box's origin
+  int64_t coord[5] = {};      ///< the box's origin, outermost first
   uint64_t offset = 0;
   std::vector<char> swizzled;
 };

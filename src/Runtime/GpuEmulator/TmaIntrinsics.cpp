@@ -88,17 +88,28 @@ extern "C" void pallasc_emu_mbar_arrive(int64_t addr, int32_t count) {
   arrive(addr, count, 0);
 }
 
+/// The box origin (outermost first) from the instruction's coordinates
+/// (innermost first).
+void boxOrigin(const EmuTensorMap &t, const int32_t c[5], int64_t coord[5]) {
+  for (int d = 0; d < t.rank; ++d)
+    coord[d] = c[t.rank - 1 - d];
+}
+
 extern "C" void pallasc_emu_tma_load(int64_t dst, int64_t map, int64_t mbar,
-                                     int32_t c0, int32_t c1) {
+                                     int32_t c0, int32_t c1, int32_t c2,
+                                     int32_t c3, int32_t c4) {
   Scheduler &s = *scheduler;
   const auto *t = reinterpret_cast<const EmuTensorMap *>(map);
   MBarrier *m = mbarrierAt(mbar);
   if (!m || !t)
     return;
+  int32_t c[5] = {c0, c1, c2, c3, c4};
+  int64_t coord[5];
+  boxOrigin(*t, c, coord);
   uint64_t offset =
       static_cast<uint64_t>(dst) - reinterpret_cast<uint64_t>(s.smem);
-  int64_t rowBytes = t->boxCols * t->elemBytes;
-  int64_t bytes = t->boxRows * rowBytes;
+  int64_t rowBytes = t->boxCols() * t->elemBytes;
+  int64_t bytes = t->boxRows() * rowBytes;
   if (rowBytes != 128) {
     s.fail("the emulator handles TMA boxes 128 bytes wide only");
     return;
@@ -130,13 +141,13 @@ extern "C" void pallasc_emu_tma_load(int64_t dst, int64_t map, int64_t mbar,
   // The box image, swizzled; read now (the inputs do not change), written
   // when the phase completes.
   std::vector<char> image(bytes, 0);
-  for (int64_t r = 0; r < t->boxRows; ++r)
-    for (int64_t c = 0; c < t->boxCols; ++c) {
-      int64_t gr = c1 + r, gc = c0 + c;
-      if (gr < 0 || gr >= t->rows || gc < 0 || gc >= t->cols)
+  for (int64_t r = 0; r < t->boxRows(); ++r)
+    for (int64_t col = 0; col < t->boxCols(); ++col) {
+      int64_t g = t->offsetOf(coord, r, col);
+      if (g < 0)
         continue; // zero fill
-      std::memcpy(image.data() + swizzle128(r * rowBytes + c * t->elemBytes),
-                  t->base + (gr * t->cols + gc) * t->elemBytes, t->elemBytes);
+      std::memcpy(image.data() + swizzle128(r * rowBytes + col * t->elemBytes),
+                  t->base + g, t->elemBytes);
     }
   m->copies.push_back({offset, std::move(image)});
   m->tx -= bytes;
@@ -148,15 +159,16 @@ extern "C" void pallasc_emu_tma_load(int64_t dst, int64_t map, int64_t mbar,
 /// at column `c0`, row `c1`. Its bytes are read now and written when a
 /// wait retires its group.
 extern "C" void pallasc_emu_tma_store(int64_t src, int64_t map, int32_t c0,
-                                      int32_t c1) {
+                                      int32_t c1, int32_t c2, int32_t c3,
+                                      int32_t c4) {
   Scheduler &s = *scheduler;
   const auto *t = reinterpret_cast<const EmuTensorMap *>(map);
   if (!t)
     return;
   uint64_t offset =
       static_cast<uint64_t>(src) - reinterpret_cast<uint64_t>(s.smem);
-  int64_t bytes = t->boxRows * t->boxCols * t->elemBytes;
-  if (t->boxCols * t->elemBytes != 128) {
+  int64_t bytes = t->boxRows() * t->boxCols() * t->elemBytes;
+  if (t->boxCols() * t->elemBytes != 128) {
     s.fail("the emulator handles TMA boxes 128 bytes wide only");
     return;
   }
@@ -167,8 +179,8 @@ extern "C" void pallasc_emu_tma_store(int64_t src, int64_t map, int32_t c0,
   }
   BulkStore store;
   store.map = t;
-  store.c0 = c0;
-  store.c1 = c1;
+  int32_t c[5] = {c0, c1, c2, c3, c4};
+  boxOrigin(*t, c, store.coord);
   store.offset = offset;
   store.swizzled.assign(s.smem + offset, s.smem + offset + bytes);
   s.fibers[s.current].bulkOpen.push_back(std::move(store));
@@ -193,13 +205,13 @@ void completeStore(const BulkStore &store) {
     s.fail("shared memory a TMA store reads was written before "
            "cp.async.bulk.wait_group.read retired the store (wait_smem_to_"
            "gmem before reusing the buffer)");
-  int64_t rowBytes = t->boxCols * t->elemBytes;
-  for (int64_t r = 0; r < t->boxRows; ++r)
-    for (int64_t c = 0; c < t->boxCols; ++c) {
-      int64_t gr = int64_t(store.c1) + r, gc = int64_t(store.c0) + c;
-      if (gr < 0 || gr >= t->rows || gc < 0 || gc >= t->cols)
-        continue;
-      std::memcpy(t->base + (gr * t->cols + gc) * t->elemBytes,
+  int64_t rowBytes = t->boxCols() * t->elemBytes;
+  for (int64_t r = 0; r < t->boxRows(); ++r)
+    for (int64_t c = 0; c < t->boxCols(); ++c) {
+      int64_t g = t->offsetOf(store.coord, r, c);
+      if (g < 0)
+        continue; // clipped
+      std::memcpy(t->base + g,
                   store.swizzled.data() +
                       swizzle128(r * rowBytes + c * t->elemBytes),
                   t->elemBytes);
