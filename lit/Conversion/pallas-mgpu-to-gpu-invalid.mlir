@@ -36,15 +36,41 @@ pallas_mgpu.kernel @scoped(%x: memref<256x64xf16>, %o: memref<256x64xf16>)
 
 // -----
 
-pallas_mgpu.kernel @from_output(%x: memref<256x64xf16>, %o: memref<256x64xf16>)
-    attributes {grid = array<i64: 2>, grid_names = ["g"], cluster = array<i64: 1>,
+pallas_mgpu.kernel @transposed_a(%x: memref<64x64xf16>, %o: memref<64x64xf16>)
+    attributes {grid = array<i64: 1>, grid_names = ["g"], cluster = array<i64: 1>,
+                cluster_names = ["c"], num_threads = 1, thread_name = "wg",
+                num_outputs = 1} {
+  %s = pallas_mgpu.alloc_smem : memref<64x64xf16, #pallas_mgpu.smem<tiling = [8, 64], swizzle = 128>>
+  %t = memref.transpose %s (d0, d1) -> (d1, d0) : memref<64x64xf16, #pallas_mgpu.smem<tiling = [8, 64], swizzle = 128>> to memref<64x64xf16, strided<[1, 64]>, #pallas_mgpu.smem<tiling = [8, 64], swizzle = 128>>
+  %acc = pallas_mgpu.alloc_acc : memref<64x64xf32, #pallas_mgpu.acc>
+  // expected-error @+1 {{wgmma with a transposed `a` view is not lowered yet}}
+  pallas_mgpu.wgmma %acc, %t, %s : memref<64x64xf32, #pallas_mgpu.acc>, memref<64x64xf16, strided<[1, 64]>, #pallas_mgpu.smem<tiling = [8, 64], swizzle = 128>>, memref<64x64xf16, #pallas_mgpu.smem<tiling = [8, 64], swizzle = 128>>
+  pallas_mgpu.wgmma_wait 0
+}
+
+// -----
+
+pallas_mgpu.kernel @column_reduction(%x: memref<64x64xf16>, %o: memref<64x64xf16>)
+    attributes {grid = array<i64: 1>, grid_names = ["g"], cluster = array<i64: 1>,
+                cluster_names = ["c"], num_threads = 1, thread_name = "wg",
+                num_outputs = 1} {
+  %acc = pallas_mgpu.alloc_acc : memref<64x64xf32, #pallas_mgpu.acc>
+  %v = pallas_mgpu.acc_read %acc : memref<64x64xf32, #pallas_mgpu.acc> -> tensor<64x64xf32>
+  // expected-error @+1 {{a reduction is lowered only as the sum or max of f32 rows of the wgmma layout}}
+  %r = pallas.reduce max %v dims [0] : tensor<64x64xf32> -> tensor<64xf32>
+}
+
+// -----
+
+pallas_mgpu.kernel @carried_without_layout(%x: memref<64x64xf16>, %o: memref<64x64xf16>)
+    attributes {grid = array<i64: 1>, grid_names = ["g"], cluster = array<i64: 1>,
                 cluster_names = ["c"], num_threads = 1, thread_name = "wg",
                 num_outputs = 1} {
   %c0 = arith.constant 0 : index
-  %s = pallas_mgpu.alloc_smem : memref<128x64xf16, #pallas_mgpu.smem<tiling = [8, 64], swizzle = 128>>
-  %bar = pallas_mgpu.alloc_barriers : !pallas_mgpu.barrier<1, arrivals = 1>
-  %src = memref.subview %o[%c0, 0] [128, 64] [1, 1] : memref<256x64xf16> to memref<128x64xf16, strided<[64, 1], offset: ?>>
-  // expected-error @+1 {{a TMA load from an output is not lowered (the launcher encodes tensor maps of inputs)}}
-  pallas_mgpu.copy_gmem_to_smem %src, %s, %bar[%c0] : memref<128x64xf16, strided<[64, 1], offset: ?>>, memref<128x64xf16, #pallas_mgpu.smem<tiling = [8, 64], swizzle = 128>>, !pallas_mgpu.barrier<1, arrivals = 1>
-  pallas_mgpu.barrier_wait %bar[%c0] : !pallas_mgpu.barrier<1, arrivals = 1>
+  %c1 = arith.constant 1 : index
+  %z = arith.constant dense<0.0> : tensor<64xf32>
+  // expected-error @+1 {{a loop-carried register value must have a register layout before the loop (a layout_cast)}}
+  %r = scf.for %i = %c0 to %c1 step %c1 iter_args(%a = %z) -> (tensor<64xf32>) {
+    scf.yield %a : tensor<64xf32>
+  }
 }

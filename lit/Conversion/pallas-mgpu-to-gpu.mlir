@@ -79,7 +79,8 @@ pallas_mgpu.kernel @bars(%x: memref<256x128xf16>, %o: memref<256x128xf16>)
 // accumulator and 16 of k (A K-major, B M/N-major, 128-byte swizzle
 // descriptors), the commit; wgmma_wait is wait_group; the accumulator is
 // read in the wgmma layout, converted, stored to shared memory (swizzled, two
-// elements per store) and copied out by the warpgroup with 16-byte accesses.
+// elements per store) and copied out by a TMA store through the output's
+// tensor map (a bulk async group).
 pallas_mgpu.kernel @mma(%x: memref<128x64xf16>, %y: memref<64x128xf16>, %o: memref<128x128xf16>)
     attributes {grid = array<i64: 1>, grid_names = ["g"], cluster = array<i64: 1>,
                 cluster_names = ["c"], num_threads = 1, thread_name = "wg",
@@ -104,9 +105,10 @@ pallas_mgpu.kernel @mma(%x: memref<128x64xf16>, %y: memref<64x128xf16>, %o: memr
 }
 
 // CHECK-LABEL: gpu.module @mma_kernels
-// CHECK: gpu.func @mma(%{{.*}}: memref<128x64xf16>, %{{.*}}: memref<64x128xf16>, %[[OUT:.*]]: memref<128x128xf16>, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr)
+// CHECK: gpu.func @mma(%{{.*}}: memref<128x64xf16>, %{{.*}}: memref<64x128xf16>, %{{.*}}: memref<128x128xf16>, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %[[OUTMAP:.*]]: !llvm.ptr)
 // CHECK-SAME: tensor_map, inputs[0], dtype = f16, global_shape = [128, 64], box_shape = [128, 64]
 // CHECK-SAME: tensor_map, inputs[1], dtype = f16, global_shape = [64, 128], box_shape = [64, 64]
+// CHECK-SAME: tensor_map, outputs[0], dtype = f16, global_shape = [128, 128], box_shape = [128, 64]
 // CHECK: %[[ACC:.*]] = memref.alloca() : memref<128xf32>
 // CHECK: nvvm.mbarrier.try_wait.parity
 // CHECK: nvvm.wgmma.fence.aligned
@@ -117,8 +119,20 @@ pallas_mgpu.kernel @mma(%x: memref<128x64xf16>, %y: memref<64x128xf16>, %o: memr
 // CHECK: arith.truncf %{{.*}} : f32 to f16
 // CHECK: %[[PAIR:.*]] = vector.from_elements %{{.*}}, %{{.*}} : vector<2xf16>
 // CHECK: llvm.store %[[PAIR]], %{{.*}} {alignment = 4 : i64} : vector<2xf16>, !llvm.ptr<3>
-// CHECK: nvvm.barrier id = %{{.*}} number_of_threads = %c128_i32
-// CHECK: %[[CHUNK:.*]] = llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<8xf16>
-// CHECK: vector.store %[[CHUNK]], %[[OUT]][%{{.*}}, %{{.*}}] : memref<128x128xf16>, vector<8xf16>
+// commit_smem: the fence to the async proxy, then the warpgroup's barrier.
+// CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK-NEXT: arith.constant 1 : i32
+// CHECK-NEXT: arith.addi
+// CHECK-NEXT: arith.constant 128 : i32
+// CHECK-NEXT: nvvm.barrier id = %{{.*}} number_of_threads = %c128_i32
+// copy_smem_to_gmem: thread 0 of the warpgroup stores the two 64-column
+// panels through the output's tensor map, then the bulk group is closed.
+// CHECK: scf.if
+// CHECK: nvvm.cp.async.bulk.tensor.global.shared.cta %[[OUTMAP]], %{{.*}}, box[%{{.*}}, %{{.*}}] : !llvm.ptr, <3>
+// CHECK: nvvm.cp.async.bulk.tensor.global.shared.cta %[[OUTMAP]], %{{.*}}, box[%{{.*}}, %{{.*}}] : !llvm.ptr, <3>
+// CHECK-NOT: nvvm.cp.async.bulk.tensor
+// CHECK: nvvm.cp.async.bulk.commit.group
+// wait_smem_to_gmem 0 {read_only}: the group's reads of shared memory.
+// CHECK-NEXT: nvvm.cp.async.bulk.wait_group 0 {read}
 // CHECK: nvvm.barrier id = %{{.*}} number_of_threads = %c128_i32
 // CHECK-NEXT: gpu.return

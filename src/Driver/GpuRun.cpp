@@ -308,14 +308,12 @@ int launchOnCuda(ModuleOp gpuModule, const GpuVendorLowering &vendor,
     return fail(s);
   std::vector<uint64_t> tensorMaps;
   for (const launch::GpuTensorMap &m : launch::tensorMapParams(record)) {
-    uint64_t map;
-    if (m.input >= launches[0].inputs.size())
-      return fail(launch::GpuStatus::failure(
-          launch::GpuError::InvalidLaunchRecord,
-          "a tensor-map parameter of the launch record is malformed"));
-    if (launch::GpuStatus s =
-            dev->tensorMap(m, launches[0].inputs[m.input], map);
+    uint64_t map, operand;
+    if (launch::GpuStatus s = launch::tensorMapOperand(
+            m, launches[0].inputs, launches[0].outputs, operand);
         !s)
+      return fail(s);
+    if (launch::GpuStatus s = dev->tensorMap(m, operand, map); !s)
       return fail(s);
     tensorMaps.push_back(map);
   }

@@ -70,13 +70,18 @@ CudaTensorMapEncoding cudaTensorMapEncoding(const GpuTensorMap &map,
   CudaTensorMapEncoding e;
   e.dataType = map.bf16 ? cuda::kTensorMapDataTypeBFloat16
                         : cuda::kTensorMapDataTypeFloat16;
-  e.rank = 2;
+  int rank = std::clamp(map.rank, 2, kMaxTensorMapRank);
+  e.rank = static_cast<uint32_t>(rank);
   e.globalAddress = globalAddress;
-  e.globalDim[0] = static_cast<uint64_t>(map.globalShape[1]);
-  e.globalDim[1] = static_cast<uint64_t>(map.globalShape[0]);
-  e.globalStrides[0] = static_cast<uint64_t>(map.globalShape[1]) * 2;
-  e.boxDim[0] = static_cast<uint32_t>(map.boxShape[1]);
-  e.boxDim[1] = static_cast<uint32_t>(map.boxShape[0]);
+  uint64_t stride = 2;
+  for (int i = 0; i < rank; ++i) {
+    int d = rank - 1 - i; // innermost first
+    e.globalDim[i] = static_cast<uint64_t>(map.globalShape[d]);
+    e.boxDim[i] = static_cast<uint32_t>(map.boxShape[d]);
+    stride *= e.globalDim[i];
+    if (i + 1 < rank)
+      e.globalStrides[i] = stride;
+  }
   return e;
 }
 
@@ -86,7 +91,9 @@ GpuStatus encodeCudaTensorMap(const CudaDriverApi &api, const GpuTensorMap &map,
   if (globalAddress % 16 != 0)
     return GpuStatus::failure(
         GpuError::Misaligned,
-        "the tensor map of inputs[" + std::to_string(map.input) +
+        std::string("the tensor map of ") +
+            (map.isOutput ? "outputs[" : "inputs[") +
+            std::to_string(map.input) +
             "] needs a 16-byte aligned address (TMA), got " +
             std::to_string(globalAddress));
   CudaTensorMapEncoding e = cudaTensorMapEncoding(map, globalAddress);

@@ -49,10 +49,10 @@ struct CudaTensorMapEncoding {
   int dataType = 0;
   uint32_t rank = 2;
   uint64_t globalAddress = 0;
-  uint64_t globalDim[2] = {0, 0};     ///< innermost first
-  uint64_t globalStrides[1] = {0};    ///< bytes, of the outer dimension
-  uint32_t boxDim[2] = {0, 0};        ///< innermost first
-  uint32_t elementStrides[2] = {1, 1};
+  uint64_t globalDim[kMaxTensorMapRank] = {};  ///< innermost first
+  uint64_t globalStrides[kMaxTensorMapRank - 1] = {}; ///< bytes, outer dims
+  uint32_t boxDim[kMaxTensorMapRank] = {};     ///< innermost first
+  uint32_t elementStrides[kMaxTensorMapRank] = {1, 1, 1, 1, 1};
   int interleave = cuda::kTensorMapInterleaveNone;
   int swizzle = cuda::kTensorMapSwizzle128B;
   int l2Promotion = cuda::kTensorMapL2Promotion128B;

@@ -154,12 +154,12 @@ GpuStatus launchCudaIteration(const CudaDriverApi &api,
   std::vector<GpuTensorMap> maps = tensorMapParams(record);
   std::vector<CudaTensorMapImage> encoded(maps.size());
   for (size_t i = 0; i < maps.size(); ++i) {
-    if (maps[i].input >= inputs.size())
-      return GpuStatus::failure(GpuError::InvalidLaunchRecord,
-                                "a tensor map names inputs[" +
-                                    std::to_string(maps[i].input) + "]");
-    if (GpuStatus s = encodeCudaTensorMap(api, maps[i], inputs[maps[i].input],
-                                          encoded[i]);
+    uint64_t operand = 0;
+    if (GpuStatus s =
+            tensorMapOperand(maps[i], inputs, launch.outputs, operand);
+        !s)
+      return s;
+    if (GpuStatus s = encodeCudaTensorMap(api, maps[i], operand, encoded[i]);
         !s)
       return s;
   }

@@ -138,6 +138,20 @@ std::vector<GpuTensorMap> tensorMapParams(const GpuLaunchRecord &record) {
   return maps;
 }
 
+GpuStatus tensorMapOperand(const GpuTensorMap &map,
+                           const std::vector<uint64_t> &inputs,
+                           const std::vector<uint64_t> &outputs,
+                           uint64_t &address) {
+  const std::vector<uint64_t> &from = map.isOutput ? outputs : inputs;
+  if (map.input >= from.size())
+    return GpuStatus::failure(GpuError::InvalidLaunchRecord,
+                              std::string("a tensor map names ") +
+                                  (map.isOutput ? "outputs[" : "inputs[") +
+                                  std::to_string(map.input) + "]");
+  address = from[map.input];
+  return GpuStatus::success();
+}
+
 GpuStatus GpuKernelArgs::pack(const GpuLaunchRecord &record,
                               const std::vector<uint64_t> &inputs,
                               const std::vector<uint64_t> &outputs,

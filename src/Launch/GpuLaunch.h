@@ -75,6 +75,14 @@ GpuStatus checkPointerAlignment(const GpuLaunchRecord &record,
 /// The tensor-map parameters of `record`, in parameter order.
 std::vector<GpuTensorMap> tensorMapParams(const GpuLaunchRecord &record);
 
+/// The device address of the operand tensor map `map` is over
+/// (`inputs[map.input]`, or `outputs[map.input]` for a TMA store's), or an
+/// InvalidLaunchRecord failure when the call has no such operand.
+GpuStatus tensorMapOperand(const GpuTensorMap &map,
+                           const std::vector<uint64_t> &inputs,
+                           const std::vector<uint64_t> &outputs,
+                           uint64_t &address);
+
 /// A kernel's arguments: the parameter values, and one pointer to each in
 /// launch order (`data()` is the `void **kernelParams` of cuLaunchKernel).
 /// Not copyable: the pointers point into the object.

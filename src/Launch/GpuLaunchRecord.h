@@ -24,15 +24,22 @@ namespace pallasc::launch {
 /// manifest's `pointer_alignment`): their vector accesses assume it.
 constexpr int64_t kGpuPointerAlignment = 16;
 
-/// A `kind: "tensor_map"` parameter: a CUtensorMap over input `input`, a
-/// 2-D row-major array of 16-bit elements (bf16 or f16) of `globalShape`
-/// (rows, columns), copied in boxes of `boxShape` (rows, columns), 128-byte
-/// swizzle, zeros out of bounds (docs/cuda.md, "Kernel ABI").
+/// The most dimensions a tensor map has (CUtensorMap: 5).
+constexpr int kMaxTensorMapRank = 5;
+
+/// A `kind: "tensor_map"` parameter: a CUtensorMap over input `input` (or
+/// output `input` when `isOutput`: a TMA store's destination), a row-major
+/// array of 16-bit elements (bf16 or f16) of `rank` (2 to 5) dimensions
+/// `globalShape` (outermost first: rows, columns for 2), copied in boxes of
+/// `boxShape`, 128-byte swizzle, zeros out of bounds (docs/cuda.md, "Kernel
+/// ABI").
 struct GpuTensorMap {
   size_t input = 0;
+  bool isOutput = false;
   bool bf16 = false;
-  int64_t globalShape[2] = {0, 0};
-  int64_t boxShape[2] = {0, 0};
+  int rank = 2;
+  int64_t globalShape[kMaxTensorMapRank] = {};
+  int64_t boxShape[kMaxTensorMapRank] = {};
 };
 
 /// One kernel parameter, in launch order.

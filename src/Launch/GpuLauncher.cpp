@@ -45,7 +45,19 @@ std::string encodeGpuLaunchRecord(const GpuLaunchRecord &r) {
       break;
     case GpuKernelParam::Kind::TensorMap: {
       const GpuTensorMap &m = p.tensorMap;
-      os << " T " << m.input << ' ' << (m.bf16 ? 1 : 0) << ' '
+      // Rank 2: "T" over an input, "TO" over an output (a TMA store);
+      // another rank: "TR" / "TRO" and the rank, then each shape's dims.
+      if (m.rank != 2) {
+        os << (m.isOutput ? " TRO " : " TR ") << m.rank << ' ' << m.input
+           << ' ' << (m.bf16 ? 1 : 0);
+        for (int d = 0; d < m.rank; ++d)
+          os << ' ' << m.globalShape[d];
+        for (int d = 0; d < m.rank; ++d)
+          os << ' ' << m.boxShape[d];
+        break;
+      }
+      os << (m.isOutput ? " TO " : " T ") << m.input << ' '
+         << (m.bf16 ? 1 : 0) << ' '
          << m.globalShape[0] << ' ' << m.globalShape[1] << ' ' << m.boxShape[0]
          << ' ' << m.boxShape[1];
       break;
@@ -97,12 +109,25 @@ bool decodeGpuLaunchRecord(std::string_view text, GpuLaunchRecord &record,
       p.kind = GpuKernelParam::Kind::GridBound;
     } else if (kind == "S" && is >> p.index) {
       p.kind = GpuKernelParam::Kind::Symbol;
-    } else if (kind == "T" &&
+    } else if ((kind == "T" || kind == "TO") &&
                is >> p.tensorMap.input >> flag >> p.tensorMap.globalShape[0] >>
                    p.tensorMap.globalShape[1] >> p.tensorMap.boxShape[0] >>
                    p.tensorMap.boxShape[1]) {
       p.kind = GpuKernelParam::Kind::TensorMap;
       p.tensorMap.bf16 = flag != 0;
+      p.tensorMap.isOutput = kind == "TO";
+    } else if ((kind == "TR" || kind == "TRO") && is >> p.tensorMap.rank &&
+               p.tensorMap.rank >= 2 && p.tensorMap.rank <= kMaxTensorMapRank &&
+               is >> p.tensorMap.input >> flag) {
+      p.kind = GpuKernelParam::Kind::TensorMap;
+      p.tensorMap.bf16 = flag != 0;
+      p.tensorMap.isOutput = kind == "TRO";
+      for (int d = 0; d < p.tensorMap.rank; ++d)
+        is >> p.tensorMap.globalShape[d];
+      for (int d = 0; d < p.tensorMap.rank; ++d)
+        is >> p.tensorMap.boxShape[d];
+      if (!is)
+        return bad("parameter " + std::to_string(i));
     } else {
       return bad("parameter " + std::to_string(i));
     }

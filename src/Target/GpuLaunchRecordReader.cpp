@@ -39,8 +39,10 @@ launch::GpuLaunchRecord readGpuLaunchRecord(GpuLaunchAttr launch) {
       p.kind = Param::Kind::TensorMap;
       p.index = static_cast<size_t>(a.getIndex());
       p.tensorMap.input = p.index;
+      p.tensorMap.isOutput = a.getGroup() == GpuOperandGroup::Outputs;
       p.tensorMap.bf16 = a.getDtype().isBF16();
-      for (int i = 0; i < 2; ++i) {
+      p.tensorMap.rank = static_cast<int>(a.getGlobalShape().size());
+      for (int i = 0; i < p.tensorMap.rank; ++i) {
         p.tensorMap.globalShape[i] = a.getGlobalShape()[i];
         p.tensorMap.boxShape[i] = a.getBoxShape()[i];
       }

@@ -113,6 +113,32 @@ TEST_CASE("cuda launch: tensor-map encoding", "[launch][cuda]") {
   CHECK(fake.encode.dataType == cuda::kTensorMapDataTypeFloat16);
 }
 
+TEST_CASE("cuda launch: a tensor map of rank 4", "[launch][cuda]") {
+  // attention_mgpu's [batch, seq, heads, head_dim] operands, boxes of one
+  // batch and head: dimensions innermost first, strides of the outer ones.
+  GpuTensorMap m;
+  m.rank = 4;
+  int64_t shape[4] = {2, 128, 3, 64}, box[4] = {1, 64, 1, 64};
+  for (int d = 0; d < 4; ++d) {
+    m.globalShape[d] = shape[d];
+    m.boxShape[d] = box[d];
+  }
+  CudaTensorMapEncoding e = cudaTensorMapEncoding(m, 0x7f0000);
+  CHECK(e.rank == 4);
+  CHECK(e.globalDim[0] == 64);
+  CHECK(e.globalDim[1] == 3);
+  CHECK(e.globalDim[2] == 128);
+  CHECK(e.globalDim[3] == 2);
+  CHECK(e.globalStrides[0] == 64 * 2);
+  CHECK(e.globalStrides[1] == 3 * 64 * 2);
+  CHECK(e.globalStrides[2] == 128 * 3 * 64 * 2);
+  CHECK(e.boxDim[0] == 64);
+  CHECK(e.boxDim[1] == 1);
+  CHECK(e.boxDim[2] == 64);
+  CHECK(e.boxDim[3] == 1);
+  CHECK(e.elementStrides[3] == 1);
+}
+
 TEST_CASE("cuda launch: tensor maps of misaligned or rejected arrays",
           "[launch][cuda]") {
   FakeCuda fake;

@@ -42,12 +42,14 @@ GpuLaunchRecord addRecord() {
   return r;
 }
 
-/// The record with a TMA tensor map over input 0 appended.
-GpuLaunchRecord tmaRecord() {
+/// The record with a TMA tensor map over input 0 appended (over output 0
+/// with `output`: a TMA store's).
+GpuLaunchRecord tmaRecord(bool output = false) {
   GpuLaunchRecord r = addRecord();
   GpuKernelParam map;
   map.kind = GpuKernelParam::Kind::TensorMap;
   map.tensorMap.input = 0;
+  map.tensorMap.isOutput = output;
   map.tensorMap.bf16 = true;
   map.tensorMap.globalShape[0] = 128;
   map.tensorMap.globalShape[1] = 64;
@@ -120,6 +122,34 @@ TEST_CASE("cuda launcher: the launch record round-trips as text",
   CHECK(back.params[2].kind == GpuKernelParam::Kind::GridBound);
   CHECK(back.params[3].tensorMap.bf16);
   CHECK(back.params[3].tensorMap.globalShape[0] == 128);
+  CHECK_FALSE(back.params[3].tensorMap.isOutput);
+  // A tensor map over an output (a TMA store's) is written "TO".
+  GpuLaunchRecord store = tmaRecord(true);
+  CHECK(encodeGpuLaunchRecord(store).find(" TO 0 1 128 64 64 64 ") !=
+        std::string::npos);
+  REQUIRE(decodeGpuLaunchRecord(encodeGpuLaunchRecord(store), back, error));
+  CHECK(back.params[3].tensorMap.isOutput);
+  CHECK(encodeGpuLaunchRecord(back) == encodeGpuLaunchRecord(store));
+  // Another rank than 2 is written "TR" ("TRO" over an output), the rank,
+  // then the shapes.
+  GpuTensorMap &four = store.params[3].tensorMap;
+  four.rank = 4;
+  int64_t shape[4] = {2, 128, 3, 64}, box[4] = {1, 64, 1, 64};
+  for (int d = 0; d < 4; ++d) {
+    four.globalShape[d] = shape[d];
+    four.boxShape[d] = box[d];
+  }
+  CHECK(encodeGpuLaunchRecord(store).find(
+            " TRO 4 0 1 2 128 3 64 1 64 1 64 ") != std::string::npos);
+  REQUIRE(decodeGpuLaunchRecord(encodeGpuLaunchRecord(store), back, error));
+  CHECK(back.params[3].tensorMap.rank == 4);
+  CHECK(back.params[3].tensorMap.isOutput);
+  CHECK(back.params[3].tensorMap.globalShape[2] == 3);
+  CHECK(encodeGpuLaunchRecord(back) == encodeGpuLaunchRecord(store));
+  CHECK_FALSE(decodeGpuLaunchRecord("pallasc-gpu-record-1 add 0 0 0 256 1 1 "
+                                    "32 0 1 TR 6 0 1",
+                                    back, error));
+  CHECK(error == "the embedded launch record is malformed (parameter 0)");
 
   CHECK(back.pointerAlignment == 16);
   // A symbol parameter (a symbolic call's) round-trips too.
@@ -380,6 +410,21 @@ TEST_CASE("cuda launcher: TMA tensor maps, and a misaligned operand",
              "add_cuda: cuda, cubin sm_90a, @add: the tensor map of inputs[0] "
              "needs a 16-byte aligned address (TMA), got 4104");
   CHECK(fake.launches.size() == 1);
+
+  // A TMA store's tensor map is encoded over its output.
+  Images stores;
+  stores.add("sm_90a", kCudaImageCubin, tmaRecord(true));
+  REQUIRE(run(stores, address(0x1000), address(0x2000), 2, &stream) ==
+          kLauncherOk);
+  CHECK(fake.encode.address == 0x2000);
+  CHECK(fake.launches.size() == 2);
+  GpuLaunchRecord looseStore = tmaRecord(true);
+  looseStore.pointerAlignment = 8;
+  Images looseStores;
+  looseStores.add("sm_90a", kCudaImageCubin, looseStore);
+  checkFails(looseStores, 0x1000, 0x2008, 2, kLauncherMisaligned,
+             "add_cuda: cuda, cubin sm_90a, @add: the tensor map of "
+             "outputs[0] needs a 16-byte aligned address (TMA), got 8200");
 }
 
 TEST_CASE("cuda launcher: every pointer operand is checked against the "

@@ -155,5 +155,5 @@ TEST_CASE("gpu launch record: malformed records are diagnostics",
         "inputs[1]");
   CHECK(fails("box_shape = [64, 64]", "box_shape = [64]") ==
         "a tensor_map parameter needs a global_shape and a box_shape of 2 "
-        "entries (rows, columns)");
+        "to 5 entries each, as many (outermost first)");
 }

@@ -273,16 +273,19 @@ LogicalResult GpuParamAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                          << *axis;
     break;
   case GpuParamKind::TensorMap:
-    if (group != GpuOperandGroup::Inputs)
-      return emitError() << "a tensor_map parameter takes an input, not "
+    if (group == GpuOperandGroup::GridBounds)
+      return emitError() << "a tensor_map parameter takes an input or an "
+                            "output, not "
                          << stringifyGpuOperandGroup(group) << "[" << index
                          << "]";
     if (!dtype || !(dtype.isBF16() || dtype.isF16()))
       return emitError() << "a tensor_map parameter needs dtype = bf16 or "
                             "f16";
-    if (globalShape.size() != 2 || boxShape.size() != 2)
+    if (globalShape.size() < 2 || globalShape.size() > 5 ||
+        boxShape.size() != globalShape.size())
       return emitError() << "a tensor_map parameter needs a global_shape and "
-                            "a box_shape of 2 entries (rows, columns)";
+                            "a box_shape of 2 to 5 entries each, as many "
+                            "(outermost first)";
     for (int64_t d : llvm::concat<const int64_t>(globalShape, boxShape))
       if (d <= 0)
         return emitError() << "a tensor_map parameter's shapes must be "

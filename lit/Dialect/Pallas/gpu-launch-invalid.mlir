@@ -220,9 +220,10 @@ func.func @f() attributes {pallas.gpu.launch = #pallas.gpu_launch<entry = "mm", 
 
 // -----
 
-// Tests that a tensor map over an output is an error.
-// expected-error @+1 {{a tensor_map parameter takes an input, not outputs[0]}}
-func.func @f() attributes {pallas.gpu.launch = #pallas.gpu_launch<entry = "mm", grid = [2, 2, 1], grid_axes = [[0], [1], []], block = [128, 1, 1], num_warps = 4, warp_size = 32, sequential_axes = [2], vmapped_axes = [], dynamic_shared_memory_bytes = 4096, scratch_shared_memory_bytes = 0, params = [#pallas.gpu_param<pointer, inputs[0]>, #pallas.gpu_param<pointer, outputs[0]>, #pallas.gpu_param<tensor_map, outputs[0], dtype = bf16, global_shape = [256, 512], box_shape = [64, 64], swizzle = "128B", interleave = "none", l2_promotion = "128B", oob_fill = "zero">]>} {
+// Tests that a tensor map over a grid bound is an error (it takes an input
+// or, for a TMA store, an output).
+// expected-error @+1 {{a tensor_map parameter takes an input or an output, not grid_bounds[0]}}
+func.func @f() attributes {pallas.gpu.launch = #pallas.gpu_launch<entry = "mm", grid = [2, 2, 1], grid_axes = [[0], [1], []], block = [128, 1, 1], num_warps = 4, warp_size = 32, sequential_axes = [2], vmapped_axes = [], dynamic_shared_memory_bytes = 4096, scratch_shared_memory_bytes = 0, params = [#pallas.gpu_param<pointer, inputs[0]>, #pallas.gpu_param<pointer, outputs[0]>, #pallas.gpu_param<tensor_map, grid_bounds[0], dtype = bf16, global_shape = [256, 512], box_shape = [64, 64], swizzle = "128B", interleave = "none", l2_promotion = "128B", oob_fill = "zero">]>} {
   return
 }
 
@@ -236,8 +237,9 @@ func.func @f() attributes {pallas.gpu.launch = #pallas.gpu_launch<entry = "mm", 
 
 // -----
 
-// Tests that a tensor map of rank 1 is an error.
-// expected-error @+1 {{a tensor_map parameter needs a global_shape and a box_shape of 2 entries (rows, columns)}}
+// Tests that a tensor map whose box has another rank than its array is an
+// error.
+// expected-error @+1 {{a tensor_map parameter needs a global_shape and a box_shape of 2 to 5 entries each, as many (outermost first)}}
 func.func @f() attributes {pallas.gpu.launch = #pallas.gpu_launch<entry = "mm", grid = [2, 2, 1], grid_axes = [[0], [1], []], block = [128, 1, 1], num_warps = 4, warp_size = 32, sequential_axes = [2], vmapped_axes = [], dynamic_shared_memory_bytes = 4096, scratch_shared_memory_bytes = 0, params = [#pallas.gpu_param<pointer, inputs[0]>, #pallas.gpu_param<pointer, outputs[0]>, #pallas.gpu_param<tensor_map, inputs[0], dtype = bf16, global_shape = [256, 512], box_shape = [64], swizzle = "128B", interleave = "none", l2_promotion = "128B", oob_fill = "zero">]>} {
   return
 }

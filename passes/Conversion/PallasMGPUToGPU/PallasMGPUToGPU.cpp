@@ -13,6 +13,7 @@
 
 #include "chips/GpuTarget.h"
 #include "dialects/Pallas/IR/GpuLaunchAttrs.h"
+#include "dialects/Pallas/IR/PallasOps.h"
 #include "dialects/PallasMGPU/IR/MgpuDialect.h"
 
 #include "mlir/Dialect/DLTI/DLTI.h"
@@ -60,30 +61,42 @@ struct SmemBuffer {
 };
 
 /// A 2-D view of a shared-memory buffer: the address of its origin (a row
-/// that is a multiple of 8, the first column of a panel) and its shape.
+/// that is a multiple of 8, the first column of a panel) and its shape in
+/// the buffer (`rows` x `cols`); `transposed` when the operand is that
+/// tile's transpose (a memref.transpose, as `k_smem.T`).
 struct SmemView {
   const SmemBuffer *buffer = nullptr;
   Value base; ///< i32 byte address of the view's [0, 0] panel row
   int64_t rows = 0, cols = 0;
+  bool transposed = false;
 };
 
 /// A view of a kernel argument in global memory: the argument, the offsets
 /// of the view (index values) and its shape (all of the argument's
-/// dimensions; size 1 where a dimension was dropped).
+/// dimensions; size 1 where a dimension was dropped). The view's rows are
+/// dimension `rowDim`, its columns the last.
 struct GmemView {
   int64_t arg = -1;
   SmallVector<Value> offsets;
   SmallVector<int64_t> sizes;
+  int64_t rowDim = 0;
 };
 
 /// A register value in the wgmma accumulator layout of an MxN tile: per
 /// 64-row block and 8-column group, the 4 elements of thread (w, l): rows
-/// 16w + l/4 (+8), columns 8j + 2(l%4) (+1), in that order.
+/// 16w + l/4 (+8), columns 8j + 2(l%4) (+1), in that order. With `rows`,
+/// a vector of M (the layout with its columns reduced,
+/// `#pallas_mgpu.layout<"wgmma", reduced = [1]>`): per 64-row block the
+/// thread's two rows 16w + l/4 (+8); the 4 lanes of a quad hold the same.
 struct Fragment {
   int64_t m = 0, n = 0;
-  SmallVector<Value> regs; ///< [m/64][n/8][4]
+  bool rows = false;
+  SmallVector<Value> regs; ///< [m/64][n/8][4], or [m/64][2] with `rows`
   Value at(int64_t mi, int64_t j, int64_t e) const {
     return regs[(mi * (n / 8) + j) * 4 + e];
+  }
+  bool sameLayout(const Fragment &o) const {
+    return m == o.m && n == o.n && rows == o.rows;
   }
 };
 
@@ -122,8 +135,19 @@ private:
   };
   DenseMap<Value, Barriers> barriers;
   SmallVector<std::pair<TensorMapKey, Value>> tensorMaps;
+  /// Each tensor map's box in all its array's dimensions (1 in those the
+  /// copies' views drop).
+  DenseMap<Value, SmallVector<int64_t>> mapBoxes;
   DenseMap<Value, Value> accumulators; ///< acc ref -> memref<Kxf32>
   DenseMap<Value, Fragment> fragments;
+  /// Tensors that are one value splat (`arith.constant dense<x>`): the
+  /// scalar, until a layout_cast or an element-wise use gives a layout.
+  DenseMap<Value, Value> splats;
+  /// pallas.iota results (their dimension), until a layout_cast.
+  DenseMap<Value, int64_t> iotas;
+  /// Stand-ins for an old loop's register arguments and results (lowerFor),
+  /// erased with the rewritten ops.
+  SmallVector<Operation *> placeholders;
   int64_t sharedBytes = 0;
 
   int64_t numInputs() {
@@ -169,11 +193,21 @@ private:
   FailureOr<GmemView> gmemView(Value v, Operation *user);
   Value barrierPtr(Value barriers, Value index);
   LogicalResult lower(Operation *op);
+  /// The tensor-map parameter of argument `arg` in boxes of `boxRows` x
+  /// `boxCols`, added on first use (one per argument and box, loads and
+  /// stores alike).
+  Value tensorMap(int64_t arg, int64_t boxRows, int64_t boxCols);
+  LogicalResult setBox(Value map, const GmemView &view, int64_t rows,
+                       int64_t cols, Operation *op);
+  SmallVector<Value> boxCoordinates(const GmemView &view, int64_t colOffset);
   LogicalResult lowerCopyIn(CopyGmemToSmemOp op);
   LogicalResult lowerCopyOut(CopySmemToGmemOp op);
   LogicalResult lowerWgmma(WgmmaOp op);
   LogicalResult lowerStore(StoreOp op);
   LogicalResult lowerTensorOp(Operation *op);
+  LogicalResult lowerRegisterOp(Operation *op);
+  LogicalResult lowerFor(scf::ForOp op);
+  LogicalResult lowerYield(scf::YieldOp op);
   /// The byte address of element (r, c) of `view`, swizzled.
   Value elementAddress(const SmemView &view, Value r, Value c);
 };
@@ -413,6 +447,18 @@ composeSubviews(ArrayRef<memref::SubViewOp> chain, int64_t rank,
 }
 
 FailureOr<SmemView> KernelLowering::smemView(Value v, Operation *user) {
+  // A transpose of a 2-D view: the same tile, read the other way.
+  if (auto tr = v.getDefiningOp<memref::TransposeOp>()) {
+    AffineMap perm = tr.getPermutation();
+    if (perm.getNumDims() != 2 || perm.isIdentity())
+      return user->emitError() << "a shared-memory transpose other than of "
+                                  "a 2-D tile is not lowered";
+    auto inner = smemView(tr.getIn(), user);
+    if (failed(inner))
+      return failure();
+    inner->transposed = !inner->transposed;
+    return inner;
+  }
   // The chain of subviews down to the buffer.
   SmallVector<memref::SubViewOp> chain;
   Value cur = subviewRoot(v, chain);
@@ -504,10 +550,20 @@ FailureOr<GmemView> KernelLowering::gmemView(Value v, Operation *user) {
     return user->emitError() << "a strided global-memory view is not "
                                 "lowered";
   SmallVector<int64_t> &dims = *kept;
-  if (dims.size() != 2 || dims[0] != rank - 2 || dims[1] != rank - 1)
+  // Two dimensions kept, the last one the columns; the others of size 1
+  // (e.g. attention's [batch, seq, heads, head_dim] at one batch and head).
+  bool unitElsewhere = llvm::all_of(llvm::seq<int64_t>(0, rank), [&](int64_t d) {
+    return llvm::is_contained(dims, d) || view.sizes[d] == 1;
+  });
+  if (dims.size() != 2 || dims[1] != rank - 1 || !unitElsewhere)
     return user->emitError() << "a global-memory view that is not a 2-D "
-                                "tile of the array's last two dimensions is "
-                                "not lowered yet";
+                                "tile of the array's last dimension and "
+                                "another (the others of size 1) is not "
+                                "lowered yet";
+  if (rank > 5)
+    return user->emitError() << "a TMA copy of an array of rank " << rank
+                              << " is not lowered; at most 5";
+  view.rowDim = dims[0];
   return view;
 }
 
@@ -537,37 +593,77 @@ Value KernelLowering::elementAddress(const SmemView &view, Value r, Value c) {
   return arith::AddIOp::create(b, loc, view.base, off);
 }
 
+Value KernelLowering::tensorMap(int64_t arg, int64_t boxRows,
+                                int64_t boxCols) {
+  TensorMapKey key{arg, {boxRows, boxCols}};
+  for (auto &[k, v] : tensorMaps)
+    if (k == key)
+      return v;
+  unsigned n = func.getNumArguments();
+  (void)func.insertArgument(n, LLVM::LLVMPointerType::get(ctx),
+                            DictionaryAttr(), loc);
+  Value map = func.getArgument(n);
+  tensorMaps.push_back({key, map});
+  return map;
+}
+
+/// A transposed view is read only by wgmma (as its `b`).
+static LogicalResult notTransposed(const SmemView &view, Operation *op) {
+  if (view.transposed)
+    return op->emitError() << "a transposed shared-memory view is lowered "
+                              "only as wgmma's `b` operand";
+  return success();
+}
+
+/// The box of `map` in all of `view`'s array dimensions: `rows` x `cols`
+/// in its row and column dimensions, 1 in the others; every copy through
+/// one map has the same.
+LogicalResult KernelLowering::setBox(Value map, const GmemView &view,
+                                     int64_t rows, int64_t cols,
+                                     Operation *op) {
+  SmallVector<int64_t> box(view.sizes.size(), 1);
+  box[view.rowDim] = rows;
+  box.back() = cols;
+  SmallVector<int64_t> &known = mapBoxes[map];
+  if (known.empty())
+    known = box;
+  else if (known != box)
+    return op->emitError() << "TMA copies of one array in boxes of the same "
+                              "shape along different dimensions are not "
+                              "lowered";
+  return success();
+}
+
+/// A TMA copy's coordinates, innermost first: the view's offsets, the
+/// columns' plus `colOffset`.
+SmallVector<Value> KernelLowering::boxCoordinates(const GmemView &view,
+                                                  int64_t colOffset) {
+  SmallVector<Value> c;
+  for (int64_t d = static_cast<int64_t>(view.offsets.size()) - 1; d >= 0;
+       --d) {
+    Value v = toI32(view.offsets[d]);
+    if (d + 1 == static_cast<int64_t>(view.offsets.size()) && colOffset)
+      v = arith::AddIOp::create(b, loc, v, i32(colOffset));
+    c.push_back(v);
+  }
+  return c;
+}
+
 LogicalResult KernelLowering::lowerCopyIn(CopyGmemToSmemOp op) {
   auto dst = smemView(op.getDst(), op);
-  if (failed(dst))
+  if (failed(dst) || failed(notTransposed(*dst, op)))
     return failure();
   auto src = gmemView(op.getSrc(), op);
   if (failed(src))
     return failure();
-  if (src->arg >= numInputs())
-    return op.emitError() << "a TMA load from an output is not lowered (the "
-                             "launcher encodes tensor maps of inputs)";
   const SmemBuffer &buf = *dst->buffer;
   if (dst->rows > 256)
     return op.emitError() << "a TMA box of " << dst->rows
                           << " rows is not lowered; at most 256";
-  auto argType = cast<MemRefType>(func.getArgument(src->arg).getType());
-  if (argType.getRank() != 2)
-    return op.emitError() << "a TMA load from an array of rank "
-                          << argType.getRank() << " is not lowered yet";
   // One tensor map per (argument, box): boxes of one panel.
-  TensorMapKey key{src->arg, {dst->rows, buf.panelCols()}};
-  Value map;
-  for (auto &[k, v] : tensorMaps)
-    if (k == key)
-      map = v;
-  if (!map) {
-    unsigned n = func.getNumArguments();
-    (void)func.insertArgument(n, LLVM::LLVMPointerType::get(ctx),
-                              DictionaryAttr(), loc);
-    map = func.getArgument(n);
-    tensorMaps.push_back({key, map});
-  }
+  Value map = tensorMap(src->arg, dst->rows, buf.panelCols());
+  if (failed(setBox(map, *src, dst->rows, buf.panelCols(), op)))
+    return failure();
   int64_t bytes = dst->rows * dst->cols * buf.elemBytes;
   if (bytes % kWarpgroup)
     return op.emitError() << "a TMA copy of " << bytes
@@ -579,14 +675,13 @@ LogicalResult KernelLowering::lowerCopyIn(CopyGmemToSmemOp op) {
       b, loc, Type(), bar, i32(bytes / kWarpgroup),
       NVVM::MemScopeKindAttr::get(ctx, NVVM::MemScopeKind::CTA), nullptr,
       Value());
-  Value row = toI32(src->offsets[0]), col = toI32(src->offsets[1]);
   onLeader([&] {
     for (int64_t p = 0; p < dst->cols / buf.panelCols(); ++p) {
       Value d = arith::AddIOp::create(
           b, loc, dst->base, i32(p * buf.rows() * kSwizzleBytes));
-      Value c0 = arith::AddIOp::create(b, loc, col, i32(p * buf.panelCols()));
       NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
-          b, loc, clusterPtr(d), map, ValueRange{c0, row},
+          b, loc, clusterPtr(d), map,
+          boxCoordinates(*src, p * buf.panelCols()),
           barrierPtr(op.getBarriers(), op.getIndex()), ValueRange{}, Value(),
           Value(), NVVM::TMALoadMode::TILE, false, nullptr, Value());
     }
@@ -594,67 +689,97 @@ LogicalResult KernelLowering::lowerCopyIn(CopyGmemToSmemOp op) {
   return success();
 }
 
+/// A TMA store, as Mosaic GPU issues it: thread 0 of the warpgroup copies
+/// one box (rows x 64 columns) per panel of the swizzled shared-memory tile
+/// into the array through its tensor map (the hardware clips the box at
+/// the array's bounds); then, with `commit_group`, every thread closes its
+/// bulk async group (empty but for the leader's).
 LogicalResult KernelLowering::lowerCopyOut(CopySmemToGmemOp op) {
   auto src = smemView(op.getSrc(), op);
-  if (failed(src))
+  if (failed(src) || failed(notTransposed(*src, op)))
     return failure();
   auto dst = gmemView(op.getDst(), op);
   if (failed(dst))
     return failure();
   const SmemBuffer &buf = *src->buffer;
-  // The warpgroup copies 16-byte chunks: thread t the chunks t, t + 128, ...
-  int64_t perRow = src->cols * buf.elemBytes / 16;
-  int64_t chunks = src->rows * perRow;
-  int64_t vec = 16 / buf.elemBytes;
-  if (chunks % kWarpgroup)
-    return op.emitError() << "a copy of " << chunks
-                          << " 16-byte chunks is not a multiple of 128";
-  Value memref = func.getArgument(dst->arg);
-  for (int64_t i = 0; i < chunks / kWarpgroup; ++i) {
-    Value q = arith::AddIOp::create(b, loc, wgTid, i32(i * kWarpgroup));
-    Value r = arith::DivUIOp::create(b, loc, q, i32(perRow));
-    Value c = arith::MulIOp::create(
-        b, loc, arith::RemUIOp::create(b, loc, q, i32(perRow)), i32(vec));
-    Value addr = elementAddress(*src, r, c);
-    Value v = LLVM::LoadOp::create(
-        b, loc, VectorType::get({vec}, buf.elementType), sharedPtr(addr), 16);
-    Value gr = arith::AddIOp::create(
-        b, loc, dst->offsets[0],
-        arith::IndexCastOp::create(b, loc, b.getIndexType(), r));
-    Value gc = arith::AddIOp::create(
-        b, loc, dst->offsets[1],
-        arith::IndexCastOp::create(b, loc, b.getIndexType(), c));
-    vector::StoreOp::create(b, loc, v, memref, ValueRange{gr, gc});
-  }
+  if (src->rows > 256)
+    return op.emitError() << "a TMA box of " << src->rows
+                          << " rows is not lowered; at most 256";
+  Value map = tensorMap(dst->arg, src->rows, buf.panelCols());
+  if (failed(setBox(map, *dst, src->rows, buf.panelCols(), op)))
+    return failure();
+  onLeader([&] {
+    for (int64_t p = 0; p < src->cols / buf.panelCols(); ++p) {
+      Value s = arith::AddIOp::create(
+          b, loc, src->base, i32(p * buf.rows() * kSwizzleBytes));
+      NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
+          b, loc, map, sharedPtr(s),
+          boxCoordinates(*dst, p * buf.panelCols()), Value(),
+          NVVM::TMAStoreMode::TILE, Value());
+    }
+  });
+  if (op.getCommitGroup())
+    NVVM::CpAsyncBulkCommitGroupOp::create(b, loc);
   return success();
 }
 
+/// wgmma: `a` from shared memory (K-major) or from registers (a value in
+/// the accumulator layout, converted to 16 bits: its elements are where
+/// wgmma's A fragment wants them); `b` from shared memory, M/N-major (a
+/// [K, N] tile) or, transposed (a [N, K] tile read as its transpose),
+/// K-major.
 LogicalResult KernelLowering::lowerWgmma(WgmmaOp op) {
   auto accType = cast<MemRefType>(op.getAcc().getType());
   int64_t m = accType.getDimSize(0), n = accType.getDimSize(1);
-  if (!isa<MemRefType>(op.getA().getType()))
-    return op.emitError() << "wgmma with `a` in registers is not lowered yet";
-  auto a = smemView(op.getA(), op);
-  if (failed(a))
-    return failure();
+  bool aInRegisters = !isa<MemRefType>(op.getA().getType());
+  FailureOr<SmemView> a = failure();
+  const Fragment *aFrag = nullptr;
+  Type et;
+  int64_t k = 0;
+  if (aInRegisters) {
+    auto it = fragments.find(op.getA());
+    if (it == fragments.end())
+      return op.emitError() << "wgmma's `a` in registers must be a value in "
+                               "the wgmma layout (an accumulator's value, "
+                               "converted)";
+    aFrag = &it->second;
+    et = cast<RankedTensorType>(op.getA().getType()).getElementType();
+    k = aFrag->n;
+    if (aFrag->m != m)
+      return op.emitError() << "wgmma's `a` has " << aFrag->m
+                            << " rows, the accumulator " << m;
+  } else {
+    a = smemView(op.getA(), op);
+    if (failed(a))
+      return failure();
+    if (a->transposed)
+      return op.emitError() << "wgmma with a transposed `a` view is not "
+                               "lowered yet";
+    et = a->buffer->elementType;
+    k = a->cols;
+  }
   auto bv = smemView(op.getB(), op);
   if (failed(bv))
     return failure();
-  Type et = a->buffer->elementType;
   if (!accType.getElementType().isF32() || !(et.isF16() || et.isBF16()) ||
       bv->buffer->elementType != et)
     return op.emitError() << "wgmma of " << et << " into "
                           << accType.getElementType()
                           << " is not lowered yet (f16 or bf16 into f32)";
-  int64_t k = a->cols;
   if (n > 256 || n % 8 || m % 64 || k % 16)
     return op.emitError() << "wgmma shape " << m << "x" << n << "x" << k
                           << " is not lowered";
+  // b's K and N in the buffer: rows x cols, or cols x rows transposed.
+  int64_t bK = bv->transposed ? bv->cols : bv->rows;
+  int64_t bN = bv->transposed ? bv->rows : bv->cols;
+  if (bK != k || bN != n)
+    return op.emitError() << "wgmma's `b` is " << bK << "x" << bN
+                          << "; expected " << k << "x" << n;
   Value acc = accumulators.lookup(op.getAcc());
   Type i64t = b.getI64Type(), f32 = b.getF32Type();
   // Descriptors (128-byte swizzle, stride 1024 bytes between groups of 8
-  // rows): A K-major (rows of k), B M/N-major (panels of 64 columns, the
-  // leading byte offset one panel).
+  // rows): K-major (rows of k: A, a transposed B) or M/N-major (B: panels
+  // of 64 columns, the leading byte offset one panel).
   auto descriptor = [&](Value base, int64_t bytes, int64_t lbo) {
     Value addr = arith::AddIOp::create(b, loc, base, i32(bytes));
     Value a14 = arith::AndIOp::create(
@@ -666,34 +791,79 @@ LogicalResult KernelLowering::lowerWgmma(WgmmaOp op) {
         b, loc, arith::ExtUIOp::create(b, loc, i64t, a14),
         arith::ConstantIntOp::create(b, loc, i64t, fields));
   };
-  int64_t aRows = a->buffer->rows(), bRows = bv->buffer->rows();
+  // Two 16-bit elements in one 32-bit register.
+  auto pack = [&](Value x, Value y) -> Value {
+    Value v = vector::FromElementsOp::create(
+        b, loc, VectorType::get({2}, et), ValueRange{x, y});
+    Value i = vector::BitCastOp::create(b, loc,
+                                        VectorType::get({1}, b.getI32Type()), v);
+    return vector::ExtractOp::create(b, loc, i, 0);
+  };
+  int64_t bRows = bv->buffer->rows();
   std::string type = et.isBF16() ? "bf16" : "f16";
   int64_t nd = n / 2;
+  // `a`'s registers are packed before the fence: ptxas injects a
+  // warpgroup.arrive of its own (C7519, serializing the wgmmas) when an
+  // instruction defines a wgmma's registers between the fence and it.
+  SmallVector<Value> aPacked;
+  if (aInRegisters)
+    for (int64_t mi = 0; mi < m / 64; ++mi)
+      for (int64_t kk = 0; kk < k / 16; ++kk)
+        for (int64_t g = 0; g < 2; ++g)
+          for (int64_t h = 0; h < 2; ++h)
+            aPacked.push_back(pack(aFrag->at(mi, 2 * kk + g, 2 * h),
+                                   aFrag->at(mi, 2 * kk + g, 2 * h + 1)));
   NVVM::WgmmaFenceAlignedOp::create(b, loc);
   for (int64_t mi = 0; mi < m / 64; ++mi) {
     for (int64_t kk = 0; kk < k / 16; ++kk) {
       int64_t kc = kk * 16;
-      Value aD = descriptor(a->base,
-                            mi * 64 * kSwizzleBytes +
-                                kc / 64 * aRows * kSwizzleBytes + kc % 64 * 2,
-                            kSwizzleBytes);
-      Value bD = descriptor(bv->base, kc * kSwizzleBytes,
-                            bRows * kSwizzleBytes);
       SmallVector<Value> operands;
+      std::string aText;
+      std::string constraints;
+      for (int64_t i = 0; i < nd; ++i)
+        constraints += "=f,";
+      if (aInRegisters) {
+        // A's fragment for rows 64mi.., columns kc..kc+15: the accumulator
+        // layout's 8-column groups 2kk and 2kk + 1, rows r and r + 8.
+        aText = "{";
+        for (int64_t g = 0; g < 2; ++g)
+          for (int64_t h = 0; h < 2; ++h) {
+            operands.push_back(
+                aPacked[((mi * (k / 16) + kk) * 2 + g) * 2 + h]);
+            aText += (g || h ? ", $" : "$") + std::to_string(nd + 2 * g + h);
+            constraints += "r,";
+          }
+        aText += "}";
+      } else {
+        int64_t aRows = a->buffer->rows();
+        operands.push_back(descriptor(a->base,
+                                      mi * 64 * kSwizzleBytes +
+                                          kc / 64 * aRows * kSwizzleBytes +
+                                          kc % 64 * 2,
+                                      kSwizzleBytes));
+        aText = "$" + std::to_string(nd);
+        constraints += "l,";
+      }
+      int64_t bIndex = nd + static_cast<int64_t>(operands.size());
+      operands.push_back(
+          bv->transposed
+              ? descriptor(bv->base,
+                           kc / 64 * bRows * kSwizzleBytes + kc % 64 * 2,
+                           kSwizzleBytes)
+              : descriptor(bv->base, kc * kSwizzleBytes,
+                           bRows * kSwizzleBytes));
+      constraints += "l";
       std::string text = "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
                          "wgmma.mma_async.sync.aligned.m64n" +
                          std::to_string(n) + "k16.f32." + type + "." + type +
                          " {";
-      std::string constraints;
-      for (int64_t i = 0; i < nd; ++i) {
+      for (int64_t i = 0; i < nd; ++i)
         text += (i ? ", $" : "$") + std::to_string(i);
-        constraints += "=f,";
-      }
-      text += "}, $" + std::to_string(nd) + ", $" + std::to_string(nd + 1) +
-              ", p, 1, 1, 0, 1;\n}";
-      operands.push_back(aD);
-      operands.push_back(bD);
-      constraints += "l,l";
+      // Immediates: scale-d (p), scale-a, scale-b, [trans-a,] trans-b
+      // (1: M/N-major).
+      text += "}, " + aText + ", $" + std::to_string(bIndex) + ", p, 1, 1, " +
+              (aInRegisters ? "" : "0, ") + (bv->transposed ? "0" : "1") +
+              ";\n}";
       for (int64_t i = 0; i < nd; ++i) {
         operands.push_back(memref::LoadOp::create(
             b, loc, acc, ValueRange{idx(mi * nd + i)}));
@@ -726,7 +896,7 @@ LogicalResult KernelLowering::lowerStore(StoreOp op) {
                              "not lowered yet";
   const Fragment &f = it->second;
   auto view = smemView(op.getRef(), op);
-  if (failed(view))
+  if (failed(view) || failed(notTransposed(*view, op)))
     return failure();
   Type et = view->buffer->elementType;
   if (cast<RankedTensorType>(op.getValue().getType()).getElementType() != et)
@@ -752,6 +922,226 @@ LogicalResult KernelLowering::lowerStore(StoreOp op) {
   return success();
 }
 
+/// Register values, other than element-wise: splat constants, layout_cast,
+/// row reductions and broadcasts between the wgmma layout and its rows.
+LogicalResult KernelLowering::lowerRegisterOp(Operation *op) {
+  if (auto cst = dyn_cast<arith::ConstantOp>(op)) {
+    auto dense = dyn_cast<SplatElementsAttr>(cst.getValue());
+    if (!dense)
+      return op->emitError() << "a register constant that is not a splat is "
+                                "not lowered yet";
+    splats[cst.getResult()] = arith::ConstantOp::create(
+        b, loc, cast<TypedAttr>(dense.getSplatValue<Attribute>()));
+    return success();
+  }
+  if (auto iota = dyn_cast<pallas::IotaOp>(op)) {
+    auto type = cast<RankedTensorType>(iota.getType());
+    if (type.getRank() != 2 || !type.getElementType().isInteger(32))
+      return op->emitError() << "an iota of " << type
+                             << " is not lowered yet (2-D i32)";
+    iotas[iota.getResult()] = iota.getDimension();
+    return success();
+  }
+  if (auto cast_ = dyn_cast<LayoutCastOp>(op)) {
+    auto type = cast<RankedTensorType>(cast_.getType());
+    LayoutAttr layout = cast_.getLayout();
+    bool isRows = layout.getName() == "wgmma" && type.getRank() == 1 &&
+                  layout.getReduced() == ArrayRef<int64_t>{1};
+    bool isFull = layout.getName() == "wgmma" && type.getRank() == 2 &&
+                  layout.getReduced().empty();
+    if ((!isRows && !isFull) || type.getDimSize(0) % 64 ||
+        (isFull && type.getDimSize(1) % 8))
+      return op->emitError() << "layout " << layout << " of " << type
+                             << " is not lowered yet (the wgmma layout of "
+                                "64-row blocks, or its rows)";
+    Fragment f{type.getDimSize(0), isFull ? type.getDimSize(1) : 0, isRows,
+               {}};
+    if (auto it = fragments.find(cast_.getValue()); it != fragments.end()) {
+      if (!it->second.sameLayout(f))
+        return op->emitError() << "a layout_cast between register layouts is "
+                                  "not lowered yet";
+      Fragment same = it->second; // operator[] may move the entries
+      fragments[cast_.getResult()] = same;
+      return success();
+    }
+    // An iota in the wgmma layout: each register its row or column.
+    if (auto it = iotas.find(cast_.getValue());
+        it != iotas.end() && isFull) {
+      Value warp = arith::ShRUIOp::create(b, loc, wgTid, i32(5));
+      Value lane = arith::AndIOp::create(b, loc, wgTid, i32(31));
+      Value row0 = arith::AddIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, warp, i32(16)),
+          arith::ShRUIOp::create(b, loc, lane, i32(2)));
+      Value col0 = arith::MulIOp::create(
+          b, loc, arith::AndIOp::create(b, loc, lane, i32(3)), i32(2));
+      for (int64_t mi = 0; mi < f.m / 64; ++mi)
+        for (int64_t j = 0; j < f.n / 8; ++j)
+          for (int64_t e = 0; e < 4; ++e)
+            f.regs.push_back(
+                it->second == 0
+                    ? arith::AddIOp::create(b, loc, row0,
+                                            i32(mi * 64 + 8 * (e / 2)))
+                    : arith::AddIOp::create(b, loc, col0,
+                                            i32(8 * j + e % 2)));
+      fragments[cast_.getResult()] = f;
+      return success();
+    }
+    Value splat = splats.lookup(cast_.getValue());
+    if (!splat)
+      return op->emitError() << "a layout_cast of a value that is not a "
+                                "splat constant is not lowered yet";
+    f.regs.assign(isRows ? f.m / 64 * 2 : f.m / 64 * (f.n / 8) * 4, splat);
+    fragments[cast_.getResult()] = f;
+    return success();
+  }
+  if (auto red = dyn_cast<pallas::ReduceOp>(op)) {
+    auto it = fragments.find(red.getInput());
+    bool add = red.getKind() == pallas::ReduceKind::Sum;
+    if (it == fragments.end() || it->second.rows ||
+        red.getDims() != ArrayRef<int64_t>{1} ||
+        !(add || red.getKind() == pallas::ReduceKind::Max) ||
+        !red.getType().getElementType().isF32())
+      return op->emitError() << "a reduction is lowered only as the sum or "
+                                "max of f32 rows of the wgmma layout";
+    const Fragment &f = it->second;
+    auto combine = [&](Value x, Value y) -> Value {
+      if (add)
+        return arith::AddFOp::create(b, loc, x, y);
+      return arith::MaximumFOp::create(b, loc, x, y);
+    };
+    // Each thread its columns of the row, then the quad's 4 lanes.
+    Fragment out{f.m, 0, true, {}};
+    for (int64_t mi = 0; mi < f.m / 64; ++mi)
+      for (int64_t h = 0; h < 2; ++h) {
+        Value v = f.at(mi, 0, 2 * h);
+        for (int64_t j = 0; j < f.n / 8; ++j)
+          for (int64_t e = 2 * h; e < 2 * h + 2; ++e)
+            if (j || e != 2 * h)
+              v = combine(v, f.at(mi, j, e));
+        for (int32_t mask : {1, 2})
+          v = combine(v, mlir::gpu::ShuffleOp::create(
+                             b, loc, v, mask, 32, mlir::gpu::ShuffleMode::XOR)
+                             .getShuffleResult());
+        out.regs.push_back(v);
+      }
+    fragments[red.getResult()] = out;
+    return success();
+  }
+  auto bc = cast<pallas::BroadcastInDimOp>(op);
+  // A scalar broadcast: a splat.
+  if (!isa<RankedTensorType>(bc.getOperand().getType())) {
+    splats[bc.getResult()] = bc.getOperand();
+    return success();
+  }
+  auto it = fragments.find(bc.getOperand());
+  auto type = cast<RankedTensorType>(bc.getType());
+  if (it == fragments.end() || !it->second.rows || type.getRank() != 2 ||
+      bc.getDims() != ArrayRef<int64_t>{0} || type.getDimSize(1) % 8)
+    return op->emitError() << "a broadcast is lowered only from the rows of "
+                              "the wgmma layout along its columns";
+  const Fragment &r = it->second;
+  Fragment out{r.m, type.getDimSize(1), false, {}};
+  for (int64_t mi = 0; mi < r.m / 64; ++mi)
+    for (int64_t j = 0; j < out.n / 8; ++j)
+      for (int64_t e = 0; e < 4; ++e)
+        out.regs.push_back(r.regs[mi * 2 + e / 2]);
+  fragments[bc.getResult()] = out;
+  return success();
+}
+
+/// An scf.for carrying register values: a loop carrying their registers
+/// (scalars and other values as they are), the body moved into it.
+LogicalResult KernelLowering::lowerFor(scf::ForOp op) {
+  // The layouts by value: inserting into `fragments` moves its entries.
+  SmallVector<Value> inits;
+  SmallVector<std::optional<Fragment>> layouts;
+  for (Value init : op.getInitArgs()) {
+    if (!isa<RankedTensorType>(init.getType())) {
+      inits.push_back(init);
+      layouts.push_back(std::nullopt);
+      continue;
+    }
+    auto it = fragments.find(init);
+    if (it == fragments.end())
+      return op.emitError() << "a loop-carried register value must have a "
+                               "register layout before the loop (a "
+                               "layout_cast)";
+    inits.append(it->second.regs.begin(), it->second.regs.end());
+    layouts.push_back(it->second);
+  }
+  auto loop = scf::ForOp::create(b, loc, op.getLowerBound(),
+                                 op.getUpperBound(), op.getStep(), inits);
+  Block *body = loop.getBody();
+  if (!body->empty())
+    body->getTerminator()->erase();
+  Block *old = op.getBody();
+  old->getArgument(0).replaceAllUsesWith(body->getArgument(0));
+  body->getOperations().splice(body->end(), old->getOperations());
+  size_t next = 0;
+  for (auto [i, layout] : llvm::enumerate(layouts)) {
+    Value arg = old->getArgument(1 + i), res = op.getResult(i);
+    if (!layout) {
+      arg.replaceAllUsesWith(body->getArgument(1 + next));
+      res.replaceAllUsesWith(loop.getResult(next));
+      ++next;
+      continue;
+    }
+    Fragment a = *layout, r = *layout;
+    size_t k = layout->regs.size();
+    for (size_t j = 0; j < k; ++j) {
+      a.regs[j] = body->getArgument(1 + next + j);
+      r.regs[j] = loop.getResult(next + j);
+    }
+    // The old block goes with the old loop: its users see a stand-in.
+    auto standIn = [&](Value v, const Fragment &f) {
+      auto cast = UnrealizedConversionCastOp::create(b, loc, v.getType(),
+                                                     ValueRange{});
+      placeholders.push_back(cast);
+      v.replaceAllUsesWith(cast.getResult(0));
+      fragments[cast.getResult(0)] = f;
+    };
+    {
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(body);
+      standIn(arg, a);
+      b.setInsertionPointAfter(loop);
+      standIn(res, r);
+    }
+    next += k;
+  }
+  return success();
+}
+
+/// The yield of a loop lowerFor rewrote: its register values' registers,
+/// in the layouts the loop carries.
+LogicalResult KernelLowering::lowerYield(scf::YieldOp op) {
+  auto loop = dyn_cast<scf::ForOp>(op->getParentOp());
+  if (!loop)
+    return op.emitError() << "a branch yielding register values is not "
+                             "lowered yet";
+  SmallVector<Value> values;
+  for (Value v : op.getOperands()) {
+    if (!isa<RankedTensorType>(v.getType())) {
+      values.push_back(v);
+      continue;
+    }
+    auto it = fragments.find(v);
+    if (it == fragments.end())
+      return op.emitError() << "a yielded register value is not in a "
+                               "register layout";
+    values.append(it->second.regs.begin(), it->second.regs.end());
+  }
+  if (values.size() != loop.getNumResults())
+    return op.emitError() << "a yielded register value's layout differs "
+                             "from the loop's";
+  for (auto [v, t] : llvm::zip(values, loop.getResultTypes()))
+    if (v.getType() != t)
+      return op.emitError() << "a yielded register value's layout differs "
+                               "from the loop's";
+  scf::YieldOp::create(b, loc, values);
+  return success();
+}
+
 /// Register values in the wgmma layout: element-wise arith and
 /// tensor.extract_slice.
 LogicalResult KernelLowering::lowerTensorOp(Operation *op) {
@@ -768,7 +1158,7 @@ LogicalResult KernelLowering::lowerTensorOp(Operation *op) {
     if (r0 % 64 || m % 64 || c0 % 8 || n % 8)
       return op->emitError() << "a slice of the wgmma layout must cover "
                                 "whole 64-row blocks and 8-column groups";
-    Fragment out{m, n, {}};
+    Fragment out{m, n, false, {}};
     for (int64_t mi = 0; mi < m / 64; ++mi)
       for (int64_t j = 0; j < n / 8; ++j)
         for (int64_t e = 0; e < 4; ++e)
@@ -776,25 +1166,52 @@ LogicalResult KernelLowering::lowerTensorOp(Operation *op) {
     fragments[slice.getResult()] = out;
     return success();
   }
-  // Element-wise: one scalar op per register.
+  if (isa<arith::ConstantOp, LayoutCastOp, pallas::ReduceOp,
+          pallas::BroadcastInDimOp, pallas::IotaOp>(op))
+    return lowerRegisterOp(op);
+  if (auto loop = dyn_cast<scf::ForOp>(op))
+    return lowerFor(loop);
+  if (auto yield = dyn_cast<scf::YieldOp>(op))
+    return lowerYield(yield);
+  // Element-wise: one scalar op per register; splat operands take the
+  // others' layout.
+  bool select = isa<pallas::SelectOp>(op);
   if (op->getNumResults() != 1 || op->getNumRegions() ||
-      !OpTrait::hasElementwiseMappableTraits(op))
+      !(select || OpTrait::hasElementwiseMappableTraits(op)))
     return op->emitError() << "'" << op->getName()
                            << "' on register values is not lowered yet";
   const Fragment *shape = nullptr;
   for (Value o : op->getOperands()) {
     auto it = fragments.find(o);
-    if (it == fragments.end())
+    if (it != fragments.end()) {
+      if (shape && !shape->sameLayout(it->second))
+        return op->emitError() << "the operands of '" << op->getName()
+                               << "' are in different register layouts";
+      shape = &it->second;
+    } else if (!splats.count(o) && isa<RankedTensorType>(o.getType())) {
       return op->emitError() << "an operand of '" << op->getName()
                              << "' is not in the wgmma layout";
-    shape = &it->second;
+    }
   }
-  Fragment out{shape->m, shape->n, {}};
+  if (!shape)
+    return op->emitError() << "'" << op->getName()
+                           << "' of splat constants only is not lowered yet";
+  Fragment out{shape->m, shape->n, shape->rows, {}};
   Type et = cast<RankedTensorType>(op->getResult(0).getType()).getElementType();
   for (size_t i = 0; i < shape->regs.size(); ++i) {
     SmallVector<Value> operands;
-    for (Value o : op->getOperands())
-      operands.push_back(fragments[o].regs[i]);
+    for (Value o : op->getOperands()) {
+      auto it = fragments.find(o);
+      Value splat = splats.lookup(o);
+      operands.push_back(it != fragments.end() ? it->second.regs[i]
+                         : splat                ? splat
+                                                : o); // a scalar operand
+    }
+    if (select) {
+      out.regs.push_back(arith::SelectOp::create(b, loc, operands[0],
+                                                 operands[1], operands[2]));
+      continue;
+    }
     OperationState state(op->getLoc(), op->getName(), operands, {et},
                          op->getAttrs());
     out.regs.push_back(b.create(state)->getResult(0));
@@ -859,17 +1276,40 @@ LogicalResult KernelLowering::lower(Operation *op) {
     return lowerCopyIn(copy);
   if (auto copy = dyn_cast<CopySmemToGmemOp>(op))
     return lowerCopyOut(copy);
-  if (isa<CommitSmemOp>(op) || isa<WaitSmemToGmemOp>(op)) {
+  // As Mosaic GPU's commit_shared and await_async_copy: the generic-proxy
+  // writes to shared memory made visible to the TMA unit (async proxy),
+  // the bulk groups retired, then the warpgroup synchronized.
+  if (isa<CommitSmemOp>(op)) {
+    NVVM::FenceProxyOp::create(
+        b, loc, NVVM::ProxyKind::async_shared,
+        NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
     warpgroupBarrier();
     return success();
   }
-  if (isa<CommitGroupOp>(op))
+  if (auto wait = dyn_cast<WaitSmemToGmemOp>(op)) {
+    NVVM::CpAsyncBulkWaitGroupOp::create(
+        b, loc, static_cast<uint32_t>(wait.getN()),
+        wait.getReadOnly() ? b.getUnitAttr() : nullptr);
+    warpgroupBarrier();
     return success();
+  }
+  if (isa<CommitGroupOp>(op)) {
+    NVVM::CpAsyncBulkCommitGroupOp::create(b, loc);
+    return success();
+  }
   if (auto alloc = dyn_cast<AllocAccOp>(op)) {
-    if (alloc.getInit())
-      return op->emitError() << "an accumulator with an initial value is not "
-                                "lowered yet";
     auto type = cast<MemRefType>(alloc.getType());
+    // An initial value (pl.run_state's): a value in the wgmma layout, whose
+    // registers are the accumulator's, in the same order.
+    const Fragment *init = nullptr;
+    if (alloc.getInit()) {
+      auto it = fragments.find(alloc.getInit());
+      if (it == fragments.end() || it->second.m != type.getDimSize(0) ||
+          it->second.n != type.getDimSize(1))
+        return op->emitError() << "an accumulator's initial value must be a "
+                                  "value of its shape in the wgmma layout";
+      init = &it->second;
+    }
     int64_t regs = type.getNumElements() / kWarpgroup;
     Value acc;
     {
@@ -881,7 +1321,8 @@ LogicalResult KernelLowering::lower(Operation *op) {
     Value zero = arith::ConstantOp::create(
         b, loc, b.getZeroAttr(type.getElementType()));
     for (int64_t i = 0; i < regs; ++i)
-      memref::StoreOp::create(b, loc, zero, acc, ValueRange{idx(i)});
+      memref::StoreOp::create(b, loc, init ? init->regs[i] : zero, acc,
+                              ValueRange{idx(i)});
     accumulators[alloc.getResult()] = acc;
     return success();
   }
@@ -894,7 +1335,7 @@ LogicalResult KernelLowering::lower(Operation *op) {
   if (auto read = dyn_cast<AccReadOp>(op)) {
     auto type = cast<MemRefType>(read.getAcc().getType());
     Value acc = accumulators.lookup(read.getAcc());
-    Fragment f{type.getDimSize(0), type.getDimSize(1), {}};
+    Fragment f{type.getDimSize(0), type.getDimSize(1), false, {}};
     for (int64_t i = 0; i < type.getNumElements() / kWarpgroup; ++i)
       f.regs.push_back(memref::LoadOp::create(b, loc, acc, ValueRange{idx(i)}));
     fragments[read.getResult()] = f;
@@ -904,6 +1345,8 @@ LogicalResult KernelLowering::lower(Operation *op) {
     return lowerStore(store);
   if (isa<AllocSmemOp, AllocBarriersOp>(op))
     return success();
+  if (isa<LayoutCastOp>(op))
+    return lowerRegisterOp(op);
   if (op->getDialect() && isa<MgpuDialect>(op->getDialect()))
     return op->emitError() << "'" << op->getName()
                            << "' is not lowered for cuda:sm_90a yet";
@@ -915,20 +1358,49 @@ LogicalResult KernelLowering::run() {
     return failure();
   // The ops to rewrite, in order: pallas_mgpu ops and ops on register
   // tensors.
+  // In program order (a loop before its body: lowerFor gives the body's
+  // register arguments their layouts).
   SmallVector<Operation *> ops;
-  func.walk([&](Operation *op) {
+  func.walk<WalkOrder::PreOrder>([&](Operation *op) {
     bool tensors = llvm::any_of(op->getResultTypes(), llvm::IsaPred<RankedTensorType>) ||
                    llvm::any_of(op->getOperandTypes(), llvm::IsaPred<RankedTensorType>);
     if ((op->getDialect() && isa<MgpuDialect>(op->getDialect())) ||
         (tensors && !isa<StoreOp>(op)))
       ops.push_back(op);
   });
+  // The tensor-map parameters in a fixed order (by argument, then box:
+  // the inputs' before the outputs'), whatever order the copies come in.
+  SmallVector<std::pair<int64_t, SmallVector<int64_t, 2>>> keys;
+  for (Operation *op : ops) {
+    Value gmem, smem;
+    if (auto copy = dyn_cast<CopyGmemToSmemOp>(op))
+      gmem = copy.getSrc(), smem = copy.getDst();
+    else if (auto copy = dyn_cast<CopySmemToGmemOp>(op))
+      gmem = copy.getDst(), smem = copy.getSrc();
+    else
+      continue;
+    SmallVector<memref::SubViewOp> chain;
+    auto arg = dyn_cast<BlockArgument>(subviewRoot(gmem, chain));
+    auto type = cast<MemRefType>(smem.getType());
+    if (!arg || type.getRank() < 2)
+      continue; // refused when lowered
+    keys.push_back({arg.getArgNumber(),
+                    {type.getDimSize(type.getRank() - 2),
+                     kSwizzleBytes * 8 / type.getElementTypeBitWidth()}});
+  }
+  llvm::sort(keys);
+  for (auto &[arg, box] : keys)
+    (void)tensorMap(arg, box[0], box[1]);
   for (Operation *op : ops)
     if (failed(lower(op)))
       return failure();
   // Erase what was rewritten and the subviews left dead, users first.
   llvm::SetVector<Operation *> dead(ops.begin(), ops.end());
-  func.walk([&](memref::SubViewOp sv) { dead.insert(sv); });
+  dead.insert(placeholders.begin(), placeholders.end());
+  func.walk([&](Operation *op) {
+    if (isa<memref::SubViewOp, memref::TransposeOp>(op))
+      dead.insert(op);
+  });
   bool changed = true;
   while (changed) {
     changed = false;
@@ -943,7 +1415,8 @@ LogicalResult KernelLowering::run() {
     }
   }
   for (Operation *op : dead)
-    if (!isa<memref::SubViewOp>(op))
+    if (!isa<memref::SubViewOp, memref::TransposeOp,
+             UnrealizedConversionCastOp>(op))
       return op->emitError() << "'" << op->getName()
                              << "' is still used after the lowering";
   // The launch record: grid, threads, dynamic shared memory, the operands'
@@ -967,9 +1440,12 @@ LogicalResult KernelLowering::run() {
                                        i - numIn));
   for (auto &[key, value] : tensorMaps) {
     auto t = cast<MemRefType>(func.getArgument(key.arg).getType());
+    bool output = key.arg >= numIn;
     params.push_back(pallas::GpuParamAttr::get(
-        ctx, pallas::GpuParamKind::TensorMap, pallas::GpuOperandGroup::Inputs,
-        key.arg, std::nullopt, t.getElementType(), t.getShape(), key.box,
+        ctx, pallas::GpuParamKind::TensorMap,
+        output ? pallas::GpuOperandGroup::Outputs
+               : pallas::GpuOperandGroup::Inputs,
+        output ? key.arg - numIn : key.arg, std::nullopt, t.getElementType(), t.getShape(), mapBoxes.lookup(value),
         b.getStringAttr("128B"), b.getStringAttr("none"),
         b.getStringAttr("128B"), b.getStringAttr("zero")));
   }

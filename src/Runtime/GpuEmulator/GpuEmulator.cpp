@@ -166,20 +166,28 @@ bool EmulatedGpuKernel::run(ArrayRef<void *> buffers,
   for (int32_t &s : scalarValues)
     packed.push_back(&s);
   // Tensor maps: the emulator's description of each (the launch record's).
+  // The arrays are the inputs, then the outputs (a TMA store's tensor map
+  // is over an output).
+  size_t numInputs = 0;
+  for (const launch::GpuKernelParam &p : record.params)
+    if (p.kind == launch::GpuKernelParam::Kind::Pointer && !p.isOutput)
+      ++numInputs;
   std::vector<EmuTensorMap> maps;
   for (const launch::GpuKernelParam &p : record.params) {
     if (p.kind != launch::GpuKernelParam::Kind::TensorMap)
       continue;
-    if (p.tensorMap.input >= buffers.size()) {
+    size_t array = p.tensorMap.input + (p.tensorMap.isOutput ? numInputs : 0);
+    if (array >= buffers.size()) {
       error = "a tensor-map parameter of the launch record is malformed";
       return false;
     }
     EmuTensorMap m;
-    m.base = static_cast<const char *>(buffers[p.tensorMap.input]);
-    m.rows = p.tensorMap.globalShape[0];
-    m.cols = p.tensorMap.globalShape[1];
-    m.boxRows = p.tensorMap.boxShape[0];
-    m.boxCols = p.tensorMap.boxShape[1];
+    m.base = static_cast<char *>(buffers[array]);
+    m.rank = p.tensorMap.rank;
+    for (int d = 0; d < m.rank; ++d) {
+      m.dims[d] = p.tensorMap.globalShape[d];
+      m.box[d] = p.tensorMap.boxShape[d];
+    }
     maps.push_back(m);
   }
   std::vector<void *> mapPtrs;

@@ -220,8 +220,8 @@ Value addressOf(OpBuilder &b, Location l, Value ptr) {
   return LLVM::PtrToIntOp::create(b, l, b.getI64Type(), ptr);
 }
 
-/// mbarrier.init / arrive.expect_tx / try_wait.parity and the TMA load
-/// become calls of the emulator's functions.
+/// mbarrier.init / arrive.expect_tx / try_wait.parity, the TMA load and
+/// store and the bulk groups become calls of the emulator's functions.
 LogicalResult rewriteTmaOp(OpBuilder &b, ModuleOp module, Operation *op,
                            std::string &error) {
   Location l = op->getLoc();
@@ -231,6 +231,13 @@ LogicalResult rewriteTmaOp(OpBuilder &b, ModuleOp module, Operation *op,
     for (Value a : args)
       types.push_back(a.getType());
     func::CallOp::create(b, l, declare(b, module, name, types, {}), args);
+  };
+  // A TMA copy's coordinates (innermost first), padded to 5 with zeros.
+  auto coordinates = [&](ValueRange c) {
+    SmallVector<Value> v(c.begin(), c.end());
+    while (v.size() < 5)
+      v.push_back(arith::ConstantIntOp::create(b, l, i32, 0));
+    return v;
   };
   if (auto init = dyn_cast<NVVM::MBarrierInitOp>(op)) {
     // The threads whose predicate holds initialize it.
@@ -260,16 +267,38 @@ LogicalResult rewriteTmaOp(OpBuilder &b, ModuleOp module, Operation *op,
   } else if (auto wait = dyn_cast<NVVM::MBarrierTryWaitParityOp>(op)) {
     call("pallasc_emu_mbar_wait",
          {addressOf(b, l, wait.getAddr()), wait.getPhase()});
+  } else if (auto store =
+                 dyn_cast<NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp>(op)) {
+    if (store.getCoordinates().size() < 2 ||
+        store.getCoordinates().size() > 5 || store.getL2CacheHint() ||
+        store.getPredicate() || store.getMode() != NVVM::TMAStoreMode::TILE)
+      return error = "the emulator runs tiled TMA stores of 2 to 5 "
+                     "dimensions only",
+             failure();
+    SmallVector<Value> args = {addressOf(b, l, store.getSrcMem()),
+                               addressOf(b, l, store.getTmaDescriptor())};
+    args.append(coordinates(store.getCoordinates()));
+    call("pallasc_emu_tma_store", args);
+  } else if (isa<NVVM::CpAsyncBulkCommitGroupOp>(op)) {
+    call("pallasc_emu_bulk_commit", {});
+  } else if (auto wait = dyn_cast<NVVM::CpAsyncBulkWaitGroupOp>(op)) {
+    call("pallasc_emu_bulk_wait",
+         {arith::ConstantIntOp::create(b, l, i32,
+                                       static_cast<int64_t>(wait.getGroup()))
+              .getResult()});
   } else {
     auto tma = cast<NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp>(op);
-    if (tma.getCoordinates().size() != 2 || !tma.getIm2colOffsets().empty() ||
-        tma.getMulticastMask() || tma.getL2CacheHint() || tma.getPredicate())
-      return error = "the emulator runs 2-D tiled TMA loads only", failure();
-    call("pallasc_emu_tma_load",
-         {addressOf(b, l, tma.getDstMem()),
-          addressOf(b, l, tma.getTmaDescriptor()),
-          addressOf(b, l, tma.getMbar()), tma.getCoordinates()[0],
-          tma.getCoordinates()[1]});
+    if (tma.getCoordinates().size() < 2 || tma.getCoordinates().size() > 5 ||
+        !tma.getIm2colOffsets().empty() || tma.getMulticastMask() ||
+        tma.getL2CacheHint() || tma.getPredicate())
+      return error = "the emulator runs tiled TMA loads of 2 to 5 "
+                     "dimensions only",
+             failure();
+    SmallVector<Value> args = {addressOf(b, l, tma.getDstMem()),
+                               addressOf(b, l, tma.getTmaDescriptor()),
+                               addressOf(b, l, tma.getMbar())};
+    args.append(coordinates(tma.getCoordinates()));
+    call("pallasc_emu_tma_load", args);
   }
   (void)i64;
   op->erase();
@@ -336,6 +365,8 @@ SmallVector<Operation *> HostKernelRewriter::collect(func::FuncOp host) {
             NVVM::MBarrierArriveOp, NVVM::BarrierOp, NVVM::SetMaxRegisterOp,
             NVVM::MBarrierArriveExpectTxOp, NVVM::MBarrierTryWaitParityOp,
             NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp,
+            NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp,
+            NVVM::CpAsyncBulkCommitGroupOp, NVVM::CpAsyncBulkWaitGroupOp,
             NVVM::FenceMbarrierInitOp, LLVM::CallIntrinsicOp>(op))
       ops.push_back(op);
   });
@@ -395,7 +426,9 @@ LogicalResult HostKernelRewriter::rewrite(Operation *op) {
   if (isa<NVVM::MBarrierInitOp, NVVM::MBarrierArriveExpectTxOp,
           NVVM::MBarrierArriveOp,
           NVVM::MBarrierTryWaitParityOp,
-          NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp>(op))
+          NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp,
+          NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp,
+          NVVM::CpAsyncBulkCommitGroupOp, NVVM::CpAsyncBulkWaitGroupOp>(op))
     return rewriteTmaOp(b, module, op, error);
   if (auto intr = dyn_cast<LLVM::CallIntrinsicOp>(op))
     return rewriteIntrinsic(intr, l);

@@ -34,14 +34,39 @@ void addThreadIntrinsics(std::vector<EmulatorSymbol> &symbols);
 void addMatrixIntrinsics(std::vector<EmulatorSymbol> &symbols);
 void addTmaIntrinsics(std::vector<EmulatorSymbol> &symbols);
 
-/// The launch record's description of a CUtensorMap (2-D, 16-bit elements,
-/// 128-byte swizzle, zero fill out of bounds), as the emulated kernel's
-/// tensor-map parameters point to it.
+/// The launch record's description of a CUtensorMap (2 to 5 dimensions,
+/// 16-bit elements, 128-byte swizzle, zero fill out of bounds), as the
+/// emulated kernel's tensor-map parameters point to it.
 struct EmuTensorMap {
-  const char *base = nullptr;
-  int64_t rows = 0, cols = 0;       ///< the array
-  int64_t boxRows = 0, boxCols = 0; ///< one copy
+  char *base = nullptr; ///< written by TMA stores
+  int rank = 2;
+  int64_t dims[5] = {}; ///< the array, outermost first
+  int64_t box[5] = {};  ///< one copy
   int64_t elemBytes = 2;
+  int64_t boxCols() const { return box[rank - 1]; }
+  /// Rows of the box: the product of its outer dimensions.
+  int64_t boxRows() const {
+    int64_t n = 1;
+    for (int d = 0; d + 1 < rank; ++d)
+      n *= box[d];
+    return n;
+  }
+  /// The byte offset in the array of row `r` (of boxRows()), column `c`
+  /// of the box at `coord` (outermost first), or -1 out of bounds.
+  int64_t offsetOf(const int64_t *coord, int64_t r, int64_t c) const {
+    int64_t off = 0, stride = 1;
+    for (int d = rank - 1; d >= 0; --d) {
+      int64_t i = d == rank - 1 ? c : r % box[d];
+      if (d != rank - 1)
+        r /= box[d];
+      int64_t g = coord[d] + i;
+      if (g < 0 || g >= dims[d])
+        return -1;
+      off += g * stride;
+      stride *= dims[d];
+    }
+    return off * elemBytes;
+  }
 };
 
 /// CU_TENSOR_MAP_SWIZZLE_128B (and wgmma's 128B swizzle mode): address bits

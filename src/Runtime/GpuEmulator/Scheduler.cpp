@@ -36,6 +36,7 @@ bool runGrid(PackedFn kernel, void **args, const int64_t grid[3],
     if (self.wgmmaOpen || self.wgmmaPending)
       scheduler->fail("a thread finished with wgmma.mma_async operations "
                       "not waited for (wgmma.commit_group / wait_group)");
+    finishBulkStores(self);
     scheduler->fibers[index].done = true;
     swapcontext(&scheduler->fibers[index].context, &scheduler->main);
   };
@@ -56,6 +57,8 @@ bool runGrid(PackedFn kernel, void **args, const int64_t grid[3],
       f.waitingOn = -1;
       f.open.clear();
       f.groups.clear();
+      f.bulkOpen.clear();
+      f.bulkGroups.clear();
       f.wgmmaFenced = false;
       f.wgmmaOpen = f.wgmmaPending = 0;
       f.wgmmaOpenReads.clear();

@@ -41,6 +41,17 @@ struct AsyncCopy {
   int32_t bytes;
 };
 
+/// One TMA store (cp.async.bulk.tensor global.shared::cta): the box it
+/// copies, read from shared memory when issued (row-major, unswizzled) and
+/// written to global memory when its bulk group is waited for; `offset`
+/// and `swizzled` are the shared memory it reads, checked unchanged then.
+struct BulkStore {
+  const void *map = nullptr; ///< EmuTensorMap
+  int64_t coord[5] = {};      ///< the box's origin, outermost first
+  uint64_t offset = 0;
+  std::vector<char> swizzled;
+};
+
 struct Fiber {
   ucontext_t context;
   std::vector<char> stack;
@@ -48,6 +59,10 @@ struct Fiber {
   int waitingOn = -1; ///< barrier index, -1: runnable
   std::vector<AsyncCopy> open;                 ///< not yet committed
   std::vector<std::vector<AsyncCopy>> groups;  ///< committed, oldest first
+  /// TMA stores (bulk async groups): not yet committed; committed, oldest
+  /// first.
+  std::vector<BulkStore> bulkOpen;
+  std::deque<std::vector<BulkStore>> bulkGroups;
   /// wgmma protocol: a wgmma.fence since the last wait_group; wgmmas not
   /// yet committed; committed groups not yet waited for.
   bool wgmmaFenced = false;
@@ -131,6 +146,10 @@ struct Scheduler {
     swapcontext(&me.context, &main);
   }
 };
+
+/// A thread's TMA stores still in flight when it finishes complete (the
+/// hardware finishes them; TmaIntrinsics.cpp).
+void finishBulkStores(Fiber &f);
 
 /// The block being run (set by runGrid).
 extern Scheduler *scheduler;

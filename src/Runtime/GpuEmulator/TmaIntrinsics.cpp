@@ -2,7 +2,10 @@
 //
 // From the PTX ISA: cp.async.bulk.tensor copies a box of a tensor map into
 // shared memory and completes its bytes on an mbarrier;
-// mbarrier.try_wait.parity waits for a phase to complete.
+// mbarrier.try_wait.parity waits for a phase to complete. The other way
+// (.global.shared::cta, a TMA store) it copies a box of shared memory into
+// the tensor, clipped at its bounds, tracked by the issuing thread's bulk
+// async groups (cp.async.bulk.commit_group / wait_group[.read]).
 //
 //===----------------------------------------------------------------------===//
 
@@ -85,17 +88,28 @@ extern "C" void pallasc_emu_mbar_arrive(int64_t addr, int32_t count) {
   arrive(addr, count, 0);
 }
 
+/// The box origin (outermost first) from the instruction's coordinates
+/// (innermost first).
+void boxOrigin(const EmuTensorMap &t, const int32_t c[5], int64_t coord[5]) {
+  for (int d = 0; d < t.rank; ++d)
+    coord[d] = c[t.rank - 1 - d];
+}
+
 extern "C" void pallasc_emu_tma_load(int64_t dst, int64_t map, int64_t mbar,
-                                     int32_t c0, int32_t c1) {
+                                     int32_t c0, int32_t c1, int32_t c2,
+                                     int32_t c3, int32_t c4) {
   Scheduler &s = *scheduler;
   const auto *t = reinterpret_cast<const EmuTensorMap *>(map);
   MBarrier *m = mbarrierAt(mbar);
   if (!m || !t)
     return;
+  int32_t c[5] = {c0, c1, c2, c3, c4};
+  int64_t coord[5];
+  boxOrigin(*t, c, coord);
   uint64_t offset =
       static_cast<uint64_t>(dst) - reinterpret_cast<uint64_t>(s.smem);
-  int64_t rowBytes = t->boxCols * t->elemBytes;
-  int64_t bytes = t->boxRows * rowBytes;
+  int64_t rowBytes = t->boxCols() * t->elemBytes;
+  int64_t bytes = t->boxRows() * rowBytes;
   if (rowBytes != 128) {
     s.fail("the emulator handles TMA boxes 128 bytes wide only");
     return;
@@ -127,17 +141,92 @@ extern "C" void pallasc_emu_tma_load(int64_t dst, int64_t map, int64_t mbar,
   // The box image, swizzled; read now (the inputs do not change), written
   // when the phase completes.
   std::vector<char> image(bytes, 0);
-  for (int64_t r = 0; r < t->boxRows; ++r)
-    for (int64_t c = 0; c < t->boxCols; ++c) {
-      int64_t gr = c1 + r, gc = c0 + c;
-      if (gr < 0 || gr >= t->rows || gc < 0 || gc >= t->cols)
+  for (int64_t r = 0; r < t->boxRows(); ++r)
+    for (int64_t col = 0; col < t->boxCols(); ++col) {
+      int64_t g = t->offsetOf(coord, r, col);
+      if (g < 0)
         continue; // zero fill
-      std::memcpy(image.data() + swizzle128(r * rowBytes + c * t->elemBytes),
-                  t->base + (gr * t->cols + gc) * t->elemBytes, t->elemBytes);
+      std::memcpy(image.data() + swizzle128(r * rowBytes + col * t->elemBytes),
+                  t->base + g, t->elemBytes);
     }
   m->copies.push_back({offset, std::move(image)});
   m->tx -= bytes;
   wakeMbarrierWaiters();
+}
+
+/// cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group: the box at
+/// shared address `src` (128-byte rows, swizzled) into the tensor of `map`
+/// at column `c0`, row `c1`. Its bytes are read now and written when a
+/// wait retires its group.
+extern "C" void pallasc_emu_tma_store(int64_t src, int64_t map, int32_t c0,
+                                      int32_t c1, int32_t c2, int32_t c3,
+                                      int32_t c4) {
+  Scheduler &s = *scheduler;
+  const auto *t = reinterpret_cast<const EmuTensorMap *>(map);
+  if (!t)
+    return;
+  uint64_t offset =
+      static_cast<uint64_t>(src) - reinterpret_cast<uint64_t>(s.smem);
+  int64_t bytes = t->boxRows() * t->boxCols() * t->elemBytes;
+  if (t->boxCols() * t->elemBytes != 128) {
+    s.fail("the emulator handles TMA boxes 128 bytes wide only");
+    return;
+  }
+  if (offset % 1024 || offset + bytes > s.smemSize) {
+    s.fail("a 128-byte swizzled TMA source must be 1024-byte aligned and "
+           "inside the shared memory");
+    return;
+  }
+  BulkStore store;
+  store.map = t;
+  int32_t c[5] = {c0, c1, c2, c3, c4};
+  boxOrigin(*t, c, store.coord);
+  store.offset = offset;
+  store.swizzled.assign(s.smem + offset, s.smem + offset + bytes);
+  s.fibers[s.current].bulkOpen.push_back(std::move(store));
+}
+
+/// cp.async.bulk.commit_group: the thread's uncommitted TMA stores become a
+/// group (an empty one if there are none).
+extern "C" void pallasc_emu_bulk_commit() {
+  Fiber &f = scheduler->fibers[scheduler->current];
+  f.bulkGroups.push_back(std::move(f.bulkOpen));
+  f.bulkOpen.clear();
+}
+
+/// Writes one TMA store's box into its tensor, clipped at the tensor's
+/// bounds (as the hardware: elements outside are not written). A store
+/// whose shared memory changed since it was issued raced with that write.
+void completeStore(const BulkStore &store) {
+  Scheduler &s = *scheduler;
+  const auto *t = static_cast<const EmuTensorMap *>(store.map);
+  if (std::memcmp(s.smem + store.offset, store.swizzled.data(),
+                  store.swizzled.size()) != 0)
+    s.fail("shared memory a TMA store reads was written before "
+           "cp.async.bulk.wait_group.read retired the store (wait_smem_to_"
+           "gmem before reusing the buffer)");
+  int64_t rowBytes = t->boxCols() * t->elemBytes;
+  for (int64_t r = 0; r < t->boxRows(); ++r)
+    for (int64_t c = 0; c < t->boxCols(); ++c) {
+      int64_t g = t->offsetOf(store.coord, r, c);
+      if (g < 0)
+        continue; // clipped
+      std::memcpy(t->base + g,
+                  store.swizzled.data() +
+                      swizzle128(r * rowBytes + c * t->elemBytes),
+                  t->elemBytes);
+    }
+}
+
+/// cp.async.bulk.wait_group[.read] n: all but the thread's n most recent
+/// groups complete (the emulator completes their writes too for .read).
+extern "C" void pallasc_emu_bulk_wait(int32_t n) {
+  Fiber &f = scheduler->fibers[scheduler->current];
+  while (f.bulkGroups.size() > static_cast<size_t>(std::max(n, 0))) {
+    for (const BulkStore &store : f.bulkGroups.front())
+      completeStore(store);
+    f.bulkGroups.pop_front();
+  }
 }
 
 /// mbarrier.try_wait.parity in a loop: returns once the phase with parity
@@ -162,12 +251,25 @@ extern "C" void pallasc_emu_mbar_wait(int64_t addr, int32_t parity) {
 
 } // namespace
 
+void finishBulkStores(Fiber &f) {
+  for (const std::vector<BulkStore> &group : f.bulkGroups)
+    for (const BulkStore &store : group)
+      completeStore(store);
+  for (const BulkStore &store : f.bulkOpen)
+    completeStore(store);
+  f.bulkGroups.clear();
+  f.bulkOpen.clear();
+}
+
 void addTmaIntrinsics(std::vector<EmulatorSymbol> &symbols) {
   symbols.push_back({"pallasc_emu_mbar_init", reinterpret_cast<void *>(&pallasc_emu_mbar_init)});
   symbols.push_back({"pallasc_emu_mbar_arrive_tx", reinterpret_cast<void *>(&pallasc_emu_mbar_arrive_tx)});
   symbols.push_back({"pallasc_emu_mbar_arrive", reinterpret_cast<void *>(&pallasc_emu_mbar_arrive)});
   symbols.push_back({"pallasc_emu_mbar_wait", reinterpret_cast<void *>(&pallasc_emu_mbar_wait)});
   symbols.push_back({"pallasc_emu_tma_load", reinterpret_cast<void *>(&pallasc_emu_tma_load)});
+  symbols.push_back({"pallasc_emu_tma_store", reinterpret_cast<void *>(&pallasc_emu_tma_store)});
+  symbols.push_back({"pallasc_emu_bulk_commit", reinterpret_cast<void *>(&pallasc_emu_bulk_commit)});
+  symbols.push_back({"pallasc_emu_bulk_wait", reinterpret_cast<void *>(&pallasc_emu_bulk_wait)});
 }
 
 } // namespace pallasc::runtime::emulator
