@@ -873,11 +873,11 @@ int runFrontendOnBuffer(const DriverOptions &options,
     }
   } else if (use && !options.symbolShapes && !options.targets.empty() &&
              llvm::all_of(options.targets, [](const std::string &t) {
-               return t == "cpu";
+               return t == "cpu" || t == "tpu";
              }) &&
              spec->transforms.empty() && options.extraTransforms.empty()) {
-    // --target cpu compiles one artifact for every size: the call keeps
-    // its symbolic shapes (docs/gridspec.md#symbols).
+    // --target cpu and tpu compile one artifact for every size: the call
+    // keeps its symbolic shapes (docs/gridspec.md#symbols).
   } else if (use) {
     auto [symbol, path] = *use;
     // Which part cannot take symbols: a transform (at its JSON path), else
@@ -885,8 +885,9 @@ int runFrontendOnBuffer(const DriverOptions &options,
     std::vector<spec::Transform> all = spec->transforms;
     all.insert(all.end(), options.extraTransforms.begin(),
                options.extraTransforms.end());
-    auto nonCpu = llvm::find_if(options.targets,
-                                [](const std::string &t) { return t != "cpu"; });
+    auto nonCpu = llvm::find_if(options.targets, [](const std::string &t) {
+      return t != "cpu" && t != "tpu";
+    });
     std::string what;
     if (!all.empty()) {
       what = "the " + transformName(all.front()) +
