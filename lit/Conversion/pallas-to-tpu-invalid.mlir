@@ -283,3 +283,19 @@ func.func @main(%x: tensor<8x128xf32>) -> tensor<8x128xf32> {
       : (tensor<8x128xf32>) -> tensor<8x128xf32>
   return %0 : tensor<8x128xf32>
 }
+
+// -----
+
+// pl.Buffered(3): Mosaic pipelines with one or two buffers.
+pallas.kernel @k(%x: !pallas.ref<8x128xf32>, %o: !pallas.ref<8x128xf32>) {
+  %v = pallas.load %x[] : !pallas.ref<8x128xf32> -> tensor<8x128xf32>
+  pallas.store %o[], %v : !pallas.ref<8x128xf32>, tensor<8x128xf32>
+}
+func.func @main(%x: tensor<32x128xf32>) -> tensor<32x128xf32> {
+  // expected-error @+1 {{out_specs[0]: buffer_count 3 (pipeline_mode=pl.Buffered(3)): the TPU pipeline supports only single (1) and double (2) buffering, as JAX's Mosaic lowering}}
+  %0 = pallas.call @k(%x) {grid = array<i64: 4>,
+      in_specs = [#pallas.block_spec<[8, 128], (d0) -> (d0, 0)>],
+      out_specs = [#pallas.block_spec<[8, 128], (d0) -> (d0, 0), buffers = 3>]}
+      : (tensor<32x128xf32>) -> tensor<32x128xf32>
+  return %0 : tensor<32x128xf32>
+}

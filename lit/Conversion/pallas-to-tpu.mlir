@@ -380,3 +380,29 @@ func.func @main(%x: tensor<32x128xf32>, %h: tensor<4x8x128xf32>) -> tensor<32x12
       : (tensor<32x128xf32>, tensor<4x8x128xf32>) -> tensor<32x128xf32>
   return %0 : tensor<32x128xf32>
 }
+
+// -----
+
+// Tests pipeline buffer counts (pl.Buffered(n)): 1 is synchronous, 2
+// double_buffered, none gives no pipeline_mode; a block that never moves is
+// synchronous whatever its count (as Pallas forces Buffered(1) there).
+// CHECK-LABEL: func.func @buffered(
+// CHECK-SAME: window_params = [{pipeline_mode = #tpu.pipeline_mode<synchronous>, transform_indices = @transform_0, window_bounds = array<i64: 8, 128>}, {pipeline_mode = #tpu.pipeline_mode<double_buffered>, transform_indices = @transform_1, window_bounds = array<i64: 8, 128>}, {pipeline_mode = #tpu.pipeline_mode<synchronous>, transform_indices = @transform_2, window_bounds = array<i64: 8, 128>}, {transform_indices = @transform_3, window_bounds = array<i64: 8, 128>}]
+pallas.kernel @buffered_kernel(%x: !pallas.ref<8x128xf32>, %y: !pallas.ref<8x128xf32>,
+                               %w: !pallas.ref<8x128xf32>, %o: !pallas.ref<8x128xf32>) {
+  %a = pallas.load %x[] : !pallas.ref<8x128xf32> -> tensor<8x128xf32>
+  %b = pallas.load %y[] : !pallas.ref<8x128xf32> -> tensor<8x128xf32>
+  %c = pallas.load %w[] : !pallas.ref<8x128xf32> -> tensor<8x128xf32>
+  %s = arith.addf %a, %b : tensor<8x128xf32>
+  %t = arith.addf %s, %c : tensor<8x128xf32>
+  pallas.store %o[], %t : !pallas.ref<8x128xf32>, tensor<8x128xf32>
+}
+func.func @main(%x: tensor<32x128xf32>, %y: tensor<32x128xf32>, %w: tensor<8x128xf32>) -> tensor<32x128xf32> {
+  %0 = pallas.call @buffered_kernel(%x, %y, %w) {grid = array<i64: 4>, name = "buffered",
+      in_specs = [#pallas.block_spec<[8, 128], (d0) -> (d0, 0), buffers = 1>,
+                  #pallas.block_spec<[8, 128], (d0) -> (d0, 0), buffers = 2>,
+                  #pallas.block_spec<[8, 128], (d0) -> (0, 0), buffers = 3>],
+      out_specs = [#pallas.block_spec<[8, 128], (d0) -> (d0, 0)>]}
+      : (tensor<32x128xf32>, tensor<32x128xf32>, tensor<8x128xf32>) -> tensor<32x128xf32>
+  return %0 : tensor<32x128xf32>
+}

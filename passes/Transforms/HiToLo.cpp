@@ -178,7 +178,7 @@ FailureOr<SmallVector<Attribute>> Lowerer::lowerSpec(CallOp call,
     specs.push_back(BlockSpecAttr::get(
         ctx, spec.getSizes().take_front(rank), spec.getKinds().take_front(rank),
         spec.getPadLow().take_front(rank), spec.getPadHigh().take_front(rank),
-        map, func, spec.getMemorySpace()));
+        map, func, spec.getMemorySpace(), spec.getBufferCount()));
   }
   return specs;
 }

@@ -700,7 +700,7 @@ FunctionBatcher::batchBlockSpec(CallOp call, BlockSpecAttr spec, BDim dim,
     map = AffineMap::get(newGridRank, 0, results, ctx);
   }
   return BlockSpecAttr::get(ctx, sizes, kinds, lo, hi, map, indexFunc,
-                            spec.getMemorySpace());
+                            spec.getMemorySpace(), spec.getBufferCount());
 }
 
 FailureOr<FlatSymbolRefAttr>

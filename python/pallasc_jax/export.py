@@ -15,6 +15,7 @@ import numpy as np
 
 import jax
 from jax._src import core as jax_core
+from jax._src.pallas import core as pallas_core
 from jax._src import source_info_util
 from jax._src.export import shape_poly
 from jax._src.state.types import AbstractRef
@@ -165,6 +166,12 @@ def _block_entry(bd, where_):
     return e
   if isinstance(bd, int):
     return int(bd)
+  if isinstance(bd, pc.BoundedSlice):
+    raise ExportError(f"block dimension {bd!r}: pl.BoundedSlice is a "
+                      "pltpu.emit_pipeline block dimension; JAX's pallas_call "
+                      "lowerings and interpret mode refuse it too ('Unsupported "
+                      "block dimension type'); use a Blocked dimension or "
+                      "pl.Element", where_)
   raise ExportError(f"block dimension {bd!r} ({type(bd).__name__}) is not "
                     "supported by pallasc (Blocked, Squeezed/None and "
                     "pl.Element are)", where_)
@@ -189,9 +196,17 @@ def export_call(eqn, name_hint: str, locs: Locations,
                       "supported", here)
   for bm in gm.block_mappings:
     pm = bm.pipeline_mode
-    if pm is not None and getattr(pm, "buffer_count", 2) != 2:
-      raise ExportError(f"{bm.origin}: pipeline_mode={pm} (buffer count other"
-                        " than 2) is not supported", here)
+    if pm is None:
+      continue
+    # pl.Buffered(n) becomes the block spec's buffer_count; its lookahead
+    # and revisit options have no spec field.
+    if not isinstance(pm, pallas_core.Buffered):
+      raise ExportError(f"{bm.origin}: pipeline_mode={pm} is not supported; "
+                        "expected pl.Buffered(n)", here)
+    if pm.use_lookahead or pm.revisit is not None:
+      raise ExportError(f"{bm.origin}: pipeline_mode={pm}: use_lookahead and "
+                        "revisit are not supported; expected "
+                        "pl.Buffered(n)", here)
 
   dbg = getattr(kjaxpr, "debug_info", None)
   src = getattr(dbg, "func_src_info", None) or ""
@@ -468,6 +483,8 @@ def _block_spec(bm, k, ngrid, kernel_sym, prefetch_types, counter, locs, kloc,
       out["index_map"] = "@" + fname
   if space != "default":
     out["memory_space"] = space
+  if bm.pipeline_mode is not None:
+    out["buffer_count"] = int(bm.pipeline_mode.buffer_count)
   return out
 
 

@@ -162,6 +162,60 @@ class Symbolic(PallascCase):
     (s,) = pallasc_jax.trace(rmsnorm, S((8 * 5 + 16, 256), jnp.float32), w)
     self.assertEqual(at(c.spec, {"m": 5}), at(s.spec, {}))
 
+  def test_rmsnorm_tpu_matches_jax_lowering(self):
+    # One symbolic export compiled for --target tpu: the Mosaic module has
+    # the kernel signature, the dynamic iteration bound, window params and
+    # transform functions of JAX's own lowering of the same pallas_call over
+    # export.symbolic_shape("n") (jax.export(..., platforms=["tpu"]), which
+    # runs without a TPU), the same backend config, and the manifest names
+    # the custom call's extra operands JAX's call takes: the grid bound
+    # cdiv(n, 8) before the inputs, the result's shape after them.
+    import json
+    import os
+    import sys
+    from harness import ROOT
+    sys.path.insert(0, os.path.join(ROOT, "test", "Target"))
+    import compare_with_jax_lowering as cmp
+    from jax._src.pallas.mosaic import tpu_info
+    (n,) = export.symbolic_shape("n")
+    args = [S((n, 256), jnp.float32), S((1, 256), jnp.float32)]
+    (c,) = self.export(rmsnorm, *args)
+    out = os.path.join(self.dir, "tpu")
+    self.pallasc(c.paths[0], "--spec", c.paths[1], "--target", "tpu", "-o",
+                 out)
+    with open(os.path.join(out, c.name + ".tpu.mlirbc"), "rb") as fh:
+      ours = fh.read()
+    with open(os.path.join(out, c.name + ".tpu.json")) as fh:
+      ours_cfg = json.load(fh)
+    ours_cfg["custom_call_config"].pop("body")
+    with open(os.path.join(out, c.name + ".manifest.json")) as fh:
+      manifest = json.load(fh)
+    launch = manifest["targets"][0]["launch"]
+    info = tpu_info.get_tpu_info_for_chip(tpu_info.ChipVersion.TPU_V5E, 1)
+    saved = tpu_info.get_tpu_info
+    tpu_info.get_tpu_info = lambda: info
+    try:
+      theirs, theirs_cfg, operands = cmp.jax_export_call(rmsnorm, args)
+      a, b = cmp.describe(ours), cmp.describe(theirs)
+    finally:
+      tpu_info.get_tpu_info = saved
+    self.assertEqual(a["version"], b["version"])
+    self.assertEqual(a["kernel"]["type"], b["kernel"]["type"])
+    self.assertEqual(b["kernel"]["attrs"]["iteration_bounds"],
+                     "array<i64: ?>")
+    for key in ("dimension_semantics", "iteration_bounds", "window_params",
+                "scalar_prefetch", "scratch_operands"):
+      self.assertEqual(a["kernel"]["attrs"].get(key),
+                       b["kernel"]["attrs"].get(key), key)
+    self.assertEqual(a["transforms"], b["transforms"])
+    self.assertEqual(ours_cfg, theirs_cfg)
+    self.assertEqual(cmp.manifest_operands(launch), operands)
+    self.assertEqual(operands, {"dynamic_grid_bounds": 1, "shape_operands": 1})
+    self.assertEqual(launch["iteration_bounds"], ["cdiv(n, 8)"])
+    self.assertEqual(launch["result_shape_operands"], [["n", 256]])
+    self.assertEqual(manifest["symbols"], [{"name": "n", "min": 1,
+                                            "multiple_of": 1}])
+
   def test_symbol_as_a_kernel_value_is_refused(self):
     def attention_like(x):
       n = x.shape[0]

@@ -873,12 +873,14 @@ int runFrontendOnBuffer(const DriverOptions &options,
     }
   } else if (use && !options.symbolShapes && !options.targets.empty() &&
              llvm::all_of(options.targets, [](const std::string &t) {
-               return t == "cpu" || StringRef(t).starts_with("cuda:") ||
+               return t == "cpu" || t == "tpu" ||
+                      StringRef(t).starts_with("cuda:") ||
                       StringRef(t).starts_with("rocm:");
              }) &&
              spec->transforms.empty() && options.extraTransforms.empty()) {
-    // --target cpu, cuda:ARCH and rocm:ARCH compile one artifact for every
-    // size: the call keeps its symbolic shapes (docs/gridspec.md#symbols).
+    // --target cpu, tpu, cuda:ARCH and rocm:ARCH compile one artifact for
+    // every size: the call keeps its symbolic shapes
+    // (docs/gridspec.md#symbols).
   } else if (use) {
     auto [symbol, path] = *use;
     // Which part cannot take symbols: a transform (at its JSON path), else
@@ -887,7 +889,7 @@ int runFrontendOnBuffer(const DriverOptions &options,
     all.insert(all.end(), options.extraTransforms.begin(),
                options.extraTransforms.end());
     auto nonCpu = llvm::find_if(options.targets, [](const std::string &t) {
-      return t != "cpu" && !StringRef(t).starts_with("cuda:") &&
+      return t != "cpu" && t != "tpu" && !StringRef(t).starts_with("cuda:") &&
              !StringRef(t).starts_with("rocm:");
     });
     std::string what;

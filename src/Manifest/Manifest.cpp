@@ -99,6 +99,8 @@ static std::string bytesExpr(ArrayAttr dims, RankedTensorType t) {
 static json blockJson(pallas::BlockSpecAttr spec) {
   json j = json::object();
   j["memory_space"] = pallas::stringifyMemorySpace(spec.getMemorySpace()).str();
+  if (spec.getBufferCount())
+    j["buffer_count"] = spec.getBufferCount();
   if (spec.isWholeArray()) {
     j["block_shape"] = nullptr;
     j["index_map"] = nullptr;

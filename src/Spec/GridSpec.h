@@ -75,6 +75,9 @@ struct BlockSpec {
   std::vector<BlockDim> blockShape;
   IndexMap indexMap;
   MemorySpace memorySpace = MemorySpace::Default;
+  /// `"buffer_count": N` (Pallas' `pipeline_mode=pl.Buffered(N)`); 0 when
+  /// absent.
+  int64_t bufferCount = 0;
   /// JSON path of this spec, e.g. "in_specs[1]", for later diagnostics.
   std::string path;
 };

@@ -479,7 +479,8 @@ pallas::BlockSpecAttr Importer::blockSpec(const BlockSpec &bs,
     break;
   }
   }
-  return pallas::BlockSpecAttr::get(ctx, sizes, kinds, lo, hi, map, func, ms);
+  return pallas::BlockSpecAttr::get(ctx, sizes, kinds, lo, hi, map, func, ms,
+                                    bs.bufferCount);
 }
 
 bool Importer::run() {

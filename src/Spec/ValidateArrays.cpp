@@ -227,10 +227,21 @@ void Validator::parseBlockSpec(const json &v, BlockSpec &bs,
   const std::string &path = bs.path;
   if (!expectObject(v, path, "a block spec object"))
     return;
-  checkKeys(v, path, {"block_shape", "index_map", "memory_space"});
+  checkKeys(v, path,
+            {"block_shape", "index_map", "memory_space", "buffer_count"});
   if (const json *m = find(v, "memory_space"))
     if (auto ms = memorySpaceValue(*m, joinPath(path, "memory_space")))
       bs.memorySpace = *ms;
+  if (const json *c = find(v, "buffer_count")) {
+    std::string cpath = joinPath(path, "buffer_count");
+    if (auto n = intValue(*c, cpath, 1, "a positive buffer count")) {
+      bs.bufferCount = *n;
+      if (bs.memorySpace == MemorySpace::Any && !find(v, "block_shape"))
+        error(cpath, "a block spec in memory_space 'any' is not pipelined "
+                     "(the kernel sees the whole array): it takes no "
+                     "buffer_count");
+    }
+  }
 
   if (const json *b = find(v, "block_shape")) {
     bs.hasBlockShape = true;

@@ -49,12 +49,42 @@ static json launchJson(pallas::CallOp call, const std::string &kernelName,
   j["kernel_name"] = kernelName;
   j["mosaic_version"] = version;
   j["backend_config"] = configFile;
+  // A symbolic call's grid entry that is an expression is a dynamic bound
+  // computed from the symbols: the manifest names the expression.
+  DictionaryAttr symbolic = call.getSymbolicAttr();
   json grid = json::array();
-  for (int64_t g : call.getGrid())
-    grid.push_back(g < 0 ? json("dynamic") : json(g));
+  for (auto [axis, g] : llvm::enumerate(call.getGrid())) {
+    std::string expr;
+    if (symbolic)
+      expr = cast<StringAttr>(symbolic.getAs<ArrayAttr>("grid")[axis]).str();
+    grid.push_back(!expr.empty() ? json(expr)
+                   : g < 0       ? json("dynamic")
+                                 : json(g));
+  }
   j["iteration_bounds"] = grid;
   // Operands of the custom call: dynamic grid bounds (i32), then inputs.
   j["num_dynamic_grid_bounds"] = call.getDynamicGridBounds().size();
+  // Then, when a result has a symbolic dimension, one i32 shape tensor per
+  // result (mlir.custom_call's result_shapes: `indices_of_shape_operands`).
+  if (symbolic &&
+      llvm::any_of(call.getResultTypes(), [](Type t) {
+        return !cast<ShapedType>(t).hasStaticShape();
+      })) {
+    json shapes = json::array();
+    for (Attribute out : symbolic.getAs<ArrayAttr>("outputs")) {
+      json shape = json::array();
+      for (Attribute d : cast<ArrayAttr>(out)) {
+        StringRef text = cast<StringAttr>(d).getValue();
+        int64_t value;
+        if (!text.getAsInteger(10, value))
+          shape.push_back(value);
+        else
+          shape.push_back(text.str());
+      }
+      shapes.push_back(shape);
+    }
+    j["result_shape_operands"] = shapes;
+  }
   pallas::CompilerParamsAttr params = call.getCompilerParamsAttr();
   j["has_side_effects"] = params && params.isSideEffecting();
   json aliases = json::object();

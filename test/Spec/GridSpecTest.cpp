@@ -767,6 +767,23 @@ TEST_CASE("memory spaces", "[spec]") {
   errorAt(j, "scratch_shapes[0].memory_space", "expected a memory space");
 }
 
+TEST_CASE("buffer counts", "[spec]") {
+  json j = minimal();
+  j["out_specs"] =
+      json::parse(R"([{"block_shape": [8, 128], "buffer_count": 3}])");
+  std::optional<GridSpec> spec = parseOk(j.dump());
+  CHECK(spec->outSpecs[0].bufferCount == 3);
+  j["out_specs"] =
+      json::parse(R"([{"block_shape": [8, 128], "buffer_count": 0}])");
+  errorAt(j, "out_specs[0].buffer_count",
+          "expected a positive buffer count, got 0");
+  j["out_specs"] =
+      json::parse(R"([{"memory_space": "any", "buffer_count": 2}])");
+  errorAt(j, "out_specs[0].buffer_count",
+          "a block spec in memory_space 'any' is not pipelined (the kernel "
+          "sees the whole array): it takes no buffer_count");
+}
+
 TEST_CASE("index maps", "[spec]") {
   json j = minimal();
   j["grid"] = {2, 2};

@@ -12,7 +12,11 @@ and checks that pallasc wrote the same:
   - kernel attributes (dimension_semantics, iteration_bounds, scalar_prefetch,
     scratch_operands, tpu.core_type, window_params),
   - transform function signatures,
-  - backend config fields other than the body.
+  - backend config fields other than the body,
+  - the custom call's extra operands where the manifest is beside the module:
+    the dynamic grid bounds before the inputs and, for results with symbolic
+    dimensions, the shape operands after them.
+Dynamic iteration bounds (symbolic or "dynamic" grid entries) print as `?`.
 Kernel bodies are compared as multisets of op names and only reported.
 
 Prints "SKIP:" and exits 0 without jax.
@@ -177,11 +181,41 @@ def jax_kernels():
       scratch_shapes=[pltpu.VMEM((8, 128), f32),
                       pltpu.SemaphoreType.DMA((2,))],
       out_shape=S((32, 128), f32))(x), [S((32, 128), f32)])
+  # Symbolic shapes (jax.export.symbolic_shape): dynamic iteration bounds
+  # passed as the custom call's leading operands, the results' shapes as
+  # trailing shape operands.
+  from jax import export
+  n, m = export.symbolic_shape("n, m")
+
+  def rmsnorm_kernel(x_ref, w_ref, o_ref):
+    x = x_ref[...]
+    r = lax.rsqrt(jnp.sum(x * x, axis=1) / 128 + 1e-6)
+    o_ref[...] = x * r[:, None] * w_ref[...][None, :]
+  kernels["rmsnorm_sym"] = (lambda x, w: pl.pallas_call(
+      rmsnorm_kernel, grid=(pl.cdiv(x.shape[0], 8),),
+      in_specs=[pl.BlockSpec((8, 128), lambda i: (i, 0)),
+                pl.BlockSpec((128,), lambda i: (0,))],
+      out_specs=pl.BlockSpec((8, 128), lambda i: (i, 0)),
+      out_shape=S(x.shape, f32))(x, w),
+      [S((n, 128), f32), S((128,), f32)])
+
+  def scale_sym_kernel(x_ref, o_ref):
+    s = pl.program_id(0) + pl.num_programs(0) + pl.num_programs(1)
+    o_ref[...] = x_ref[...] * s.astype(jnp.float32)
+  kernels["scale_sym"] = (lambda x: pl.pallas_call(
+      scale_sym_kernel, grid=(x.shape[0] // 8, pl.cdiv(x.shape[1], 128)),
+      in_specs=[pl.BlockSpec((8, 128), lambda i, j: (i, j))],
+      out_specs=pl.BlockSpec((8, 128), lambda i, j: (i, j)),
+      compiler_params=pltpu.CompilerParams(
+          dimension_semantics=("parallel", "arbitrary")),
+      out_shape=S(x.shape, f32))(x), [S((n, m), f32)])
   return kernels
 
 
-def jax_artifacts(fn, args):
-  """JAX's (Mosaic bytecode, backend config) for a pallas_call."""
+def jax_export_call(fn, args):
+  """JAX's (Mosaic bytecode, backend config, custom call operands) for a
+  pallas_call. The operands: {"dynamic_grid_bounds": the leading i32
+  operands, "shape_operands": the trailing result shapes}."""
   import jax
   exported = jax.export.export(jax.jit(fn), platforms=["tpu"])(*args)
   text = exported.mlir_module()
@@ -190,7 +224,33 @@ def jax_artifacts(fn, args):
                m.group(1))
   config = json.loads(raw)
   body = base64.b64decode(config["custom_call_config"].pop("body"))
+  call = re.search(r"stablehlo\.custom_call @tpu_custom_call\(([^)]*)\)",
+                   text)
+  num_operands = len([o for o in call.group(1).split(",") if o.strip()])
+  shapes = re.search(r"indices_of_shape_operands = dense<([^>]*)>", text)
+  num_shapes = 0
+  if shapes:
+    num_shapes = len(json.loads("[" + shapes.group(1) + "]"))
+  operands = {
+      "dynamic_grid_bounds": num_operands - num_shapes - len(args),
+      "shape_operands": num_shapes,
+  }
+  return body, config, operands
+
+
+def jax_artifacts(fn, args):
+  """JAX's (Mosaic bytecode, backend config) for a pallas_call."""
+  body, config, _ = jax_export_call(fn, args)
   return body, config
+
+
+def manifest_operands(launch):
+  """The custom call operands pallasc's manifest describes, as
+  jax_export_call counts them."""
+  return {
+      "dynamic_grid_bounds": launch["num_dynamic_grid_bounds"],
+      "shape_operands": len(launch.get("result_shape_operands", [])),
+  }
 
 
 def describe(body):
@@ -219,6 +279,11 @@ def describe(body):
         a = op.attributes[i]
         if a.name not in ("sym_name", "function_type"):
           attrs[a.name] = str(a.attr)
+      # A dynamic iteration bound (a symbolic or "dynamic" grid entry) is
+      # MLIR's dynamic size; shown as `?`, as memref types show theirs.
+      if "iteration_bounds" in attrs:
+        attrs["iteration_bounds"] = attrs["iteration_bounds"].replace(
+            str(-2**63), "?")
       ops = collections.Counter()
       def walk(o):
         for region in o.regions:
@@ -261,7 +326,7 @@ def main():
       ours_body = open(os.path.join(d, f), "rb").read()
       ours_config = json.load(open(os.path.join(d, name + ".tpu.json")))
       ours_config["custom_call_config"].pop("body")
-      jax_body, jax_config = jax_artifacts(*kernels[name])
+      jax_body, jax_config, jax_operands = jax_export_call(*kernels[name])
       ours, theirs = describe(ours_body), describe(jax_body)
       diffs = []
       if ours["version"] != theirs["version"]:
@@ -281,6 +346,15 @@ def main():
       if ours_config != jax_config:
         diffs.append(f"backend config\n    ours {ours_config}\n"
                      f"    jax  {jax_config}")
+      manifest = os.path.join(d, name + ".manifest.json")
+      if os.path.exists(manifest):
+        with open(manifest) as fh:
+          launch = next(t["launch"] for t in json.load(fh)["targets"]
+                        if t["target"] == "tpu")
+        ours_operands = manifest_operands(launch)
+        if ours_operands != jax_operands:
+          diffs.append(f"custom call operands\n    ours {ours_operands}\n"
+                       f"    jax  {jax_operands}")
       if diffs:
         failed += 1
         print(f"{name}: DIFFERS from JAX's lowering:")

@@ -103,7 +103,9 @@ def Pallas_BlockSpecAttr : Pallas_Attr<"BlockSpec", "block_spec"> {
     (the index map returns an element offset; optional padding), then the
     index map (an affine map over the grid indices, or `@func`, a
     `func.func` taking the grid indices and the scalar-prefetch refs), then
-    the memory space the kernel sees the block in.
+    the memory space the kernel sees the block in, then `buffers = N`: the
+    block's pipeline buffer count (`pipeline_mode=pl.Buffered(N)`; absent,
+    0 in the attribute, when the call does not set one).
 
     ```mlir
     #pallas.block_spec<[128, squeezed, element(64, 2, 2)],
@@ -111,6 +113,7 @@ def Pallas_BlockSpecAttr : Pallas_Attr<"BlockSpec", "block_spec"> {
     #pallas.block_spec<[8, 128], @index_map_0>
     #pallas.block_spec<any>   // the whole array, not blocked
     #pallas.block_spec<[squeezed, 64], (b) -> (b, 0), any>  // one whole batch element
+    #pallas.block_spec<[8, 128], (i) -> (i, 0), buffers = 1>  // pl.Buffered(1)
     ```
   }];
   let parameters = (ins
@@ -120,8 +123,23 @@ def Pallas_BlockSpecAttr : Pallas_Attr<"BlockSpec", "block_spec"> {
     ArrayRefParameter<"int64_t", "element high padding">:$padHigh,
     OptionalParameter<"::mlir::AffineMap">:$indexMap,
     OptionalParameter<"::mlir::FlatSymbolRefAttr">:$indexFunc,
-    "::mlir::pallas::MemorySpace":$memorySpace
+    "::mlir::pallas::MemorySpace":$memorySpace,
+    DefaultValuedParameter<"int64_t", "0",
+                           "pipeline buffer count, 0: unspecified">:$bufferCount
   );
+  let builders = [
+    // A spec without a pipeline buffer count.
+    AttrBuilder<(ins "::llvm::ArrayRef<int64_t>":$sizes,
+                     "::llvm::ArrayRef<int64_t>":$kinds,
+                     "::llvm::ArrayRef<int64_t>":$padLow,
+                     "::llvm::ArrayRef<int64_t>":$padHigh,
+                     "::mlir::AffineMap":$indexMap,
+                     "::mlir::FlatSymbolRefAttr":$indexFunc,
+                     "::mlir::pallas::MemorySpace":$memorySpace), [{
+      return $_get($_ctxt, sizes, kinds, padLow, padHigh, indexMap, indexFunc,
+                   memorySpace, 0);
+    }]>
+  ];
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{

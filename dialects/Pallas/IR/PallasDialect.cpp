@@ -216,7 +216,7 @@ Attribute BlockSpecAttr::parse(AsmParser &parser, Type) {
       return {};
     return parser.getChecked<BlockSpecAttr>(ctx, sizes, kinds, padLow,
                                             padHigh, indexMap, indexFunc,
-                                            MemorySpace::Any);
+                                            MemorySpace::Any, 0);
   }
   auto parseDim = [&]() -> ParseResult {
     if (succeeded(parser.parseOptionalKeyword("squeezed"))) {
@@ -253,8 +253,14 @@ Attribute BlockSpecAttr::parse(AsmParser &parser, Type) {
   };
   if (parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, parseDim))
     return {};
+  int64_t bufferCount = 0;
   while (succeeded(parser.parseOptionalComma())) {
-    // An index map, an index function, or the memory space.
+    // An index map, an index function, the memory space, or `buffers = N`.
+    if (succeeded(parser.parseOptionalKeyword("buffers"))) {
+      if (parser.parseEqual() || parser.parseInteger(bufferCount))
+        return {};
+      continue;
+    }
     if (parser.getCurrentLocation().getPointer() &&
         *parser.getCurrentLocation().getPointer() == '@') {
       StringAttr sym;
@@ -274,7 +280,8 @@ Attribute BlockSpecAttr::parse(AsmParser &parser, Type) {
   if (parser.parseGreater())
     return {};
   return parser.getChecked<BlockSpecAttr>(ctx, sizes, kinds, padLow, padHigh,
-                                          indexMap, indexFunc, memorySpace);
+                                          indexMap, indexFunc, memorySpace,
+                                          bufferCount);
 }
 
 void BlockSpecAttr::print(AsmPrinter &printer) const {
@@ -309,6 +316,8 @@ void BlockSpecAttr::print(AsmPrinter &printer) const {
     printer << ", " << getIndexFunc();
   if (getMemorySpace() != MemorySpace::Default)
     printer << ", " << stringifyMemorySpace(getMemorySpace());
+  if (getBufferCount())
+    printer << ", buffers = " << getBufferCount();
   printer << ">";
 }
 
@@ -317,11 +326,18 @@ BlockSpecAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                       ArrayRef<int64_t> sizes, ArrayRef<int64_t> kinds,
                       ArrayRef<int64_t> padLow, ArrayRef<int64_t> padHigh,
                       AffineMap indexMap, FlatSymbolRefAttr indexFunc,
-                      MemorySpace memorySpace) {
+                      MemorySpace memorySpace, int64_t bufferCount) {
   if (sizes.size() != kinds.size() || sizes.size() != padLow.size() ||
       sizes.size() != padHigh.size())
     return emitError() << "block spec arrays must have equal lengths";
+  if (bufferCount < 0)
+    return emitError() << "a block spec's buffer count must be positive, got "
+                       << bufferCount;
   if (memorySpace == MemorySpace::Any && sizes.empty()) {
+    if (bufferCount)
+      return emitError() << "a block spec in memory space 'any' without a "
+                            "block shape is not pipelined and takes no "
+                            "buffer count";
     if (indexMap || indexFunc)
       return emitError() << "a block spec in memory space 'any' without a "
                             "block shape covers the whole array and takes no "

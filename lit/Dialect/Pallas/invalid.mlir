@@ -71,6 +71,24 @@ func.func @spec_any_with_map() attributes {s = #pallas.block_spec<[], (i) -> (),
 
 // -----
 
+// Tests that an 'any' block spec without a block shape takes no buffer count.
+
+// expected-error @+1 {{a block spec in memory space 'any' without a block shape is not pipelined and takes no buffer count}}
+func.func @spec_any_with_buffers() attributes {s = #pallas.block_spec<[], any, buffers = 2>} {
+  return
+}
+
+// -----
+
+// Tests that a block spec's buffer count is positive.
+
+// expected-error @+1 {{a block spec's buffer count must be positive, got -1}}
+func.func @spec_negative_buffers() attributes {s = #pallas.block_spec<[8], buffers = -1>} {
+  return
+}
+
+// -----
+
 // Tests that a block spec takes an index map or an index function, not both.
 
 // expected-error @+1 {{a block spec takes an index map or an index function, not both}}

@@ -68,6 +68,8 @@ func.func @hi_tensor(%q: !pallas.hi<"qarray", tensor<256x128xi8>, tensor<256xf32
 // CHECK-SAME: b8 = #pallas.block_spec<[8], @index_map, smem>
 // CHECK-SAME: b9 = #pallas.block_spec<[4], gmem>
 // CHECK-SAME: b99 = #pallas.block_spec<[4], (d0) -> (d0), hbm>
+// CHECK-SAME: b9a = #pallas.block_spec<[8, 128], (d0) -> (d0, 0), vmem, buffers = 1>
+// CHECK-SAME: b9b = #pallas.block_spec<[8], buffers = 3>
 // CHECK-SAME: c0 = #pallas.cost<flops = 1024, bytes_accessed = 4096, transcendentals = 7>
 func.func @attributes() attributes {
     a0 = #pallas.memory_space<vmem>,
@@ -86,6 +88,8 @@ func.func @attributes() attributes {
     b8 = #pallas.block_spec<[8], @index_map, smem>,
     b9 = #pallas.block_spec<[4], gmem>,
     b99 = #pallas.block_spec<[4], hbm, (i) -> (i)>,
+    b9a = #pallas.block_spec<[8, 128], buffers = 1, (i) -> (i, 0), vmem>,
+    b9b = #pallas.block_spec<[8], buffers = 3>,
     c0 = #pallas.cost<flops = 1024, bytes_accessed = 4096, transcendentals = 7>} {
   return
 }

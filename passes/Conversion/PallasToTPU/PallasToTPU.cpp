@@ -201,6 +201,20 @@ LogicalResult checkBlockShape(Operation *diagOp, const BlockOperand &op) {
          << minTiling << " (128 * 32 / " << bitwidth << ")";
 }
 
+/// `pipeline_mode=pl.Buffered(n)`: Mosaic pipelines a block with one or two
+/// buffers (JAX's lowering refuses more).
+LogicalResult checkBufferCount(Operation *diagOp, const BlockOperand &op) {
+  int64_t buffers = op.spec.getBufferCount();
+  if (buffers <= 2 ||
+      (op.space == tpu::MemorySpace::kVmem && op.trivialWindow))
+    return success();
+  return diagOp->emitError()
+         << op.name << ": buffer_count " << buffers
+         << " (pipeline_mode=pl.Buffered(" << buffers
+         << ")): the TPU pipeline supports only single (1) and double (2) "
+            "buffering, as JAX's Mosaic lowering";
+}
+
 /// dimension_semantics: the user's, one per kernel-visible axis (the call's
 /// verifier holds it to that rank), default arbitrary as Mosaic's; vmapped
 /// axes are parallel.
@@ -237,7 +251,8 @@ LogicalResult collectBlocks(CallOp call, int64_t gridRank,
                   op.space != tpu::MemorySpace::kHbm &&
                   op.space != tpu::MemorySpace::kSemaphoreMem;
     op.trivialWindow = hasTrivialWindow(op.spec, op.array);
-    if (failed(checkBlockShape(call, op)))
+    if (failed(checkBlockShape(call, op)) ||
+        failed(checkBufferCount(call, op)))
       return failure();
     blocks.push_back(op);
     return success();
@@ -406,7 +421,7 @@ FailureOr<func::FuncOp> buildTransform(OpBuilder &b, ModuleOp module,
 }
 
 /// Block `op`'s window_params entry: its transform, window bounds, element
-/// padding and pipeline mode.
+/// padding and pipeline mode (checked by checkBufferCount).
 DictionaryAttr windowParamsOf(OpBuilder &b, const BlockOperand &op,
                               const std::string &fname) {
   MLIRContext *ctx = b.getContext();
@@ -426,11 +441,18 @@ DictionaryAttr windowParamsOf(OpBuilder &b, const BlockOperand &op,
   if (element)
     params.push_back(b.getNamedAttr(
         "window_kind", tpu::ElementWindowAttr::get(ctx, lo, hi)));
-  // Pallas single-buffers VMEM blocks that never move.
+  // Pallas single-buffers VMEM blocks that never move, whatever their
+  // pl.Buffered; else a buffer count gives the mode: 1 synchronous, 2
+  // double-buffered (none without one).
+  int64_t buffers = op.spec.getBufferCount();
   if (op.space == tpu::MemorySpace::kVmem && op.trivialWindow)
-    params.push_back(b.getNamedAttr(
-        "pipeline_mode", tpu::PipelineModeAttr::get(
-                             ctx, tpu::PipelineMode::kSynchronous)));
+    buffers = 1;
+  if (buffers == 1 || buffers == 2) {
+    tpu::PipelineMode mode = buffers == 1 ? tpu::PipelineMode::kSynchronous
+                                          : tpu::PipelineMode::kDoubleBuffered;
+    params.push_back(b.getNamedAttr("pipeline_mode",
+                                    tpu::PipelineModeAttr::get(ctx, mode)));
+  }
   return b.getDictionaryAttr(params);
 }
 
