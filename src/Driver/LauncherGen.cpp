@@ -5,7 +5,7 @@
 #include "src/Driver/Diagnostics.h"
 #include "src/Driver/Timing.h"
 #include "src/Launch/CudaLauncher.h"
-#include "src/Launch/GpuLaunch.h"
+#include "src/Launch/GpuLaunchArgs.h"
 #include "src/Launch/HipLauncher.h"
 #include "src/Launch/HostPlanCodec.h"
 #include "src/Launch/Launcher.h"

@@ -2,8 +2,8 @@
 
 #include "src/Launch/CudaLauncher.h"
 
-#include "src/Launch/CudaLaunch.h"
-#include "src/Launch/GpuLaunch.h"
+#include "src/Launch/CudaKernel.h"
+#include "src/Launch/GpuLaunchArgs.h"
 #include "src/Launch/Launcher.h"
 
 #include <memory>

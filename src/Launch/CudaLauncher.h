@@ -6,7 +6,7 @@
 // the calling thread's current CUDA context (the primary context of device
 // 0, made current, when the thread has none), loads the best image for the
 // context's device once per context (thread-safe), and launches through the
-// launch library (CudaLaunch.h, GpuLaunch.h) that `pallasc run --target
+// launch library (CudaKernel.h, GpuLaunchArgs.h) that `pallasc run --target
 // cuda:<arch>` uses: geometry, the shared memory opt-in, TMA tensor maps
 // (encoded on the host, uploaded and freed in the caller's stream order),
 // kernel arguments. The launch is asynchronous on the given stream.
@@ -21,7 +21,7 @@
 #define PALLASC_SRC_LAUNCH_CUDALAUNCHER_H
 
 #include "src/Launch/CudaDriverApi.h"
-#include "src/Launch/CudaLaunch.h"
+#include "src/Launch/CudaKernel.h"
 #include "src/Launch/GpuLaunchRecord.h"
 #include "src/Launch/GpuLauncher.h"
 
@@ -62,8 +62,8 @@ int pallasc_launcher_cuda_run_symbolic(
 /// The same for vmap's batch loop around the kernel: `operands` are the
 /// batched arrays, `boundArgs` (numBoundArgs, one per dynamic grid bound)
 /// point at each bound's value, or at its axis-size values for a batched
-/// bound (gatherGpuBatchBounds, GpuLaunch.h), `batchLoop`
-/// (batchLoopSize) the loop as encodeGpuBatchLoop (GpuLaunch.h) writes it.
+/// bound (gatherGpuBatchBounds, GpuLaunchArgs.h), `batchLoop`
+/// (batchLoopSize) the loop as encodeGpuBatchLoop (GpuLaunchArgs.h) writes it.
 /// One launch per iteration, in order on `stream`, on each iteration's
 /// slices (gpuBatchIteration); every bound is checked before the first
 /// launch, and a failure names its iteration ("batch iteration b of N").

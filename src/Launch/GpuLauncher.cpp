@@ -2,7 +2,7 @@
 
 #include "src/Launch/GpuLauncher.h"
 
-#include "src/Launch/GpuLaunch.h"
+#include "src/Launch/GpuLaunchArgs.h"
 #include "src/Launch/HostGrid.h"
 #include "src/Launch/HostPlanCodec.h"
 #include "src/Launch/Launcher.h"

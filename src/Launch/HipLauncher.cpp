@@ -2,8 +2,8 @@
 
 #include "src/Launch/HipLauncher.h"
 
-#include "src/Launch/GpuLaunch.h"
-#include "src/Launch/HipLaunch.h"
+#include "src/Launch/GpuLaunchArgs.h"
+#include "src/Launch/HipKernel.h"
 #include "src/Launch/Launcher.h"
 
 #include <memory>

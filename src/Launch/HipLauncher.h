@@ -5,7 +5,7 @@
 // bounds..., stream)` that hands them to pallasc_launcher_rocm_run below:
 // the CUDA launcher's counterpart (CudaLauncher.h), sharing its call
 // checks, record text, cache and status mapping (GpuLauncher.h) and the
-// geometry and argument packing of the launch library (GpuLaunch.h). It
+// geometry and argument packing of the launch library (GpuLaunchArgs.h). It
 // runs on the calling thread's current HIP device (hipGetDevice: 0 unless
 // the program chose another with hipSetDevice), picks the embedded HSACO
 // whose target fits the device's gcnArchName, loads it once per device

@@ -2,7 +2,7 @@
 
 #include "src/Launch/Launcher.h"
 
-#include "src/Launch/GpuLaunch.h"
+#include "src/Launch/GpuLaunchArgs.h"
 #include "src/Launch/HostPlanCodec.h"
 
 #include <climits>

@@ -77,7 +77,7 @@ int pallasc_launcher_cpu_run(const char *entry, const char *plan,
 /// outputs stacked along a new leading axis), `boundArgs` (numBoundArgs,
 /// one per dynamic grid bound) point at each bound's value, or at its axis
 /// size values for a batched bound (gatherGpuBatchBounds), `batchLoop` (batchLoopSize)
-/// the loop as encodeGpuBatchLoop (GpuLaunch.h) writes it. Runs the grid
+/// the loop as encodeGpuBatchLoop (GpuLaunchArgs.h) writes it. Runs the grid
 /// once per iteration b on slice b of each batched operand
 /// (gpuBatchIteration, the arithmetic of the GPU launchers); a failure
 /// names its iteration ("batch iteration b of N: ...").

@@ -29,7 +29,7 @@
 #include "src/Runtime/GridExecutor.h"
 #include "src/Runtime/HostCode.h"
 #include "src/Runtime/CallPlan.h"
-#include "src/Launch/GpuLaunch.h"
+#include "src/Launch/GpuLaunchArgs.h"
 
 #include "mlir/IR/BuiltinOps.h"
 

@@ -12,7 +12,7 @@
 #include "test/Launch/FakeCudaDriver.h"
 
 #include "src/Launch/CudaLauncher.h"
-#include "src/Launch/GpuLaunch.h"
+#include "src/Launch/GpuLaunchArgs.h"
 #include "src/Launch/HostGrid.h"
 #include "src/Launch/HostPlanCodec.h"
 #include "src/Launch/Launcher.h"

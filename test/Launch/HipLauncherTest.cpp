@@ -11,7 +11,7 @@
 
 #include "test/Launch/FakeHipRuntime.h"
 
-#include "src/Launch/GpuLaunch.h"
+#include "src/Launch/GpuLaunchArgs.h"
 #include "src/Launch/HipLauncher.h"
 #include "src/Launch/Launcher.h"
 

@@ -4,7 +4,7 @@
 // function with the packed calling convention): success, and every error
 // path's status and message.
 
-#include "src/Launch/GpuLaunch.h"
+#include "src/Launch/GpuLaunchArgs.h"
 #include "src/Launch/HostPlanCodec.h"
 #include "src/Launch/Launcher.h"
 

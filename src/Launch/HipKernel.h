@@ -1,17 +1,17 @@
-//===- HipLaunch.h - Loading and launching HIP kernels ------------*- C++ -*-===//
+//===- HipKernel.h - Loading and launching HIP kernels ------------*- C++ -*-===//
 //
 // The AMD half of the launch library, over a HipRuntimeApi table (the real
-// runtime or a fake), as CudaLaunch.h is for CUDA: loading a kernel from an
+// runtime or a fake), as CudaKernel.h is for CUDA: loading a kernel from an
 // HSACO code object into the current device (raising its dynamic LDS limit
 // past 64 KiB, which gfx950 allows), and launching it with a
-// GpuLaunchGeometry and GpuKernelArgs (src/Launch/GpuLaunch.h) on a stream.
+// GpuLaunchGeometry and GpuKernelArgs (src/Launch/GpuLaunchArgs.h) on a stream.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef PALLASC_SRC_LAUNCH_HIPLAUNCH_H
 #define PALLASC_SRC_LAUNCH_HIPLAUNCH_H
 
-#include "src/Launch/GpuLaunch.h"
+#include "src/Launch/GpuLaunchArgs.h"
 #include "src/Launch/GpuStatus.h"
 #include "src/Launch/HipRuntimeApi.h"
 

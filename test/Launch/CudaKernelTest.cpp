@@ -1,4 +1,4 @@
-//===- CudaLaunchTest.cpp - The CUDA launch path on a fake driver -*- C++ -*-===//
+//===- CudaKernelTest.cpp - The CUDA launch path on a fake driver -*- C++ -*-===//
 //
 // Every step of launching a kernel through the launch library, against the
 // fake driver table of FakeCudaDriver.h: the calls made, their arguments,
@@ -8,7 +8,7 @@
 
 #include "test/Launch/FakeCudaDriver.h"
 
-#include "src/Launch/CudaLaunch.h"
+#include "src/Launch/CudaKernel.h"
 
 #include <catch2/catch.hpp>
 

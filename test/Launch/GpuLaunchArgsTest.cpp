@@ -1,6 +1,6 @@
-//===- GpuLaunchTest.cpp - Launch geometry and kernel arguments ---*- C++ -*-===//
+//===- GpuLaunchArgsTest.cpp - Launch geometry, kernel arguments *- C++ -*-===//
 
-#include "src/Launch/GpuLaunch.h"
+#include "src/Launch/GpuLaunchArgs.h"
 
 #include <catch2/catch.hpp>
 

@@ -1,6 +1,6 @@
-//===- GpuLaunch.cpp - Launch geometry and kernel arguments ------*- C++ -*-===//
+//===- GpuLaunchArgs.cpp - Launch geometry and kernel arguments -*- C++ -*-===//
 
-#include "src/Launch/GpuLaunch.h"
+#include "src/Launch/GpuLaunchArgs.h"
 
 #include <cstring>
 

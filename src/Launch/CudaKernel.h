@@ -1,10 +1,10 @@
-//===- CudaLaunch.h - Loading and launching CUDA kernels ----------*- C++ -*-===//
+//===- CudaKernel.h - Loading and launching CUDA kernels ----------*- C++ -*-===//
 //
 // The CUDA half of the launch library, over a CudaDriverApi table (the real
 // driver or a fake): loading a kernel from a PTX or cubin image (raising
 // its dynamic shared memory limit past 48 KiB), encoding the TMA tensor
 // maps a launch record asks for, and launching with a GpuLaunchGeometry and
-// GpuKernelArgs (src/Launch/GpuLaunch.h). CudaDevice adds what a
+// GpuKernelArgs (src/Launch/GpuLaunchArgs.h). CudaDevice adds what a
 // self-contained run needs (a device and its primary context, device
 // memory owned until the device is closed, timing); `pallasc run --target
 // cuda:<arch>` uses it.
@@ -15,7 +15,7 @@
 #define PALLASC_SRC_LAUNCH_CUDALAUNCH_H
 
 #include "src/Launch/CudaDriverApi.h"
-#include "src/Launch/GpuLaunch.h"
+#include "src/Launch/GpuLaunchArgs.h"
 #include "src/Launch/GpuLaunchRecord.h"
 #include "src/Launch/GpuStatus.h"
 

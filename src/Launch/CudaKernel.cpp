@@ -1,6 +1,6 @@
-//===- CudaLaunch.cpp - Loading and launching CUDA kernels --------*- C++ -*-===//
+//===- CudaKernel.cpp - Loading and launching CUDA kernels --------*- C++ -*-===//
 
-#include "src/Launch/CudaLaunch.h"
+#include "src/Launch/CudaKernel.h"
 
 #include <algorithm>
 

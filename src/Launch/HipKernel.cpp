@@ -1,6 +1,6 @@
-//===- HipLaunch.cpp - Loading and launching HIP kernels ----------*- C++ -*-===//
+//===- HipKernel.cpp - Loading and launching HIP kernels ----------*- C++ -*-===//
 
-#include "src/Launch/HipLaunch.h"
+#include "src/Launch/HipKernel.h"
 
 namespace pallasc::launch {
 

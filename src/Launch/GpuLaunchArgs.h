@@ -1,4 +1,4 @@
-//===- GpuLaunch.h - Launch geometry and kernel arguments --------*- C++ -*-===//
+//===- GpuLaunchArgs.h - Launch geometry and kernel arguments ---*- C++ -*-===//
 //
 // The vendor-neutral half of launching a pallasc GPU kernel from its launch
 // record: the grid and block of one launch for given grid sizes, the
