@@ -138,21 +138,35 @@ CudaDevice::~CudaDevice() {
     api.cuDevicePrimaryCtxRelease(device);
 }
 
+/// NoDevice "no CUDA device is available (<the driver's error, or 0
+/// devices>)".
+static GpuStatus noCudaDevice(const CudaDriverApi &api, CUresult r) {
+  return GpuStatus::failure(GpuError::NoDevice,
+                            "no CUDA device is available (" +
+                                (r != cuda::kSuccess
+                                     ? api.describe(r)
+                                     : std::string("0 devices")) +
+                                ")",
+                            r);
+}
+
+GpuStatus cudaDeviceCount(const CudaDriverApi &api, int &count) {
+  count = 0;
+  CUresult r = api.cuDeviceGetCount(&count);
+  if (r != cuda::kSuccess || count == 0)
+    return noCudaDevice(api, r);
+  return GpuStatus::success();
+}
+
 GpuStatus CudaDevice::open(const CudaDriverApi &api, int ordinal,
                            std::unique_ptr<CudaDevice> &out) {
   std::unique_ptr<CudaDevice> dev(new CudaDevice(api));
   CUresult r = api.cuInit(0);
+  if (r != cuda::kSuccess)
+    return noCudaDevice(api, r);
   int count = 0;
-  if (r == cuda::kSuccess)
-    r = api.cuDeviceGetCount(&count);
-  if (r != cuda::kSuccess || count == 0)
-    return GpuStatus::failure(
-        GpuError::NoDevice,
-        "no CUDA device is available (" +
-            (r != cuda::kSuccess ? api.describe(r)
-                                 : std::string("0 devices")) +
-            ")",
-        r);
+  if (GpuStatus s = cudaDeviceCount(api, count); !s)
+    return s;
   if (ordinal >= count)
     return GpuStatus::failure(GpuError::InvalidDevice,
                               "CUDA device " + std::to_string(ordinal) +

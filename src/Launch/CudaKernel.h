@@ -83,6 +83,11 @@ GpuStatus launchCudaKernel(const CudaDriverApi &api, const CudaKernel &kernel,
 /// chips: "sm_90" for 9.0 (the arch-specific "a" variants are the table's).
 std::string cudaArchName(int major, int minor);
 
+/// The number of CUDA devices (cuDeviceGetCount), or NoDevice "no CUDA
+/// device is available (<the driver's error, or 0 devices>)" where there is
+/// none. cuInit must have succeeded.
+GpuStatus cudaDeviceCount(const CudaDriverApi &api, int &count);
+
 /// One GPU, its primary context (current while the device is open), one
 /// loaded kernel, and the device memory allocated through it (freed when it
 /// is destroyed).

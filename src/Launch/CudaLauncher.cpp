@@ -98,15 +98,8 @@ GpuStatus currentContext(const CudaDriverApi &api, unsigned long long &id,
   CUdevice device = 0;
   if (!context) {
     int count = 0;
-    r = api.cuDeviceGetCount(&count);
-    if (r != cuda::kSuccess || count == 0)
-      return GpuStatus::failure(
-          GpuError::NoDevice,
-          "no CUDA device is available (" +
-              (r != cuda::kSuccess ? api.describe(r)
-                                   : std::string("0 devices")) +
-              ")",
-          r);
+    if (GpuStatus s = cudaDeviceCount(api, count); !s)
+      return s;
     if ((r = api.cuDeviceGet(&device, 0)) != cuda::kSuccess ||
         (r = api.cuDevicePrimaryCtxRetain(&context, device)) !=
             cuda::kSuccess ||
@@ -264,53 +257,16 @@ int runCuda(const GpuLauncherCall &call) {
   where = "cuda, " + std::string(loaded->format) + " " + loaded->arch + ", @" +
           record.entry;
 
-  if (int status = gpuLauncherCheckAlignment(call, record, launches, where))
-    return status;
   // One launch per iteration of a batch loop (one for a direct call), in
   // order on the caller's stream; each iteration's tensor maps are encoded
   // over its own slices.
-  for (size_t k = 0; k < launches.size(); ++k) {
-    if (GpuStatus s = launchCudaIteration(api, loaded->kernel, record,
-                                          launches[k], stream);
-        !s)
-      return launcherFail(gpuLauncherStatus(s.error), entry,
-                          where + ": " +
-                              gpuLauncherIterationPrefix(call, k,
-                                                         launches.size()) +
-                              s.message);
-  }
-  return kLauncherOk;
+  return gpuLauncherLaunchEach(
+      call, record, launches, where, [&](const GpuLauncherLaunch &launch) {
+        return launchCudaIteration(api, loaded->kernel, record, launch,
+                                   stream);
+      });
 }
 
 } // namespace
 
-extern "C" int pallasc_launcher_cuda_run_batch(
-    const char *entry, const pallasc_cuda_image *images, int64_t numImages,
-    const int64_t *grid, int64_t gridRank, void *const *operands,
-    int64_t numInputs, int64_t numOutputs, const int64_t *const *boundArgs,
-    int64_t numBoundArgs, void *stream, const int64_t *batchLoop,
-    int64_t batchLoopSize) {
-  return gpuLauncherRunBatch(runCuda, entry, images, numImages, grid, gridRank,
-                             operands, numInputs, numOutputs, boundArgs,
-                             numBoundArgs, stream, batchLoop, batchLoopSize);
-}
-
-extern "C" int pallasc_launcher_cuda_run(
-    const char *entry, const pallasc_cuda_image *images, int64_t numImages,
-    const int64_t *grid, int64_t gridRank, void *const *operands,
-    int64_t numInputs, int64_t numOutputs, const int64_t *bounds,
-    int64_t numBounds, void *stream) {
-  return gpuLauncherRun(runCuda, entry, images, numImages, grid, gridRank,
-                        operands, numInputs, numOutputs, bounds, numBounds,
-                        stream);
-}
-
-extern "C" int pallasc_launcher_cuda_run_symbolic(
-    const char *entry, const pallasc_cuda_image *images, int64_t numImages,
-    const int64_t *grid, int64_t gridRank, void *const *operands,
-    int64_t numInputs, int64_t numOutputs, const int64_t *bounds,
-    int64_t numBounds, void *stream, const char *plan, int64_t planSize) {
-  return gpuLauncherRunSymbolic(runCuda, entry, images, numImages, grid,
-                                gridRank, operands, numInputs, numOutputs,
-                                bounds, numBounds, stream, plan, planSize);
-}
+PALLASC_GPU_LAUNCHER_ENTRY_POINTS(cuda, pallasc_cuda_image, runCuda)

@@ -425,6 +425,16 @@ int gpuLauncherLaunches(const GpuLauncherCall &c, const char *vendor,
   return kLauncherOk;
 }
 
+/// The status of launch k's failure `s`, with the message "<where>: [batch
+/// iteration k of N: ]<s's message>".
+static int failLaunch(const GpuLauncherCall &c, const std::string &where,
+                      size_t k, size_t numLaunches, const GpuStatus &s) {
+  return launcherFail(gpuLauncherStatus(s.error), c.entry,
+                      where + ": " +
+                          gpuLauncherIterationPrefix(c, k, numLaunches) +
+                          s.message);
+}
+
 int gpuLauncherCheckAlignment(const GpuLauncherCall &c,
                               const GpuLaunchRecord &record,
                               const std::vector<GpuLauncherLaunch> &launches,
@@ -433,11 +443,19 @@ int gpuLauncherCheckAlignment(const GpuLauncherCall &c,
     if (GpuStatus s = checkPointerAlignment(record, launches[k].inputs,
                                             launches[k].outputs);
         !s)
-      return launcherFail(gpuLauncherStatus(s.error), c.entry,
-                          where + ": " +
-                              gpuLauncherIterationPrefix(c, k,
-                                                         launches.size()) +
-                              s.message);
+      return failLaunch(c, where, k, launches.size(), s);
+  return kLauncherOk;
+}
+
+int gpuLauncherLaunchEach(
+    const GpuLauncherCall &c, const GpuLaunchRecord &record,
+    const std::vector<GpuLauncherLaunch> &launches, const std::string &where,
+    const std::function<GpuStatus(const GpuLauncherLaunch &)> &launch) {
+  if (int status = gpuLauncherCheckAlignment(c, record, launches, where))
+    return status;
+  for (size_t k = 0; k < launches.size(); ++k)
+    if (GpuStatus s = launch(launches[k]); !s)
+      return failLaunch(c, where, k, launches.size(), s);
   return kLauncherOk;
 }
 

@@ -20,6 +20,7 @@
 #include "src/Launch/GpuStatus.h"
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -143,6 +144,15 @@ int gpuLauncherCheckAlignment(const GpuLauncherCall &call,
                               const std::vector<GpuLauncherLaunch> &launches,
                               const std::string &where);
 
+/// Checks every launch's alignment (gpuLauncherCheckAlignment), then runs
+/// `launch` on each launch in order. Returns kLauncherOk, or the status of
+/// the first failure with the message "<where>: [batch iteration b of N:
+/// ]<its message>".
+int gpuLauncherLaunchEach(
+    const GpuLauncherCall &call, const GpuLaunchRecord &record,
+    const std::vector<GpuLauncherLaunch> &launches, const std::string &where,
+    const std::function<GpuStatus(const GpuLauncherLaunch &)> &launch);
+
 /// "batch iteration 2 of 4: " for the message of a failed launch of a
 /// batch loop ("" for a direct call).
 std::string gpuLauncherIterationPrefix(const GpuLauncherCall &call,
@@ -246,5 +256,40 @@ private:
 };
 
 } // namespace pallasc::launch
+
+/// Defines a vendor's three C entry points, the names generated launchers
+/// call: pallasc_launcher_<VENDOR>_run, _run_symbolic and _run_batch, each
+/// forwarding to gpuLauncherRun* with the vendor's `RUN` function. `IMAGE`
+/// is the vendor's image struct (pallasc_gpu_image's layout).
+#define PALLASC_GPU_LAUNCHER_ENTRY_POINTS(VENDOR, IMAGE, RUN)                 \
+  extern "C" int pallasc_launcher_##VENDOR##_run_batch(                        \
+      const char *entry, const IMAGE *images, int64_t numImages,               \
+      const int64_t *grid, int64_t gridRank, void *const *operands,            \
+      int64_t numInputs, int64_t numOutputs, const int64_t *const *boundArgs,  \
+      int64_t numBoundArgs, void *stream, const int64_t *batchLoop,            \
+      int64_t batchLoopSize) {                                                 \
+    return ::pallasc::launch::gpuLauncherRunBatch(                             \
+        RUN, entry, images, numImages, grid, gridRank, operands, numInputs,    \
+        numOutputs, boundArgs, numBoundArgs, stream, batchLoop,                \
+        batchLoopSize);                                                        \
+  }                                                                            \
+  extern "C" int pallasc_launcher_##VENDOR##_run(                              \
+      const char *entry, const IMAGE *images, int64_t numImages,               \
+      const int64_t *grid, int64_t gridRank, void *const *operands,            \
+      int64_t numInputs, int64_t numOutputs, const int64_t *bounds,            \
+      int64_t numBounds, void *stream) {                                       \
+    return ::pallasc::launch::gpuLauncherRun(                                  \
+        RUN, entry, images, numImages, grid, gridRank, operands, numInputs,    \
+        numOutputs, bounds, numBounds, stream);                                \
+  }                                                                            \
+  extern "C" int pallasc_launcher_##VENDOR##_run_symbolic(                     \
+      const char *entry, const IMAGE *images, int64_t numImages,               \
+      const int64_t *grid, int64_t gridRank, void *const *operands,            \
+      int64_t numInputs, int64_t numOutputs, const int64_t *bounds,            \
+      int64_t numBounds, void *stream, const char *plan, int64_t planSize) {   \
+    return ::pallasc::launch::gpuLauncherRunSymbolic(                          \
+        RUN, entry, images, numImages, grid, gridRank, operands, numInputs,    \
+        numOutputs, bounds, numBounds, stream, plan, planSize);                \
+  }
 
 #endif // PALLASC_SRC_LAUNCH_GPULAUNCHER_H

@@ -187,59 +187,25 @@ int runRocm(const GpuLauncherCall &call) {
   const GpuLaunchRecord &record = loaded->record;
   where = "rocm, HSACO " + loaded->arch + ", @" + record.entry;
 
-  if (int status = gpuLauncherCheckAlignment(call, record, launches, where))
-    return status;
   // One launch per iteration of a batch loop (one for a direct call), in
   // order on the caller's stream. AMD kernels take no tensor maps: a record
   // with one is not a ROCm record, and packing it fails.
-  for (size_t k = 0; k < launches.size(); ++k) {
-    const GpuLauncherLaunch &l = launches[k];
-    GpuLaunchGeometry geometry;
-    GpuKernelArgs args;
-    GpuStatus s = computeLaunchGeometry(record, l.gridSizes, geometry);
-    if (s)
-      s = args.pack(record, l.inputs, l.outputs, l.gridSizes, {}, l.symbols);
-    if (s)
-      s = launchHipKernel(api, loaded->kernel, geometry, args, call.stream);
-    if (!s)
-      return launcherFail(gpuLauncherStatus(s.error), entry,
-                          where + ": " +
-                              gpuLauncherIterationPrefix(call, k,
-                                                         launches.size()) +
-                              s.message);
-  }
-  return kLauncherOk;
+  return gpuLauncherLaunchEach(
+      call, record, launches, where,
+      [&](const GpuLauncherLaunch &l) -> GpuStatus {
+        GpuLaunchGeometry geometry;
+        GpuKernelArgs args;
+        GpuStatus s = computeLaunchGeometry(record, l.gridSizes, geometry);
+        if (s)
+          s = args.pack(record, l.inputs, l.outputs, l.gridSizes, {},
+                        l.symbols);
+        if (s)
+          s = launchHipKernel(api, loaded->kernel, geometry, args,
+                              call.stream);
+        return s;
+      });
 }
 
 } // namespace
 
-extern "C" int pallasc_launcher_rocm_run_batch(
-    const char *entry, const pallasc_gpu_image *images, int64_t numImages,
-    const int64_t *grid, int64_t gridRank, void *const *operands,
-    int64_t numInputs, int64_t numOutputs, const int64_t *const *boundArgs,
-    int64_t numBoundArgs, void *stream, const int64_t *batchLoop,
-    int64_t batchLoopSize) {
-  return gpuLauncherRunBatch(runRocm, entry, images, numImages, grid, gridRank,
-                             operands, numInputs, numOutputs, boundArgs,
-                             numBoundArgs, stream, batchLoop, batchLoopSize);
-}
-
-extern "C" int pallasc_launcher_rocm_run(
-    const char *entry, const pallasc_gpu_image *images, int64_t numImages,
-    const int64_t *grid, int64_t gridRank, void *const *operands,
-    int64_t numInputs, int64_t numOutputs, const int64_t *bounds,
-    int64_t numBounds, void *stream) {
-  return gpuLauncherRun(runRocm, entry, images, numImages, grid, gridRank,
-                        operands, numInputs, numOutputs, bounds, numBounds,
-                        stream);
-}
-
-extern "C" int pallasc_launcher_rocm_run_symbolic(
-    const char *entry, const pallasc_gpu_image *images, int64_t numImages,
-    const int64_t *grid, int64_t gridRank, void *const *operands,
-    int64_t numInputs, int64_t numOutputs, const int64_t *bounds,
-    int64_t numBounds, void *stream, const char *plan, int64_t planSize) {
-  return gpuLauncherRunSymbolic(runRocm, entry, images, numImages, grid,
-                                gridRank, operands, numInputs, numOutputs,
-                                bounds, numBounds, stream, plan, planSize);
-}
+PALLASC_GPU_LAUNCHER_ENTRY_POINTS(rocm, pallasc_gpu_image, runRocm)
