@@ -37,6 +37,9 @@ void mlir::pallas::buildGpuDistributionPipeline(
   pm.addPass(createPallasLegalizeMath());
   // fp8 values are computed in f32 and converted with integer operations.
   pm.addPass(createPallasExpandFp8());
+  // A large block computed elementwise is stored a chunk of rows at a time,
+  // so the per-thread unrolling stays the size of one chunk.
+  pm.addPass(createPallasChunkElementwise());
   math::MathExtendToSupportedTypesOptions extend;
   extend.extraTypeStrs = {"f16"};
   pm.addPass(math::createMathExtendToSupportedTypes(extend));

@@ -203,4 +203,55 @@ def PallasResolvePlatform : Pass<"pallas-resolve-platform", "::mlir::ModuleOp"> 
                            "::mlir::scf::SCFDialect"];
 }
 
+def PallasChunkElementwise
+    : Pass<"pallas-chunk-elementwise", "::mlir::ModuleOp"> {
+  let summary = "Strip-mine a large block computed elementwise from iotas "
+                "and scalars into a loop over chunks of its rows";
+  let description = [{
+    The GPU lowerings give each thread its share of a block and unroll the
+    elementwise ops over it, so a kernel that computes a large block with a
+    long chain of elementwise ops (JAX's shipped `random.philox`: ~1,300
+    integer ops per element, on a 256 x 256 block) becomes straight-line
+    code that grows with the block, and ptxas time grows faster still.
+
+    This pass finds each `pallas.store` (no mask) of a tensor that is
+    computed only by elementwise ops (`arith`, `math`, `pallas.select`),
+    splat constants, `pallas.iota` and `pallas.broadcast_in_dim` of
+    scalars or of size-1 dimensions, from values that are not tensors of
+    the block's shape. When the chain's size times the block's elements is
+    over `max-element-ops`, the store becomes an `scf.for` over chunks of
+    the value's leading dimension (the largest divisor of it whose chunk
+    fits the budget): each iteration computes the chain on its chunk (the
+    leading-dimension iota offset by the chunk's start) and stores it at
+    that offset. The result is the same value, element for element; code
+    size no longer depends on the block size. Stores whose leading slice
+    starts at a dynamic offset, strided or masked stores, and chains that
+    read a block from memory are left as they are.
+
+    Before (a 256 x 256 block, a chain of 1,300 ops):
+    ```mlir
+    %i = pallas.iota 0 : tensor<256x256xi32>
+    ... elementwise ops on tensor<256x256xi32> ...
+    pallas.store %o[], %r : !pallas.ref<256x256xi32>, tensor<256x256xi32>
+    ```
+    After:
+    ```mlir
+    scf.for %c = %c0 to %c256 step %c4 {
+      %i0 = pallas.iota 0 : tensor<4x256xi32>
+      %i = arith.addi %i0, (%c broadcast) : tensor<4x256xi32>
+      ... the same ops on tensor<4x256xi32> ...
+      pallas.store %o[%c_i32 : 4, 0 : 256], %r
+          : !pallas.ref<256x256xi32>, tensor<4x256xi32>
+    }
+    ```
+  }];
+  let options = [
+    Option<"maxElementOps", "max-element-ops", "int64_t", "1 << 19",
+           "the most element-ops (the chain's op count times the elements "
+           "of its value) one block or chunk may take">
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 #endif // PALLASC_PASSES_TRANSFORMS_PASSES_TD

@@ -6,6 +6,8 @@ run with `pallasc run` and compared with `pallas_call(..., interpret=True)`;
 the same after jax.vmap of the op."""
 
 import functools
+import os
+import re
 
 import numpy as np
 import unittest
@@ -20,7 +22,7 @@ try:
   from jax.experimental.pallas.ops.gpu import (attention, decode_attention,
                                                layer_norm, softmax)
   from jax.experimental.pallas.ops.tpu import flash_attention, matmul
-  from jax.experimental.pallas.ops.tpu.random import threefry
+  from jax.experimental.pallas.ops.tpu.random import philox, threefry
   from jax.experimental.pallas.ops.tpu.splash_attention import (
       splash_attention_kernel as splash, splash_attention_mask as splash_mask)
   S = jax.ShapeDtypeStruct
@@ -237,6 +239,28 @@ class ShippedOps(PallascCase):
     (c,) = self.export(fn, S((2,), jnp.uint32))
     (ins,) = pallas_call_inputs(fn, key)
     self.check_call(c, targets=["tpu"], inputs=ins)
+
+  def test_tpu_philox_on_gpus(self):
+    # JAX's TPU philox kernel, ~1,300 integer ops per element on a 256 x 256
+    # block, on every GPU target: pallas-chunk-elementwise stores the block a
+    # chunk of rows at a time, so the unrolled code is one chunk's (the
+    # compile took minutes before). Bit-exact against interpret mode.
+    fn = lambda key: philox.philox_random_bits(key, 32, (256, 512))
+    key = np.array([0x12345678, 0x9ABCDEF0], np.uint32)
+    (c,) = self.export(fn, S((2,), jnp.uint32))
+    self.assertEqual(c.spec["out_specs"][0]["block_shape"], [256, 256])
+    (ins,) = pallas_call_inputs(fn, key)
+    self.check_call(c, targets=gpu_targets(), inputs=ins,
+                    emulate=[t for t in gpu_targets() if t != "cuda:sm_80"])
+    gpu_ir = os.path.join(os.path.dirname(c.paths[0]), "ir-" + c.name)
+    self.pallasc(c.paths[0], "--spec", c.paths[1], "--target", "cuda:sm_90a",
+                 "--emit", "mlir", "-o", gpu_ir)
+    # 4 rows of 256 per chunk: the chain's ~400 ops (after CSE) x 1,024
+    # elements fit the pass's budget of 2^19 element-ops, 8 rows would not.
+    with open(os.path.join(gpu_ir, c.name + ".sm_90a.gpu.mlir")) as f:
+      loop = re.search(r"scf\.for %\S+ = %\S+ to %c256\S* step %c4 ",
+                       f.read())
+    self.assertIsNotNone(loop, "no loop over the block's 256 rows, step 4")
 
   def test_tpu_splash_attention(self):
     # Causal multi-head splash attention: its scalar-prefetch block tables
