@@ -4,9 +4,9 @@
 // What the sm_90a lowering of Mosaic GPU kernels does not build yet is a
 // located error naming it.
 
-// expected-error @+1 {{clusters of more than one block are not lowered yet (cluster launch and multicast TMA); this kernel's cluster is array<i64: 2>}}
+// expected-error @+1 {{a cluster of 16 blocks is not lowered; at most 8 (the portable cluster size)}}
 pallas_mgpu.kernel @cluster(%x: memref<256x64xf16>, %o: memref<256x64xf16>)
-    attributes {grid = array<i64: 2>, grid_names = ["g"], cluster = array<i64: 2>,
+    attributes {grid = array<i64: 2>, grid_names = ["g"], cluster = array<i64: 16>,
                 cluster_names = ["c"], num_threads = 1, thread_name = "wg",
                 num_outputs = 1} {
 }
