@@ -275,9 +275,10 @@ class HopperMatmulRun(PallascCase):
       files.append(os.path.join(d, f"in{i}.npy"))
       save_npy(files[-1], v)
     out = os.path.join(d, "out.npy")
+    # --check: the same bits on the emulator's second schedule (no race).
     self.pallasc("run", mlir, "--spec", mlir[:-5] + ".json", "--target",
-                 "cuda:sm_90a", "--emulate", "--input", files[0], "--input",
-                 files[1], "--output", out)
+                 "cuda:sm_90a", "--emulate", "--check", "--input", files[0],
+                 "--input", files[1], "--output", out)
     got = load_npy(out, dtype).astype(np.float32)
     want = x.astype(np.float32) @ y.astype(np.float32)
     return files, got, want
@@ -370,8 +371,8 @@ class AttentionRun(PallascCase):
                       ptx)
         out = os.path.join(d, "o.npy")
         self.pallasc("run", mlir, "--spec", spec, "--target", "cuda:sm_90a",
-                     "--emulate", "--input", files[0], "--input", files[1],
-                     "--input", files[2], "--output", out)
+                     "--emulate", "--check", "--input", files[0], "--input",
+                     files[1], "--input", files[2], "--output", out)
         got = load_npy(out, np.float16).astype(np.float32)
         want = np.asarray(am.attention_reference(
             *(jnp.asarray(v) for v in x), causal=causal)).astype(np.float32)
@@ -545,7 +546,8 @@ class ClusterRun(PallascCase):
     xin, out = os.path.join(d, "x.npy"), os.path.join(d, "o.npy")
     save_npy(xin, x)
     self.pallasc("run", mlir, "--spec", mlir[:-5] + ".json", "--target",
-                 "cuda:sm_90a", "--emulate", "--input", xin, "--output", out)
+                 "cuda:sm_90a", "--emulate", "--check", "--input", xin,
+                 "--output", out)
     want = np.concatenate([x[0:32], x[64:96], x[32:64], x[96:128]])
     np.testing.assert_array_equal(load_npy(out, np.float16), want)
 
