@@ -674,6 +674,15 @@ SmallVector<Value> KernelLowering::boxCoordinates(const GmemView &view,
 }
 
 LogicalResult KernelLowering::lowerCopyIn(CopyGmemToSmemOp op) {
+  // A multicast over a cluster axis of one block is a plain copy.
+  if (ArrayAttr axes = op.getCollectiveAxesAttr())
+    for (auto [n, size] :
+         llvm::zip(kernel.getClusterNames(), kernel.getCluster()))
+      if (size > 1 && llvm::is_contained(axes, n))
+        return op.emitError()
+               << "a TMA multicast over cluster axis " << n << " of " << size
+               << " blocks (collective_axes) is not lowered yet; copy "
+                  "without collective_axes, each block loading its own tile";
   auto dst = smemView(op.getDst(), op);
   if (failed(dst) || failed(notTransposed(*dst, op)))
     return failure();
