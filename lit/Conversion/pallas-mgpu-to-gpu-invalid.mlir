@@ -4,9 +4,9 @@
 // What the sm_90a lowering of Mosaic GPU kernels does not build yet is a
 // located error naming it.
 
-// expected-error @+1 {{clusters of more than one block are not lowered yet (cluster launch and multicast TMA); this kernel's cluster is array<i64: 2>}}
+// expected-error @+1 {{a cluster of 16 blocks is not lowered; at most 8 (the portable cluster size)}}
 pallas_mgpu.kernel @cluster(%x: memref<256x64xf16>, %o: memref<256x64xf16>)
-    attributes {grid = array<i64: 2>, grid_names = ["g"], cluster = array<i64: 2>,
+    attributes {grid = array<i64: 2>, grid_names = ["g"], cluster = array<i64: 16>,
                 cluster_names = ["c"], num_threads = 1, thread_name = "wg",
                 num_outputs = 1} {
 }
@@ -73,4 +73,18 @@ pallas_mgpu.kernel @carried_without_layout(%x: memref<64x64xf16>, %o: memref<64x
   %r = scf.for %i = %c0 to %c1 step %c1 iter_args(%a = %z) -> (tensor<64xf32>) {
     scf.yield %a : tensor<64xf32>
   }
+}
+
+// -----
+
+pallas_mgpu.kernel @multicast(%x: memref<256x64xf16>, %o: memref<256x64xf16>)
+    attributes {grid = array<i64: 2>, grid_names = ["g"], cluster = array<i64: 2>,
+                cluster_names = ["c"], num_threads = 1, thread_name = "wg",
+                num_outputs = 1} {
+  %c0 = arith.constant 0 : index
+  %s = pallas_mgpu.alloc_smem : memref<64x64xf16, #pallas_mgpu.smem<tiling = [8, 64], swizzle = 128>>
+  %bar = pallas_mgpu.alloc_barriers : !pallas_mgpu.barrier<1, arrivals = 1>
+  %src = memref.subview %x[0, 0] [64, 64] [1, 1] : memref<256x64xf16> to memref<64x64xf16, strided<[64, 1]>>
+  // expected-error @+1 {{a TMA multicast over cluster axis "c" of 2 blocks (collective_axes) is not lowered yet; copy without collective_axes, each block loading its own tile}}
+  pallas_mgpu.copy_gmem_to_smem %src, %s, %bar[%c0] {collective_axes = ["c"]} : memref<64x64xf16, strided<[64, 1]>>, memref<64x64xf16, #pallas_mgpu.smem<tiling = [8, 64], swizzle = 128>>, !pallas_mgpu.barrier<1, arrivals = 1>
 }

@@ -136,3 +136,34 @@ pallas_mgpu.kernel @mma(%x: memref<128x64xf16>, %y: memref<64x128xf16>, %o: memr
 // CHECK-NEXT: nvvm.cp.async.bulk.wait_group 0 {read}
 // CHECK: nvvm.barrier id = %{{.*}} number_of_threads = %c128_i32
 // CHECK-NEXT: gpu.return
+
+// -----
+
+// A cluster of 2 x 2 blocks: its shape compiled into the kernel
+// (nvvm.cluster_dim: `.reqnctapercluster`), a launch of grid x cluster
+// blocks; a grid axis indexes clusters (%clusterid), a cluster axis the
+// block within its cluster (%cluster_ctaid).
+pallas_mgpu.kernel @clustered(%x: memref<256x128xf16>, %o: memref<256x128xf16>)
+    attributes {grid = array<i64: 3, 5>, grid_names = ["i", "j"], cluster = array<i64: 2, 2>,
+                cluster_names = ["cx", "cy"], num_threads = 1, thread_name = "wg",
+                num_outputs = 1} {
+  %i = pallas_mgpu.axis_index "i" : i32
+  %j = pallas_mgpu.axis_index "j" : i32
+  %cx = pallas_mgpu.axis_index "cx" : i32
+  %cy = pallas_mgpu.axis_index "cy" : i32
+  %a = arith.addi %i, %j : i32
+  %b = arith.addi %cx, %cy : i32
+  %s = arith.addi %a, %b : i32
+}
+
+// CHECK-LABEL: gpu.module @clustered_kernels
+// CHECK: gpu.func @clustered({{.*}}) kernel
+// CHECK-SAME: nvvm.cluster_dim = array<i32: 2, 2, 1>
+// CHECK-SAME: pallas.gpu.launch = #pallas.gpu_launch<entry = "clustered", grid = [6, 10, 1], grid_axes = {{\[\[0\], \[1\], \[\]\]}}, block = [128, 1, 1]
+// CHECK-DAG: %[[I:.*]] = nvvm.read.ptx.sreg.clusterid.x : i32
+// CHECK-DAG: %[[J:.*]] = nvvm.read.ptx.sreg.clusterid.y : i32
+// CHECK-DAG: %[[CX:.*]] = nvvm.read.ptx.sreg.cluster.ctaid.x : i32
+// CHECK-DAG: %[[CY:.*]] = nvvm.read.ptx.sreg.cluster.ctaid.y : i32
+// CHECK-DAG: arith.addi %[[I]], %[[J]] : i32
+// CHECK-DAG: arith.addi %[[CX]], %[[CY]] : i32
+// CHECK-NOT: gpu.block_id

@@ -275,9 +275,10 @@ class HopperMatmulRun(PallascCase):
       files.append(os.path.join(d, f"in{i}.npy"))
       save_npy(files[-1], v)
     out = os.path.join(d, "out.npy")
+    # --check: the same bits on the emulator's second schedule (no race).
     self.pallasc("run", mlir, "--spec", mlir[:-5] + ".json", "--target",
-                 "cuda:sm_90a", "--emulate", "--input", files[0], "--input",
-                 files[1], "--output", out)
+                 "cuda:sm_90a", "--emulate", "--check", "--input", files[0],
+                 "--input", files[1], "--output", out)
     got = load_npy(out, dtype).astype(np.float32)
     want = x.astype(np.float32) @ y.astype(np.float32)
     return files, got, want
@@ -370,8 +371,8 @@ class AttentionRun(PallascCase):
                       ptx)
         out = os.path.join(d, "o.npy")
         self.pallasc("run", mlir, "--spec", spec, "--target", "cuda:sm_90a",
-                     "--emulate", "--input", files[0], "--input", files[1],
-                     "--input", files[2], "--output", out)
+                     "--emulate", "--check", "--input", files[0], "--input",
+                     files[1], "--input", files[2], "--output", out)
         got = load_npy(out, np.float16).astype(np.float32)
         want = np.asarray(am.attention_reference(
             *(jnp.asarray(v) for v in x), causal=causal)).astype(np.float32)
@@ -506,6 +507,49 @@ class SmallKernel(unittest.TestCase):
       r = subprocess.run([opt, "-"], input=text, capture_output=True,
                          text=True)
       self.assertEqual(r.returncode, 0, r.stderr)
+
+
+@skip_without_jax
+class ClusterRun(PallascCase):
+  """plgpu.kernel(..., cluster=(2,)): the cluster axis exported as a mesh
+  axis, `lax.axis_index` over it; compiled for sm_90a in clusters of two
+  blocks and run on the emulator, against numpy."""
+
+  def test_cluster_axis_index(self):
+    from jax import lax
+
+    def body(x_ref, o_ref, smem, bar):
+      g = lax.axis_index("g")
+      c = lax.axis_index("c")
+      # Cluster g's block c copies row block 2g + c to row block 2c + g.
+      plgpu.copy_gmem_to_smem(x_ref.at[pl.ds((2 * g + c) * 32, 32)], smem,
+                              bar.at[0])
+      plgpu.barrier_wait(bar.at[0])
+      plgpu.commit_smem()
+      plgpu.copy_smem_to_gmem(smem, o_ref.at[pl.ds((2 * c + g) * 32, 32)])
+      plgpu.wait_smem_to_gmem(0)
+    tiled = (plgpu.TilingTransform((8, 64)), plgpu.SwizzleTransform(128))
+    f = plgpu.kernel(body, out_type=S((128, 64), jnp.float16), grid=(2,),
+                     grid_names=("g",), cluster=(2,), cluster_names=("c",),
+                     scratch_types=(plgpu.SMEM((32, 64), jnp.float16,
+                                               transforms=tiled),
+                                    plgpu.Barrier()))
+    d = os.path.join(self.dir, "cluster")
+    paths = pallasc_jax.export(f, S((128, 64), jnp.float16), out_dir=d,
+                               device="h100")
+    mlir = [p for p in paths if p.endswith(".mlir")][0]
+    with open(mlir) as fh:
+      self.assertIn('cluster = array<i64: 2>, cluster_names = ["c"]',
+                    fh.read())
+    x = (np.arange(128 * 64) % 1999 - 999).reshape(128, 64).astype(
+        np.float16)
+    xin, out = os.path.join(d, "x.npy"), os.path.join(d, "o.npy")
+    save_npy(xin, x)
+    self.pallasc("run", mlir, "--spec", mlir[:-5] + ".json", "--target",
+                 "cuda:sm_90a", "--emulate", "--check", "--input", xin,
+                 "--output", out)
+    want = np.concatenate([x[0:32], x[64:96], x[32:64], x[96:128]])
+    np.testing.assert_array_equal(load_npy(out, np.float16), want)
 
 
 @skip_without_jax

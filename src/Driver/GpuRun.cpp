@@ -68,10 +68,11 @@ namespace pallasc {
 
 namespace {
 
-/// Compares `got` with the reference (src/Runtime/Compare.h); prints a
-/// summary line. False on a mismatch.
+/// Compares `got` with the reference (src/Runtime/Compare.h), `what` (by
+/// default the CPU result); prints a summary line. False on a mismatch.
 bool compareOutput(size_t index, const HostArray &got, const HostArray &want,
-                   double rtol, double atol) {
+                   double rtol, double atol,
+                   const char *what = "the CPU result") {
   ArrayComparison c = compareArrays(got, want, rtol, atol);
   llvm::errs() << "check: output " << index << " (" << dtypeName(want.dtype)
                << ", " << c.elements << " elements): ";
@@ -79,10 +80,10 @@ bool compareOutput(size_t index, const HostArray &got, const HostArray &want,
     llvm::errs() << llvm::format("max abs err %.3g, max rel err %.3g, ",
                                  c.maxAbsError, c.maxRelError);
   if (c.matches()) {
-    llvm::errs() << "matches the CPU result\n";
+    llvm::errs() << "matches " << what << "\n";
     return true;
   }
-  llvm::errs() << c.differing << " elements differ from the CPU result; "
+  llvm::errs() << c.differing << " elements differ from " << what << "; "
                << "first at " << formatIndex(want.shape, c.firstDiffering)
                << " (flat index " << c.firstDiffering
                << "): " << formatElement(got, c.firstDiffering) << " vs "
@@ -531,11 +532,15 @@ int buildBeforeEmulating(ModuleOp module, const std::string &name,
 
 /// Runs the distributed kernel on the emulator's CPU threads, one launch
 /// per iteration of the batch loop, on copies of the arrays between guard
-/// regions; the outputs receive the results. Returns an ExitCode.
+/// regions; the outputs receive the results. With `reversedOutputs`, the
+/// kernel first runs from the same inputs on the emulator's reversed
+/// schedule (EmulatedGpuKernel::run), whose results it receives (allocated
+/// here, like `outputs`). Returns an ExitCode.
 int emulateGpuRun(const RunOptions &options, ModuleOp gpuModule,
                   const launch::GpuLaunchRecord &record, const RunCall &run,
                   bool amd, std::vector<HostArray> &inputs,
-                  std::vector<HostArray> &outputs) {
+                  std::vector<HostArray> &outputs,
+                  std::vector<HostArray> *reversedOutputs = nullptr) {
   std::string error;
   std::unique_ptr<JitObjectCache> objects =
       openJitObjectCache(options.driver, gpuModule, "run emulate -O2");
@@ -571,28 +576,62 @@ int emulateGpuRun(const RunOptions &options, ModuleOp gpuModule,
   if (kernel)
     if (int rc = run.launches(record, hostInputs, hostOutputs, launches))
       return rc;
-  for (size_t b = 0; kernel && b < launches.size(); ++b) {
-    const launch::GpuLauncherLaunch &l = launches[b];
-    launch::GpuLaunchGeometry geometry;
-    std::vector<int32_t> scalars;
-    launch::GpuStatus s =
-        launch::computeLaunchGeometry(record, l.gridSizes, geometry);
-    if (s)
-      s = launch::gridBoundValues(record, l.gridSizes, scalars, run.symbols);
-    if (!s) {
-      logError("error: " + s.message);
-      return kExitInternalError;
+  auto runLaunches = [&](bool reversed) {
+    for (size_t b = 0; kernel && b < launches.size(); ++b) {
+      const launch::GpuLauncherLaunch &l = launches[b];
+      launch::GpuLaunchGeometry geometry;
+      std::vector<int32_t> scalars;
+      launch::GpuStatus s =
+          launch::computeLaunchGeometry(record, l.gridSizes, geometry);
+      if (s)
+        s = launch::gridBoundValues(record, l.gridSizes, scalars,
+                                    run.symbols);
+      if (!s) {
+        logError("error: " + s.message);
+        return kExitInternalError;
+      }
+      std::vector<void *> hostBuffers;
+      for (uint64_t p : l.inputs)
+        hostBuffers.push_back(reinterpret_cast<void *>(p));
+      for (uint64_t p : l.outputs)
+        hostBuffers.push_back(reinterpret_cast<void *>(p));
+      if (!kernel->run(hostBuffers, scalars, geometry.grid, error,
+                       reversed))
+        kernel.reset();
     }
-    std::vector<void *> hostBuffers;
-    for (uint64_t p : l.inputs)
-      hostBuffers.push_back(reinterpret_cast<void *>(p));
-    for (uint64_t p : l.outputs)
-      hostBuffers.push_back(reinterpret_cast<void *>(p));
-    if (!kernel->run(hostBuffers, scalars, geometry.grid, error))
+    if (kernel && !global.check(error))
       kernel.reset();
+    return kExitSuccess;
+  };
+  if (reversedOutputs) {
+    // The reversed schedule first, then every array back as given (the
+    // outputs' initial contents included) for the run in order.
+    if (int rc = runLaunches(/*reversed=*/true))
+      return rc;
+    if (!kernel)
+      error += " (on the second schedule of --check: the blocks and threads "
+               "in reverse order)";
+    reversedOutputs->clear();
+    for (size_t j = 0; kernel && j < outputs.size(); ++j) {
+      HostArray &r = reversedOutputs->emplace_back(outputs[j].dtype,
+                                                   outputs[j].shape);
+      if (!r.allocate()) {
+        logError("error: cannot allocate the second schedule's outputs");
+        return kExitUserError;
+      }
+      if (r.byteSize())
+        std::memcpy(r.data(), global.data(inputs.size() + j), r.byteSize());
+    }
+    for (size_t i = 0; kernel && i < inputs.size(); ++i)
+      if (inputs[i].byteSize())
+        std::memcpy(global.data(i), inputs[i].data(), inputs[i].byteSize());
+    for (size_t j = 0; kernel && j < outputs.size(); ++j)
+      if (outputs[j].byteSize())
+        std::memcpy(global.data(inputs.size() + j), outputs[j].data(),
+                    outputs[j].byteSize());
   }
-  if (kernel && !global.check(error))
-    kernel.reset();
+  if (int rc = runLaunches(/*reversed=*/false))
+    return rc;
   if (!kernel) {
     logError("error: emulating the " + std::string(amd ? "AMD" : "CUDA") +
              " kernel: " + error);
@@ -719,17 +758,19 @@ int runOnGpu(const RunOptions &options, const GpuRunOptions &gpu) {
     return rc;
   FrontendResult &fe = setup.fe;
 
-  // A Mosaic GPU kernel: sm_90a only, and no CPU reference to check with.
+  // A Mosaic GPU kernel: sm_90a only, and no CPU reference: --check runs
+  // the emulator on a second schedule instead (docs/run.md).
   bool mosaicGpu = pallas_mgpu::hasMosaicGpuOps(*fe.module);
   if (mosaicGpu) {
     if (failed(pallas_mgpu::checkMosaicGpuTarget(*fe.module, gpu.target)))
       return kExitUserError;
-    if (gpu.check) {
+    if (gpu.check && !gpu.emulate) {
       logError(options.driver.specPath +
-               ": error: --check compares with the kernel run on the CPU, "
-               "which a Mosaic GPU kernel (plgpu.kernel) does not have; "
-               "compare the outputs (--output) with a reference of your own, "
-               "e.g. JAX's Mosaic GPU interpret mode or numpy");
+               ": error: --check on a Mosaic GPU kernel (plgpu.kernel) needs "
+               "--emulate: it has no CPU reference, and its check runs the "
+               "emulator on two schedules; on a GPU, compare the outputs "
+               "(--expect) with JAX's Mosaic GPU interpret mode or the op's "
+               "reference function");
       return kExitUsageError;
     }
   }
@@ -807,9 +848,13 @@ int runOnGpu(const RunOptions &options, const GpuRunOptions &gpu) {
     logError("error: " + error);
     return kExitInternalError;
   }
+  // --check of a Mosaic GPU kernel: the same kernel emulated on a second
+  // schedule, which must give the same bits.
+  std::vector<HostArray> reversed;
+  bool scheduleCheck = mosaicGpu && gpu.check;
   if (gpu.emulate) {
     if (int rc = emulateGpuRun(options, gpuModule, record, run, amd, inputs,
-                               outputs))
+                               outputs, scheduleCheck ? &reversed : nullptr))
       return rc;
   } else if (int rc = launchOnCuda(gpuModule, vendor, gpu, arch, entry,
                                    record, run, *fe.module, inputs,
@@ -817,10 +862,27 @@ int runOnGpu(const RunOptions &options, const GpuRunOptions &gpu) {
     return rc;
   }
 
-  if (gpu.check)
+  if (scheduleCheck) {
+    llvm::errs() << "check: a Mosaic GPU kernel has no CPU reference: "
+                    "compared with the emulator's second schedule (blocks "
+                    "and threads in reverse order), bit for bit; this finds "
+                    "races and barrier misuse, not a wrong lowering (compare "
+                    "with JAX's interpret mode through --expect)\n";
+    bool ok = true;
+    for (size_t j = 0; j < outputs.size(); ++j)
+      ok &= compareOutput(j, outputs[j], reversed[j], 0, 0,
+                          "the second schedule");
+    if (!ok) {
+      logError("error: the emulated CUDA result depends on the schedule: "
+               "the kernel has a race (shared or global memory read before "
+               "the barrier or wait that orders it after its write)");
+      return kExitUserError;
+    }
+  } else if (gpu.check) {
     if (int rc = checkAgainstCpu(options, gpu, *fe.module, *target, amd,
                                  runPlan, inputs, outputs, outputDTypes))
       return rc;
+  }
 
   return commitRunOutputs(options, setup.files, outputs, golden);
 }

@@ -356,6 +356,22 @@ static bool planMosaicGpuLaunch(Operation *kernel,
   plan.grid.assign(grid.asArrayRef().begin(), grid.asArrayRef().end());
   for (Attribute a : names)
     plan.gridNames.push_back(cast<StringAttr>(a).str());
+  // The launch is in blocks: each grid axis times the cluster's blocks
+  // along it (a cluster axis past the grid's rank adds an axis).
+  if (auto cluster = kernel->getAttrOfType<DenseI64ArrayAttr>("cluster")) {
+    auto clusterNames = kernel->getAttrOfType<ArrayAttr>("cluster_names");
+    for (auto [i, n] : llvm::enumerate(cluster.asArrayRef())) {
+      if (i < plan.grid.size()) {
+        plan.grid[i] *= n;
+        continue;
+      }
+      plan.grid.push_back(n);
+      plan.gridNames.push_back(
+          clusterNames && i < clusterNames.size()
+              ? cast<StringAttr>(clusterNames[i]).str()
+              : "cluster" + std::to_string(i));
+    }
+  }
   ArrayRef<Type> args = fn.getArgumentTypes();
   size_t numInputs = args.size() - numOutputs.getInt();
   for (auto [i, t] : llvm::enumerate(args)) {

@@ -41,6 +41,9 @@ namespace {
 constexpr int64_t kWarpgroup = 128;
 constexpr int64_t kSwizzleBytes = 128;
 constexpr int64_t kSwizzlePeriod = 1024;
+/// The most blocks a cluster has without a driver opt-in (CUDA's
+/// portable cluster size).
+constexpr int64_t kMaxClusterBlocks = 8;
 
 int64_t alignTo(int64_t x, int64_t a) { return (x + a - 1) / a * a; }
 
@@ -176,6 +179,13 @@ private:
     NVVM::BarrierOp::create(b, loc, Type(), id, i32(kWarpgroup), nullptr,
                             Value());
   }
+  /// The cluster's shape in blocks along x, y and z.
+  SmallVector<int32_t> clusterShape() {
+    SmallVector<int32_t> c(3, 1);
+    for (auto [i, n] : llvm::enumerate(kernel.getCluster()))
+      c[i] = static_cast<int32_t>(n);
+    return c;
+  }
   /// scf.if on thread 0 of the warpgroup.
   template <typename F> void onLeader(F body) {
     Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
@@ -213,14 +223,21 @@ private:
 };
 
 LogicalResult KernelLowering::checkKernel() {
-  if (llvm::any_of(kernel.getCluster(), [](int64_t n) { return n != 1; }))
-    return kernel.emitError()
-           << "clusters of more than one block are not lowered yet (cluster "
-              "launch and multicast TMA); this kernel's cluster is "
-           << kernel.getClusterAttr();
   if (kernel.getGrid().size() > 3)
     return kernel.emitError() << "a grid of rank " << kernel.getGrid().size()
                               << " is not lowered; at most 3";
+  if (kernel.getCluster().size() > 3)
+    return kernel.emitError() << "a cluster of rank "
+                              << kernel.getCluster().size()
+                              << " is not lowered; at most 3";
+  // The portable cluster size (larger ones need a driver opt-in).
+  int64_t blocks = 1;
+  for (int64_t n : kernel.getCluster())
+    blocks *= n;
+  if (blocks > kMaxClusterBlocks)
+    return kernel.emitError()
+           << "a cluster of " << blocks << " blocks is not lowered; at most "
+           << kMaxClusterBlocks << " (the portable cluster size)";
   if (kernel.getNumThreads() * kWarpgroup > 1024)
     return kernel.emitError()
            << kernel.getNumThreads()
@@ -260,6 +277,13 @@ LogicalResult KernelLowering::createFunction() {
                 b.getDenseI32ArrayAttr(
                     {static_cast<int32_t>(kernel.getNumThreads() * kWarpgroup),
                      1, 1}));
+  // A cluster of more than one block: its shape is compiled into the
+  // kernel (`.reqnctapercluster` and `.explicitcluster`), so a plain
+  // cuLaunchKernel of grid x cluster blocks launches it in clusters.
+  SmallVector<int32_t> cluster = clusterShape();
+  if (llvm::any_of(cluster, [](int32_t n) { return n > 1; }))
+    func->setAttr(NVVM::NVVMDialect::getClusterDimAttrName(),
+                  b.getDenseI32ArrayAttr(cluster));
   // setmaxnreg moves registers between warpgroups from a count at entry
   // that ptxas must know: all the block's threads share the register file
   // (65536 registers, allocated in units of 8).
@@ -650,6 +674,15 @@ SmallVector<Value> KernelLowering::boxCoordinates(const GmemView &view,
 }
 
 LogicalResult KernelLowering::lowerCopyIn(CopyGmemToSmemOp op) {
+  // A multicast over a cluster axis of one block is a plain copy.
+  if (ArrayAttr axes = op.getCollectiveAxesAttr())
+    for (auto [n, size] :
+         llvm::zip(kernel.getClusterNames(), kernel.getCluster()))
+      if (size > 1 && llvm::is_contained(axes, n))
+        return op.emitError()
+               << "a TMA multicast over cluster axis " << n << " of " << size
+               << " blocks (collective_axes) is not lowered yet; copy "
+                  "without collective_axes, each block loading its own tile";
   auto dst = smemView(op.getDst(), op);
   if (failed(dst) || failed(notTransposed(*dst, op)))
     return failure();
@@ -1229,14 +1262,41 @@ LogicalResult KernelLowering::lower(Operation *op) {
     if (kernel.getThreadName() && name == *kernel.getThreadName()) {
       v = wgIndex;
     } else {
-      for (auto [i, n] : llvm::enumerate(kernel.getGridNames()))
-        if (cast<StringAttr>(n).getValue() == name)
+      // A grid axis indexes clusters (%clusterid, = %ctaid / the cluster's
+      // size along the axis); a cluster axis, the block within its
+      // cluster (%cluster_ctaid). Without clusters, %ctaid and 0.
+      bool clustered = llvm::any_of(kernel.getCluster(),
+                                    [](int64_t n) { return n > 1; });
+      Type i32t = b.getI32Type();
+      for (auto [i, n] : llvm::enumerate(kernel.getGridNames())) {
+        if (cast<StringAttr>(n).getValue() != name)
+          continue;
+        if (!clustered)
           v = arith::IndexCastOp::create(
-              b, loc, b.getI32Type(),
+              b, loc, i32t,
               mlir::gpu::BlockIdOp::create(
                   b, loc, static_cast<mlir::gpu::Dimension>(i)));
+        else if (i == 0)
+          v = NVVM::ClusterIdXOp::create(b, loc, i32t);
+        else if (i == 1)
+          v = NVVM::ClusterIdYOp::create(b, loc, i32t);
+        else
+          v = NVVM::ClusterIdZOp::create(b, loc, i32t);
+      }
+      for (auto [i, n] : llvm::enumerate(kernel.getClusterNames())) {
+        if (v || cast<StringAttr>(n).getValue() != name)
+          continue;
+        if (kernel.getCluster()[i] == 1)
+          v = i32(0);
+        else if (i == 0)
+          v = NVVM::BlockInClusterIdXOp::create(b, loc, i32t);
+        else if (i == 1)
+          v = NVVM::BlockInClusterIdYOp::create(b, loc, i32t);
+        else
+          v = NVVM::BlockInClusterIdZOp::create(b, loc, i32t);
+      }
       if (!v)
-        v = i32(0); // a cluster axis of size 1
+        v = i32(0); // an unnamed cluster axis of size 1
     }
     ax.getResult().replaceAllUsesWith(v);
     return success();
@@ -1421,8 +1481,12 @@ LogicalResult KernelLowering::run() {
                              << "' is still used after the lowering";
   // The launch record: grid, threads, dynamic shared memory, the operands'
   // pointers then the tensor maps.
+  // Blocks along x, y and z: the grid's clusters times the cluster's
+  // blocks.
   SmallVector<int64_t> grid(kernel.getGrid().begin(), kernel.getGrid().end());
   grid.resize(3, 1);
+  for (auto [i, n] : llvm::enumerate(clusterShape()))
+    grid[i] *= n;
   SmallVector<pallas::GpuParamAttr> params;
   auto param = [&](pallas::GpuParamKind kind, pallas::GpuOperandGroup group,
                    int64_t index) {
@@ -1451,7 +1515,8 @@ LogicalResult KernelLowering::run() {
   }
   int64_t threads = kernel.getNumThreads() * kWarpgroup;
   SmallVector<int64_t> axes[3];
-  for (int64_t i = 0; i < static_cast<int64_t>(kernel.getGrid().size()); ++i)
+  int64_t rank = std::max(kernel.getGrid().size(), kernel.getCluster().size());
+  for (int64_t i = 0; i < rank; ++i)
     axes[i].push_back(i);
   func->setAttr(pallas::kGpuLaunchAttrName,
                 pallas::GpuLaunchAttr::get(

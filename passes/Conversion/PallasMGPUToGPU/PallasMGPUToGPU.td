@@ -23,7 +23,10 @@ def PallasMGPUToGPU : Pass<"pallas-mgpu-to-gpu", "::mlir::ModuleOp"> {
     "Mosaic GPU kernels"):
 
     - `axis_index`: the block index of a grid axis, 0 on a cluster axis of
-      size 1, `tid.x / 128` on the thread axis;
+      size 1, `tid.x / 128` on the thread axis; in clusters of more than
+      one block (their shape `nvvm.cluster_dim`, the launch grid x cluster
+      blocks), `%clusterid` of a grid axis and `%cluster_ctaid` of a
+      cluster axis;
     - `set_max_registers` → `nvvm.setmaxregister`;
     - `alloc_smem`: a 1024-byte aligned slot of the dynamic shared memory,
       laid out as 128-byte-swizzled panels (64 f16 columns, all rows), the

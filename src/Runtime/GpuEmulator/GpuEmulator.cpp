@@ -120,7 +120,7 @@ EmulatedGpuKernel::compile(ModuleOp module,
 
 bool EmulatedGpuKernel::run(ArrayRef<void *> buffers,
                             ArrayRef<int32_t> scalars, const int64_t grid[3],
-                            std::string &error) {
+                            std::string &error, bool reversed) {
   const launch::GpuLaunchRecord &record = impl->record;
   int64_t threads = record.block[0];
   int64_t smemBytes = record.dynamicSharedBytes;
@@ -198,7 +198,7 @@ bool EmulatedGpuKernel::run(ArrayRef<void *> buffers,
   packed.push_back(&smemPtr);
 
   bool ok = runGrid(kernel, packed.data(), grid, threads, warpSize,
-                    static_cast<char *>(smem), smemSize, error);
+                    static_cast<char *>(smem), smemSize, error, reversed);
   munmap(mapping, mapSize);
   return ok;
 }

@@ -60,9 +60,11 @@ public:
   ~EmulatedGpuKernel();
 
   /// One launch over `grid` (x, y, z): `buffers` and `scalars` as for
-  /// emulateGpuKernel.
+  /// emulateGpuKernel. With `reversed`, on another legal schedule (the
+  /// blocks last first, each round's runnable threads last first): a
+  /// kernel without races gives the same bits.
   bool run(llvm::ArrayRef<void *> buffers, llvm::ArrayRef<int32_t> scalars,
-           const int64_t grid[3], std::string &error);
+           const int64_t grid[3], std::string &error, bool reversed = false);
 
 private:
   struct Impl;

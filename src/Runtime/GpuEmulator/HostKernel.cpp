@@ -322,6 +322,8 @@ public:
   /// must not be visited afterwards.
   static SmallVector<Operation *> collect(func::FuncOp host);
   LogicalResult rewrite(Operation *op);
+  /// The kernel's cluster shape (`nvvm.cluster_dim`; 1, 1, 1 without).
+  int64_t clusterDim[3] = {1, 1, 1};
 
 private:
   /// A function-entry alloca of `size` elements of `elem`.
@@ -330,6 +332,7 @@ private:
   Value toI32(Value v);
   LogicalResult rewriteGpuOp(Operation *op, Location l);
   LogicalResult rewriteBarrier(NVVM::BarrierOp bar, Location l);
+  LogicalResult rewriteClusterId(Operation *op, Location l);
   LogicalResult rewriteShuffle(mlir::gpu::ShuffleOp sh, Location l);
   LogicalResult rewriteTf32(NVVM::ConvertFloatToTF32Op cvt, Location l);
   LogicalResult rewriteMma(NVVM::MmaOp mma, Location l);
@@ -367,7 +370,10 @@ SmallVector<Operation *> HostKernelRewriter::collect(func::FuncOp host) {
             NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp,
             NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp,
             NVVM::CpAsyncBulkCommitGroupOp, NVVM::CpAsyncBulkWaitGroupOp,
-            NVVM::FenceMbarrierInitOp, LLVM::CallIntrinsicOp>(op))
+            NVVM::FenceMbarrierInitOp, LLVM::CallIntrinsicOp,
+            NVVM::ClusterIdXOp, NVVM::ClusterIdYOp, NVVM::ClusterIdZOp,
+            NVVM::BlockInClusterIdXOp, NVVM::BlockInClusterIdYOp,
+            NVVM::BlockInClusterIdZOp>(op))
       ops.push_back(op);
   });
   return ops;
@@ -398,6 +404,10 @@ LogicalResult HostKernelRewriter::rewrite(Operation *op) {
           mlir::gpu::PrintfOp, mlir::gpu::DynamicSharedMemoryOp,
           mlir::gpu::ReturnOp>(op))
     return rewriteGpuOp(op, l);
+  if (isa<NVVM::ClusterIdXOp, NVVM::ClusterIdYOp, NVVM::ClusterIdZOp,
+          NVVM::BlockInClusterIdXOp, NVVM::BlockInClusterIdYOp,
+          NVVM::BlockInClusterIdZOp>(op))
+    return rewriteClusterId(op, l);
   if (auto sh = dyn_cast<mlir::gpu::ShuffleOp>(op))
     return rewriteShuffle(sh, l);
   if (auto cvt = dyn_cast<NVVM::ConvertFloatToTF32Op>(op))
@@ -462,6 +472,29 @@ LogicalResult HostKernelRewriter::rewriteGpuOp(Operation *op, Location l) {
     func::ReturnOp::create(b, l);
   }
   // gpu.printf: dropped.
+  op->erase();
+  return success();
+}
+
+/// %clusterid and %cluster_ctaid along x, y or z: clusters tile the grid,
+/// so they are %ctaid divided by, and modulo, the cluster's size there.
+LogicalResult HostKernelRewriter::rewriteClusterId(Operation *op, Location l) {
+  int32_t dim =
+      isa<NVVM::ClusterIdXOp, NVVM::BlockInClusterIdXOp>(op)   ? 0
+      : isa<NVVM::ClusterIdYOp, NVVM::BlockInClusterIdYOp>(op) ? 1
+                                                               : 2;
+  bool within = isa<NVVM::BlockInClusterIdXOp, NVVM::BlockInClusterIdYOp,
+                    NVVM::BlockInClusterIdZOp>(op);
+  auto f = declare(b, module, "pallasc_emu_bid", {i32}, {index});
+  Value bid = arith::IndexCastUIOp::create(
+      b, l, i32,
+      func::CallOp::create(
+          b, l, f, ValueRange{arith::ConstantIntOp::create(b, l, i32, dim)})
+          .getResult(0));
+  Value size = arith::ConstantIntOp::create(b, l, i32, clusterDim[dim]);
+  Value v = within ? arith::RemUIOp::create(b, l, bid, size).getResult()
+                   : arith::DivUIOp::create(b, l, bid, size).getResult();
+  op->getResult(0).replaceAllUsesWith(v);
   op->erase();
   return success();
 }
@@ -879,9 +912,16 @@ FailureOr<func::FuncOp> buildHostKernel(ModuleOp module,
     error = "no gpu.func to emulate";
     return failure();
   }
+  int64_t clusterDim[3] = {1, 1, 1};
+  if (auto c = kernel->getAttrOfType<DenseI32ArrayAttr>(
+          NVVM::NVVMDialect::getClusterDimAttrName()))
+    for (auto [i, n] : llvm::enumerate(c.asArrayRef()))
+      if (i < 3)
+        clusterDim[i] = n;
   func::FuncOp host = createHostFunction(module, kernel);
   Value smem = host.getBody().front().getArguments().back();
   HostKernelRewriter rewriter(module, host, smem, error);
+  std::copy(clusterDim, clusterDim + 3, rewriter.clusterDim);
   for (Operation *op : HostKernelRewriter::collect(host))
     if (failed(rewriter.rewrite(op)))
       return failure();

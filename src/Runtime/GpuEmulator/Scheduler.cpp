@@ -10,7 +10,7 @@ Scheduler *scheduler = nullptr;
 
 bool runGrid(PackedFn kernel, void **args, const int64_t grid[3],
              int64_t threads, int warpSize, char *smem, size_t smemSize,
-             std::string &error) {
+             std::string &error, bool reversed) {
   Scheduler sched;
   scheduler = &sched;
   sched.fibers.resize(threads);
@@ -42,9 +42,10 @@ bool runGrid(PackedFn kernel, void **args, const int64_t grid[3],
   };
   constexpr size_t kStack = 1 << 20;
   bool deadlock = false;
-  for (int64_t b = 0;
-       b < grid[0] * grid[1] * grid[2] && !deadlock && sched.failure.empty();
-       ++b) {
+  int64_t numBlocks = grid[0] * grid[1] * grid[2];
+  for (int64_t i = 0;
+       i < numBlocks && !deadlock && sched.failure.empty(); ++i) {
+    int64_t b = reversed ? numBlocks - 1 - i : i;
     // Unwritten shared memory reads as NaN / all ones.
     std::memset(smem, 0xff, smemSize);
     sched.blockId[0] = b % grid[0];
@@ -75,7 +76,8 @@ bool runGrid(PackedFn kernel, void **args, const int64_t grid[3],
     sched.mbarriers.clear();
     while (true) {
       bool ran = false, finished = true;
-      for (int64_t t = 0; t < threads; ++t) {
+      for (int64_t i = 0; i < threads; ++i) {
+        int64_t t = reversed ? threads - 1 - i : i;
         Fiber &f = sched.fibers[t];
         if (f.done)
           continue;

@@ -169,10 +169,12 @@ using PackedFn = void (*)(void **);
 /// Runs `kernel(args)` as every thread of every block of `grid` (x fastest),
 /// `threads` threads per block in warps of `warpSize`, with `smem` (of
 /// `smemSize` bytes) as each block's shared memory. Stops at the first
-/// deadlocked block or protocol violation: false with `error` set.
+/// deadlocked block or protocol violation: false with `error` set. With
+/// `reversed`, another legal schedule: the blocks run last first and, in
+/// each round, the runnable threads are resumed last first.
 bool runGrid(PackedFn kernel, void **args, const int64_t grid[3],
              int64_t threads, int warpSize, char *smem, size_t smemSize,
-             std::string &error);
+             std::string &error, bool reversed = false);
 
 } // namespace pallasc::runtime::emulator
 
