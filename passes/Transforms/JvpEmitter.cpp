@@ -155,6 +155,10 @@ LogicalResult Emitter::emitOp(Operation *op) {
     return op->emitError() << "pallas-jvp: no differentiation rule for '"
                            << op->getName()
                            << "' (TPU async copies are not differentiated)";
+  if (isa<SemaphoreSignalOp, SemaphoreWaitOp, SemaphoreReadOp>(op))
+    return op->emitError() << "pallas-jvp: no differentiation rule for '"
+                           << op->getName()
+                           << "' (TPU semaphores are not differentiated)";
   return emitGeneric(op);
 }
 

@@ -2992,6 +2992,60 @@ def _cond(low, eqn):
 
 
 # ---------------------------------------------------------------------------
+# TPU local semaphores
+# ---------------------------------------------------------------------------
+
+def _semaphore_operand(low, eqn, sem, transforms):
+  """(ref, indexer text) of the one semaphore `sem.at[...]` picks."""
+  name = eqn.primitive.name
+  ref = _ref(low, sem)
+  if ref.space != "semaphore":
+    raise low.error(f"'{name}' needs a semaphore ref "
+                    "(pltpu.SemaphoreType.REGULAR scratch), got a ref in "
+                    f"memory space '{ref.space}'")
+  idx, shape = index_ref(low, ref, transforms, None)
+  if shape != ():
+    raise low.error(f"'{name}' needs one semaphore (sem.at[i]), got a slice "
+                    f"of shape {shape}")
+  return ref, idx
+
+
+@rule("semaphore_signal", "semaphore_wait", "semaphore_read")
+def _semaphore(low, eqn):
+  name = eqn.primitive.name
+  args = tree_util.tree_unflatten(eqn.params["args_tree"], eqn.invars)
+  if name == "semaphore_read":
+    sem, transforms = args
+    ref, idx = _semaphore_operand(low, eqn, sem, transforms)
+    return low.op(f"pallas.semaphore_read {ref.name}{idx} : {ref.type} -> "
+                  "i32", (), np.int32, True)
+  if name == "semaphore_signal":
+    sem, transforms, value, device_id, core_index = args
+    if device_id is not None or core_index is not None:
+      which = "device_id" if device_id is not None else "core_index"
+      raise low.error(f"'semaphore_signal' with {which} (a signal to another "
+                      "device or core) is multi-device; pallasc compiles "
+                      "local semaphores only")
+  else:
+    sem, transforms, value, decrement = args
+    if isinstance(decrement, jax_core.Literal):
+      decrement = decrement.val
+    if not isinstance(decrement, (bool, np.bool_)):
+      raise low.error("'semaphore_wait' with a traced decrement is not "
+                      "supported")
+    if not decrement:
+      raise low.error("'semaphore_wait' with decrement=False is not "
+                      "supported (Pallas' TPU lowering has no "
+                      "non-decrementing wait)")
+  ref, idx = _semaphore_operand(low, eqn, sem, transforms)
+  v = low.as_scalar(low.convert(low.read(value), np.int32))
+  op = "pallas.semaphore_signal" if name == "semaphore_signal" else (
+      "pallas.semaphore_wait")
+  low.emit(f"{op} {ref.name}{idx}, {v.name} : {ref.type}")
+  return []
+
+
+# ---------------------------------------------------------------------------
 # TPU DMAs
 # ---------------------------------------------------------------------------
 

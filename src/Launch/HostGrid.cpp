@@ -1,6 +1,7 @@
 //===- HostGrid.cpp - Running a compiled kernel's grid on the host -*- C++ -*-===//
 
 #include "src/Launch/HostGrid.h"
+#include "src/Launch/RuntimeSymbols.h"
 
 #include <algorithm>
 #include <chrono>
@@ -956,6 +957,14 @@ bool HostGridRun::walkGrid() {
     moveBlocks();
 
     plan.kernel(kernelArgs.data());
+    std::string kernelError;
+    if (runtime::takeKernelError(kernelError)) {
+      std::string at;
+      for (size_t i = 0; i < point.size(); ++i)
+        at += (i ? ", " : "") + std::to_string(point[i]);
+      error = "the program at grid point (" + at + ") stopped: " + kernelError;
+      return false;
+    }
 
     for (size_t i = grid.size(); i-- > 0;) {
       if (++point[i] < grid[i])

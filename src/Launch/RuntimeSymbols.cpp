@@ -86,9 +86,25 @@ void printTensor(const UnrankedMemRef *m, F format) {
   std::fputs(s.c_str(), out());
 }
 
+/// The first error a kernel reported through the runtime on this thread.
+thread_local std::string kernelError;
+
 } // namespace
 
 extern "C" {
+
+void _mlir_ciface_pallasc_semaphore_wait_stuck(Memref1D *where, int32_t have,
+                                               int32_t want) {
+  if (!kernelError.empty())
+    return;
+  std::string site;
+  for (int64_t i = 0; i < where->size; ++i)
+    site += where->aligned[where->offset + i * where->stride];
+  kernelError = site + ": pl.semaphore_wait for " + std::to_string(want) +
+                " on a semaphore at " + std::to_string(have) +
+                ": the CPU runs one program at a time, so no other program "
+                "can signal it and the wait would never return";
+}
 
 void _mlir_ciface_pallasc_debug_text(Memref1D *text) {
   for (int64_t i = 0; i < text->size; ++i)
@@ -230,7 +246,17 @@ std::vector<std::pair<const char *, void *>> runtimeSymbols() {
       {"_mlir_ciface_pallasc_debug_tensor_f64",
        reinterpret_cast<void *>(&_mlir_ciface_pallasc_debug_tensor_f64)},
       {"memrefCopy", reinterpret_cast<void *>(&memrefCopy)},
+      {"_mlir_ciface_pallasc_semaphore_wait_stuck",
+       reinterpret_cast<void *>(&_mlir_ciface_pallasc_semaphore_wait_stuck)},
   };
+}
+
+bool takeKernelError(std::string &message) {
+  if (kernelError.empty())
+    return false;
+  message = std::move(kernelError);
+  kernelError.clear();
+  return true;
 }
 
 } // namespace pallasc::runtime

@@ -12,6 +12,7 @@
 #define PALLASC_SRC_LAUNCH_RUNTIMESYMBOLS_H
 
 #include <cstdio>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -19,6 +20,10 @@ namespace pallasc::runtime {
 
 /// (symbol name, address) of every runtime function.
 std::vector<std::pair<const char *, void *>> runtimeSymbols();
+
+/// Takes the error a kernel reported on this thread (a semaphore wait that
+/// can never return); false when there is none.
+bool takeKernelError(std::string &message);
 
 /// Where debug_print writes (stdout by default).
 void setDebugPrintStream(std::FILE *stream);

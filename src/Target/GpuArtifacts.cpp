@@ -53,6 +53,21 @@ FailureOr<DistributedGpuKernel>
 distributeGpuKernel(ModuleOp module, Location kernelLoc,
                     const std::string &target, const GpuTarget &chip,
                     const GpuVendorLowering &vendor) {
+  // Local semaphores (pl.semaphore_signal/wait/read) are TPU scratch: no GPU
+  // target lowers them.
+  WalkResult semaphores = module.walk([&](Operation *op) {
+    if (!isa<pallas::SemaphoreSignalOp, pallas::SemaphoreWaitOp,
+             pallas::SemaphoreReadOp>(op))
+      return WalkResult::advance();
+    op->emitOpError() << "is a TPU local semaphore (pltpu.SemaphoreType."
+                         "REGULAR); target "
+                      << target
+                      << " has no lowering for it (semaphores are TPU-only: "
+                         "compile for tpu or cpu)";
+    return WalkResult::interrupt();
+  });
+  if (semaphores.wasInterrupted())
+    return failure();
   if (failed(checkRegisterFootprint(module, chip)))
     return failure();
   DistributedGpuKernel out;

@@ -32,15 +32,17 @@ static LogicalResult downgrade(Operation *op, StringRef name,
   }
   if (name == "tpu.matmul" && version >= 13 && !attrs.get("transpose_lhs_hint"))
     attrs.set("transpose_lhs_hint", BoolAttr::get(op->getContext(), false));
-  if (name == "tpu.enqueue_dma" && version < 14) {
+  bool dma = name == "tpu.enqueue_dma";
+  if ((dma || name == "tpu.sem_signal") && version < 14) {
     // The subcore_id operand (the last segment) appeared in version 14.
+    size_t count = dma ? 7 : 5;
     auto segments =
         dyn_cast_or_null<DenseI32ArrayAttr>(attrs.get("operandSegmentSizes"));
-    if (!segments || segments.size() != 7)
-      return op->emitError() << "tpu.enqueue_dma without its 7 operand "
-                                "segment sizes";
-    if (segments[6] != 0)
-      return op->emitError() << "tpu.enqueue_dma with a subcore_id cannot be "
+    if (!segments || segments.size() != count)
+      return op->emitError() << name << " without its " << count
+                             << " operand segment sizes";
+    if (segments[count - 1] != 0)
+      return op->emitError() << name << " with a subcore_id cannot be "
                                 "written at Mosaic version "
                              << version << " (needs 14)";
     attrs.set("operandSegmentSizes",

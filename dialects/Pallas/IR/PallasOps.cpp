@@ -256,6 +256,9 @@ PALLAS_INDEXER_IMPL(StoreOp)
 PALLAS_INDEXER_IMPL(SwapOp)
 PALLAS_INDEXER_IMPL(AtomicRMWOp)
 PALLAS_INDEXER_IMPL(AtomicCASOp)
+PALLAS_INDEXER_IMPL(SemaphoreSignalOp)
+PALLAS_INDEXER_IMPL(SemaphoreWaitOp)
+PALLAS_INDEXER_IMPL(SemaphoreReadOp)
 #undef PALLAS_INDEXER_IMPL
 
 // The result of swap/atomic_rmw/atomic_cas has the value's type. The value
@@ -451,6 +454,39 @@ static LogicalResult verifyDma(OpT op) {
 
 LogicalResult DmaStartOp::verify() { return verifyDma(*this); }
 LogicalResult DmaWaitOp::verify() { return verifyDma(*this); }
+
+//===----------------------------------------------------------------------===//
+// Semaphore ops
+//===----------------------------------------------------------------------===//
+
+/// A `semaphore` ref indexed down to one semaphore (an integer index per
+/// dimension).
+template <typename OpT>
+static LogicalResult verifySemaphoreOp(OpT op) {
+  auto type = cast<RefType>(op.getRef().getType());
+  if (type.getMemorySpace() != MemorySpace::Semaphore)
+    return op.emitOpError() << "needs a ref in the semaphore memory space "
+                               "(pltpu.SemaphoreType.REGULAR scratch), got "
+                            << type;
+  if (!type.getElementType().isInteger(32))
+    return op.emitOpError() << "semaphore ref " << type
+                            << " must have element type i32";
+  SmallVector<int64_t> shape;
+  if (failed(verifyIndexer(op, type, op.getDynStarts().size(),
+                           op.getStaticStarts(), op.getStaticSizes(),
+                           op.getStaticStrides(), shape, "")))
+    return failure();
+  if (!shape.empty())
+    return op.emitOpError()
+           << "indexer must pick one semaphore with an integer index per "
+              "dimension of "
+           << type << ", but it selects shape [" << shape << "]";
+  return success();
+}
+
+LogicalResult SemaphoreSignalOp::verify() { return verifySemaphoreOp(*this); }
+LogicalResult SemaphoreWaitOp::verify() { return verifySemaphoreOp(*this); }
+LogicalResult SemaphoreReadOp::verify() { return verifySemaphoreOp(*this); }
 
 //===----------------------------------------------------------------------===//
 // KernelOp

@@ -432,6 +432,95 @@ def Pallas_DmaWaitOp : Pallas_DmaOp<"dma_wait"> {
       DenseI64ArrayAttr:$sem_static_strides);
 }
 
+//===----------------------------------------------------------------------===//
+// Semaphores (TPU local semaphores)
+//===----------------------------------------------------------------------===//
+
+// `pl.semaphore_signal/wait/read(sem.at[...])` on a `semaphore` ref
+// (`pltpu.SemaphoreType.REGULAR` scratch): the indexer picks one semaphore
+// with an integer index per dimension (`[]` for a rank-0 ref).
+class Pallas_SemaphoreOp<string mnemonic, list<Trait> traits = []>
+    : Pallas_IndexedOp<mnemonic, traits> {
+  let extraClassDeclaration = indexerDecl;
+}
+
+def Pallas_SemaphoreSignalOp : Pallas_SemaphoreOp<"semaphore_signal"> {
+  let summary = "adds to a local semaphore";
+  let description = [{
+    `semaphore_signal_p` (`pl.semaphore_signal(sem.at[i], inc)`) without a
+    device id or core index: adds `value` to the semaphore. The TPU lowering
+    writes `tpu.sem_signal`; on the CPU a semaphore is an i32 counter that
+    starts at 0 when the call starts and persists across grid steps.
+
+    ```mlir
+    pallas.semaphore_signal %sem[%i], %c2 : !pallas.ref<2xi32, semaphore>
+    ```
+  }];
+  let arguments = (ins
+      Arg<Pallas_AnyRef, "the semaphore ref", [MemRead, MemWrite]>:$ref,
+      Variadic<I32>:$dyn_starts,
+      DenseI64ArrayAttr:$static_starts,
+      DenseI64ArrayAttr:$static_sizes,
+      DenseI64ArrayAttr:$static_strides,
+      I32:$value);
+  let assemblyFormat = [{
+    $ref `[` custom<Indexer>($dyn_starts, $static_starts, $static_sizes,
+                             $static_strides) `]` `,` $value
+    attr-dict `:` qualified(type($ref))
+  }];
+}
+
+def Pallas_SemaphoreWaitOp : Pallas_SemaphoreOp<"semaphore_wait"> {
+  let summary = "waits until a local semaphore reaches a value, then subtracts it";
+  let description = [{
+    `semaphore_wait_p` (`pl.semaphore_wait(sem.at[i], dec)`): blocks until
+    the semaphore is at least `value`, then subtracts `value`. The TPU
+    lowering writes `tpu.sem_wait`. The CPU runs the grid on one thread, so
+    nothing can signal while a program waits: a wait on a semaphore below
+    `value` stops the run with a runtime error instead of hanging.
+
+    ```mlir
+    pallas.semaphore_wait %sem[0], %c1 : !pallas.ref<2xi32, semaphore>
+    ```
+  }];
+  let arguments = (ins
+      Arg<Pallas_AnyRef, "the semaphore ref", [MemRead, MemWrite]>:$ref,
+      Variadic<I32>:$dyn_starts,
+      DenseI64ArrayAttr:$static_starts,
+      DenseI64ArrayAttr:$static_sizes,
+      DenseI64ArrayAttr:$static_strides,
+      I32:$value);
+  let assemblyFormat = [{
+    $ref `[` custom<Indexer>($dyn_starts, $static_starts, $static_sizes,
+                             $static_strides) `]` `,` $value
+    attr-dict `:` qualified(type($ref))
+  }];
+}
+
+def Pallas_SemaphoreReadOp : Pallas_SemaphoreOp<"semaphore_read"> {
+  let summary = "the current value of a local semaphore";
+  let description = [{
+    `semaphore_read_p` (`pl.semaphore_read(sem.at[i])`). Lowers to
+    `tpu.sem_read` on the TPU, a load of the counter on the CPU.
+
+    ```mlir
+    %v = pallas.semaphore_read %sem[1] : !pallas.ref<2xi32, semaphore> -> i32
+    ```
+  }];
+  let arguments = (ins
+      Arg<Pallas_AnyRef, "the semaphore ref", [MemRead]>:$ref,
+      Variadic<I32>:$dyn_starts,
+      DenseI64ArrayAttr:$static_starts,
+      DenseI64ArrayAttr:$static_sizes,
+      DenseI64ArrayAttr:$static_strides);
+  let results = (outs I32:$result);
+  let assemblyFormat = [{
+    $ref `[` custom<Indexer>($dyn_starts, $static_starts, $static_sizes,
+                             $static_strides) `]`
+    attr-dict `:` qualified(type($ref)) `->` type($result)
+  }];
+}
+
 def Pallas_GatherOp : Pallas_Op<"gather", [
     AttrSizedOperandSegments,
     TypesMatchWith<"mask is i1 with the result's shape", "result", "mask",

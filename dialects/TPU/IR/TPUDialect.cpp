@@ -224,3 +224,21 @@ LogicalResult WaitDMA2Op::verify() {
     return emitOpError("semaphore must be a rank-0 memref");
   return verifyDmaPair(*this, getSrc(), getDst());
 }
+
+LogicalResult SemaphoreSignalOp::verify() {
+  if (cast<MemRefType>(getSemaphore().getType()).getRank() != 0)
+    return emitOpError("semaphore must be a rank-0 memref");
+  return success();
+}
+
+LogicalResult SemaphoreWaitOp::verify() {
+  if (cast<MemRefType>(getSemaphore().getType()).getRank() != 0)
+    return emitOpError("semaphore must be a rank-0 memref");
+  return success();
+}
+
+LogicalResult SemaphoreReadOp::verify() {
+  if (cast<MemRefType>(getSemaphore().getType()).getRank() != 0)
+    return emitOpError("semaphore must be a rank-0 memref");
+  return success();
+}

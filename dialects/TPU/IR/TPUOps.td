@@ -179,6 +179,71 @@ def TPU_WaitDMA2Op : TPU_Op<"wait_dma2", [AttrSizedOperandSegments]> {
 }
 
 //===----------------------------------------------------------------------===//
+// Semaphores
+//===----------------------------------------------------------------------===//
+
+def TPU_SemaphoreSignalOp : TPU_Op<"sem_signal", [AttrSizedOperandSegments]> {
+  let summary = "adds `amount` to a semaphore";
+  let description = [{
+    Pallas `semaphore_signal_p` (`pl.semaphore_signal(sem.at[i], inc)`) on
+    a rank-0 view of a semaphore scratch. pallasc writes local signals only
+    (no `device_id`/`core_id`/`subcore_id`); `subcore_id` exists from Mosaic
+    IR version 14 on and the serializer drops its segment for older versions.
+
+    ```mlir
+    tpu.sem_signal %s, %c2_i32 : memref<!tpu.semaphore, #tpu.memory_space<semaphore_mem>>
+    ```
+  }];
+  let arguments = (ins
+    MemRefOf<[TPU_SomeSemaphoreType]>:$semaphore,
+    I32:$amount,
+    Optional<I32>:$device_id,
+    Optional<I32>:$core_id,
+    Optional<I32>:$subcore_id
+  );
+  let assemblyFormat = [{
+    $semaphore `,` $amount
+    (`device_id` $device_id^)?
+    (`core_id` $core_id^)?
+    (`subcore_id` $subcore_id^)?
+    attr-dict `:` type($semaphore)
+  }];
+  let hasVerifier = 1;
+}
+
+def TPU_SemaphoreWaitOp : TPU_Op<"sem_wait"> {
+  let summary = "waits until a semaphore reaches `amount`, then subtracts it";
+  let description = [{
+    Pallas `semaphore_wait_p` (`pl.semaphore_wait(sem.at[i], dec)`).
+
+    ```mlir
+    tpu.sem_wait %s, %c1_i32 : memref<!tpu.semaphore, #tpu.memory_space<semaphore_mem>>
+    ```
+  }];
+  let arguments = (ins MemRefOf<[TPU_SemaphoreType]>:$semaphore, I32:$amount);
+  let assemblyFormat = "$semaphore `,` $amount attr-dict `:` type($semaphore)";
+  let hasVerifier = 1;
+}
+
+def TPU_SemaphoreReadOp : TPU_Op<"sem_read"> {
+  let summary = "the current value of a semaphore";
+  let description = [{
+    Pallas `semaphore_read_p` (`pl.semaphore_read(sem.at[i])`).
+
+    ```mlir
+    %v = tpu.sem_read %s : memref<!tpu.semaphore, #tpu.memory_space<semaphore_mem>> -> i32
+    ```
+  }];
+  let arguments = (ins MemRefOf<[TPU_SomeSemaphoreType]>:$semaphore);
+  let results = (outs I32:$result);
+  let assemblyFormat = [{
+    $semaphore attr-dict `:` type($semaphore) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+
+//===----------------------------------------------------------------------===//
 // Vector computations
 //===----------------------------------------------------------------------===//
 

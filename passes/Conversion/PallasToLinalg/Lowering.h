@@ -46,6 +46,15 @@ LogicalResult lowerGather(Operation *op, RewriterBase &rewriter);
 LogicalResult lowerDma(Operation *op, FuncState &state,
                        RewriterBase &rewriter);
 
+/// Zeroes the semaphore refs the kernel's semaphore ops use at grid point
+/// (0, ..., 0); an error when such a ref is not a kernel argument.
+LogicalResult initSemaphores(FuncState &state);
+
+/// Lowers pallas.semaphore_signal/wait/read on an i32 counter buffer; a wait
+/// that can never be satisfied calls `pallasc_semaphore_wait_stuck`.
+LogicalResult lowerSemaphore(Operation *op, ModuleOp module,
+                             RewriterBase &rewriter);
+
 /// Lowers dot, reduce, broadcast_in_dim, iota, reshape, transpose, select,
 /// cumsum and the hints.
 LogicalResult lowerBlockOp(Operation *op, RewriterBase &rewriter);

@@ -128,8 +128,9 @@ LogicalResult PallasToLinalgPass::checkSupported(ModuleOp module) {
               << "; run pallas-hi-to-lo before pallas-to-linalg";
           return WalkResult::interrupt();
         }
-        // Semaphore refs become plain buffers: the only ops on them are
-        // DMAs, which copy at once on the CPU (interpret mode).
+        // Semaphore refs become plain i32 buffers: DMAs copy at once on
+        // the CPU (interpret mode) and signal nothing; local semaphores are
+        // counters (Semaphore.cpp).
       }
     }
     return WalkResult::advance();
@@ -214,6 +215,9 @@ LogicalResult PallasToLinalgPass::lowerBody(FuncState &state,
       state.writtenRefs.insert(ref);
   });
 
+  if (failed(initSemaphores(state)))
+    return failure();
+
   SmallVector<Operation *> ops;
   state.func.walk<WalkOrder::PreOrder>([&](Operation *op) {
     if (isa<PallasDialect>(op->getDialect()))
@@ -248,6 +252,10 @@ LogicalResult PallasToLinalgPass::lowerBody(FuncState &state,
             .Case<pallas::DmaStartOp, pallas::DmaWaitOp>([&](Operation *dma) {
               return lowerDma(dma, state, rewriter);
             })
+            .Case<SemaphoreSignalOp, SemaphoreWaitOp, SemaphoreReadOp>(
+                [&](Operation *sem) {
+                  return lowerSemaphore(sem, module, rewriter);
+                })
             .Case<DebugPrintOp>([&](DebugPrintOp print) {
               return lowerDebugPrint(print, module, rewriter);
             })

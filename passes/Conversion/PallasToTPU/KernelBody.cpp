@@ -143,6 +143,9 @@ private:
   LogicalResult lower(DebugPrintOp op);
   LogicalResult lower(pallas::DmaStartOp op);
   LogicalResult lower(pallas::DmaWaitOp op);
+  LogicalResult lower(SemaphoreSignalOp op);
+  LogicalResult lower(SemaphoreWaitOp op);
+  LogicalResult lower(SemaphoreReadOp op);
   LogicalResult lower(ReturnOp op);
 
   FailureOr<Value> dmaView(OpBuilder &b, Operation *op, Value ref,
@@ -151,6 +154,9 @@ private:
   /// The (source, target, semaphore) memrefs of a DMA op.
   template <typename OpTy>
   FailureOr<std::array<Value, 3>> dmaOperands(OpBuilder &b, OpTy op);
+  /// The rank-0 `!tpu.semaphore` memref a semaphore op picks.
+  template <typename OpTy>
+  FailureOr<Value> semaphoreOperand(OpBuilder &b, OpTy op);
 
   void replace(Operation *op, Value v) {
     op->getResult(0).replaceAllUsesWith(v);
@@ -184,7 +190,8 @@ LogicalResult BodyLowerer::lowerOp(Operation *op) {
         .Case<ProgramIdOp, NumProgramsOp, LoadOp, StoreOp, SwapOp, DotOp,
               ReduceOp, BroadcastInDimOp, IotaOp, ReshapeOp, TransposeOp,
               SelectOp, MultipleOfOp, MaxContiguousOp, DebugPrintOp,
-              pallas::DmaStartOp, pallas::DmaWaitOp, ReturnOp>(
+              pallas::DmaStartOp, pallas::DmaWaitOp, SemaphoreSignalOp,
+              SemaphoreWaitOp, SemaphoreReadOp, ReturnOp>(
             [&](auto typed) { return lower(typed); })
         .Case<AtomicRMWOp, AtomicCASOp>([&](Operation *) {
           return op->emitError()
@@ -675,6 +682,57 @@ LogicalResult BodyLowerer::lower(pallas::DmaWaitOp op) {
                           /*device_id=*/Value(), /*core_id=*/Value(),
                           /*strict_ordering=*/b.getBoolAttr(false));
   op.erase();
+  return success();
+}
+
+template <typename OpTy>
+FailureOr<Value> BodyLowerer::semaphoreOperand(OpBuilder &b, OpTy op) {
+  // As Pallas' _transform_ref: tpu.memref_slice to the one semaphore, then
+  // tpu.memref_squeeze to rank 0.
+  FailureOr<Value> sem =
+      dmaView(b, op, op.getRef(), op.getDynStarts(), op.getStaticStarts(),
+              op.getStaticSizes(), op.getStaticStrides());
+  if (failed(sem))
+    return failure();
+  if (!isa<tpu::SemaphoreType>(
+          cast<MemRefType>(sem->getType()).getElementType()))
+    return op.emitError() << "'" << op->getName()
+                          << "' needs a regular semaphore "
+                             "(pltpu.SemaphoreType.REGULAR), but this "
+                             "semaphore scratch is also used by DMAs (a "
+                             "pltpu.SemaphoreType.DMA semaphore)";
+  return sem;
+}
+
+LogicalResult BodyLowerer::lower(SemaphoreSignalOp op) {
+  OpBuilder b(op);
+  FailureOr<Value> sem = semaphoreOperand(b, op);
+  if (failed(sem))
+    return failure();
+  tpu::SemaphoreSignalOp::create(b, op.getLoc(), *sem, op.getValue(),
+                                 /*device_id=*/Value(), /*core_id=*/Value(),
+                                 /*subcore_id=*/Value());
+  op.erase();
+  return success();
+}
+
+LogicalResult BodyLowerer::lower(SemaphoreWaitOp op) {
+  OpBuilder b(op);
+  FailureOr<Value> sem = semaphoreOperand(b, op);
+  if (failed(sem))
+    return failure();
+  tpu::SemaphoreWaitOp::create(b, op.getLoc(), *sem, op.getValue());
+  op.erase();
+  return success();
+}
+
+LogicalResult BodyLowerer::lower(SemaphoreReadOp op) {
+  OpBuilder b(op);
+  FailureOr<Value> sem = semaphoreOperand(b, op);
+  if (failed(sem))
+    return failure();
+  replace(op, tpu::SemaphoreReadOp::create(b, op.getLoc(), b.getI32Type(),
+                                           *sem));
   return success();
 }
 
