@@ -200,6 +200,28 @@ LogicalResult DotLowering::copyStreamed(const View &source, int sourceId,
   return success();
 }
 
+LogicalResult DotLowering::copyChunk(ArrayRef<AsyncChunks> plans, int64_t c,
+                                     int64_t chunkK) {
+  for (const AsyncChunks &p : plans) {
+    SmallVector<int64_t> sshape(layout(p.sourceId).shape.begin(),
+                                layout(p.sourceId).shape.end());
+    SmallVector<int64_t> tshape(layout(p.tileId).shape.begin(),
+                                layout(p.tileId).shape.end());
+    SmallVector<OpFoldResult> so(sshape.size(), b.getIndexAttr(0)),
+        to(tshape.size(), b.getIndexAttr(0));
+    so[p.sourceDim] = b.getIndexAttr(c * chunkK);
+    to[p.tileDim] = b.getIndexAttr(c * chunkK / p.tileDiv);
+    View src = d.subview(p.source, so, {}, sshape,
+                         SmallVector<int64_t>(sshape.size(), 1), {});
+    View dst = d.subview(p.tile, to, {}, tshape,
+                         SmallVector<int64_t>(tshape.size(), 1), {});
+    if (failed(d.copyAsync(src, p.sourceId, dst, p.tileId, p.width)))
+      return op->emitOpError() << "cannot copy a dot operand with cp.async";
+  }
+  NVVM::CpAsyncCommitGroupOp::create(b, loc);
+  return success();
+}
+
 View Distributor::tileView(RankedTensorType type, int id, int64_t absOffset,
                            int64_t &bytes, bool pad) {
   const Layout &l = layout(id);

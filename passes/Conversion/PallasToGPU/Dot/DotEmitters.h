@@ -88,6 +88,20 @@ public:
   /// coordinates), four access groups at a time.
   LogicalResult copyStreamed(const View &source, int sourceId,
                              const View &tile, int tileId);
+  /// A streamed operand copied with cp.async into `tile` in chunks along
+  /// k, one commit group per chunk (mma.sync and wgmma): the layouts of one
+  /// chunk over the source and the tile, the dimensions k walks in each,
+  /// the copy width. Chunk c starts at c * chunkK in the source and at
+  /// c * chunkK / tileDiv in the tile (8 for core-matrix tiles).
+  struct AsyncChunks {
+    View source, tile;
+    int sourceId, tileId;
+    int64_t sourceDim, tileDim, width;
+    int64_t tileDiv = 1;
+  };
+  /// Copies chunk `c` of every plan and commits it as one group.
+  LogicalResult copyChunk(ArrayRef<AsyncChunks> plans, int64_t c,
+                          int64_t chunkK);
   /// Binds the dot's result to `regs` in the accumulator layout.
   LogicalResult finish(SmallVector<Value> regs);
 
