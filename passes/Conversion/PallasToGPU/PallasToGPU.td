@@ -92,6 +92,15 @@ def PallasToGPU : Pass<"pallas-to-gpu", "::mlir::ModuleOp"> {
     ```
     remark: result 0: Blocked <[32, 32] regs=[1, 2, 4] lanes=[8, 16, 32, 64, 128] warps=[256, 512]>
     ```
+
+    `print-schedule` shows the software pipeline each mma.sync or wgmma dot
+    is emitted with (PipelineSchedule.h) as remarks
+    (lit/Conversion/pallas-to-gpu-schedule.mlir), e.g. on sm_90a for a
+    matmul whose operands both come from two TMA stages:
+
+    ```
+    remark: pipeline: stages 2 ahead 1 copy-wait 0 wait-group 1 chunks 4 x 16 a tma b tma
+    ```
   }];
   let options = [
     Option<"chip", "chip", "std::string", "\"sm_80\"",
@@ -105,7 +114,12 @@ def PallasToGPU : Pass<"pallas-to-gpu", "::mlir::ModuleOp"> {
     Option<"printLayouts", "print-layouts", "bool", "false",
            "For tests: after the layout assignment, a remark on each op of "
            "the kernel body per tensor result naming the layout it was "
-           "given (family and linear layout, or `flexible`)">
+           "given (family and linear layout, or `flexible`)">,
+    Option<"printSchedules", "print-schedule", "bool", "false",
+           "For tests: a remark on each mma.sync or wgmma dot with its "
+           "software pipeline (Analysis/PipelineSchedule.h): copy stages, "
+           "steps copied ahead, cp.async and wgmma wait depths, k chunks, "
+           "and where each operand comes from">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",

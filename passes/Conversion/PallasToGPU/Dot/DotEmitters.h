@@ -23,6 +23,7 @@
 #ifndef PALLASC_PASSES_CONVERSION_PALLASTOGPU_DOT_DOTEMITTERS_H
 #define PALLASC_PASSES_CONVERSION_PALLASTOGPU_DOT_DOTEMITTERS_H
 
+#include "passes/Conversion/PallasToGPU/Analysis/PipelineSchedule.h"
 #include "passes/Conversion/PallasToGPU/Dot/DotUtils.h"
 #include "passes/Conversion/PallasToGPU/Emitters/EmitContext.h"
 
@@ -102,6 +103,11 @@ public:
   /// Copies chunk `c` of every plan and commits it as one group.
   LogicalResult copyChunk(ArrayRef<AsyncChunks> plans, int64_t c,
                           int64_t chunkK);
+  /// The software pipeline of this dot (PipelineSchedule.h), decided
+  /// before it is emitted from `in` and the facts of its operands (`aId`:
+  /// A's fragment layout when A may come from registers, else -1; B never
+  /// does); a remark under print-schedule.
+  PipelineSchedule schedule(PipelineInput in, int aId, int bId);
   /// Binds the dot's result to `regs` in the accumulator layout.
   LogicalResult finish(SmallVector<Value> regs);
 

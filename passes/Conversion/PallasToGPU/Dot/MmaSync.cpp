@@ -28,14 +28,6 @@ using namespace mlir::pallas::gpu::detail;
 
 namespace {
 
-/// The software pipeline of one mma.sync dot, decided before it is
-/// emitted: the cp.async chunks along k of streamed operands, or the
-/// prefetch stages along the sequential axis (planStages).
-struct PipelineSchedule {
-  int64_t numChunks = 1, chunkK = 0;
-  const StagingState::StagePlan *stagePlan = nullptr;
-};
-
 /// The mma.sync lowering of one dot (DotLowering::mmaSync), in steps: the
 /// schedule, the operands (prefetch stages, cp.async chunks, registers or
 /// staged tiles), the lane's ldmatrix addresses, the k loop.
@@ -72,6 +64,8 @@ private:
   Location loc;
   const DotShape &s;
   PipelineSchedule sched;
+  /// The prefetch stages of the dot's operands (planStages), if any.
+  const StagingState::StagePlan *sp = nullptr;
 
   int64_t wm = 0, wn = 0, kStep = 16;
   bool tf32 = false;
@@ -93,24 +87,17 @@ private:
 
 } // namespace
 
-/// Streamed operands are copied with cp.async (sm_80+) in chunks along k,
-/// each committed as its own group: the mma steps of chunk c wait for that
-/// chunk only, and the copies of the later chunks overlap them. Each chunk
-/// costs a wait and a block-wide barrier, so a chunk keeps each warp's
-/// tensor cores busy for at least kMinMmaPerChunk instructions: a small dot
-/// (decode attention's 16-row dots, 32 mma.sync per warp) is waited for
-/// whole. Operands prefetched along the sequential axis (planStages) take
-/// their plan's stages instead.
+/// The schedule (PipelineSchedule.h), decided before anything is emitted.
 void MmaSyncEmitter::schedulePipeline() {
-  constexpr int64_t kMinMmaPerChunk = 32;
-  int64_t mmaPerWarp = std::max<int64_t>(1, s.m / wm / 16) *
-                       std::max<int64_t>(1, s.n / wn / 8) * (s.k / kStep);
-  sched.numChunks = std::max<int64_t>(
-      1, std::min<int64_t>({4, s.k / kStep, mmaPerWarp / kMinMmaPerChunk}));
-  sched.chunkK = s.k / sched.numChunks;
+  PipelineInput in;
+  in.family = PipelineInput::Family::MmaSync;
+  in.kStep = kStep;
+  in.warpsM = wm;
+  in.warpsN = wn;
+  sched = dl.schedule(in, aId, bId);
   if (auto it = dl.staging.stagePlans.find(dl.op);
       it != dl.staging.stagePlans.end())
-    sched.stagePlan = &it->second;
+    sp = &it->second;
 }
 
 /// A streamed operand copied with cp.async in the schedule's k chunks into
@@ -153,8 +140,7 @@ View MmaSyncEmitter::stageView(const View &tile, Value stage) {
   auto viewOp = tile.base.getDefiningOp<memref::ViewOp>();
   Value shift = arith::AddIOp::create(
       b, loc, viewOp.getByteShift(),
-      arith::MulIOp::create(b, loc, stage,
-                            dl.idx(sched.stagePlan->stageBytes)));
+      arith::MulIOp::create(b, loc, stage, dl.idx(sp->stageBytes)));
   View v = tile;
   v.base = memref::ViewOp::create(b, loc, viewOp.getType(), viewOp.getSource(),
                                   shift, viewOp.getSizes());
@@ -165,7 +151,6 @@ View MmaSyncEmitter::stageView(const View &tile, Value stage) {
 /// steps ahead (one commit group per step, in range or not), the wait for
 /// this step's, its stage's tiles.
 LogicalResult MmaSyncEmitter::prefetchStages() {
-  const StagingState::StagePlan *sp = sched.stagePlan;
   Value iv = dl.kc.seqIv;
   Value numStagesV = dl.idx(sp->stages);
   struct Staged {
@@ -206,12 +191,12 @@ LogicalResult MmaSyncEmitter::prefetchStages() {
     return success();
   };
   // One commit group per step, in range or not.
-  if (failed(d.prefetchSteps(sp->stages, issue, [&] {
+  if (failed(d.prefetchSteps(sched.copyAhead, issue, [&] {
         NVVM::CpAsyncCommitGroupOp::create(b, loc);
       })))
     return failure();
   NVVM::CpAsyncWaitGroupOp::create(b, loc,
-                                   b.getI32IntegerAttr(sp->stages - 1));
+                                   b.getI32IntegerAttr(sched.copyWait));
   dl.barrier();
   Value stage = arith::RemUIOp::create(b, loc, iv, numStagesV);
   for (auto [i, v] : llvm::enumerate(sp->values)) {
@@ -251,12 +236,11 @@ LogicalResult MmaSyncEmitter::stageOperand(Value v, int id,
 /// The operands where the schedule puts them, and the barrier before the
 /// tiles stored here are read.
 LogicalResult MmaSyncEmitter::stageOperands() {
-  const StagingState::StagePlan *sp = sched.stagePlan;
   if (sp && failed(prefetchStages()))
     return failure();
-  if (!sp && dl.kc.target->hasCpAsync && !dl.inRegisters(dl.aVal, aId))
+  if (sched.a == OperandFeed::CpAsync)
     aStage = planAsync(dl.aVal, 1);
-  if (!sp && dl.kc.target->hasCpAsync && !dl.inRegisters(dl.bVal, bId))
+  if (sched.b == OperandFeed::CpAsync)
     bStage = planAsync(dl.bVal, 0);
   for (int64_t c = 0; c < sched.numChunks && !plans.empty(); ++c)
     if (failed(dl.copyChunk(plans, c, sched.chunkK)))

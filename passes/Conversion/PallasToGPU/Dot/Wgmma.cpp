@@ -82,14 +82,6 @@ int Distributor::coreLayout(int id, int64_t cdim) {
 
 namespace {
 
-/// The software pipeline of one wgmma dot, decided before it is emitted:
-/// the cp.async chunks along k of streamed operands, the groups its
-/// wait_group leaves in flight, the steps the TMA copies run ahead.
-struct PipelineSchedule {
-  int64_t numChunks = 1, chunkK = 0;
-  int64_t waitDepth = 0, copyAhead = 0;
-};
-
 /// The accumulator before the first k step: a value (scale-d 1), zeros (no
 /// register input, scale-d 0), or zeros on a uniform condition (selects:
 /// the runtime scale-d `scaleD`).
@@ -118,7 +110,6 @@ public:
 
 private:
   void planAccumulator();
-  void findTmaOperands();
   void schedulePipeline();
   std::optional<CoreTile> planAsync(Value v, int64_t kdim);
   FailureOr<CoreTile> stageCore(Value v);
@@ -199,7 +190,15 @@ void WgmmaEmitter::planAccumulator() {
   scaleD = arith::ExtUIOp::create(b, loc, b.getI32Type(), accumulate);
 }
 
-void WgmmaEmitter::findTmaOperands() {
+/// The schedule (PipelineSchedule.h), decided before anything is emitted,
+/// and the TMA operands it feeds from.
+void WgmmaEmitter::schedulePipeline() {
+  PipelineInput in;
+  in.family = PipelineInput::Family::Wgmma;
+  in.warpsM = dl.C.warpsM;
+  in.warpsN = dl.C.warpsN;
+  sched = dl.schedule(in, aId, /*bId=*/-1);
+  aInRegisters = sched.a == OperandFeed::Registers;
   if (auto it = dl.staging.tmaPlans.find(dl.op);
       it != dl.staging.tmaPlans.end())
     tma = &it->second;
@@ -210,28 +209,13 @@ void WgmmaEmitter::findTmaOperands() {
           return &t;
     return nullptr;
   };
-  aTma = aInRegisters ? nullptr : tmaOf(dl.aVal);
-  bTma = tmaOf(dl.bVal);
-}
-
-void WgmmaEmitter::schedulePipeline() {
-  // Streamed operands: cp.async in up to four chunks along k.
-  sched.numChunks = std::min<int64_t>(4, s.k / 16);
-  sched.chunkK = s.k / sched.numChunks;
-  // Pipelined: both operands from TMA stages, at least two stages (one
-  // read by the group in flight, one being filled).
-  bool pipelined = tma && aTma && bTma && tma->stages >= 2;
-  sched.waitDepth = pipelined ? 1 : 0;
-  // The stages the copies may use: one stays with each group in flight.
-  sched.copyAhead = tma ? tma->stages - sched.waitDepth : 0;
+  aTma = sched.a == OperandFeed::Tma ? tmaOf(dl.aVal) : nullptr;
+  bTma = sched.b == OperandFeed::Tma ? tmaOf(dl.bVal) : nullptr;
 }
 
 /// A streamed operand copied with cp.async in the schedule's k chunks into
-/// a core-matrix tile; none when the chip or the operand's alignment does
-/// not allow it.
+/// a core-matrix tile; none when the operand's alignment does not allow it.
 std::optional<CoreTile> WgmmaEmitter::planAsync(Value v, int64_t kdim) {
-  if (!dl.kc.target->hasCpAsync)
-    return std::nullopt;
   SmallVector<int64_t> perm;
   Value x;
   const View *source = dl.streamedOperand(v, x, perm);
@@ -321,9 +305,9 @@ void WgmmaEmitter::fenceProxy() {
 /// here, one commit group per chunk), registers, or core-matrix tiles
 /// stored now or before the dot; TMA operands are copied by startTma.
 LogicalResult WgmmaEmitter::stageOperands() {
-  if (!aInRegisters && !aTma)
+  if (sched.a == OperandFeed::CpAsync)
     aTile = planAsync(dl.aVal, 1);
-  if (!bTma)
+  if (sched.b == OperandFeed::CpAsync)
     bTile = planAsync(dl.bVal, 0);
   for (int64_t c = 0; c < sched.numChunks && !plans.empty(); ++c)
     if (failed(dl.copyChunk(plans, c, sched.chunkK)))
@@ -704,10 +688,8 @@ LogicalResult WgmmaEmitter::run() {
   instrN = std::min<int64_t>(nW, 256);
   aId = dl.intern(fragmentLayout({pallasc::MatrixInstrKind::Wgmma},
                                  pallasc::MatrixOperand::A, s.m, s.k, gm, gn));
-  planAccumulator();
-  aInRegisters = dl.inRegisters(dl.aVal, aId);
-  findTmaOperands();
   schedulePipeline();
+  planAccumulator();
   if (failed(stageOperands()))
     return failure();
   warpgroupCoordinates();
@@ -745,7 +727,7 @@ LogicalResult WgmmaEmitter::run() {
 /// uniform condition (`pl.when(k == 0)` zeroing a scratch accumulator:
 /// selects) becomes the runtime scale-d of the first k step, so no
 /// instruction touches the accumulators between wgmmas.
-/// The schedule is decided first: a dot whose
+/// The schedule (PipelineSchedule.h) is decided first: a dot whose
 /// operands both come from TMA stages is pipelined across the steps of the
 /// sequential axis: `wgmma.wait_group 1` leaves the step's group in flight
 /// (it only retires the previous step's; the copies use one stage fewer,
