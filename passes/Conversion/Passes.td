@@ -83,7 +83,9 @@ def PallasToLinalg : Pass<"pallas-to-linalg", "ModuleOp"> {
 
 
 include "passes/Conversion/PallasToTPU/PallasToTPU.td"
+include "passes/Conversion/GPUPrepare/GPUPrepare.td"
 include "passes/Conversion/PallasToGPU/PallasToGPU.td"
+include "passes/Conversion/NVGPUToNVVM/NVGPUToNVVM.td"
 include "passes/Conversion/PallasMGPUToGPU/PallasMGPUToGPU.td"
 include "passes/Conversion/GPUCodegen/GPUCodegen.td"
 include "passes/Conversion/MathToOcml/MathToOcml.td"

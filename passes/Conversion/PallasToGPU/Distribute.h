@@ -230,6 +230,25 @@ private:
   /// Before a non-wgmma read of `regs`: `wgmma.wait_group 0` when they are
   /// the accumulators of a group still in flight (Wgmma.cpp).
   void retireWgmma(ArrayRef<Value> regs);
+  /// The shared memory of dot operand stages dead at `at`, which an
+  /// epilogue's buffer may overlay (Epilogue.cpp); `tma`: TMA stages.
+  struct DeadRegion {
+    int64_t offset = 0, bytes = 0;
+    bool tma = false;
+  };
+  DeadRegion deadOperandStages(Operation *at);
+  /// Whether the insertion point is at the last step of the sequential
+  /// axis (under `pl.when(k == nk - 1)`).
+  bool atLastSequentialStep();
+  /// Before an epilogue buffer overlays TMA stages: waits for the wgmma
+  /// groups that may still read them.
+  void retireBeforeOverlay();
+  /// The chunk loop of storeEpilogue: `regs` (layout `srcId`) through the
+  /// buffer `buf`, read in `readId` and stored to `out`.
+  LogicalResult storeEpilogueChunks(const View &buf, const View &out,
+                                    int srcId, int readId,
+                                    ArrayRef<Value> regs,
+                                    ArrayRef<int64_t> chunkRegs);
   /// Stores a dot operand staged early (StagingState::EarlyTile) to its
   /// tile, where it is defined.
   LogicalResult stageEarly(Value def);

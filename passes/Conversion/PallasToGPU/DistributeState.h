@@ -76,6 +76,9 @@ struct KernelContext {
   Location loc;
   Value tid;                 ///< gpu.thread_id x, index
   int64_t numWarps = 4;
+  /// pallas-to-gpu's print-schedule: a remark on each tensor-core dot with
+  /// its software pipeline (PipelineSchedule.h).
+  bool printSchedules = false;
   Value smemBase;            ///< memref<?xi8, workgroup> (dynamic)
   int64_t workspaceOffset = 0;
   int64_t workspaceBytes = 0; ///< grows as the distributor needs

@@ -104,6 +104,7 @@ void PallasToGPUPass::runOnOperation() {
   kc.prologueBlock = &body;
   kc.prologueEnd = grid.firstAfterPrologue;
   kc.workspaceOffset = 0;
+  kc.printSchedules = printSchedules;
 
   // The distributor: aliasing and scratch, prefetching, then the loops of
   // the sequential axes and the bindings of the kernel's arguments.

@@ -9,47 +9,6 @@
 
 include "mlir/Pass/PassBase.td"
 
-def PallasGPUPrepare : Pass<"pallas-gpu-prepare", "::mlir::ModuleOp"> {
-  let summary = "Record the grid mapping and rewrite the ops the GPU lowers "
-                "itself, before pallas-to-linalg";
-  let description = [{
-    The GPU lowering needs what `pallas-to-linalg` erases or lowers for the
-    CPU. This pass runs first and:
-
-    - records the module's single `pallas.call` (grid, block specs, scratch,
-      aliases, compiler params, operand types) on the module as
-      `pallas.gpu.call`, a `#pallas.gpu_call`;
-    - rewrites `pallas.atomic_rmw` / `pallas.atomic_cas` on scalars into
-      `memref.atomic_rmw` / `memref.generic_atomic_rmw` on the ref (seen as a
-      memref through an `unrealized_conversion_cast` that folds away once
-      the ref is a memref), with interpret mode's clamping of dynamic starts
-      and dropping of out-of-bounds lanes; block-valued atomics become a
-      loop over the lanes;
-    - rewrites `pallas.multiple_of %x, n` on `i32` scalars into
-      `arith.andi %x, -n` (exact when the hint holds), so the divisibility
-      survives for the alignment analysis;
-    - rewrites `pallas.debug_print` of scalars into `gpu.printf`.
-
-    ```mlir
-    %old = pallas.atomic_rmw add %hist[%b], %one : !pallas.ref<256xi32>, i32
-    ```
-    becomes
-    ```mlir
-    %m = builtin.unrealized_conversion_cast %hist
-        : !pallas.ref<256xi32> to memref<256xi32>
-    %old = scf.if %in_bounds -> (i32) {
-      %o = memref.atomic_rmw addi %one, %m[%i] : (i32, memref<256xi32>) -> i32
-      scf.yield %o : i32
-    } else { ... }
-    ```
-  }];
-  let dependentDialects = [
-    "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",
-    "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect",
-    "::mlir::tensor::TensorDialect"
-  ];
-}
-
 def PallasToGPU : Pass<"pallas-to-gpu", "::mlir::ModuleOp"> {
   let summary = "Distribute a lowered pallas kernel over a GPU thread block "
                 "(CUDA CTA or HIP workgroup)";
@@ -92,6 +51,15 @@ def PallasToGPU : Pass<"pallas-to-gpu", "::mlir::ModuleOp"> {
     ```
     remark: result 0: Blocked <[32, 32] regs=[1, 2, 4] lanes=[8, 16, 32, 64, 128] warps=[256, 512]>
     ```
+
+    `print-schedule` shows the software pipeline each mma.sync or wgmma dot
+    is emitted with (PipelineSchedule.h) as remarks
+    (lit/Conversion/pallas-to-gpu-schedule.mlir), e.g. on sm_90a for a
+    matmul whose operands both come from two TMA stages:
+
+    ```
+    remark: pipeline: stages 2 ahead 1 copy-wait 0 wait-group 1 chunks 4 x 16 a tma b tma
+    ```
   }];
   let options = [
     Option<"chip", "chip", "std::string", "\"sm_80\"",
@@ -105,7 +73,12 @@ def PallasToGPU : Pass<"pallas-to-gpu", "::mlir::ModuleOp"> {
     Option<"printLayouts", "print-layouts", "bool", "false",
            "For tests: after the layout assignment, a remark on each op of "
            "the kernel body per tensor result naming the layout it was "
-           "given (family and linear layout, or `flexible`)">
+           "given (family and linear layout, or `flexible`)">,
+    Option<"printSchedules", "print-schedule", "bool", "false",
+           "For tests: a remark on each mma.sync or wgmma dot with its "
+           "software pipeline (Analysis/PipelineSchedule.h): copy stages, "
+           "steps copied ahead, cp.async and wgmma wait depths, k chunks, "
+           "and where each operand comes from">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",
@@ -114,25 +87,6 @@ def PallasToGPU : Pass<"pallas-to-gpu", "::mlir::ModuleOp"> {
     "::mlir::nvgpu::NVGPUDialect", "::mlir::amdgpu::AMDGPUDialect",
     "::mlir::LLVM::LLVMDialect", "::mlir::math::MathDialect",
     "::mlir::ub::UBDialect", "::mlir::DLTIDialect"
-  ];
-}
-
-def PallasNVGPUToNVVM : Pass<"pallas-nvgpu-to-nvvm", "::mlir::gpu::GPUModuleOp"> {
-  let summary = "Lower the nvgpu ops pallas-to-gpu emits (cp.async) to NVVM, "
-                "with the gpu.module's index width";
-  let description = [{
-    Runs after `convert-gpu-to-nvvm`. Upstream's `convert-nvgpu-to-nvvm`
-    always converts memrefs with 64-bit indices, while `pallas-to-gpu`
-    gives small kernels 32-bit ones (`dlti.dl_spec` on the `gpu.module`),
-    leaving casts between mismatched descriptors; this pass applies the same
-    upstream patterns (`populateNVGPUToNVVMConversionPatterns`) with a type
-    converter built from the module's data layout. It also prints the global
-    loads that carry a `pallas.load`'s `eviction_policy` (their location is
-    fused with the metadata `"pallas.eviction_policy=POLICY"`) as inline
-    PTX, `ld.global.L1::evict_first` / `L1::evict_last`.
-  }];
-  let dependentDialects = [
-    "::mlir::LLVM::LLVMDialect", "::mlir::NVVM::NVVMDialect"
   ];
 }
 

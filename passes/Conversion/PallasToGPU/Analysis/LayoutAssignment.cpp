@@ -395,7 +395,7 @@ void LayoutAssignment::printLayouts() {
   });
 }
 
-LogicalResult LayoutAssignment::run() {
+void LayoutAssignment::findFlexible() {
   // Flexible values: constants and what is computed from them alone; they
   // are rematerialized in whatever layout a use needs.
   kernel.walk<WalkOrder::PreOrder>([&](Operation *op) {
@@ -429,12 +429,13 @@ LogicalResult LayoutAssignment::run() {
         tt && isScratch(tt.getBuffer()))
       result.deferred.insert(r);
   });
+}
 
+void LayoutAssignment::findBroadcastReads() {
   // Broadcast operands read from memory (layernorm's scale and shift,
   // broadcast along the rows): the load and the broadcast take the layout
   // their consumer has, so the vector is loaded straight into the registers
   // the broadcast needs instead of being converted through shared memory.
-  DenseSet<Operation *> broadcastReads;
   auto isBroadcastRead = [&](Value r) {
     auto tt = r.getDefiningOp<bufferization::ToTensorOp>();
     if (!tt || !isReadOnly(tt.getBuffer()) || isScratch(tt.getBuffer()) ||
@@ -464,55 +465,56 @@ LogicalResult LayoutAssignment::run() {
   });
   for (Operation *op : broadcastReads)
     result.deferred.insert(op->getResult(0));
+}
 
+bool LayoutAssignment::isRowReduced(bufferization::ToTensorOp tt) {
+  auto type = dyn_cast<RankedTensorType>(tt.getResult().getType());
+  if (!type || type.getRank() < 2 || !isReadOnly(tt.getBuffer()) ||
+      isScratch(tt.getBuffer()))
+    return false;
+  // The values computed elementwise from the rows (identity reads).
+  SmallVector<Value> work{tt.getResult()};
+  DenseSet<Value> seen{tt.getResult()};
+  bool reduced = false, broadcast = false;
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    for (OpOperand &use : v.getUses()) {
+      Operation *user = use.getOwner();
+      if (auto red = dyn_cast<linalg::ReduceOp>(user)) {
+        if (red.getDimensions() == ArrayRef<int64_t>{type.getRank() - 1})
+          reduced = true;
+        continue;
+      }
+      auto g = dyn_cast<linalg::GenericOp>(user);
+      if (!g || !isElementwise(g) || g->getBlock() != tt->getBlock() ||
+          !isIdentityDims(*mapDims(g.getMatchingIndexingMap(&use)),
+                          g.getNumLoops()))
+        continue;
+      for (OpOperand *o : readOperands(g))
+        if (Operation *def = o->get().getDefiningOp();
+            def && broadcastReads.contains(def) &&
+            isa<linalg::GenericOp>(def) &&
+            *mapDims(cast<linalg::GenericOp>(def).getMatchingIndexingMap(
+                cast<linalg::GenericOp>(def).getDpsInputOperand(0))) ==
+                ArrayRef<int64_t>{type.getRank() - 1})
+          broadcast = true;
+      for (Value res : g->getResults())
+        if (res.getType() == type && seen.insert(res).second)
+          work.push_back(res);
+    }
+  }
+  return reduced && broadcast;
+}
+
+void LayoutAssignment::assignRowReduced() {
   // Rows reduced along their last dimension that are also combined with a
   // vector broadcast along the rows (layernorm): as Triton's blocked layout,
   // the warps go along the reduced dimension, right after the lanes, so each
   // thread holds few columns of every row and the broadcast vectors cost few
   // registers; the reduction then crosses the warps through one shared
   // memory slot per warp and row.
-  auto rowReduced = [&](bufferization::ToTensorOp tt) {
-    auto type = dyn_cast<RankedTensorType>(tt.getResult().getType());
-    if (!type || type.getRank() < 2 || !isReadOnly(tt.getBuffer()) ||
-        isScratch(tt.getBuffer()))
-      return false;
-    // The values computed elementwise from the rows (identity reads).
-    SmallVector<Value> work{tt.getResult()};
-    DenseSet<Value> seen{tt.getResult()};
-    bool reduced = false, broadcast = false;
-    while (!work.empty()) {
-      Value v = work.pop_back_val();
-      for (OpOperand &use : v.getUses()) {
-        Operation *user = use.getOwner();
-        if (auto red = dyn_cast<linalg::ReduceOp>(user)) {
-          if (red.getDimensions() ==
-              ArrayRef<int64_t>{type.getRank() - 1})
-            reduced = true;
-          continue;
-        }
-        auto g = dyn_cast<linalg::GenericOp>(user);
-        if (!g || !isElementwise(g) ||
-            g->getBlock() != tt->getBlock() ||
-            !isIdentityDims(*mapDims(g.getMatchingIndexingMap(&use)),
-                            g.getNumLoops()))
-          continue;
-        for (OpOperand *o : readOperands(g))
-          if (Operation *def = o->get().getDefiningOp();
-              def && broadcastReads.contains(def) &&
-              isa<linalg::GenericOp>(def) &&
-              *mapDims(cast<linalg::GenericOp>(def).getMatchingIndexingMap(
-                  cast<linalg::GenericOp>(def).getDpsInputOperand(0))) ==
-                  ArrayRef<int64_t>{type.getRank() - 1})
-            broadcast = true;
-        for (Value res : g->getResults())
-          if (res.getType() == type && seen.insert(res).second)
-            work.push_back(res);
-      }
-    }
-    return reduced && broadcast;
-  };
   kernel.walk([&](bufferization::ToTensorOp tt) {
-    if (!rowReduced(tt))
+    if (!isRowReduced(tt))
       return;
     auto type = cast<RankedTensorType>(tt.getResult().getType());
     Layout l = blockedLayout(type.getShape(),
@@ -544,14 +546,16 @@ LogicalResult LayoutAssignment::run() {
       t.regs.push_back(uint64_t(1) << bit);
     assign(tt.getResult(), intern(t));
   });
+}
 
+void LayoutAssignment::fixedPoint() {
   Block &entry = kernel.getBody().front();
-  auto fixedPoint = [&]() {
-    for (int iter = 0; iter < 32; ++iter)
-      if (!analyzeBlock(entry))
-        return;
-  };
-  fixedPoint();
+  for (int iter = 0; iter < 32; ++iter)
+    if (!analyzeBlock(entry))
+      return;
+}
+
+void LayoutAssignment::resolveDeferred() {
   // Deferred values (shared-memory loads, generated blocks) take the layout
   // their uses ask for.
   for (int round = 0; round < 4; ++round) {
@@ -585,7 +589,9 @@ LogicalResult LayoutAssignment::run() {
     if (!any && result.deferred.empty())
       break;
   }
-  // Loop-carried values nothing decided: the default layout.
+}
+
+void LayoutAssignment::assignLoopCarried() {
   kernel.walk([&](Operation *op) {
     for (Region &region : op->getRegions())
       for (Block &blk : region)
@@ -598,7 +604,9 @@ LogicalResult LayoutAssignment::run() {
         if (auto t = dyn_cast<RankedTensorType>(r.getType()))
           assign(r, defaultLayout(t));
   });
-  fixedPoint();
+}
+
+void LayoutAssignment::findStreamed() {
   // Single-use loads of read-only memory feeding a dot in the same block
   // are copied to shared memory at the dot.
   kernel.walk([&](bufferization::ToTensorOp tt) {
@@ -621,6 +629,17 @@ LogicalResult LayoutAssignment::run() {
     if (operand != tt.getResult())
       result.streamed.insert(operand);
   });
+}
+
+LogicalResult LayoutAssignment::run() {
+  findFlexible();
+  findBroadcastReads();
+  assignRowReduced();
+  fixedPoint();
+  resolveDeferred();
+  assignLoopCarried();
+  fixedPoint();
+  findStreamed();
   LLVM_DEBUG({
     kernel.walk([&](Operation *op) {
       for (Value r : op->getResults())

@@ -40,6 +40,27 @@ public:
   void printLayouts();
 
 private:
+  // The steps of run(), in order.
+  /// Flexible values (constants and what is computed from them alone) and
+  /// the values whose layout their uses decide (deferred).
+  void findFlexible();
+  /// Broadcast operands read from memory, with their broadcasts.
+  void findBroadcastReads();
+  /// Rows reduced along their last dimension and combined with a
+  /// broadcast vector: warps along the reduced dimension.
+  void assignRowReduced();
+  /// Whether `tt`'s rows are reduced along their last dimension and
+  /// combined with a broadcast read (assignRowReduced).
+  bool isRowReduced(bufferization::ToTensorOp tt);
+  /// analyzeBlock over the kernel body until nothing changes.
+  void fixedPoint();
+  /// The deferred values take the layout their uses ask for.
+  void resolveDeferred();
+  /// Loop-carried values nothing decided take the default layout.
+  void assignLoopCarried();
+  /// Single-use loads of read-only memory feeding a dot in the same block.
+  void findStreamed();
+
   bool analyzeBlock(Block &block);
   bool assign(Value v, int id);
   int chooseElementwise(Operation *op);
@@ -58,6 +79,8 @@ private:
   LayoutAssignmentResult &result;
   const PromotionState &promotion;
   const EmissionState &emission;
+  /// The broadcast reads and their broadcasts (findBroadcastReads).
+  DenseSet<Operation *> broadcastReads;
 };
 
 } // namespace mlir::pallas::gpu

@@ -200,6 +200,58 @@ LogicalResult DotLowering::copyStreamed(const View &source, int sourceId,
   return success();
 }
 
+PipelineSchedule DotLowering::schedule(PipelineInput in, int aId, int bId) {
+  auto facts = [&](Value v, int id) {
+    PipelineInput::Operand o;
+    o.value = v;
+    o.inRegisters = id >= 0 && inRegisters(v, id);
+    o.streamed = analysis.streamed.contains(v) && !staged(v);
+    o.ring = staging.loopStaged.contains(v);
+    return o;
+  };
+  in.m = s.m;
+  in.n = s.n;
+  in.k = s.k;
+  in.hasCpAsync = kc.target->hasCpAsync;
+  if (auto it = staging.tmaPlans.find(op); it != staging.tmaPlans.end())
+    in.tma = &it->second;
+  if (auto it = staging.stagePlans.find(op); it != staging.stagePlans.end())
+    in.stagePlan = &it->second;
+  in.a = facts(aVal, aId);
+  in.b = facts(bVal, bId);
+  PipelineSchedule sched = schedulePipeline(in);
+  if (kc.printSchedules) {
+    InFlightDiagnostic remark = op->emitRemark() << "pipeline: ";
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    printSchedule(os, sched);
+    remark << text;
+  }
+  return sched;
+}
+
+LogicalResult DotLowering::copyChunk(ArrayRef<AsyncChunks> plans, int64_t c,
+                                     int64_t chunkK) {
+  for (const AsyncChunks &p : plans) {
+    SmallVector<int64_t> sshape(layout(p.sourceId).shape.begin(),
+                                layout(p.sourceId).shape.end());
+    SmallVector<int64_t> tshape(layout(p.tileId).shape.begin(),
+                                layout(p.tileId).shape.end());
+    SmallVector<OpFoldResult> so(sshape.size(), b.getIndexAttr(0)),
+        to(tshape.size(), b.getIndexAttr(0));
+    so[p.sourceDim] = b.getIndexAttr(c * chunkK);
+    to[p.tileDim] = b.getIndexAttr(c * chunkK / p.tileDiv);
+    View src = d.subview(p.source, so, {}, sshape,
+                         SmallVector<int64_t>(sshape.size(), 1), {});
+    View dst = d.subview(p.tile, to, {}, tshape,
+                         SmallVector<int64_t>(tshape.size(), 1), {});
+    if (failed(d.copyAsync(src, p.sourceId, dst, p.tileId, p.width)))
+      return op->emitOpError() << "cannot copy a dot operand with cp.async";
+  }
+  NVVM::CpAsyncCommitGroupOp::create(b, loc);
+  return success();
+}
+
 View Distributor::tileView(RankedTensorType type, int id, int64_t absOffset,
                            int64_t &bytes, bool pad) {
   const Layout &l = layout(id);

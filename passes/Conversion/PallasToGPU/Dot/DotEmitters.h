@@ -23,6 +23,7 @@
 #ifndef PALLASC_PASSES_CONVERSION_PALLASTOGPU_DOT_DOTEMITTERS_H
 #define PALLASC_PASSES_CONVERSION_PALLASTOGPU_DOT_DOTEMITTERS_H
 
+#include "passes/Conversion/PallasToGPU/Analysis/PipelineSchedule.h"
 #include "passes/Conversion/PallasToGPU/Dot/DotUtils.h"
 #include "passes/Conversion/PallasToGPU/Emitters/EmitContext.h"
 
@@ -88,6 +89,25 @@ public:
   /// coordinates), four access groups at a time.
   LogicalResult copyStreamed(const View &source, int sourceId,
                              const View &tile, int tileId);
+  /// A streamed operand copied with cp.async into `tile` in chunks along
+  /// k, one commit group per chunk (mma.sync and wgmma): the layouts of one
+  /// chunk over the source and the tile, the dimensions k walks in each,
+  /// the copy width. Chunk c starts at c * chunkK in the source and at
+  /// c * chunkK / tileDiv in the tile (8 for core-matrix tiles).
+  struct AsyncChunks {
+    View source, tile;
+    int sourceId, tileId;
+    int64_t sourceDim, tileDim, width;
+    int64_t tileDiv = 1;
+  };
+  /// Copies chunk `c` of every plan and commits it as one group.
+  LogicalResult copyChunk(ArrayRef<AsyncChunks> plans, int64_t c,
+                          int64_t chunkK);
+  /// The software pipeline of this dot (PipelineSchedule.h), decided
+  /// before it is emitted from `in` and the facts of its operands (`aId`:
+  /// A's fragment layout when A may come from registers, else -1; B never
+  /// does); a remark under print-schedule.
+  PipelineSchedule schedule(PipelineInput in, int aId, int bId);
   /// Binds the dot's result to `regs` in the accumulator layout.
   LogicalResult finish(SmallVector<Value> regs);
 

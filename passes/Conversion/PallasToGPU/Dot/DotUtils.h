@@ -161,6 +161,20 @@ inline Value clusterPtr(OpBuilder &b, Location loc, Value addr) {
       b, loc, LLVM::LLVMPointerType::get(b.getContext(), 7), addr);
 }
 
+/// Inline assembly `text` with side effects (it stays where it is emitted,
+/// between the barriers around it), returning `resType`.
+inline Value inlineAsm(OpBuilder &b, Location loc, Type resType,
+                       ValueRange operands, StringRef text,
+                       StringRef constraints) {
+  return LLVM::InlineAsmOp::create(
+             b, loc, resType, operands, b.getStringAttr(text),
+             b.getStringAttr(constraints), b.getUnitAttr(), nullptr,
+             LLVM::TailCallKindAttr::get(
+                 b.getContext(), LLVM::tailcallkind::TailCallKind::None),
+             nullptr, nullptr)
+      .getResult(0);
+}
+
 } // namespace mlir::pallas::gpu::detail
 
 #endif // PALLASC_PASSES_CONVERSION_PALLASTOGPU_DOT_DOTUTILS_H

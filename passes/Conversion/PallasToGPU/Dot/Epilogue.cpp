@@ -261,7 +261,281 @@ std::optional<int64_t> constantValue(Value v, int depth = 0) {
   return *x * *y;
 }
 
+/// The accumulator tile an epilogue restages: its layout, element type and
+/// bytes, its [R, C] shape as bits, the width of one thread's fragments.
+struct EpilogueTile {
+  const Layout &acc;
+  Type elem;
+  int64_t eb, R, C, rowBits, colBits, rowBytes, fragWidth;
+};
+
+/// How the tile is restaged: the register bits selecting its chunks (and
+/// the row bits they walk), the buffer's row pitch and bytes, the blocked
+/// layout the buffer is read in, as a layout of the tile.
+struct EpiloguePlan {
+  SmallVector<int64_t> chunkRegs, chunkBits;
+  int64_t pitch = 0, bytes = 0;
+  Layout read;
+};
+
+/// The register bases that walk rows only, outermost first: the chunk
+/// selectors.
+SmallVector<int64_t> chunkCandidates(const EpilogueTile &t) {
+  SmallVector<int64_t> candidates; // register indices
+  for (int64_t i = static_cast<int64_t>(t.acc.regs.size()) - 1; i >= 0; --i) {
+    uint64_t basis = t.acc.regs[i];
+    if ((basis & uint64_t(t.C - 1)) == 0 &&
+        llvm::isPowerOf2_64(basis >> t.colBits))
+      candidates.push_back(i);
+  }
+  return candidates;
+}
+
+/// The plan with the first `k` candidates as chunk selectors; none when the
+/// buffer has fewer elements than threads x 16 bytes.
+std::optional<EpiloguePlan> planChunks(const EpilogueTile &t,
+                                       ArrayRef<int64_t> candidates, int64_t k,
+                                       const KernelContext &kc) {
+  EpiloguePlan p;
+  p.chunkRegs.assign(candidates.begin(), candidates.begin() + k);
+  for (int64_t r : p.chunkRegs)
+    p.chunkBits.push_back(log2Exact(t.acc.regs[r] >> t.colBits));
+  int64_t bufRows = t.R >> k;
+  Layout blocked = blockedLayout({bufRows, t.C}, elementBits(t.elem),
+                                 kc.numWarps, kc.laneBits);
+  if (llvm::is_contained(blocked.lanes, 0u) ||
+      llvm::is_contained(blocked.warps, 0u))
+    return std::nullopt; // fewer elements than threads x 16 bytes
+  // The blocked layout of the buffer, as a layout of the tile, with the
+  // chunk bits as its outermost registers.
+  int64_t bufColBits = log2Exact(t.C);
+  auto lift = [&](uint64_t basis) -> uint64_t {
+    if (basis == 0)
+      return 0;
+    uint64_t row = basis >> bufColBits, col = basis & uint64_t(t.C - 1);
+    return (expandRow(row, p.chunkBits, t.rowBits) << t.colBits) | col;
+  };
+  p.read.shape = {t.R, t.C};
+  p.read.family = Layout::Family::Derived;
+  for (uint64_t basis : blocked.regs)
+    p.read.regs.push_back(lift(basis));
+  for (uint64_t basis : blocked.lanes)
+    p.read.lanes.push_back(lift(basis));
+  for (uint64_t basis : blocked.warps)
+    p.read.warps.push_back(lift(basis));
+  for (int64_t bit : p.chunkBits)
+    p.read.regs.push_back(uint64_t(1) << (bit + t.colBits));
+  // The row padding with the fewest bank conflicts (rows stay 16-byte
+  // aligned for the reads).
+  int64_t best = -1;
+  for (int64_t pad = 0; pad <= 128; pad += 16) {
+    int64_t pitch = t.rowBytes + pad;
+    int64_t cost = bankCost(t.acc, 0, t.fragWidth, t.eb, pitch, p.chunkBits,
+                            kc.threadsPerWarp()) +
+                   bankCost(p.read, 0, 16, t.eb, pitch, p.chunkBits,
+                            kc.threadsPerWarp());
+    if (best < 0 || cost < best) {
+      best = cost;
+      p.pitch = pitch;
+    }
+  }
+  p.bytes = bufRows * p.pitch;
+  return p;
+}
+
+/// The fewest chunks fitting the dead stages (`deadBytes`) or holding at
+/// most `budget` bytes of the tile each (or, failing that, the smallest
+/// buffer).
+std::optional<EpiloguePlan> choosePlan(const EpilogueTile &t,
+                                       int64_t deadBytes, int64_t budget,
+                                       const KernelContext &kc) {
+  SmallVector<int64_t> candidates = chunkCandidates(t);
+  std::optional<EpiloguePlan> plan;
+  for (int64_t k = 0; k <= static_cast<int64_t>(candidates.size()); ++k) {
+    std::optional<EpiloguePlan> p = planChunks(t, candidates, k, kc);
+    if (!p)
+      break;
+    plan = std::move(p);
+    int64_t bufRows = t.R >> static_cast<int64_t>(plan->chunkBits.size());
+    if (plan->bytes <= deadBytes || bufRows * t.rowBytes <= budget)
+      break;
+  }
+  return plan;
+}
+
+/// A run of row bits of the tile, all chunk bits or all buffer bits.
+struct Run {
+  int64_t lo, len;
+  bool chunk;
+};
+
+/// The tile's row bits as runs, outermost first.
+SmallVector<Run> rowRuns(int64_t rowBits, ArrayRef<int64_t> chunkBits) {
+  SmallVector<Run> runs;
+  for (int64_t p = rowBits - 1; p >= 0; --p) {
+    bool chunk = llvm::is_contained(chunkBits, p);
+    if (!runs.empty() && runs.back().chunk == chunk) {
+      runs.back().lo = p;
+      ++runs.back().len;
+    } else {
+      runs.push_back({p, 1, chunk});
+    }
+  }
+  return runs;
+}
+
+/// `view` (2-D) seen as [runs..., C] (`shape`).
+View runView(const View &view, ArrayRef<Run> runs, ArrayRef<int64_t> shape) {
+  View out = view;
+  out.dimOf.clear();
+  out.strides.clear();
+  out.shape.assign(shape.begin(), shape.end());
+  for (const Run &r : runs) {
+    out.dimOf.push_back(view.dimOf[0]);
+    out.strides.push_back(view.strides[0] << r.lo);
+  }
+  out.dimOf.push_back(view.dimOf[1]);
+  out.strides.push_back(view.strides[1]);
+  return out;
+}
+
+/// The chunk buffer `buf` seen as [runs..., C]: the chunk bits' dimensions
+/// have stride 0.
+void bufferAsRuns(View &buf, ArrayRef<Run> runs, ArrayRef<int64_t> shape,
+                  ArrayRef<int64_t> chunkBits) {
+  buf.dimOf.clear();
+  buf.strides.clear();
+  buf.shape.assign(shape.begin(), shape.end());
+  for (const Run &r : runs) {
+    buf.dimOf.push_back(0);
+    int64_t below = 0;
+    for (int64_t bit : chunkBits)
+      if (bit < r.lo)
+        ++below;
+    buf.strides.push_back(r.chunk ? 0 : int64_t(1) << (r.lo - below));
+  }
+  buf.dimOf.push_back(1);
+  buf.strides.push_back(1);
+}
+
 } // namespace
+
+/// Shared memory the dot operands' stages leave dead here, which the
+/// buffer takes instead of growing the workspace (as Triton's allocator
+/// shares buffers whose lifetimes do not overlap): the cp.async rings of a
+/// loop the store follows (every copy issued was waited for inside the
+/// loop), and the stages of the sequential grid axis at its last step (the
+/// store under `pl.when(k == nk - 1)`, after the dots reading them: nothing
+/// is prefetched past the last step). The barrier before the first write
+/// orders the other warps' last reads.
+Distributor::DeadRegion Distributor::deadOperandStages(Operation *at) {
+  DeadRegion dead;
+  auto consider = [&](int64_t offset, int64_t size, bool tma) {
+    int64_t aligned = llvm::alignTo(offset, 128);
+    if (size - (aligned - offset) > dead.bytes) {
+      dead.offset = aligned;
+      dead.bytes = size - (aligned - offset);
+      dead.tma = tma;
+    }
+  };
+  for (auto &[forOp, plan] : loopPlans) {
+    Operation *anc = forOp->getBlock()->findAncestorOpInBlock(*at);
+    if (anc && anc != forOp && forOp->isBeforeInBlock(anc))
+      consider(plan.region, plan.stages * plan.stageBytes, false);
+  }
+  Block *top = &kernel.getBody().front();
+  Operation *topAnc = top->findAncestorOpInBlock(*at);
+  if (topAnc && (!stagePlans.empty() || !tmaPlans.empty()) &&
+      atLastSequentialStep()) {
+    for (auto &[dot, plan] : stagePlans)
+      if (dot->getBlock() == top && dot->isBeforeInBlock(topAnc))
+        consider(plan.region, plan.stages * plan.stageBytes, false);
+    // (The 1 KiB the stages' alignment may leave is dead too.)
+    for (auto &[dot, plan] : tmaPlans)
+      if (dot->getBlock() == top && dot->isBeforeInBlock(topAnc))
+        consider(plan.region, plan.stages * plan.stageBytes + 1024, true);
+  }
+  return dead;
+}
+
+/// Whether the insertion point lies in the then-branches of ifs inside the
+/// sequential loop's body, one of them on `iv == count - 1`.
+bool Distributor::atLastSequentialStep() {
+  std::optional<int64_t> n =
+      kc.seqIv ? constantValue(kc.seqCount) : std::nullopt;
+  if (!n)
+    return false;
+  Operation *seqLoop = kc.seqIv.getParentBlock()->getParentOp();
+  bool last = false;
+  for (Block *blk = b.getInsertionBlock(); blk;) {
+    Operation *p = blk->getParentOp();
+    if (p == seqLoop)
+      return last;
+    auto ifOp = dyn_cast_or_null<scf::IfOp>(p);
+    if (!ifOp)
+      return false;
+    auto cmp = ifOp.getCondition().getDefiningOp<arith::CmpIOp>();
+    if (blk->getParent() == &ifOp.getThenRegion() && cmp &&
+        cmp.getPredicate() == arith::CmpIPredicate::eq)
+      for (int side = 0; side < 2; ++side)
+        if (stripCasts(cmp->getOperand(side)) == kc.seqIv &&
+            constantValue(cmp->getOperand(1 - side)) == *n - 1)
+          last = true;
+    blk = p->getBlock();
+  }
+  return false;
+}
+
+/// wgmma groups still in flight may read the TMA stages the buffer
+/// overlays: waits for all, unless the read of the accumulators just did
+/// (retireWgmma; pure ops may follow that wait: the accumulators' casts,
+/// indices).
+void Distributor::retireBeforeOverlay() {
+  NVVM::WgmmaWaitGroupSyncOp wait;
+  for (auto it = b.getInsertionPoint(); it != b.getInsertionBlock()->begin();) {
+    Operation &op = *--it;
+    wait = dyn_cast<NVVM::WgmmaWaitGroupSyncOp>(op);
+    if (wait || !isMemoryEffectFree(&op) || op.getNumRegions())
+      break;
+  }
+  if (!wait || wait.getGroup() != 0)
+    NVVM::WgmmaWaitGroupSyncOp::create(b, kc.loc, 0);
+}
+
+/// Stores the accumulator `regs` (layout `srcId`) to `out` chunk by chunk
+/// through `buf`: the chunk's fragments written, a barrier, the buffer read
+/// in `readId` and stored.
+LogicalResult Distributor::storeEpilogueChunks(
+    const View &buf, const View &out, int srcId, int readId,
+    ArrayRef<Value> regs, ArrayRef<int64_t> chunkRegs) {
+  int64_t k = chunkRegs.size();
+  int64_t readRegs = layout(readId).numRegs() >> k;
+  int64_t numRegs = layout(srcId).numRegs();
+  for (int64_t chunk = 0; chunk < (int64_t(1) << k); ++chunk) {
+    if (chunk > 0)
+      barrier();
+    SmallVector<int64_t> fragments, reads;
+    for (int64_t r = 0; r < numRegs; ++r) {
+      bool in = true;
+      for (auto [j, reg] : llvm::enumerate(chunkRegs))
+        if (((r >> reg) & 1) != ((chunk >> j) & 1))
+          in = false;
+      if (in)
+        fragments.push_back(r);
+    }
+    for (int64_t r = chunk * readRegs; r < (chunk + 1) * readRegs; ++r)
+      reads.push_back(r);
+    if (failed(store(buf, srcId, regs, {}, fragments)))
+      return failure();
+    barrier();
+    auto part = load(buf, readId, reads);
+    if (failed(part))
+      return failure();
+    if (failed(store(out, readId, *part, {}, reads)))
+      return failure();
+  }
+  return success();
+}
 
 FailureOr<bool> Distributor::storeEpilogue(const View &view, int id,
                                            ArrayRef<Value> regs,
@@ -277,190 +551,29 @@ FailureOr<bool> Distributor::storeEpilogue(const View &view, int id,
   if (eb == 0 || groupWidth(view, id) * eb >= 16)
     return false;
   int64_t R = acc.shape[0], C = acc.shape[1];
-  int64_t rowBits = log2Exact(R), colBits = log2Exact(C);
-  int64_t rowBytes = C * eb;
-  if (rowBytes % 16)
+  EpilogueTile tile{acc,        elem,         eb,    R,
+                    C,          log2Exact(R), log2Exact(C),
+                    C * eb,     groupWidth(view, id) * eb};
+  if (tile.rowBytes % 16)
     return false;
 
-  // The register bases that walk rows only, outermost first: the chunk
-  // selectors.
-  SmallVector<int64_t> candidates; // register indices
-  for (int64_t i = static_cast<int64_t>(acc.regs.size()) - 1; i >= 0; --i) {
-    uint64_t basis = acc.regs[i];
-    if ((basis & uint64_t(C - 1)) == 0 &&
-        llvm::isPowerOf2_64(basis >> colBits))
-      candidates.push_back(i);
-  }
-
-  struct Plan {
-    SmallVector<int64_t> chunkRegs, chunkBits;
-    int64_t pitch = 0, bytes = 0;
-    Layout read;
-  };
-  auto planFor = [&](int64_t k) -> std::optional<Plan> {
-    Plan p;
-    p.chunkRegs.assign(candidates.begin(), candidates.begin() + k);
-    for (int64_t r : p.chunkRegs)
-      p.chunkBits.push_back(log2Exact(acc.regs[r] >> colBits));
-    int64_t bufRows = R >> k;
-    Layout blocked = blockedLayout({bufRows, C}, elementBits(elem),
-                                   kc.numWarps, kc.laneBits);
-    if (llvm::is_contained(blocked.lanes, 0u) ||
-        llvm::is_contained(blocked.warps, 0u))
-      return std::nullopt; // fewer elements than threads x 16 bytes
-    // The blocked layout of the buffer, as a layout of the tile, with the
-    // chunk bits as its outermost registers.
-    int64_t bufColBits = log2Exact(C);
-    auto lift = [&](uint64_t basis) -> uint64_t {
-      if (basis == 0)
-        return 0;
-      uint64_t row = basis >> bufColBits, col = basis & uint64_t(C - 1);
-      return (expandRow(row, p.chunkBits, rowBits) << colBits) | col;
-    };
-    p.read.shape = {R, C};
-    p.read.family = Layout::Family::Derived;
-    for (uint64_t basis : blocked.regs)
-      p.read.regs.push_back(lift(basis));
-    for (uint64_t basis : blocked.lanes)
-      p.read.lanes.push_back(lift(basis));
-    for (uint64_t basis : blocked.warps)
-      p.read.warps.push_back(lift(basis));
-    for (int64_t bit : p.chunkBits)
-      p.read.regs.push_back(uint64_t(1) << (bit + colBits));
-    // The row padding with the fewest bank conflicts (rows stay 16-byte
-    // aligned for the reads).
-    int64_t fragWidth = groupWidth(view, id) * eb;
-    int64_t best = -1;
-    for (int64_t pad = 0; pad <= 128; pad += 16) {
-      int64_t pitch = rowBytes + pad;
-      int64_t cost =
-          bankCost(acc, 0, fragWidth, eb, pitch, p.chunkBits,
-                   kc.threadsPerWarp()) +
-          bankCost(p.read, 0, 16, eb, pitch, p.chunkBits, kc.threadsPerWarp());
-      if (best < 0 || cost < best) {
-        best = cost;
-        p.pitch = pitch;
-      }
-    }
-    p.bytes = bufRows * p.pitch;
-    return p;
-  };
-
-  // Shared memory the dot operands' stages leave dead here, which the
-  // buffer takes instead of growing the workspace (as Triton's allocator
-  // shares buffers whose lifetimes do not overlap): the cp.async rings of a
-  // loop the store follows (every copy issued was waited for inside the
-  // loop), and the stages of the sequential grid axis at its last step
-  // (the store under `pl.when(k == nk - 1)`, after the dots reading them:
-  // nothing is prefetched past the last step). The barrier before the
-  // first write orders the other warps' last reads. [deadOffset, +deadBytes)
-  int64_t deadOffset = 0, deadBytes = 0;
-  bool deadTma = false;
-  auto consider = [&](int64_t offset, int64_t size, bool tma) {
-    int64_t aligned = llvm::alignTo(offset, 128);
-    if (size - (aligned - offset) > deadBytes) {
-      deadOffset = aligned;
-      deadBytes = size - (aligned - offset);
-      deadTma = tma;
-    }
-  };
-  for (auto &[forOp, plan] : loopPlans) {
-    Operation *anc = forOp->getBlock()->findAncestorOpInBlock(*at);
-    if (anc && anc != forOp && forOp->isBeforeInBlock(anc))
-      consider(plan.region, plan.stages * plan.stageBytes, false);
-  }
-  // Whether the insertion point lies in the then-branches of ifs inside the
-  // sequential loop's body, one of them on `iv == count - 1`.
-  auto atLastStep = [&]() {
-    std::optional<int64_t> n =
-        kc.seqIv ? constantValue(kc.seqCount) : std::nullopt;
-    if (!n)
-      return false;
-    Operation *seqLoop = kc.seqIv.getParentBlock()->getParentOp();
-    bool last = false;
-    for (Block *blk = b.getInsertionBlock(); blk;) {
-      Operation *p = blk->getParentOp();
-      if (p == seqLoop)
-        return last;
-      auto ifOp = dyn_cast_or_null<scf::IfOp>(p);
-      if (!ifOp)
-        return false;
-      auto cmp = ifOp.getCondition().getDefiningOp<arith::CmpIOp>();
-      if (blk->getParent() == &ifOp.getThenRegion() && cmp &&
-          cmp.getPredicate() == arith::CmpIPredicate::eq)
-        for (int side = 0; side < 2; ++side)
-          if (stripCasts(cmp->getOperand(side)) == kc.seqIv &&
-              constantValue(cmp->getOperand(1 - side)) == *n - 1)
-            last = true;
-      blk = p->getBlock();
-    }
-    return false;
-  };
-  Block *top = &kernel.getBody().front();
-  Operation *topAnc = top->findAncestorOpInBlock(*at);
-  if (topAnc && (!stagePlans.empty() || !tmaPlans.empty()) && atLastStep()) {
-    for (auto &[dot, plan] : stagePlans)
-      if (dot->getBlock() == top && dot->isBeforeInBlock(topAnc))
-        consider(plan.region, plan.stages * plan.stageBytes, false);
-    // (The 1 KiB the stages' alignment may leave is dead too.)
-    for (auto &[dot, plan] : tmaPlans)
-      if (dot->getBlock() == top && dot->isBeforeInBlock(topAnc))
-        consider(plan.region, plan.stages * plan.stageBytes + 1024, true);
-  }
-
-  // The fewest chunks fitting the dead stages or holding at most the
-  // budget's bytes of the tile each (or, failing that, the smallest buffer
-  // when it fits the chip).
-  auto bufRowsOf = [&](const Plan &p) {
-    return R >> static_cast<int64_t>(p.chunkBits.size());
-  };
+  DeadRegion dead = deadOperandStages(at);
   int64_t budget = std::max<int64_t>(kEpilogueBudget, kc.workspaceBytes);
   int64_t room = kc.maxSharedBytes > 0
                      ? kc.maxSharedBytes - kc.workspaceOffset
                      : std::numeric_limits<int64_t>::max();
-  std::optional<Plan> plan;
-  for (int64_t k = 0; k <= static_cast<int64_t>(candidates.size()); ++k) {
-    std::optional<Plan> p = planFor(k);
-    if (!p)
-      break;
-    plan = std::move(p);
-    if (plan->bytes <= deadBytes || bufRowsOf(*plan) * rowBytes <= budget)
-      break;
-  }
-  bool overlay = plan && plan->bytes <= deadBytes;
+  std::optional<EpiloguePlan> plan = choosePlan(tile, dead.bytes, budget, kc);
+  bool overlay = plan && plan->bytes <= dead.bytes;
   if (!plan || (!overlay && plan->bytes > room))
     return false;
 
   // The tile as [row-bit runs..., C]: runs of chunk and of buffer bits.
-  struct Run {
-    int64_t lo, len;
-    bool chunk;
-  };
-  SmallVector<Run> runs; // outermost first
-  for (int64_t p = rowBits - 1; p >= 0; --p) {
-    bool chunk = llvm::is_contained(plan->chunkBits, p);
-    if (!runs.empty() && runs.back().chunk == chunk) {
-      runs.back().lo = p;
-      ++runs.back().len;
-    } else {
-      runs.push_back({p, 1, chunk});
-    }
-  }
+  SmallVector<Run> runs = rowRuns(tile.rowBits, plan->chunkBits);
   SmallVector<int64_t> shape;
   for (const Run &r : runs)
     shape.push_back(int64_t(1) << r.len);
   shape.push_back(C);
-
-  View out = view;
-  out.dimOf.clear();
-  out.strides.clear();
-  out.shape = shape;
-  for (const Run &r : runs) {
-    out.dimOf.push_back(view.dimOf[0]);
-    out.strides.push_back(view.strides[0] << r.lo);
-  }
-  out.dimOf.push_back(view.dimOf[1]);
-  out.strides.push_back(view.strides[1]);
+  View out = runView(view, runs, shape);
 
   int srcId = intern(reshapeLayout(acc, shape));
   int readId = intern(reshapeLayout(plan->read, shape));
@@ -472,22 +585,10 @@ FailureOr<bool> Distributor::storeEpilogue(const View &view, int id,
   int64_t bytes;
   int64_t workspaceBytes = kc.workspaceBytes;
   View buf = overlay ? sharedView({bufRows, plan->pitch / eb}, elem,
-                                  deadOffset, /*pad=*/false, bytes)
+                                  dead.offset, /*pad=*/false, bytes)
                      : workspace({bufRows, plan->pitch / eb}, elem, 0,
                                  /*pad=*/false, bytes);
-  buf.dimOf.clear();
-  buf.strides.clear();
-  buf.shape = shape;
-  for (const Run &r : runs) {
-    buf.dimOf.push_back(0);
-    int64_t below = 0;
-    for (int64_t bit : plan->chunkBits)
-      if (bit < r.lo)
-        ++below;
-    buf.strides.push_back(r.chunk ? 0 : int64_t(1) << (r.lo - below));
-  }
-  buf.dimOf.push_back(1);
-  buf.strides.push_back(1);
+  bufferAsRuns(buf, runs, shape, plan->chunkBits);
 
   if (groupWidth(buf, readId) * eb < 16) {
     // (Rows are 16-byte multiples: not expected.) Nothing is left behind.
@@ -501,22 +602,9 @@ FailureOr<bool> Distributor::storeEpilogue(const View &view, int id,
                           << (overlay ? ", on dead operand stages" : "")
                           << "\n");
 
-  int64_t readRegs = layout(readId).numRegs() >> k;
-  // wgmma groups still in flight may read the TMA stages (unless the read
-  // of the accumulators just waited for all, retireWgmma).
-  if (deadTma && overlay && wgmmaPipelined) {
-    // (Pure ops may follow that wait: the accumulators' casts, indices.)
-    NVVM::WgmmaWaitGroupSyncOp wait;
-    for (auto it = b.getInsertionPoint();
-         it != b.getInsertionBlock()->begin();) {
-      Operation &op = *--it;
-      wait = dyn_cast<NVVM::WgmmaWaitGroupSyncOp>(op);
-      if (wait || !isMemoryEffectFree(&op) || op.getNumRegions())
-        break;
-    }
-    if (!wait || wait.getGroup() != 0)
-      NVVM::WgmmaWaitGroupSyncOp::create(b, kc.loc, 0);
-  }
+  // wgmma groups still in flight may read the TMA stages.
+  if (dead.tma && overlay && wgmmaPipelined)
+    retireBeforeOverlay();
   // The workspace may still be read (a dot's staged tiles, a conversion).
   if (!barrierJustBefore(b))
     barrier();
@@ -561,29 +649,9 @@ FailureOr<bool> Distributor::storeEpilogue(const View &view, int id,
     primaryCache = std::move(savedPrimary);
     coordAnchor->erase();
   });
-  for (int64_t chunk = 0; chunk < (int64_t(1) << k); ++chunk) {
-    if (chunk > 0)
-      barrier();
-    SmallVector<int64_t> fragments, reads;
-    for (int64_t r = 0; r < acc.numRegs(); ++r) {
-      bool in = true;
-      for (auto [j, reg] : llvm::enumerate(plan->chunkRegs))
-        if (((r >> reg) & 1) != ((chunk >> j) & 1))
-          in = false;
-      if (in)
-        fragments.push_back(r);
-    }
-    for (int64_t r = chunk * readRegs; r < (chunk + 1) * readRegs; ++r)
-      reads.push_back(r);
-    if (failed(store(buf, srcId, regs, {}, fragments)))
-      return failure();
-    barrier();
-    auto part = load(buf, readId, reads);
-    if (failed(part))
-      return failure();
-    if (failed(store(outAt, readId, *part, {}, reads)))
-      return failure();
-  }
+  if (failed(storeEpilogueChunks(buf, outAt, srcId, readId, regs,
+                                 plan->chunkRegs)))
+    return failure();
   // The workspace is free again once every thread has read its part; at
   // the end of the kernel (no enclosing loop, nothing after the store)
   // nothing else uses it.

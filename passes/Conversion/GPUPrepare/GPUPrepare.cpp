@@ -1,4 +1,4 @@
-//===- Prepare.cpp - pallas-gpu-prepare -------------------------*- C++ -*-===//
+//===- GPUPrepare.cpp - pallas-gpu-prepare ----------------------*- C++ -*-===//
 //
 // Runs before pallas-to-linalg: records the pallas.call on the module and
 // rewrites the ops whose CPU lowering does not fit a GPU (atomics become real
