@@ -25,3 +25,15 @@ func.func @index_map(%i: i32, %idx: !pallas.ref<16xi32, smem>) -> i32 {
   %row = pallas.load %idx[%p] : !pallas.ref<16xi32, smem> -> i32
   return %row : i32
 }
+
+// -----
+
+// Tests that a kernel reads only the symbols of its call (recorded here as
+// pallasc run's host program records them).
+pallas.kernel @reads_m(%o: !pallas.ref<8xf32>) attributes {pallas.symbols = ["n"]} {
+  // expected-error @+1 {{'pallas.symbol_value' op reads symbol 'm', which the kernel's call does not declare (its symbols: n)}}
+  %m = pallas.symbol_value "m" : i32
+  %f = arith.sitofp %m : i32 to f32
+  %v = pallas.broadcast_in_dim %f dims [] : f32 -> tensor<8xf32>
+  pallas.store %o[], %v : !pallas.ref<8xf32>, tensor<8xf32>
+}

@@ -299,3 +299,29 @@ func.func @main(%x: tensor<32x128xf32>) -> tensor<32x128xf32> {
       : (tensor<32x128xf32>) -> tensor<32x128xf32>
   return %0 : tensor<32x128xf32>
 }
+
+// -----
+
+// Tests that a symbol the TPU runtime cannot find as an input dimension of
+// its own (here only 2*n is) is refused.
+pallas.kernel @twice(%x: !pallas.ref<8x128xf32>, %o: !pallas.ref<8x128xf32>) {
+  %n = pallas.symbol_value "n" : i32
+  %f = arith.sitofp %n : i32 to f32
+  %b = pallas.broadcast_in_dim %f dims [] : f32 -> tensor<8x128xf32>
+  pallas.store %o[], %b : !pallas.ref<8x128xf32>, tensor<8x128xf32>
+}
+func.func @main(%x: tensor<?x128xf32>, %n: index {pallas.symbol = "n"}) -> tensor<?x128xf32> {
+  %c2 = arith.constant 2 : index
+  %n2 = arith.muli %n, %c2 : index
+  %c8 = arith.constant 8 : index
+  %g = arith.ceildivsi %n2, %c8 : index
+  // expected-error @+1 {{the kernel reads a symbol's value, which the TPU runtime takes from an input dimension that is exactly each symbol, but no input dimension is 'n'}}
+  %o = pallas.call @twice[%g](%x) sizes(%n2) {
+      grid = array<i64: -1>,
+      in_specs = [#pallas.block_spec<[8, 128], (i) -> (i, 0)>],
+      out_specs = [#pallas.block_spec<[8, 128], (i) -> (i, 0)>],
+      symbolic = {symbols = {n = {min = 1}}, grid = ["cdiv(2*n, 8)"],
+                  inputs = [["2*n", "128"]], outputs = [["2*n", "128"]]}}
+      : (tensor<?x128xf32>) -> tensor<?x128xf32>
+  return %o : tensor<?x128xf32>
+}

@@ -25,6 +25,14 @@ constexpr const char *kIndexMapFuncAttrName = "pallas.index_map";
 /// i64 attribute on a lowered kernel: how many program-id (and as many
 /// num-programs) i32 arguments lead its signature.
 constexpr const char *kNumGridAxesAttrName = "pallas.num_grid_axes";
+/// String array attribute on a kernel (and its lowered function): the
+/// symbols of its symbolic call, sorted by name. With pallas-to-linalg's
+/// `symbol-args`, one i64 argument each follows the memrefs.
+constexpr const char *kKernelSymbolsAttrName = "pallas.symbols";
+/// i64 attribute pallas-to-linalg (without `symbol-args`) puts on each
+/// pallas.symbol_value it keeps: its symbol's index among the call's symbols
+/// sorted by name (`symbols[s]` of the GPU launch record's parameters).
+constexpr const char *kSymbolIndexAttrName = "pallas.symbol_index";
 
 /// Runtime functions the lowered `pallas.debug_print` calls (see
 /// src/Launch/RuntimeSymbols.cpp for their C definitions).

@@ -37,6 +37,10 @@ def PallasToLinalg : Pass<"pallas-to-linalg", "ModuleOp"> {
       over the dimension; hints are dropped.
     - `pallas.debug_print` → calls to `pallasc_debug_*` runtime functions.
     - `program_id`/`num_programs` → the new `i32` arguments.
+    - `symbol_value` (a symbolic call's symbol, docs/dialect.md#symbolic-shapes)
+      → with `symbol-args`, one more `i64` argument per symbol of the call
+      (sorted by name), after the memrefs; without it (the GPU pipelines)
+      the op is kept, for `pallas-gpu-bind-symbols` after `pallas-to-gpu`.
     - elementwise `arith`/`math` on tensors → `linalg.generic`.
 
     `func.func` index maps (the `@func` of a block spec) are lowered the same
@@ -67,7 +71,11 @@ def PallasToLinalg : Pass<"pallas-to-linalg", "ModuleOp"> {
            "Give ref arguments a fully dynamic strided layout "
            "(`strided<[?, ...], offset: ?>`) instead of the identity, so a "
            "caller can pass a view of a larger array (the CPU runtime passes "
-           "blocks in place)">
+           "blocks in place)">,
+    Option<"symbolArgs", "symbol-args", "bool", /*default=*/"false",
+           "Give the kernel of a symbolic call one i64 argument per symbol "
+           "(sorted by name) after its memrefs, which pallas.symbol_value "
+           "reads (the CPU runtime passes the values)">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

@@ -57,6 +57,8 @@ void mlir::pallas::buildCpuPipeline(OpPassManager &pm) {
   // (padded) arrays, without copying them.
   PallasToLinalgOptions toLinalg;
   toLinalg.stridedRefs = true;
+  // A symbolic call's symbol values are kernel arguments, after the refs.
+  toLinalg.symbolArgs = true;
   pm.addPass(createPallasToLinalg(toLinalg));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

@@ -2,6 +2,7 @@
 
 #include "passes/Pipelines/GpuPipeline.h"
 #include "passes/Pipelines/ToolLookup.h"
+#include "passes/Pipelines/Passes.h"
 
 #include "passes/Conversion/PallasToGPU/PallasToGPU.h"
 #include "passes/Transforms/Passes.h"
@@ -55,6 +56,9 @@ void mlir::pallas::buildGpuDistributionPipeline(
   PallasToGPUOptions toGpu;
   toGpu.chip = options.chip;
   pm.addPass(createPallasToGPU(toGpu));
+  // pallas.symbol_value (kept by pallas-to-linalg) -> the kernel's symbol
+  // parameter.
+  pm.addPass(createPallasGpuBindSymbols());
   PallasGPUFloatSemanticsOptions fp;
   fp.strict = options.strictFloat;
   fp.approxDiv = options.approxDivision;

@@ -54,4 +54,30 @@ def PallasGpuModuleToPtx : Pass<"pallas-gpu-module-to-ptx",
   ];
 }
 
+def PallasGpuBindSymbols : Pass<"pallas-gpu-bind-symbols",
+                                 "::mlir::ModuleOp"> {
+  let summary = "Replaces each pallas.symbol_value in a GPU kernel with the "
+                "kernel's parameter of that symbol";
+  let description = [{
+    pallas-to-linalg keeps `pallas.symbol_value` on the GPU targets, marked
+    with its symbol's index `s` among the call's symbols sorted by name
+    (`pallas.symbol_index`); pallas-to-gpu copies it, as scalar code, into
+    the kernel `gpu.func`, whose launch record (`pallas.gpu.launch`) lists the
+    `#pallas.gpu_param<symbol, symbols[s]>` parameters (an `i32` each, checked
+    by the launcher to fit). This pass replaces the op with that parameter,
+    widened to the op's type (BindSymbols.cpp).
+
+    Before:
+    ```mlir
+    gpu.func @k(%x: memref<8xf32>, %o: memref<8xf32>, %g: i32, %n: i32) kernel
+        attributes {pallas.gpu.launch = #pallas.gpu_launch<..., params = [
+          ..., #pallas.gpu_param<i32, grid_bounds[0], axis = 0>,
+          #pallas.gpu_param<symbol, symbols[0]>]>} {
+      %v = pallas.symbol_value "n" {pallas.symbol_index = 0 : i64} : index
+    ```
+    After: `%v = arith.index_castui %n : i32 to index`.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 #endif // PALLASC_PASSES_PIPELINES_PASSES_TD

@@ -2884,10 +2884,57 @@ def _while(low, eqn):
 
 @rule("dim_as_value")
 def _dim_as_value(low, eqn):
-  raise low.error(
-      f"the symbolic dimension '{eqn.params['dim']}' is used as a value inside "
-      "the kernel; pallasc-export writes symbolic shapes and grids, but not "
-      "yet a kernel that reads a symbol's value")
+  """A symbolic dimension used as a value inside the kernel (`col < n`,
+  `pl.cdiv(n, 8)` as a loop bound): `pallas.symbol_value` of each symbol,
+  combined with `arith` as the dimension expression says."""
+  dim = eqn.params["dim"]
+  if low.kernel_axes is None:
+    raise low.error(
+        f"the symbolic dimension '{dim}' is used as a value outside a kernel "
+        "body (e.g. in an index map); only a kernel reads a symbol's value")
+  dtype = np.dtype(eqn.outvars[0].aval.dtype)
+  return _symbolic_value(low, dim, dtype)
+
+
+def _symbolic_value(low, dim, dtype):
+  """`dim` (an int or a JAX dimension expression) as a scalar of `dtype`:
+  sums of products of symbols and of floordiv/mod/max/min of expressions
+  (JAX's _DimExpr terms and factors), with JAX's floor semantics."""
+  ty = M.elem_type(dtype)
+  if not jax_core.is_symbolic_dim(dim):
+    return low.int_const(int(dim), dtype)
+
+  def binary(op, a, b):
+    return low.op(f"arith.{op} {a.name}, {b.name} : {ty}", (), dtype, True)
+
+  def factor(f):
+    if f.var is not None:
+      return low.op(f'pallas.symbol_value "{f.var}" : {ty}', (), dtype, True)
+    ops = {"floordiv": "floordivsi", "max": "maxsi", "min": "minsi"}
+    a, b = (_symbolic_value(low, o, dtype) for o in f.operands)
+    if f.operation in ops:
+      return binary(ops[f.operation], a, b)
+    if f.operation == "mod":
+      # JAX's mod has the divisor's sign: a - b * floordiv(a, b).
+      q = binary("floordivsi", a, b)
+      return binary("subi", a, binary("muli", b, q))
+    raise low.error(f"the symbolic dimension '{dim}' uses "
+                    f"'{f.operation}', which pallasc-export cannot compute "
+                    "inside a kernel")
+
+  acc = None
+  for term, coeff in dim._sorted_terms:
+    v = None
+    for f, exp in term._factors:
+      fv = factor(f)
+      for _ in range(exp):
+        v = fv if v is None else binary("muli", v, fv)
+    if v is None:
+      v = low.int_const(int(coeff), dtype)
+    elif coeff != 1:
+      v = binary("muli", v, low.int_const(int(coeff), dtype))
+    acc = v if acc is None else binary("addi", acc, v)
+  return acc
 
 
 @rule("run_scoped")

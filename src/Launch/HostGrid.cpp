@@ -290,6 +290,14 @@ bool instantiateSymbols(HostCallPlan &plan, const std::vector<int64_t> &values,
   if (!shapes(plan.inputs, sym.inputs, "input") ||
       !shapes(plan.outputs, sym.outputs, "output"))
     return false;
+  // The kernel takes the values sorted by the symbols' names.
+  std::vector<std::pair<std::string, int64_t>> byName;
+  for (size_t s = 0; s < values.size(); ++s)
+    byName.emplace_back(sym.symbols[s].name, values[s]);
+  std::sort(byName.begin(), byName.end());
+  plan.kernelSymbolValues.clear();
+  for (const auto &nv : byName)
+    plan.kernelSymbolValues.push_back(nv.second);
   plan.symbolic = HostSymbolic();
   return true;
 }
@@ -562,6 +570,7 @@ private:
   std::deque<Descriptor> descs;
   std::vector<void *> descPtrs;
   std::vector<void *> kernelArgs;
+  std::vector<int64_t> symbolArgs;
 
   /// The index-map wrappers' arguments.
   std::vector<int32_t> gridI32;
@@ -900,7 +909,8 @@ bool HostGridRun::describeMappings() {
 }
 
 /// Kernel arguments: program ids and grid sizes of the kernel-visible axes,
-/// then prefetch, input, output and scratch memrefs.
+/// then prefetch, input, output and scratch memrefs, then a symbolic call's
+/// symbol values (sorted by name).
 void HostGridRun::buildKernelArguments() {
   for (size_t i = 0; i < grid.size(); ++i)
     if (std::find(plan.vmappedDims.begin(), plan.vmappedDims.end(),
@@ -925,6 +935,9 @@ void HostGridRun::buildKernelArguments() {
     kernelArgs.push_back(&v);
   for (void *&p : descPtrs)
     kernelArgs.push_back(&p);
+  symbolArgs = plan.kernelSymbolValues;
+  for (int64_t &v : symbolArgs)
+    kernelArgs.push_back(&v);
 }
 
 /// Index-map wrappers' arguments: (grid i32..., prefetch memrefs..., out

@@ -141,7 +141,8 @@ struct HostCallPlan {
   std::string kernelName;
   /// ... and its packed entry point: (program id i32 per kernel-visible
   /// axis, grid size i32 per such axis, then a memref per ref: prefetch,
-  /// inputs, outputs, scratch).
+  /// inputs, outputs, scratch, then, for a symbolic call, one i64 per
+  /// symbol sorted by name: `kernelSymbolValues`).
   PackedFn kernel = nullptr;
   /// -1 for a dynamic bound.
   std::vector<int64_t> grid;
@@ -164,6 +165,10 @@ struct HostCallPlan {
   /// and the arrays' shapes are placeholders (0) at symbolic dimensions,
   /// until instantiateSymbols.
   HostSymbolic symbolic;
+  /// Set by instantiateSymbols from a symbolic plan: the symbols' values
+  /// sorted by the symbols' names, the kernel's trailing arguments
+  /// (pallas.symbol_value, docs/dialect.md#symbolic-shapes).
+  std::vector<int64_t> kernelSymbolValues;
   /// The dynamic bounds a launch passes ("dynamic" grid entries; not the
   /// expressions).
   int64_t numDynamicBounds() const;

@@ -393,12 +393,22 @@ bool prepareHostProgram(ModuleOp module, launch::HostProgramPlan &program,
     program.calls.push_back(std::move(plan));
     // pallas-to-linalg reads the kernel's grid axes from its call, which is
     // about to go.
-    if (auto kernel = module.lookupSymbol<pallas::KernelOp>(call.getKernel()))
+    if (auto kernel = module.lookupSymbol<pallas::KernelOp>(call.getKernel())) {
       kernel->setAttr(pallas::kNumGridAxesAttrName,
                       b.getI64IntegerAttr(static_cast<int64_t>(
                           pallas::GridMapping::get(call)
                               .getVisibleAxes()
                               .size())));
+      // ... and its symbols (a symbolic call's kernel takes their values).
+      SmallVector<Attribute> symbols;
+      if (DictionaryAttr sym = call.getSymbolicAttr())
+        if (auto names = sym.getAs<DictionaryAttr>("symbols"))
+          for (NamedAttribute s : names)
+            symbols.push_back(s.getName());
+      if (!symbols.empty())
+        kernel->setAttr(pallas::kKernelSymbolsAttrName,
+                        b.getArrayAttr(symbols));
+    }
   }
 
   // The launcher: (call number, pointers).

@@ -393,6 +393,27 @@ LogicalResult CallOp::verifyAgainstKernel(KernelOp kernel) {
       axis = pid.getAxis();
     else if (auto np = dyn_cast<NumProgramsOp>(op))
       axis = np.getAxis();
+    if (auto sv = dyn_cast<SymbolValueOp>(op)) {
+      DictionaryAttr sym = getSymbolicAttr();
+      auto symbols =
+          sym ? sym.getAs<DictionaryAttr>("symbols") : DictionaryAttr();
+      if (symbols && symbols.get(sv.getSymbol()))
+        return WalkResult::advance();
+      std::string declared;
+      if (symbols)
+        for (NamedAttribute s : symbols)
+          declared += (declared.empty() ? "" : ", ") +
+                      s.getName().getValue().str();
+      InFlightDiagnostic diag =
+          op->emitOpError() << "reads symbol '" << sv.getSymbol() << "', "
+                            << (symbols ? "which this call does not declare "
+                                          "(its symbols: " +
+                                              declared + ")"
+                                        : std::string("but this call has no "
+                                                      "symbolic shapes"));
+      diag.attachNote(getLoc()) << "called from here";
+      return WalkResult::interrupt();
+    }
     if (axis && *axis >= kernelRank) {
       InFlightDiagnostic diag =
           op->emitOpError() << "axis " << *axis

@@ -293,6 +293,36 @@ static LogicalResult verifyIndexed(OpT op, Type valueType, StringRef what) {
 
 /// The platform names `lax.platform_dependent` groups may hold: JAX's
 /// canonical ones, and `mosaic`, the name JAX's TPU kernel lowering matches.
+//===----------------------------------------------------------------------===//
+// SymbolValueOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult SymbolValueOp::verify() {
+  StringRef name = getSymbol();
+  auto isIdent = [](char c, bool first) {
+    return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+           (!first && c >= '0' && c <= '9');
+  };
+  if (name.empty() || !isIdent(name.front(), true) ||
+      !llvm::all_of(name.drop_front(),
+                    [&](char c) { return isIdent(c, false); }))
+    return emitOpError() << "symbol '" << name
+                         << "' is not a symbol name, expected an identifier "
+                            "([A-Za-z_][A-Za-z0-9_]*)";
+  // Only a kernel reads symbols: a pallas.kernel, or the function a
+  // kernel lowers to (pallas-to-linalg marks it `pallas.kernel`); not an
+  // index map or the wrapper, whose sizes are the call's operands.
+  if ((*this)->getParentOfType<KernelOp>())
+    return success();
+  auto func = (*this)->getParentOfType<func::FuncOp>();
+  if (func && !func->hasAttr("pallas.kernel"))
+    return emitOpError() << "reads symbol '" << name << "' in @"
+                         << func.getSymName()
+                         << ", which is not a kernel; only a kernel body "
+                            "reads a symbol's value";
+  return success();
+}
+
 static constexpr llvm::StringLiteral kPlatformNames[] = {"cpu", "cuda", "rocm",
                                                          "tpu", "mosaic"};
 

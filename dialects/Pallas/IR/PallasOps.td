@@ -93,6 +93,26 @@ def Pallas_NumProgramsOp : Pallas_Op<"num_programs", [Pure]> {
   let assemblyFormat = "$axis attr-dict `:` type($result)";
 }
 
+def Pallas_SymbolValueOp : Pallas_Op<"symbol_value", [Pure]> {
+  let summary = "the value of a shape symbol of a symbolic call";
+  let description = [{
+    `dim_as_value_p` inside a kernel: the value at launch of a symbol the
+    calling `pallas.call` declares in its `symbolic` attribute (a dimension
+    variable of `jax.export.symbolic_shape`). A dimension expression's value
+    (`pl.cdiv(n, 8)`, `2*n + 3`) is `arith` over it. The kernel is the same
+    at every size; each target passes the value at launch (the CPU and GPU
+    kernels as a parameter, TPU as a placeholder constant, docs/dialect.md).
+
+    ```mlir
+    %n = pallas.symbol_value "n" : i32
+    ```
+  }];
+  let arguments = (ins StrAttr:$symbol);
+  let results = (outs AnyTypeOf<[I32, I64, Index]>:$result);
+  let assemblyFormat = "$symbol attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
 def Pallas_PlatformIndexOp : Pallas_Op<"platform_index", [Pure]> {
   let summary = "which branch of `lax.platform_dependent` the target takes";
   let description = [{

@@ -24,6 +24,11 @@ struct FuncState {
   /// Memref arguments (former refs) that some op writes: loads from them
   /// take a snapshot copy, loads from the others read the buffer directly.
   llvm::DenseSet<Value> writtenRefs;
+  /// The symbols of the kernel's symbolic call (sorted by name) and, with
+  /// `symbol-args`, the index of the first of their i64 arguments (-1:
+  /// pallas.symbol_value is kept).
+  llvm::SmallVector<std::string> symbols = {};
+  int64_t firstSymbolArg = -1;
 };
 
 /// `tensor.empty` of `type`.

@@ -14,7 +14,10 @@
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
+
+#include <set>
 
 #define DEBUG_TYPE "pallas-to-linalg"
 
@@ -100,7 +103,11 @@ struct PallasToLinalgPass
 private:
   LogicalResult checkSupported(ModuleOp module);
   int64_t numKernelAxes(KernelOp kernel, ModuleOp module);
-  FailureOr<func::FuncOp> convertKernel(KernelOp kernel, int64_t numAxes);
+  SmallVector<std::string> kernelSymbols(KernelOp kernel, ModuleOp module);
+  FailureOr<func::FuncOp> convertKernel(KernelOp kernel, int64_t numAxes,
+                                        ArrayRef<std::string> symbols);
+  LogicalResult lowerSymbolValue(SymbolValueOp op, FuncState &state,
+                                 RewriterBase &rewriter);
   LogicalResult convertIndexMap(func::FuncOp func);
   LogicalResult lowerBody(FuncState &state, ModuleOp module);
 };
@@ -161,12 +168,44 @@ int64_t PallasToLinalgPass::numKernelAxes(KernelOp kernel, ModuleOp module) {
   return axes;
 }
 
-FailureOr<func::FuncOp> PallasToLinalgPass::convertKernel(KernelOp kernel,
-                                                          int64_t numAxes) {
+SmallVector<std::string>
+PallasToLinalgPass::kernelSymbols(KernelOp kernel, ModuleOp module) {
+  SmallVector<std::string> names;
+  bool found = false;
+  module.walk([&](CallOp call) {
+    if (call.getKernel() != kernel.getSymName() || found)
+      return;
+    found = true;
+    if (DictionaryAttr sym = call.getSymbolicAttr())
+      if (auto symbols = sym.getAs<DictionaryAttr>("symbols"))
+        for (NamedAttribute s : symbols)
+          names.push_back(s.getName().getValue().str());
+  });
+  if (found)
+    return names;
+  // No call: the symbols recorded by whoever replaced it (pallasc run's
+  // host program), else those the kernel reads.
+  if (auto recorded = kernel->getAttrOfType<ArrayAttr>(kKernelSymbolsAttrName)) {
+    for (Attribute a : recorded)
+      if (auto str = dyn_cast<StringAttr>(a))
+        names.push_back(str.getValue().str());
+    return names;
+  }
+  std::set<std::string> read;
+  kernel.walk([&](SymbolValueOp op) { read.insert(op.getSymbol().str()); });
+  names.assign(read.begin(), read.end());
+  return names;
+}
+
+FailureOr<func::FuncOp>
+PallasToLinalgPass::convertKernel(KernelOp kernel, int64_t numAxes,
+                                  ArrayRef<std::string> symbols) {
   OpBuilder b(kernel);
   SmallVector<Type> argTypes(2 * numAxes, b.getI32Type());
   for (Type t : kernel.getArgumentTypes())
     argTypes.push_back(memrefTypeOf(cast<RefType>(t), stridedRefs));
+  if (symbolArgs)
+    argTypes.append(symbols.size(), b.getI64Type());
   auto func = func::FuncOp::create(b, kernel.getLoc(), kernel.getSymName(),
                                    b.getFunctionType(argTypes, {}));
   func->setAttr(kKernelFuncAttrName, b.getUnitAttr());
@@ -181,6 +220,15 @@ FailureOr<func::FuncOp> PallasToLinalgPass::convertKernel(KernelOp kernel,
   for (int64_t i = 0; i < 2 * numAxes; ++i)
     entry.insertArgument(static_cast<unsigned>(i), b.getI32Type(),
                          kernel.getLoc());
+  if (!symbols.empty()) {
+    SmallVector<Attribute> names;
+    for (const std::string &s : symbols)
+      names.push_back(b.getStringAttr(s));
+    func->setAttr(kKernelSymbolsAttrName, b.getArrayAttr(names));
+  }
+  if (symbolArgs)
+    for (size_t s = 0; s < symbols.size(); ++s)
+      entry.addArgument(b.getI64Type(), kernel.getLoc());
   Operation *terminator = entry.getTerminator();
   b.setInsertionPoint(terminator);
   func::ReturnOp::create(b, terminator->getLoc());
@@ -204,6 +252,41 @@ LogicalResult PallasToLinalgPass::convertIndexMap(func::FuncOp func) {
   func.setFunctionType(
       FunctionType::get(func.getContext(), argTypes, func.getResultTypes()));
   func->setAttr(kIndexMapFuncAttrName, UnitAttr::get(func.getContext()));
+  return success();
+}
+
+LogicalResult PallasToLinalgPass::lowerSymbolValue(SymbolValueOp op,
+                                                   FuncState &state,
+                                                   RewriterBase &rewriter) {
+  if (state.numAxes < 0)
+    return op.emitOpError() << "is only meaningful inside a kernel";
+  const auto *it = llvm::find(state.symbols, op.getSymbol().str());
+  if (it == state.symbols.end()) {
+    std::string declared = llvm::join(state.symbols, ", ");
+    return op.emitOpError() << "reads symbol '" << op.getSymbol()
+                            << "', which the kernel's call does not declare"
+                            << (declared.empty() ? std::string(" (it has none)")
+                                                 : " (its symbols: " +
+                                                       declared + ")");
+  }
+  // Without `symbol-args` the op stays, marked with its symbol's position
+  // among the call's (sorted) symbols: the GPU pipelines bind it to that
+  // kernel parameter after pallas-to-gpu (pallas-gpu-bind-symbols).
+  if (state.firstSymbolArg < 0) {
+    op->setAttr(kSymbolIndexAttrName,
+                rewriter.getI64IntegerAttr(it - state.symbols.begin()));
+    return success();
+  }
+  Value arg = state.func.getArgument(
+      state.firstSymbolArg + static_cast<int64_t>(it - state.symbols.begin()));
+  Location loc = op.getLoc();
+  Type type = op.getType();
+  Value v = arg;
+  if (type.isIndex())
+    v = arith::IndexCastOp::create(rewriter, loc, type, arg);
+  else if (type != arg.getType())
+    v = arith::TruncIOp::create(rewriter, loc, type, arg);
+  rewriter.replaceOp(op, v);
   return success();
 }
 
@@ -241,6 +324,9 @@ LogicalResult PallasToLinalgPass::lowerBody(FuncState &state,
                   isa<ProgramIdOp>(op) ? axis : state.numAxes + axis;
               rewriter.replaceOp(gridOp, state.func.getArgument(index));
               return success();
+            })
+            .Case<SymbolValueOp>([&](SymbolValueOp sv) {
+              return lowerSymbolValue(sv, state, rewriter);
             })
             .Case<LoadOp, StoreOp, SwapOp, AtomicRMWOp, AtomicCASOp>(
                 [&](Operation *access) {
@@ -285,9 +371,15 @@ void PallasToLinalgPass::runOnOperation() {
     return signalPassFailure();
 
   // Kernel axis counts come from the calls, which are erased below.
-  SmallVector<std::pair<KernelOp, int64_t>> kernels;
+  struct KernelInfo {
+    KernelOp kernel;
+    int64_t numAxes;
+    SmallVector<std::string> symbols;
+  };
+  SmallVector<KernelInfo> kernels;
   for (KernelOp kernel : module.getOps<KernelOp>())
-    kernels.push_back({kernel, numKernelAxes(kernel, module)});
+    kernels.push_back({kernel, numKernelAxes(kernel, module),
+                       kernelSymbols(kernel, module)});
 
   // The host-side wrapper holding the pallas.call (or marked eliminated by
   // pallas-dce) is not code any backend runs.
@@ -302,11 +394,17 @@ void PallasToLinalgPass::runOnOperation() {
     op->erase();
 
   SmallVector<FuncState> states;
-  for (auto [kernel, numAxes] : kernels) {
-    FailureOr<func::FuncOp> func = convertKernel(kernel, numAxes);
+  for (KernelInfo &k : kernels) {
+    FailureOr<func::FuncOp> func =
+        convertKernel(k.kernel, k.numAxes, k.symbols);
     if (failed(func))
       return signalPassFailure();
-    states.push_back(FuncState{*func, numAxes, {}});
+    FuncState state{*func, k.numAxes, {}};
+    state.symbols = k.symbols;
+    if (symbolArgs)
+      state.firstSymbolArg =
+          static_cast<int64_t>(func->getNumArguments() - k.symbols.size());
+    states.push_back(std::move(state));
   }
   for (auto func : module.getOps<func::FuncOp>()) {
     if (func->hasAttr(kKernelFuncAttrName))

@@ -128,6 +128,7 @@ private:
 
   LogicalResult lower(ProgramIdOp op);
   LogicalResult lower(NumProgramsOp op);
+  LogicalResult lower(SymbolValueOp op);
   LogicalResult lower(LoadOp op);
   LogicalResult lower(StoreOp op);
   LogicalResult lower(SwapOp op);
@@ -187,7 +188,7 @@ LogicalResult BodyLowerer::run(Region &region) {
 LogicalResult BodyLowerer::lowerOp(Operation *op) {
   if (op->getDialect() && isa<PallasDialect>(op->getDialect())) {
     return llvm::TypeSwitch<Operation *, LogicalResult>(op)
-        .Case<ProgramIdOp, NumProgramsOp, LoadOp, StoreOp, SwapOp, DotOp,
+        .Case<ProgramIdOp, NumProgramsOp, SymbolValueOp, LoadOp, StoreOp, SwapOp, DotOp,
               ReduceOp, BroadcastInDimOp, IotaOp, ReshapeOp, TransposeOp,
               SelectOp, MultipleOfOp, MaxContiguousOp, DebugPrintOp,
               pallas::DmaStartOp, pallas::DmaWaitOp, SemaphoreSignalOp,
@@ -331,6 +332,31 @@ LogicalResult BodyLowerer::lower(NumProgramsOp op) {
   else
     replace(op, tpu::GetIterationBoundOp::create(b, op.getLoc(),
                                                  b.getI32Type(), dim));
+  return success();
+}
+
+LogicalResult BodyLowerer::lower(SymbolValueOp op) {
+  if (!grid.symbolsRead)
+    return op.emitError() << "'" << op->getName()
+                          << "' outside the kernel body has no Mosaic "
+                             "lowering";
+  // As JAX's Mosaic lowering writes `dim_as_value`: an i32 placeholder
+  // constant, which the TPU runtime replaces with the value when it
+  // specializes the module (the module's
+  // tpu.dynamic_dimension_mapping_* attributes say how, PallasToTPU.cpp).
+  std::string name = op.getSymbol().str();
+  auto *it = llvm::find(*grid.symbolsRead, name);
+  int64_t k = it - grid.symbolsRead->begin();
+  if (it == grid.symbolsRead->end())
+    grid.symbolsRead->push_back(name);
+  OpBuilder b(op);
+  Value v = constI32(b, op.getLoc(), kSymbolPlaceholderTop - k);
+  Type type = convertValueType(op.getType());
+  if (type.isIndex())
+    v = arith::IndexCastOp::create(b, op.getLoc(), type, v);
+  else if (type != v.getType())
+    v = arith::ExtSIOp::create(b, op.getLoc(), type, v);
+  replace(op, v);
   return success();
 }
 

@@ -46,9 +46,18 @@ struct GridInfo {
   /// The kernel func's leading i32 arguments, one per grid dim (empty in
   /// index-map functions, which never ask for program ids).
   SmallVector<Value> indices;
+  /// The symbols the kernel reads (pallas.symbol_value), in the order of
+  /// their first read: the k-th is the placeholder constant
+  /// kSymbolPlaceholderTop - k, as JAX's Mosaic lowering writes
+  /// `dim_as_value` (null in index maps, which read no symbol).
+  SmallVector<std::string> *symbolsRead = nullptr;
   /// The grid dim of the kernel's axis `axis` (vmapped dims skipped), or -1.
   int64_t gridDimOfAxis(int64_t axis) const;
 };
+
+/// The first placeholder of a symbol's value (int32's maximum, JAX's
+/// DIM_UPPER_BOUND); the next symbols count down from it.
+constexpr int64_t kSymbolPlaceholderTop = 2147483647;
 
 /// The i32-to-index, i1-to-i32, tensor-to-vector conventions of Mosaic.
 /// `tensor<f32>` (rank 0) becomes the scalar `f32`.

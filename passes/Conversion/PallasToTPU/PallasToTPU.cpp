@@ -464,6 +464,72 @@ struct PallasToTPUPass
 
 } // namespace
 
+/// The module attributes JAX's Mosaic lowering writes for each placeholder
+/// of a symbolic dimension (jax/_src/pallas/mosaic/lowering.py, "On Export
+/// Placeholders"): `tpu.dynamic_dimension_mapping_indices_<P>`, where each
+/// symbol is found among the custom call's operands (the dynamic grid bounds,
+/// then the inputs), and `tpu.dynamic_dimension_mapping_module_<P>`, a
+/// StableHLO module computing the placeholder's value from the symbols
+/// (sorted by name): here the symbol itself.
+static LogicalResult
+describeSymbolPlaceholders(ModuleOp module, CallOp call,
+                           ArrayRef<std::string> symbolsRead) {
+  if (symbolsRead.empty())
+    return success();
+  DictionaryAttr sym = call.getSymbolicAttr();
+  auto symbols = sym ? sym.getAs<DictionaryAttr>("symbols") : DictionaryAttr();
+  if (!symbols)
+    return call.emitError() << "the kernel reads symbol '"
+                            << symbolsRead.front()
+                            << "' but the call is not symbolic";
+  int64_t numBounds = llvm::count_if(call.getGrid(),
+                                     [](int64_t g) { return g < 0; });
+  auto inputs = sym.getAs<ArrayAttr>("inputs");
+  Builder b(module.getContext());
+  SmallVector<Attribute> locations;
+  SmallVector<std::string> names;
+  for (NamedAttribute s : symbols) {
+    StringRef name = s.getName().getValue();
+    names.push_back(name.str());
+    std::optional<std::pair<int64_t, int64_t>> at;
+    for (auto [i, dims] : llvm::enumerate(inputs))
+      for (auto [d, e] : llvm::enumerate(cast<ArrayAttr>(dims)))
+        if (!at && cast<StringAttr>(e).getValue() == name)
+          at = {numBounds + static_cast<int64_t>(i), static_cast<int64_t>(d)};
+    if (!at)
+      return call.emitError()
+             << "the kernel reads a symbol's value, which the TPU runtime "
+                "takes from an input dimension that is exactly each symbol, "
+                "but no input dimension is '"
+             << name << "'";
+    locations.push_back(b.getDictionaryAttr(
+        {b.getNamedAttr("dimension_index", b.getI64IntegerAttr(at->second)),
+         b.getNamedAttr("operand_index", b.getI64IntegerAttr(at->first))}));
+  }
+  for (auto [k, name] : llvm::enumerate(symbolsRead)) {
+    std::string p = std::to_string(kSymbolPlaceholderTop -
+                                   static_cast<int64_t>(k));
+    int64_t index = llvm::find(names, name) - names.begin();
+    std::string args;
+    for (size_t a = 0; a < names.size(); ++a)
+      args += (a ? ", " : "") + ("%arg" + std::to_string(a)) +
+              ": tensor<i32>";
+    std::string text =
+        "module @jit_evaluate_shape attributes {jax.uses_shape_polymorphism "
+        "= false, mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : "
+        "i32} {\n  func.func public @main(" +
+        args +
+        ") -> (tensor<i32> {jax.result_info = \"result[0]\"}) {\n    "
+        "return %arg" +
+        std::to_string(index) + " : tensor<i32>\n  }\n}\n";
+    module->setAttr("tpu.dynamic_dimension_mapping_indices_" + p,
+                    b.getArrayAttr(locations));
+    module->setAttr("tpu.dynamic_dimension_mapping_module_" + p,
+                    b.getStringAttr(text));
+  }
+  return success();
+}
+
 void PallasToTPUPass::runOnOperation() {
   ModuleOp module = getOperation();
   MLIRContext *ctx = &getContext();
@@ -532,7 +598,11 @@ void PallasToTPUPass::runOnOperation() {
     arg.setType(info.type);
     refs[arg] = info;
   }
+  SmallVector<std::string> symbolsRead;
+  grid.symbolsRead = &symbolsRead;
   if (failed(lowerBody(func.getBody(), grid, refs)))
+    return signalPassFailure();
+  if (failed(describeSymbolPlaceholders(module, call, symbolsRead)))
     return signalPassFailure();
 
   func->setAttr("tpu.core_type",
