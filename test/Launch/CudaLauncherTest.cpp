@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "test/Launch/FakeCudaDriver.h"
+#include "test/Launch/LauncherTestSupport.h"
 
 #include "src/Launch/CudaLauncher.h"
 #include "src/Launch/GpuLaunchArgs.h"
@@ -22,25 +23,13 @@
 #include <cstring>
 
 using namespace pallasc::launch;
-using pallasc::test::FakeCuda;
+using namespace pallasc::test;
 
 namespace {
 
 /// A two-pointer kernel over a dynamic 1-D grid, 256 threads, 64 KiB of
 /// dynamic shared memory (past the opt-in).
-GpuLaunchRecord addRecord() {
-  GpuLaunchRecord r;
-  r.entry = "add";
-  r.gridAxes[0] = {0};
-  r.block[0] = 256;
-  r.dynamicSharedBytes = 64 * 1024;
-  GpuKernelParam in, out, bound;
-  in.kind = out.kind = GpuKernelParam::Kind::Pointer;
-  out.isOutput = true;
-  bound.kind = GpuKernelParam::Kind::GridBound;
-  r.params = {in, out, bound};
-  return r;
-}
+GpuLaunchRecord addRecord() { return twoPointerRecord(32, 64 * 1024); }
 
 /// The record with a TMA tensor map over input 0 appended (over output 0
 /// with `output`: a TMA store's).
@@ -60,48 +49,25 @@ GpuLaunchRecord tmaRecord(bool output = false) {
 }
 
 /// Images as a generated library holds them.
-struct Images {
-  std::vector<std::string> records;
-  std::vector<pallasc_cuda_image> table;
+struct Images : LauncherImages {
   void add(const char *arch, int64_t kind, const GpuLaunchRecord &record) {
-    records.push_back(encodeGpuLaunchRecord(record));
-    table.push_back({arch, kind, "image", 6, nullptr, 0});
-  }
-  const pallasc_cuda_image *data() {
-    for (size_t i = 0; i < table.size(); ++i) {
-      table[i].record = records[i].c_str();
-      table[i].recordSize = static_cast<int64_t>(records[i].size());
-    }
-    return table.data();
+    LauncherImages::add(arch, kind, "image", record);
   }
 };
 
 /// The fake installed as the launchers' driver for one test.
-struct Installed {
-  CudaDriverApi api;
-  explicit Installed(FakeCuda &fake) : api(fake.api()) {
-    setCudaLauncherDriverForTesting(&api);
-  }
-  ~Installed() { setCudaLauncherDriverForTesting(nullptr); }
-};
+using Installed = InstalledApi<CudaDriverApi, setCudaLauncherDriverForTesting>;
 
 int run(Images &images, void *in, void *out, int64_t bound,
         void *stream = nullptr) {
-  int64_t grid[] = {-1};
-  void *operands[] = {in, out};
-  return pallasc_launcher_cuda_run("add_cuda", images.data(),
-                                   static_cast<int64_t>(images.table.size()),
-                                   grid, 1, operands, 1, 1, &bound, 1, stream);
+  return runTwoPointer(pallasc_launcher_cuda_run, "add_cuda", images, in, out,
+                       bound, stream);
 }
 
-void *address(uintptr_t a) { return reinterpret_cast<void *>(a); }
-
-/// Runs the entry as run() does and checks that it fails with `status` and
-/// pallasc_last_error() `message`.
 void checkFails(Images &images, uintptr_t in, uintptr_t out, int64_t bound,
                 int status, const std::string &message) {
-  CHECK(run(images, address(in), address(out), bound) == status);
-  CHECK(std::string(pallasc_last_error()) == message);
+  checkTwoPointerFails(pallasc_launcher_cuda_run, "add_cuda", images, in, out,
+                       bound, status, message);
 }
 
 } // namespace
@@ -497,7 +463,7 @@ int runBatch(Images &images, void *in, void *out, const int64_t *bound,
   void *operands[] = {in, out};
   const int64_t *bounds[] = {bound};
   return pallasc_launcher_cuda_run_batch(
-      "add_cuda", images.data(), static_cast<int64_t>(images.table.size()),
+      "add_cuda", images.data(), images.size(),
       grid, 1, operands, 1, 1, bounds, 1, stream, loop.data(),
       static_cast<int64_t>(loop.size()));
 }

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "test/Launch/FakeHipRuntime.h"
+#include "test/Launch/LauncherTestSupport.h"
 
 #include "src/Launch/GpuLaunchArgs.h"
 #include "src/Launch/HipLauncher.h"
@@ -18,71 +19,37 @@
 #include <catch2/catch.hpp>
 
 using namespace pallasc::launch;
-using pallasc::test::FakeHip;
+using namespace pallasc::test;
 
 namespace {
 
 /// Two pointers over a dynamic 1-D grid, 256 threads (four wavefronts),
 /// `lds` bytes of dynamic LDS.
 GpuLaunchRecord addRecord(int64_t lds = 20 * 1024) {
-  GpuLaunchRecord r;
-  r.entry = "add";
-  r.gridAxes[0] = {0};
-  r.block[0] = 256;
-  r.warpSize = 64;
-  r.dynamicSharedBytes = lds;
-  GpuKernelParam in, out, bound;
-  in.kind = out.kind = GpuKernelParam::Kind::Pointer;
-  out.isOutput = true;
-  bound.kind = GpuKernelParam::Kind::GridBound;
-  r.params = {in, out, bound};
-  return r;
+  return twoPointerRecord(64, lds);
 }
 
 /// Images as a generated library holds them (kind: the code object
-/// version).
-struct Images {
-  std::vector<std::string> records;
-  std::vector<pallasc_gpu_image> table;
+/// version; the code object is the arch's name).
+struct Images : LauncherImages {
   void add(const char *arch, const GpuLaunchRecord &record, int64_t cov = 5) {
-    records.push_back(encodeGpuLaunchRecord(record));
-    table.push_back({arch, cov, arch, 6, nullptr, 0});
-  }
-  const pallasc_gpu_image *data() {
-    for (size_t i = 0; i < table.size(); ++i) {
-      table[i].record = records[i].c_str();
-      table[i].recordSize = static_cast<int64_t>(records[i].size());
-    }
-    return table.data();
+    LauncherImages::add(arch, cov, arch, record);
   }
 };
 
 /// The fake installed as the launchers' runtime for one test.
-struct Installed {
-  HipRuntimeApi api;
-  explicit Installed(FakeHip &fake) : api(fake.api()) {
-    setRocmLauncherRuntimeForTesting(&api);
-  }
-  ~Installed() { setRocmLauncherRuntimeForTesting(nullptr); }
-};
+using Installed = InstalledApi<HipRuntimeApi, setRocmLauncherRuntimeForTesting>;
 
 int run(Images &images, void *in, void *out, int64_t bound,
         void *stream = nullptr) {
-  int64_t grid[] = {-1};
-  void *operands[] = {in, out};
-  return pallasc_launcher_rocm_run("add_rocm", images.data(),
-                                   static_cast<int64_t>(images.table.size()),
-                                   grid, 1, operands, 1, 1, &bound, 1, stream);
+  return runTwoPointer(pallasc_launcher_rocm_run, "add_rocm", images, in, out,
+                       bound, stream);
 }
 
-void *address(uintptr_t a) { return reinterpret_cast<void *>(a); }
-
-/// Runs the entry as run() does and checks that it fails with `status` and
-/// pallasc_last_error() `message`.
 void checkFails(Images &images, uintptr_t in, uintptr_t out, int64_t bound,
                 int status, const std::string &message) {
-  CHECK(run(images, address(in), address(out), bound) == status);
-  CHECK(std::string(pallasc_last_error()) == message);
+  checkTwoPointerFails(pallasc_launcher_rocm_run, "add_rocm", images, in, out,
+                       bound, status, message);
 }
 
 } // namespace
@@ -320,7 +287,7 @@ TEST_CASE("rocm launcher: vmap's batch loop, one launch per iteration",
   int stream;
   auto run = [&] {
     return pallasc_launcher_rocm_run_batch(
-        "add_rocm", images.data(), static_cast<int64_t>(images.table.size()),
+        "add_rocm", images.data(), images.size(),
         grid, 1, operands, 1, 1, bounds, 1, &stream, encoded.data(),
         static_cast<int64_t>(encoded.size()));
   };
@@ -383,7 +350,7 @@ TEST_CASE("rocm launcher: every pointer operand is checked against the "
   const int64_t *bounds[] = {&value};
   auto runBatch = [&] {
     return pallasc_launcher_rocm_run_batch(
-        "add_rocm", images.data(), static_cast<int64_t>(images.table.size()),
+        "add_rocm", images.data(), images.size(),
         grid, 1, operands, 1, 1, bounds, 1, nullptr, encoded.data(),
         static_cast<int64_t>(encoded.size()));
   };
