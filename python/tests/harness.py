@@ -4,7 +4,9 @@ pallas_call equation."""
 
 from __future__ import annotations
 
+import contextlib
 import inspect
+import json
 import os
 import shutil
 import subprocess
@@ -162,6 +164,28 @@ def tolerance(dtype):
   return dict(rtol=0, atol=0)
 
 
+def jax_tpu_lowering():
+  """test/Target/compare_with_jax_lowering.py: JAX's own Mosaic lowering of
+  a function (jax.export(..., platforms=["tpu"])) and a comparable summary
+  of a Mosaic module."""
+  sys.path.insert(0, os.path.join(ROOT, "test", "Target"))
+  import compare_with_jax_lowering
+  return compare_with_jax_lowering
+
+
+@contextlib.contextmanager
+def tpu_v5e():
+  """JAX's TPU lowering as for one TPU v5e chip, on a machine with no TPU."""
+  from jax._src.pallas.mosaic import tpu_info
+  info = tpu_info.get_tpu_info_for_chip(tpu_info.ChipVersion.TPU_V5E, 1)
+  saved = tpu_info.get_tpu_info
+  tpu_info.get_tpu_info = lambda: info
+  try:
+    yield
+  finally:
+    tpu_info.get_tpu_info = saved
+
+
 class PallascCase(unittest.TestCase):
   """A test case with a scratch directory and pallasc helpers."""
 
@@ -177,6 +201,18 @@ class PallascCase(unittest.TestCase):
       self.fail(f"pallasc {' '.join(args)} exited {r.returncode} (expected "
                 f"{expect}):\n{r.stdout}\n{r.stderr}")
     return r
+
+  def compile_tpu(self, call, out):
+    """Compiles the exported `call` for tpu into `out`; returns its Mosaic
+    module's bytes and its custom-call config without the body."""
+    self.pallasc(call.paths[0], "--spec", call.paths[1], "--target", "tpu",
+                 "-o", out)
+    with open(os.path.join(out, call.name + ".tpu.mlirbc"), "rb") as fh:
+      body = fh.read()
+    with open(os.path.join(out, call.name + ".tpu.json")) as fh:
+      cfg = json.load(fh)
+    cfg["custom_call_config"].pop("body")
+    return body, cfg
 
   def export(self, fn, *args, sub=None, **kw):
     import pallasc_jax

@@ -5,12 +5,11 @@ platforms=["tpu"]) of the same function; the TPU target refuses 3 buffers as
 JAX's Mosaic lowering does, and the CPU runner (whose results do not depend
 on buffering) equals interpret mode (docs/jax.md, docs/tpu.md)."""
 
-import json
 import os
-import sys
 import unittest
 
-from harness import PallascCase, ROOT, skip_without_jax
+from harness import (PallascCase, jax_tpu_lowering, skip_without_jax,
+                     tpu_v5e)
 
 try:
   import jax
@@ -52,17 +51,9 @@ class PipelineMode(PallascCase):
     super().setUp()
     self.args = [S((32, 128), jnp.float32), S((32, 128), jnp.float32)]
 
-  def compile_tpu(self, f, sub):
+  def export_tpu(self, f, sub):
     (c,) = self.export(f, *self.args, sub=sub)
-    out = os.path.join(self.dir, sub, "tpu")
-    self.pallasc(c.paths[0], "--spec", c.paths[1], "--target", "tpu", "-o",
-                 out)
-    with open(os.path.join(out, c.name + ".tpu.mlirbc"), "rb") as fh:
-      body = fh.read()
-    with open(os.path.join(out, c.name + ".tpu.json")) as fh:
-      cfg = json.load(fh)
-    cfg["custom_call_config"].pop("body")
-    return c, body, cfg
+    return (c, *self.compile_tpu(c, os.path.join(self.dir, sub, "tpu")))
 
   def test_spec_buffer_count(self):
     (c,) = pallasc_jax.trace(scaled_add(1, None, 2), *self.args)
@@ -71,17 +62,12 @@ class PipelineMode(PallascCase):
     self.assertEqual(c.spec["out_specs"][0]["buffer_count"], 2)
 
   def test_tpu_matches_jax_lowering(self):
-    sys.path.insert(0, os.path.join(ROOT, "test", "Target"))
-    import compare_with_jax_lowering as cmp
-    from jax._src.pallas.mosaic import tpu_info
-    info = tpu_info.get_tpu_info_for_chip(tpu_info.ChipVersion.TPU_V5E, 1)
-    saved = tpu_info.get_tpu_info
-    tpu_info.get_tpu_info = lambda: info
+    cmp = jax_tpu_lowering()
     window_params = {}
-    try:
+    with tpu_v5e():
       for modes in ((1, None, 2), (2, 1, None), (None, None, 1)):
         f = scaled_add(*modes)
-        _, ours, ours_cfg = self.compile_tpu(f, "m%s%s%s" % modes)
+        _, ours, ours_cfg = self.export_tpu(f, "m%s%s%s" % modes)
         theirs, theirs_cfg = cmp.jax_artifacts(f, self.args)
         a, b = cmp.describe(ours), cmp.describe(theirs)
         self.assertEqual(a["kernel"]["type"], b["kernel"]["type"])
@@ -89,8 +75,6 @@ class PipelineMode(PallascCase):
         self.assertEqual(a["transforms"], b["transforms"])
         self.assertEqual(ours_cfg, theirs_cfg)
         window_params[modes] = a["kernel"]["attrs"]["window_params"]
-    finally:
-      tpu_info.get_tpu_info = saved
     # Explicit modes only: x double-buffered, y synchronous, o none.
     self.assertEqual(
         window_params[(2, 1, None)],

@@ -4,12 +4,11 @@ semaphore_read on pltpu.SemaphoreType.REGULAR scratch): exported, run with
 with JAX's own Mosaic lowering; the GPU targets and the multi-device forms
 are refused by name."""
 
-import json
 import os
-import sys
 import unittest
 
-from harness import ROOT, PallascCase, line_of, skip_without_jax
+from harness import (PallascCase, jax_tpu_lowering, line_of, skip_without_jax,
+                     tpu_v5e)
 
 try:
   import jax
@@ -74,27 +73,13 @@ class Semaphores(PallascCase):
     # Signature, attributes, transforms and backend config as JAX's
     # jax.export(..., platforms=["tpu"]) writes them; the body has JAX's
     # semaphore ops (memref_slice + memref_squeeze + sem_signal/wait/read).
-    sys.path.insert(0, os.path.join(ROOT, "test", "Target"))
-    import compare_with_jax_lowering as cmp
-    from jax._src.pallas.mosaic import tpu_info
-    info = tpu_info.get_tpu_info_for_chip(tpu_info.ChipVersion.TPU_V5E, 1)
-    saved = tpu_info.get_tpu_info
-    tpu_info.get_tpu_info = lambda: info
-    try:
+    cmp = jax_tpu_lowering()
+    with tpu_v5e():
       args = [S((32, 128), jnp.float32)]
       (c,) = self.export(counter, *args)
-      out = os.path.join(self.dir, "tpu")
-      self.pallasc(c.paths[0], "--spec", c.paths[1], "--target", "tpu", "-o",
-                   out)
-      with open(os.path.join(out, c.name + ".tpu.mlirbc"), "rb") as fh:
-        ours = fh.read()
-      with open(os.path.join(out, c.name + ".tpu.json")) as fh:
-        ours_cfg = json.load(fh)
-      ours_cfg["custom_call_config"].pop("body")
+      ours, ours_cfg = self.compile_tpu(c, os.path.join(self.dir, "tpu"))
       theirs, theirs_cfg = cmp.jax_artifacts(counter, args)
       a, b = cmp.describe(ours), cmp.describe(theirs)
-    finally:
-      tpu_info.get_tpu_info = saved
     self.assertEqual(a["version"], b["version"])
     self.assertEqual(a["kernel"]["type"], b["kernel"]["type"])
     self.assertIn("memref<2x!tpu.semaphore, #tpu.memory_space<semaphore_mem>>",

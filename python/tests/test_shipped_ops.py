@@ -281,32 +281,16 @@ class ShippedOps(PallascCase):
     # signature, window params, dimension semantics and transform functions
     # of JAX's own Mosaic lowering of the same function
     # (jax.export(..., platforms=["tpu"]), which runs without a TPU).
-    import json
     import os
-    import sys
-    from harness import ROOT
-    sys.path.insert(0, os.path.join(ROOT, "test", "Target"))
-    import compare_with_jax_lowering as cmp
-    from jax._src.pallas.mosaic import tpu_info
-    info = tpu_info.get_tpu_info_for_chip(tpu_info.ChipVersion.TPU_V5E, 1)
-    saved = tpu_info.get_tpu_info
-    tpu_info.get_tpu_info = lambda: info
-    try:
+    from harness import jax_tpu_lowering, tpu_v5e
+    cmp = jax_tpu_lowering()
+    with tpu_v5e():
       f = lambda x, y: matmul.matmul(x, y, block_shape=(64, 128), block_k=128)
       args = [S((128, 256), jnp.bfloat16), S((256, 256), jnp.bfloat16)]
       (c,) = self.export(f, *args)
-      out = os.path.join(self.dir, "tpu")
-      self.pallasc(c.paths[0], "--spec", c.paths[1], "--target", "tpu", "-o",
-                   out)
-      with open(os.path.join(out, c.name + ".tpu.mlirbc"), "rb") as fh:
-        ours = fh.read()
-      with open(os.path.join(out, c.name + ".tpu.json")) as fh:
-        ours_cfg = json.load(fh)
-      ours_cfg["custom_call_config"].pop("body")
+      ours, ours_cfg = self.compile_tpu(c, os.path.join(self.dir, "tpu"))
       theirs, theirs_cfg = cmp.jax_artifacts(f, args)
       a, b = cmp.describe(ours), cmp.describe(theirs)
-    finally:
-      tpu_info.get_tpu_info = saved
     self.assertEqual(a["version"], b["version"])
     self.assertEqual(a["kernel"]["type"], b["kernel"]["type"])
     for key in ("dimension_semantics", "iteration_bounds", "window_params",

@@ -172,33 +172,19 @@ class Symbolic(PallascCase):
     # cdiv(n, 8) before the inputs, the result's shape after them.
     import json
     import os
-    import sys
-    from harness import ROOT
-    sys.path.insert(0, os.path.join(ROOT, "test", "Target"))
-    import compare_with_jax_lowering as cmp
-    from jax._src.pallas.mosaic import tpu_info
+    from harness import jax_tpu_lowering, tpu_v5e
+    cmp = jax_tpu_lowering()
     (n,) = export.symbolic_shape("n")
     args = [S((n, 256), jnp.float32), S((1, 256), jnp.float32)]
     (c,) = self.export(rmsnorm, *args)
     out = os.path.join(self.dir, "tpu")
-    self.pallasc(c.paths[0], "--spec", c.paths[1], "--target", "tpu", "-o",
-                 out)
-    with open(os.path.join(out, c.name + ".tpu.mlirbc"), "rb") as fh:
-      ours = fh.read()
-    with open(os.path.join(out, c.name + ".tpu.json")) as fh:
-      ours_cfg = json.load(fh)
-    ours_cfg["custom_call_config"].pop("body")
+    ours, ours_cfg = self.compile_tpu(c, out)
     with open(os.path.join(out, c.name + ".manifest.json")) as fh:
       manifest = json.load(fh)
     launch = manifest["targets"][0]["launch"]
-    info = tpu_info.get_tpu_info_for_chip(tpu_info.ChipVersion.TPU_V5E, 1)
-    saved = tpu_info.get_tpu_info
-    tpu_info.get_tpu_info = lambda: info
-    try:
+    with tpu_v5e():
       theirs, theirs_cfg, operands = cmp.jax_export_call(rmsnorm, args)
       a, b = cmp.describe(ours), cmp.describe(theirs)
-    finally:
-      tpu_info.get_tpu_info = saved
     self.assertEqual(a["version"], b["version"])
     self.assertEqual(a["kernel"]["type"], b["kernel"]["type"])
     self.assertEqual(b["kernel"]["attrs"]["iteration_bounds"],
