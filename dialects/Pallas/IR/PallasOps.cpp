@@ -2,6 +2,7 @@
 
 #include "dialects/Pallas/IR/PallasOps.h"
 #include "dialects/Pallas/IR/GridMapping.h"
+#include "dialects/Pallas/IR/KernelSyntax.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -538,16 +539,7 @@ void KernelOp::build(OpBuilder &builder, OperationState &state, StringRef name,
 }
 
 ParseResult KernelOp::parse(OpAsmParser &parser, OperationState &result) {
-  auto buildFuncType = [](Builder &builder, ArrayRef<Type> argTypes,
-                          ArrayRef<Type> results,
-                          function_interface_impl::VariadicFlag,
-                          std::string &) {
-    return builder.getFunctionType(argTypes, results);
-  };
-  if (function_interface_impl::parseFunctionOp(
-          parser, result, /*allowVariadic=*/false,
-          getFunctionTypeAttrName(result.name), buildFuncType,
-          getArgAttrsAttrName(result.name), getResAttrsAttrName(result.name)))
+  if (parseKernelSyntax<KernelOp>(parser, result))
     return failure();
   Region &body = *result.regions.front();
   if (body.empty())
@@ -558,19 +550,7 @@ ParseResult KernelOp::parse(OpAsmParser &parser, OperationState &result) {
   return success();
 }
 
-void KernelOp::print(OpAsmPrinter &p) {
-  p << ' ';
-  p.printSymbolName(getSymName());
-  function_interface_impl::printFunctionSignature(
-      p, *this, getArgumentTypes(), /*isVariadic=*/false, getResultTypes());
-  function_interface_impl::printFunctionAttributes(
-      p, *this,
-      {getFunctionTypeAttrName(), getArgAttrsAttrName(),
-       getResAttrsAttrName()});
-  p << ' ';
-  p.printRegion(getBody(), /*printEntryBlockArgs=*/false,
-                /*printBlockTerminators=*/false);
-}
+void KernelOp::print(OpAsmPrinter &p) { printKernelSyntax(*this, p); }
 
 LogicalResult KernelOp::verify() {
   if (!getFunctionType().getResults().empty())

@@ -2,6 +2,8 @@
 
 #include "dialects/PallasMGPU/IR/MgpuDialect.h"
 
+#include "dialects/Pallas/IR/KernelSyntax.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/Interfaces/FunctionImplementation.h"
@@ -207,36 +209,15 @@ static KernelOp enclosingKernel(Operation *op) {
 //===----------------------------------------------------------------------===//
 
 ParseResult KernelOp::parse(OpAsmParser &parser, OperationState &result) {
-  auto buildFuncType = [](Builder &builder, ArrayRef<Type> argTypes,
-                          ArrayRef<Type> results,
-                          function_interface_impl::VariadicFlag,
-                          std::string &) {
-    return builder.getFunctionType(argTypes, results);
-  };
   llvm::SMLoc loc = parser.getCurrentLocation();
-  if (function_interface_impl::parseFunctionOp(
-          parser, result, /*allowVariadic=*/false,
-          getFunctionTypeAttrName(result.name), buildFuncType,
-          getArgAttrsAttrName(result.name), getResAttrsAttrName(result.name)))
+  if (pallas::parseKernelSyntax<KernelOp>(parser, result))
     return failure();
   if (result.regions.front()->empty())
     return parser.emitError(loc, "a pallas_mgpu.kernel needs a body");
   return success();
 }
 
-void KernelOp::print(OpAsmPrinter &p) {
-  p << ' ';
-  p.printSymbolName(getSymName());
-  function_interface_impl::printFunctionSignature(
-      p, *this, getArgumentTypes(), /*isVariadic=*/false, getResultTypes());
-  function_interface_impl::printFunctionAttributes(
-      p, *this,
-      {getFunctionTypeAttrName(), getArgAttrsAttrName(),
-       getResAttrsAttrName()});
-  p << ' ';
-  p.printRegion(getBody(), /*printEntryBlockArgs=*/false,
-                /*printBlockTerminators=*/false);
-}
+void KernelOp::print(OpAsmPrinter &p) { pallas::printKernelSyntax(*this, p); }
 
 LogicalResult KernelOp::verify() {
   if (getBody().empty())
