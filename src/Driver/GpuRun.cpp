@@ -747,16 +747,10 @@ int runOnGpu(const RunOptions &options, const GpuRunOptions &gpu) {
   // as parameters (docs/run.md#symbolic-shapes).
   DriverOptions driver = options.driver;
   driver.runTarget = gpu.target;
-  driver.symbolShapes = [&](std::vector<std::vector<int64_t>> &shapes,
-                            std::vector<std::string> &sources,
-                            std::string &error) {
-    return symbolShapesFromInputs(options, shapes, sources, error);
-  };
-  std::map<std::string, int64_t> symbolValues;
-  driver.symbolValues = &symbolValues;
   if (int rc = startRun(options, driver, setup))
     return rc;
   FrontendResult &fe = setup.fe;
+  const std::map<std::string, int64_t> &symbolValues = setup.symbolValues;
 
   // A Mosaic GPU kernel: sm_90a only, and no CPU reference: --check runs
   // the emulator on a second schedule instead (docs/run.md).

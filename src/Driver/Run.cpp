@@ -138,8 +138,19 @@ int commitRunOutputs(const RunOptions &options, OutputFiles &files,
                       options.driver.verbosity == Verbosity::Quiet);
 }
 
-int startRun(const RunOptions &options, const DriverOptions &driver,
+static bool symbolShapesFromInputs(const RunOptions &options,
+                                   std::vector<std::vector<int64_t>> &shapes,
+                                   std::vector<std::string> &sources,
+                                   std::string &error);
+
+int startRun(const RunOptions &options, DriverOptions driver,
              RunFrontend &run) {
+  driver.symbolShapes = [&](std::vector<std::vector<int64_t>> &shapes,
+                            std::vector<std::string> &sources,
+                            std::string &error) {
+    return symbolShapesFromInputs(options, shapes, sources, error);
+  };
+  driver.symbolValues = &run.symbolValues;
   if (failed(claimRunOutputs(options, run.files)))
     return kExitUserError;
   run.context = std::make_unique<MLIRContext>(makeDriverRegistry());
@@ -181,10 +192,10 @@ int checkRunArguments(const RunOptions &options,
 
 /// A spec with symbols runs at the sizes of its inputs: their .npy headers
 /// give the symbols' values (docs/run.md#symbolic-shapes).
-bool symbolShapesFromInputs(const RunOptions &options,
-                            std::vector<std::vector<int64_t>> &shapes,
-                            std::vector<std::string> &sources,
-                            std::string &error) {
+static bool symbolShapesFromInputs(const RunOptions &options,
+                                   std::vector<std::vector<int64_t>> &shapes,
+                                   std::vector<std::string> &sources,
+                                   std::string &error) {
   if (options.randomSeed) {
     error = options.driver.specPath +
             ": error: the spec has symbolic shapes, whose sizes "
@@ -324,20 +335,13 @@ void printRunTiming(const HostJitTimes &times, const CpuRunTimes &run) {
 int runOnCpu(const RunOptions &options) {
   const std::string &specPath = options.driver.specPath;
   Clock::time_point t0 = Clock::now();
-  RunFrontend setup;
-  DriverOptions driver = options.driver;
-  driver.symbolShapes = [&](std::vector<std::vector<int64_t>> &shapes,
-                            std::vector<std::string> &sources,
-                            std::string &error) {
-    return symbolShapesFromInputs(options, shapes, sources, error);
-  };
   // A symbolic spec is compiled once (its module, hence its JIT cache key,
   // is the same at every size) and runs at the values the inputs give.
-  std::map<std::string, int64_t> symbolValues;
-  driver.symbolValues = &symbolValues;
-  if (int rc = startRun(options, driver, setup))
+  RunFrontend setup;
+  if (int rc = startRun(options, options.driver, setup))
     return rc;
   FrontendResult &fe = setup.fe;
+  const std::map<std::string, int64_t> &symbolValues = setup.symbolValues;
 
   // A wrapper that is one call on its arguments runs on the grid executor
   // directly; anything else the transforms left in @main (vmap's batch

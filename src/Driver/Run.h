@@ -20,6 +20,7 @@
 #include "src/Runtime/Npy.h"
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -76,28 +77,25 @@ llvm::LogicalResult claimRunOutputs(const RunOptions &options,
 
 /// What `pallasc run` and `pallasc run --target` set up before anything
 /// that depends on where the kernel runs: the --output files claimed, a
-/// context with the driver's registry and diagnostics, and the front end's
-/// module and spec (declared in the order they are made).
+/// context with the driver's registry and diagnostics, the front end's
+/// module and spec (declared in the order they are made), and the values of
+/// a symbolic spec's symbols.
 struct RunFrontend {
   OutputFiles files{"."};
   std::unique_ptr<mlir::MLIRContext> context;
   std::unique_ptr<DiagnosticRouter> router;
   FrontendResult fe;
+  /// A spec with symbols is compiled once, symbolic, and runs at the
+  /// values its inputs' shapes give (docs/run.md#symbolic-shapes).
+  std::map<std::string, int64_t> symbolValues;
 };
 
 /// Fills `run`: claims the outputs (claimRunOutputs), makes the context and
 /// runs the front end with `driver` (the run's driver options, or a copy of
-/// them). Returns kExitSuccess, or the exit code after an error.
-int startRun(const RunOptions &options, const DriverOptions &driver,
+/// them), whose symbols take their values from the --input files' shapes.
+/// Returns kExitSuccess, or the exit code after an error.
+int startRun(const RunOptions &options, DriverOptions driver,
              RunFrontend &run);
-
-/// A spec with symbols runs at the sizes of its inputs: the shapes of the
-/// --input files' .npy headers, and their paths, for
-/// DriverOptions::symbolShapes (docs/run.md#symbolic-shapes).
-bool symbolShapesFromInputs(const RunOptions &options,
-                            std::vector<std::vector<int64_t>> &shapes,
-                            std::vector<std::string> &sources,
-                            std::string &error);
 
 /// Checks the command line against what the run takes and returns: as many
 /// --input files as inputs (unless --random-inputs), none or as many
