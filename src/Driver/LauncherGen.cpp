@@ -196,6 +196,35 @@ std::string entryDeclaration(const std::string &entryName,
   return h;
 }
 
+/// The images' architectures, comma-separated.
+template <typename Image>
+std::string archNames(const std::vector<Image> &images) {
+  std::string archs;
+  for (const Image &image : images)
+    archs += (archs.empty() ? "" : ", ") + image.arch;
+  return archs;
+}
+
+/// A GPU entry point's comment and declaration: it launches on `queue`
+/// without waiting; `loading` says what was built and how the code object
+/// is chosen; the stream comes last, after `params`.
+std::string gpuEntryDeclaration(
+    const HostCallPlan &plan, const BatchLoopProgram *batch,
+    const std::string &entryName, const std::string &archs,
+    const std::string &queue, const std::string &loading,
+    std::vector<std::pair<std::string, std::string>> params,
+    const std::string &streamComment) {
+  std::string h = "/* Launches the grid (" + gridText(plan) + ") of @" +
+                  plan.kernelName + " on " + queue +
+                  " without waiting\n * for it. Built for " + archs + loading +
+                  batchText(batch) +
+                  (batch ? " * One launch per iteration, in order on the "
+                           "stream.\n"
+                         : "");
+  params.push_back({"void *stream", streamComment});
+  return h + entryDeclaration(entryName, std::move(params));
+}
+
 std::string generateHeader(const HostCallPlan &plan,
                            const BatchLoopProgram *batch,
                            const std::string &name, const std::string &sources,
@@ -245,44 +274,24 @@ std::string generateHeader(const HostCallPlan &plan,
          batchText(batch);
     h += entryDeclaration(prefix + "_cpu", params);
   }
-  if (!cuda.empty()) {
-    std::string archs;
-    for (const CudaArtifacts::Image &image : cuda)
-      archs += (archs.empty() ? "" : ", ") + image.arch;
-    h +=
-        "/* Launches the grid (" + gridText(plan) + ") of @" + plan.kernelName +
-        " on a CUDA stream without waiting\n * for it. Built for " + archs +
+  if (!cuda.empty())
+    h += gpuEntryDeclaration(
+        plan, batch, prefix + "_cuda", archNames(cuda), "a CUDA stream",
         " (cubin when ptxas ran, and PTX); the code\n * object that fits "
         "the device of the thread's current context is loaded once\n * per "
         "context (no current context: device 0's primary context is made "
         "current).\n * Arrays are dense, row-major, in device memory (TMA "
         "operands 16-byte aligned);\n * 16-bit floats as their bits "
-        "(uint16_t).\n" +
-        batchText(batch) +
-        (batch ? " * One launch per iteration, in order on the stream.\n" : "");
-    auto cudaParams = params;
-    cudaParams.push_back(
-        {"void *stream", "a CUstream (NULL: the default stream)"});
-    h += entryDeclaration(prefix + "_cuda", cudaParams);
-  }
-  if (!rocm.empty()) {
-    std::string archs;
-    for (const RocmArtifacts::Image &image : rocm)
-      archs += (archs.empty() ? "" : ", ") + image.arch;
-    h +=
-        "/* Launches the grid (" + gridText(plan) + ") of @" + plan.kernelName +
-        " on a HIP stream without waiting\n * for it. Built for " + archs +
+        "(uint16_t).\n",
+        params, "a CUstream (NULL: the default stream)");
+  if (!rocm.empty())
+    h += gpuEntryDeclaration(
+        plan, batch, prefix + "_rocm", archNames(rocm), "a HIP stream",
         " (HSACO); the code object whose target fits\n * the thread's "
         "current HIP device (gcnArchName) is loaded once per device.\n"
         " * Arrays are dense, row-major, in device memory, 16-byte aligned; "
-        "16-bit\n * floats as their bits (uint16_t).\n" +
-        batchText(batch) +
-        (batch ? " * One launch per iteration, in order on the stream.\n" : "");
-    auto rocmParams = params;
-    rocmParams.push_back(
-        {"void *stream", "a hipStream_t (NULL: the default stream)"});
-    h += entryDeclaration(prefix + "_rocm", rocmParams);
-  }
+        "16-bit\n * floats as their bits (uint16_t).\n",
+        params, "a hipStream_t (NULL: the default stream)");
   h += "#ifdef __cplusplus\n} /* extern \"C\" */\n#endif\n\n";
   h += "#endif /* " + guard + " */\n";
   return h;
