@@ -393,12 +393,27 @@ def _alloc(low, var, transforms):
     low.emit(f"{name} = pallas_mgpu.alloc_acc : {m.type}")
     return m
   if type(dtype).__name__ in ("BarrierType", "ClusterBarrierType"):
+    attrs = ""
     if type(dtype).__name__ == "ClusterBarrierType":
-      raise low.error("cluster barriers (plgpu.ClusterBarrier) are not "
-                      "supported by pallasc-export")
+      # plgpu.ClusterBarrier: an arrive reaches the barrier of every block
+      # of the cluster along its axis.
+      axes = tuple(dtype.collective_axes)
+      if len(axes) != 1 or not isinstance(axes[0], str):
+        raise low.error(f"a cluster barrier over collective_axes={axes} is "
+                        "not supported: pallasc-export takes one cluster "
+                        "axis")
+      if getattr(dtype, "leader_tracked", False):
+        raise low.error("a leader-tracked cluster barrier "
+                        "(plgpu.ClusterBarrier(leader_tracked=True)) is not "
+                        "supported by pallasc-export")
+      if axes[0] not in low.mesh["cluster_names"]:
+        raise low.error(f"cluster barrier axis '{axes[0]}' is not a cluster "
+                        "axis of the kernel "
+                        f"({', '.join(low.mesh['cluster_names']) or 'none'})")
+      attrs = f" {{collective_axes = [{M.quote(axes[0])}]}}"
     b = BarV(low.fn.fresh("bar"), int(np.prod(inner.shape)),
              int(dtype.num_arrivals))
-    low.emit(f"{b.name} = pallas_mgpu.alloc_barriers : {b.type}")
+    low.emit(f"{b.name} = pallas_mgpu.alloc_barriers{attrs} : {b.type}")
     return b
   if "tmem" in space:
     r = Refused("TMEM (plgpu.TMEM) is Blackwell-only: pallasc translates the "

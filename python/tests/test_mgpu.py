@@ -552,6 +552,80 @@ class ClusterRun(PallascCase):
     np.testing.assert_array_equal(load_npy(out, np.float16), want)
 
 
+  def test_cluster_barrier(self):
+    """plgpu.ClusterBarrier over the cluster axis: exported with its
+    collective axis, each block arrives on both blocks' barriers (mapa,
+    barrier.cluster in the PTX) and waits for both before it stores its
+    row block; emulated on both schedules (--check), against numpy."""
+    from jax import lax
+
+    def body(x_ref, o_ref, smem, bar, cbar):
+      blk = 2 * lax.axis_index("g") + lax.axis_index("c")
+      plgpu.copy_gmem_to_smem(x_ref.at[pl.ds(blk * 32, 32)], smem, bar.at[0])
+      plgpu.barrier_wait(bar.at[0])
+      plgpu.barrier_arrive(cbar.at[0])
+      plgpu.barrier_wait(cbar.at[0])
+      plgpu.commit_smem()
+      plgpu.copy_smem_to_gmem(smem, o_ref.at[pl.ds(blk * 32, 32)])
+      plgpu.wait_smem_to_gmem(0)
+    tiled = (plgpu.TilingTransform((8, 64)), plgpu.SwizzleTransform(128))
+    f = plgpu.kernel(body, out_type=S((128, 64), jnp.float16), grid=(2,),
+                     grid_names=("g",), cluster=(2,), cluster_names=("c",),
+                     scratch_types=(plgpu.SMEM((32, 64), jnp.float16,
+                                               transforms=tiled),
+                                    plgpu.Barrier(),
+                                    plgpu.ClusterBarrier(
+                                        collective_axes=("c",))))
+    d = os.path.join(self.dir, "cbar")
+    paths = pallasc_jax.export(f, S((128, 64), jnp.float16), out_dir=d,
+                               device="h100")
+    mlir = [p for p in paths if p.endswith(".mlir")][0]
+    with open(mlir) as fh:
+      self.assertIn('pallas_mgpu.alloc_barriers {collective_axes = ["c"]} : '
+                    '!pallas_mgpu.barrier<1, arrivals = 1>', fh.read())
+    self.pallasc(mlir, "--spec", mlir[:-5] + ".json", "--target",
+                 "cuda:sm_90a", "-o", d)
+    ptx = [n for n in os.listdir(d) if n.endswith(".ptx")][0]
+    with open(os.path.join(d, ptx)) as fh:
+      text = fh.read()
+    self.assertIn("mapa.shared::cluster", text)
+    self.assertIn("mbarrier.arrive.release.cluster.shared::cluster", text)
+    self.assertIn("barrier.cluster.wait", text)
+    x = (np.arange(128 * 64) % 1999 - 999).reshape(128, 64).astype(
+        np.float16)
+    xin, out = os.path.join(d, "x.npy"), os.path.join(d, "o.npy")
+    save_npy(xin, x)
+    self.pallasc("run", mlir, "--spec", mlir[:-5] + ".json", "--target",
+                 "cuda:sm_90a", "--emulate", "--check", "--input", xin,
+                 "--output", out)
+    np.testing.assert_array_equal(load_npy(out, np.float16), x)
+
+  def test_cluster_barrier_refusals(self):
+    """A cluster barrier over a grid axis or over two axes is refused with
+    its Python line."""
+    def make(axes, cluster, names):
+      def body(x_ref, o_ref, cbar):
+        plgpu.barrier_arrive(cbar.at[0])
+        plgpu.barrier_wait(cbar.at[0])
+      return plgpu.kernel(body, out_type=S((8,), jnp.float32), grid=(2,),
+                          grid_names=("g",), cluster=cluster,
+                          cluster_names=names,
+                          scratch_types=(plgpu.ClusterBarrier(
+                              collective_axes=axes),))
+    for axes, cluster, names, msg in [
+        (("g",), (2,), ("c",), "cluster barrier axis 'g' is not a cluster "
+                               "axis of the kernel (c)"),
+        (("c", "d"), (2, 2), ("c", "d"), "a cluster barrier over "
+                                         "collective_axes=('c', 'd') is not "
+                                         "supported")]:
+      with self.assertRaises(pallasc_jax.ExportError) as e:
+        pallasc_jax.export(make(axes, cluster, names), S((8,), jnp.float32),
+                           out_dir=os.path.join(self.dir, "refused"),
+                           device="h100")
+      self.assertIn(msg, str(e.exception))
+      self.assertIn("test_mgpu.py", str(e.exception))
+
+
 @skip_without_jax
 class Attention(unittest.TestCase):
 

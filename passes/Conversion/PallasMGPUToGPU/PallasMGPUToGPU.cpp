@@ -134,8 +134,21 @@ private:
   /// Barrier arrays: their byte offset and the thread's phase bits.
   struct Barriers {
     int64_t offset = 0, count = 0, arrivals = 0;
+    /// A cluster barrier (collective_axes): the cluster dimension (x, y, z)
+    /// whose blocks each arrive on every block's barrier, and its size;
+    /// -1 and 1 for a block's own barrier.
+    int64_t clusterDim = -1, clusterSize = 1;
     Value phases; ///< memref<i32> (private)
   };
+  /// Whether some barrier is arrived on from other blocks of the cluster:
+  /// the cluster then synchronizes after the barriers' initialization and
+  /// before any block exits (barrier.cluster.arrive / wait).
+  bool clusterBarriers = false;
+  /// barrier.cluster.arrive.aligned + barrier.cluster.wait.aligned.
+  void clusterSync() {
+    NVVM::ClusterArriveOp::create(b, loc, b.getUnitAttr());
+    NVVM::ClusterWaitOp::create(b, loc, b.getUnitAttr());
+  }
   DenseMap<Value, Barriers> barriers;
   SmallVector<std::pair<TensorMapKey, Value>> tensorMaps;
   /// Each tensor map's box in all its array's dimensions (1 in those the
@@ -385,6 +398,17 @@ LogicalResult KernelLowering::allocate() {
     bars.offset = offset;
     bars.count = type.getNum();
     bars.arrivals = type.getArrivals();
+    if (std::optional<ArrayAttr> axes = alloc.getCollectiveAxes()) {
+      // The verifier: one axis, a cluster axis of the kernel.
+      StringRef axis = cast<StringAttr>((*axes)[0]).getValue();
+      for (auto [d, a] : llvm::enumerate(kernel.getClusterNames()))
+        if (cast<StringAttr>(a).getValue() == axis && d < 3 &&
+            clusterShape()[d] > 1) {
+          bars.clusterDim = static_cast<int64_t>(d);
+          bars.clusterSize = clusterShape()[d];
+        }
+      clusterBarriers = clusterBarriers || bars.clusterDim >= 0;
+    }
     if (bars.count > 32)
       return alloc.emitError() << "more than 32 barriers in one allocation "
                                   "are not lowered (one phase bit each)";
@@ -392,8 +416,11 @@ LogicalResult KernelLowering::allocate() {
     for (int64_t i = 0; i < bars.count; ++i) {
       Value addr = arith::AddIOp::create(b, loc, smemAddr,
                                          i32(bars.offset + 8 * i));
-      NVVM::MBarrierInitOp::create(b, loc, sharedPtr(addr),
-                                   i32(bars.arrivals * kWarpgroup), isFirst);
+      // As Mosaic GPU's CollectiveBarrierRef: each block along the axis
+      // arrives (its 128 threads per warpgroup arrival).
+      NVVM::MBarrierInitOp::create(
+          b, loc, sharedPtr(addr),
+          i32(bars.arrivals * kWarpgroup * bars.clusterSize), isFirst);
     }
     bars.phases = memref::AllocaOp::create(
         b, loc, MemRefType::get({}, b.getI32Type()));
@@ -404,6 +431,15 @@ LogicalResult KernelLowering::allocate() {
   if (any) {
     NVVM::FenceMbarrierInitOp::create(b, loc);
     NVVM::BarrierOp::create(b, loc);
+  }
+  if (clusterBarriers) {
+    // No block arrives on another's barrier before it is initialized, and
+    // none exits (its shared memory gone) while another may still arrive
+    // on it.
+    clusterSync();
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPoint(body.getTerminator());
+    clusterSync();
   }
   // One period of slack: the base is aligned at run time.
   sharedBytes = offset + kSwizzlePeriod;
@@ -1311,6 +1347,34 @@ LogicalResult KernelLowering::lower(Operation *op) {
     return success();
   }
   if (auto arrive = dyn_cast<BarrierArriveOp>(op)) {
+    const Barriers &bars = barriers.lookup(arrive.getBarriers());
+    if (bars.clusterDim >= 0) {
+      // A cluster barrier: this thread arrives on the barrier of every
+      // block along the axis (itself included), mapped into the
+      // shared::cluster window by its rank (x fastest).
+      SmallVector<int32_t> shape = clusterShape();
+      Value coord[3] = {NVVM::BlockInClusterIdXOp::create(b, loc, b.getI32Type()),
+                        NVVM::BlockInClusterIdYOp::create(b, loc, b.getI32Type()),
+                        NVVM::BlockInClusterIdZOp::create(b, loc, b.getI32Type())};
+      Value local = barrierPtr(arrive.getBarriers(), arrive.getIndex());
+      for (int64_t j = 0; j < bars.clusterSize; ++j) {
+        Value rank = i32(0);
+        int64_t stride = 1;
+        for (int64_t d = 0; d < 3; ++d) {
+          Value c = d == bars.clusterDim ? i32(j) : coord[d];
+          if (shape[d] > 1)
+            rank = arith::AddIOp::create(
+                b, loc, rank, arith::MulIOp::create(b, loc, c, i32(stride)));
+          stride *= shape[d];
+        }
+        Value remote = NVVM::MapaOp::create(
+            b, loc, LLVM::LLVMPointerType::get(ctx, 7), local, rank);
+        NVVM::MBarrierArriveOp::create(
+            b, loc, Type(), remote, Value(),
+            NVVM::MemScopeKindAttr::get(ctx, NVVM::MemScopeKind::CLUSTER));
+      }
+      return success();
+    }
     NVVM::MBarrierArriveOp::create(
         b, loc, Type(), barrierPtr(arrive.getBarriers(), arrive.getIndex()),
         Value(), NVVM::MemScopeKindAttr::get(ctx, NVVM::MemScopeKind::CTA));

@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <string>
 
 namespace pallasc::runtime::emulator {
 namespace {
@@ -63,11 +64,43 @@ extern "C" void pallasc_emu_mbar_init(int64_t addr, int32_t count,
   scheduler->mbarriers[offset] = m;
 }
 
-/// `count` arrivals on the mbarrier, expecting `tx` more bytes.
+/// The block of the running cluster whose shared memory holds `addr` (the
+/// running block's own first), or null.
+Scheduler *ownerOf(int64_t addr) {
+  auto holds = [&](Scheduler *s) {
+    uint64_t a = static_cast<uint64_t>(addr),
+             base = reinterpret_cast<uint64_t>(s->smem);
+    return a >= base && a < base + s->smemSize;
+  };
+  if (holds(scheduler) || !scheduler->cluster)
+    return scheduler;
+  for (Scheduler *s : scheduler->cluster->blocks)
+    if (holds(s))
+      return s;
+  return nullptr;
+}
+
+/// `count` arrivals on the mbarrier, expecting `tx` more bytes. The
+/// mbarrier may be another block's of the cluster (a shared::cluster
+/// address from mapa): its phase and waiters are that block's.
 void arrive(int64_t addr, int32_t count, int32_t tx) {
-  MBarrier *m = mbarrierAt(addr);
-  if (!m)
+  Scheduler *self = scheduler, *owner = ownerOf(addr);
+  if (!owner) {
+    scheduler->fail("an mbarrier arrive at an address outside the shared "
+                    "memory of every block of the cluster");
     return;
+  }
+  scheduler = owner;
+  struct Restore {
+    Scheduler *s;
+    ~Restore() { scheduler = s; }
+  } restore{self};
+  MBarrier *m = mbarrierAt(addr);
+  if (!m) {
+    if (owner != self)
+      self->fail(owner->failure);
+    return;
+  }
   // A phase whose arrivals and bytes are all in completes before the next
   // one starts.
   if (m->pending == 0 && m->tx == 0)
@@ -245,8 +278,71 @@ extern "C" void pallasc_emu_mbar_wait(int64_t addr, int32_t parity) {
     }
     Fiber &me = s.fibers[s.current];
     me.waitingOn = kMbarrierWait;
+    me.waitAddr = static_cast<uint64_t>(addr) -
+                  reinterpret_cast<uint64_t>(s.smem);
+    me.waitParity = parity & 1;
     swapcontext(&me.context, &s.main);
   }
+}
+
+/// mapa.shared::cluster: the address in the shared::cluster window of the
+/// same offset in the shared memory of the cluster's block `rank`.
+extern "C" int64_t pallasc_emu_mapa(int64_t addr, int32_t rank) {
+  Scheduler &s = *scheduler;
+  uint64_t offset =
+      static_cast<uint64_t>(addr) - reinterpret_cast<uint64_t>(s.smem);
+  if (!s.cluster || rank < 0 ||
+      rank >= static_cast<int32_t>(s.cluster->blocks.size()) ||
+      offset >= s.smemSize) {
+    s.fail("mapa.shared::cluster of block rank " + std::to_string(rank) +
+           " in a cluster of " +
+           std::to_string(s.cluster ? s.cluster->blocks.size() : 1) +
+           " blocks, or of an address outside the shared memory");
+    return addr;
+  }
+  return static_cast<int64_t>(
+      reinterpret_cast<uint64_t>(s.cluster->blocks[rank]->smem) + offset);
+}
+
+/// barrier.cluster.arrive: this thread's next arrival on the cluster
+/// barrier.
+extern "C" void pallasc_emu_cluster_arrive() {
+  Scheduler &s = *scheduler;
+  Fiber &me = s.fibers[s.current];
+  if (me.clusterArrives > me.clusterWaits) {
+    s.fail("barrier.cluster.arrive twice without barrier.cluster.wait "
+           "between them");
+    return;
+  }
+  ++me.clusterArrives;
+  for (Scheduler *b : s.cluster->blocks)
+    for (Fiber &f : b->fibers)
+      if (f.waitingOn == kClusterWait)
+        f.waitingOn = -1;
+}
+
+/// barrier.cluster.wait: returns once every thread of the cluster that has
+/// not exited has made as many arrivals as this one.
+extern "C" void pallasc_emu_cluster_wait() {
+  Scheduler &s = *scheduler;
+  int64_t phase = s.fibers[s.current].clusterArrives;
+  if (phase <= s.fibers[s.current].clusterWaits) {
+    s.fail("barrier.cluster.wait without a barrier.cluster.arrive before "
+           "it");
+    return;
+  }
+  while (true) {
+    bool all = true;
+    for (Scheduler *b : s.cluster->blocks)
+      for (Fiber &f : b->fibers)
+        all = all && (f.done || f.clusterArrives >= phase);
+    if (all)
+      break;
+    Fiber &me = s.fibers[s.current];
+    me.waitingOn = kClusterWait;
+    swapcontext(&me.context, &s.main);
+  }
+  s.fibers[s.current].clusterWaits = phase;
 }
 
 } // namespace
@@ -270,6 +366,9 @@ void addTmaIntrinsics(std::vector<EmulatorSymbol> &symbols) {
   symbols.push_back({"pallasc_emu_tma_store", reinterpret_cast<void *>(&pallasc_emu_tma_store)});
   symbols.push_back({"pallasc_emu_bulk_commit", reinterpret_cast<void *>(&pallasc_emu_bulk_commit)});
   symbols.push_back({"pallasc_emu_bulk_wait", reinterpret_cast<void *>(&pallasc_emu_bulk_wait)});
+  symbols.push_back({"pallasc_emu_mapa", reinterpret_cast<void *>(&pallasc_emu_mapa)});
+  symbols.push_back({"pallasc_emu_cluster_arrive", reinterpret_cast<void *>(&pallasc_emu_cluster_arrive)});
+  symbols.push_back({"pallasc_emu_cluster_wait", reinterpret_cast<void *>(&pallasc_emu_cluster_wait)});
 }
 
 } // namespace pallasc::runtime::emulator
