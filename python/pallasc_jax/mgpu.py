@@ -494,16 +494,29 @@ def _copy_g2s(low, eqn):
   st, leaves = _transforms(low, eqn, "src_transforms_treedef", leaves)
   dt, leaves = _transforms(low, eqn, "dst_transforms_treedef", leaves)
   bt, leaves = _transforms(low, eqn, "barrier_transforms_treedef", leaves)
-  if p.get("collective_axes"):
-    raise low.error(f"copy_gmem_to_smem with collective_axes="
-                    f"{p['collective_axes']} (a cluster multicast) is not "
-                    "supported by pallasc-export")
+  attrs = ""
+  axes = p.get("collective_axes")
+  if axes:
+    # A TMA multicast to the blocks of the cluster along these axes.
+    axes = (axes,) if isinstance(axes, str) else tuple(axes)
+    if p.get("leader_tracked") is not None:
+      raise low.error(f"copy_gmem_to_smem with leader_tracked="
+                      f"{p['leader_tracked']} (a partitioned or "
+                      "leader-tracked multicast) is not supported by "
+                      "pallasc-export")
+    for a in axes:
+      if not isinstance(a, str) or a not in low.mesh["cluster_names"]:
+        raise low.error(f"copy_gmem_to_smem's collective axis {a!r} is not "
+                        "a cluster axis of the kernel "
+                        f"({', '.join(low.mesh['cluster_names']) or 'none'})")
+    attrs = (" {collective_axes = ["
+             + ", ".join(M.quote(a) for a in axes) + "]}")
   s, d = view(low, src, st), view(low, dst, dt)
   if s.space != "gmem" or d.space != "smem":
     raise low.error("copy_gmem_to_smem copies a GMEM ref into an SMEM ref")
   i = _barrier(low, bar, bt)
   low.emit(f"pallas_mgpu.copy_gmem_to_smem {s.name}, {d.name}, "
-           f"{bar.name}[{i}] : {s.type}, {d.type}, {bar.type}")
+           f"{bar.name}[{i}]{attrs} : {s.type}, {d.type}, {bar.type}")
   return []
 
 

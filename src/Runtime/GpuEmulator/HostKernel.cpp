@@ -308,16 +308,21 @@ LogicalResult rewriteTmaOp(OpBuilder &b, ModuleOp module, Operation *op,
   } else {
     auto tma = cast<NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp>(op);
     if (tma.getCoordinates().size() < 2 || tma.getCoordinates().size() > 5 ||
-        !tma.getIm2colOffsets().empty() || tma.getMulticastMask() ||
-        tma.getL2CacheHint() || tma.getPredicate())
+        !tma.getIm2colOffsets().empty() || tma.getL2CacheHint() ||
+        tma.getPredicate())
       return error = "the emulator runs tiled TMA loads of 2 to 5 "
                      "dimensions only",
              failure();
     SmallVector<Value> args = {addressOf(b, l, tma.getDstMem()),
                                addressOf(b, l, tma.getTmaDescriptor()),
                                addressOf(b, l, tma.getMbar())};
+    // multicast::cluster: the blocks' mask (i16) as an i32.
+    if (Value mask = tma.getMulticastMask())
+      args.push_back(arith::ExtUIOp::create(b, l, i32, mask));
     args.append(coordinates(tma.getCoordinates()));
-    call("pallasc_emu_tma_load", args);
+    call(tma.getMulticastMask() ? "pallasc_emu_tma_load_multicast"
+                                : "pallasc_emu_tma_load",
+         args);
   }
   (void)i64;
   op->erase();

@@ -128,19 +128,23 @@ void boxOrigin(const EmuTensorMap &t, const int32_t c[5], int64_t coord[5]) {
     coord[d] = c[t.rank - 1 - d];
 }
 
-extern "C" void pallasc_emu_tma_load(int64_t dst, int64_t map, int64_t mbar,
-                                     int32_t c0, int32_t c1, int32_t c2,
-                                     int32_t c3, int32_t c4) {
+/// A TMA load of the box at `c` (innermost first) of tensor map `map` to
+/// shared address `dst`, completing on the mbarrier at `mbar`: into the
+/// issuing block, or with a nonzero `mask` (multicast::cluster) into the
+/// same offsets of every block of the cluster whose rank's bit is set,
+/// each block's mbarrier completing the bytes.
+void tmaLoad(int64_t dst, int64_t map, int64_t mbar, const int32_t c[5],
+             uint32_t mask) {
   Scheduler &s = *scheduler;
   const auto *t = reinterpret_cast<const EmuTensorMap *>(map);
-  MBarrier *m = mbarrierAt(mbar);
-  if (!m || !t)
+  if (!t)
     return;
-  int32_t c[5] = {c0, c1, c2, c3, c4};
   int64_t coord[5];
   boxOrigin(*t, c, coord);
   uint64_t offset =
       static_cast<uint64_t>(dst) - reinterpret_cast<uint64_t>(s.smem);
+  uint64_t mbarOffset =
+      static_cast<uint64_t>(mbar) - reinterpret_cast<uint64_t>(s.smem);
   int64_t rowBytes = t->boxCols() * t->elemBytes;
   int64_t bytes = t->boxRows() * rowBytes;
   if (rowBytes != 128) {
@@ -152,24 +156,20 @@ extern "C" void pallasc_emu_tma_load(int64_t dst, int64_t map, int64_t mbar,
            "and inside the shared memory");
     return;
   }
-  // The hardware may write the box any time from now: no wgmma still in
-  // flight may read it (the first thread of each warpgroup keeps the
-  // ranges its groups read).
-  for (size_t g = 0; g < s.warpGroups.size(); ++g) {
-    const Fiber &f = s.fibers[g * 128];
-    auto hit = [&](const std::pair<uint64_t, uint64_t> &r) {
-      return r.first < offset + bytes && offset < r.second;
-    };
-    bool overlaps =
-        std::any_of(f.wgmmaOpenReads.begin(), f.wgmmaOpenReads.end(), hit);
-    for (const auto &group : f.wgmmaReads)
-      overlaps = overlaps || std::any_of(group.begin(), group.end(), hit);
-    // Reported after the run; the copy still lands (else the waiters on
-    // its mbarrier would deadlock and that would be the report).
-    if (overlaps)
-      s.fail("a TMA copy overwrites shared memory that a wgmma.mma_async "
-             "still in flight reads (wgmma.wait_group must retire it "
-             "before the copy is issued)");
+  std::vector<Scheduler *> targets;
+  if (!mask) {
+    targets.push_back(&s);
+  } else {
+    size_t n = s.cluster ? s.cluster->blocks.size() : 1;
+    if (mask >> n) {
+      s.fail("a TMA multicast mask (" + std::to_string(mask) +
+             ") names a block outside the cluster of " + std::to_string(n) +
+             " blocks");
+      return;
+    }
+    for (size_t r = 0; r < n; ++r)
+      if (mask & (1u << r))
+        targets.push_back(s.cluster->blocks[r]);
   }
   // The box image, swizzled; read now (the inputs do not change), written
   // when the phase completes.
@@ -182,9 +182,61 @@ extern "C" void pallasc_emu_tma_load(int64_t dst, int64_t map, int64_t mbar,
       std::memcpy(image.data() + swizzle128(r * rowBytes + col * t->elemBytes),
                   t->base + g, t->elemBytes);
     }
-  m->copies.push_back({offset, std::move(image)});
-  m->tx -= bytes;
-  wakeMbarrierWaiters();
+  Scheduler *self = scheduler;
+  for (Scheduler *target : targets) {
+    scheduler = target;
+    MBarrier *m = mbarrierAt(reinterpret_cast<int64_t>(target->smem) +
+                             static_cast<int64_t>(mbarOffset));
+    if (!m) {
+      self->fail(target->failure);
+      break;
+    }
+    // The hardware may write the box any time from now: no wgmma still in
+    // flight may read it (the first thread of each warpgroup keeps the
+    // ranges its groups read).
+    for (size_t g = 0; g < target->warpGroups.size(); ++g) {
+      const Fiber &f = target->fibers[g * 128];
+      auto hit = [&](const std::pair<uint64_t, uint64_t> &r) {
+        return r.first < offset + bytes && offset < r.second;
+      };
+      bool overlaps =
+          std::any_of(f.wgmmaOpenReads.begin(), f.wgmmaOpenReads.end(), hit);
+      for (const auto &group : f.wgmmaReads)
+        overlaps = overlaps || std::any_of(group.begin(), group.end(), hit);
+      // Reported after the run; the copy still lands (else the waiters on
+      // its mbarrier would deadlock and that would be the report).
+      if (overlaps)
+        target->fail("a TMA copy overwrites shared memory that a "
+                     "wgmma.mma_async still in flight reads (wgmma.wait_group "
+                     "must retire it before the copy is issued)");
+    }
+    m->copies.push_back({offset, image});
+    m->tx -= bytes;
+    wakeMbarrierWaiters();
+  }
+  scheduler = self;
+}
+
+extern "C" void pallasc_emu_tma_load(int64_t dst, int64_t map, int64_t mbar,
+                                     int32_t c0, int32_t c1, int32_t c2,
+                                     int32_t c3, int32_t c4) {
+  int32_t c[5] = {c0, c1, c2, c3, c4};
+  tmaLoad(dst, map, mbar, c, 0);
+}
+
+/// cp.async.bulk.tensor...multicast::cluster: the box into every block of
+/// `mask` (bit r: the block of rank r).
+extern "C" void pallasc_emu_tma_load_multicast(int64_t dst, int64_t map,
+                                               int64_t mbar, int32_t mask,
+                                               int32_t c0, int32_t c1,
+                                               int32_t c2, int32_t c3,
+                                               int32_t c4) {
+  int32_t c[5] = {c0, c1, c2, c3, c4};
+  if ((mask & 0xffff) == 0) {
+    scheduler->fail("a TMA multicast with an empty mask");
+    return;
+  }
+  tmaLoad(dst, map, mbar, c, static_cast<uint32_t>(mask) & 0xffff);
 }
 
 /// cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group: the box at
@@ -363,6 +415,7 @@ void addTmaIntrinsics(std::vector<EmulatorSymbol> &symbols) {
   symbols.push_back({"pallasc_emu_mbar_arrive", reinterpret_cast<void *>(&pallasc_emu_mbar_arrive)});
   symbols.push_back({"pallasc_emu_mbar_wait", reinterpret_cast<void *>(&pallasc_emu_mbar_wait)});
   symbols.push_back({"pallasc_emu_tma_load", reinterpret_cast<void *>(&pallasc_emu_tma_load)});
+  symbols.push_back({"pallasc_emu_tma_load_multicast", reinterpret_cast<void *>(&pallasc_emu_tma_load_multicast)});
   symbols.push_back({"pallasc_emu_tma_store", reinterpret_cast<void *>(&pallasc_emu_tma_store)});
   symbols.push_back({"pallasc_emu_bulk_commit", reinterpret_cast<void *>(&pallasc_emu_bulk_commit)});
   symbols.push_back({"pallasc_emu_bulk_wait", reinterpret_cast<void *>(&pallasc_emu_bulk_wait)});
