@@ -193,14 +193,15 @@ pallas_mgpu.kernel @cbar(%x: memref<8xf32>)
 // CHECK-NEXT: nvvm.barrier
 // CHECK-NEXT: nvvm.cluster.arrive {aligned}
 // CHECK-NEXT: nvvm.cluster.wait {aligned}
-// CHECK: %[[X:.*]] = nvvm.read.ptx.sreg.cluster.ctaid.x : i32
 // CHECK: %[[LOCAL:.*]] = llvm.inttoptr %{{.*}} : i32 to !llvm.ptr<3>
+// CHECK: %[[X:.*]] = nvvm.read.ptx.sreg.cluster.ctaid.x : i32
 // CHECK: %[[XR:.*]] = arith.muli %[[X]], %c1_i32{{.*}} : i32
 // CHECK: %[[R0:.*]] = arith.addi %{{.*}}, %[[XR]] : i32
 // CHECK: %[[Y0:.*]] = arith.muli %c0_i32{{.*}}, %c2_i32{{.*}} : i32
 // CHECK: %[[RANK0:.*]] = arith.addi %[[R0]], %[[Y0]] : i32
 // CHECK: %[[M0:.*]] = nvvm.mapa %[[LOCAL]], %[[RANK0]] : !llvm.ptr<3> -> !llvm.ptr<7>
 // CHECK: nvvm.mbarrier.arrive %[[M0]] {scope = #nvvm.mem_scope<cluster>} : !llvm.ptr<7>
+// CHECK: nvvm.read.ptx.sreg.cluster.ctaid.x : i32
 // CHECK: %[[Y1:.*]] = arith.muli %c1_i32{{.*}}, %c2_i32{{.*}} : i32
 // CHECK: %[[RANK1:.*]] = arith.addi %{{.*}}, %[[Y1]] : i32
 // CHECK: %[[M1:.*]] = nvvm.mapa %[[LOCAL]], %[[RANK1]] : !llvm.ptr<3> -> !llvm.ptr<7>
