@@ -77,14 +77,28 @@ pallas_mgpu.kernel @carried_without_layout(%x: memref<64x64xf16>, %o: memref<64x
 
 // -----
 
-pallas_mgpu.kernel @multicast(%x: memref<256x64xf16>, %o: memref<256x64xf16>)
-    attributes {grid = array<i64: 2>, grid_names = ["g"], cluster = array<i64: 2>,
+pallas_mgpu.kernel @multicast_rows(%x: memref<256x64xf16>, %o: memref<256x64xf16>)
+    attributes {grid = array<i64: 2>, grid_names = ["g"], cluster = array<i64: 4>,
                 cluster_names = ["c"], num_threads = 1, thread_name = "wg",
+                num_outputs = 1} {
+  %c0 = arith.constant 0 : index
+  %s = pallas_mgpu.alloc_smem : memref<16x64xf16, #pallas_mgpu.smem<tiling = [8, 64], swizzle = 128>>
+  %bar = pallas_mgpu.alloc_barriers : !pallas_mgpu.barrier<1, arrivals = 1>
+  %src = memref.subview %x[0, 0] [16, 64] [1, 1] : memref<256x64xf16> to memref<16x64xf16, strided<[64, 1]>>
+  // expected-error @+1 {{a TMA multicast of 16 rows over 4 blocks is not lowered: each block's slice must be a multiple of 8 rows (the 128-byte swizzle's period)}}
+  pallas_mgpu.copy_gmem_to_smem %src, %s, %bar[%c0] {collective_axes = ["c"]} : memref<16x64xf16, strided<[64, 1]>>, memref<16x64xf16, #pallas_mgpu.smem<tiling = [8, 64], swizzle = 128>>, !pallas_mgpu.barrier<1, arrivals = 1>
+}
+
+// -----
+
+pallas_mgpu.kernel @multicast_axes(%x: memref<256x64xf16>, %o: memref<256x64xf16>)
+    attributes {grid = array<i64: 1>, grid_names = ["g"], cluster = array<i64: 2, 2>,
+                cluster_names = ["c", "d"], num_threads = 1, thread_name = "wg",
                 num_outputs = 1} {
   %c0 = arith.constant 0 : index
   %s = pallas_mgpu.alloc_smem : memref<64x64xf16, #pallas_mgpu.smem<tiling = [8, 64], swizzle = 128>>
   %bar = pallas_mgpu.alloc_barriers : !pallas_mgpu.barrier<1, arrivals = 1>
   %src = memref.subview %x[0, 0] [64, 64] [1, 1] : memref<256x64xf16> to memref<64x64xf16, strided<[64, 1]>>
-  // expected-error @+1 {{a TMA multicast over cluster axis "c" of 2 blocks (collective_axes) is not lowered yet; copy without collective_axes, each block loading its own tile}}
-  pallas_mgpu.copy_gmem_to_smem %src, %s, %bar[%c0] {collective_axes = ["c"]} : memref<64x64xf16, strided<[64, 1]>>, memref<64x64xf16, #pallas_mgpu.smem<tiling = [8, 64], swizzle = 128>>, !pallas_mgpu.barrier<1, arrivals = 1>
+  // expected-error @+1 {{a TMA multicast over several cluster axes of more than one block is not lowered; multicast over one}}
+  pallas_mgpu.copy_gmem_to_smem %src, %s, %bar[%c0] {collective_axes = ["c", "d"]} : memref<64x64xf16, strided<[64, 1]>>, memref<64x64xf16, #pallas_mgpu.smem<tiling = [8, 64], swizzle = 128>>, !pallas_mgpu.barrier<1, arrivals = 1>
 }

@@ -167,3 +167,46 @@ pallas_mgpu.kernel @clustered(%x: memref<256x128xf16>, %o: memref<256x128xf16>)
 // CHECK-DAG: arith.addi %[[I]], %[[J]] : i32
 // CHECK-DAG: arith.addi %[[CX]], %[[CY]] : i32
 // CHECK-NOT: gpu.block_id
+
+// -----
+
+// A cluster barrier (collective_axes over the cluster axis of 2 blocks):
+// its mbarrier counts 128 arrivals per warpgroup from each of the 2 blocks;
+// the cluster synchronizes after the init and before the return
+// (barrier.cluster); an arrive maps the barrier into each block of the
+// axis (rank = %cluster_ctaid with the axis's coordinate replaced) and
+// arrives there; a wait is the block's own.
+pallas_mgpu.kernel @cbar(%x: memref<8xf32>)
+    attributes {grid = array<i64: 1>, grid_names = ["g"], cluster = array<i64: 2, 2>,
+                cluster_names = ["a", "c"], num_threads = 1, thread_name = "wg",
+                num_outputs = 0} {
+  %c0 = arith.constant 0 : index
+  %cb = pallas_mgpu.alloc_barriers {collective_axes = ["c"]} : !pallas_mgpu.barrier<1, arrivals = 1>
+  pallas_mgpu.barrier_arrive %cb[%c0] : !pallas_mgpu.barrier<1, arrivals = 1>
+  pallas_mgpu.barrier_wait %cb[%c0] : !pallas_mgpu.barrier<1, arrivals = 1>
+}
+
+// CHECK-LABEL: gpu.func @cbar
+// CHECK-SAME: nvvm.cluster_dim = array<i32: 2, 2, 1>
+// CHECK: nvvm.mbarrier.init %{{.*}}, %c256_i32, predicate = %{{.*}} : !llvm.ptr<3>, i32, i1
+// CHECK: nvvm.fence.mbarrier.init
+// CHECK-NEXT: nvvm.barrier
+// CHECK-NEXT: nvvm.cluster.arrive {aligned}
+// CHECK-NEXT: nvvm.cluster.wait {aligned}
+// CHECK: %[[LOCAL:.*]] = llvm.inttoptr %{{.*}} : i32 to !llvm.ptr<3>
+// CHECK: %[[X:.*]] = nvvm.read.ptx.sreg.cluster.ctaid.x : i32
+// CHECK: %[[XR:.*]] = arith.muli %[[X]], %c1_i32{{.*}} : i32
+// CHECK: %[[R0:.*]] = arith.addi %{{.*}}, %[[XR]] : i32
+// CHECK: %[[Y0:.*]] = arith.muli %c0_i32{{.*}}, %c2_i32{{.*}} : i32
+// CHECK: %[[RANK0:.*]] = arith.addi %[[R0]], %[[Y0]] : i32
+// CHECK: %[[M0:.*]] = nvvm.mapa %[[LOCAL]], %[[RANK0]] : !llvm.ptr<3> -> !llvm.ptr<7>
+// CHECK: nvvm.mbarrier.arrive %[[M0]] {scope = #nvvm.mem_scope<cluster>} : !llvm.ptr<7>
+// CHECK: nvvm.read.ptx.sreg.cluster.ctaid.x : i32
+// CHECK: %[[Y1:.*]] = arith.muli %c1_i32{{.*}}, %c2_i32{{.*}} : i32
+// CHECK: %[[RANK1:.*]] = arith.addi %{{.*}}, %[[Y1]] : i32
+// CHECK: %[[M1:.*]] = nvvm.mapa %[[LOCAL]], %[[RANK1]] : !llvm.ptr<3> -> !llvm.ptr<7>
+// CHECK: nvvm.mbarrier.arrive %[[M1]] {scope = #nvvm.mem_scope<cluster>} : !llvm.ptr<7>
+// CHECK: nvvm.mbarrier.try_wait.parity %{{.*}}, %{{.*}}, %c10000000_i32 : !llvm.ptr<3>, i32, i32
+// CHECK: nvvm.cluster.arrive {aligned}
+// CHECK-NEXT: nvvm.cluster.wait {aligned}
+// CHECK-NEXT: gpu.return

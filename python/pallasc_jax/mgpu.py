@@ -393,12 +393,27 @@ def _alloc(low, var, transforms):
     low.emit(f"{name} = pallas_mgpu.alloc_acc : {m.type}")
     return m
   if type(dtype).__name__ in ("BarrierType", "ClusterBarrierType"):
+    attrs = ""
     if type(dtype).__name__ == "ClusterBarrierType":
-      raise low.error("cluster barriers (plgpu.ClusterBarrier) are not "
-                      "supported by pallasc-export")
+      # plgpu.ClusterBarrier: an arrive reaches the barrier of every block
+      # of the cluster along its axis.
+      axes = tuple(dtype.collective_axes)
+      if len(axes) != 1 or not isinstance(axes[0], str):
+        raise low.error(f"a cluster barrier over collective_axes={axes} is "
+                        "not supported: pallasc-export takes one cluster "
+                        "axis")
+      if getattr(dtype, "leader_tracked", False):
+        raise low.error("a leader-tracked cluster barrier "
+                        "(plgpu.ClusterBarrier(leader_tracked=True)) is not "
+                        "supported by pallasc-export")
+      if axes[0] not in low.mesh["cluster_names"]:
+        raise low.error(f"cluster barrier axis '{axes[0]}' is not a cluster "
+                        "axis of the kernel "
+                        f"({', '.join(low.mesh['cluster_names']) or 'none'})")
+      attrs = f" {{collective_axes = [{M.quote(axes[0])}]}}"
     b = BarV(low.fn.fresh("bar"), int(np.prod(inner.shape)),
              int(dtype.num_arrivals))
-    low.emit(f"{b.name} = pallas_mgpu.alloc_barriers : {b.type}")
+    low.emit(f"{b.name} = pallas_mgpu.alloc_barriers{attrs} : {b.type}")
     return b
   if "tmem" in space:
     r = Refused("TMEM (plgpu.TMEM) is Blackwell-only: pallasc translates the "
@@ -479,16 +494,29 @@ def _copy_g2s(low, eqn):
   st, leaves = _transforms(low, eqn, "src_transforms_treedef", leaves)
   dt, leaves = _transforms(low, eqn, "dst_transforms_treedef", leaves)
   bt, leaves = _transforms(low, eqn, "barrier_transforms_treedef", leaves)
-  if p.get("collective_axes"):
-    raise low.error(f"copy_gmem_to_smem with collective_axes="
-                    f"{p['collective_axes']} (a cluster multicast) is not "
-                    "supported by pallasc-export")
+  attrs = ""
+  axes = p.get("collective_axes")
+  if axes:
+    # A TMA multicast to the blocks of the cluster along these axes.
+    axes = (axes,) if isinstance(axes, str) else tuple(axes)
+    if p.get("leader_tracked") is not None:
+      raise low.error(f"copy_gmem_to_smem with leader_tracked="
+                      f"{p['leader_tracked']} (a partitioned or "
+                      "leader-tracked multicast) is not supported by "
+                      "pallasc-export")
+    for a in axes:
+      if not isinstance(a, str) or a not in low.mesh["cluster_names"]:
+        raise low.error(f"copy_gmem_to_smem's collective axis {a!r} is not "
+                        "a cluster axis of the kernel "
+                        f"({', '.join(low.mesh['cluster_names']) or 'none'})")
+    attrs = (" {collective_axes = ["
+             + ", ".join(M.quote(a) for a in axes) + "]}")
   s, d = view(low, src, st), view(low, dst, dt)
   if s.space != "gmem" or d.space != "smem":
     raise low.error("copy_gmem_to_smem copies a GMEM ref into an SMEM ref")
   i = _barrier(low, bar, bt)
   low.emit(f"pallas_mgpu.copy_gmem_to_smem {s.name}, {d.name}, "
-           f"{bar.name}[{i}] : {s.type}, {d.type}, {bar.type}")
+           f"{bar.name}[{i}]{attrs} : {s.type}, {d.type}, {bar.type}")
   return []
 
 

@@ -287,6 +287,32 @@ class HopperMatmulRun(PallascCase):
     err = float(np.abs(got - want).max() / np.abs(want).max())
     self.assertLessEqual(err, tol, f"{what}: normwise error {err}")
 
+  def test_f16_cluster_multicast_against_numpy(self):
+    """A cluster-2 configuration (cluster_dimension=M): the A tiles
+    multicast to both blocks of a cluster, the slots released through a
+    plgpu.ClusterBarrier; compiled for sm_90a (multicast::cluster and mapa
+    in the PTX) and emulated with --check, against numpy."""
+    hm = self.hm
+    cfg = hm.TuningConfig(tile_m=128, tile_n=128, tile_k=64,
+                          max_concurrent_steps=2,
+                          cluster_dimension=hm.MatmulDimension.M)
+    files, got, want = self.run_matmul(jnp.float16, cfg, 256, 3)
+    self.assert_close(got, want, 2e-3, "numpy")
+    d = os.path.dirname(files[0])
+    mlir = [os.path.join(d, n) for n in os.listdir(d) if n.endswith(".mlir")][0]
+    with open(mlir) as fh:
+      text = fh.read()
+    self.assertIn("cluster = array<i64: 2>", text)
+    self.assertIn('{collective_axes = ["cluster"]}', text)
+    self.pallasc(mlir, "--spec", mlir[:-5] + ".json", "--target",
+                 "cuda:sm_90a", "-o", os.path.join(d, "ptx"))
+    ptx = [n for n in os.listdir(os.path.join(d, "ptx")) if n.endswith(".ptx")][0]
+    with open(os.path.join(d, "ptx", ptx)) as fh:
+      text = fh.read()
+    self.assertIn("multicast::cluster", text)
+    self.assertIn("mapa.shared::cluster", text)
+    self.assertIn("wgmma.mma_async", text)
+
   def test_f16_64x64_against_numpy_and_interpret_mode(self):
     hm = self.hm
     cfg = hm.TuningConfig(tile_m=64, tile_n=64, tile_k=64,
@@ -550,6 +576,134 @@ class ClusterRun(PallascCase):
                  "--output", out)
     want = np.concatenate([x[0:32], x[64:96], x[32:64], x[96:128]])
     np.testing.assert_array_equal(load_npy(out, np.float16), want)
+
+
+  def test_cluster_barrier(self):
+    """plgpu.ClusterBarrier over the cluster axis: exported with its
+    collective axis, each block arrives on both blocks' barriers (mapa,
+    barrier.cluster in the PTX) and waits for both before it stores its
+    row block; emulated on both schedules (--check), against numpy."""
+    from jax import lax
+
+    def body(x_ref, o_ref, smem, bar, cbar):
+      blk = 2 * lax.axis_index("g") + lax.axis_index("c")
+      plgpu.copy_gmem_to_smem(x_ref.at[pl.ds(blk * 32, 32)], smem, bar.at[0])
+      plgpu.barrier_wait(bar.at[0])
+      plgpu.barrier_arrive(cbar.at[0])
+      plgpu.barrier_wait(cbar.at[0])
+      plgpu.commit_smem()
+      plgpu.copy_smem_to_gmem(smem, o_ref.at[pl.ds(blk * 32, 32)])
+      plgpu.wait_smem_to_gmem(0)
+    tiled = (plgpu.TilingTransform((8, 64)), plgpu.SwizzleTransform(128))
+    f = plgpu.kernel(body, out_type=S((128, 64), jnp.float16), grid=(2,),
+                     grid_names=("g",), cluster=(2,), cluster_names=("c",),
+                     scratch_types=(plgpu.SMEM((32, 64), jnp.float16,
+                                               transforms=tiled),
+                                    plgpu.Barrier(),
+                                    plgpu.ClusterBarrier(
+                                        collective_axes=("c",))))
+    d = os.path.join(self.dir, "cbar")
+    paths = pallasc_jax.export(f, S((128, 64), jnp.float16), out_dir=d,
+                               device="h100")
+    mlir = [p for p in paths if p.endswith(".mlir")][0]
+    with open(mlir) as fh:
+      self.assertIn('pallas_mgpu.alloc_barriers {collective_axes = ["c"]} : '
+                    '!pallas_mgpu.barrier<1, arrivals = 1>', fh.read())
+    self.pallasc(mlir, "--spec", mlir[:-5] + ".json", "--target",
+                 "cuda:sm_90a", "-o", d)
+    ptx = [n for n in os.listdir(d) if n.endswith(".ptx")][0]
+    with open(os.path.join(d, ptx)) as fh:
+      text = fh.read()
+    self.assertIn("mapa.shared::cluster", text)
+    self.assertIn("mbarrier.arrive.release.cluster.shared::cluster", text)
+    self.assertIn("barrier.cluster.wait", text)
+    x = (np.arange(128 * 64) % 1999 - 999).reshape(128, 64).astype(
+        np.float16)
+    xin, out = os.path.join(d, "x.npy"), os.path.join(d, "o.npy")
+    save_npy(xin, x)
+    self.pallasc("run", mlir, "--spec", mlir[:-5] + ".json", "--target",
+                 "cuda:sm_90a", "--emulate", "--check", "--input", xin,
+                 "--output", out)
+    np.testing.assert_array_equal(load_npy(out, np.float16), x)
+
+  def test_multicast(self):
+    """copy_gmem_to_smem(..., collective_axes="c"): exported with its axis;
+    both blocks of a cluster receive the cluster's 64-row tile (each loads
+    32 rows for both) and store it, emulated with --check, against numpy."""
+    from jax import lax
+
+    def body(x_ref, o_ref, smem, bar):
+      g, c = lax.axis_index("g"), lax.axis_index("c")
+      plgpu.copy_gmem_to_smem(x_ref.at[pl.ds(g * 64, 64)], smem, bar.at[0],
+                              collective_axes="c")
+      plgpu.barrier_wait(bar.at[0])
+      plgpu.commit_smem()
+      plgpu.copy_smem_to_gmem(smem, o_ref.at[pl.ds((2 * g + c) * 64, 64)])
+      plgpu.wait_smem_to_gmem(0)
+    tiled = (plgpu.TilingTransform((8, 64)), plgpu.SwizzleTransform(128))
+    f = plgpu.kernel(body, out_type=S((256, 64), jnp.float16), grid=(2,),
+                     grid_names=("g",), cluster=(2,), cluster_names=("c",),
+                     scratch_types=(plgpu.SMEM((64, 64), jnp.float16,
+                                               transforms=tiled),
+                                    plgpu.Barrier()))
+    d = os.path.join(self.dir, "mc")
+    paths = pallasc_jax.export(f, S((128, 64), jnp.float16), out_dir=d,
+                               device="h100")
+    mlir = [p for p in paths if p.endswith(".mlir")][0]
+    with open(mlir) as fh:
+      self.assertIn('{collective_axes = ["c"]}', fh.read())
+    x = (np.arange(128 * 64) % 1999 - 999).reshape(128, 64).astype(
+        np.float16)
+    xin, out = os.path.join(d, "x.npy"), os.path.join(d, "o.npy")
+    save_npy(xin, x)
+    self.pallasc("run", mlir, "--spec", mlir[:-5] + ".json", "--target",
+                 "cuda:sm_90a", "--emulate", "--check", "--input", xin,
+                 "--output", out)
+    want = np.concatenate([x[0:64], x[0:64], x[64:128], x[64:128]])
+    np.testing.assert_array_equal(load_npy(out, np.float16), want)
+
+  def test_cluster_barrier_refusals(self):
+    """A cluster barrier over a grid axis or over two axes is refused with
+    its Python line."""
+    def make(axes, cluster, names):
+      def body(x_ref, o_ref, cbar):
+        plgpu.barrier_arrive(cbar.at[0])
+        plgpu.barrier_wait(cbar.at[0])
+      return plgpu.kernel(body, out_type=S((8,), jnp.float32), grid=(2,),
+                          grid_names=("g",), cluster=cluster,
+                          cluster_names=names,
+                          scratch_types=(plgpu.ClusterBarrier(
+                              collective_axes=axes),))
+    for axes, cluster, names, msg in [
+        (("g",), (2,), ("c",), "cluster barrier axis 'g' is not a cluster "
+                               "axis of the kernel (c)"),
+        (("c", "d"), (2, 2), ("c", "d"), "a cluster barrier over "
+                                         "collective_axes=('c', 'd') is not "
+                                         "supported")]:
+      with self.assertRaises(pallasc_jax.ExportError) as e:
+        pallasc_jax.export(make(axes, cluster, names), S((8,), jnp.float32),
+                           out_dir=os.path.join(self.dir, "refused"),
+                           device="h100")
+      self.assertIn(msg, str(e.exception))
+      self.assertIn("test_mgpu.py", str(e.exception))
+
+  def test_multicast_refusal(self):
+    """A multicast over a grid axis is refused with its Python line."""
+    def body(x_ref, o_ref, smem, bar):
+      plgpu.copy_gmem_to_smem(x_ref, smem, bar.at[0], collective_axes="g")
+      plgpu.barrier_wait(bar.at[0])
+    tiled = (plgpu.TilingTransform((8, 64)), plgpu.SwizzleTransform(128))
+    f = plgpu.kernel(body, out_type=S((64, 64), jnp.float16), grid=(2,),
+                     grid_names=("g",), cluster=(2,), cluster_names=("c",),
+                     scratch_types=(plgpu.SMEM((64, 64), jnp.float16,
+                                               transforms=tiled),
+                                    plgpu.Barrier()))
+    with self.assertRaises(pallasc_jax.ExportError) as e:
+      pallasc_jax.export(f, S((64, 64), jnp.float16),
+                         out_dir=os.path.join(self.dir, "mcr"), device="h100")
+    self.assertIn("copy_gmem_to_smem's collective axis 'g' is not a cluster "
+                  "axis of the kernel (c)", str(e.exception))
+    self.assertIn("test_mgpu.py", str(e.exception))
 
 
 @skip_without_jax

@@ -319,6 +319,26 @@ LogicalResult AllocAccOp::verify() {
 // Barriers
 //===----------------------------------------------------------------------===//
 
+LogicalResult AllocBarriersOp::verify() {
+  std::optional<ArrayAttr> axes = getCollectiveAxes();
+  if (!axes)
+    return success();
+  KernelOp k = enclosingKernel(*this);
+  if (!k)
+    return emitOpError("must be inside a pallas_mgpu.kernel");
+  if (axes->size() != 1)
+    return emitOpError() << "cluster barriers over " << axes->size()
+                         << " axes are not supported; collective_axes names "
+                            "one cluster axis";
+  StringRef axis = cast<StringAttr>((*axes)[0]).getValue();
+  if (!llvm::any_of(k.getClusterNames(), [&](Attribute a) {
+        return cast<StringAttr>(a).getValue() == axis;
+      }))
+    return emitOpError() << "collective axis '" << axis
+                         << "' is not a cluster axis of @" << k.getSymName();
+  return success();
+}
+
 LogicalResult BarrierWaitOp::verify() {
   // Something must arrive: a barrier_arrive or a TMA copy completing on
   // the same barriers.

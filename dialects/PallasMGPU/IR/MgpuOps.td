@@ -171,9 +171,18 @@ def Mgpu_AllocAccOp : Mgpu_Op<"alloc_acc",
 
 def Mgpu_AllocBarriersOp : Mgpu_Op<"alloc_barriers",
     [MemoryEffects<[MemAlloc<DefaultResource>]>]> {
-  let summary = "mbarriers in shared memory (plgpu.Barrier)";
+  let summary = "mbarriers in shared memory (plgpu.Barrier, plgpu.ClusterBarrier)";
+  let description = [{
+    With `collective_axes` (one cluster axis of the kernel), cluster
+    barriers (plgpu.ClusterBarrier): a `barrier_arrive` arrives on the
+    barrier of every block of the cluster along that axis (a remote arrive
+    through the shared::cluster window), so each barrier's phase completes
+    after `arrivals` arrivals from each of those blocks.
+  }];
+  let arguments = (ins OptionalAttr<StrArrayAttr>:$collective_axes);
   let results = (outs Mgpu_BarrierType:$result);
   let assemblyFormat = "attr-dict `:` qualified(type($result))";
+  let hasVerifier = 1;
 }
 
 def Mgpu_BarrierArriveOp : Mgpu_Op<"barrier_arrive"> {

@@ -232,3 +232,23 @@ pallas_mgpu.kernel @tma_vector(%x: memref<8xvector<4xf32>>)
   // expected-error @+1 {{the shapes and element types must match}}
   pallas_mgpu.copy_gmem_to_smem %x, %s, %bar[%c0] : memref<8xvector<4xf32>>, memref<8xf32, #pallas_mgpu.smem>, !pallas_mgpu.barrier<1, arrivals = 1>
 }
+
+// -----
+
+// Tests that a cluster barrier's collective axis must be a cluster axis.
+pallas_mgpu.kernel @cluster_bar_axis(%x: memref<8xf32>)
+    attributes {grid = array<i64: 2>, grid_names = ["g"], cluster = array<i64: 2>,
+                cluster_names = ["c"], num_threads = 1, num_outputs = 0} {
+  // expected-error @+1 {{collective axis 'g' is not a cluster axis of @cluster_bar_axis}}
+  %bar = pallas_mgpu.alloc_barriers {collective_axes = ["g"]} : !pallas_mgpu.barrier<1, arrivals = 1>
+}
+
+// -----
+
+// Tests that a cluster barrier over two axes is refused by name.
+pallas_mgpu.kernel @cluster_bar_axes(%x: memref<8xf32>)
+    attributes {grid = array<i64: 1>, grid_names = ["g"], cluster = array<i64: 2, 2>,
+                cluster_names = ["c", "d"], num_threads = 1, num_outputs = 0} {
+  // expected-error @+1 {{cluster barriers over 2 axes are not supported; collective_axes names one cluster axis}}
+  %bar = pallas_mgpu.alloc_barriers {collective_axes = ["c", "d"]} : !pallas_mgpu.barrier<1, arrivals = 1>
+}

@@ -104,3 +104,20 @@ pallas_mgpu.kernel @pv(%x: memref<64x64xf16>)
   %kt = memref.transpose %k (d0, d1) -> (d1, d0) : memref<64x64xf16, #pallas_mgpu.smem<tiling = [8, 64], swizzle = 128>> to memref<64x64xf16, strided<[1, 64]>, #pallas_mgpu.smem<tiling = [8, 64], swizzle = 128>>
   pallas_mgpu.wgmma %acc, %p, %kt : memref<64x64xf32, #pallas_mgpu.acc>, tensor<64x64xf16>, memref<64x64xf16, strided<[1, 64]>, #pallas_mgpu.smem<tiling = [8, 64], swizzle = 128>>
 }
+
+// -----
+
+// Tests a cluster barrier (plgpu.ClusterBarrier): the barriers' collective
+// axis round-trips.
+// CHECK-LABEL: pallas_mgpu.kernel @cluster_bar
+// CHECK: %[[CB:.+]] = pallas_mgpu.alloc_barriers {collective_axes = ["c"]} : !pallas_mgpu.barrier<1, arrivals = 1>
+// CHECK: pallas_mgpu.barrier_arrive %[[CB]][%{{.*}}] : !pallas_mgpu.barrier<1, arrivals = 1>
+// CHECK: pallas_mgpu.barrier_wait %[[CB]][%{{.*}}] : !pallas_mgpu.barrier<1, arrivals = 1>
+pallas_mgpu.kernel @cluster_bar(%x: memref<8xf32>)
+    attributes {grid = array<i64: 1>, grid_names = ["g"], cluster = array<i64: 2>,
+                cluster_names = ["c"], num_threads = 1, num_outputs = 0} {
+  %c0 = arith.constant 0 : index
+  %cb = pallas_mgpu.alloc_barriers {collective_axes = ["c"]} : !pallas_mgpu.barrier<1, arrivals = 1>
+  pallas_mgpu.barrier_arrive %cb[%c0] : !pallas_mgpu.barrier<1, arrivals = 1>
+  pallas_mgpu.barrier_wait %cb[%c0] : !pallas_mgpu.barrier<1, arrivals = 1>
+}

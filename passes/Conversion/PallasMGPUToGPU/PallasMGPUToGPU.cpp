@@ -134,8 +134,21 @@ private:
   /// Barrier arrays: their byte offset and the thread's phase bits.
   struct Barriers {
     int64_t offset = 0, count = 0, arrivals = 0;
+    /// A cluster barrier (collective_axes): the cluster dimension (x, y, z)
+    /// whose blocks each arrive on every block's barrier, and its size;
+    /// -1 and 1 for a block's own barrier.
+    int64_t clusterDim = -1, clusterSize = 1;
     Value phases; ///< memref<i32> (private)
   };
+  /// Whether some barrier is arrived on from other blocks of the cluster:
+  /// the cluster then synchronizes after the barriers' initialization and
+  /// before any block exits (barrier.cluster.arrive / wait).
+  bool clusterBarriers = false;
+  /// barrier.cluster.arrive.aligned + barrier.cluster.wait.aligned.
+  void clusterSync() {
+    NVVM::ClusterArriveOp::create(b, loc, b.getUnitAttr());
+    NVVM::ClusterWaitOp::create(b, loc, b.getUnitAttr());
+  }
   DenseMap<Value, Barriers> barriers;
   SmallVector<std::pair<TensorMapKey, Value>> tensorMaps;
   /// Each tensor map's box in all its array's dimensions (1 in those the
@@ -185,6 +198,52 @@ private:
     for (auto [i, n] : llvm::enumerate(kernel.getCluster()))
       c[i] = static_cast<int32_t>(n);
     return c;
+  }
+  /// The cluster dimension (0 to 2) of a copy's TMA multicast
+  /// (collective_axes naming a cluster axis of more than one block) and
+  /// its size; {-1, 1} for a plain copy. Over several such axes: a located
+  /// error.
+  FailureOr<std::pair<int64_t, int64_t>> multicastDim(CopyGmemToSmemOp op) {
+    std::pair<int64_t, int64_t> r = {-1, 1};
+    ArrayAttr axes = op.getCollectiveAxesAttr();
+    if (!axes)
+      return r;
+    SmallVector<int32_t> shape = clusterShape();
+    for (auto [d, n] : llvm::enumerate(kernel.getClusterNames())) {
+      if (d >= 3 || shape[d] == 1 || !llvm::is_contained(axes, n))
+        continue;
+      if (r.first >= 0)
+        return op.emitError()
+               << "a TMA multicast over several cluster axes of more than "
+                  "one block is not lowered; multicast over one";
+      r = {static_cast<int64_t>(d), shape[d]};
+    }
+    return r;
+  }
+  /// %cluster_ctaid along dimension `d` (x, y, z).
+  Value clusterCoord(int64_t d) {
+    Type t = b.getI32Type();
+    if (d == 0)
+      return NVVM::BlockInClusterIdXOp::create(b, loc, t);
+    if (d == 1)
+      return NVVM::BlockInClusterIdYOp::create(b, loc, t);
+    return NVVM::BlockInClusterIdZOp::create(b, loc, t);
+  }
+  /// The rank in the cluster (x fastest) of the block at this block's
+  /// cluster coordinates with dimension `dim`'s replaced by `j`.
+  Value clusterRank(int64_t dim, Value j) {
+    SmallVector<int32_t> shape = clusterShape();
+    Value rank = i32(0);
+    int64_t stride = 1;
+    for (int64_t d = 0; d < 3; ++d) {
+      if (shape[d] > 1) {
+        Value c = d == dim ? j : clusterCoord(d);
+        rank = arith::AddIOp::create(
+            b, loc, rank, arith::MulIOp::create(b, loc, c, i32(stride)));
+      }
+      stride *= shape[d];
+    }
+    return rank;
   }
   /// scf.if on thread 0 of the warpgroup.
   template <typename F> void onLeader(F body) {
@@ -385,6 +444,17 @@ LogicalResult KernelLowering::allocate() {
     bars.offset = offset;
     bars.count = type.getNum();
     bars.arrivals = type.getArrivals();
+    if (std::optional<ArrayAttr> axes = alloc.getCollectiveAxes()) {
+      // The verifier: one axis, a cluster axis of the kernel.
+      StringRef axis = cast<StringAttr>((*axes)[0]).getValue();
+      for (auto [d, a] : llvm::enumerate(kernel.getClusterNames()))
+        if (cast<StringAttr>(a).getValue() == axis && d < 3 &&
+            clusterShape()[d] > 1) {
+          bars.clusterDim = static_cast<int64_t>(d);
+          bars.clusterSize = clusterShape()[d];
+        }
+      clusterBarriers = clusterBarriers || bars.clusterDim >= 0;
+    }
     if (bars.count > 32)
       return alloc.emitError() << "more than 32 barriers in one allocation "
                                   "are not lowered (one phase bit each)";
@@ -392,8 +462,11 @@ LogicalResult KernelLowering::allocate() {
     for (int64_t i = 0; i < bars.count; ++i) {
       Value addr = arith::AddIOp::create(b, loc, smemAddr,
                                          i32(bars.offset + 8 * i));
-      NVVM::MBarrierInitOp::create(b, loc, sharedPtr(addr),
-                                   i32(bars.arrivals * kWarpgroup), isFirst);
+      // As Mosaic GPU's CollectiveBarrierRef: each block along the axis
+      // arrives (its 128 threads per warpgroup arrival).
+      NVVM::MBarrierInitOp::create(
+          b, loc, sharedPtr(addr),
+          i32(bars.arrivals * kWarpgroup * bars.clusterSize), isFirst);
     }
     bars.phases = memref::AllocaOp::create(
         b, loc, MemRefType::get({}, b.getI32Type()));
@@ -404,6 +477,23 @@ LogicalResult KernelLowering::allocate() {
   if (any) {
     NVVM::FenceMbarrierInitOp::create(b, loc);
     NVVM::BarrierOp::create(b, loc);
+  }
+  // A TMA multicast writes and completes barriers in the other blocks too.
+  func.walk([&](CopyGmemToSmemOp copy) {
+    if (ArrayAttr axes = copy.getCollectiveAxesAttr())
+      for (auto [n, size] :
+           llvm::zip(kernel.getClusterNames(), kernel.getCluster()))
+        clusterBarriers =
+            clusterBarriers || (size > 1 && llvm::is_contained(axes, n));
+  });
+  if (clusterBarriers) {
+    // No block arrives on (or multicasts into) another's barrier before it
+    // is initialized, and none exits (its shared memory gone) while another
+    // may still arrive on it or copy into it.
+    clusterSync();
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPoint(body.getTerminator());
+    clusterSync();
   }
   // One period of slack: the base is aligned at run time.
   sharedBytes = offset + kSwizzlePeriod;
@@ -675,14 +765,10 @@ SmallVector<Value> KernelLowering::boxCoordinates(const GmemView &view,
 
 LogicalResult KernelLowering::lowerCopyIn(CopyGmemToSmemOp op) {
   // A multicast over a cluster axis of one block is a plain copy.
-  if (ArrayAttr axes = op.getCollectiveAxesAttr())
-    for (auto [n, size] :
-         llvm::zip(kernel.getClusterNames(), kernel.getCluster()))
-      if (size > 1 && llvm::is_contained(axes, n))
-        return op.emitError()
-               << "a TMA multicast over cluster axis " << n << " of " << size
-               << " blocks (collective_axes) is not lowered yet; copy "
-                  "without collective_axes, each block loading its own tile";
+  auto multicast = multicastDim(op);
+  if (failed(multicast))
+    return failure();
+  int64_t mcDim = multicast->first, mcSize = multicast->second;
   auto dst = smemView(op.getDst(), op);
   if (failed(dst) || failed(notTransposed(*dst, op)))
     return failure();
@@ -693,9 +779,20 @@ LogicalResult KernelLowering::lowerCopyIn(CopyGmemToSmemOp op) {
   if (dst->rows > 256)
     return op.emitError() << "a TMA box of " << dst->rows
                           << " rows is not lowered; at most 256";
+  // A multicast, as Mosaic GPU's: block i of the n along the axis loads
+  // rows [i R/n, (i + 1) R/n) of the tile into the same place of every
+  // block's shared memory (multicast::cluster with their mask), each
+  // barrier completing those bytes; every block expects the whole tile.
+  int64_t boxRows = dst->rows / mcSize;
+  if (dst->rows % mcSize || boxRows % 8)
+    return op.emitError() << "a TMA multicast of " << dst->rows
+                          << " rows over " << mcSize
+                          << " blocks is not lowered: each block's slice must "
+                             "be a multiple of 8 rows (the 128-byte swizzle's "
+                             "period)";
   // One tensor map per (argument, box): boxes of one panel.
-  Value map = tensorMap(src->arg, dst->rows, buf.panelCols());
-  if (failed(setBox(map, *src, dst->rows, buf.panelCols(), op)))
+  Value map = tensorMap(src->arg, boxRows, buf.panelCols());
+  if (failed(setBox(map, *src, boxRows, buf.panelCols(), op)))
     return failure();
   int64_t bytes = dst->rows * dst->cols * buf.elemBytes;
   if (bytes % kWarpgroup)
@@ -709,13 +806,30 @@ LogicalResult KernelLowering::lowerCopyIn(CopyGmemToSmemOp op) {
       NVVM::MemScopeKindAttr::get(ctx, NVVM::MemScopeKind::CTA), nullptr,
       Value());
   onLeader([&] {
+    GmemView slice = *src;
+    Value sliceBytes = i32(0), mask;
+    if (mcDim >= 0) {
+      Value i = clusterCoord(mcDim);
+      Value firstRow = arith::MulIOp::create(b, loc, i, i32(boxRows));
+      slice.offsets[slice.rowDim] = arith::AddIOp::create(
+          b, loc, toI32(slice.offsets[slice.rowDim]), firstRow);
+      sliceBytes = arith::MulIOp::create(b, loc, firstRow, i32(kSwizzleBytes));
+      mask = i32(0);
+      for (int64_t j = 0; j < mcSize; ++j)
+        mask = arith::OrIOp::create(
+            b, loc, mask,
+            arith::ShLIOp::create(b, loc, i32(1), clusterRank(mcDim, i32(j))));
+      mask = arith::TruncIOp::create(b, loc, b.getI16Type(), mask);
+    }
     for (int64_t p = 0; p < dst->cols / buf.panelCols(); ++p) {
       Value d = arith::AddIOp::create(
           b, loc, dst->base, i32(p * buf.rows() * kSwizzleBytes));
+      if (mcDim >= 0)
+        d = arith::AddIOp::create(b, loc, d, sliceBytes);
       NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
           b, loc, clusterPtr(d), map,
-          boxCoordinates(*src, p * buf.panelCols()),
-          barrierPtr(op.getBarriers(), op.getIndex()), ValueRange{}, Value(),
+          boxCoordinates(slice, p * buf.panelCols()),
+          barrierPtr(op.getBarriers(), op.getIndex()), ValueRange{}, mask,
           Value(), NVVM::TMALoadMode::TILE, false, nullptr, Value());
     }
   });
@@ -1311,6 +1425,22 @@ LogicalResult KernelLowering::lower(Operation *op) {
     return success();
   }
   if (auto arrive = dyn_cast<BarrierArriveOp>(op)) {
+    const Barriers &bars = barriers.lookup(arrive.getBarriers());
+    if (bars.clusterDim >= 0) {
+      // A cluster barrier: this thread arrives on the barrier of every
+      // block along the axis (itself included), mapped into the
+      // shared::cluster window by its rank (x fastest).
+      Value local = barrierPtr(arrive.getBarriers(), arrive.getIndex());
+      for (int64_t j = 0; j < bars.clusterSize; ++j) {
+        Value rank = clusterRank(bars.clusterDim, i32(j));
+        Value remote = NVVM::MapaOp::create(
+            b, loc, LLVM::LLVMPointerType::get(ctx, 7), local, rank);
+        NVVM::MBarrierArriveOp::create(
+            b, loc, Type(), remote, Value(),
+            NVVM::MemScopeKindAttr::get(ctx, NVVM::MemScopeKind::CLUSTER));
+      }
+      return success();
+    }
     NVVM::MBarrierArriveOp::create(
         b, loc, Type(), barrierPtr(arrive.getBarriers(), arrive.getIndex()),
         Value(), NVVM::MemScopeKindAttr::get(ctx, NVVM::MemScopeKind::CTA));
@@ -1433,8 +1563,14 @@ LogicalResult KernelLowering::run() {
   SmallVector<std::pair<int64_t, SmallVector<int64_t, 2>>> keys;
   for (Operation *op : ops) {
     Value gmem, smem;
-    if (auto copy = dyn_cast<CopyGmemToSmemOp>(op))
+    int64_t slices = 1; // a multicast's box: 1/n of the rows
+    if (auto copy = dyn_cast<CopyGmemToSmemOp>(op)) {
       gmem = copy.getSrc(), smem = copy.getDst();
+      auto mc = multicastDim(copy);
+      if (failed(mc))
+        return failure();
+      slices = mc->second;
+    }
     else if (auto copy = dyn_cast<CopySmemToGmemOp>(op))
       gmem = copy.getDst(), smem = copy.getSrc();
     else
@@ -1445,7 +1581,7 @@ LogicalResult KernelLowering::run() {
     if (!arg || type.getRank() < 2)
       continue; // refused when lowered
     keys.push_back({arg.getArgNumber(),
-                    {type.getDimSize(type.getRank() - 2),
+                    {type.getDimSize(type.getRank() - 2) / slices,
                      kSwizzleBytes * 8 / type.getElementTypeBitWidth()}});
   }
   llvm::sort(keys);

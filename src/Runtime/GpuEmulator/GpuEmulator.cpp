@@ -7,6 +7,7 @@
 #include "src/Runtime/HostCode.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
@@ -55,6 +56,8 @@ struct EmulatedGpuKernel::Impl {
   SmallVector<SmallVector<int64_t>> paramShapes;
   std::unique_ptr<JitModule> jit;
   PackedFn kernel = nullptr;
+  /// The cluster shape compiled into the kernel (nvvm.cluster_dim).
+  int64_t cluster[3] = {1, 1, 1};
 };
 
 EmulatedGpuKernel::EmulatedGpuKernel(std::unique_ptr<Impl> impl)
@@ -71,6 +74,11 @@ EmulatedGpuKernel::compile(ModuleOp module,
     for (Type t : f.getArgumentTypes())
       if (auto m = dyn_cast<MemRefType>(t))
         impl->paramShapes.emplace_back(m.getShape());
+    if (auto c = f->getAttrOfType<DenseI32ArrayAttr>(
+            NVVM::NVVMDialect::getClusterDimAttrName()))
+      for (auto [i, n] : llvm::enumerate(c.asArrayRef()))
+        if (i < 3)
+          impl->cluster[i] = n;
   });
   int warpSize = static_cast<int>(record.warpSize);
   if (warpSize != 32 && warpSize != 64) {
@@ -134,10 +142,14 @@ bool EmulatedGpuKernel::run(ArrayRef<void *> buffers,
 
   // Shared memory below 2 GiB: the lowering computes 32-bit shared
   // addresses (ldmatrix) from it. Aligned to 2^18 bytes: a wgmma matrix
-  // descriptor keeps address bits 4..17, the offset into it.
+  // descriptor keeps address bits 4..17, the offset into it. One per block
+  // of a cluster (they run together), 2^18-byte aligned each.
   size_t smemSize = std::max<int64_t>(16, (smemBytes + 4095) / 4096 * 4096);
   constexpr size_t kSmemAlign = size_t(1) << 18;
-  size_t mapSize = smemSize + kSmemAlign;
+  int64_t clusterBlocks =
+      impl->cluster[0] * impl->cluster[1] * impl->cluster[2];
+  size_t smemStride = (smemSize + kSmemAlign - 1) / kSmemAlign * kSmemAlign;
+  size_t mapSize = smemStride * clusterBlocks + kSmemAlign;
   void *mapping = mmap(nullptr, mapSize, PROT_READ | PROT_WRITE,
                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT, -1, 0);
   if (mapping == MAP_FAILED) {
@@ -153,12 +165,9 @@ bool EmulatedGpuKernel::run(ArrayRef<void *> buffers,
   std::vector<std::vector<int64_t>> descs;
   for (auto [p, shape] : llvm::zip(buffers, impl->paramShapes))
     descs.push_back(descriptor(p, shape));
-  std::vector<int64_t> smemDesc =
-      descriptor(smem, {static_cast<int64_t>(smemSize)});
   std::vector<void *> descPtrs;
   for (auto &d : descs)
     descPtrs.push_back(d.data());
-  void *smemPtr = smemDesc.data();
   std::vector<int32_t> scalarValues(scalars.begin(), scalars.end());
   std::vector<void *> packed;
   for (void *&p : descPtrs)
@@ -195,10 +204,26 @@ bool EmulatedGpuKernel::run(ArrayRef<void *> buffers,
     mapPtrs.push_back(&m);
   for (void *&p : mapPtrs)
     packed.push_back(&p);
-  packed.push_back(&smemPtr);
+  // Each block of a cluster: the same arguments, its own shared memory.
+  std::vector<char *> smems;
+  std::vector<std::vector<int64_t>> smemDescs;
+  for (int64_t r = 0; r < clusterBlocks; ++r) {
+    smems.push_back(static_cast<char *>(smem) + r * smemStride);
+    smemDescs.push_back(
+        descriptor(smems.back(), {static_cast<int64_t>(smemSize)}));
+  }
+  std::vector<void *> smemPtrs;
+  for (auto &d : smemDescs)
+    smemPtrs.push_back(d.data());
+  std::vector<std::vector<void *>> blockPacked(clusterBlocks, packed);
+  std::vector<void **> blockArgs;
+  for (int64_t r = 0; r < clusterBlocks; ++r) {
+    blockPacked[r].push_back(&smemPtrs[r]);
+    blockArgs.push_back(blockPacked[r].data());
+  }
 
-  bool ok = runGrid(kernel, packed.data(), grid, threads, warpSize,
-                    static_cast<char *>(smem), smemSize, error, reversed);
+  bool ok = runGrid(kernel, blockArgs, grid, impl->cluster, threads,
+                    warpSize, smems, smemSize, error, reversed);
   munmap(mapping, mapSize);
   return ok;
 }

@@ -215,12 +215,16 @@ LogicalResult rewriteWgmma(OpBuilder &b, ModuleOp module,
 /// A pointer operand as an i64 address: an llvm.inttoptr of a 32-bit
 /// shared address (zero-extended), or a pointer argument (a tensor map).
 Value addressOf(OpBuilder &b, Location l, Value ptr) {
-  if (auto cast = ptr.getDefiningOp<LLVM::IntToPtrOp>())
+  if (auto cast = ptr.getDefiningOp<LLVM::IntToPtrOp>()) {
+    if (cast.getArg().getType().isInteger(64))
+      return cast.getArg(); // a shared::cluster address (mapa)
     return arith::ExtUIOp::create(b, l, b.getI64Type(), cast.getArg());
+  }
   return LLVM::PtrToIntOp::create(b, l, b.getI64Type(), ptr);
 }
 
-/// mbarrier.init / arrive.expect_tx / try_wait.parity, the TMA load and
+/// mapa, barrier.cluster.arrive / wait, mbarrier.init / arrive[.expect_tx]
+/// / try_wait.parity, the TMA load and
 /// store and the bulk groups become calls of the emulator's functions.
 LogicalResult rewriteTmaOp(OpBuilder &b, ModuleOp module, Operation *op,
                            std::string &error) {
@@ -239,7 +243,22 @@ LogicalResult rewriteTmaOp(OpBuilder &b, ModuleOp module, Operation *op,
       v.push_back(arith::ConstantIntOp::create(b, l, i32, 0));
     return v;
   };
-  if (auto init = dyn_cast<NVVM::MBarrierInitOp>(op)) {
+  if (auto mapa = dyn_cast<NVVM::MapaOp>(op)) {
+    // The block's address in the shared::cluster window: an i64 host
+    // address in that block's shared memory.
+    auto f = declare(b, module, "pallasc_emu_mapa", {i64, i32}, {i64});
+    Value remote =
+        func::CallOp::create(
+            b, l, f, ValueRange{addressOf(b, l, mapa.getA()), mapa.getB()})
+            .getResult(0);
+    mapa.getRes().replaceAllUsesWith(
+        LLVM::IntToPtrOp::create(b, l, mapa.getRes().getType(), remote)
+            .getResult());
+  } else if (isa<NVVM::ClusterArriveOp>(op)) {
+    call("pallasc_emu_cluster_arrive", {});
+  } else if (isa<NVVM::ClusterWaitOp>(op)) {
+    call("pallasc_emu_cluster_wait", {});
+  } else if (auto init = dyn_cast<NVVM::MBarrierInitOp>(op)) {
     // The threads whose predicate holds initialize it.
     Value enabled =
         init.getPredicate()
@@ -289,16 +308,21 @@ LogicalResult rewriteTmaOp(OpBuilder &b, ModuleOp module, Operation *op,
   } else {
     auto tma = cast<NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp>(op);
     if (tma.getCoordinates().size() < 2 || tma.getCoordinates().size() > 5 ||
-        !tma.getIm2colOffsets().empty() || tma.getMulticastMask() ||
-        tma.getL2CacheHint() || tma.getPredicate())
+        !tma.getIm2colOffsets().empty() || tma.getL2CacheHint() ||
+        tma.getPredicate())
       return error = "the emulator runs tiled TMA loads of 2 to 5 "
                      "dimensions only",
              failure();
     SmallVector<Value> args = {addressOf(b, l, tma.getDstMem()),
                                addressOf(b, l, tma.getTmaDescriptor()),
                                addressOf(b, l, tma.getMbar())};
+    // multicast::cluster: the blocks' mask (i16) as an i32.
+    if (Value mask = tma.getMulticastMask())
+      args.push_back(arith::ExtUIOp::create(b, l, i32, mask));
     args.append(coordinates(tma.getCoordinates()));
-    call("pallasc_emu_tma_load", args);
+    call(tma.getMulticastMask() ? "pallasc_emu_tma_load_multicast"
+                                : "pallasc_emu_tma_load",
+         args);
   }
   (void)i64;
   op->erase();
@@ -371,6 +395,7 @@ SmallVector<Operation *> HostKernelRewriter::collect(func::FuncOp host) {
             NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp,
             NVVM::CpAsyncBulkCommitGroupOp, NVVM::CpAsyncBulkWaitGroupOp,
             NVVM::FenceMbarrierInitOp, LLVM::CallIntrinsicOp,
+            NVVM::MapaOp, NVVM::ClusterArriveOp, NVVM::ClusterWaitOp,
             NVVM::ClusterIdXOp, NVVM::ClusterIdYOp, NVVM::ClusterIdZOp,
             NVVM::BlockInClusterIdXOp, NVVM::BlockInClusterIdYOp,
             NVVM::BlockInClusterIdZOp>(op))
@@ -433,7 +458,8 @@ LogicalResult HostKernelRewriter::rewrite(Operation *op) {
   }
   if (auto bar = dyn_cast<NVVM::BarrierOp>(op))
     return rewriteBarrier(bar, l);
-  if (isa<NVVM::MBarrierInitOp, NVVM::MBarrierArriveExpectTxOp,
+  if (isa<NVVM::MapaOp, NVVM::ClusterArriveOp, NVVM::ClusterWaitOp,
+          NVVM::MBarrierInitOp, NVVM::MBarrierArriveExpectTxOp,
           NVVM::MBarrierArriveOp,
           NVVM::MBarrierTryWaitParityOp,
           NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp,

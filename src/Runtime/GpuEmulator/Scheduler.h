@@ -5,7 +5,9 @@
 // warp-wide instructions, barriers (block, warp, warpgroup), each thread's
 // asynchronous copy groups and wgmma protocol state, mbarriers and the
 // shared memory. The intrinsics (Intrinsics.h) act on the block that runs;
-// runGrid runs the kernel's blocks one after another.
+// runGrid runs the kernel's clusters one after another, the blocks of a
+// cluster together (their threads interleaved at barriers), so that a
+// remote mbarrier arrive or barrier.cluster synchronizes them.
 //
 //===----------------------------------------------------------------------===//
 
@@ -57,6 +59,13 @@ struct Fiber {
   std::vector<char> stack;
   bool done = false;
   int waitingOn = -1; ///< barrier index, -1: runnable
+  /// What a thread blocked in mbarrier.try_wait.parity waits for (the
+  /// mbarrier's shared memory offset and the parity), for the report of a
+  /// kernel that is stuck.
+  uint64_t waitAddr = 0;
+  int32_t waitParity = 0;
+  /// barrier.cluster: the arrivals this thread made, the waits it passed.
+  int64_t clusterArrives = 0, clusterWaits = 0;
   std::vector<AsyncCopy> open;                 ///< not yet committed
   std::vector<std::vector<AsyncCopy>> groups;  ///< committed, oldest first
   /// TMA stores (bulk async groups): not yet committed; committed, oldest
@@ -98,6 +107,17 @@ constexpr int kNamedBarriers = 16;
 
 /// Fiber::waitingOn for a thread blocked in mbarrier.try_wait.parity.
 constexpr int kMbarrierWait = 1 << 30;
+/// Fiber::waitingOn for a thread blocked in barrier.cluster.wait.
+constexpr int kClusterWait = (1 << 30) + 1;
+
+struct Scheduler;
+
+/// The blocks of the cluster being run, by rank (%cluster_ctarank, x
+/// fastest): each block's shared memory is visible to the others through
+/// the shared::cluster window (mapa).
+struct Cluster {
+  std::vector<Scheduler *> blocks;
+};
 
 struct Scheduler {
   ucontext_t main;
@@ -129,6 +149,12 @@ struct Scheduler {
       failure = what;
   }
   int64_t blockId[3] = {0, 0, 0};
+  /// The kernel's packed arguments as this block sees them (its own shared
+  /// memory descriptor last).
+  void **args = nullptr;
+  /// The cluster this block runs in, and its rank there.
+  Cluster *cluster = nullptr;
+  int rank = 0;
   /// 32 (NVIDIA warps) or 64 (AMD wave64 wavefronts).
   int warpSize = 32;
 
@@ -166,15 +192,20 @@ inline void warpSync() {
 /// A JIT-compiled host function with packed arguments.
 using PackedFn = void (*)(void **);
 
-/// Runs `kernel(args)` as every thread of every block of `grid` (x fastest),
-/// `threads` threads per block in warps of `warpSize`, with `smem` (of
-/// `smemSize` bytes) as each block's shared memory. Stops at the first
-/// deadlocked block or protocol violation: false with `error` set. With
-/// `reversed`, another legal schedule: the blocks run last first and, in
-/// each round, the runnable threads are resumed last first.
-bool runGrid(PackedFn kernel, void **args, const int64_t grid[3],
-             int64_t threads, int warpSize, char *smem, size_t smemSize,
-             std::string &error, bool reversed = false);
+/// Runs `kernel` as every thread of every block of `grid` (x fastest), in
+/// clusters of `cluster` blocks (which tile the grid), `threads` threads
+/// per block in warps of `warpSize`. The block of rank r in its cluster
+/// calls the kernel with `args[r]` and has the `smemSize` bytes at
+/// `smem[r]` as its shared memory. Stops at the first stuck cluster (a
+/// barrier or mbarrier nothing left can complete: the error names the
+/// block, the thread and what it waits on) or protocol violation: false
+/// with `error` set. With `reversed`, another legal schedule: the clusters
+/// and the blocks of each run last first and, in each round, the runnable
+/// threads are resumed last first.
+bool runGrid(PackedFn kernel, const std::vector<void **> &args,
+             const int64_t grid[3], const int64_t cluster[3],
+             int64_t threads, int warpSize, const std::vector<char *> &smem,
+             size_t smemSize, std::string &error, bool reversed = false);
 
 } // namespace pallasc::runtime::emulator
 

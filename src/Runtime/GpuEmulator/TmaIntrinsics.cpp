@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <string>
 
 namespace pallasc::runtime::emulator {
 namespace {
@@ -63,11 +64,43 @@ extern "C" void pallasc_emu_mbar_init(int64_t addr, int32_t count,
   scheduler->mbarriers[offset] = m;
 }
 
-/// `count` arrivals on the mbarrier, expecting `tx` more bytes.
+/// The block of the running cluster whose shared memory holds `addr` (the
+/// running block's own first), or null.
+Scheduler *ownerOf(int64_t addr) {
+  auto holds = [&](Scheduler *s) {
+    uint64_t a = static_cast<uint64_t>(addr),
+             base = reinterpret_cast<uint64_t>(s->smem);
+    return a >= base && a < base + s->smemSize;
+  };
+  if (holds(scheduler) || !scheduler->cluster)
+    return scheduler;
+  for (Scheduler *s : scheduler->cluster->blocks)
+    if (holds(s))
+      return s;
+  return nullptr;
+}
+
+/// `count` arrivals on the mbarrier, expecting `tx` more bytes. The
+/// mbarrier may be another block's of the cluster (a shared::cluster
+/// address from mapa): its phase and waiters are that block's.
 void arrive(int64_t addr, int32_t count, int32_t tx) {
-  MBarrier *m = mbarrierAt(addr);
-  if (!m)
+  Scheduler *self = scheduler, *owner = ownerOf(addr);
+  if (!owner) {
+    scheduler->fail("an mbarrier arrive at an address outside the shared "
+                    "memory of every block of the cluster");
     return;
+  }
+  scheduler = owner;
+  struct Restore {
+    Scheduler *s;
+    ~Restore() { scheduler = s; }
+  } restore{self};
+  MBarrier *m = mbarrierAt(addr);
+  if (!m) {
+    if (owner != self)
+      self->fail(owner->failure);
+    return;
+  }
   // A phase whose arrivals and bytes are all in completes before the next
   // one starts.
   if (m->pending == 0 && m->tx == 0)
@@ -95,19 +128,23 @@ void boxOrigin(const EmuTensorMap &t, const int32_t c[5], int64_t coord[5]) {
     coord[d] = c[t.rank - 1 - d];
 }
 
-extern "C" void pallasc_emu_tma_load(int64_t dst, int64_t map, int64_t mbar,
-                                     int32_t c0, int32_t c1, int32_t c2,
-                                     int32_t c3, int32_t c4) {
+/// A TMA load of the box at `c` (innermost first) of tensor map `map` to
+/// shared address `dst`, completing on the mbarrier at `mbar`: into the
+/// issuing block, or with a nonzero `mask` (multicast::cluster) into the
+/// same offsets of every block of the cluster whose rank's bit is set,
+/// each block's mbarrier completing the bytes.
+void tmaLoad(int64_t dst, int64_t map, int64_t mbar, const int32_t c[5],
+             uint32_t mask) {
   Scheduler &s = *scheduler;
   const auto *t = reinterpret_cast<const EmuTensorMap *>(map);
-  MBarrier *m = mbarrierAt(mbar);
-  if (!m || !t)
+  if (!t)
     return;
-  int32_t c[5] = {c0, c1, c2, c3, c4};
   int64_t coord[5];
   boxOrigin(*t, c, coord);
   uint64_t offset =
       static_cast<uint64_t>(dst) - reinterpret_cast<uint64_t>(s.smem);
+  uint64_t mbarOffset =
+      static_cast<uint64_t>(mbar) - reinterpret_cast<uint64_t>(s.smem);
   int64_t rowBytes = t->boxCols() * t->elemBytes;
   int64_t bytes = t->boxRows() * rowBytes;
   if (rowBytes != 128) {
@@ -119,24 +156,20 @@ extern "C" void pallasc_emu_tma_load(int64_t dst, int64_t map, int64_t mbar,
            "and inside the shared memory");
     return;
   }
-  // The hardware may write the box any time from now: no wgmma still in
-  // flight may read it (the first thread of each warpgroup keeps the
-  // ranges its groups read).
-  for (size_t g = 0; g < s.warpGroups.size(); ++g) {
-    const Fiber &f = s.fibers[g * 128];
-    auto hit = [&](const std::pair<uint64_t, uint64_t> &r) {
-      return r.first < offset + bytes && offset < r.second;
-    };
-    bool overlaps =
-        std::any_of(f.wgmmaOpenReads.begin(), f.wgmmaOpenReads.end(), hit);
-    for (const auto &group : f.wgmmaReads)
-      overlaps = overlaps || std::any_of(group.begin(), group.end(), hit);
-    // Reported after the run; the copy still lands (else the waiters on
-    // its mbarrier would deadlock and that would be the report).
-    if (overlaps)
-      s.fail("a TMA copy overwrites shared memory that a wgmma.mma_async "
-             "still in flight reads (wgmma.wait_group must retire it "
-             "before the copy is issued)");
+  std::vector<Scheduler *> targets;
+  if (!mask) {
+    targets.push_back(&s);
+  } else {
+    size_t n = s.cluster ? s.cluster->blocks.size() : 1;
+    if (mask >> n) {
+      s.fail("a TMA multicast mask (" + std::to_string(mask) +
+             ") names a block outside the cluster of " + std::to_string(n) +
+             " blocks");
+      return;
+    }
+    for (size_t r = 0; r < n; ++r)
+      if (mask & (1u << r))
+        targets.push_back(s.cluster->blocks[r]);
   }
   // The box image, swizzled; read now (the inputs do not change), written
   // when the phase completes.
@@ -149,9 +182,61 @@ extern "C" void pallasc_emu_tma_load(int64_t dst, int64_t map, int64_t mbar,
       std::memcpy(image.data() + swizzle128(r * rowBytes + col * t->elemBytes),
                   t->base + g, t->elemBytes);
     }
-  m->copies.push_back({offset, std::move(image)});
-  m->tx -= bytes;
-  wakeMbarrierWaiters();
+  Scheduler *self = scheduler;
+  for (Scheduler *target : targets) {
+    scheduler = target;
+    MBarrier *m = mbarrierAt(reinterpret_cast<int64_t>(target->smem) +
+                             static_cast<int64_t>(mbarOffset));
+    if (!m) {
+      self->fail(target->failure);
+      break;
+    }
+    // The hardware may write the box any time from now: no wgmma still in
+    // flight may read it (the first thread of each warpgroup keeps the
+    // ranges its groups read).
+    for (size_t g = 0; g < target->warpGroups.size(); ++g) {
+      const Fiber &f = target->fibers[g * 128];
+      auto hit = [&](const std::pair<uint64_t, uint64_t> &r) {
+        return r.first < offset + bytes && offset < r.second;
+      };
+      bool overlaps =
+          std::any_of(f.wgmmaOpenReads.begin(), f.wgmmaOpenReads.end(), hit);
+      for (const auto &group : f.wgmmaReads)
+        overlaps = overlaps || std::any_of(group.begin(), group.end(), hit);
+      // Reported after the run; the copy still lands (else the waiters on
+      // its mbarrier would deadlock and that would be the report).
+      if (overlaps)
+        target->fail("a TMA copy overwrites shared memory that a "
+                     "wgmma.mma_async still in flight reads (wgmma.wait_group "
+                     "must retire it before the copy is issued)");
+    }
+    m->copies.push_back({offset, image});
+    m->tx -= bytes;
+    wakeMbarrierWaiters();
+  }
+  scheduler = self;
+}
+
+extern "C" void pallasc_emu_tma_load(int64_t dst, int64_t map, int64_t mbar,
+                                     int32_t c0, int32_t c1, int32_t c2,
+                                     int32_t c3, int32_t c4) {
+  int32_t c[5] = {c0, c1, c2, c3, c4};
+  tmaLoad(dst, map, mbar, c, 0);
+}
+
+/// cp.async.bulk.tensor...multicast::cluster: the box into every block of
+/// `mask` (bit r: the block of rank r).
+extern "C" void pallasc_emu_tma_load_multicast(int64_t dst, int64_t map,
+                                               int64_t mbar, int32_t mask,
+                                               int32_t c0, int32_t c1,
+                                               int32_t c2, int32_t c3,
+                                               int32_t c4) {
+  int32_t c[5] = {c0, c1, c2, c3, c4};
+  if ((mask & 0xffff) == 0) {
+    scheduler->fail("a TMA multicast with an empty mask");
+    return;
+  }
+  tmaLoad(dst, map, mbar, c, static_cast<uint32_t>(mask) & 0xffff);
 }
 
 /// cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group: the box at
@@ -245,8 +330,71 @@ extern "C" void pallasc_emu_mbar_wait(int64_t addr, int32_t parity) {
     }
     Fiber &me = s.fibers[s.current];
     me.waitingOn = kMbarrierWait;
+    me.waitAddr = static_cast<uint64_t>(addr) -
+                  reinterpret_cast<uint64_t>(s.smem);
+    me.waitParity = parity & 1;
     swapcontext(&me.context, &s.main);
   }
+}
+
+/// mapa.shared::cluster: the address in the shared::cluster window of the
+/// same offset in the shared memory of the cluster's block `rank`.
+extern "C" int64_t pallasc_emu_mapa(int64_t addr, int32_t rank) {
+  Scheduler &s = *scheduler;
+  uint64_t offset =
+      static_cast<uint64_t>(addr) - reinterpret_cast<uint64_t>(s.smem);
+  if (!s.cluster || rank < 0 ||
+      rank >= static_cast<int32_t>(s.cluster->blocks.size()) ||
+      offset >= s.smemSize) {
+    s.fail("mapa.shared::cluster of block rank " + std::to_string(rank) +
+           " in a cluster of " +
+           std::to_string(s.cluster ? s.cluster->blocks.size() : 1) +
+           " blocks, or of an address outside the shared memory");
+    return addr;
+  }
+  return static_cast<int64_t>(
+      reinterpret_cast<uint64_t>(s.cluster->blocks[rank]->smem) + offset);
+}
+
+/// barrier.cluster.arrive: this thread's next arrival on the cluster
+/// barrier.
+extern "C" void pallasc_emu_cluster_arrive() {
+  Scheduler &s = *scheduler;
+  Fiber &me = s.fibers[s.current];
+  if (me.clusterArrives > me.clusterWaits) {
+    s.fail("barrier.cluster.arrive twice without barrier.cluster.wait "
+           "between them");
+    return;
+  }
+  ++me.clusterArrives;
+  for (Scheduler *b : s.cluster->blocks)
+    for (Fiber &f : b->fibers)
+      if (f.waitingOn == kClusterWait)
+        f.waitingOn = -1;
+}
+
+/// barrier.cluster.wait: returns once every thread of the cluster that has
+/// not exited has made as many arrivals as this one.
+extern "C" void pallasc_emu_cluster_wait() {
+  Scheduler &s = *scheduler;
+  int64_t phase = s.fibers[s.current].clusterArrives;
+  if (phase <= s.fibers[s.current].clusterWaits) {
+    s.fail("barrier.cluster.wait without a barrier.cluster.arrive before "
+           "it");
+    return;
+  }
+  while (true) {
+    bool all = true;
+    for (Scheduler *b : s.cluster->blocks)
+      for (Fiber &f : b->fibers)
+        all = all && (f.done || f.clusterArrives >= phase);
+    if (all)
+      break;
+    Fiber &me = s.fibers[s.current];
+    me.waitingOn = kClusterWait;
+    swapcontext(&me.context, &s.main);
+  }
+  s.fibers[s.current].clusterWaits = phase;
 }
 
 } // namespace
@@ -267,9 +415,13 @@ void addTmaIntrinsics(std::vector<EmulatorSymbol> &symbols) {
   symbols.push_back({"pallasc_emu_mbar_arrive", reinterpret_cast<void *>(&pallasc_emu_mbar_arrive)});
   symbols.push_back({"pallasc_emu_mbar_wait", reinterpret_cast<void *>(&pallasc_emu_mbar_wait)});
   symbols.push_back({"pallasc_emu_tma_load", reinterpret_cast<void *>(&pallasc_emu_tma_load)});
+  symbols.push_back({"pallasc_emu_tma_load_multicast", reinterpret_cast<void *>(&pallasc_emu_tma_load_multicast)});
   symbols.push_back({"pallasc_emu_tma_store", reinterpret_cast<void *>(&pallasc_emu_tma_store)});
   symbols.push_back({"pallasc_emu_bulk_commit", reinterpret_cast<void *>(&pallasc_emu_bulk_commit)});
   symbols.push_back({"pallasc_emu_bulk_wait", reinterpret_cast<void *>(&pallasc_emu_bulk_wait)});
+  symbols.push_back({"pallasc_emu_mapa", reinterpret_cast<void *>(&pallasc_emu_mapa)});
+  symbols.push_back({"pallasc_emu_cluster_arrive", reinterpret_cast<void *>(&pallasc_emu_cluster_arrive)});
+  symbols.push_back({"pallasc_emu_cluster_wait", reinterpret_cast<void *>(&pallasc_emu_cluster_wait)});
 }
 
 } // namespace pallasc::runtime::emulator
