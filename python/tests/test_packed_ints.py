@@ -73,6 +73,15 @@ class PackedInts(PallascCase):
                      [("i4", 1024), ("i4", 1024), ("i2", 512),
                       ("f32", 8192), ("i4", 1024), ("i8", 2048)])
 
+  def test_xla_packing_order(self):
+    # What docs/gridspec.md says of the packed storage: element 0 in the
+    # lowest bits (XLA's bitcast of int4[2] to int8, of uint2[4] to uint8).
+    x = jnp.array([1, 2], jnp.int4)
+    self.assertEqual(int(jax.lax.bitcast_convert_type(x, jnp.int8)), 0x21)
+    y = jnp.array([1, 2, 3, 0], jnp.uint2)
+    self.assertEqual(int(jax.lax.bitcast_convert_type(y, jnp.uint8)),
+                     1 | 2 << 2 | 3 << 4)
+
   def test_cli_dtypes(self):
     out = os.path.join(self.dir, "cli")
     here = os.path.abspath(__file__)
@@ -80,7 +89,8 @@ class PackedInts(PallascCase):
         [sys.executable, "-m", "pallasc_jax.cli", f"{here}:packed",
          "--arg", "i4[16,128]", "--arg", "u4[16,128]", "--arg", "i2[16,128]",
          "-o", out], capture_output=True, text=True,
-        env=dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python")))
+        env=dict(os.environ, PYTHONPATH=os.pathsep.join(
+            [os.path.join(ROOT, "python"), os.path.dirname(here)])))
     self.assertEqual(r.returncode, 0, r.stderr)
     with open(os.path.join(out, "packed_kernel.json")) as fh:
       self.assertEqual([a["dtype"] for a in json.load(fh)["inputs"]],
