@@ -44,6 +44,9 @@
 using namespace mlir;
 
 void mlir::pallas::buildCpuPipeline(OpPassManager &pm) {
+  // int4/uint4/int2/uint2 have no packed lowering on the host yet: refused
+  // by name, never computed in a widened copy.
+  pm.addPass(createPallasRefusePackedIntegers());
   // lax.platform_dependent takes its `cpu` branch, as in interpret mode.
   PallasResolvePlatformOptions platform;
   platform.platform = "cpu";

@@ -31,6 +31,11 @@ void mlir::pallas::buildGpuDistributionPipeline(
   platform.platform =
       chip && chip->vendor == pallasc::GpuVendor::Amd ? "rocm" : "cuda";
   pm.addPass(createPallasResolvePlatform(platform));
+  // int4/uint4/int2/uint2 are not unpacked in registers yet: refused by
+  // name and target.
+  PallasRefusePackedIntegersOptions packed;
+  packed.target = platform.platform + ":" + options.chip;
+  pm.addPass(createPallasRefusePackedIntegers(packed));
   // Every math op the dialect accepts, as ops libdevice / ocml / the
   // backends have (docs/dialect.md); bf16 math in f32 (neither device
   // library has bf16 functions). Before the distribution, so the emulator

@@ -80,4 +80,24 @@ def PallasGpuBindSymbols : Pass<"pallas-gpu-bind-symbols",
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+def PallasRefusePackedIntegers : Pass<"pallas-refuse-packed-integers",
+                                       "::mlir::ModuleOp"> {
+  let summary = "Refuses a kernel with i4/i2 values (int4, uint4, int2, "
+                "uint2) on a target without a packed lowering";
+  let description = [{
+    int4/uint4 (`i4`) and int2/uint2 (`i2`) arrays are stored packed, 2 or
+    4 elements per byte with the first in the low bits, as XLA and ml_dtypes
+    pack them (docs/gridspec.md). The CPU and GPU pipelines have no lowering
+    of packed storage yet: they start with this pass, which fails at the
+    first value (an op result or a block argument: a ref, a tensor or a
+    scalar) whose element type is `i4` or `i2`, naming the dtype and the
+    `target`, instead of computing with a widened copy. A module without
+    such values is untouched (RefusePackedIntegers.cpp).
+  }];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"cpu\"",
+           "the target named in the message (cpu, cuda:sm_90a, rocm:gfx942)">
+  ];
+}
+
 #endif // PALLASC_PASSES_PIPELINES_PASSES_TD

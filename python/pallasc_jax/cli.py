@@ -16,7 +16,8 @@ _DTYPES = {"bool": "bool", "i8": "int8", "i16": "int16", "i32": "int32",
            "u64": "uint64", "f16": "float16", "bf16": "bfloat16",
            "f32": "float32", "f64": "float64", "f8e4m3fn": "float8_e4m3fn",
            "f8e5m2": "float8_e5m2", "f8e4m3fnuz": "float8_e4m3fnuz",
-           "f8e5m2fnuz": "float8_e5m2fnuz"}
+           "f8e5m2fnuz": "float8_e5m2fnuz", "i4": "int4", "u4": "uint4",
+           "i2": "int2", "u2": "uint2"}
 
 
 _SCOPE = []  # the one jax.export.SymbolicScope of this command's --args

@@ -30,7 +30,13 @@ _DTYPES = {
     "float8_e5m2": ("f8E5M2", "f8e5m2"),
     "float8_e4m3fnuz": ("f8E4M3FNUZ", "f8e4m3fnuz"),
     "float8_e5m2fnuz": ("f8E5M2FNUZ", "f8e5m2fnuz"),
+    # Sub-byte integers (ml_dtypes): packed storage, 2 or 4 per byte
+    # (docs/gridspec.md), signless in the kernel as the other integers.
+    "int4": ("i4", "i4"), "uint4": ("i4", "u4"),
+    "int2": ("i2", "i2"), "uint2": ("i2", "u2"),
 }
+
+_SUB_BYTE_BITS = {"int4": 4, "uint4": 4, "int2": 2, "uint2": 2}
 
 _FLOAT8 = ("float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz",
            "float8_e5m2fnuz")
@@ -79,7 +85,9 @@ def is_int(dtype) -> bool:
 
 
 def bitwidth(dtype) -> int:
-  return 1 if is_bool(dtype) else np.dtype(dtype).itemsize * 8
+  if is_bool(dtype):
+    return 1
+  return _SUB_BYTE_BITS.get(dtype_name(dtype), np.dtype(dtype).itemsize * 8)
 
 
 def tensor_type(shape, dtype) -> str:

@@ -45,6 +45,12 @@ const char *cType(DType dtype) {
   case DType::F8E5M2:
   case DType::F8E4M3FNUZ:
   case DType::F8E5M2FNUZ:
+  // Packed bytes (2 or 4 elements each); no launcher target accepts them
+  // yet (pallas-refuse-packed-integers).
+  case DType::I4:
+  case DType::U4:
+  case DType::I2:
+  case DType::U2:
     return "uint8_t";
   case DType::I8:
     return "int8_t";

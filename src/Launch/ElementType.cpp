@@ -28,6 +28,12 @@ constexpr ElementTypeInfo kElementTypes[] = {
      "|V1"},
     {ElementType::F8E5M2FNUZ, "f8e5m2fnuz", "float8_e5m2fnuz", 1, Kind::Float,
      "|V1"},
+    // ml_dtypes' sub-byte integers: np.save writes them as "<V1", one
+    // element per byte.
+    {ElementType::I4, "i4", "int4", 1, Kind::Signed, "|V1"},
+    {ElementType::U4, "u4", "uint4", 1, Kind::Unsigned, "|V1"},
+    {ElementType::I2, "i2", "int2", 1, Kind::Signed, "|V1"},
+    {ElementType::U2, "u2", "uint2", 1, Kind::Unsigned, "|V1"},
 };
 constexpr size_t kNumElementTypes =
     sizeof(kElementTypes) / sizeof(kElementTypes[0]);
@@ -40,7 +46,7 @@ constexpr bool inEnumeratorOrder() {
 }
 static_assert(inEnumeratorOrder(),
               "kElementTypes must list every ElementType in enumerator order");
-static_assert(static_cast<size_t>(ElementType::F8E5M2FNUZ) + 1 == kNumElementTypes,
+static_assert(static_cast<size_t>(ElementType::U2) + 1 == kNumElementTypes,
               "every ElementType needs an entry in kElementTypes");
 } // namespace
 
@@ -76,6 +82,19 @@ const char *elementTypeName(ElementType type) {
   return elementTypeInfo(type).name;
 }
 size_t elementSize(ElementType type) { return elementTypeInfo(type).size; }
+unsigned elementBits(ElementType type) {
+  switch (type) {
+  case ElementType::I4:
+  case ElementType::U4:
+    return 4;
+  case ElementType::I2:
+  case ElementType::U2:
+    return 2;
+  default:
+    return static_cast<unsigned>(elementSize(type) * 8);
+  }
+}
+bool isPackedElement(ElementType type) { return elementBits(type) < 8; }
 bool isFloatElement(ElementType type) {
   return elementTypeInfo(type).kind == Kind::Float;
 }

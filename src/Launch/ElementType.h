@@ -26,7 +26,7 @@ namespace pallasc::launch {
 /// the table.
 enum class ElementType : uint8_t {
   Bool, I8, I16, I32, I64, U8, U16, U32, U64, F16, BF16, F32, F64,
-  F8E4M3FN, F8E5M2, F8E4M3FNUZ, F8E5M2FNUZ
+  F8E4M3FN, F8E5M2, F8E4M3FNUZ, F8E5M2FNUZ, I4, U4, I2, U2
 };
 
 /// What an element type is.
@@ -40,7 +40,9 @@ struct ElementTypeInfo {
   /// grid specs accept it as an alias (what pallasc-export writes is the
   /// canonical spelling).
   const char *numpyName;
-  /// Bytes per element.
+  /// Bytes per element of a host array (int4/uint4/int2/uint2 take one
+  /// byte each, as NumPy holds ml_dtypes' arrays; the kernel's storage
+  /// packs them: elementBits).
   size_t size;
   Kind kind;
   /// The NumPy dtype `.npy` files are written with ("<f4"). bf16 and the
@@ -85,6 +87,12 @@ bool parseElementType(std::string_view name, ElementType &type);
 bool parseElementTypeOrAlias(std::string_view name, ElementType &type);
 const char *elementTypeName(ElementType type);
 size_t elementSize(ElementType type);
+/// Bits per element in the kernel's storage: 4 for int4/uint4, 2 for
+/// int2/uint2 (packed, 2 or 4 elements per byte, the first element in the
+/// low bits as XLA and ml_dtypes pack them), else 8 times elementSize.
+unsigned elementBits(ElementType type);
+/// int4, uint4, int2, uint2: packed in the kernel's storage.
+bool isPackedElement(ElementType type);
 bool isFloatElement(ElementType type);
 bool isSignedElement(ElementType type);
 

@@ -51,6 +51,10 @@ void fillUninitialized(void *data, int64_t count, ElementType type) {
   case ElementType::U16:
   case ElementType::U32:
   case ElementType::U64:
+  case ElementType::I4:
+  case ElementType::U4:
+  case ElementType::I2:
+  case ElementType::U2:
     if (count > 0)
       std::memset(data, 0, static_cast<size_t>(count) * elementSize(type));
     return;

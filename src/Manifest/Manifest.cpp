@@ -67,8 +67,8 @@ static json symbolsJson(pallas::CallOp call) {
 /// element size times its static dims times its one symbolic dim
 /// ("16384*n"); with several symbolic dims, their product as text
 /// ("4 * (n) * (m)").
-static std::string bytesExpr(ArrayAttr dims, RankedTensorType t) {
-  int64_t factor = std::max<int64_t>(1, t.getElementTypeBitWidth() / 8);
+static std::string elementsOrBytesExpr(ArrayAttr dims, RankedTensorType t,
+                                       int64_t factor) {
   std::vector<std::string> symbolic;
   for (auto [d, a] : llvm::enumerate(dims)) {
     if (t.isDynamicDim(d))
@@ -94,6 +94,28 @@ static std::string bytesExpr(ArrayAttr dims, RankedTensorType t) {
   for (const std::string &s : symbolic)
     text += " * (" + s + ")";
   return text;
+}
+
+/// Bits per element in the kernel's storage: i1 (bool) takes a byte,
+/// i4/i2 are packed (2 or 4 elements per byte).
+static int64_t storageBits(Type element) {
+  int64_t bits = element.getIntOrFloatBitWidth();
+  return bits == 1 ? 8 : bits;
+}
+
+/// The byte count of a symbolic operand: elementsOrBytesExpr with the
+/// element size as the factor, or for packed i4/i2 the element count
+/// rounded up to whole bytes ("(4*n + 1) / 2", integer division).
+static std::string bytesExpr(ArrayAttr dims, RankedTensorType t) {
+  int64_t bits = storageBits(t.getElementType());
+  if (bits >= 8)
+    return elementsOrBytesExpr(dims, t, bits / 8);
+  int64_t perByte = 8 / bits;
+  std::string elements = elementsOrBytesExpr(dims, t, 1);
+  if (elements == "overflow")
+    return elements;
+  return "(" + elements + " + " + std::to_string(perByte - 1) + ") / " +
+         std::to_string(perByte);
 }
 
 static json blockJson(pallas::BlockSpecAttr spec) {
@@ -136,14 +158,19 @@ static json blockJson(pallas::BlockSpecAttr spec) {
   return j;
 }
 
-/// Elements of `shape` times `elementBytes`, or nullopt when that leaves
-/// int64 (the manifest never holds a wrapped count).
+/// The bytes of an array of `shape` in the kernel's storage: elements
+/// times the element's bytes, packed i4/i2 rounded up to whole bytes; or
+/// nullopt when that leaves int64 (the manifest never holds a wrapped
+/// count).
 static std::optional<int64_t> checkedBytes(ArrayRef<int64_t> shape,
-                                           int64_t elementBytes) {
-  int64_t bytes = elementBytes;
+                                           Type element) {
+  int64_t bits = storageBits(element);
+  int64_t bytes = bits >= 8 ? bits / 8 : 1;
   for (int64_t d : shape)
     if (ShapedType::isDynamic(d) || llvm::MulOverflow(bytes, d, bytes))
       return std::nullopt;
+  if (bits < 8)
+    bytes = llvm::divideCeil(bytes, 8 / bits);
   return bytes;
 }
 
@@ -152,18 +179,14 @@ static json typeJson(Type type) {
   if (auto t = dyn_cast<RankedTensorType>(type)) {
     j["shape"] = shapeJson(t.getShape());
     j["dtype"] = spec::typeToDtype(t.getElementType());
-    if (auto bytes = checkedBytes(
-            t.getShape(), std::max<int64_t>(1, t.getElementTypeBitWidth() / 8)))
+    if (auto bytes = checkedBytes(t.getShape(), t.getElementType()))
       j["bytes"] = *bytes;
   } else if (auto r = dyn_cast<pallas::RefType>(type)) {
     j["shape"] = shapeJson(r.getShape());
     j["dtype"] = spec::typeToDtype(r.getElementType());
     j["memory_space"] =
         pallas::stringifyMemorySpace(r.getMemorySpace()).str();
-    if (auto bytes = checkedBytes(
-            r.getShape(),
-            std::max<int64_t>(1,
-                              r.getElementType().getIntOrFloatBitWidth() / 8)))
+    if (auto bytes = checkedBytes(r.getShape(), r.getElementType()))
       j["bytes"] = *bytes;
   } else {
     std::string s;

@@ -466,14 +466,15 @@ bool npyDTypeFits(DType have, DType want) {
   if (have == want)
     return true;
   if (have == DType::F8E4M3FN)
-    return launch::isFloat8Element(want);
+    return launch::isFloat8Element(want) || launch::isPackedElement(want);
   bool integers = !isFloat(have) && !isFloat(want) && have != DType::Bool &&
                   want != DType::Bool;
-  return integers && dtypeSize(have) == dtypeSize(want);
+  return integers && launch::elementBits(have) == launch::elementBits(want);
 }
 
 void retagNpy(HostArray &array, DType want) {
-  if (array.dtype == DType::F8E4M3FN && launch::isFloat8Element(want))
+  if (array.dtype == DType::F8E4M3FN &&
+      (launch::isFloat8Element(want) || launch::isPackedElement(want)))
     array.dtype = want;
 }
 

@@ -96,11 +96,14 @@ constexpr size_t kMaxNpyRank = 64;
 /// Whether a .npy file read as `have` holds an array of `want`: the same
 /// type, the same integer width with the other signedness (the IR's
 /// integers are signless), or a 1-byte void file (`|V1`, what np.save
-/// writes for ml_dtypes' fp8 arrays but float8_e5m2; read as f8e4m3fn) for
-/// any fp8 type. A fitting array takes `want` as its dtype (retagNpy).
+/// writes for ml_dtypes' fp8 arrays but float8_e5m2, and for its int4,
+/// uint4, int2 and uint2 arrays, one element per byte; read as f8e4m3fn)
+/// for any fp8 or sub-byte integer type. A fitting array takes `want` as its
+/// dtype (retagNpy).
 bool npyDTypeFits(DType have, DType want);
 /// Gives an array read from a .npy file the call's dtype `want` where the
-/// file cannot say it (fp8 read from a 1-byte void file).
+/// file cannot say it (fp8, int4/uint4/int2/uint2 read from a 1-byte void
+/// file).
 void retagNpy(HostArray &array, DType want);
 
 /// Called with a .npy file's dtype and shape before its data is read;

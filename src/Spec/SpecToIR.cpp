@@ -50,6 +50,10 @@ Type dtypeToType(MLIRContext *ctx, const std::string &dtype) {
     return b.getType<Float8E4M3FNUZType>();
   case ElementType::F8E5M2FNUZ:
     return b.getType<Float8E5M2FNUZType>();
+  case ElementType::I4:
+  case ElementType::U4:
+  case ElementType::I2:
+  case ElementType::U2:
   case ElementType::I8:
   case ElementType::I16:
   case ElementType::I32:
@@ -60,8 +64,7 @@ Type dtypeToType(MLIRContext *ctx, const std::string &dtype) {
   case ElementType::U64:
     // Signless, as the kernel's arith ops are: the signedness of an
     // unsigned array is the spec's (and the manifest's), not the IR's.
-    return b.getIntegerType(
-        static_cast<unsigned>(launch::elementSize(element) * 8));
+    return b.getIntegerType(launch::elementBits(element));
   }
   return {};
 }

@@ -60,7 +60,8 @@ TEST_CASE("npy dtypes are the launch library's element type table",
       {"i64", "<i8"},  {"u8", "|u1"},  {"u16", "<u2"}, {"u32", "<u4"},
       {"u64", "<u8"},  {"f16", "<f2"}, {"bf16", "<V2"}, {"f32", "<f4"},
       {"f64", "<f8"},  {"f8e4m3fn", "|V1"}, {"f8e5m2", "|V1"},
-      {"f8e4m3fnuz", "|V1"}, {"f8e5m2fnuz", "|V1"}};
+      {"f8e4m3fnuz", "|V1"}, {"f8e5m2fnuz", "|V1"}, {"i4", "|V1"},
+      {"u4", "|V1"}, {"i2", "|V1"}, {"u2", "|V1"}};
   REQUIRE(pallasc::launch::allElementTypes().size() == std::size(numpy));
   size_t i = 0;
   for (const ElementTypeInfo &e : pallasc::launch::allElementTypes()) {
@@ -99,6 +100,11 @@ TEST_CASE("npy dtypes are the launch library's element type table",
   }
   CHECK_FALSE(npyDTypeFits(DType::F8E5M2, DType::F8E4M3FN));
   CHECK_FALSE(npyDTypeFits(DType::F8E4M3FN, DType::U8));
+  // ml_dtypes' int4/uint4/int2/uint2 files: one element per byte, "<V1".
+  CHECK(npyDTypeFits(DType::F8E4M3FN, DType::I4));
+  CHECK(npyDTypeFits(DType::F8E4M3FN, DType::U2));
+  CHECK_FALSE(npyDTypeFits(DType::I8, DType::I4));
+  CHECK_FALSE(npyDTypeFits(DType::I4, DType::I2));
   CHECK(npyDTypeFits(DType::U8, DType::I8));
   CHECK_FALSE(npyDTypeFits(DType::F16, DType::I16));
   CHECK_FALSE(parseDType("c64"));

@@ -367,13 +367,19 @@ TEST_CASE("an unknown dtype lists the table's", "[spec]") {
   CHECK(errors[0].message ==
         "unknown dtype 'qqqqqqqqqqqq'; expected one of bool, i8, i16, i32, "
         "i64, u8, u16, u32, u64, f16, bf16, f32, f64, f8e4m3fn, f8e5m2, "
-        "f8e4m3fnuz, f8e5m2fnuz (or a numpy name such as float32)");
+        "f8e4m3fnuz, f8e5m2fnuz, i4, u4, i2, u2 (or a numpy name such as "
+        "float32)");
   CHECK_FALSE(canonicalDtype(""));
   CHECK(dtypeByteWidth("bool") == 1);
   CHECK(dtypeByteWidth("bf16") == 2);
   CHECK(dtypeByteWidth("u32") == 4);
   CHECK(dtypeByteWidth("f64") == 8);
   CHECK(dtypeByteWidth("nope") == 0);
+  // Sub-byte integers: the numpy names are ml_dtypes'.
+  CHECK(canonicalDtype("int4") == "i4");
+  CHECK(canonicalDtype("uint4") == "u4");
+  CHECK(canonicalDtype("int2") == "i2");
+  CHECK(canonicalDtype("uint2") == "u2");
   CHECK(std::string(memorySpaceName(MemorySpace::Vmem)) == "vmem");
   CHECK(std::string(memorySpaceName(MemorySpace::Semaphore)) == "semaphore");
 }

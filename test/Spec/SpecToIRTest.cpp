@@ -388,6 +388,16 @@ TEST_CASE("dtype <-> element type", "[spec][ir]") {
     CHECK(t.getIntOrFloatBitWidth() == (e.kind == pallasc::launch::
                                                       ElementTypeInfo::Kind::Bool
                                             ? 1u
-                                            : unsigned(e.size * 8)));
+                                            : pallasc::launch::elementBits(
+                                                  e.type)));
+    CHECK(pallasc::launch::isPackedElement(e.type) ==
+          (pallasc::launch::elementBits(e.type) < 8));
   }
+  // int4/uint4 and int2/uint2 are signless i4 and i2 (packed storage).
+  CHECK(typeToDtype(dtypeToType(&ctx, "u4")) == "i4");
+  CHECK(typeToDtype(dtypeToType(&ctx, "i2")) == "i2");
+  CHECK(pallasc::launch::elementBits(pallasc::launch::ElementType::U4) == 4);
+  CHECK(pallasc::launch::elementBits(pallasc::launch::ElementType::I2) == 2);
+  CHECK(pallasc::launch::elementBits(pallasc::launch::ElementType::I8) == 8);
+  CHECK(pallasc::launch::elementBits(pallasc::launch::ElementType::Bool) == 8);
 }
