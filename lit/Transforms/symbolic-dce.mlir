@@ -3,10 +3,10 @@
 
 // The call-level transforms on calls with symbolic shapes (the `symbolic`
 // attribute, docs/transforms.md#symbolic-calls): dce, discharge-state,
-// hi-to-lo and jvp keep the symbols, their constraints and the grid
+// hi-to-lo, jvp and vmap keep the symbols, their constraints and the grid
 // expressions, give each operand they keep or add its shape expression and
 // each output its dynamic sizes; the wrapper keeps its symbol arguments
-// last. vmap refuses them yet.
+// last.
 
 // Tests that dce drops an unused output with its expression ('n + 8') and
 // dynamic size, and the input only it read; the other way round, the first

@@ -2,10 +2,10 @@
 
 // The call-level transforms on calls with symbolic shapes (the `symbolic`
 // attribute, docs/transforms.md#symbolic-calls): dce, discharge-state,
-// hi-to-lo and jvp keep the symbols, their constraints and the grid
+// hi-to-lo, jvp and vmap keep the symbols, their constraints and the grid
 // expressions, give each operand they keep or add its shape expression and
 // each output its dynamic sizes; the wrapper keeps its symbol arguments
-// last. vmap refuses them yet.
+// last.
 
 // Tests that discharge-state puts the closed-over ref first among the
 // inputs and outputs with its static shape as its entry, keeps the others'

@@ -1,12 +1,11 @@
 // RUN: pallasc-opt %s -pallas-jvp | FileCheck %s --check-prefix=JVP
-// RUN: not pallasc-opt %s -pallas-vmap="axis-size=4 in-axes=0,-1" 2>&1 | FileCheck %s --check-prefix=VMAP
 
 // The call-level transforms on calls with symbolic shapes (the `symbolic`
 // attribute, docs/transforms.md#symbolic-calls): dce, discharge-state,
-// hi-to-lo and jvp keep the symbols, their constraints and the grid
+// hi-to-lo, jvp and vmap keep the symbols, their constraints and the grid
 // expressions, give each operand they keep or add its shape expression and
 // each output its dynamic sizes; the wrapper keeps its symbol arguments
-// last. vmap refuses them yet.
+// last.
 
 // Tests that jvp gives each tangent input its primal's expression (a tangent
 // of the integer input has none) and each tangent output its primal's
@@ -21,7 +20,6 @@
 // JVP-SAME: symbolic = {grid = ["cdiv(n, 8)"], inputs = {{\[\["n", "128"\], \["128"\], \["n", "128"\]\]}}, outputs = {{\[\["n", "128"\], \["n", "128"\]\]}}, symbols = {n = {min = 1 : i64, multiple_of = 1 : i64}}}
 // JVP-SAME: transforms = ["jvp"]
 // JVP-NEXT: return %[[O]]#0, %[[O]]#1
-// VMAP: error: 'pallas.call' op pallas-vmap does not support symbolic shapes yet (symbols: n); apply it to a call at static shapes
 pallas.kernel @scale(%x: !pallas.ref<8x128xf32>, %i: !pallas.ref<128xi32>,
                      %o: !pallas.ref<8x128xf32>) {
   %a = pallas.load %x[] : !pallas.ref<8x128xf32> -> tensor<8x128xf32>

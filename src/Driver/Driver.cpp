@@ -846,17 +846,14 @@ int runFrontendOnBuffer(const DriverOptions &options,
   std::vector<spec::Transform> allTransforms = spec->transforms;
   allTransforms.insert(allTransforms.end(), options.extraTransforms.begin(),
                        options.extraTransforms.end());
-  // The transforms that take symbolic calls (docs/transforms.md#symbolic-
-  // calls): every one but vmap.
-  auto notSymbolic = llvm::find_if(allTransforms, [](const spec::Transform &t) {
-    return t.kind == spec::Transform::Kind::Vmap;
-  });
   // pallasc run infers the symbols from the spec's inputs, which lead the
-  // transformed wrapper's inputs after jvp (then the tangents) and dce (it
-  // keeps them all); the others change them.
+  // transformed wrapper's inputs after jvp (then the tangents), dce (it
+  // keeps them all) and vmap (with their batch axes); discharge_state and
+  // hi_to_lo change them.
   auto notInferred = llvm::find_if(allTransforms, [](const spec::Transform &t) {
     return t.kind != spec::Transform::Kind::Jvp &&
-           t.kind != spec::Transform::Kind::Dce;
+           t.kind != spec::Transform::Kind::Dce &&
+           t.kind != spec::Transform::Kind::Vmap;
   });
   if (auto use = spec::firstSymbolUse(*spec);
       use && options.symbolShapes && notInferred == allTransforms.end()) {
@@ -869,6 +866,29 @@ int runFrontendOnBuffer(const DriverOptions &options,
     if (!options.symbolShapes(shapes, sources, error)) {
       logError(error);
       return kExitUserError;
+    }
+    // Each vmap's batch axes off the inputs, the last vmap's first.
+    for (auto t = allTransforms.rbegin(); t != allTransforms.rend(); ++t) {
+      if (t->kind != spec::Transform::Kind::Vmap)
+        continue;
+      for (size_t i = 0; i < shapes.size() && i < t->inAxes.size(); ++i) {
+        if (!t->inAxes[i])
+          continue;
+        int64_t axis = *t->inAxes[i];
+        if (axis >= static_cast<int64_t>(shapes[i].size()) ||
+            shapes[i][axis] != t->axisSize) {
+          std::string shape;
+          for (int64_t d : shapes[i])
+            shape += (shape.empty() ? "" : ",") + std::to_string(d);
+          logError(sources[i] + ": error: inputs[" + std::to_string(i) +
+                   "] has shape [" + shape + "] but " +
+                   (t->path.empty() ? std::string("vmap") : t->path) +
+                   " batches it at axis " + std::to_string(axis) +
+                   " with axis_size " + std::to_string(t->axisSize));
+          return kExitUserError;
+        }
+        shapes[i].erase(shapes[i].begin() + axis);
+      }
     }
     std::string source;
     if (!spec::inferSymbols(*spec, shapes, sources, values, source, error)) {
@@ -897,8 +917,7 @@ int runFrontendOnBuffer(const DriverOptions &options,
                return t == "cpu" || t == "tpu" ||
                       StringRef(t).starts_with("cuda:") ||
                       StringRef(t).starts_with("rocm:");
-             }) &&
-             notSymbolic == allTransforms.end()) {
+             })) {
     // --target cpu, tpu, cuda:ARCH and rocm:ARCH compile one artifact for
     // every size: the call keeps its symbolic shapes
     // (docs/gridspec.md#symbols), through the transforms too.
@@ -911,15 +930,11 @@ int runFrontendOnBuffer(const DriverOptions &options,
              !StringRef(t).starts_with("rocm:");
     });
     std::string what;
-    if (notSymbolic != allTransforms.end()) {
-      what = "the " + transformName(*notSymbolic) +
-             " transform does not support symbolic shapes yet";
-      path = notSymbolic->path.empty() ? path : notSymbolic->path;
-    } else if (options.symbolShapes) {
+    if (options.symbolShapes) {
       what = "pallasc run cannot infer symbols through the " +
              transformName(*notInferred) +
-             " transform yet (it changes the inputs; jvp and dce keep "
-             "them)";
+             " transform yet (it changes the inputs; jvp, dce and vmap "
+             "keep them)";
       path = notInferred->path.empty() ? path : notInferred->path;
     } else if (nonCpu != options.targets.end()) {
       what = "target '" + *nonCpu +

@@ -201,9 +201,8 @@ SCHEMA_FILES = {
 # empty kernel module.
 NO_KERNEL = re.compile(r": error: kernel: no pallas\.kernel named '[^']*' in "
                        r"the kernel module \(it defines none\)$")
-# A spec with symbolic shapes that the parser took: without a target (or
-# with a transform, which takes no symbols yet) pallasc refuses it before
-# the importer (docs/gridspec.md#symbols).
+# A spec with symbolic shapes that the parser took: without a target
+# pallasc refuses it before the importer (docs/gridspec.md#symbols).
 SYMBOLIC = re.compile(r": error: [^ ]+: (pallasc cannot compile a spec with|"
                       r"the [a-z_]+ transform does not support) "
                       r"symbolic shapes yet \(symbol '[^']*'\); compile the "
