@@ -146,16 +146,14 @@ LogicalResult PallasJvpPass::differentiateCall(CallOp call, Emitter &emitter) {
   for (auto [a, g] : llvm::enumerate(call.getGrid()))
     if (g == -1)
       numDynamicBounds +=
-          !symbolic ||
-          cast<StringAttr>(symbolic.getAs<ArrayAttr>("grid")[a])
-              .getValue()
-              .empty();
+          !symbolic || cast<StringAttr>(symbolic.getAs<ArrayAttr>("grid")[a])
+                           .getValue()
+                           .empty();
   if (numDynamicBounds)
     return call.emitError()
            << "pallas-jvp: interpret with dynamic grid bounds unsupported: "
               "the grid has "
-           << numDynamicBounds
-           << " dynamic bound(s); JVP needs a static grid";
+           << numDynamicBounds << " dynamic bound(s); JVP needs a static grid";
   if (call.getNumScalarPrefetch() != 0)
     return call.emitError()
            << "pallas-jvp: JVP of a pallas_call with scalar prefetch is not "
@@ -281,8 +279,7 @@ LogicalResult PallasJvpPass::differentiateFunc(func::FuncOp func) {
   // A symbolic wrapper's symbol arguments (`pallas.symbol`) stay last, after
   // the tangents, as the entry points take the symbols after the operands.
   unsigned numLeading = numArgs;
-  while (numLeading > 0 &&
-         func.getArgAttr(numLeading - 1, "pallas.symbol"))
+  while (numLeading > 0 && func.getArgAttr(numLeading - 1, "pallas.symbol"))
     --numLeading;
   SmallVector<unsigned> newIndex(numArgs);
   SmallVector<Type> argTypes(type.getInputs().take_front(numLeading));

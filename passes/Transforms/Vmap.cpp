@@ -183,9 +183,9 @@ LogicalResult FunctionBatcher::run(ArrayRef<int64_t> inAxes) {
     if (auto name = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(),
                                                       "pallas.symbol"))
       return func.emitError()
-             << "pallas-vmap: in-axes[" << i << "] = " << axis
-             << ": argument " << arg.getArgNumber() << " of @"
-             << func.getSymName() << " is the symbol '" << name.getValue()
+             << "pallas-vmap: in-axes[" << i << "] = " << axis << ": argument "
+             << arg.getArgNumber() << " of @" << func.getSymName()
+             << " is the symbol '" << name.getValue()
              << "' of a symbolic call, which has one value per launch and is "
                 "not batched (expected -1)";
     if (isa<HiType>(type))
@@ -336,10 +336,9 @@ LogicalResult FunctionBatcher::batchWithLoop(Operation *op) {
   for (Type t : op->getResultTypes()) {
     auto shaped = dyn_cast<ShapedType>(t);
     if (shaped && !shaped.hasStaticShape())
-      return op->emitError()
-             << "pallas-vmap cannot batch '" << op->getName()
-             << "' in a loop: its result of type " << t
-             << " has a symbolic shape";
+      return op->emitError() << "pallas-vmap cannot batch '" << op->getName()
+                             << "' in a loop: its result of type " << t
+                             << " has a symbolic shape";
     if (auto rt = dyn_cast<RankedTensorType>(t))
       batchedTypes.push_back(batchedType(rt, 0, axisSize));
     else if (t.isIntOrIndexOrFloat())

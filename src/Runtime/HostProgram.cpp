@@ -62,8 +62,7 @@ bool isDirectCall(ModuleOp module) {
   for (BlockArgument arg : entry.getArguments())
     if (!main.getArgAttr(arg.getArgNumber(), "pallas.symbol"))
       arrays.push_back(arg);
-  return !entry.getArguments().empty() &&
-         llvm::equal(call.getInputs(), arrays);
+  return !entry.getArguments().empty() && llvm::equal(call.getInputs(), arrays);
 }
 
 int64_t BatchLoopProgram::numBoundValues() const {
