@@ -39,20 +39,70 @@ LogicalResult mlir::pallas::refuseSymbolicCalls(ModuleOp module,
 
 CallOp mlir::pallas::cloneCallWith(OpBuilder &builder, CallOp call,
                                    ValueRange bounds, ValueRange inputs,
-                                   TypeRange results) {
+                                   TypeRange results,
+                                   std::optional<ValueRange> sizes) {
   // The call's attributes travel as its typed record (the op's properties);
   // only the operand segments change with the operands.
   CallOp::Properties properties = call.getProperties();
-  // The transforms refuse symbolic calls (checkStaticCall), so the copy has
-  // no dynamic result sizes.
+  ValueRange dynamicSizes = sizes ? *sizes : call.getDynamicSizes();
   properties.operandSegmentSizes = {static_cast<int32_t>(bounds.size()),
-                                    static_cast<int32_t>(inputs.size()), 0};
+                                    static_cast<int32_t>(inputs.size()),
+                                    static_cast<int32_t>(dynamicSizes.size())};
   SmallVector<Value> operands(bounds.begin(), bounds.end());
   operands.append(inputs.begin(), inputs.end());
+  operands.append(dynamicSizes.begin(), dynamicSizes.end());
   auto copy =
       CallOp::create(builder, call.getLoc(), results, operands, properties);
   copy->setDiscardableAttrs(call->getDiscardableAttrDictionary());
   return copy;
+}
+
+SmallVector<Attribute> mlir::pallas::getSymbolicShapes(CallOp call,
+                                                       StringRef key) {
+  DictionaryAttr sym = call.getSymbolicAttr();
+  if (!sym)
+    return {};
+  auto arr = sym.getAs<ArrayAttr>(key);
+  return arr ? SmallVector<Attribute>(arr.begin(), arr.end())
+             : SmallVector<Attribute>();
+}
+
+ArrayAttr mlir::pallas::staticShapeEntry(Builder &b, Type type) {
+  auto t = dyn_cast<RankedTensorType>(type);
+  if (!t || !t.hasStaticShape())
+    return {};
+  SmallVector<Attribute> dims;
+  for (int64_t d : t.getShape())
+    dims.push_back(b.getStringAttr(std::to_string(d)));
+  return b.getArrayAttr(dims);
+}
+
+void mlir::pallas::setSymbolicShapes(CallOp call, ArrayRef<Attribute> inputs,
+                                     ArrayRef<Attribute> outputs) {
+  DictionaryAttr sym = call.getSymbolicAttr();
+  if (!sym)
+    return;
+  Builder b(call.getContext());
+  NamedAttrList entries(sym);
+  entries.set("inputs", b.getArrayAttr(inputs));
+  entries.set("outputs", b.getArrayAttr(outputs));
+  call.setSymbolicAttr(entries.getDictionary(call.getContext()));
+}
+
+SmallVector<ValueRange> mlir::pallas::getDynamicSizesPerOutput(CallOp call) {
+  SmallVector<ValueRange> out;
+  ValueRange sizes = call.getDynamicSizes();
+  unsigned next = 0;
+  for (Type t : call.getResultTypes()) {
+    unsigned n = 0;
+    if (auto r = dyn_cast<RankedTensorType>(t))
+      n = r.getNumDynamicDims();
+    unsigned start = std::min<unsigned>(next, sizes.size());
+    out.push_back(
+        sizes.slice(start, std::min<unsigned>(n, sizes.size() - start)));
+    next += n;
+  }
+  return out;
 }
 
 KernelOp mlir::pallas::lookupKernel(CallOp call) {

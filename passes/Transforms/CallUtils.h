@@ -16,21 +16,48 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 
+#include <optional>
+
 namespace mlir::pallas {
 
 /// Appends `name` (e.g. "vmap") to the call's `transforms` list.
 void recordTransform(CallOp call, StringRef name);
 
-/// Creates, at the builder's insertion point, a copy of `call` with the given
-/// operands and result types. Every attribute is kept, discardable ones too;
-/// callers then change what their rule changes.
 /// Fails with an error on the first call of `module` with symbolic shapes
 /// (its `symbolic` attribute): `pass` (e.g. "pallas-vmap") does not
 /// transform them yet.
 LogicalResult refuseSymbolicCalls(ModuleOp module, StringRef pass);
 
+/// Creates, at the builder's insertion point, a copy of `call` with the given
+/// operands and result types. Every attribute is kept, discardable ones too
+/// (a symbolic call's `symbolic` attribute included: callers that change the
+/// operands update it with setSymbolicShapes); callers then change what their
+/// rule changes. `sizes` are the dynamic result sizes (one `index` per `?` in
+/// `results`); without them the call's own are kept, which is right when the
+/// `?` dims of the results are the call's.
 CallOp cloneCallWith(OpBuilder &builder, CallOp call, ValueRange bounds,
-                     ValueRange inputs, TypeRange results);
+                     ValueRange inputs, TypeRange results,
+                     std::optional<ValueRange> sizes = std::nullopt);
+
+/// A symbolic call's shape expressions of its inputs (`key` "inputs") or
+/// outputs ("outputs"): one array of strings per operand; empty for a static
+/// call.
+SmallVector<Attribute> getSymbolicShapes(CallOp call, StringRef key);
+
+/// The shape entry of a static `type` in a symbolic call (its sizes as
+/// strings, e.g. ["8", "128"]); null when `type` has a dynamic dim or is not a
+/// ranked tensor.
+ArrayAttr staticShapeEntry(Builder &b, Type type);
+
+/// Replaces the `inputs` and `outputs` of a symbolic call's `symbolic`
+/// attribute (its symbols and grid expressions are kept); does nothing for a
+/// static call.
+void setSymbolicShapes(CallOp call, ArrayRef<Attribute> inputs,
+                       ArrayRef<Attribute> outputs);
+
+/// The call's dynamic result sizes, one range per output (the `?` dims of
+/// its type, in order).
+SmallVector<ValueRange> getDynamicSizesPerOutput(CallOp call);
 
 /// The kernel `call` runs, ready to be rewritten for this call alone: when
 /// other pallas.call ops in the module run the same kernel, the kernel is

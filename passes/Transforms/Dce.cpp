@@ -224,9 +224,28 @@ LogicalResult CallDce::prune(CallOp call, const llvm::BitVector &deadOutputs) {
   for (int64_t p : call.getPinnedInputs())
     pinned.push_back(newInputIndex[p]);
 
+  // A symbolic call keeps the shape expressions and dynamic sizes of the
+  // operands it keeps.
+  SmallVector<Attribute> symInputs, symOutputs;
+  SmallVector<Value> sizes;
+  SmallVector<Attribute> oldSymInputs = getSymbolicShapes(call, "inputs");
+  SmallVector<Attribute> oldSymOutputs = getSymbolicShapes(call, "outputs");
+  SmallVector<ValueRange> oldSizes = getDynamicSizesPerOutput(call);
+  for (unsigned i = 0; i < numInputs && !oldSymInputs.empty(); ++i)
+    if (!deadInputs.test(i))
+      symInputs.push_back(oldSymInputs[i]);
+  for (unsigned i = 0; i < numOutputs; ++i) {
+    if (deadOutputs.test(i))
+      continue;
+    if (!oldSymOutputs.empty())
+      symOutputs.push_back(oldSymOutputs[i]);
+    llvm::append_range(sizes, oldSizes[i]);
+  }
+
   OpBuilder builder(call);
   CallOp pruned = cloneCallWith(builder, call, call.getDynamicGridBounds(),
-                                inputs, resultTypes);
+                                inputs, resultTypes, ValueRange(sizes));
+  setSymbolicShapes(pruned, symInputs, symOutputs);
   pruned.setKernelAttr(FlatSymbolRefAttr::get(kernel.getSymNameAttr()));
   pruned.setInSpecsAttr(b.getArrayAttr(inSpecs));
   pruned.setOutSpecsAttr(b.getArrayAttr(outSpecs));
@@ -247,8 +266,6 @@ struct PallasDcePass : public mlir::pallas::impl::PallasDceBase<PallasDcePass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SmallVector<int64_t> used(usedOutputs.begin(), usedOutputs.end());
-    if (failed(refuseSymbolicCalls(module, "pallas-dce")))
-      return signalPassFailure();
     for (auto [i, u] : llvm::enumerate(used))
       if (u != 0 && u != 1) {
         module.emitError() << "pallas-dce: used-outputs[" << i << "] = " << u

@@ -137,9 +137,16 @@ Value Discharger::currentValue(func::FuncOp func, CallOp call,
                                RefGlobalOp ref) {
   WrapperState &state = wrappers[func];
   if (state.initial.empty() && state.current.empty())
-    state.argPosition = std::min<unsigned>(call.getDynamicGridBounds().size() +
-                                               call.getNumScalarPrefetch(),
-                                           func.getNumArguments());
+    state.argPosition = std::min<unsigned>(
+        llvm::count_if(call.getDynamicGridBounds(),
+                       [&](Value v) {
+                         // A symbolic call's bounds are computed from the
+                         // symbols, not arguments.
+                         auto arg = dyn_cast<BlockArgument>(v);
+                         return arg && arg.getOwner() == &func.front();
+                       }) +
+            call.getNumScalarPrefetch(),
+        func.getNumArguments());
   auto it = state.current.find(ref);
   if (it != state.current.end())
     return it->second;
@@ -252,9 +259,34 @@ LogicalResult Discharger::dischargeCall(CallOp call,
   for (int64_t p : call.getPinnedInputs())
     pinned.push_back(shiftInput(p));
 
+  // A symbolic call: each ref's entry is its static shape, in front of the
+  // call's own inputs (after the scalar-prefetch ones) and outputs.
+  SmallVector<Attribute> symInputs, symOutputs;
+  if (call.getSymbolicAttr()) {
+    SmallVector<Attribute> oldInputs = getSymbolicShapes(call, "inputs");
+    symInputs.assign(oldInputs.begin(), oldInputs.begin() + nsp);
+    for (RefGlobalOp ref : refs) {
+      ArrayAttr entry =
+          staticShapeEntry(b, cast<RefType>(ref.getType()).getValueType());
+      if (!entry) {
+        InFlightDiagnostic diag =
+            call.emitOpError()
+            << "pallas-discharge-state: ref @" << ref.getSymName()
+            << " has a dynamic shape, which a symbolic call cannot describe";
+        diag.attachNote(ref.getLoc()) << "ref declared here";
+        return diag;
+      }
+      symInputs.push_back(entry);
+      symOutputs.push_back(entry);
+    }
+    symInputs.append(oldInputs.begin() + nsp, oldInputs.end());
+    llvm::append_range(symOutputs, getSymbolicShapes(call, "outputs"));
+  }
+
   OpBuilder builder(call);
   CallOp discharged = cloneCallWith(builder, call, call.getDynamicGridBounds(),
                                     inputs, resultTypes);
+  setSymbolicShapes(discharged, symInputs, symOutputs);
   discharged.setInSpecsAttr(b.getArrayAttr(inSpecs));
   discharged.setOutSpecsAttr(b.getArrayAttr(outSpecs));
   discharged.setInputOutputAliases(aliases);
@@ -274,8 +306,6 @@ struct PallasDischargeStatePass
           PallasDischargeStatePass> {
   using PallasDischargeStateBase::PallasDischargeStateBase;
   void runOnOperation() override {
-    if (failed(refuseSymbolicCalls(getOperation(), "pallas-discharge-state")))
-      return signalPassFailure();
     Discharger discharger(getOperation());
     if (failed(discharger.run()))
       signalPassFailure();

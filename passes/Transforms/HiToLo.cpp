@@ -349,8 +349,44 @@ LogicalResult Lowerer::lowerCall(CallOp call) {
   SmallVector<Type> resultTypes;
   for (Type t : call.getResultTypes())
     llvm::append_range(resultTypes, loTypes(t));
+  // A symbolic call's shape entries per flattened operand: a lo operand
+  // keeps its expressions, a hi one's parts are static (a hi input of the
+  // spec has static parts) and their entries are their sizes.
+  SmallVector<Attribute> symInputs, symOutputs;
+  if (call.getSymbolicAttr()) {
+    auto flatten = [&](TypeRange types, ArrayRef<Attribute> entries,
+                       StringRef what,
+                       SmallVectorImpl<Attribute> &out) -> LogicalResult {
+      for (auto [i, t] : llvm::enumerate(types)) {
+        auto hi = dyn_cast<HiType>(t);
+        if (!hi) {
+          out.push_back(entries[i]);
+          continue;
+        }
+        for (auto [j, part] : llvm::enumerate(hi.getParts())) {
+          ArrayAttr entry = staticShapeEntry(b, part);
+          if (!entry)
+            return call.emitOpError()
+                   << "pallas-hi-to-lo: " << what << " " << i << ": part " << j
+                   << " of " << t
+                   << " has a dynamic shape, which a symbolic call cannot "
+                      "describe (hi parts must have static shapes)";
+          out.push_back(entry);
+        }
+      }
+      return success();
+    };
+    if (failed(flatten(call.getInputs().getTypes(),
+                       getSymbolicShapes(call, "inputs"), "input",
+                       symInputs)) ||
+        failed(flatten(call.getResultTypes(),
+                       getSymbolicShapes(call, "outputs"), "output",
+                       symOutputs)))
+      return failure();
+  }
   CallOp lowered =
       cloneCallWith(b, call, call.getDynamicGridBounds(), inputs, resultTypes);
+  setSymbolicShapes(lowered, symInputs, symOutputs);
   lowered.setInSpecsAttr(b.getArrayAttr(inSpecs));
   lowered.setOutSpecsAttr(b.getArrayAttr(outSpecs));
   lowered.setInputOutputAliases(aliases);
@@ -418,8 +454,6 @@ struct PallasHiToLoPass
   using PallasHiToLoBase::PallasHiToLoBase;
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (failed(refuseSymbolicCalls(module, "pallas-hi-to-lo")))
-      return signalPassFailure();
     Lowerer lowerer(module);
     SmallVector<CallOp> calls;
     module.walk([&](CallOp call) { calls.push_back(call); });

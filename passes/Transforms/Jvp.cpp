@@ -138,13 +138,22 @@ PallasJvpPass::getOrBuildKernel(CallOp call, KernelOp kernel,
 //===----------------------------------------------------------------------===//
 
 LogicalResult PallasJvpPass::differentiateCall(CallOp call, Emitter &emitter) {
-  // JAX's checks, in its order.
-  if (!call.getDynamicGridBounds().empty())
+  // JAX's checks, in its order. A symbolic call's grid expressions are no
+  // dynamic bounds in JAX's sense: they are the symbols' functions, which
+  // the tangents share (JAX's shape polymorphism keeps them).
+  DictionaryAttr symbolic = call.getSymbolicAttr();
+  int64_t numDynamicBounds = 0;
+  for (auto [a, g] : llvm::enumerate(call.getGrid()))
+    if (g == -1)
+      numDynamicBounds +=
+          !symbolic || cast<StringAttr>(symbolic.getAs<ArrayAttr>("grid")[a])
+                           .getValue()
+                           .empty();
+  if (numDynamicBounds)
     return call.emitError()
            << "pallas-jvp: interpret with dynamic grid bounds unsupported: "
               "the grid has "
-           << call.getDynamicGridBounds().size()
-           << " dynamic bound(s); JVP needs a static grid";
+           << numDynamicBounds << " dynamic bound(s); JVP needs a static grid";
   if (call.getNumScalarPrefetch() != 0)
     return call.emitError()
            << "pallas-jvp: JVP of a pallas_call with scalar prefetch is not "
@@ -215,8 +224,25 @@ LogicalResult PallasJvpPass::differentiateCall(CallOp call, Emitter &emitter) {
   for (Attribute s : call.getScratch())
     if (isFloatRef(cast<TypeAttr>(s).getValue()))
       scratch.push_back(s);
-  CallOp newCall = cloneCallWith(emitter.builder(), call, /*bounds=*/{},
-                                 operands, resultTypes);
+  // A symbolic call: the tangent operands have their primals' shape
+  // expressions, the tangent outputs their primals' dynamic sizes.
+  SmallVector<Value> bounds, sizes;
+  for (Value v : call.getDynamicGridBounds())
+    bounds.push_back(emitter.primal(v));
+  for (Value v : call.getDynamicSizes())
+    sizes.push_back(emitter.primal(v));
+  llvm::append_range(sizes, SmallVector<Value>(sizes));
+  SmallVector<Attribute> symInputs = getSymbolicShapes(call, "inputs");
+  SmallVector<Attribute> symOutputs = getSymbolicShapes(call, "outputs");
+  if (symbolic) {
+    for (auto [i, t] : llvm::enumerate(hasTangent))
+      if (t)
+        symInputs.push_back(symInputs[i]);
+    llvm::append_range(symOutputs, SmallVector<Attribute>(symOutputs));
+  }
+  CallOp newCall = cloneCallWith(emitter.builder(), call, bounds, operands,
+                                 resultTypes, ValueRange(sizes));
+  setSymbolicShapes(newCall, symInputs, symOutputs);
   newCall.setKernelAttr(FlatSymbolRefAttr::get(*newKernel));
   newCall.setInSpecsAttr(b.getArrayAttr(inSpecs));
   newCall.setOutSpecsAttr(b.getArrayAttr(outSpecs));
@@ -249,10 +275,26 @@ LogicalResult PallasJvpPass::differentiateFunc(func::FuncOp func) {
            << " holds a pallas.call and is called elsewhere; only a "
               "top-level wrapper can be differentiated";
   FunctionType type = func.getFunctionType();
-  SmallVector<Type> argTypes(type.getInputs());
-  for (Type t : type.getInputs())
-    if (isFloatLike(t))
-      argTypes.push_back(t);
+  unsigned numArgs = type.getNumInputs();
+  // A symbolic wrapper's symbol arguments (`pallas.symbol`) stay last, after
+  // the tangents, as the entry points take the symbols after the operands.
+  unsigned numLeading = numArgs;
+  while (numLeading > 0 && func.getArgAttr(numLeading - 1, "pallas.symbol"))
+    --numLeading;
+  SmallVector<unsigned> newIndex(numArgs);
+  SmallVector<Type> argTypes(type.getInputs().take_front(numLeading));
+  for (unsigned i = 0; i < numLeading; ++i)
+    newIndex[i] = i;
+  SmallVector<unsigned> tangentIndex(numArgs, ~0u);
+  for (unsigned i = 0; i < numArgs; ++i)
+    if (isFloatLike(type.getInput(i))) {
+      tangentIndex[i] = argTypes.size();
+      argTypes.push_back(type.getInput(i));
+    }
+  for (unsigned i = numLeading; i < numArgs; ++i) {
+    newIndex[i] = argTypes.size();
+    argTypes.push_back(type.getInput(i));
+  }
   SmallVector<Type> resultTypes(type.getResults());
   resultTypes.append(type.getResults().begin(), type.getResults().end());
 
@@ -262,9 +304,9 @@ LogicalResult PallasJvpPass::differentiateFunc(func::FuncOp func) {
                                       b.getFunctionType(argTypes, resultTypes));
   newFunc.setSymVisibilityAttr(func.getSymVisibilityAttr());
   newFunc->setDiscardableAttrs(func->getDiscardableAttrDictionary());
-  for (unsigned i = 0, e = type.getNumInputs(); i < e; ++i)
+  for (unsigned i = 0; i < numArgs; ++i)
     if (DictionaryAttr d = func.getArgAttrDict(i))
-      newFunc.setArgAttrs(i, d);
+      newFunc.setArgAttrs(newIndex[i], d);
   for (unsigned i = 0, e = type.getNumResults(); i < e; ++i)
     if (DictionaryAttr d = func.getResultAttrDict(i))
       newFunc.setResultAttrs(i, d);
@@ -276,12 +318,11 @@ LogicalResult PallasJvpPass::differentiateFunc(func::FuncOp func) {
     return differentiateCall(cast<CallOp>(op), e);
   });
   Block &oldBody = func.getBody().front();
-  unsigned numArgs = type.getNumInputs();
-  for (unsigned i = 0, k = numArgs; i < numArgs; ++i) {
+  for (unsigned i = 0; i < numArgs; ++i) {
     BlockArgument arg = oldBody.getArgument(i);
-    emitter.mapPrimal(arg, entry->getArgument(i));
-    if (isFloatLike(arg.getType()))
-      emitter.setTangent(arg, entry->getArgument(k++));
+    emitter.mapPrimal(arg, entry->getArgument(newIndex[i]));
+    if (tangentIndex[i] != ~0u)
+      emitter.setTangent(arg, entry->getArgument(tangentIndex[i]));
   }
   if (failed(emitter.emitOps(oldBody))) {
     newFunc.erase();
@@ -293,6 +334,14 @@ LogicalResult PallasJvpPass::differentiateFunc(func::FuncOp func) {
     results.push_back(emitter.primal(v));
   for (Value v : ret.getOperands()) {
     Value t = emitter.rawTangent(v);
+    auto shaped = dyn_cast<ShapedType>(v.getType());
+    if (!t && shaped && !shaped.hasStaticShape()) {
+      newFunc.erase();
+      return ret.emitError()
+             << "pallas-jvp: result of type " << v.getType()
+             << " has a zero tangent of a symbolic shape; return it from a "
+                "pallas.call";
+    }
     results.push_back(t ? t : emitter.zeros(v.getType()));
   }
   func::ReturnOp::create(b, ret.getLoc(), results);
@@ -308,8 +357,6 @@ LogicalResult PallasJvpPass::differentiateFunc(func::FuncOp func) {
 
 void PallasJvpPass::runOnOperation() {
   ModuleOp module = getOperation();
-  if (failed(refuseSymbolicCalls(module, "pallas-jvp")))
-    return signalPassFailure();
   SymbolTable symbolTable(module);
   symbols = &symbolTable;
   kernelCache.clear();

@@ -180,6 +180,14 @@ LogicalResult FunctionBatcher::run(ArrayRef<int64_t> inAxes) {
       continue;
     BlockArgument arg = targets[i];
     Type type = arg.getType();
+    if (auto name = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(),
+                                                      "pallas.symbol"))
+      return func.emitError()
+             << "pallas-vmap: in-axes[" << i << "] = " << axis << ": argument "
+             << arg.getArgNumber() << " of @" << func.getSymName()
+             << " is the symbol '" << name.getValue()
+             << "' of a symbolic call, which has one value per launch and is "
+                "not batched (expected -1)";
     if (isa<HiType>(type))
       return func.emitError()
              << "pallas-vmap: input " << i << " of @" << func.getSymName()
@@ -326,6 +334,11 @@ LogicalResult FunctionBatcher::batchWithLoop(Operation *op) {
   // dimension, index and integer/float scalars become 1-D tensors.
   SmallVector<Type> batchedTypes;
   for (Type t : op->getResultTypes()) {
+    auto shaped = dyn_cast<ShapedType>(t);
+    if (shaped && !shaped.hasStaticShape())
+      return op->emitError() << "pallas-vmap cannot batch '" << op->getName()
+                             << "' in a loop: its result of type " << t
+                             << " has a symbolic shape";
     if (auto rt = dyn_cast<RankedTensorType>(t))
       batchedTypes.push_back(batchedType(rt, 0, axisSize));
     else if (t.isIntOrIndexOrFloat())
@@ -393,9 +406,10 @@ LogicalResult FunctionBatcher::batchReturn(func::ReturnOp ret) {
 FailureOr<Value> FunctionBatcher::broadcastBatch(OpBuilder &b, Location loc,
                                                  Value v) {
   auto type = dyn_cast<RankedTensorType>(v.getType());
-  if (!type)
+  if (!type || !type.hasStaticShape())
     return emitError(loc) << "pallas-vmap: cannot broadcast a value of type "
-                          << v.getType() << " along the batch axis";
+                          << v.getType() << " along the batch axis"
+                          << (type ? " (a symbolic shape)" : "");
   SmallVector<int64_t> dims;
   for (int64_t i = 0; i < type.getRank(); ++i)
     dims.push_back(i + 1);
@@ -457,8 +471,11 @@ LogicalResult FunctionBatcher::batchCall(CallOp call) {
                 "pallas-vmap";
 
   // "Why are we even vmapping?": squeeze the size-1 axis off, call the
-  // kernel as it is, and expand the outputs.
-  if (axisSize == 1)
+  // kernel as it is, and expand the outputs. A symbolic call's arrays have
+  // dynamic dims, which pallas.reshape does not take: it gets a grid axis
+  // of 1 instead.
+  DictionaryAttr symbolic = call.getSymbolicAttr();
+  if (axisSize == 1 && !symbolic)
     return batchCallSqueezed(call, boundDims, inDims);
 
   // Batched dynamic grid bounds or scalar-prefetch operands: the grid
@@ -473,8 +490,30 @@ LogicalResult FunctionBatcher::batchCall(CallOp call) {
   for (auto [in, out] : call.getAliasPairs())
     if (in < nsp)
       needsLoop = true;
+  if (needsLoop && symbolic)
+    return call.emitOpError()
+           << "pallas-vmap: batching a dynamic grid bound or scalar-prefetch "
+              "operand of a symbolic call needs the explicit batch loop, "
+              "which does not take symbolic shapes yet";
   if (needsLoop)
     return batchCallWithLoop(call, boundDims, inDims);
+  // A symbolic array aliased to an output must be batched at axis 0: the
+  // broadcast or transpose that would put it there takes static shapes.
+  if (symbolic)
+    for (auto [in, out] : call.getAliasPairs()) {
+      auto type = cast<RankedTensorType>(call.getInputs()[in].getType());
+      BDim d = inDims[in];
+      if (type.hasStaticShape() || (d && *d == 0))
+        continue;
+      return call.emitOpError()
+             << "pallas-vmap: input " << in << " of type " << type
+             << " is aliased to output " << out << " and "
+             << (d ? "batched at axis " + std::to_string(*d)
+                   : std::string("not batched"))
+             << "; a symbolic array aliased to an output must be batched at "
+                "axis 0 (its "
+             << (d ? "transpose" : "broadcast") << " takes static shapes)";
+    }
 
   // The unbatched array of each input, as the kernel's call saw it.
   SmallVector<RankedTensorType> arrays;
@@ -518,6 +557,29 @@ LogicalResult FunctionBatcher::batchCall(CallOp call) {
   batched.setInSpecsAttr(b.getArrayAttr(inSpecs));
   batched.setOutSpecsAttr(b.getArrayAttr(outSpecs));
   batched.setGrid(insertDim(call.getGrid(), 0, axisSize));
+  // A symbolic call: each batched operand's shape entry gets the axis size
+  // at its batch axis; the new grid axis is static (no expression).
+  if (symbolic) {
+    auto withBatch = [&](Attribute entry, int64_t axis) -> Attribute {
+      SmallVector<Attribute> dims(cast<ArrayAttr>(entry).getValue());
+      dims.insert(dims.begin() + axis,
+                  b.getStringAttr(std::to_string(axisSize)));
+      return b.getArrayAttr(dims);
+    };
+    SmallVector<Attribute> symInputs = getSymbolicShapes(call, "inputs");
+    for (auto [i, d] : llvm::enumerate(inDims))
+      if (d)
+        symInputs[i] = withBatch(symInputs[i], *d);
+    SmallVector<Attribute> symOutputs;
+    for (Attribute e : getSymbolicShapes(call, "outputs"))
+      symOutputs.push_back(withBatch(e, 0));
+    setSymbolicShapes(batched, symInputs, symOutputs);
+    SmallVector<Attribute> grid{b.getStringAttr("")};
+    llvm::append_range(grid, symbolic.getAs<ArrayAttr>("grid").getValue());
+    NamedAttrList entries(batched.getSymbolicAttr());
+    entries.set("grid", b.getArrayAttr(grid));
+    batched.setSymbolicAttr(entries.getDictionary(ctx));
+  }
   // The batch dimension is unnamed.
   if (auto names = call.getGridNamesAttr()) {
     SmallVector<Attribute> newNames{b.getStringAttr("")};
@@ -752,8 +814,6 @@ struct PallasVmapPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (failed(refuseSymbolicCalls(module, "pallas-vmap")))
-      return signalPassFailure();
     int64_t size = axisSize;
     if (size < 1) {
       module.emitError() << "pallas-vmap: axis-size must be at least 1, got "

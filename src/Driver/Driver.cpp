@@ -840,12 +840,23 @@ int runFrontendOnBuffer(const DriverOptions &options,
     result.specText = std::move(specText);
     return kExitSuccess;
   }
-  // Symbolic shapes are parsed and validated, but no target compiles them
-  // yet (issue 36): refuse them here, before anything is built or written,
-  // naming the target and the symbol.
-  if (auto use = spec::firstSymbolUse(*spec); use && options.symbolShapes &&
-                                              spec->transforms.empty() &&
-                                              options.extraTransforms.empty()) {
+  // Symbolic shapes (docs/gridspec.md#symbols): what cannot take them yet is
+  // refused here, before anything is built or written, naming the transform
+  // or target and the symbol.
+  std::vector<spec::Transform> allTransforms = spec->transforms;
+  allTransforms.insert(allTransforms.end(), options.extraTransforms.begin(),
+                       options.extraTransforms.end());
+  // pallasc run infers the symbols from the spec's inputs, which lead the
+  // transformed wrapper's inputs after jvp (then the tangents), dce (it
+  // keeps them all) and vmap (with their batch axes); discharge_state and
+  // hi_to_lo change them.
+  auto notInferred = llvm::find_if(allTransforms, [](const spec::Transform &t) {
+    return t.kind != spec::Transform::Kind::Jvp &&
+           t.kind != spec::Transform::Kind::Dce &&
+           t.kind != spec::Transform::Kind::Vmap;
+  });
+  if (auto use = spec::firstSymbolUse(*spec);
+      use && options.symbolShapes && notInferred == allTransforms.end()) {
     // pallasc run: the symbols' values come from the inputs' shapes; the
     // spec at those values is a static one.
     std::vector<std::vector<int64_t>> shapes;
@@ -856,6 +867,29 @@ int runFrontendOnBuffer(const DriverOptions &options,
       logError(error);
       return kExitUserError;
     }
+    // Each vmap's batch axes off the inputs, the last vmap's first.
+    for (auto t = allTransforms.rbegin(); t != allTransforms.rend(); ++t) {
+      if (t->kind != spec::Transform::Kind::Vmap)
+        continue;
+      for (size_t i = 0; i < shapes.size() && i < t->inAxes.size(); ++i) {
+        if (!t->inAxes[i])
+          continue;
+        int64_t axis = *t->inAxes[i];
+        if (axis >= static_cast<int64_t>(shapes[i].size()) ||
+            shapes[i][axis] != t->axisSize) {
+          std::string shape;
+          for (int64_t d : shapes[i])
+            shape += (shape.empty() ? "" : ",") + std::to_string(d);
+          logError(sources[i] + ": error: inputs[" + std::to_string(i) +
+                   "] has shape [" + shape + "] but " +
+                   (t->path.empty() ? std::string("vmap") : t->path) +
+                   " batches it at axis " + std::to_string(axis) +
+                   " with axis_size " + std::to_string(t->axisSize));
+          return kExitUserError;
+        }
+        shapes[i].erase(shapes[i].begin() + axis);
+      }
+    }
     std::string source;
     if (!spec::inferSymbols(*spec, shapes, sources, values, source, error)) {
       logError((source.empty() ? options.specPath : source) +
@@ -864,41 +898,44 @@ int runFrontendOnBuffer(const DriverOptions &options,
     }
     for (const auto &[name, value] : values)
       spdlog::debug("{}: symbol {} = {}", options.specPath, name, value);
-    if (options.symbolValues) {
-      // The CPU runs the symbolic call itself at these values.
+    // The CPU runs the symbolic call itself at these values; after dce,
+    // whose wrapper may be a host program (an input dropped from the call),
+    // which runs static shapes only, the spec at these values.
+    bool viaDce = llvm::any_of(allTransforms, [](const spec::Transform &t) {
+      return t.kind == spec::Transform::Kind::Dce;
+    });
+    if (options.symbolValues && !viaDce) {
       *options.symbolValues = values;
     } else if (!spec::instantiateSymbols(*spec, values, error)) {
       logError(options.specPath + ": error: " + error);
       return kExitUserError;
+    } else {
+      spec->symbols.clear(); // a static spec: the call is not symbolic
     }
   } else if (use && !options.symbolShapes && !options.targets.empty() &&
              llvm::all_of(options.targets, [](const std::string &t) {
                return t == "cpu" || t == "tpu" ||
                       StringRef(t).starts_with("cuda:") ||
                       StringRef(t).starts_with("rocm:");
-             }) &&
-             spec->transforms.empty() && options.extraTransforms.empty()) {
+             })) {
     // --target cpu, tpu, cuda:ARCH and rocm:ARCH compile one artifact for
     // every size: the call keeps its symbolic shapes
-    // (docs/gridspec.md#symbols).
+    // (docs/gridspec.md#symbols), through the transforms too.
   } else if (use) {
     auto [symbol, path] = *use;
     // Which part cannot take symbols: a transform (at its JSON path), else
     // the first target other than cpu.
-    std::vector<spec::Transform> all = spec->transforms;
-    all.insert(all.end(), options.extraTransforms.begin(),
-               options.extraTransforms.end());
     auto nonCpu = llvm::find_if(options.targets, [](const std::string &t) {
       return t != "cpu" && t != "tpu" && !StringRef(t).starts_with("cuda:") &&
              !StringRef(t).starts_with("rocm:");
     });
     std::string what;
-    if (!all.empty()) {
-      what = "the " + transformName(all.front()) +
-             " transform does not support symbolic shapes yet";
-      path = all.front().path.empty() ? path : all.front().path;
-    } else if (options.symbolShapes) {
-      what = "pallasc run cannot infer symbols through transforms yet";
+    if (options.symbolShapes) {
+      what = "pallasc run cannot infer symbols through the " +
+             transformName(*notInferred) +
+             " transform yet (it changes the inputs; jvp, dce and vmap "
+             "keep them)";
+      path = notInferred->path.empty() ? path : notInferred->path;
     } else if (nonCpu != options.targets.end()) {
       what = "target '" + *nonCpu +
              "' cannot compile a spec with symbolic shapes yet";

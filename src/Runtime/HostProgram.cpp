@@ -56,17 +56,13 @@ bool isDirectCall(ModuleOp module) {
     if (&op != call.getOperation() &&
         op.getDialect()->getNamespace() != "arith")
       return false;
-  auto args = entry.getArguments();
-  for (auto [i, v] : llvm::enumerate(call.getInputs())) {
-    auto arg = dyn_cast<BlockArgument>(v);
-    if (!arg || arg.getOwner() != &entry)
-      return false;
-    if (i > 0 && arg.getArgNumber() !=
-                      cast<BlockArgument>(call.getInputs()[i - 1])
-                              .getArgNumber() + 1)
-      return false;
-  }
-  return !args.empty();
+  // The inputs are @main's arrays, every one in order (pallas-dce may have
+  // dropped some from the call, which then runs as a host program).
+  SmallVector<Value> arrays;
+  for (BlockArgument arg : entry.getArguments())
+    if (!main.getArgAttr(arg.getArgNumber(), "pallas.symbol"))
+      arrays.push_back(arg);
+  return !entry.getArguments().empty() && llvm::equal(call.getInputs(), arrays);
 }
 
 int64_t BatchLoopProgram::numBoundValues() const {

@@ -8,6 +8,7 @@
 
 #include "src/Spec/GridSpecImpl.h"
 
+#include <algorithm>
 #include <climits>
 
 namespace pallasc::spec::detail {
@@ -200,6 +201,32 @@ void Validator::parseTransforms(const json &root) {
               t.inAxes.push_back(*n < 0 ? *n + rank + 1 : *n);
             }
             if (t.inAxes.size() == ranks.size()) {
+              // A symbolic array aliased to an output is batched in place
+              // only at axis 0: unbatched it would be broadcast, at another
+              // axis transposed, and neither takes symbolic shapes
+              // (docs/transforms.md#symbolic-calls).
+              for (auto [in, out] : spec.inputOutputAliases) {
+                if (in < 0 || static_cast<size_t>(in) >= t.inAxes.size() ||
+                    static_cast<size_t>(in) >= spec.inputs.size())
+                  continue;
+                const ArraySpec &a = spec.inputs[in];
+                bool symbolic = std::find(a.shape.begin(), a.shape.end(),
+                                          kSymbolicDim) != a.shape.end();
+                std::optional<int64_t> axis = t.inAxes[in];
+                if (!symbolic || (axis && *axis == 0))
+                  continue;
+                error(indexPath(apath, in),
+                      a.path + " (" +
+                          formatSymbolicShape(a.shape, a.shapeExprs) +
+                          ") is aliased to outputs[" + std::to_string(out) +
+                          "] and " +
+                          (axis ? "batched at axis " + std::to_string(*axis)
+                                : std::string("not batched")) +
+                          "; vmap batches a symbolic array aliased to an "
+                          "output only at axis 0 (its " +
+                          (axis ? "transpose" : "broadcast") +
+                          " would need a static shape)");
+              }
               for (size_t i = 0; i < ranks.size(); ++i)
                 if (t.inAxes[i] && ranks[i] >= 0)
                   ++ranks[i];
