@@ -72,6 +72,7 @@ void PallasToGPUPass::runOnOperation() {
   int64_t visibleAxes = 0;
   if (failed(checkKernelSignature(kernel, info, visibleAxes)))
     return signalPassFailure();
+  foldGridBoundedChecks(kernel, info, visibleAxes);
   FailureOr<LaunchGeometry> geometry =
       computeLaunchGeometry(module, info.mapping);
   if (failed(geometry))
