@@ -88,8 +88,9 @@ class ShippedOps(PallascCase):
 
   def test_mha_causal_ring(self):
     # The causal K/V loop runs cdiv(block_q * (pid + 1), block_k) times: the
-    # grid bounds pid, so the loads are views and K and V stream through the
-    # loop's cp.async ring (pallas-to-gpu-loop-ring-grid.mlir). With three
+    # grid bounds pid, so the loads are views and stream through the loop's
+    # cp.async ring (pallas-to-gpu-loop-ring-grid.mlir; K on sm_90a only,
+    # pallas-to-gpu-loop-ring-true-mask.mlir). With three
     # stages the guarded prologue copies ahead only the iterations that
     # exist (program 0 runs one). Numbers: interpret mode, and each chip's
     # emulator against the CPU.
@@ -104,16 +105,20 @@ class ShippedOps(PallascCase):
                        targets=["cuda:sm_80", "cuda:sm_90a"], emulate=emulate)
     self.assertEqual(c.spec["grid"], [2, 1, 1])
     out = os.path.join(os.path.dirname(c.paths[0]), "out-" + c.name)
+    copies = {}
     for arch in ("sm_80", "sm_90a"):
       with open(os.path.join(out, f"{c.name}.{arch}.ptx")) as fh:
         ptx = fh.read()
       # Two groups before the loop, one per iteration; no lane-by-lane
       # 2-byte loads of K or V.
-      self.assertGreater(len(re.findall(r"cp\.async\.cg\.shared\.global",
-                                        ptx)), 0, arch)
+      copies[arch] = len(re.findall(r"cp\.async\.cg\.shared\.global", ptx))
+      self.assertGreater(copies[arch], 0, arch)
       self.assertRegex(ptx, r"cp\.async\.wait_group\s+1;", arch)
       self.assertNotIn("ld.global.u16", ptx, arch)
       self.assertNotIn("ld.global.b16", ptx, arch)
+    # sm_90a streams K (its mask, arange(64) < 64, is all true) beside V:
+    # twice sm_80's copies, where K keeps its stored tile.
+    self.assertEqual(copies["sm_90a"], 2 * copies["sm_80"])
 
   def test_mha_causal_vmap(self):
     (c,) = self.mha(causal=True, batch_vmap=True, emulate=())

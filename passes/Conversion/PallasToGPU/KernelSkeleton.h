@@ -5,6 +5,7 @@
 //   CallInfo.cpp        the recorded pallas.call and the kernel's signature
 //   TensorRewrites.cpp  tensor-level rewrites of the kernel before distribution
 //   GridRanges.cpp      bounds checks the grid's sizes prove, folded
+//   TrueMasks.cpp       masked loads whose mask is proven all true, unmasked
 //   LaunchGeometry.cpp  warps per block, the pallas grid folded into CUDA's
 //                       x/y/z, grid sizes and indices in the kernel, the loops
 //                       of the sequential axes
@@ -104,6 +105,16 @@ LogicalResult rewriteKernelTensors(func::FuncOp kernel);
 /// plain views, as those of constant-trip loops do.
 void foldGridBoundedChecks(func::FuncOp kernel, const CallInfo &info,
                            int64_t visibleAxes);
+
+//===----------------------------------------------------------------------===//
+// TrueMasks.cpp
+//===----------------------------------------------------------------------===//
+
+/// Replaces each elementwise select of a value against a constant (a
+/// masked load's `other`) whose mask integer intervals prove all true (JAX's
+/// `jnp.arange(64) < 64` over a full head dimension) by the value: the
+/// load is then a dot operand the staging planner can stream.
+void foldTrueMaskSelects(func::FuncOp kernel);
 
 //===----------------------------------------------------------------------===//
 // LaunchGeometry.cpp
