@@ -180,27 +180,33 @@ Value foldedSelect(linalg::GenericOp g) {
 } // namespace
 
 void mlir::pallas::gpu::foldTrueMaskSelects(func::FuncOp kernel) {
-  SmallVector<std::pair<linalg::GenericOp, Value>> folds;
+  SmallVector<linalg::GenericOp> candidates;
   kernel.walk([&](linalg::GenericOp g) {
-    if (Value x = foldedSelect(g))
-      folds.push_back({g, x});
+    if (foldedSelect(g))
+      candidates.push_back(g);
   });
-  for (auto [g, x] : folds) {
-    g->getResult(0).replaceAllUsesWith(x);
-    // The select and the mask's ops left unused.
-    SmallVector<Operation *> work{g};
-    while (!work.empty()) {
-      Operation *op = work.pop_back_val();
-      if (!isOpTriviallyDead(op))
-        continue;
-      SmallVector<Operation *> defs;
-      for (Value v : op->getOperands())
-        if (Operation *d = v.getDefiningOp())
-          defs.push_back(d);
-      op->erase();
-      for (Operation *d : defs)
-        if (!llvm::is_contained(work, d))
-          work.push_back(d);
+  // In order, each decided again on its current operands (a select of a
+  // folded select reads the load itself by then); nothing is erased until
+  // all are replaced.
+  SmallVector<Operation *> work;
+  for (linalg::GenericOp g : candidates)
+    if (Value x = foldedSelect(g)) {
+      g->getResult(0).replaceAllUsesWith(x);
+      work.push_back(g);
     }
+  // The selects and the mask ops left unused.
+  while (!work.empty()) {
+    Operation *op = work.pop_back_val();
+    if (!isOpTriviallyDead(op))
+      continue;
+    SmallVector<Operation *> defs;
+    for (Value v : op->getOperands())
+      if (Operation *d = v.getDefiningOp())
+        if (d != op && !llvm::is_contained(defs, d))
+          defs.push_back(d);
+    op->erase();
+    for (Operation *d : defs)
+      if (!llvm::is_contained(work, d))
+        work.push_back(d);
   }
 }
