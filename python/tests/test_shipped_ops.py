@@ -86,6 +86,40 @@ class ShippedOps(PallascCase):
   def test_mha_causal(self):
     self.mha(causal=True)
 
+  def test_mha_causal_ring(self):
+    # The causal K/V loop runs cdiv(block_q * (pid + 1), block_k) times: the
+    # grid bounds pid, so the loads are views and stream through the loop's
+    # cp.async ring (pallas-to-gpu-loop-ring-grid.mlir; K on sm_90a only,
+    # pallas-to-gpu-loop-ring-true-mask.mlir). With three
+    # stages the guarded prologue copies ahead only the iterations that
+    # exist (program 0 runs one). Numbers: interpret mode, and each chip's
+    # emulator against the CPU.
+    bs = attention.BlockSizes(block_q=32, block_k=32)
+    f = functools.partial(attention.mha, segment_ids=None, causal=True,
+                          block_sizes=bs, sm_scale=0.5, num_stages=3)
+    emulate = ["cuda:sm_80", "cuda:sm_90a"]
+    if have_rocm_libs():
+      emulate.append("rocm:gfx942")
+    (c,) = self.run_op(lambda q, k, v: f(q, k, v),
+                       *[S((1, 64, 1, 64), jnp.float16)] * 3,
+                       targets=["cuda:sm_80", "cuda:sm_90a"], emulate=emulate)
+    self.assertEqual(c.spec["grid"], [2, 1, 1])
+    out = os.path.join(os.path.dirname(c.paths[0]), "out-" + c.name)
+    copies = {}
+    for arch in ("sm_80", "sm_90a"):
+      with open(os.path.join(out, f"{c.name}.{arch}.ptx")) as fh:
+        ptx = fh.read()
+      # Two groups before the loop, one per iteration; no lane-by-lane
+      # 2-byte loads of K or V.
+      copies[arch] = len(re.findall(r"cp\.async\.cg\.shared\.global", ptx))
+      self.assertGreater(copies[arch], 0, arch)
+      self.assertRegex(ptx, r"cp\.async\.wait_group\s+1;", arch)
+      self.assertNotIn("ld.global.u16", ptx, arch)
+      self.assertNotIn("ld.global.b16", ptx, arch)
+    # sm_90a streams K (its mask, arange(64) < 64, is all true) beside V:
+    # twice sm_80's copies, where K keeps its stored tile.
+    self.assertEqual(copies["sm_90a"], 2 * copies["sm_80"])
+
   def test_mha_causal_vmap(self):
     (c,) = self.mha(causal=True, batch_vmap=True, emulate=())
     self.assertEqual(len(c.spec["grid"]), 4)

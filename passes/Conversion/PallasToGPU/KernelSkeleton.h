@@ -4,6 +4,8 @@
 // the distributor lowers the kernel body, one concern per file:
 //   CallInfo.cpp        the recorded pallas.call and the kernel's signature
 //   TensorRewrites.cpp  tensor-level rewrites of the kernel before distribution
+//   GridRanges.cpp      bounds checks the grid's sizes prove, folded
+//   TrueMasks.cpp       masked loads whose mask is proven all true, unmasked
 //   LaunchGeometry.cpp  warps per block, the pallas grid folded into CUDA's
 //                       x/y/z, grid sizes and indices in the kernel, the loops
 //                       of the sequential axes
@@ -91,6 +93,28 @@ LogicalResult checkKernelSignature(func::FuncOp kernel, const CallInfo &info,
 /// Tensor-level rewrites of the lowered kernel before distribution: dots of
 /// extended operands take the narrow operands, f32 exp becomes exp2.
 LogicalResult rewriteKernelTensors(func::FuncOp kernel);
+
+//===----------------------------------------------------------------------===//
+// GridRanges.cpp
+//===----------------------------------------------------------------------===//
+
+/// Replaces each scf.if of `kernel` whose condition the integer ranges of
+/// a static grid prove constant (program id a in [0, grid[a]), num_programs
+/// a = grid[a]) by the branch it takes: the dynamic slices of a loop whose
+/// trip count follows a program id (causal attention's K/V loop) become
+/// plain views, as those of constant-trip loops do.
+void foldGridBoundedChecks(func::FuncOp kernel, const CallInfo &info,
+                           int64_t visibleAxes);
+
+//===----------------------------------------------------------------------===//
+// TrueMasks.cpp
+//===----------------------------------------------------------------------===//
+
+/// Replaces each elementwise select of a value against a constant (a
+/// masked load's `other`) whose mask integer intervals prove all true (JAX's
+/// `jnp.arange(64) < 64` over a full head dimension) by the value: the
+/// load is then a dot operand the staging planner can stream.
+void foldTrueMaskSelects(func::FuncOp kernel);
 
 //===----------------------------------------------------------------------===//
 // LaunchGeometry.cpp

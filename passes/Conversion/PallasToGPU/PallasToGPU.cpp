@@ -72,6 +72,13 @@ void PallasToGPUPass::runOnOperation() {
   int64_t visibleAxes = 0;
   if (failed(checkKernelSignature(kernel, info, visibleAxes)))
     return signalPassFailure();
+  foldGridBoundedChecks(kernel, info, visibleAxes);
+  // Unmasked, attention's K load is a dot operand the loop's cp.async ring
+  // streams. With wgmma the ring is read through descriptors; with mma.sync
+  // streaming K costs spills (JAX's mha on sm_80: 276 -> 336 bytes), so
+  // there K keeps its stored tile (docs/cuda.md, "cp.async rings").
+  if (target->hasMatrixInstr(pallasc::MatrixInstrKind::Wgmma))
+    foldTrueMaskSelects(kernel);
   FailureOr<LaunchGeometry> geometry =
       computeLaunchGeometry(module, info.mapping);
   if (failed(geometry))
