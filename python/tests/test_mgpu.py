@@ -541,6 +541,34 @@ class ClusterRun(PallascCase):
   axis, `lax.axis_index` over it; compiled for sm_90a in clusters of two
   blocks and run on the emulator, against numpy."""
 
+  def emulate_cluster_copy(self, body, out_rows, smem_rows, sub, needle):
+    """Exports `body` as a kernel over a [128, 64] f16 input and an
+    [out_rows, 64] output, on a grid of 2 ("g") in clusters of 2 ("c"), with
+    a tiled, swizzled [smem_rows, 64] buffer and a barrier; checks that its
+    IR holds `needle`; runs it on the sm_90a emulator with --check. Returns
+    the input and the output."""
+    tiled = (plgpu.TilingTransform((8, 64)), plgpu.SwizzleTransform(128))
+    f = plgpu.kernel(body, out_type=S((out_rows, 64), jnp.float16),
+                     grid=(2,), grid_names=("g",), cluster=(2,),
+                     cluster_names=("c",),
+                     scratch_types=(plgpu.SMEM((smem_rows, 64), jnp.float16,
+                                               transforms=tiled),
+                                    plgpu.Barrier()))
+    d = os.path.join(self.dir, sub)
+    paths = pallasc_jax.export(f, S((128, 64), jnp.float16), out_dir=d,
+                               device="h100")
+    mlir = [p for p in paths if p.endswith(".mlir")][0]
+    with open(mlir) as fh:
+      self.assertIn(needle, fh.read())
+    x = (np.arange(128 * 64) % 1999 - 999).reshape(128, 64).astype(
+        np.float16)
+    xin, out = os.path.join(d, "x.npy"), os.path.join(d, "o.npy")
+    save_npy(xin, x)
+    self.pallasc("run", mlir, "--spec", mlir[:-5] + ".json", "--target",
+                 "cuda:sm_90a", "--emulate", "--check", "--input", xin,
+                 "--output", out)
+    return x, load_npy(out, np.float16)
+
   def test_cluster_axis_index(self):
     from jax import lax
 
@@ -554,28 +582,11 @@ class ClusterRun(PallascCase):
       plgpu.commit_smem()
       plgpu.copy_smem_to_gmem(smem, o_ref.at[pl.ds((2 * c + g) * 32, 32)])
       plgpu.wait_smem_to_gmem(0)
-    tiled = (plgpu.TilingTransform((8, 64)), plgpu.SwizzleTransform(128))
-    f = plgpu.kernel(body, out_type=S((128, 64), jnp.float16), grid=(2,),
-                     grid_names=("g",), cluster=(2,), cluster_names=("c",),
-                     scratch_types=(plgpu.SMEM((32, 64), jnp.float16,
-                                               transforms=tiled),
-                                    plgpu.Barrier()))
-    d = os.path.join(self.dir, "cluster")
-    paths = pallasc_jax.export(f, S((128, 64), jnp.float16), out_dir=d,
-                               device="h100")
-    mlir = [p for p in paths if p.endswith(".mlir")][0]
-    with open(mlir) as fh:
-      self.assertIn('cluster = array<i64: 2>, cluster_names = ["c"]',
-                    fh.read())
-    x = (np.arange(128 * 64) % 1999 - 999).reshape(128, 64).astype(
-        np.float16)
-    xin, out = os.path.join(d, "x.npy"), os.path.join(d, "o.npy")
-    save_npy(xin, x)
-    self.pallasc("run", mlir, "--spec", mlir[:-5] + ".json", "--target",
-                 "cuda:sm_90a", "--emulate", "--check", "--input", xin,
-                 "--output", out)
+    x, got = self.emulate_cluster_copy(
+        body, 128, 32, "cluster",
+        'cluster = array<i64: 2>, cluster_names = ["c"]')
     want = np.concatenate([x[0:32], x[64:96], x[32:64], x[96:128]])
-    np.testing.assert_array_equal(load_npy(out, np.float16), want)
+    np.testing.assert_array_equal(got, want)
 
 
   def test_cluster_barrier(self):
@@ -640,27 +651,10 @@ class ClusterRun(PallascCase):
       plgpu.commit_smem()
       plgpu.copy_smem_to_gmem(smem, o_ref.at[pl.ds((2 * g + c) * 64, 64)])
       plgpu.wait_smem_to_gmem(0)
-    tiled = (plgpu.TilingTransform((8, 64)), plgpu.SwizzleTransform(128))
-    f = plgpu.kernel(body, out_type=S((256, 64), jnp.float16), grid=(2,),
-                     grid_names=("g",), cluster=(2,), cluster_names=("c",),
-                     scratch_types=(plgpu.SMEM((64, 64), jnp.float16,
-                                               transforms=tiled),
-                                    plgpu.Barrier()))
-    d = os.path.join(self.dir, "mc")
-    paths = pallasc_jax.export(f, S((128, 64), jnp.float16), out_dir=d,
-                               device="h100")
-    mlir = [p for p in paths if p.endswith(".mlir")][0]
-    with open(mlir) as fh:
-      self.assertIn('{collective_axes = ["c"]}', fh.read())
-    x = (np.arange(128 * 64) % 1999 - 999).reshape(128, 64).astype(
-        np.float16)
-    xin, out = os.path.join(d, "x.npy"), os.path.join(d, "o.npy")
-    save_npy(xin, x)
-    self.pallasc("run", mlir, "--spec", mlir[:-5] + ".json", "--target",
-                 "cuda:sm_90a", "--emulate", "--check", "--input", xin,
-                 "--output", out)
+    x, got = self.emulate_cluster_copy(body, 256, 64, "mc",
+                                       '{collective_axes = ["c"]}')
     want = np.concatenate([x[0:64], x[0:64], x[64:128], x[64:128]])
-    np.testing.assert_array_equal(load_npy(out, np.float16), want)
+    np.testing.assert_array_equal(got, want)
 
   def test_cluster_barrier_refusals(self):
     """A cluster barrier over a grid axis or over two axes is refused with
