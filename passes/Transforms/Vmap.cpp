@@ -719,6 +719,14 @@ FunctionBatcher::batchBlockSpec(CallOp call, BlockSpecAttr spec, BDim dim,
     // per step, i.e. the array's shape as blocks plus a squeezed batch dim.
     if (!dim)
       return spec;
+    if (!array.hasStaticShape())
+      return call.emitOpError()
+             << "pallas-vmap cannot batch an operand in memory space 'any' "
+                "whose shape "
+             << array
+             << " is symbolic: each batch element would be a block of that "
+                "shape, and block shapes are static (leave it unbatched, or "
+                "give it a block shape)";
     SmallVector<int64_t> sizes(array.getShape());
     SmallVector<int64_t> kinds(sizes.size(),
                                static_cast<int64_t>(BlockDimKind::Blocked));

@@ -577,7 +577,17 @@ def trace(fn, *args, **kwargs) -> list[ExportedCall]:
   sargs = [jax.tree_util.tree_map(_abstract, a) for a in args]
   with _own_tracebacks(), device_mod.answering(
       device_mod.parse(dev) if dev else None):
-    closed = jax.make_jaxpr(fn)(*sargs)
+    try:
+      closed = jax.make_jaxpr(fn)(*sargs)
+    except ValueError as e:
+      # Over symbolic shapes JAX traces a pl.ANY operand (whose kernel ref
+      # keeps the symbolic dimensions) only with Pallas' dynamic-shapes
+      # export on. Only then: JAX caches what it traces under it, and its
+      # own TPU export of the same function without it would find that.
+      if "dynamically-shaped blocks" not in str(e):
+        raise
+      with pallas_core.pallas_export_experimental(dynamic_shapes=True):
+        closed = jax.make_jaxpr(fn)(*sargs)
   eqns = find_pallas_calls(closed, KERNEL_PRIMITIVES)
   dims = _dims_as_values(closed)
   if not eqns:

@@ -1946,6 +1946,8 @@ def index_ref(low: Lowering, ref: RefV, transforms, result_shape,
     for i, idx in enumerate(t.indices):
       e = entries[view[i]]
       if isinstance(idx, indexing.Slice):
+        if jax_core.is_symbolic_dim(idx.size):
+          raise _whole_dynamic_dim(low, ref, view[i])
         if not isinstance(idx.size, (int, np.integer)):
           raise low.error("a slice of dynamic size (pl.ds with a traced size)"
                           " is not supported")
@@ -1977,6 +1979,10 @@ def index_ref(low: Lowering, ref: RefV, transforms, result_shape,
     raise low.error(f"indexing gives shape {tuple(result_shape)} in JAX but "
                     f"the slices select {value_shape} (the gathered dimensions"
                     " come in another order); not supported")
+  for d, n in enumerate(ref.shape):
+    if not isinstance(n, (int, np.integer)) and (
+        not touched or (entries[d].size is n and not entries[d].point)):
+      raise _whole_dynamic_dim(low, ref, d)
   if not touched:
     return "[]", tuple(ref.shape)
   whole = all(not e.point and e.start == 0 and e.size == d and e.stride == 1
@@ -1986,7 +1992,11 @@ def index_ref(low: Lowering, ref: RefV, transforms, result_shape,
   parts = []
   for e, d in zip(entries, ref.shape):
     start = e.start
-    if isinstance(start, int):
+    if isinstance(start, int) and not isinstance(d, (int, np.integer)):
+      # A dimension known at launch (a pl.ANY ref over a symbolic array):
+      # pallasc checks every start on it at run time.
+      pass
+    elif isinstance(start, int):
       last = start + (max(e.size, 1) - 1) * e.stride
       if start < 0 or (last >= d and not e.point):
         # A static slice past the block's end (pl.ds past the edge, masked):
@@ -2002,6 +2012,14 @@ def index_ref(low: Lowering, ref: RefV, transforms, result_shape,
     else:
       parts.append(f"{s} : {e.size}")
   return "[" + ", ".join(parts) + "]", value_shape
+
+
+def _whole_dynamic_dim(low, ref: RefV, d):
+  name = ref.name.lstrip("%")
+  return low.error(
+      f"reads the whole of dimension {d} of the pl.ANY ref '{name}', "
+      f"whose size '{ref.shape[d]}' is symbolic: a block needs a static "
+      "shape; read the ref in slices of a static size (pl.ds(start, size))")
 
 
 def _value_of(v: V, shape):

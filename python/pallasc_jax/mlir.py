@@ -100,7 +100,9 @@ def value_type(shape, dtype, scalar: bool) -> str:
 
 
 def ref_type(shape, dtype, space: str) -> str:
-  dims = "".join(f"{d}x" for d in shape)
+  # A symbolic dimension (a pl.ANY ref over a symbolic array) is `?`.
+  dims = "".join(f"{d}x" if isinstance(d, (int, np.integer)) else "?x"
+                 for d in shape)
   suffix = "" if space == "default" else f", {space}"
   return f"!pallas.ref<{dims}{elem_type(dtype)}{suffix}>"
 

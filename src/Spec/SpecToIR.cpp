@@ -545,22 +545,6 @@ bool Importer::run() {
   if (!errors.empty())
     return false;
 
-  // A symbolic array in `any` memory space would give the kernel a ref with
-  // dynamic dimensions, which no lowering supports yet.
-  for (auto [i, bs] : llvm::enumerate(spec.inSpecs))
-    if (bs.memorySpace == MemorySpace::Any &&
-        spec.inputs[nsp + i].isSymbolic())
-      error(bs.path + ".memory_space",
-            "memory space 'any' on the symbolic " + spec.inputs[nsp + i].path +
-                " is not supported yet: give it a block shape");
-  for (auto [i, bs] : llvm::enumerate(spec.outSpecs))
-    if (bs.memorySpace == MemorySpace::Any && spec.outputs[i].isSymbolic())
-      error(bs.path + ".memory_space",
-            "memory space 'any' on the symbolic " + spec.outputs[i].path +
-                " is not supported yet: give it a block shape");
-  if (!errors.empty())
-    return false;
-
   // func.func @main(dynamic bounds..., inputs..., symbols...) -> outputs
   SmallVector<Type> argTypes;
   int64_t numDynamic = llvm::count(spec.grid, kDynamicGridDim);

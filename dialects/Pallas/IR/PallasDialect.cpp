@@ -130,7 +130,7 @@ Type RefType::parse(AsmParser &parser) {
   Type elementType;
   MemorySpace memorySpace = MemorySpace::Default;
   if (parser.parseLess() ||
-      parser.parseDimensionList(shape, /*allowDynamic=*/false,
+      parser.parseDimensionList(shape, /*allowDynamic=*/true,
                                 /*withTrailingX=*/true) ||
       parser.parseType(elementType))
     return {};
@@ -145,8 +145,12 @@ Type RefType::parse(AsmParser &parser) {
 
 void RefType::print(AsmPrinter &printer) const {
   printer << "<";
-  for (int64_t dim : getShape())
-    printer << dim << "x";
+  for (int64_t dim : getShape()) {
+    if (ShapedType::isDynamic(dim))
+      printer << "?x";
+    else
+      printer << dim << "x";
+  }
   printer << getElementType();
   if (getMemorySpace() != MemorySpace::Default)
     printer << ", " << stringifyMemorySpace(getMemorySpace());
@@ -162,6 +166,15 @@ LogicalResult RefType::verify(function_ref<InFlightDiagnostic()> emitError,
                        << elementType;
   int64_t elements = 1;
   for (int64_t dim : shape) {
+    // `?`: a dimension known at launch (a symbolic array in memory space
+    // `any`, docs/dialect.md#symbolic-shapes).
+    if (ShapedType::isDynamic(dim)) {
+      if (memorySpace != MemorySpace::Any)
+        return emitError() << "only refs in memory space 'any' may have "
+                              "dynamic dimensions ('?'), got memory space '"
+                           << stringifyMemorySpace(memorySpace) << "'";
+      continue;
+    }
     if (dim < 0)
       return emitError() << "ref dimensions must be non-negative, got "
                          << dim;
@@ -173,6 +186,9 @@ LogicalResult RefType::verify(function_ref<InFlightDiagnostic()> emitError,
 }
 
 int64_t RefType::getNumElements() const {
+  // A ref with dynamic dimensions has no static count.
+  if (llvm::any_of(getShape(), ShapedType::isDynamic))
+    return ShapedType::kDynamic;
   int64_t n = 1;
   for (int64_t dim : getShape())
     n *= dim;

@@ -180,7 +180,10 @@ static LogicalResult verifyIndexer(Operation *op, RefType refType,
       return op->emitOpError() << which << "integer index in dimension " << i
                                << " cannot have a stride";
     int64_t size = point ? 1 : sizes[i];
-    if (!ShapedType::isDynamic(starts[i]) && size > 0) {
+    // A dynamic dimension's size is known at launch: a slice past it reads
+    // unspecified values and drops its writes there, as at a ragged edge.
+    if (!ShapedType::isDynamic(starts[i]) && !ShapedType::isDynamic(shape[i]) &&
+        size > 0) {
       // Last element touched: start + (size - 1) * stride, in int128 terms.
       __int128 last = static_cast<__int128>(starts[i]) +
                       static_cast<__int128>(size - 1) * strides[i];
@@ -193,8 +196,15 @@ static LogicalResult verifyIndexer(Operation *op, RefType refType,
     if (!point)
       resultShape.push_back(sizes[i]);
   }
-  if (starts.empty())
+  if (starts.empty()) {
+    if (llvm::any_of(shape, ShapedType::isDynamic))
+      return op->emitOpError()
+             << which << "reads the whole of " << refType
+             << ", whose dynamic dimensions give no static block shape; "
+                "expected an indexer with a static size in every dimension "
+                "(pl.ds(start, size))";
     resultShape.assign(shape.begin(), shape.end());
+  }
   return success();
 }
 

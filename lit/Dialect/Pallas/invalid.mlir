@@ -22,11 +22,21 @@ func.func @ref_complex_element(%x: !pallas.ref<8xcomplex<f32>>) {
 
 // -----
 
-// Tests that a ref rejects a dynamic dimension.
+// Tests that a ref outside memory space `any` rejects a dynamic dimension.
 
-// expected-error @+1 {{expected static shape}}
+// expected-error @+1 {{only refs in memory space 'any' may have dynamic dimensions ('?'), got memory space 'default'}}
 func.func @ref_dynamic_dim(%x: !pallas.ref<?xf32>) {
   return
+}
+
+// -----
+
+// Tests that a whole read of a ref with a dynamic dimension is refused: a
+// block value needs a static shape.
+
+pallas.kernel @whole_dynamic(%x: !pallas.ref<?x32xf32, any>, %o: !pallas.ref<8x32xf32>) {
+  // expected-error @+1 {{reads the whole of '!pallas.ref<?x32xf32, any>', whose dynamic dimensions give no static block shape; expected an indexer with a static size in every dimension (pl.ds(start, size))}}
+  %v = pallas.load %x[] : !pallas.ref<?x32xf32, any> -> tensor<?x32xf32>
 }
 
 // -----

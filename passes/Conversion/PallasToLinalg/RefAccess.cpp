@@ -44,6 +44,9 @@ struct Access {
   SmallVector<OpFoldResult> offsets, sizes, strides;
   SmallVector<int64_t> strideValues;
   SmallVector<bool> point, dynamic;
+  /// Per ref dimension: `memref.dim` for a dynamic dimension, else null
+  /// (dimSize makes the constant).
+  SmallVector<Value> dimSizes;
   SmallVector<int64_t> resultShape;
   /// i1: the whole slice lies inside the ref; null when statically known.
   Value inBounds;
@@ -55,6 +58,13 @@ struct Access {
 
 Value indexConstant(OpBuilder &b, Location loc, int64_t v) {
   return arith::ConstantIndexOp::create(b, loc, v);
+}
+
+/// The size of dimension `d` of the accessed ref, as an index value.
+Value dimSize(OpBuilder &b, Location loc, const Access &a, size_t d) {
+  if (a.dimSizes[d])
+    return a.dimSizes[d];
+  return indexConstant(b, loc, a.refType.getDimSize(d));
 }
 
 /// The `fit` unit attribute of a load/store/swap (docs/dialect.md, "Dynamic
@@ -69,21 +79,47 @@ bool hasFit(Operation *op) {
   return false;
 }
 
-Value selectIndex(OpBuilder &b, Location loc, arith::CmpIPredicate pred,
-                  Value lhs, int64_t rhs, Value then, Value otherwise) {
-  Value c = arith::CmpIOp::create(b, loc, pred, lhs, indexConstant(b, loc, rhs));
-  return arith::SelectOp::create(b, loc, c, then, otherwise);
+/// `i < 0 ? i + add : i`: a negative start or index counts from the end.
+Value wrapNegative(OpBuilder &b, Location loc, Value i, Value add) {
+  Value wrapped = arith::AddIOp::create(b, loc, i, add);
+  Value negative = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, i,
+                                         indexConstant(b, loc, 0));
+  return arith::SelectOp::create(b, loc, negative, wrapped, i);
 }
 
-/// `i < 0 ? i + add : i`: a negative start or index counts from the end.
 Value wrapNegative(OpBuilder &b, Location loc, Value i, int64_t add) {
-  Value wrapped = arith::AddIOp::create(b, loc, i, indexConstant(b, loc, add));
-  return selectIndex(b, loc, arith::CmpIPredicate::slt, i, 0, wrapped, i);
+  return wrapNegative(b, loc, i, indexConstant(b, loc, add));
+}
+
+Value clampIndex(OpBuilder &b, Location loc, Value i, Value lo, Value hi) {
+  i = arith::MaxSIOp::create(b, loc, i, lo);
+  return arith::MinSIOp::create(b, loc, i, hi);
 }
 
 Value clampIndex(OpBuilder &b, Location loc, Value i, int64_t lo, int64_t hi) {
   i = arith::MaxSIOp::create(b, loc, i, indexConstant(b, loc, lo));
   return arith::MinSIOp::create(b, loc, i, indexConstant(b, loc, hi));
+}
+
+/// `v + k` on index values.
+Value plus(OpBuilder &b, Location loc, Value v, int64_t k) {
+  return arith::AddIOp::create(b, loc, v, indexConstant(b, loc, k));
+}
+
+/// The start of a slice of `span` elements at `s` in a dimension of
+/// `limit` elements known only at run time (a symbolic array in memory
+/// space `any`), by the access's rule: `fit` wraps once and moves the slice
+/// inside the dimension (to 0 where it is longer than the dimension: the
+/// lanes past the end then read unspecified values and drop their writes),
+/// padded wraps by `limit + size` and clamps to [0, limit].
+Value dynamicDimStart(OpBuilder &b, Location loc, Value s, Value limit,
+                      int64_t span, int64_t size, bool fit) {
+  Value zero = indexConstant(b, loc, 0);
+  if (!fit)
+    return clampIndex(b, loc, wrapNegative(b, loc, s, plus(b, loc, limit, size)),
+                      zero, limit);
+  Value last = arith::MaxSIOp::create(b, loc, plus(b, loc, limit, -span), zero);
+  return clampIndex(b, loc, wrapNegative(b, loc, s, limit), zero, last);
 }
 
 Access buildAccess(OpBuilder &b, Location loc, Value ref, const Indexer &indexer,
@@ -99,21 +135,34 @@ Access buildAccess(OpBuilder &b, Location loc, Value ref, const Indexer &indexer
   for (auto [d, indexerDim] : llvm::enumerate(indexer.dims)) {
     IndexerDim dim = indexerDim;
     int64_t n = shape[d];
+    bool dynamicDim = ShapedType::isDynamic(n);
+    a.dimSizes.push_back(
+        dynamicDim
+            ? memref::DimOp::create(b, loc, ref, static_cast<int64_t>(d))
+                  .getResult()
+            : Value());
     int64_t span = dim.size == 0 ? 0 : (dim.size - 1) * dim.stride + 1;
     // A constant start inside the ref is a static one.
     std::optional<int64_t> constant;
     if (dim.isDynamic())
       constant = getConstantIntValue(dim.dynStart);
-    if (constant && *constant >= 0 && *constant + span <= n) {
+    if (!dynamicDim && constant && *constant >= 0 && *constant + span <= n) {
       dim.dynStart = Value();
       dim.staticStart = *constant;
     }
-    if (dim.isDynamic()) {
-      Value s = arith::IndexCastOp::create(b, loc, b.getIndexType(),
-                                           dim.dynStart);
-      Value limit = indexConstant(b, loc, n);
+    // On a dynamic dimension every start is checked at run time.
+    bool runtime = dim.isDynamic() || dynamicDim;
+    if (runtime) {
+      Value s = dim.isDynamic()
+                    ? arith::IndexCastOp::create(b, loc, b.getIndexType(),
+                                                 dim.dynStart)
+                          .getResult()
+                    : indexConstant(b, loc, dim.staticStart);
+      Value limit = dimSize(b, loc, a, d);
       bool check = span > 0;
-      if (a.perLane) {
+      if (dynamicDim && !a.perLane) {
+        s = dynamicDimStart(b, loc, s, limit, span, dim.size, fit);
+      } else if (a.perLane) {
         // Raw start: laneIndices wraps every lane; the fast path runs when
         // the slice lies inside the ref as given.
         Value nonNegative = arith::CmpIOp::create(
@@ -147,7 +196,7 @@ Access buildAccess(OpBuilder &b, Location loc, Value ref, const Indexer &indexer
     a.strides.push_back(b.getIndexAttr(dim.stride));
     a.strideValues.push_back(dim.stride);
     a.point.push_back(dim.isPoint);
-    a.dynamic.push_back(dim.isDynamic());
+    a.dynamic.push_back(runtime);
     if (!dim.isPoint)
       a.resultShape.push_back(dim.size);
     a.whole &= !dim.isPoint && !dim.isDynamic() && dim.staticStart == 0 &&
@@ -182,7 +231,7 @@ SmallVector<Value> laneIndices(OpBuilder &b, Location loc, const Access &a,
     }
     // A gather wraps each negative lane index once (jnp indexing).
     if (a.perLane && a.dynamic[d])
-      i = wrapNegative(b, loc, i, a.refType.getDimSize(d));
+      i = wrapNegative(b, loc, i, dimSize(b, loc, a, d));
     idx.push_back(i);
   }
   return idx;
@@ -195,9 +244,8 @@ Value laneInBounds(OpBuilder &b, Location loc, const Access &a,
   for (size_t d = 0; d < idx.size(); ++d) {
     if (!a.dynamic[d])
       continue;
-    Value c = arith::CmpIOp::create(
-        b, loc, arith::CmpIPredicate::slt, idx[d],
-        indexConstant(b, loc, a.refType.getDimSize(d)));
+    Value c = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, idx[d],
+                                    dimSize(b, loc, a, d));
     if (a.perLane)
       c = arith::AndIOp::create(
           b, loc, c,
@@ -265,8 +313,8 @@ Value slowLoad(OpBuilder &b, Location loc, const Access &a, Type type) {
       SmallVector<Value> clamped(idx);
       for (size_t d = 0; d < clamped.size(); ++d)
         if (a.dynamic[d])
-          clamped[d] =
-              clampIndex(b, loc, clamped[d], 0, a.refType.getDimSize(d) - 1);
+          clamped[d] = clampIndex(b, loc, clamped[d], indexConstant(b, loc, 0),
+                                  plus(b, loc, dimSize(b, loc, a, d), -1));
       return memref::LoadOp::create(b, loc, a.ref, clamped).getResult();
     }
     return ifThenElse(

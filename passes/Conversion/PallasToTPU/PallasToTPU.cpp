@@ -350,6 +350,64 @@ LogicalResult collectRefs(CallOp call, KernelOp kernel,
   return success();
 }
 
+/// A symbolic array in memory space `any` reaches the kernel whole, with
+/// dynamic dimensions. JAX's Mosaic lowering (under
+/// pallas_export_experimental(dynamic_shapes=True), which such a call needs)
+/// gives each one the placeholder of its symbol, kSymbolPlaceholderTop - k
+/// for the k-th symbol met, the kernel's signature first; the module then
+/// says where each placeholder's value comes from
+/// (describeSymbolPlaceholders). Replaces the dynamic dimensions of `infos`
+/// (and their `argTypes`) by those placeholders.
+LogicalResult placeholderDims(CallOp call, ArrayRef<BlockOperand> blocks,
+                              MutableArrayRef<RefInfo> infos,
+                              MutableArrayRef<Type> argTypes,
+                              SmallVectorImpl<std::string> &symbolsRead) {
+  DictionaryAttr sym = call.getSymbolicAttr();
+  auto symbols = sym ? sym.getAs<DictionaryAttr>("symbols") : DictionaryAttr();
+  int64_t nsp = call.getNumScalarPrefetch();
+  int64_t numBlockedInputs = call.getBlockedInputs().size();
+  for (auto [j, op] : llvm::enumerate(blocks)) {
+    RefInfo &info = infos[nsp + j];
+    if (info.type.hasStaticShape())
+      continue;
+    bool input = static_cast<int64_t>(j) < numBlockedInputs;
+    int64_t index = input ? nsp + j : j - numBlockedInputs;
+    std::string operand = (input ? "inputs[" : "outputs[") +
+                          std::to_string(index) + "]";
+    auto exprs = sym ? sym.getAs<ArrayAttr>(input ? "inputs" : "outputs")
+                     : ArrayAttr();
+    SmallVector<int64_t> shape(info.type.getShape());
+    for (auto [d, dim] : llvm::enumerate(shape)) {
+      if (!ShapedType::isDynamic(dim))
+        continue;
+      StringRef expr;
+      if (exprs && index < static_cast<int64_t>(exprs.size()))
+        if (auto dims = dyn_cast<ArrayAttr>(exprs[index]))
+          if (d < dims.size())
+            if (auto e = dyn_cast<StringAttr>(dims[d]))
+              expr = e.getValue();
+      if (!symbols || !symbols.get(expr))
+        return call.emitError()
+               << op.name << ": dimension " << d << " of " << operand
+               << " is '" << expr
+               << "' in memory space 'any'; on TPU a dynamic dimension of an "
+                  "'any' ref must be exactly one symbol (JAX's Mosaic "
+                  "lowering gives it that symbol's placeholder)";
+      auto *it = llvm::find(symbolsRead, expr.str());
+      if (it == symbolsRead.end()) {
+        symbolsRead.push_back(expr.str());
+        it = symbolsRead.end() - 1;
+      }
+      dim = kSymbolPlaceholderTop - (it - symbolsRead.begin());
+    }
+    info.type = MemRefType::get(shape, info.type.getElementType(),
+                                info.type.getLayout(),
+                                info.type.getMemorySpace());
+    argTypes[nsp + j] = info.type;
+  }
+  return success();
+}
+
 /// Block `op`'s transform function `fname` (grid indices and the
 /// scalar-prefetch refs to the block indices), at the end of `module`: its
 /// affine index map expanded, or its index-map function cloned and lowered.
@@ -572,6 +630,11 @@ void PallasToTPUPass::runOnOperation() {
   if (failed(collectRefs(call, kernel, blocks, infos, prefetchTypes,
                          argTypes)))
     return signalPassFailure();
+  SmallVector<std::string> symbolsRead;
+  if (failed(placeholderDims(call, blocks, infos,
+                             MutableArrayRef<Type>(argTypes).drop_front(gridRank),
+                             symbolsRead)))
+    return signalPassFailure();
 
   // The kernel function, named as the pallas_call.
   std::string name = call.getName() && !call.getName()->empty()
@@ -598,7 +661,6 @@ void PallasToTPUPass::runOnOperation() {
     arg.setType(info.type);
     refs[arg] = info;
   }
-  SmallVector<std::string> symbolsRead;
   grid.symbolsRead = &symbolsRead;
   if (failed(lowerBody(func.getBody(), grid, refs)))
     return signalPassFailure();
