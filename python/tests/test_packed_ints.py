@@ -1,14 +1,18 @@
 """Sub-byte integers (jnp.int4, uint4, int2, uint2): exported with their
 dtypes (spec i4/u4/i2/u2, kernel i4/i2), counted packed in the manifest,
 compiled for the TPU to the kernel signature JAX's own Mosaic lowering
-writes, and refused by dtype and target on the CPU and GPU targets, which
-have no lowering of packed storage yet (docs/gridspec.md#arrays)."""
+writes, compiled and run on the CPU with packed storage against JAX's
+interpret mode (every element equal), and refused by dtype and target on
+the GPU targets, which have no lowering of packed storage yet
+(docs/gridspec.md#arrays)."""
 
 import json
 import os
 import subprocess
 import sys
 import unittest
+
+import numpy as np
 
 from harness import ROOT, PallascCase, line_of, skip_without_jax
 
@@ -39,6 +43,71 @@ def packed(x, u, q):
 def packed_args():
   return [S((16, 128), jnp.int4), S((16, 128), jnp.uint4),
           S((16, 128), jnp.int2)]
+
+
+def dequant_kernel(w_ref, s_ref, o_ref):
+  # int4 weights times a per-column f32 scale (a dequantization).
+  o_ref[...] = w_ref[...].astype(jnp.float32) * s_ref[...]
+
+
+def dequant(w, s):
+  return pl.pallas_call(
+      dequant_kernel, grid=(2, 2),
+      in_specs=[pl.BlockSpec((8, 64), lambda i, j: (i, j)),
+                pl.BlockSpec((1, 64), lambda i, j: (0, j))],
+      out_specs=pl.BlockSpec((8, 64), lambda i, j: (i, j)),
+      out_shape=S((16, 128), jnp.float32))(w, s)
+
+
+def wrap_kernel(u4_ref, i2_ref, u2_ref, a_ref, b_ref, c_ref, d_ref):
+  # Arithmetic that wraps around at 4 and 2 bits, as XLA's does.
+  u = u4_ref[...]
+  a_ref[...] = u * u + u
+  i = i2_ref[...]
+  b_ref[...] = i * i - i
+  v = u2_ref[...]
+  c_ref[...] = v * v + v + v
+  # Zero and sign extension of the packed values.
+  d_ref[...] = (u.astype(jnp.int32) + i.astype(jnp.int32) * 100 +
+                v.astype(jnp.int32) * 10000)
+
+
+def wrap(u4, i2, u2):
+  spec = pl.BlockSpec((8, 128), lambda i: (i, 0))
+  return pl.pallas_call(
+      wrap_kernel, grid=(2,), in_specs=[spec] * 3, out_specs=[spec] * 4,
+      out_shape=(S((16, 128), jnp.uint4), S((16, 128), jnp.int2),
+                 S((16, 128), jnp.uint2), S((16, 128), jnp.int32)))(u4, i2, u2)
+
+
+def odd_kernel(x_ref, o_ref, n_ref):
+  x = x_ref[...]
+  o_ref[...] = x - jnp.int4(3)
+  n_ref[...] = x.astype(jnp.int8)
+
+
+def odd(x):
+  # Blocks of 5 columns of rows of 10 (and of 1 row of 127): their elements
+  # start mid-byte in the packed array.
+  return pl.pallas_call(
+      odd_kernel, grid=(3, 2),
+      in_specs=[pl.BlockSpec((1, 5), lambda i, j: (i, j))],
+      out_specs=[pl.BlockSpec((1, 5), lambda i, j: (i, j))] * 2,
+      out_shape=(S((3, 10), jnp.int4), S((3, 10), jnp.int8)))(x)
+
+
+def odd_rows(x):
+  spec = pl.BlockSpec((1, 127), lambda i: (i, 0))
+  return pl.pallas_call(
+      odd_kernel, grid=(5,), in_specs=[spec], out_specs=[spec] * 2,
+      out_shape=(S((5, 127), jnp.int4), S((5, 127), jnp.int8)))(x)
+
+
+def ints(shape, dtype, seed):
+  """Every value of a sub-byte dtype, at random."""
+  info = jnp.iinfo(dtype)
+  rng = np.random.default_rng(seed)
+  return rng.integers(int(info.min), int(info.max) + 1, shape).astype(dtype)
 
 
 @skip_without_jax
@@ -96,10 +165,52 @@ class PackedInts(PallascCase):
       self.assertEqual([a["dtype"] for a in json.load(fh)["inputs"]],
                        ["i4", "u4", "i2"])
 
-  def test_cpu_and_gpu_targets_refuse(self):
+  def test_cpu_packed_kernel(self):
+    # i4, u4 and i2 inputs; f32, i4 (wrapping x + x) and i8 outputs.
+    (c,) = self.export(packed, *packed_args())
+    self.check_call(c, targets=("cpu",), inputs=[
+        ints((16, 128), jnp.int4, 1), ints((16, 128), jnp.uint4, 2),
+        ints((16, 128), jnp.int2, 3)])
+
+  def test_cpu_int4_dequant(self):
+    (c,) = self.export(dequant, S((16, 128), jnp.int4),
+                       S((1, 128), jnp.float32))
+    rng = np.random.default_rng(4)
+    self.check_call(c, inputs=[
+        ints((16, 128), jnp.int4, 5),
+        rng.uniform(-1, 1, (1, 128)).astype(np.float32)])
+
+  def test_cpu_wraparound(self):
+    (c,) = self.export(wrap, S((16, 128), jnp.uint4), S((16, 128), jnp.int2),
+                       S((16, 128), jnp.uint2))
+    want = self.check_call(c, inputs=[
+        ints((16, 128), jnp.uint4, 6), ints((16, 128), jnp.int2, 7),
+        ints((16, 128), jnp.uint2, 8)])
+    # The results do wrap: u4 15 * 15 + 15 = 240 is 0.
+    self.assertEqual(want[0].dtype, jnp.uint4)
+    self.assertLessEqual(int(np.max(want[0].astype(np.int32))), 15)
+
+  def test_cpu_blocks_start_mid_byte(self):
+    for fn, shape in ((odd, (3, 10)), (odd_rows, (5, 127))):
+      (c,) = self.export(fn, S(shape, jnp.int4), sub=fn.__name__)
+      self.check_call(c, inputs=[ints(shape, jnp.int4, 9)])
+
+  def test_cpu_library_takes_packed_buffers(self):
+    # --emit=header,lib: the entry point's int4 parameters are packed bytes.
+    (c,) = self.export(dequant, S((16, 128), jnp.int4),
+                       S((1, 128), jnp.float32))
+    out = os.path.join(self.dir, "lib")
+    self.pallasc(c.paths[0], "--spec", c.paths[1], "--target", "cpu",
+                 "--emit=header,lib",
+                 "-o", out)
+    with open(os.path.join(out, c.name + ".h")) as fh:
+      header = fh.read()
+    self.assertIn("const uint8_t *in0", header)
+
+  def test_gpu_targets_refuse(self):
     (c,) = self.export(packed, *packed_args())
     line = line_of(packed_kernel, "def packed_kernel")
-    for t in ("cpu", "cuda:sm_90a", "rocm:gfx942"):
+    for t in ("cuda:sm_90a", "rocm:gfx942"):
       out = os.path.join(self.dir, "out-" + t.replace(":", "-"))
       r = self.pallasc(c.paths[0], "--spec", c.paths[1], "--target", t, "-o",
                        out, expect=1)
