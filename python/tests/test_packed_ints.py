@@ -103,6 +103,46 @@ def odd_rows(x):
       out_shape=(S((5, 127), jnp.int4), S((5, 127), jnp.int8)))(x)
 
 
+def scratch_kernel(x_ref, o_ref, t_ref):
+  # int4 scratch, written then read back; two rows of it (a view of whole
+  # rows at a dynamic row, 64 bytes each) doubled in place.
+  t_ref[...] = x_ref[...] + jnp.int4(1)
+  r = pl.program_id(0) * 2
+  rows = t_ref[pl.ds(r, 2), :]
+  t_ref[pl.ds(r, 2), :] = rows + rows
+  o_ref[...] = t_ref[...].astype(jnp.int8)
+
+
+def widen_kernel(x_ref, o_ref):
+  o_ref[...] = (x_ref[...] * jnp.int4(2)).astype(jnp.int8)
+
+
+def widen(x):
+  return pl.pallas_call(widen_kernel, out_shape=S((8, 128), jnp.int8))(x)
+
+
+def scratch(x):
+  from jax.experimental.pallas import tpu as pltpu
+  spec = pl.BlockSpec((8, 128), lambda i: (i, 0))
+  return pl.pallas_call(
+      scratch_kernel, grid=(2,), in_specs=[spec], out_specs=spec,
+      out_shape=S((16, 128), jnp.int8),
+      scratch_shapes=[pltpu.VMEM((8, 128), jnp.int4)])(x)
+
+
+def column_kernel(x_ref, o_ref):
+  j = pl.program_id(0)
+  o_ref[...] = x_ref[:, pl.ds(j, 4)].astype(jnp.int8)
+
+
+def column(x):
+  return pl.pallas_call(
+      column_kernel, grid=(2,),
+      in_specs=[pl.BlockSpec((8, 128), lambda i: (0, 0))],
+      out_specs=pl.BlockSpec((8, 4), lambda i: (0, i)),
+      out_shape=S((8, 8), jnp.int8))(x)
+
+
 def ints(shape, dtype, seed):
   """Every value of a sub-byte dtype, at random."""
   info = jnp.iinfo(dtype)
@@ -194,6 +234,38 @@ class PackedInts(PallascCase):
     for fn, shape in ((odd, (3, 10)), (odd_rows, (5, 127))):
       (c,) = self.export(fn, S(shape, jnp.int4), sub=fn.__name__)
       self.check_call(c, inputs=[ints(shape, jnp.int4, 9)])
+
+  def test_cpu_scratch_and_row_views(self):
+    (c,) = self.export(scratch, S((16, 128), jnp.int4))
+    self.check_call(c, inputs=[ints((16, 128), jnp.int4, 10)])
+
+  def test_cpu_int4_arithmetic_wraps_before_a_conversion(self):
+    # pallasc computes int4 arithmetic in 4 bits, as StableHLO defines it and
+    # as jnp's op-by-op evaluation gives: 5 * 2 is -6, then int8 -6. XLA:CPU
+    # (and so interpret mode under jit) fuses the product with the
+    # conversion and computes it in 8 bits: 10. Values that go through an
+    # int4 ref agree either way (the other tests).
+    (c,) = self.export(widen, S((8, 128), jnp.int4))
+    x = ints((8, 128), jnp.int4, 11)
+    eager = np.asarray((jnp.asarray(x) * jnp.int4(2)).astype(jnp.int8))
+    self.assertEqual(int(eager.flat[np.argmax(np.asarray(x, np.int8) == 5)]),
+                     -6)
+    self.check_call(c, inputs=[x], want=[eager])
+
+  def test_cpu_refuses_a_view_of_columns(self):
+    # A slice of the minor dimension at a dynamic start has no packed view:
+    # refused at the kernel's line, nothing written.
+    (c,) = self.export(column, S((8, 128), jnp.int4))
+    line = line_of(column_kernel, "o_ref[...] = x_ref[:, pl.ds(j, 4)]")
+    out = os.path.join(self.dir, "col")
+    r = self.pallasc(c.paths[0], "--spec", c.paths[1], "--target", "cpu",
+                     "-o", out, expect=1)
+    self.assertIn(f"test_packed_ints.py:{line}:", r.stderr)
+    self.assertIn("of the packed 'memref<8x128xi4>' (int4/uint4/int2/uint2, "
+                  "stored 2 or 4 per byte) is not supported on target 'cpu': "
+                  "the CPU lowering takes views of whole rows, of static "
+                  "sizes, starting on a byte", r.stderr)
+    self.assertFalse(os.path.exists(out) and os.listdir(out))
 
   def test_cpu_library_takes_packed_buffers(self):
     # --emit=header,lib: the entry point's int4 parameters are packed bytes.
