@@ -90,3 +90,20 @@ func.func @dynamic_column(%x: memref<8x128xi4>, %j: index) -> i4 {
   %e = memref.load %v[%c0, %c0] : memref<8x4xi4, strided<[128, 1], offset: ?>>
   return %e : i4
 }
+
+// -----
+
+// Bool memrefs keep one byte per element (the runtime's layout): untouched,
+// while a cast of a packed memref becomes a cast of its bytes (which
+// canonicalization folds into the load).
+// CHECK-LABEL: func.func @bools_and_casts(
+// CHECK-SAME: %[[B:.+]]: memref<8xi1>, %[[X:.+]]: memref<4xi8>
+// CHECK:       memref.load %[[B]][%{{.+}}] : memref<8xi1>
+// CHECK:       memref.load %[[X]][%{{.+}}] : memref<4xi8>
+// CHECK:       arith.trunci %{{.+}} : i8 to i4
+func.func @bools_and_casts(%b: memref<8xi1>, %x: memref<8xi4>, %i: index) -> (i1, i4) {
+  %v = memref.load %b[%i] : memref<8xi1>
+  %c = memref.cast %x : memref<8xi4> to memref<?xi4>
+  %e = memref.load %c[%i] : memref<?xi4>
+  return %v, %e : i1, i4
+}

@@ -50,7 +50,7 @@ bool isPackedMemRef(Type type) {
   if (!memref)
     return false;
   auto i = dyn_cast<IntegerType>(memref.getElementType());
-  return i && i.getWidth() < 8 && 8 % i.getWidth() == 0;
+  return i && (i.getWidth() == 4 || i.getWidth() == 2);
 }
 
 /// A copy between packed memrefs that are not both dense as a loop nest of
@@ -153,6 +153,25 @@ struct ConvertAlignedPointer final
   }
 };
 
+/// A cast between packed memrefs: a cast of their bytes (a no-op when the
+/// byte memrefs agree).
+struct ConvertCast final : OpConversionPattern<memref::CastOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(memref::CastOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Type type = getTypeConverter()->convertType(op.getType());
+    if (!type)
+      return rewriter.notifyMatchFailure(op, "unconvertible type");
+    if (type == adaptor.getSource().getType())
+      rewriter.replaceOp(op, adaptor.getSource());
+    else
+      rewriter.replaceOpWithNewOp<memref::CastOp>(op, type,
+                                                  adaptor.getSource());
+    return success();
+  }
+};
+
 /// The metadata of a packed memref of static layout (a kernel's ref
 /// argument, which upstream's patterns cannot resolve): constants, and the
 /// base buffer of its bytes.
@@ -207,6 +226,13 @@ struct EmulatePackedIntegersPass
     MLIRContext *ctx = &getContext();
     arith::NarrowTypeEmulationConverter converter(8);
     memref::populateMemRefNarrowTypeEmulationConversions(converter);
+    // Bool memrefs keep a byte per element (the runtime's layout): only i4
+    // and i2 are packed. (Conversions added later are tried first.)
+    converter.addConversion([](MemRefType type) -> std::optional<Type> {
+      if (isPackedMemRef(type))
+        return std::nullopt;
+      return type;
+    });
     ConversionTarget target(*ctx);
     target.addDynamicallyLegalOp<func::FuncOp>([&](func::FuncOp op) {
       return converter.isSignatureLegal(op.getFunctionType());
@@ -222,7 +248,8 @@ struct EmulatePackedIntegersPass
     memref::populateMemRefNarrowTypeEmulationPatterns(converter, patterns);
     scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
                                                          target);
-    patterns.add<ConvertAlignedPointer, ConvertStaticMetadata>(converter, ctx);
+    patterns.add<ConvertAlignedPointer, ConvertCast, ConvertStaticMetadata>(
+        converter, ctx);
     if (failed(applyPartialConversion(module, target, std::move(patterns))))
       signalPassFailure();
   }
