@@ -18,7 +18,7 @@
 // CPU-LABEL: pallas.kernel @bytes
 
 // The kernel's int4 ref argument comes before the ops that use it.
-// expected-error @+1 {{dtype int4/uint4 ('i4', packed 2 per byte) is not supported on target 'cuda:sm_90a' yet: '!pallas.ref<8x128xi4>' has no packed lowering there; compile for --target tpu, or widen it to int8 in the caller}}
+// expected-error @+1 {{dtype int4/uint4 ('i4', packed 2 per byte) is not supported on target 'cuda:sm_90a' yet: '!pallas.ref<8x128xi4>' has no packed lowering there; compile for --target cpu or tpu, or widen it to int8 in the caller}}
 pallas.kernel @int4_ref(%x_ref: !pallas.ref<8x128xi4>,
                         %o_ref: !pallas.ref<8x128xf32>) {
   %x = pallas.load %x_ref[] : !pallas.ref<8x128xi4> -> tensor<8x128xi4>

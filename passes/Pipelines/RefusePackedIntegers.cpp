@@ -50,7 +50,7 @@ struct RefusePackedIntegersPass
                      << " per byte) is not supported on target '" << target
                      << "' yet: " << type
                      << " has no packed lowering there; compile for --target "
-                        "tpu, or widen it to int8 in the caller";
+                        "cpu or tpu, or widen it to int8 in the caller";
       signalPassFailure();
     };
     getOperation()->walk<WalkOrder::PreOrder>([&](Operation *op) {
