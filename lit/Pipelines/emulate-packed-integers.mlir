@@ -3,7 +3,8 @@
 // the elements packed as XLA packs them (2 or 4 per byte, element 0 in the
 // low bits, rows not padded); a load is a byte load, an arithmetic shift by
 // the element's bit offset and a truncation (sign or zero extension is the
-// op's after it), a store clears the element's bits and ors the value in.
+// op's after it), a store loads the byte, clears the element's bits, ors the
+// value in and stores it (not atomically: the host runs one step at a time).
 // RUN: pallasc-opt %s --split-input-file --pallas-emulate-packed-integers --canonicalize --cse --verify-diagnostics | FileCheck %s
 
 // CHECK-DAG: #[[$BYTE:.+]] = affine_map<()[s0, s1] -> (s0 * 64 + s1 floordiv 2)>
@@ -24,8 +25,10 @@
 // CHECK:       %[[M:.+]] = arith.shli %[[MASK]], %[[SH]] : i8
 // CHECK:       %[[CLEAR:.+]] = arith.xori %[[M]], %[[ONES]] : i8
 // CHECK:       %[[PUT:.+]] = arith.shli %[[WIDE]], %[[SH]] : i8
-// CHECK:       memref.atomic_rmw andi %[[CLEAR]], %[[W]][%[[AT]]] : (i8, memref<512xi8>) -> i8
-// CHECK:       memref.atomic_rmw ori %[[PUT]], %[[W]][%[[AT]]] : (i8, memref<512xi8>) -> i8
+// CHECK:       %[[OLD:.+]] = memref.load %[[W]][%[[AT]]] : memref<512xi8>
+// CHECK:       %[[KEPT:.+]] = arith.andi %[[OLD]], %[[CLEAR]] : i8
+// CHECK:       %[[NEW:.+]] = arith.ori %[[KEPT]], %[[PUT]] : i8
+// CHECK:       memref.store %[[NEW]], %[[W]][%[[AT]]] : memref<512xi8>
 func.func @int4_block(%x: memref<8x128xi4>,
                       %o: memref<8x128xf32, strided<[?, 1], offset: ?>>,
                       %w: memref<8x128xi4>) {
@@ -58,7 +61,7 @@ func.func @int4_block(%x: memref<8x128xi4>,
 // CHECK:       memref.load %[[ROW]]
 // CHECK:       arith.shrsi
 // CHECK:       arith.trunci %{{.+}} : i8 to i2
-// CHECK:       memref.atomic_rmw ori %{{.+}}, %[[O]]
+// CHECK:       memref.store %{{.+}}, %[[O]]
 // CHECK:       memref.dealloc %[[A]] : memref<8xi8>
 func.func @int2_rows(%o: memref<1x8xi2>) {
   %a = memref.alloc() : memref<4x8xi2>
@@ -94,15 +97,20 @@ func.func @dynamic_column(%x: memref<8x128xi4>, %j: index) -> i4 {
 // -----
 
 // Bool memrefs keep one byte per element (the runtime's layout): untouched,
-// while a cast of a packed memref becomes a cast of its bytes (which
-// canonicalization folds into the load).
+// and so are the kernel's own atomics, while a cast of a packed memref
+// becomes a cast of its bytes (which canonicalization folds into the load).
 // CHECK-LABEL: func.func @bools_and_casts(
-// CHECK-SAME: %[[B:.+]]: memref<8xi1>, %[[X:.+]]: memref<4xi8>
+// CHECK-SAME: %[[B:.+]]: memref<8xi1>, %[[X:.+]]: memref<4xi8>, %{{.+}}: index, %[[Y:.+]]: memref<4xi8>
 // CHECK:       memref.load %[[B]][%{{.+}}] : memref<8xi1>
+// CHECK:       memref.atomic_rmw andi %{{.+}}, %[[Y]]
+// CHECK-NEXT:  memref.atomic_rmw ori %{{.+}}, %[[Y]]
 // CHECK:       memref.load %[[X]][%{{.+}}] : memref<4xi8>
 // CHECK:       arith.trunci %{{.+}} : i8 to i4
-func.func @bools_and_casts(%b: memref<8xi1>, %x: memref<8xi4>, %i: index) -> (i1, i4) {
+func.func @bools_and_casts(%b: memref<8xi1>, %x: memref<8xi4>, %i: index, %y: memref<4xi8>) -> (i1, i4) {
   %v = memref.load %b[%i] : memref<8xi1>
+  %k = arith.constant 5 : i8
+  %a0 = memref.atomic_rmw andi %k, %y[%i] : (i8, memref<4xi8>) -> i8
+  %a1 = memref.atomic_rmw ori %k, %y[%i] : (i8, memref<4xi8>) -> i8
   %c = memref.cast %x : memref<8xi4> to memref<?xi4>
   %e = memref.load %c[%i] : memref<?xi4>
   return %v, %e : i1, i4

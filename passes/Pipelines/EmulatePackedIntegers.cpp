@@ -8,7 +8,8 @@
 // (memref::populateMemRefNarrowTypeEmulationPatterns) turns the memref into
 // a one-dimensional memref of bytes (the kernel's ref arguments, allocations,
 // views), and each load into a byte load, a shift and a truncation, each
-// store into read-modify-writes of its byte (clear under a mask, or). Arithmetic stays
+// store into a read-modify-write of its byte (clear under a mask, or; plain,
+// not atomic: the host runs one kernel step at a time on one thread). Arithmetic stays
 // in i4/i2 (LLVM wraps it at 4 or 2 bits, as XLA does).
 //
 // Before the conversion, copies between packed memrefs of different layouts
@@ -203,6 +204,38 @@ struct ConvertStaticMetadata final
   }
 };
 
+/// Upstream's store is two atomic read-modify-writes of its byte (clear the
+/// element's bits, or the value in). The host runs one kernel step at a time
+/// on one thread, so the stores it created (those not in `before`) become one
+/// plain load, and, or and store of the byte.
+void plainStores(ModuleOp module,
+                 const llvm::DenseSet<Operation *> &before) {
+  SmallVector<memref::AtomicRMWOp> clears;
+  module.walk([&](memref::AtomicRMWOp op) {
+    if (!before.contains(op) && op.getKind() == arith::AtomicRMWKind::andi)
+      clears.push_back(op);
+  });
+  for (memref::AtomicRMWOp clear : clears) {
+    auto put = dyn_cast_or_null<memref::AtomicRMWOp>(clear->getNextNode());
+    if (!put || before.contains(put) ||
+        put.getKind() != arith::AtomicRMWKind::ori ||
+        put.getMemref() != clear.getMemref() ||
+        put.getIndices() != clear.getIndices() || !clear->use_empty() ||
+        !put->use_empty())
+      continue;
+    OpBuilder b(clear);
+    Location loc = clear.getLoc();
+    Value byte = memref::LoadOp::create(b, loc, clear.getMemref(),
+                                        clear.getIndices());
+    Value kept = arith::AndIOp::create(b, loc, byte, clear.getValue());
+    Value stored = arith::OrIOp::create(b, loc, kept, put.getValue());
+    memref::StoreOp::create(b, loc, stored, clear.getMemref(),
+                            clear.getIndices());
+    put.erase();
+    clear.erase();
+  }
+}
+
 struct EmulatePackedIntegersPass
     : pallas::impl::PallasEmulatePackedIntegersBase<
           EmulatePackedIntegersPass> {
@@ -242,16 +275,20 @@ struct EmulatePackedIntegersPass
     target.addDynamicallyLegalDialect<arith::ArithDialect,
                                       memref::MemRefDialect,
                                       affine::AffineDialect>(legal);
+    llvm::DenseSet<Operation *> atomics;
+    module.walk([&](memref::AtomicRMWOp op) { atomics.insert(op); });
     RewritePatternSet patterns(ctx);
     arith::populateArithNarrowTypeEmulationPatterns(converter, patterns);
-    // A store is two atomic read-modify-writes of its byte (and, or).
+    // A store: two atomic read-modify-writes of its byte (and, or), made
+    // one plain read-modify-write after the conversion (plainStores).
     memref::populateMemRefNarrowTypeEmulationPatterns(converter, patterns);
     scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
                                                          target);
     patterns.add<ConvertAlignedPointer, ConvertCast, ConvertStaticMetadata>(
         converter, ctx);
     if (failed(applyPartialConversion(module, target, std::move(patterns))))
-      signalPassFailure();
+      return signalPassFailure();
+    plainStores(module, atomics);
   }
 };
 
