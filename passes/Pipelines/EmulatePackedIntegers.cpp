@@ -140,35 +140,21 @@ LogicalResult checkViews(ModuleOp module) {
   return failure(walk.wasInterrupted());
 }
 
-/// An op that only passes a memref on (its aligned pointer): the same op on
-/// the packed bytes.
-struct ConvertAlignedPointer final
-    : OpConversionPattern<memref::ExtractAlignedPointerAsIndexOp> {
-  using OpConversionPattern::OpConversionPattern;
+/// An op that passes a packed memref on (memref.cast, the aligned pointer
+/// of memref.extract_aligned_pointer_as_index): the same op on the bytes,
+/// of converted result types.
+template <typename OpTy>
+struct ConvertPassThrough final : OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
   LogicalResult
-  matchAndRewrite(memref::ExtractAlignedPointerAsIndexOp op, OpAdaptor adaptor,
+  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    rewriter.replaceOpWithNewOp<memref::ExtractAlignedPointerAsIndexOp>(
-        op, adaptor.getSource());
-    return success();
-  }
-};
-
-/// A cast between packed memrefs: a cast of their bytes (a no-op when the
-/// byte memrefs agree).
-struct ConvertCast final : OpConversionPattern<memref::CastOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(memref::CastOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Type type = getTypeConverter()->convertType(op.getType());
-    if (!type)
+    SmallVector<Type> types;
+    if (failed(this->getTypeConverter()->convertTypes(op->getResultTypes(),
+                                                      types)))
       return rewriter.notifyMatchFailure(op, "unconvertible type");
-    if (type == adaptor.getSource().getType())
-      rewriter.replaceOp(op, adaptor.getSource());
-    else
-      rewriter.replaceOpWithNewOp<memref::CastOp>(op, type,
-                                                  adaptor.getSource());
+    rewriter.replaceOpWithNewOp<OpTy>(op, types, adaptor.getOperands(),
+                                      op->getAttrs());
     return success();
   }
 };
@@ -284,8 +270,9 @@ struct EmulatePackedIntegersPass
     memref::populateMemRefNarrowTypeEmulationPatterns(converter, patterns);
     scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
                                                          target);
-    patterns.add<ConvertAlignedPointer, ConvertCast, ConvertStaticMetadata>(
-        converter, ctx);
+    patterns.add<ConvertPassThrough<memref::CastOp>,
+                 ConvertPassThrough<memref::ExtractAlignedPointerAsIndexOp>,
+                 ConvertStaticMetadata>(converter, ctx);
     if (failed(applyPartialConversion(module, target, std::move(patterns))))
       return signalPassFailure();
     plainStores(module, atomics);

@@ -143,6 +143,17 @@ def column(x):
       out_shape=S((8, 8), jnp.int8))(x)
 
 
+def aliased_kernel(x_ref, o_ref):
+  o_ref[...] = x_ref[...] * jnp.int4(3) + jnp.int4(1)
+
+
+def aliased(x):
+  spec = pl.BlockSpec((8, 128), lambda i: (i, 0))
+  return pl.pallas_call(
+      aliased_kernel, grid=(2,), in_specs=[spec], out_specs=spec,
+      out_shape=S((16, 128), jnp.int4), input_output_aliases={0: 0})(x)
+
+
 def ints(shape, dtype, seed):
   """Every value of a sub-byte dtype, at random."""
   info = jnp.iinfo(dtype)
@@ -251,6 +262,21 @@ class PackedInts(PallascCase):
     self.assertEqual(int(eager.flat[np.argmax(np.asarray(x, np.int8) == 5)]),
                      -6)
     self.check_call(c, inputs=[x], want=[eager])
+
+  def test_cpu_wrapper_program(self):
+    # vmap at axis 1 of an aliased int4 input: @main transposes the packed
+    # array around the call and runs compiled (the host program path).
+    (c,) = self.export(aliased, S((16, 128), jnp.int4))
+    x = ints((16, 3, 128), jnp.int4, 12)
+    d = os.path.dirname(c.paths[0])
+    np.save(os.path.join(d, "x.npy"), x)
+    out = os.path.join(d, "o.npy")
+    self.pallasc("run", c.paths[0], "--spec", c.paths[1], "--vmap", "1:3",
+                 "--input", os.path.join(d, "x.npy"), "--output", out)
+    got = np.load(out).view(jnp.int4)
+    want = (x.astype(np.int32) * 3 + 1 + 8) % 16 - 8
+    np.testing.assert_array_equal(got.astype(np.int32),
+                                  want.transpose(1, 0, 2))
 
   def test_cpu_refuses_a_view_of_columns(self):
     # A slice of the minor dimension at a dynamic start has no packed view:
