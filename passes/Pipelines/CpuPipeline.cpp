@@ -44,9 +44,6 @@
 using namespace mlir;
 
 void mlir::pallas::buildCpuPipeline(OpPassManager &pm) {
-  // int4/uint4/int2/uint2 have no packed lowering on the host yet: refused
-  // by name, never computed in a widened copy.
-  pm.addPass(createPallasRefusePackedIntegers());
   // lax.platform_dependent takes its `cpu` branch, as in interpret mode.
   PallasResolvePlatformOptions platform;
   platform.platform = "cpu";
@@ -57,7 +54,8 @@ void mlir::pallas::buildCpuPipeline(OpPassManager &pm) {
   // fp8 values are computed in f32 and converted with integer operations.
   pm.addPass(createPallasExpandFp8());
   // Refs take strided memrefs: the runtime passes blocks as views into the
-  // (padded) arrays, without copying them.
+  // (padded) arrays, without copying them (packed int4/int2 refs excepted:
+  // their blocks are dense packed copies, pallas-emulate-packed-integers).
   PallasToLinalgOptions toLinalg;
   toLinalg.stridedRefs = true;
   // A symbolic call's symbol values are kernel arguments, after the refs.
@@ -95,6 +93,9 @@ void mlir::pallas::buildCpuPipeline(OpPassManager &pm) {
   pm.addPass(createCanonicalizerPass());
 
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  // int4/uint4/int2/uint2 memrefs hold their elements packed in bytes, as
+  // XLA packs them (the runtime passes their blocks so).
+  pm.addPass(createPallasEmulatePackedIntegers());
   HostToLLVMOptions toLLVM;
   toLLVM.expandBf16 = true;
   buildHostToLLVMPipeline(pm, toLLVM);

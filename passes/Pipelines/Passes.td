@@ -87,17 +87,51 @@ def PallasRefusePackedIntegers : Pass<"pallas-refuse-packed-integers",
   let description = [{
     int4/uint4 (`i4`) and int2/uint2 (`i2`) arrays are stored packed, 2 or
     4 elements per byte with the first in the low bits, as XLA and ml_dtypes
-    pack them (docs/gridspec.md). The CPU and GPU pipelines have no lowering
-    of packed storage yet: they start with this pass, which fails at the
-    first value (an op result or a block argument: a ref, a tensor or a
-    scalar) whose element type is `i4` or `i2`, naming the dtype and the
-    `target`, instead of computing with a widened copy. A module without
-    such values is untouched (RefusePackedIntegers.cpp).
+    pack them (docs/gridspec.md). The GPU pipelines have no lowering of
+    packed storage yet: they start with this pass, which fails at the first
+    value (an op result or a block argument: a ref, a tensor or a scalar)
+    whose element type is `i4` or `i2`, naming the dtype and the `target`,
+    instead of computing with a widened copy. A module without such values
+    is untouched, and so is every module for target `cpu`, whose pipeline
+    lowers packed storage (pallas-emulate-packed-integers;
+    RefusePackedIntegers.cpp).
   }];
   let options = [
     Option<"target", "target", "std::string", /*default=*/"\"cpu\"",
            "the target named in the message (cpu, cuda:sm_90a, rocm:gfx942)">
   ];
+}
+
+def PallasEmulatePackedIntegers : Pass<"pallas-emulate-packed-integers",
+                                       "::mlir::ModuleOp"> {
+  let summary = "Stores i4/i2 memrefs packed in bytes, as XLA packs int4, "
+                "uint4, int2 and uint2 (the host pipeline)";
+  let description = [{
+    The CPU pipeline runs it after bufferization and linalg-to-loops. Every
+    memref of `i4` or `i2` elements (the kernel's ref arguments, scratch,
+    allocations, views) becomes a one-dimensional memref of bytes holding
+    the elements packed, 2 or 4 per byte, element 0 in the low bits, with no
+    padding between rows (docs/gridspec.md#arrays); the runtime passes those
+    arrays' blocks packed so. A load becomes a byte load, a shift right and a
+    truncation; a store a read-modify-write of its byte under a mask
+    (upstream's narrow-type emulation). Arithmetic stays in `i4`/`i2`.
+
+    Before:
+    ```mlir
+    func.func @k(%x: memref<8x128xi4>) -> i4 {
+      %v = memref.load %x[%i, %j] : memref<8x128xi4>
+    ```
+    After: `%x: memref<512xi8>`, `memref.load %x[(i * 128 + j) floordiv 2]`,
+    `arith.shrsi` by `(j mod 2) * 4`, `arith.trunci` to `i4`.
+
+    A copy between packed memrefs of different layouts becomes a loop of
+    element loads and stores first. A view that is not whole rows of static
+    sizes is refused at its location (EmulatePackedIntegers.cpp).
+  }];
+  let dependentDialects = ["::mlir::affine::AffineDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect"];
 }
 
 #endif // PALLASC_PASSES_PIPELINES_PASSES_TD

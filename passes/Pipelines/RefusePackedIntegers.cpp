@@ -1,9 +1,10 @@
 //===- RefusePackedIntegers.cpp - i4/i2 on targets without them -*- C++ -*-===//
 //
 // int4/uint4/int2/uint2 arrays are packed storage (2 or 4 elements per
-// byte); the CPU and GPU pipelines cannot lower them yet, so they refuse a
-// kernel holding one, at the value's location, before anything is lowered
-// (docs/gridspec.md#dtypes).
+// byte); the GPU pipelines cannot lower them yet, so they refuse a kernel
+// holding one, at the value's location, before anything is lowered
+// (docs/gridspec.md#dtypes). The CPU pipeline lowers them
+// (pallas-emulate-packed-integers): for target `cpu` the pass does nothing.
 //
 //===----------------------------------------------------------------------===//
 
@@ -38,6 +39,9 @@ struct RefusePackedIntegersPass
   using Base::Base;
 
   void runOnOperation() final {
+    // The host lowers packed storage (pallas-emulate-packed-integers).
+    if (target == "cpu")
+      return markAllAnalysesPreserved();
     auto refuse = [&](Location loc, Type type, IntegerType element) {
       const char *dtypes =
           element.getWidth() == 4 ? "int4/uint4" : "int2/uint2";
@@ -46,7 +50,7 @@ struct RefusePackedIntegersPass
                      << " per byte) is not supported on target '" << target
                      << "' yet: " << type
                      << " has no packed lowering there; compile for --target "
-                        "tpu, or widen it to int8 in the caller";
+                        "cpu or tpu, or widen it to int8 in the caller";
       signalPassFailure();
     };
     getOperation()->walk<WalkOrder::PreOrder>([&](Operation *op) {

@@ -45,8 +45,9 @@ const char *cType(DType dtype) {
   case DType::F8E5M2:
   case DType::F8E4M3FNUZ:
   case DType::F8E5M2FNUZ:
-  // Packed bytes (2 or 4 elements each); no launcher target accepts them
-  // yet (pallas-refuse-packed-integers).
+  // Packed bytes (2 or 4 elements each, as XLA packs them): the cpu
+  // launcher's storage; the GPU targets refuse them
+  // (pallas-refuse-packed-integers).
   case DType::I4:
   case DType::U4:
   case DType::I2:

@@ -2,6 +2,8 @@
 
 #include "src/Launch/ElementType.h"
 
+#include <cstring>
+
 namespace pallasc::launch {
 
 namespace {
@@ -95,6 +97,56 @@ unsigned elementBits(ElementType type) {
   }
 }
 bool isPackedElement(ElementType type) { return elementBits(type) < 8; }
+
+bool storageBytes(ElementType type, uint64_t count, uint64_t &bytes) {
+  if (!isPackedElement(type))
+    return !__builtin_mul_overflow(count, elementSize(type), &bytes);
+  uint64_t bits;
+  if (__builtin_mul_overflow(count, uint64_t(elementBits(type)), &bits))
+    return false;
+  bytes = bits / 8 + (bits % 8 != 0);
+  return true;
+}
+
+void packElements(const uint8_t *unpacked, uint64_t count, ElementType type,
+                  uint8_t *packed) {
+  unsigned bits = elementBits(type), perByte = 8 / bits;
+  uint8_t mask = static_cast<uint8_t>((1u << bits) - 1);
+  for (uint64_t i = 0; i < count; i += perByte) {
+    uint8_t byte = 0;
+    for (unsigned k = 0; k < perByte && i + k < count; ++k)
+      byte |= static_cast<uint8_t>((unpacked[i + k] & mask) << (k * bits));
+    packed[i / perByte] = byte;
+  }
+}
+
+void unpackElements(const uint8_t *packed, uint64_t count, ElementType type,
+                    uint8_t *unpacked) {
+  unsigned bits = elementBits(type), perByte = 8 / bits;
+  uint8_t mask = static_cast<uint8_t>((1u << bits) - 1);
+  for (uint64_t i = 0; i < count; ++i)
+    unpacked[i] = (packed[i / perByte] >> (i % perByte * bits)) & mask;
+}
+
+void copyPackedElements(const uint8_t *src, uint64_t from, uint8_t *dst,
+                        uint64_t to, uint64_t count, unsigned bits) {
+  unsigned perByte = 8 / bits;
+  uint8_t mask = static_cast<uint8_t>((1u << bits) - 1);
+  // Whole bytes when both runs start on a byte boundary.
+  if (from % perByte == 0 && to % perByte == 0) {
+    uint64_t whole = count / perByte;
+    std::memcpy(dst + to / perByte, src + from / perByte, whole);
+    from += whole * perByte;
+    to += whole * perByte;
+    count -= whole * perByte;
+  }
+  for (uint64_t i = 0; i < count; ++i, ++from, ++to) {
+    uint8_t v = (src[from / perByte] >> (from % perByte * bits)) & mask;
+    unsigned shift = to % perByte * bits;
+    uint8_t &d = dst[to / perByte];
+    d = static_cast<uint8_t>((d & ~(mask << shift)) | (v << shift));
+  }
+}
 bool isFloatElement(ElementType type) {
   return elementTypeInfo(type).kind == Kind::Float;
 }

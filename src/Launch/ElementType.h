@@ -93,6 +93,26 @@ size_t elementSize(ElementType type);
 unsigned elementBits(ElementType type);
 /// int4, uint4, int2, uint2: packed in the kernel's storage.
 bool isPackedElement(ElementType type);
+/// Bytes that `count` elements of `type` take in the kernel's storage:
+/// count x elementSize, or for int4/uint4/int2/uint2 count x bits / 8
+/// rounded up (the last byte padded with zero bits); false on overflow.
+bool storageBytes(ElementType type, uint64_t count, uint64_t &bytes);
+/// Packs `count` elements held one per byte as ml_dtypes holds them (the
+/// value in the low bits) into XLA's packed layout at `packed`
+/// (storageBytes(type, count) bytes): element i in bits [i*b, i*b + b) of
+/// the little-endian bit string, b = elementBits(type). Bits above an
+/// element's width in its byte are dropped; the padding bits are zero.
+void packElements(const uint8_t *unpacked, uint64_t count, ElementType type,
+                  uint8_t *packed);
+/// The inverse: one element per byte, zero-extended as ml_dtypes stores
+/// int4/uint4/int2/uint2 (an int4 -1 is the byte 0x0f).
+void unpackElements(const uint8_t *packed, uint64_t count, ElementType type,
+                    uint8_t *unpacked);
+/// Copies `count` packed elements from element `from` of `src` to element
+/// `to` of `dst` (element offsets in units of `bits`-wide elements, 2 or 4
+/// bits); the other bits of `dst` are kept.
+void copyPackedElements(const uint8_t *src, uint64_t from, uint8_t *dst,
+                        uint64_t to, uint64_t count, unsigned bits);
 bool isFloatElement(ElementType type);
 bool isSignedElement(ElementType type);
 

@@ -54,10 +54,12 @@ void fillUninitialized(void *data, int64_t count, ElementType type) {
   case ElementType::I4:
   case ElementType::U4:
   case ElementType::I2:
-  case ElementType::U2:
-    if (count > 0)
-      std::memset(data, 0, static_cast<size_t>(count) * elementSize(type));
+  case ElementType::U2: {
+    uint64_t bytes = 0;
+    if (count > 0 && storageBytes(type, static_cast<uint64_t>(count), bytes))
+      std::memset(data, 0, bytes);
     return;
+  }
   }
 }
 
@@ -66,7 +68,7 @@ bool HostArrayType::byteSize(uint64_t &bytes) const {
   for (int64_t d : shape)
     if (d < 0 || __builtin_mul_overflow(n, static_cast<uint64_t>(d), &n))
       return false;
-  return !__builtin_mul_overflow(n, elementSize(type), &bytes);
+  return storageBytes(type, n, bytes);
 }
 
 std::string HostArrayType::describe() const {
@@ -382,6 +384,19 @@ Descriptor describe(void *base, const std::vector<int64_t> &shape) {
   return d;
 }
 
+/// The kernel's memref of a dense array of `shape` and `type` at `base`;
+/// int4/uint4/int2/uint2 arrays are packed, and the CPU pipeline's
+/// pallas-emulate-packed-integers gives their memrefs one dimension of
+/// bytes: {base, base, 0, [bytes], [1]}.
+Descriptor describeStorage(void *base, const std::vector<int64_t> &shape,
+                           ElementType type) {
+  if (!isPackedElement(type))
+    return describe(base, shape);
+  uint64_t bytes = 0;
+  HostArrayType{type, shape}.byteSize(bytes);
+  return describe(base, {static_cast<int64_t>(bytes)});
+}
+
 /// A view of a block (squeezed dims dropped) inside a row-major buffer of
 /// `dims`; the offset is set per step.
 Descriptor describeView(void *base, const std::vector<int64_t> &dims,
@@ -401,6 +416,7 @@ Descriptor describeView(void *base, const std::vector<int64_t> &dims,
 /// One array the kernel's blocks come from: the (padded) carry.
 struct Carry {
   uint8_t *array = nullptr; ///< the unpadded array
+  ElementType type = ElementType::F32;
   std::vector<int64_t> shape;
   Buffer padded; ///< storage when padding is needed
   bool isPadded = false;
@@ -432,14 +448,19 @@ struct Mapping {
 };
 
 /// Copies `block` at `start` between a carry of `dims` and a dense block
-/// buffer.
+/// buffer, of elements of `elem` bytes, or of packed `bits`-wide elements
+/// (2 or 4 bits; 0 for whole bytes), in XLA's layout for both: rows need
+/// not start on a byte boundary.
 void copyBlock(uint8_t *carry, const std::vector<int64_t> &dims,
                uint8_t *buffer, const std::vector<int64_t> &block,
                const std::vector<int64_t> &start, size_t elem,
-               bool intoBuffer) {
+               bool intoBuffer, unsigned bits = 0) {
   size_t rank = dims.size();
   if (rank == 0) {
-    if (intoBuffer)
+    if (bits)
+      intoBuffer ? copyPackedElements(carry, 0, buffer, 0, 1, bits)
+                 : copyPackedElements(buffer, 0, carry, 0, 1, bits);
+    else if (intoBuffer)
       std::memcpy(buffer, carry, elem);
     else
       std::memcpy(carry, buffer, elem);
@@ -452,15 +473,23 @@ void copyBlock(uint8_t *carry, const std::vector<int64_t> &dims,
   size_t run = block[rank - 1] * elem;
   std::vector<int64_t> idx(rank, 0);
   uint8_t *out = buffer;
+  uint64_t outElement = 0;
   while (true) {
     int64_t off = 0;
     for (size_t i = 0; i < rank; ++i)
       off += (start[i] + idx[i]) * strides[i];
-    if (intoBuffer)
+    if (bits && intoBuffer)
+      copyPackedElements(carry, off, buffer, outElement, block[rank - 1],
+                         bits);
+    else if (bits)
+      copyPackedElements(buffer, outElement, carry, off, block[rank - 1],
+                         bits);
+    else if (intoBuffer)
       std::memcpy(out, carry + off * elem, run);
     else
       std::memcpy(carry + off * elem, out, run);
     out += run;
+    outElement += block[rank - 1];
     size_t i = rank - 1;
     while (i-- > 0) {
       if (++idx[i] < block[i])
@@ -472,10 +501,16 @@ void copyBlock(uint8_t *carry, const std::vector<int64_t> &dims,
   }
 }
 
+/// Bits of a packed element of `type`; 0 for the byte-sized types.
+unsigned packedBits(ElementType type) {
+  return isPackedElement(type) ? elementBits(type) : 0;
+}
+
 /// Copies the whole array between its place inside the carry and itself.
-void copyInterior(Carry &c, size_t elem, bool intoCarry) {
-  copyBlock(c.padded.data(), c.dims, c.array, c.shape, c.lo, elem,
-            /*intoBuffer=*/!intoCarry);
+void copyInterior(Carry &c, bool intoCarry) {
+  copyBlock(c.padded.data(), c.dims, c.array, c.shape, c.lo,
+            elementSize(c.type), /*intoBuffer=*/!intoCarry,
+            packedBits(c.type));
 }
 
 bool addBytes(uint64_t &total, uint64_t bytes) {
@@ -566,6 +601,7 @@ private:
   std::vector<const HostArrayType *> groupTypes;
   std::vector<Buffer> privateInputs;
   std::vector<size_t> mappingElem;
+  std::vector<unsigned> mappingBits;
   std::deque<Buffer> scratch;
 
   /// The kernel's arguments (pointers into the members below).
@@ -763,6 +799,7 @@ bool HostGridRun::planCarry(size_t g) {
   size_t rank = first.total.size();
   Carry &c = carries.emplace_back();
   c.array = groupArrays[g];
+  c.type = groupTypes[g]->type;
   c.shape = groupTypes[g]->shape;
   c.lo.assign(rank, 0);
   c.dims.assign(rank, 0);
@@ -802,7 +839,10 @@ bool HostGridRun::planCarry(size_t g) {
     Mapping &m = mappings[k];
     if (m.spec->wholeArray)
       continue;
-    m.inPlace = !m.alwaysCopy;
+    // Packed (int4/uint4/int2/uint2) blocks are copied into a dense packed
+    // buffer, as XLA packs an array of the block's shape: a view into the
+    // carry would need rows that start on byte boundaries.
+    m.inPlace = !m.alwaysCopy && !isPackedElement(type);
     m.carryStrides = rowMajorStrides(c.dims);
     m.blockKernelShape = m.spec->kernelShape();
     HostArrayType block{type, m.blockKernelShape};
@@ -867,12 +907,15 @@ bool HostGridRun::allocateAndInitialize() {
     for (int64_t d : c.dims)
       count *= d;
     fillUninitialized(c.padded.data(), count, groupTypes[g]->type);
-    copyInterior(c, elementSize(groupTypes[g]->type), /*intoCarry=*/true);
+    copyInterior(c, /*intoCarry=*/true);
   }
   mappingElem.resize(mappings.size());
+  mappingBits.resize(mappings.size());
   for (size_t g = 0; g < groups.size(); ++g)
-    for (size_t k : groups[g])
+    for (size_t k : groups[g]) {
       mappingElem[k] = elementSize(groupTypes[g]->type);
+      mappingBits[k] = packedBits(groupTypes[g]->type);
+    }
   if (!describeMappings())
     return false;
   for (const HostArrayType &s : plan.scratch) {
@@ -894,7 +937,7 @@ bool HostGridRun::allocateAndInitialize() {
 bool HostGridRun::describeMappings() {
   for (Mapping &m : mappings) {
     if (m.spec->wholeArray) {
-      m.desc = describe(m.carry->base(), m.carry->shape);
+      m.desc = describeStorage(m.carry->base(), m.carry->shape, m.carry->type);
       continue;
     }
     if (m.inPlace) {
@@ -907,7 +950,7 @@ bool HostGridRun::describeMappings() {
     }
     if (!allocate(m.block, m.blockBytes, "a block of " + m.name))
       return false;
-    m.desc = describe(m.block.data(), m.blockKernelShape);
+    m.desc = describeStorage(m.block.data(), m.blockKernelShape, m.carry->type);
   }
   return true;
 }
@@ -925,14 +968,17 @@ void HostGridRun::buildKernelArguments() {
     gridArgs[visibleAxes.size() + a] =
         static_cast<int32_t>(grid[visibleAxes[a]]);
   for (int64_t i = 0; i < nsp; ++i) {
-    descs.push_back(describe(inputs[i], plan.inputs[i].shape));
+    descs.push_back(
+        describeStorage(inputs[i], plan.inputs[i].shape, plan.inputs[i].type));
     descPtrs.push_back(descs.back().pointer());
   }
   for (Mapping &m : mappings)
     descPtrs.push_back(m.desc.pointer());
   size_t s = 0;
   for (Buffer &b : scratch) {
-    descs.push_back(describe(b.data(), plan.scratch[s++].shape));
+    descs.push_back(describeStorage(b.data(), plan.scratch[s].shape,
+                                    plan.scratch[s].type));
+    ++s;
     descPtrs.push_back(descs.back().pointer());
   }
   for (int32_t &v : gridArgs)
@@ -1057,7 +1103,7 @@ void HostGridRun::moveBlocks() {
     if (m.alwaysCopy || m.start != m.last)
       copyBlock(m.carry->base(), m.carry->dims, m.block.data(),
                 m.spec->blockShape, m.last, mappingElem[k],
-                /*intoBuffer=*/false);
+                /*intoBuffer=*/false, mappingBits[k]);
   }
   for (size_t k = 0; k < mappings.size(); ++k) {
     Mapping &m = mappings[k];
@@ -1067,7 +1113,7 @@ void HostGridRun::moveBlocks() {
       continue;
     copyBlock(m.carry->base(), m.carry->dims, m.block.data(),
               m.spec->blockShape, m.start, mappingElem[k],
-              /*intoBuffer=*/true);
+              /*intoBuffer=*/true, mappingBits[k]);
     m.last = m.start;
     m.resident = true;
   }
@@ -1080,7 +1126,7 @@ void HostGridRun::copyOutResidentBlocks() {
     if (!m.spec->wholeArray && !m.inPlace && m.resident && m.writesBack)
       copyBlock(m.carry->base(), m.carry->dims, m.block.data(),
                 m.spec->blockShape, m.last, mappingElem[k],
-                /*intoBuffer=*/false);
+                /*intoBuffer=*/false, mappingBits[k]);
   }
 }
 
@@ -1088,8 +1134,7 @@ void HostGridRun::copyOutResidentBlocks() {
 void HostGridRun::cutWrittenArrays() {
   for (size_t g = 0; g < carries.size(); ++g)
     if (carries[g].isPadded && carries[g].written)
-      copyInterior(carries[g], elementSize(groupTypes[g]->type),
-                   /*intoCarry=*/false);
+      copyInterior(carries[g], /*intoCarry=*/false);
 }
 
 } // namespace
@@ -1203,8 +1248,10 @@ bool runHostProgram(const HostProgramPlan &program,
       args.push_back(&pointers.back());
       break;
     case HostProgramArgument::Kind::Array:
-      descriptors.push_back(describe(const_cast<void *>(inputs[nextInput]),
-                                     program.inputs[nextInput].shape));
+      descriptors.push_back(
+          describeStorage(const_cast<void *>(inputs[nextInput]),
+                          program.inputs[nextInput].shape,
+                          program.inputs[nextInput].type));
       ++nextInput;
       pointers.push_back(descriptors.back().pointer());
       args.push_back(&pointers.back());
@@ -1212,7 +1259,8 @@ bool runHostProgram(const HostProgramPlan &program,
     }
   }
   for (size_t j = 0; j < outputs.size(); ++j) {
-    descriptors.push_back(describe(outputs[j], program.outputs[j].shape));
+    descriptors.push_back(describeStorage(outputs[j], program.outputs[j].shape,
+                                          program.outputs[j].type));
     pointers.push_back(descriptors.back().pointer());
     args.push_back(&pointers.back());
   }

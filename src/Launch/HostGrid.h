@@ -20,6 +20,12 @@
 // - Outputs start uninitialized (or as the aliased input); reads past an
 //   array's edge see the padding, writes there are dropped when the output
 //   is cut out of its carry.
+// - int4/uint4/int2/uint2 arrays (inputs, outputs, scratch) are packed as
+//   XLA packs them (2 or 4 elements per byte, element 0 in the low bits,
+//   rows not padded): their blocks are always copied into dense packed
+//   block buffers (a block's rows may start mid-byte), and the kernel takes
+//   each such memref as one dimension of bytes
+//   (pallas-emulate-packed-integers).
 // - `any` operands are passed whole; scratch buffers persist across steps;
 //   scalar-prefetch operands are passed whole to the kernel and to `@func`
 //   index maps; program ids skip vmapped grid axes.
@@ -61,8 +67,8 @@ void fillUninitialized(void *data, int64_t count, ElementType type);
 struct HostArrayType {
   ElementType type = ElementType::F32;
   std::vector<int64_t> shape;
-  /// Bytes of the array; false when the size overflows or a dimension is
-  /// negative.
+  /// Bytes of the array (packed for int4/uint4/int2/uint2: storageBytes);
+  /// false when the size overflows or a dimension is negative.
   bool byteSize(uint64_t &bytes) const;
   /// "[4096, 1000] f32"
   std::string describe() const;

@@ -76,7 +76,8 @@ public:
     int64_t t;
     if (!num(t))
       return false;
-    if (t < 0 || t > static_cast<int64_t>(ElementType::F64))
+    // Every type of the table: the fp8 and the packed int4/int2 ones too.
+    if (t < 0 || t >= static_cast<int64_t>(allElementTypes().size()))
       return fail("element type " + std::to_string(t) + " is unknown");
     a.type = static_cast<ElementType>(t);
     return nums(a.shape);

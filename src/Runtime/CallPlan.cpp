@@ -40,6 +40,11 @@ std::optional<DType> dtypeOf(Type t) {
   if (auto i = dyn_cast<IntegerType>(t)) {
     bool u = i.isUnsigned();
     switch (i.getWidth()) {
+    // int4/uint4/int2/uint2: packed in the kernel's storage.
+    case 2:
+      return u ? DType::U2 : DType::I2;
+    case 4:
+      return u ? DType::U4 : DType::I4;
     case 8:
       return u ? DType::U8 : DType::I8;
     case 16:

@@ -12,6 +12,35 @@
 
 namespace pallasc::runtime {
 
+namespace {
+std::vector<uint8_t> packedBuffer(const HostArray &array) {
+  uint64_t bytes = 0;
+  launch::storageBytes(array.dtype, array.numElements(), bytes);
+  return std::vector<uint8_t>(bytes, 0);
+}
+} // namespace
+
+uint8_t *PackedStorage::input(HostArray &array) {
+  if (!launch::isPackedElement(array.dtype))
+    return array.data();
+  Packed &p = inputs.emplace_back(Packed{&array, packedBuffer(array)});
+  launch::packElements(array.data(), array.numElements(), array.dtype,
+                       p.bytes.data());
+  return p.bytes.data();
+}
+
+uint8_t *PackedStorage::output(HostArray &array) {
+  if (!launch::isPackedElement(array.dtype))
+    return array.data();
+  return outputs.emplace_back(Packed{&array, packedBuffer(array)}).bytes.data();
+}
+
+void PackedStorage::unpackOutputs() {
+  for (Packed &p : outputs)
+    launch::unpackElements(p.bytes.data(), p.array->numElements(),
+                           p.array->dtype, p.array->data());
+}
+
 bool executeGrid(const launch::HostCallPlan &plan, JitModule &jit,
                  std::vector<HostArray> &inputs,
                  const std::vector<DType> &outputDTypes,
@@ -71,12 +100,13 @@ bool executeGrid(const launch::HostCallPlan &plan, JitModule &jit,
     }
   }
   // An aliased output is its input, updated in place.
+  PackedStorage packed;
   std::vector<void *> inputPtrs, outputPtrs;
   for (HostArray &a : inputs)
-    inputPtrs.push_back(a.data());
+    inputPtrs.push_back(packed.input(a));
   for (size_t j = 0; j < numOut; ++j)
-    outputPtrs.push_back(aliasOf[j] >= 0 ? inputs[aliasOf[j]].data()
-                                         : outputs[j].data());
+    outputPtrs.push_back(aliasOf[j] >= 0 ? inputPtrs[aliasOf[j]]
+                                         : packed.output(outputs[j]));
   launch::HostGridOptions grid;
   grid.dynamicBounds = options.dynamicBounds;
   grid.maxBytes = held > options.maxBytes ? 0 : options.maxBytes - held;
@@ -84,10 +114,15 @@ bool executeGrid(const launch::HostCallPlan &plan, JitModule &jit,
   if (!launch::runHostGrid(host, inputPtrs, /*inputsWritable=*/true,
                            outputPtrs, grid, error))
     return false;
+  packed.unpackOutputs();
   for (size_t j = 0; j < numOut; ++j) {
     if (aliasOf[j] < 0)
       continue;
-    outputs[j] = std::move(inputs[aliasOf[j]]);
+    HostArray &in = inputs[aliasOf[j]];
+    if (launch::isPackedElement(in.dtype))
+      launch::unpackElements(static_cast<uint8_t *>(inputPtrs[aliasOf[j]]),
+                             in.numElements(), in.dtype, in.data());
+    outputs[j] = std::move(in);
     outputs[j].dtype = outputDTypes[j];
   }
   return true;

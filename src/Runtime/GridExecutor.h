@@ -51,6 +51,28 @@ struct ExecuteOptions {
   std::vector<uint8_t *> outputStorage;
 };
 
+/// int4/uint4/int2/uint2 arrays are held one element per byte (as ml_dtypes
+/// and their .npy files hold them); the kernel's storage packs them as XLA
+/// does (launch::packElements). Each run packs such an array into a buffer
+/// of its own before the kernels read it and unpacks what they wrote.
+class PackedStorage {
+public:
+  /// What the kernels get for `array`: its data, or its packed copy.
+  uint8_t *input(HostArray &array);
+  /// A zeroed packed buffer for an output of `array`'s dtype and shape
+  /// (its data for an unpacked dtype), unpacked into it by unpackOutputs.
+  uint8_t *output(HostArray &array);
+  /// Unpacks each packed buffer `output` returned into its array.
+  void unpackOutputs();
+
+private:
+  struct Packed {
+    HostArray *array;
+    std::vector<uint8_t> bytes;
+  };
+  std::vector<Packed> inputs, outputs;
+};
+
 /// Runs the grid. `inputs` are the call's inputs (scalar-prefetch first),
 /// already checked against `plan.inputs` (dtypes may differ in signedness);
 /// they may be modified (an aliased input becomes its output). On success

@@ -540,17 +540,21 @@ bool runHostProgram(const launch::HostProgramPlan &program, JitModule &jit,
       return false;
     }
   }
+  PackedStorage packed;
   std::vector<const void *> inputPtrs;
   for (HostArray &a : inputs)
-    inputPtrs.push_back(a.data());
+    inputPtrs.push_back(packed.input(a));
   std::vector<void *> outputPtrs;
   for (HostArray &a : outputs)
-    outputPtrs.push_back(a.data());
+    outputPtrs.push_back(packed.output(a));
   launch::HostGridOptions grid;
   grid.maxBytes = options.maxBytes;
   grid.gridWalkMs = options.gridWalkMs;
-  return launch::runHostProgram(host, inputPtrs, boundValues, outputPtrs, grid,
-                                error);
+  if (!launch::runHostProgram(host, inputPtrs, boundValues, outputPtrs, grid,
+                              error))
+    return false;
+  packed.unpackOutputs();
+  return true;
 }
 
 } // namespace pallasc::runtime

@@ -331,3 +331,85 @@ TEST_CASE("the cpu entry point of a symbolic plan takes the symbol last",
     CHECK(run(plan, {in.data(), out.data()}, {}) == kLauncherInvalidPlan);
   }
 }
+
+namespace {
+/// Packed kernel over (program id, grid size, in, out) of int4 blocks as the
+/// CPU pipeline takes them (one dimension of packed bytes): out = in + 1,
+/// wrapping at 4 bits.
+struct MemrefBytes {
+  uint8_t *allocated, *aligned;
+  int64_t offset, size, stride;
+};
+int64_t gInt4Elements = 0;
+void incrementInt4Kernel(void **args) {
+  auto *in = *static_cast<MemrefBytes **>(args[2]);
+  auto *out = *static_cast<MemrefBytes **>(args[3]);
+  for (int64_t i = 0; i < gInt4Elements; ++i) {
+    uint8_t v = (in->aligned[in->offset + i / 2] >> (i % 2 * 4)) & 0xf;
+    uint8_t &o = out->aligned[out->offset + i / 2];
+    o = static_cast<uint8_t>((o & ~(0xf << (i % 2 * 4))) |
+                             (((v + 1) & 0xf) << (i % 2 * 4)));
+  }
+}
+} // namespace
+
+TEST_CASE("int4 elements pack as XLA packs them", "[launcher]") {
+  // ml_dtypes holds one element per byte, the value in the low bits.
+  std::vector<uint8_t> one = {0x1, 0x2, 0xf, 0x8, 0x7};
+  std::vector<uint8_t> packed(3, 0xaa), back(5, 0);
+  uint64_t bytes = 0;
+  CHECK(storageBytes(ElementType::I4, 5, bytes));
+  CHECK(bytes == 3);
+  CHECK(storageBytes(ElementType::U2, 5, bytes));
+  CHECK(bytes == 2);
+  packElements(one.data(), 5, ElementType::I4, packed.data());
+  CHECK(packed == std::vector<uint8_t>{0x21, 0x8f, 0x07});
+  unpackElements(packed.data(), 5, ElementType::I4, back.data());
+  CHECK(back == one);
+  std::vector<uint8_t> two = {1, 2, 3, 0, 3};
+  packElements(two.data(), 5, ElementType::U2, packed.data());
+  CHECK(packed[0] == (1 | 2 << 2 | 3 << 4));
+  CHECK(packed[1] == 3);
+  // A run that starts mid-byte keeps its neighbours' bits.
+  std::vector<uint8_t> dst = {0xff, 0xff};
+  copyPackedElements(packed.data(), 1, dst.data(), 1, 2, 2);
+  CHECK(dst[0] == (0x3 | 2 << 2 | 3 << 4 | 0xc0));
+}
+
+TEST_CASE("the cpu entry point runs int4 blocks that start mid-byte",
+          "[launcher]") {
+  // [3, 5] int4 in blocks of (1, 5): rows 1 and 2 start at bit 4 of byte 2
+  // and at byte 5; the kernel sees each block packed from its own byte 0.
+  HostCallPlan p;
+  p.kernelName = "increment_kernel";
+  p.kernel = &incrementInt4Kernel;
+  p.grid = {3};
+  p.inputs = {{ElementType::I4, {3, 5}}};
+  p.outputs = {{ElementType::I4, {3, 5}}};
+  HostBlockMapping m;
+  m.blockShape = {1, 5};
+  m.kinds = {HostBlockMapping::Kind::Blocked, HostBlockMapping::Kind::Blocked};
+  m.padLow = m.padHigh = {0, 0};
+  m.indexMap.resize(2);
+  m.indexMap[0].code = {AffineProgram::Dim, 0};
+  m.indexMap[1].code = {AffineProgram::Const, 0};
+  p.inMappings = {m};
+  p.outMappings = {m};
+  p.kernelWrites = {false, true};
+  gInt4Elements = 5;
+  std::vector<uint8_t> values(15), in(8), out(8, 0x55), got(15);
+  for (int i = 0; i < 15; ++i)
+    values[i] = static_cast<uint8_t>((i * 7 + 3) & 0xf);
+  packElements(values.data(), 15, ElementType::I4, in.data());
+  const PackedFn table[] = {&incrementInt4Kernel};
+  std::string plan = encodeHostCallPlan(p, [](PackedFn) { return size_t(0); });
+  std::vector<void *> operands = {in.data(), out.data()};
+  CHECK(pallasc_launcher_cpu_run("increment_cpu", plan.data(),
+                                 static_cast<int64_t>(plan.size()), table, 1,
+                                 operands.data(), 2, nullptr, 0) ==
+        kLauncherOk);
+  CHECK(std::string(pallasc_last_error()) == "");
+  unpackElements(out.data(), 15, ElementType::I4, got.data());
+  for (int i = 0; i < 15; ++i)
+    CHECK(got[i] == ((values[i] + 1) & 0xf));
+}

@@ -87,7 +87,13 @@ Value writtenRef(Operation *op) {
 /// The memref type a ref lowers to: identity layout, or fully dynamic
 /// strides and offset.
 MemRefType memrefTypeOf(RefType ref, bool strided) {
-  if (!strided)
+  // A packed i4/i2 ref is always a dense block: the host runtime copies its
+  // blocks packed (pallas-emulate-packed-integers), since its rows need not
+  // start on a byte boundary of the array.
+  Type element = ref.getElementType();
+  bool packed = element.isInteger() && element.getIntOrFloatBitWidth() < 8 &&
+                !element.isInteger(1);
+  if (!strided || packed)
     return MemRefType::get(ref.getShape(), ref.getElementType());
   SmallVector<int64_t> strides(ref.getRank(), ShapedType::kDynamic);
   auto layout = StridedLayoutAttr::get(ref.getContext(), ShapedType::kDynamic,
