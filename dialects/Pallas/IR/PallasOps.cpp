@@ -773,11 +773,16 @@ LogicalResult CumsumOp::verify() {
   return success();
 }
 
-OpFoldResult MultipleOfOp::fold(FoldAdaptor adaptor) {
-  // A constant needs no hint.
-  if (adaptor.getOperand())
-    return getOperand();
+/// The fold of a hint op (multiple_of, max_contiguous): a constant
+/// `operand` needs no hint.
+static OpFoldResult foldHint(Attribute constant, Value operand) {
+  if (constant)
+    return operand;
   return {};
+}
+
+OpFoldResult MultipleOfOp::fold(FoldAdaptor adaptor) {
+  return foldHint(adaptor.getOperand(), getOperand());
 }
 
 LogicalResult GatherOp::verify() {
@@ -815,9 +820,7 @@ LogicalResult MaxContiguousOp::verify() {
 }
 
 OpFoldResult MaxContiguousOp::fold(FoldAdaptor adaptor) {
-  if (adaptor.getOperand())
-    return getOperand();
-  return {};
+  return foldHint(adaptor.getOperand(), getOperand());
 }
 
 LogicalResult DebugPrintOp::verify() {
