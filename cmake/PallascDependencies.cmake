@@ -32,3 +32,29 @@ function(pallasc_add_library name)
   endif()
   pallasc_static_llvm_library(${name} ${ARG_MLIR_LIBS})
 endfunction()
+
+# pallasc_dialect_tablegen(PREFIX DIALECT [ENUMS])
+# The TableGen outputs of a dialect's ops file PREFIX.td (dialect name
+# DIALECT): PREFIX{,Dialect,Attrs,Types}.{h,cpp}.inc, and with ENUMS
+# PREFIXEnums.{h,cpp}.inc. A macro, so that TABLEGEN_OUTPUT reaches the
+# caller's add_public_tablegen_target.
+macro(pallasc_dialect_tablegen prefix dialect)
+  cmake_parse_arguments(_PDT "ENUMS" "" "" ${ARGN})
+  set(LLVM_TARGET_DEFINITIONS ${prefix}.td)
+  mlir_tablegen(${prefix}.h.inc -gen-op-decls)
+  mlir_tablegen(${prefix}.cpp.inc -gen-op-defs)
+  mlir_tablegen(${prefix}Dialect.h.inc -gen-dialect-decls -dialect=${dialect})
+  mlir_tablegen(${prefix}Dialect.cpp.inc -gen-dialect-defs -dialect=${dialect})
+  if(_PDT_ENUMS)
+    mlir_tablegen(${prefix}Enums.h.inc -gen-enum-decls)
+    mlir_tablegen(${prefix}Enums.cpp.inc -gen-enum-defs)
+  endif()
+  mlir_tablegen(${prefix}Attrs.h.inc -gen-attrdef-decls
+    -attrdefs-dialect=${dialect})
+  mlir_tablegen(${prefix}Attrs.cpp.inc -gen-attrdef-defs
+    -attrdefs-dialect=${dialect})
+  mlir_tablegen(${prefix}Types.h.inc -gen-typedef-decls
+    -typedefs-dialect=${dialect})
+  mlir_tablegen(${prefix}Types.cpp.inc -gen-typedef-defs
+    -typedefs-dialect=${dialect})
+endmacro()

@@ -77,6 +77,17 @@ ArrayAttr mlir::pallas::staticShapeEntry(Builder &b, Type type) {
   return b.getArrayAttr(dims);
 }
 
+void mlir::pallas::setOperandAttrs(CallOp call, const CallOperandAttrs &attrs,
+                                   StringRef transform) {
+  Builder b(call.getContext());
+  setSymbolicShapes(call, attrs.symInputs, attrs.symOutputs);
+  call.setInSpecsAttr(b.getArrayAttr(attrs.inSpecs));
+  call.setOutSpecsAttr(b.getArrayAttr(attrs.outSpecs));
+  call.setInputOutputAliases(attrs.aliases);
+  call.setPinnedInputs(attrs.pinned);
+  recordTransform(call, transform);
+}
+
 void mlir::pallas::setSymbolicShapes(CallOp call, ArrayRef<Attribute> inputs,
                                      ArrayRef<Attribute> outputs) {
   DictionaryAttr sym = call.getSymbolicAttr();

@@ -55,6 +55,20 @@ ArrayAttr staticShapeEntry(Builder &b, Type type);
 void setSymbolicShapes(CallOp call, ArrayRef<Attribute> inputs,
                        ArrayRef<Attribute> outputs);
 
+/// The per-operand attributes of a call whose operands a transform
+/// rewrote: block specs, aliases and pinned inputs by new index, and a
+/// symbolic call's shape entries (empty for a static call).
+struct CallOperandAttrs {
+  ArrayRef<Attribute> inSpecs, outSpecs;
+  ArrayRef<int64_t> aliases, pinned;
+  ArrayRef<Attribute> symInputs, symOutputs;
+};
+
+/// Sets them on `call` (a copy cloneCallWith made with the new operands)
+/// and records `transform` (recordTransform).
+void setOperandAttrs(CallOp call, const CallOperandAttrs &attrs,
+                     StringRef transform);
+
 /// The call's dynamic result sizes, one range per output (the `?` dims of
 /// its type, in order).
 SmallVector<ValueRange> getDynamicSizesPerOutput(CallOp call);

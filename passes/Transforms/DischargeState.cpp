@@ -286,12 +286,9 @@ LogicalResult Discharger::dischargeCall(CallOp call,
   OpBuilder builder(call);
   CallOp discharged = cloneCallWith(builder, call, call.getDynamicGridBounds(),
                                     inputs, resultTypes);
-  setSymbolicShapes(discharged, symInputs, symOutputs);
-  discharged.setInSpecsAttr(b.getArrayAttr(inSpecs));
-  discharged.setOutSpecsAttr(b.getArrayAttr(outSpecs));
-  discharged.setInputOutputAliases(aliases);
-  discharged.setPinnedInputs(pinned);
-  recordTransform(discharged, "discharge_state");
+  setOperandAttrs(discharged,
+                  {inSpecs, outSpecs, aliases, pinned, symInputs, symOutputs},
+                  "discharge_state");
   for (auto [i, r] : llvm::enumerate(call.getResults()))
     r.replaceAllUsesWith(discharged.getResult(i + k));
   WrapperState &state = wrappers[func];

@@ -92,6 +92,45 @@ void foldPackUnpack(Operation *root) {
     op->erase();
 }
 
+/// `values` with each !pallas.hi value replaced by its parts (a
+/// hi_unpack at `b`).
+SmallVector<Value> unpackHi(OpBuilder &b, Location loc, ValueRange values) {
+  SmallVector<Value> out;
+  for (Value v : values) {
+    if (isa<HiType>(v.getType()))
+      llvm::append_range(out, HiUnpackOp::create(b, loc, v).getResults());
+    else
+      out.push_back(v);
+  }
+  return out;
+}
+
+/// Replaces each !pallas.hi argument of `func` by its parts (arguments
+/// inserted after it); `bind` gives the old argument's uses the parts
+/// before it is erased.
+LogicalResult
+splitHiArguments(FunctionOpInterface func,
+                 function_ref<void(BlockArgument, HiType, ValueRange)> bind) {
+  for (int64_t a = func.getNumArguments() - 1; a >= 0; --a) {
+    auto hi = dyn_cast<HiType>(func.getArgumentTypes()[a]);
+    if (!hi)
+      continue;
+    BlockArgument old = func.getArgument(a);
+    SmallVector<unsigned> positions(hi.getParts().size(), a + 1);
+    SmallVector<DictionaryAttr> attrs(hi.getParts().size());
+    SmallVector<Location> locs(hi.getParts().size(), old.getLoc());
+    if (failed(func.insertArguments(positions, hi.getParts(), attrs, locs)))
+      return failure();
+    SmallVector<Value> parts;
+    for (unsigned j = 0; j < hi.getParts().size(); ++j)
+      parts.push_back(func.getArgument(a + 1 + j));
+    bind(old, hi, parts);
+    if (failed(func.eraseArgument(a)))
+      return failure();
+  }
+  return success();
+}
+
 class Lowerer {
 public:
   explicit Lowerer(ModuleOp module) : module(module), symbols(module) {}
@@ -227,19 +266,7 @@ LogicalResult Lowerer::lowerKernel(CallOp call, KernelOp kernel,
   // Each hi argument becomes its parts; hi_unpack of it becomes the parts,
   // any other use gets a hi_pack of them.
   Block &entry = kernel.getBody().front();
-  for (int64_t a = kernel.getNumArguments() - 1; a >= 0; --a) {
-    auto hi = dyn_cast<HiType>(kernel.getArgumentTypes()[a]);
-    if (!hi)
-      continue;
-    BlockArgument old = kernel.getArgument(a);
-    SmallVector<unsigned> positions(hi.getParts().size(), a + 1);
-    SmallVector<DictionaryAttr> attrs(hi.getParts().size());
-    SmallVector<Location> locs(hi.getParts().size(), old.getLoc());
-    if (failed(kernel.insertArguments(positions, hi.getParts(), attrs, locs)))
-      return failure();
-    SmallVector<Value> parts;
-    for (unsigned j = 0; j < hi.getParts().size(); ++j)
-      parts.push_back(kernel.getArgument(a + 1 + j));
+  auto bind = [&](BlockArgument old, HiType hi, ValueRange parts) {
     for (OpOperand &use : llvm::make_early_inc_range(old.getUses()))
       if (auto unpack = dyn_cast<HiUnpackOp>(use.getOwner())) {
         unpack.replaceAllUsesWith(parts);
@@ -250,9 +277,9 @@ LogicalResult Lowerer::lowerKernel(CallOp call, KernelOp kernel,
       auto pack = HiPackOp::create(b, old.getLoc(), hi, parts);
       old.replaceAllUsesWith(pack.getResult());
     }
-    if (failed(kernel.eraseArgument(a)))
-      return failure();
-  }
+  };
+  if (failed(splitHiArguments(kernel, bind)))
+    return failure();
   foldPackUnpack(kernel);
   return success();
 }
@@ -336,16 +363,7 @@ LogicalResult Lowerer::lowerCall(CallOp call) {
     llvm::append_range(pinned, inputMap[p]);
 
   OpBuilder b(call);
-  SmallVector<Value> inputs;
-  for (Value v : call.getInputs()) {
-    auto hi = dyn_cast<HiType>(v.getType());
-    if (!hi) {
-      inputs.push_back(v);
-      continue;
-    }
-    auto unpack = HiUnpackOp::create(b, call.getLoc(), v);
-    llvm::append_range(inputs, unpack.getResults());
-  }
+  SmallVector<Value> inputs = unpackHi(b, call.getLoc(), call.getInputs());
   SmallVector<Type> resultTypes;
   for (Type t : call.getResultTypes())
     llvm::append_range(resultTypes, loTypes(t));
@@ -386,12 +404,9 @@ LogicalResult Lowerer::lowerCall(CallOp call) {
   }
   CallOp lowered =
       cloneCallWith(b, call, call.getDynamicGridBounds(), inputs, resultTypes);
-  setSymbolicShapes(lowered, symInputs, symOutputs);
-  lowered.setInSpecsAttr(b.getArrayAttr(inSpecs));
-  lowered.setOutSpecsAttr(b.getArrayAttr(outSpecs));
-  lowered.setInputOutputAliases(aliases);
-  lowered.setPinnedInputs(pinned);
-  recordTransform(lowered, "hi_to_lo");
+  setOperandAttrs(lowered,
+                  {inSpecs, outSpecs, aliases, pinned, symInputs, symOutputs},
+                  "hi_to_lo");
   b.setInsertionPointAfter(lowered);
   for (auto [i, r] : llvm::enumerate(call.getResults())) {
     ValueRange parts =
@@ -408,41 +423,19 @@ LogicalResult Lowerer::lowerCall(CallOp call) {
 
 LogicalResult Lowerer::lowerWrapper(func::FuncOp func) {
   Block &entry = func.front();
-  for (int64_t a = func.getNumArguments() - 1; a >= 0; --a) {
-    auto hi = dyn_cast<HiType>(func.getArgumentTypes()[a]);
-    if (!hi)
-      continue;
-    BlockArgument old = func.getArgument(a);
-    SmallVector<unsigned> positions(hi.getParts().size(), a + 1);
-    SmallVector<DictionaryAttr> attrs(hi.getParts().size());
-    SmallVector<Location> locs(hi.getParts().size(), old.getLoc());
-    if (failed(func.insertArguments(positions, hi.getParts(), attrs, locs)))
-      return failure();
-    SmallVector<Value> parts;
-    for (unsigned j = 0; j < hi.getParts().size(); ++j)
-      parts.push_back(func.getArgument(a + 1 + j));
+  auto bind = [&](BlockArgument old, HiType hi, ValueRange parts) {
     OpBuilder b = OpBuilder::atBlockBegin(&entry);
     auto pack = HiPackOp::create(b, old.getLoc(), hi, parts);
     old.replaceAllUsesWith(pack.getResult());
-    if (failed(func.eraseArgument(a)))
-      return failure();
-  }
+  };
+  if (failed(splitHiArguments(func, bind)))
+    return failure();
   for (Block &block : func.getBody()) {
     auto ret = dyn_cast<func::ReturnOp>(block.getTerminator());
     if (!ret)
       continue;
     OpBuilder b(ret);
-    SmallVector<Value> results;
-    for (Value v : ret.getOperands()) {
-      auto hi = dyn_cast<HiType>(v.getType());
-      if (!hi) {
-        results.push_back(v);
-        continue;
-      }
-      llvm::append_range(results,
-                         HiUnpackOp::create(b, ret.getLoc(), v).getResults());
-    }
-    ret->setOperands(results);
+    ret->setOperands(unpackHi(b, ret.getLoc(), ret.getOperands()));
   }
   foldPackUnpack(func);
   updateFunctionType(func);

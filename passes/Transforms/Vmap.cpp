@@ -113,6 +113,16 @@ private:
   }
 
   LogicalResult batchOp(Operation *op);
+  /// Replaces the results of `old` by `news` (each batched at 0) and
+  /// erases it.
+  LogicalResult replaceBatched(Operation *old, ValueRange news) {
+    for (auto [oldResult, newResult] : llvm::zip(old->getResults(), news)) {
+      oldResult.replaceAllUsesWith(newResult);
+      bdims[newResult] = 0;
+    }
+    old->erase();
+    return success();
+  }
   LogicalResult batchCall(CallOp call);
   LogicalResult batchCallSqueezed(CallOp call, ArrayRef<BDim> boundDims,
                                   ArrayRef<BDim> inDims);
@@ -263,10 +273,7 @@ LogicalResult FunctionBatcher::batchOp(Operation *op) {
     auto type = batchedType(bcast.getResult().getType(), 0, axisSize);
     auto batched = BroadcastInDimOp::create(b, loc, type, in,
                                             b.getDenseI64ArrayAttr(dims));
-    bcast.getResult().replaceAllUsesWith(batched.getResult());
-    bdims[batched.getResult()] = 0;
-    bcast.erase();
-    return success();
+    return replaceBatched(op, batched->getResults());
   }
   if (auto transpose = dyn_cast<TransposeOp>(op)) {
     int64_t d = *dimOf(transpose.getOperand());
@@ -276,20 +283,14 @@ LogicalResult FunctionBatcher::batchOp(Operation *op) {
     auto type = batchedType(transpose.getResult().getType(), 0, axisSize);
     auto batched = TransposeOp::create(b, loc, type, transpose.getOperand(),
                                        b.getDenseI64ArrayAttr(perm));
-    transpose.getResult().replaceAllUsesWith(batched.getResult());
-    bdims[batched.getResult()] = 0;
-    transpose.erase();
-    return success();
+    return replaceBatched(op, batched->getResults());
   }
   if (auto reshape = dyn_cast<ReshapeOp>(op)) {
     Value in = moveBatchToFront(b, loc, reshape.getOperand(),
                                 *dimOf(reshape.getOperand()));
     auto type = batchedType(reshape.getResult().getType(), 0, axisSize);
-    auto batched = ReshapeOp::create(b, loc, type, in);
-    reshape.getResult().replaceAllUsesWith(batched.getResult());
-    bdims[batched.getResult()] = 0;
-    reshape.erase();
-    return success();
+    return replaceBatched(op,
+                          ReshapeOp::create(b, loc, type, in)->getResults());
   }
   return batchWithLoop(op);
 }
@@ -376,13 +377,7 @@ LogicalResult FunctionBatcher::batchWithLoop(Operation *op) {
           updated.push_back(insertBatch(lb, loc, r, a, iv));
         scf::YieldOp::create(lb, loc, updated);
       });
-  for (auto [oldResult, newResult] :
-       llvm::zip(op->getResults(), loop.getResults())) {
-    oldResult.replaceAllUsesWith(newResult);
-    bdims[newResult] = 0;
-  }
-  op->erase();
-  return success();
+  return replaceBatched(op, loop.getResults());
 }
 
 LogicalResult FunctionBatcher::batchReturn(func::ReturnOp ret) {
@@ -602,13 +597,7 @@ LogicalResult FunctionBatcher::batchCall(CallOp call) {
         CostEstimateAttr::get(ctx, flops, bytes, trans));
   }
   recordTransform(batched, "vmap");
-  for (auto [oldResult, newResult] :
-       llvm::zip(call.getResults(), batched.getResults())) {
-    oldResult.replaceAllUsesWith(newResult);
-    bdims[newResult] = 0;
-  }
-  call.erase();
-  return success();
+  return replaceBatched(call, batched.getResults());
 }
 
 LogicalResult FunctionBatcher::batchCallSqueezed(CallOp call,
@@ -699,13 +688,7 @@ LogicalResult FunctionBatcher::batchCallWithLoop(CallOp call,
           updated.push_back(insertBatch(lb, loc, r, a, iv));
         scf::YieldOp::create(lb, loc, updated);
       });
-  for (auto [oldResult, newResult] :
-       llvm::zip(call.getResults(), loop.getResults())) {
-    oldResult.replaceAllUsesWith(newResult);
-    bdims[newResult] = 0;
-  }
-  call.erase();
-  return success();
+  return replaceBatched(call, loop.getResults());
 }
 
 FailureOr<BlockSpecAttr>

@@ -348,36 +348,28 @@ LogicalResult CallOp::verifyAgainstKernel(KernelOp kernel) {
     return RefType::get(getContext(), spec.getKernelShape(t.getShape()),
                         t.getElementType(), spec.getMemorySpace());
   };
-  for (int64_t i = 0; i < numBlocked; ++i) {
-    int64_t arg = nsp + i;
-    Type want = blockRef(getBlockedInputs()[i].getType(),
-                         cast<BlockSpecAttr>(getInSpecs()[i]));
-    if (!want) {
-      if (!isa<HiType>(args[arg]))
-        return emitOpError() << "kernel argument #" << arg
-                             << " must be a !pallas.hi aggregate for hi "
-                                "input "
-                             << arg;
-      continue;
-    }
-    if (args[arg] != want)
-      return mismatch(arg, "input", nsp + i, want);
-  }
-  for (int64_t i = 0; i < numOutputs; ++i) {
-    int64_t arg = nsp + numBlocked + i;
-    Type want = blockRef(getOutputs()[i].getType(),
-                         cast<BlockSpecAttr>(getOutSpecs()[i]));
-    if (!want) {
-      if (!isa<HiType>(args[arg]))
-        return emitOpError() << "kernel argument #" << arg
-                             << " must be a !pallas.hi aggregate for hi "
-                                "output "
-                             << i;
-      continue;
-    }
-    if (args[arg] != want)
-      return mismatch(arg, "output", i, want);
-  }
+  // Kernel argument `arg` of blocked operand `role` `roleIndex` (of
+  // `operandType`, block spec `spec`): a !pallas.hi aggregate for a hi
+  // operand, else the block's ref.
+  auto checkBlocked = [&](int64_t arg, Type operandType, Attribute spec,
+                          StringRef role, int64_t roleIndex) -> LogicalResult {
+    Type want = blockRef(operandType, cast<BlockSpecAttr>(spec));
+    if (want && args[arg] != want)
+      return mismatch(arg, role, roleIndex, want);
+    if (!want && !isa<HiType>(args[arg]))
+      return emitOpError() << "kernel argument #" << arg
+                           << " must be a !pallas.hi aggregate for hi " << role
+                           << " " << roleIndex;
+    return success();
+  };
+  for (int64_t i = 0; i < numBlocked; ++i)
+    if (failed(checkBlocked(nsp + i, getBlockedInputs()[i].getType(),
+                            getInSpecs()[i], "input", nsp + i)))
+      return failure();
+  for (int64_t i = 0; i < numOutputs; ++i)
+    if (failed(checkBlocked(nsp + numBlocked + i, getOutputs()[i].getType(),
+                            getOutSpecs()[i], "output", i)))
+      return failure();
   for (int64_t i = 0; i < numScratch; ++i) {
     int64_t arg = nsp + numBlocked + numOutputs + i;
     Type want = cast<TypeAttr>(getScratch()[i]).getValue();

@@ -86,41 +86,28 @@ static ParseResult parseIntList(AsmParser &parser, StringRef field,
   });
 }
 
-/// `[E, ...]` of attributes of kind `T`, each `entries`.
-template <typename T>
-static ParseResult parseAttrList(AsmParser &parser, StringRef field,
-                                 StringRef expected, StringRef entries,
-                                 SmallVector<T> &values) {
-  return parseList(parser, field, expected, [&]() -> ParseResult {
-    SMLoc loc = parser.getCurrentLocation();
-    Attribute a;
-    if (parser.parseAttribute(a))
-      return failure();
-    auto t = dyn_cast<T>(a);
-    if (!t)
-      return parser.emitError(loc)
-             << "#pallas.gpu_call's '" << field << "' entries must be "
-             << entries << ", got " << a;
-    values.push_back(t);
-    return success();
-  });
+static ParseResult parseEntry(AsmParser &parser, Attribute &a) {
+  return parser.parseAttribute(a);
+}
+static ParseResult parseEntry(AsmParser &parser, Type &t) {
+  return parser.parseType(t);
 }
 
-/// `[TYPE, ...]` of types of kind `T`, each `entries`.
-template <typename T>
-static ParseResult parseTypeList(AsmParser &parser, StringRef field,
-                                 StringRef expected, StringRef entries,
-                                 SmallVector<T> &values) {
+/// `[E, ...]` of attributes or types (`Entry`) of kind `T`, each `entries`.
+template <typename Entry, typename T>
+static ParseResult parseEntryList(AsmParser &parser, StringRef field,
+                                  StringRef expected, StringRef entries,
+                                  SmallVector<T> &values) {
   return parseList(parser, field, expected, [&]() -> ParseResult {
     SMLoc loc = parser.getCurrentLocation();
-    Type type;
-    if (parser.parseType(type))
+    Entry e;
+    if (parseEntry(parser, e))
       return failure();
-    auto t = dyn_cast<T>(type);
+    auto t = dyn_cast<T>(e);
     if (!t)
       return parser.emitError(loc)
              << "#pallas.gpu_call's '" << field << "' entries must be "
-             << entries << ", got " << type;
+             << entries << ", got " << e;
     values.push_back(t);
     return success();
   });
@@ -191,7 +178,7 @@ Attribute GpuCallAttr::parse(AsmParser &parser, Type) {
       } else if (f == "grid") {
         r = parseIntList(parser, f, e, p.grid);
       } else if (f == "grid_names") {
-        r = parseAttrList(parser, f, e, "strings", p.gridNames);
+        r = parseEntryList<Attribute>(parser, f, e, "strings", p.gridNames);
       } else if (f == "vmapped_dims") {
         r = parseIntList(parser, f, e, p.vmapped);
       } else if (f == "num_scalar_prefetch") {
@@ -202,19 +189,22 @@ Attribute GpuCallAttr::parse(AsmParser &parser, Type) {
         else
           r = *n;
       } else if (f == "in_specs") {
-        r = parseAttrList(parser, f, e, "#pallas.block_spec", p.inSpecs);
+        r = parseEntryList<Attribute>(parser, f, e, "#pallas.block_spec",
+                                      p.inSpecs);
       } else if (f == "out_specs") {
-        r = parseAttrList(parser, f, e, "#pallas.block_spec", p.outSpecs);
+        r = parseEntryList<Attribute>(parser, f, e, "#pallas.block_spec",
+                                      p.outSpecs);
       } else if (f == "input_output_aliases") {
         r = parseIntList(parser, f, e, p.aliases);
       } else if (f == "compiler_params") {
         r = parseOneAttr(parser, f, e, p.params);
       } else if (f == "scratch") {
-        r = parseTypeList(parser, f, e, "!pallas.ref types", p.scratch);
+        r = parseEntryList<Type>(parser, f, e, "!pallas.ref types", p.scratch);
       } else if (f == "input_types") {
-        r = parseTypeList(parser, f, e, "ranked tensor types", p.inputs);
+        r = parseEntryList<Type>(parser, f, e, "ranked tensor types", p.inputs);
       } else if (f == "output_types") {
-        r = parseTypeList(parser, f, e, "ranked tensor types", p.outputs);
+        r = parseEntryList<Type>(parser, f, e, "ranked tensor types",
+                                 p.outputs);
       }
       if (r)
         return {};

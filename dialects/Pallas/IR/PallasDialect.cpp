@@ -10,6 +10,7 @@
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallSet.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -592,59 +593,35 @@ Attribute CompilerParamsAttr::parse(AsmParser &parser, Type) {
 
 void CompilerParamsAttr::print(AsmPrinter &printer) const {
   printer << "<";
-  bool firstPart = true;
-  auto beginPart = [&](StringRef part) {
-    if (!firstPart)
-      printer << ", ";
-    firstPart = false;
-    printer << part << " = <";
-  };
+  // ", " before every part and field but the first of its list.
+  llvm::ListSeparator parts;
   if (hasGpuPart()) {
-    beginPart("gpu");
-    bool first = true;
-    auto sep = [&] {
-      if (!first)
-        printer << ", ";
-      first = false;
-    };
-    if (getNumWarps()) {
-      sep();
-      printer << "num_warps = " << *getNumWarps();
-    }
-    if (getNumStages()) {
-      sep();
-      printer << "num_stages = " << *getNumStages();
-    }
-    if (getStrictFp()) {
-      sep();
-      printer << "strict_fp = true";
-    }
+    printer << StringRef(parts) << "gpu = <";
+    llvm::ListSeparator sep;
+    if (getNumWarps())
+      printer << StringRef(sep) << "num_warps = " << *getNumWarps();
+    if (getNumStages())
+      printer << StringRef(sep) << "num_stages = " << *getNumStages();
+    if (getStrictFp())
+      printer << StringRef(sep) << "strict_fp = true";
     printer << ">";
   }
   if (hasTpuPart()) {
-    beginPart("tpu");
-    bool first = true;
-    auto sep = [&] {
-      if (!first)
-        printer << ", ";
-      first = false;
-    };
+    printer << StringRef(parts) << "tpu = <";
+    llvm::ListSeparator sep;
     if (!getDimensionSemantics().empty()) {
-      sep();
-      printer << "dimension_semantics = [";
+      printer << StringRef(sep) << "dimension_semantics = [";
       llvm::interleaveComma(getDimensionSemantics(), printer,
                             [&](DimensionSemantics s) {
                               printer << stringifyDimensionSemantics(s);
                             });
       printer << "]";
     }
-    if (getVmemLimitBytes()) {
-      sep();
-      printer << "vmem_limit_bytes = " << *getVmemLimitBytes();
-    }
+    if (getVmemLimitBytes())
+      printer << StringRef(sep)
+              << "vmem_limit_bytes = " << *getVmemLimitBytes();
     if (getHasSideEffects() != SideEffectType::Pure) {
-      sep();
-      printer << "has_side_effects = "
+      printer << StringRef(sep) << "has_side_effects = "
               << (isSideEffecting() ? StringRef("true")
                                     : StringRef("dataflow_side_effecting"));
     }

@@ -441,6 +441,18 @@ PALLAS_DMA_INDEXERS_IMPL(DmaStartOp)
 PALLAS_DMA_INDEXERS_IMPL(DmaWaitOp)
 #undef PALLAS_DMA_INDEXERS_IMPL
 
+/// `shape`, what the `what` of a semaphore ref `type` selects, is one
+/// semaphore (an integer index per dimension).
+static LogicalResult verifyOneSemaphore(Operation *op, StringRef what,
+                                        Type type, ArrayRef<int64_t> shape) {
+  if (shape.empty())
+    return success();
+  return op->emitOpError()
+         << what
+         << " must pick one semaphore with an integer index per dimension of "
+         << type << ", but it selects shape [" << shape << "]";
+}
+
 /// The checks shared by dma_start and dma_wait: data slices of the same shape
 /// and element type outside semaphore memory, without strides; one integer
 /// index per dimension of a `semaphore` ref.
@@ -485,12 +497,7 @@ static LogicalResult verifyDma(OpT op) {
     return op.emitOpError() << "sem must be a ref in the semaphore memory "
                                "space, got "
                             << semType;
-  if (!semShape.empty())
-    return op.emitOpError()
-           << "sem indexer must pick one semaphore with an integer index per "
-              "dimension of "
-           << semType << ", but it selects shape [" << semShape << "]";
-  return success();
+  return verifyOneSemaphore(op, "sem indexer", semType, semShape);
 }
 
 LogicalResult DmaStartOp::verify() { return verifyDma(*this); }
@@ -517,12 +524,7 @@ static LogicalResult verifySemaphoreOp(OpT op) {
                            op.getStaticStarts(), op.getStaticSizes(),
                            op.getStaticStrides(), shape, "")))
     return failure();
-  if (!shape.empty())
-    return op.emitOpError()
-           << "indexer must pick one semaphore with an integer index per "
-              "dimension of "
-           << type << ", but it selects shape [" << shape << "]";
-  return success();
+  return verifyOneSemaphore(op, "indexer", type, shape);
 }
 
 LogicalResult SemaphoreSignalOp::verify() { return verifySemaphoreOp(*this); }
@@ -783,11 +785,16 @@ LogicalResult CumsumOp::verify() {
   return success();
 }
 
-OpFoldResult MultipleOfOp::fold(FoldAdaptor adaptor) {
-  // A constant needs no hint.
-  if (adaptor.getOperand())
-    return getOperand();
+/// The fold of a hint op (multiple_of, max_contiguous): a constant
+/// `operand` needs no hint.
+static OpFoldResult foldHint(Attribute constant, Value operand) {
+  if (constant)
+    return operand;
   return {};
+}
+
+OpFoldResult MultipleOfOp::fold(FoldAdaptor adaptor) {
+  return foldHint(adaptor.getOperand(), getOperand());
 }
 
 LogicalResult GatherOp::verify() {
@@ -825,9 +832,7 @@ LogicalResult MaxContiguousOp::verify() {
 }
 
 OpFoldResult MaxContiguousOp::fold(FoldAdaptor adaptor) {
-  if (adaptor.getOperand())
-    return getOperand();
-  return {};
+  return foldHint(adaptor.getOperand(), getOperand());
 }
 
 LogicalResult DebugPrintOp::verify() {

@@ -362,10 +362,16 @@ LogicalResult CopySmemToGmemOp::verify() {
   return verifyTmaBox(*this, getDst().getType(), getSrc().getType());
 }
 
-LogicalResult WaitSmemToGmemOp::verify() {
-  if (getNAttr().getInt() < 0)
-    return emitOpError("the number of groups left in flight is non-negative");
+/// The wait ops' `n`: how many groups they leave in flight.
+static LogicalResult verifyGroupsLeft(Operation *op, IntegerAttr n) {
+  if (n.getInt() < 0)
+    return op->emitOpError(
+        "the number of groups left in flight is non-negative");
   return success();
+}
+
+LogicalResult WaitSmemToGmemOp::verify() {
+  return verifyGroupsLeft(*this, getNAttr());
 }
 
 //===----------------------------------------------------------------------===//
@@ -425,9 +431,7 @@ LogicalResult WgmmaOp::verify() {
 }
 
 LogicalResult WgmmaWaitOp::verify() {
-  if (getNAttr().getInt() < 0)
-    return emitOpError("the number of groups left in flight is non-negative");
-  return success();
+  return verifyGroupsLeft(*this, getNAttr());
 }
 
 //===----------------------------------------------------------------------===//

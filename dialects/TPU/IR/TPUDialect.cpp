@@ -80,26 +80,33 @@ LogicalResult VectorStoreOp::verify() {
   return success();
 }
 
-LogicalResult StridedLoadOp::verify() {
-  auto base = cast<MemRefType>(getBase().getType());
-  if (failed(verifyAccess(*this, base, getIndices().size(), getStrides(),
+/// A strided access of `base`: an index and a stride per dimension, and
+/// the vector (`what`: "result" or "value") of the memref's rank and
+/// element type.
+static LogicalResult verifyStridedAccess(Operation *op, Value base,
+                                         size_t numIndices,
+                                         ArrayRef<int32_t> strides,
+                                         VectorType vector, StringRef what) {
+  auto memref = cast<MemRefType>(base.getType());
+  if (failed(verifyAccess(op, memref, numIndices, strides,
                           /*stridesMayBeEmpty=*/false)))
     return failure();
-  if (getResult().getType().getRank() != base.getRank() ||
-      getResult().getType().getElementType() != base.getElementType())
-    return emitOpError("result must have the memref's rank and element type");
+  if (vector.getRank() != memref.getRank() ||
+      vector.getElementType() != memref.getElementType())
+    return op->emitOpError()
+           << what << " must have the memref's rank and element type";
   return success();
 }
 
+LogicalResult StridedLoadOp::verify() {
+  return verifyStridedAccess(*this, getBase(), getIndices().size(),
+                             getStrides(), getResult().getType(), "result");
+}
+
 LogicalResult StridedStoreOp::verify() {
-  auto base = cast<MemRefType>(getBase().getType());
-  if (failed(verifyAccess(*this, base, getIndices().size(), getStrides(),
-                          /*stridesMayBeEmpty=*/false)))
-    return failure();
-  if (getValueToStore().getType().getRank() != base.getRank() ||
-      getValueToStore().getType().getElementType() != base.getElementType())
-    return emitOpError("value must have the memref's rank and element type");
-  return success();
+  return verifyStridedAccess(*this, getBase(), getIndices().size(),
+                             getStrides(), getValueToStore().getType(),
+                             "value");
 }
 
 LogicalResult MatmulOp::verify() {

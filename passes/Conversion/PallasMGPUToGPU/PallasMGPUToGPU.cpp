@@ -260,6 +260,11 @@ private:
   LogicalResult allocate();
   FailureOr<SmemView> smemView(Value v, Operation *user);
   FailureOr<GmemView> gmemView(Value v, Operation *user);
+  /// The two sides of a TMA copy `op` (either direction): a shared-memory
+  /// tile, not transposed, of at most 256 rows (a box) and an array view.
+  LogicalResult tmaViews(Operation *op, Value smem, Value gmem,
+                         FailureOr<SmemView> &smemSide,
+                         FailureOr<GmemView> &gmemSide);
   Value barrierPtr(Value barriers, Value index);
   LogicalResult lower(Operation *op);
   /// The tensor-map parameter of argument `arg` in boxes of `boxRows` x
@@ -279,6 +284,9 @@ private:
   LogicalResult lowerYield(scf::YieldOp op);
   /// The byte address of element (r, c) of `view`, swizzled.
   Value elementAddress(const SmemView &view, Value r, Value c);
+  /// This thread's first row and column in the wgmma accumulator layout:
+  /// row 16 warp + lane / 4, column 2 (lane % 4) of each 64 x 8 tile.
+  std::pair<Value, Value> fragmentOrigin();
 };
 
 LogicalResult KernelLowering::checkKernel() {
@@ -763,22 +771,32 @@ SmallVector<Value> KernelLowering::boxCoordinates(const GmemView &view,
   return c;
 }
 
+LogicalResult KernelLowering::tmaViews(Operation *op, Value smem, Value gmem,
+                                       FailureOr<SmemView> &smemSide,
+                                       FailureOr<GmemView> &gmemSide) {
+  smemSide = smemView(smem, op);
+  if (failed(smemSide) || failed(notTransposed(*smemSide, op)))
+    return failure();
+  gmemSide = gmemView(gmem, op);
+  if (failed(gmemSide))
+    return failure();
+  if (smemSide->rows > 256)
+    return op->emitError() << "a TMA box of " << smemSide->rows
+                           << " rows is not lowered; at most 256";
+  return success();
+}
+
 LogicalResult KernelLowering::lowerCopyIn(CopyGmemToSmemOp op) {
   // A multicast over a cluster axis of one block is a plain copy.
   auto multicast = multicastDim(op);
   if (failed(multicast))
     return failure();
   int64_t mcDim = multicast->first, mcSize = multicast->second;
-  auto dst = smemView(op.getDst(), op);
-  if (failed(dst) || failed(notTransposed(*dst, op)))
-    return failure();
-  auto src = gmemView(op.getSrc(), op);
-  if (failed(src))
+  FailureOr<SmemView> dst = failure();
+  FailureOr<GmemView> src = failure();
+  if (failed(tmaViews(op, op.getDst(), op.getSrc(), dst, src)))
     return failure();
   const SmemBuffer &buf = *dst->buffer;
-  if (dst->rows > 256)
-    return op.emitError() << "a TMA box of " << dst->rows
-                          << " rows is not lowered; at most 256";
   // A multicast, as Mosaic GPU's: block i of the n along the axis loads
   // rows [i R/n, (i + 1) R/n) of the tile into the same place of every
   // block's shared memory (multicast::cluster with their mask), each
@@ -842,16 +860,11 @@ LogicalResult KernelLowering::lowerCopyIn(CopyGmemToSmemOp op) {
 /// the array's bounds); then, with `commit_group`, every thread closes its
 /// bulk async group (empty but for the leader's).
 LogicalResult KernelLowering::lowerCopyOut(CopySmemToGmemOp op) {
-  auto src = smemView(op.getSrc(), op);
-  if (failed(src) || failed(notTransposed(*src, op)))
-    return failure();
-  auto dst = gmemView(op.getDst(), op);
-  if (failed(dst))
+  FailureOr<SmemView> src = failure();
+  FailureOr<GmemView> dst = failure();
+  if (failed(tmaViews(op, op.getSrc(), op.getDst(), src, dst)))
     return failure();
   const SmemBuffer &buf = *src->buffer;
-  if (src->rows > 256)
-    return op.emitError() << "a TMA box of " << src->rows
-                          << " rows is not lowered; at most 256";
   Value map = tensorMap(dst->arg, src->rows, buf.panelCols());
   if (failed(setBox(map, *dst, src->rows, buf.panelCols(), op)))
     return failure();
@@ -1036,6 +1049,17 @@ LogicalResult KernelLowering::lowerWgmma(WgmmaOp op) {
   return success();
 }
 
+std::pair<Value, Value> KernelLowering::fragmentOrigin() {
+  Value warp = arith::ShRUIOp::create(b, loc, wgTid, i32(5));
+  Value lane = arith::AndIOp::create(b, loc, wgTid, i32(31));
+  Value row0 = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, warp, i32(16)),
+      arith::ShRUIOp::create(b, loc, lane, i32(2)));
+  Value col0 = arith::MulIOp::create(
+      b, loc, arith::AndIOp::create(b, loc, lane, i32(3)), i32(2));
+  return {row0, col0};
+}
+
 LogicalResult KernelLowering::lowerStore(StoreOp op) {
   auto it = fragments.find(op.getValue());
   if (it == fragments.end())
@@ -1048,13 +1072,7 @@ LogicalResult KernelLowering::lowerStore(StoreOp op) {
   Type et = view->buffer->elementType;
   if (cast<RankedTensorType>(op.getValue().getType()).getElementType() != et)
     return op.emitError() << "element types differ";
-  Value warp = arith::ShRUIOp::create(b, loc, wgTid, i32(5));
-  Value lane = arith::AndIOp::create(b, loc, wgTid, i32(31));
-  Value row0 = arith::AddIOp::create(
-      b, loc, arith::MulIOp::create(b, loc, warp, i32(16)),
-      arith::ShRUIOp::create(b, loc, lane, i32(2)));
-  Value col0 = arith::MulIOp::create(
-      b, loc, arith::AndIOp::create(b, loc, lane, i32(3)), i32(2));
+  auto [row0, col0] = fragmentOrigin();
   for (int64_t mi = 0; mi < f.m / 64; ++mi)
     for (int64_t j = 0; j < f.n / 8; ++j)
       for (int64_t h = 0; h < 2; ++h) {
@@ -1114,13 +1132,7 @@ LogicalResult KernelLowering::lowerRegisterOp(Operation *op) {
     // An iota in the wgmma layout: each register its row or column.
     if (auto it = iotas.find(cast_.getValue());
         it != iotas.end() && isFull) {
-      Value warp = arith::ShRUIOp::create(b, loc, wgTid, i32(5));
-      Value lane = arith::AndIOp::create(b, loc, wgTid, i32(31));
-      Value row0 = arith::AddIOp::create(
-          b, loc, arith::MulIOp::create(b, loc, warp, i32(16)),
-          arith::ShRUIOp::create(b, loc, lane, i32(2)));
-      Value col0 = arith::MulIOp::create(
-          b, loc, arith::AndIOp::create(b, loc, lane, i32(3)), i32(2));
+      auto [row0, col0] = fragmentOrigin();
       for (int64_t mi = 0; mi < f.m / 64; ++mi)
         for (int64_t j = 0; j < f.n / 8; ++j)
           for (int64_t e = 0; e < 4; ++e)

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "passes/Conversion/PallasToGPU/DistributeUtils.h"
 #include "passes/Conversion/PallasToGPU/KernelSkeleton.h"
 #include "passes/Utils/IndexMapExpr.h"
 
@@ -22,16 +23,7 @@ FailureOr<SmallVector<Value>> inlineIndexMap(OpBuilder &b, func::FuncOp f,
   if (!f.getBody().hasOneBlock())
     return f.emitOpError() << "index map has control flow between blocks, "
                               "which the GPU lowering cannot inline";
-  Block &body = f.getBody().front();
-  IRMapping m;
-  for (auto [arg, v] : llvm::zip(body.getArguments(), args))
-    m.map(arg, v);
-  for (Operation &op : body.without_terminator())
-    b.clone(op, m);
-  SmallVector<Value> results;
-  for (Value r : body.getTerminator()->getOperands())
-    results.push_back(m.lookupOrDefault(r));
-  return results;
+  return mlir::pallas::gpu::detail::cloneBody(b, f.getBody().front(), args);
 }
 
 int64_t lowBit(int64_t v) {

@@ -1,7 +1,7 @@
 //===- DistributeUtils.h - helpers of the distributor -----------*- C++ -*-===//
 //
-// Small predicates on linalg ops and blocks shared by the files of the
-// distributor (internal to passes/Conversion/PallasToGPU).
+// Small predicates on linalg ops, blocks and memory accesses shared by the
+// files of the distributor (internal to passes/Conversion/PallasToGPU).
 //
 //===----------------------------------------------------------------------===//
 
@@ -9,7 +9,11 @@
 #define PALLASC_PASSES_CONVERSION_PALLASTOGPU_DISTRIBUTEUTILS_H
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/TypeSwitch.h"
 
 #include <optional>
 
@@ -98,6 +102,29 @@ inline bool isAncestorOrSame(Block *ancestor, Block *block) {
     if (b == ancestor)
       return true;
   return false;
+}
+
+/// Clones the ops of `body` (its arguments mapped to `args`) at `b`; the
+/// values its terminator yields.
+inline SmallVector<Value> cloneBody(OpBuilder &b, Block &body,
+                                    ValueRange args) {
+  IRMapping m;
+  m.map(body.getArguments(), args);
+  for (Operation &op : body.without_terminator())
+    b.clone(op, m);
+  return llvm::map_to_vector(body.getTerminator()->getOperands(),
+                             [&](Value r) { return m.lookupOrDefault(r); });
+}
+
+/// The memref a memref.load / store or vector.load / store / maskedload /
+/// maskedstore accesses; null for other ops.
+inline Value accessedMemref(Operation *op) {
+  return TypeSwitch<Operation *, Value>(op)
+      .Case<memref::LoadOp, memref::StoreOp>(
+          [](auto access) { return access.getMemref(); })
+      .Case<vector::LoadOp, vector::StoreOp, vector::MaskedLoadOp,
+            vector::MaskedStoreOp>([](auto access) { return access.getBase(); })
+      .Default([](Operation *) { return Value(); });
 }
 
 } // namespace mlir::pallas::gpu::detail

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "passes/Conversion/PallasToGPU/DistributeUtils.h"
 #include "passes/Conversion/PallasToGPU/KernelSkeleton.h"
 
 #include "mlir/Dialect/DLTI/DLTI.h"
@@ -208,19 +209,7 @@ static bool touchesOnlyGlobalMemory(Operation *op) {
     if (inner->hasTrait<OpTrait::IsTerminator>() || isMemoryEffectFree(inner) ||
         isa<scf::ForOp, scf::IfOp, scf::WhileOp>(inner))
       return WalkResult::advance();
-    Value memref;
-    if (auto l = dyn_cast<memref::LoadOp>(inner))
-      memref = l.getMemref();
-    else if (auto st = dyn_cast<memref::StoreOp>(inner))
-      memref = st.getMemref();
-    else if (auto l = dyn_cast<vector::LoadOp>(inner))
-      memref = l.getBase();
-    else if (auto st = dyn_cast<vector::StoreOp>(inner))
-      memref = st.getBase();
-    else if (auto l = dyn_cast<vector::MaskedLoadOp>(inner))
-      memref = l.getBase();
-    else if (auto st = dyn_cast<vector::MaskedStoreOp>(inner))
-      memref = st.getBase();
+    Value memref = mlir::pallas::gpu::detail::accessedMemref(inner);
     if (!memref || isWorkgroupMemref(memref)) {
       ok = false;
       return WalkResult::interrupt();

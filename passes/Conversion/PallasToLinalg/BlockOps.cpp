@@ -92,19 +92,36 @@ Value reduceIdentity(OpBuilder &b, Location loc, ReduceKind kind, Type type) {
   return arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, v));
 }
 
+} // namespace
+
+Value lowering::combineArith(OpBuilder &b, Location loc, ArithCombine kind,
+                             Value lhs, Value rhs) {
+  bool isFloat = isa<FloatType>(getElementTypeOf(lhs.getType()));
+  switch (kind) {
+  case ArithCombine::Add:
+    return isFloat ? arith::AddFOp::create(b, loc, lhs, rhs).getResult()
+                   : arith::AddIOp::create(b, loc, lhs, rhs).getResult();
+  case ArithCombine::Max:
+    return isFloat ? arith::MaximumFOp::create(b, loc, lhs, rhs).getResult()
+                   : arith::MaxSIOp::create(b, loc, lhs, rhs).getResult();
+  case ArithCombine::Min:
+    return isFloat ? arith::MinimumFOp::create(b, loc, lhs, rhs).getResult()
+                   : arith::MinSIOp::create(b, loc, lhs, rhs).getResult();
+  }
+  llvm_unreachable("unknown combination");
+}
+
+namespace {
+
 Value combineReduce(OpBuilder &b, Location loc, ReduceKind kind, Value x,
                     Value acc) {
-  bool isFloat = isa<FloatType>(x.getType());
   switch (kind) {
   case ReduceKind::Sum:
-    return isFloat ? arith::AddFOp::create(b, loc, x, acc).getResult()
-                   : arith::AddIOp::create(b, loc, x, acc).getResult();
+    return combineArith(b, loc, ArithCombine::Add, x, acc);
   case ReduceKind::Max:
-    return isFloat ? arith::MaximumFOp::create(b, loc, x, acc).getResult()
-                   : arith::MaxSIOp::create(b, loc, x, acc).getResult();
+    return combineArith(b, loc, ArithCombine::Max, x, acc);
   case ReduceKind::Min:
-    return isFloat ? arith::MinimumFOp::create(b, loc, x, acc).getResult()
-                   : arith::MinSIOp::create(b, loc, x, acc).getResult();
+    return combineArith(b, loc, ArithCombine::Min, x, acc);
   default:
     llvm_unreachable("not a plain reduction");
   }
@@ -154,14 +171,21 @@ Value lowerArgReduce(OpBuilder &b, ReduceOp op) {
         idx = arith::IndexCastOp::create(b, loc, indexType, idx);
         Value lower = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
                                             idx, bestIdx);
+        // x beats best (strictly) and ties with it.
+        auto compare = [&](arith::CmpFPredicate f,
+                           arith::CmpIPredicate i) -> Value {
+          if (isFloat)
+            return arith::CmpFOp::create(b, loc, f, x, best);
+          return arith::CmpIOp::create(b, loc, i, x, best);
+        };
+        Value beats =
+            isMax
+                ? compare(arith::CmpFPredicate::OGT, arith::CmpIPredicate::sgt)
+                : compare(arith::CmpFPredicate::OLT, arith::CmpIPredicate::slt);
+        Value ties =
+            compare(arith::CmpFPredicate::OEQ, arith::CmpIPredicate::eq);
         Value take;
         if (isFloat) {
-          Value beats = arith::CmpFOp::create(
-              b, loc,
-              isMax ? arith::CmpFPredicate::OGT : arith::CmpFPredicate::OLT, x,
-              best);
-          Value ties =
-              arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, x, best);
           Value xNaN =
               arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, x, x);
           Value bestNaN = arith::CmpFOp::create(
@@ -175,12 +199,6 @@ Value lowerArgReduce(OpBuilder &b, ReduceOp op) {
           take = arith::OrIOp::create(
               b, loc, arith::AndIOp::create(b, loc, number, bestNotNaN), nan);
         } else {
-          Value beats = arith::CmpIOp::create(
-              b, loc,
-              isMax ? arith::CmpIPredicate::sgt : arith::CmpIPredicate::slt, x,
-              best);
-          Value ties =
-              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, x, best);
           take = arith::OrIOp::create(
               b, loc, beats, arith::AndIOp::create(b, loc, ties, lower));
         }

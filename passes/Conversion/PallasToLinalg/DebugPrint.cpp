@@ -46,32 +46,8 @@ void call(OpBuilder &b, Location loc, ModuleOp module, StringRef suffix,
 void emitText(OpBuilder &b, Location loc, ModuleOp module, StringRef text) {
   if (text.empty())
     return;
-  MLIRContext *ctx = b.getContext();
-  auto type = MemRefType::get({static_cast<int64_t>(text.size())},
-                              b.getI8Type());
-  auto data = DenseElementsAttr::get(
-      RankedTensorType::get(type.getShape(), b.getI8Type()),
-      ArrayRef<char>(text.data(), text.size()));
-  // One global per distinct string.
-  std::string name;
-  for (unsigned i = 0;; ++i) {
-    name = "__pallasc_debug_str_" + std::to_string(i);
-    auto existing = module.lookupSymbol<memref::GlobalOp>(name);
-    if (!existing)
-      break;
-    if (existing.getInitialValueAttr() == data)
-      break;
-  }
-  if (!module.lookupSymbol(name)) {
-    OpBuilder mb = OpBuilder::atBlockBegin(module.getBody());
-    memref::GlobalOp::create(mb, loc, StringAttr::get(ctx, name),
-                             mb.getStringAttr("private"), TypeAttr::get(type),
-                             data, mb.getUnitAttr(), IntegerAttr());
-  }
-  Value global = memref::GetGlobalOp::create(b, loc, type, name);
-  Value dynamic = memref::CastOp::create(
-      b, loc, MemRefType::get({ShapedType::kDynamic}, b.getI8Type()), global);
-  call(b, loc, module, "text", dynamic);
+  call(b, loc, module, "text",
+       textGlobal(b, loc, module, "__pallasc_debug_str_", text));
 }
 
 void emitValue(OpBuilder &b, Location loc, ModuleOp module, Value value) {
@@ -130,6 +106,34 @@ std::string unescapeBraces(StringRef text) {
 }
 
 } // namespace
+
+Value mlir::pallas::lowering::textGlobal(OpBuilder &b, Location loc,
+                                         ModuleOp module, StringRef prefix,
+                                         StringRef text) {
+  MLIRContext *ctx = b.getContext();
+  auto type =
+      MemRefType::get({static_cast<int64_t>(text.size())}, b.getI8Type());
+  auto data = DenseElementsAttr::get(
+      RankedTensorType::get(type.getShape(), b.getI8Type()),
+      ArrayRef<char>(text.data(), text.size()));
+  // One global per distinct text.
+  std::string name;
+  for (unsigned i = 0;; ++i) {
+    name = (prefix + Twine(i)).str();
+    auto existing = module.lookupSymbol<memref::GlobalOp>(name);
+    if (!existing || existing.getInitialValueAttr() == data)
+      break;
+  }
+  if (!module.lookupSymbol(name)) {
+    OpBuilder mb = OpBuilder::atBlockBegin(module.getBody());
+    memref::GlobalOp::create(mb, loc, StringAttr::get(ctx, name),
+                             mb.getStringAttr("private"), TypeAttr::get(type),
+                             data, mb.getUnitAttr(), IntegerAttr());
+  }
+  Value global = memref::GetGlobalOp::create(b, loc, type, name);
+  return memref::CastOp::create(
+      b, loc, MemRefType::get({ShapedType::kDynamic}, b.getI8Type()), global);
+}
 
 LogicalResult lowering::lowerDebugPrint(DebugPrintOp op, ModuleOp module,
                                         RewriterBase &rewriter) {

@@ -9,6 +9,7 @@
 #define PALLASC_PASSES_CONVERSION_PALLASTOLINALG_LOWERING_H
 
 #include "passes/Conversion/Passes.h"
+#include "passes/Utils/ElementCast.h"
 
 #include "mlir/IR/PatternMatch.h"
 #include "llvm/ADT/DenseSet.h"
@@ -34,9 +35,21 @@ struct FuncState {
 /// `tensor.empty` of `type`.
 Value emptyTensor(OpBuilder &b, Location loc, RankedTensorType type);
 
-/// Converts a scalar or tensor `value` to element type `to` (ext/trunc,
-/// int<->float, signed).
-Value convertElementType(OpBuilder &b, Location loc, Value value, Type to);
+/// `text` as a memref<?xi8> of a private constant global of `module` named
+/// `prefix` and a number (DebugPrint.cpp; one global per distinct text).
+Value textGlobal(OpBuilder &b, Location loc, ModuleOp module, StringRef prefix,
+                 StringRef text);
+
+/// The sums, maxima and minima of reductions and atomics.
+enum class ArithCombine { Add, Max, Min };
+/// `lhs` and `rhs` (scalars or tensors of one type) combined: arith's
+/// add / maximum / minimum for floats (NaN propagating), signed for integers.
+Value combineArith(OpBuilder &b, Location loc, ArithCombine kind, Value lhs,
+                   Value rhs);
+
+/// Success when `op`'s ref (operand 0) is a memref (a lowered argument of
+/// one of the kinds `arguments` names), else an error that says so.
+LogicalResult checkArgumentRef(Operation *op, StringRef arguments);
 
 /// Lowers pallas.load/store/swap/atomic_rmw/atomic_cas.
 LogicalResult lowerRefAccess(Operation *op, FuncState &state,

@@ -421,17 +421,13 @@ void emitStore(OpBuilder &b, Location loc, const Access &a, Value value,
 /// old `kind` value, for atomic_rmw.
 Value combine(OpBuilder &b, Location loc, AtomicKind kind, Value old,
               Value value) {
-  bool isFloat = isa<FloatType>(getElementTypeOf(value.getType()));
   switch (kind) {
   case AtomicKind::Add:
-    return isFloat ? arith::AddFOp::create(b, loc, old, value).getResult()
-                   : arith::AddIOp::create(b, loc, old, value).getResult();
+    return combineArith(b, loc, ArithCombine::Add, old, value);
   case AtomicKind::Max:
-    return isFloat ? arith::MaximumFOp::create(b, loc, old, value).getResult()
-                   : arith::MaxSIOp::create(b, loc, old, value).getResult();
+    return combineArith(b, loc, ArithCombine::Max, old, value);
   case AtomicKind::Min:
-    return isFloat ? arith::MinimumFOp::create(b, loc, old, value).getResult()
-                   : arith::MinSIOp::create(b, loc, old, value).getResult();
+    return combineArith(b, loc, ArithCombine::Min, old, value);
   case AtomicKind::And:
     return arith::AndIOp::create(b, loc, old, value);
   case AtomicKind::Or:
@@ -446,15 +442,22 @@ Value combine(OpBuilder &b, Location loc, AtomicKind kind, Value old,
 
 } // namespace
 
+LogicalResult lowering::checkArgumentRef(Operation *op, StringRef arguments) {
+  Type type = op->getOperand(0).getType();
+  if (isa<MemRefType>(type))
+    return success();
+  return op->emitOpError() << "accesses " << type << ", which is not a "
+                           << arguments
+                           << "; only argument refs can be lowered";
+}
+
 LogicalResult lowering::lowerRefAccess(Operation *op, FuncState &state,
                                        RewriterBase &rewriter) {
   Location loc = op->getLoc();
   OpBuilder &b = rewriter;
   Value ref = op->getOperand(0);
-  if (!isa<MemRefType>(ref.getType()))
-    return op->emitOpError() << "accesses " << ref.getType()
-                             << ", which is not a kernel or index-map "
-                                "argument; only argument refs can be lowered";
+  if (failed(checkArgumentRef(op, "kernel or index-map argument")))
+    return failure();
 
   if (auto load = dyn_cast<LoadOp>(op)) {
     // The first op this lowering inserts (they all go before `op`).

@@ -76,28 +76,7 @@ Value siteText(OpBuilder &b, Location loc, ModuleOp module) {
       return WalkResult::advance();
     });
   }
-  MLIRContext *ctx = b.getContext();
-  auto type =
-      MemRefType::get({static_cast<int64_t>(text.size())}, b.getI8Type());
-  auto data = DenseElementsAttr::get(
-      RankedTensorType::get(type.getShape(), b.getI8Type()),
-      ArrayRef<char>(text.data(), text.size()));
-  std::string name;
-  for (unsigned i = 0;; ++i) {
-    name = "__pallasc_semaphore_site_" + std::to_string(i);
-    auto existing = module.lookupSymbol<memref::GlobalOp>(name);
-    if (!existing || existing.getInitialValueAttr() == data)
-      break;
-  }
-  if (!module.lookupSymbol(name)) {
-    OpBuilder mb = OpBuilder::atBlockBegin(module.getBody());
-    memref::GlobalOp::create(mb, loc, StringAttr::get(ctx, name),
-                             mb.getStringAttr("private"), TypeAttr::get(type),
-                             data, mb.getUnitAttr(), IntegerAttr());
-  }
-  Value global = memref::GetGlobalOp::create(b, loc, type, name);
-  return memref::CastOp::create(
-      b, loc, MemRefType::get({ShapedType::kDynamic}, b.getI8Type()), global);
+  return textGlobal(b, loc, module, "__pallasc_semaphore_site_", text);
 }
 
 func::FuncOp stuckFunc(ModuleOp module) {
@@ -179,10 +158,8 @@ LogicalResult lowering::lowerSemaphore(Operation *op, ModuleOp module,
   Location loc = op->getLoc();
   OpBuilder &b = rewriter;
   Value ref = op->getOperand(0);
-  if (!isa<MemRefType>(ref.getType()))
-    return op->emitOpError() << "accesses " << ref.getType()
-                             << ", which is not a kernel argument; only "
-                                "argument refs can be lowered";
+  if (failed(checkArgumentRef(op, "kernel argument")))
+    return failure();
   Indexer indexer;
   if (auto s = dyn_cast<SemaphoreSignalOp>(op))
     indexer = detail::buildIndexer(

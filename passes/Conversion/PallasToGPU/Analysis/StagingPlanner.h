@@ -44,6 +44,12 @@ private:
 
   int intern(const Layout &layout) { return table.intern(layout); }
   const Layout &layout(int id) const { return table.layout(id); }
+  /// The layout the analysis chose for `o`'s result when `o` is a
+  /// linalg.matmul (its accumulator layout), else null.
+  const Layout *matmulAccumulator(Operation &o) const;
+  /// The prefetch stages of `stageBytes` each that `room` bytes hold: the
+  /// requested num_stages (default 3), at most 8.
+  int64_t stagesIn(int64_t room, int64_t stageBytes) const;
   bool isReadOnly(Value memref) const {
     return analysis.isReadOnly(memref, kernel);
   }

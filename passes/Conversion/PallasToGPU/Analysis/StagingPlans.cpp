@@ -132,6 +132,19 @@ void StagingPlanner::planEarlyStaging() {
 // 64 rows of every panel, boxes [64, 64]), one mbarrier per (stage, chunk):
 // the wgmmas of chunk c start when its bytes have landed.
 
+const Layout *StagingPlanner::matmulAccumulator(Operation &o) const {
+  if (!isa<linalg::MatmulOp>(o))
+    return nullptr;
+  auto it = analysis.layoutOf.find(o.getResult(0));
+  return it == analysis.layoutOf.end() ? nullptr : &layout(it->second);
+}
+
+int64_t StagingPlanner::stagesIn(int64_t room, int64_t stageBytes) const {
+  int64_t stages = std::min<int64_t>(
+      staging.numStages > 0 ? staging.numStages : 3, room / stageBytes);
+  return std::min<int64_t>(stages, 8);
+}
+
 void StagingPlanner::planTma() {
   if (!kc.has(pallasc::MatrixInstrKind::Wgmma) || !kc.target->hasTma ||
       !kc.oneSequentialAxis || !kc.addParam)
@@ -140,16 +153,13 @@ void StagingPlanner::planTma() {
   // workspace.
   constexpr int64_t kReserve = 32768;
   for (Operation &o : kernel.getBody().front()) {
-    if (!isa<linalg::MatmulOp>(o))
-      continue;
-    auto lit = analysis.layoutOf.find(o.getResult(0));
-    if (lit == analysis.layoutOf.end() ||
-        layout(lit->second).family != Layout::Family::WgmmaC)
+    const Layout *acc = matmulAccumulator(o);
+    if (!acc || acc->family != Layout::Family::WgmmaC)
       continue;
     DotShape s = dotShape(&o);
     if (s.batch || s.k % 64)
       continue;
-    const Layout &C = layout(lit->second);
+    const Layout &C = *acc;
     int64_t nW = s.n / C.warpsN;
     auto lin = cast<linalg::LinalgOp>(&o);
     StagingState::TmaPlan plan;
@@ -207,9 +217,7 @@ void StagingPlanner::planTma() {
     plan.numChunks = s.k / plan.chunkK;
     int64_t room = kc.maxSharedBytes - kReserve - kc.workspaceOffset - 1024 -
                    8 * 8 * plan.numChunks;
-    plan.stages = std::min<int64_t>(
-        staging.numStages > 0 ? staging.numStages : 3, room / plan.stageBytes);
-    plan.stages = std::min<int64_t>(plan.stages, 8);
+    plan.stages = stagesIn(room, plan.stageBytes);
     if (plan.stages < 1)
       continue;
     plan.region = kc.workspaceOffset;
@@ -233,11 +241,10 @@ void StagingPlanner::planStages() {
     return;
   constexpr int64_t kReserve = 16384;
   for (Operation &o : kernel.getBody().front()) {
-    if (!isa<linalg::MatmulOp>(o) || staging.tmaPlans.count(&o))
+    if (staging.tmaPlans.count(&o))
       continue;
-    auto lit = analysis.layoutOf.find(o.getResult(0));
-    if (lit == analysis.layoutOf.end() ||
-        layout(lit->second).family != Layout::Family::MmaC)
+    const Layout *acc = matmulAccumulator(o);
+    if (!acc || acc->family != Layout::Family::MmaC)
       continue;
     DotShape s = dotShape(&o);
     if (s.batch)
@@ -270,9 +277,7 @@ void StagingPlanner::planStages() {
     if (!ok || plan.values.empty())
       continue;
     int64_t room = kc.maxSharedBytes - kReserve - kc.workspaceOffset;
-    plan.stages = std::min<int64_t>(
-        staging.numStages > 0 ? staging.numStages : 3, room / plan.stageBytes);
-    plan.stages = std::min<int64_t>(plan.stages, 8);
+    plan.stages = stagesIn(room, plan.stageBytes);
     // One stage: the chunked copies of the step itself do better.
     if (plan.stages < 2)
       continue;
@@ -351,12 +356,10 @@ void StagingPlanner::planLoopStages() {
     Block *body = forOp.getBody();
     StagingState::LoopStagePlan plan;
     for (Operation &o : *body) {
-      if (!isa<linalg::MatmulOp>(o))
+      const Layout *acc = matmulAccumulator(o);
+      if (!acc)
         continue;
-      auto lit = analysis.layoutOf.find(o.getResult(0));
-      if (lit == analysis.layoutOf.end())
-        continue;
-      Layout::Family family = layout(lit->second).family;
+      Layout::Family family = acc->family;
       bool core = family == Layout::Family::WgmmaC;
       if (family != Layout::Family::MmaC && !core)
         continue;

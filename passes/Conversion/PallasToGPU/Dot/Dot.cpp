@@ -129,6 +129,12 @@ const View *DotLowering::streamedOperand(Value v, Value &x,
   return d.streamedSource(v, perm, x);
 }
 
+StreamedLoad DotLowering::streamedTile(Value v) {
+  if (!analysis.streamed.contains(v) || staged(v))
+    return {};
+  return streamedLoad(d, v);
+}
+
 DotLowering::StreamedChunk
 DotLowering::streamedChunk(Value v, Value x, ArrayRef<int64_t> perm,
                            int64_t kdim, int64_t chunkK) {
@@ -155,18 +161,13 @@ FailureOr<View> DotLowering::stage(Value v) {
   int64_t bytes;
   if (analysis.streamed.contains(v)) {
     // A streamed load: copied group by group from its view.
-    Value x;
-    SmallVector<int64_t> perm;
-    const View *source = d.streamedSource(v, perm, x);
-    if (!source)
+    StreamedLoad in = streamedLoad(d, v);
+    if (!in.source)
       return v.getDefiningOp()->emitOpError()
              << "reads a memref that is not a view";
-    int sourceId;
-    int id = d.streamedLayouts(v, x, perm, sourceId);
-    View tile =
-        d.tileView(type, id, nextTileOffset(), bytes, padStaged);
+    View tile = d.tileView(type, in.id, nextTileOffset(), bytes, padStaged);
     reserveTile(bytes);
-    if (failed(copyStreamed(*source, sourceId, tile, id)))
+    if (failed(copyStreamed(*in.source, in.sourceId, tile, in.id)))
       return failure();
     return tile;
   }

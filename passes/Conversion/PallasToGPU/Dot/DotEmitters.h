@@ -72,6 +72,9 @@ public:
   /// (EmitContext::streamedSource: the loaded tensor `x` seen through the
   /// transpose `perm`); null for other operands.
   const View *streamedOperand(Value v, Value &x, SmallVector<int64_t> &perm);
+  /// The same with the layouts its whole tile is copied with
+  /// (streamedLoad); no source for other operands.
+  StreamedLoad streamedTile(Value v);
   /// One k chunk, `chunkK` wide along dimension `kdim`, of a streamed
   /// operand `v` (the loaded tensor `x` seen through the transpose `perm`,
   /// EmitContext::streamedSource): its shape in `v` and in `x`, the
@@ -142,6 +145,21 @@ public:
 
 private:
   int64_t wsOffset = 0; ///< workspace bytes this dot's tiles take
+};
+
+/// What the emitter class of a family's dot (MmaSyncEmitter, WgmmaEmitter)
+/// holds: the dot being lowered and, cached, the parts it uses most.
+class DotFamilyEmitter {
+public:
+  explicit DotFamilyEmitter(DotLowering &dl)
+      : dl(dl), d(dl.d), b(dl.b), loc(dl.loc), s(dl.s) {}
+
+protected:
+  DotLowering &dl;
+  EmitContext &d;
+  OpBuilder &b;
+  Location loc;
+  const DotShape &s;
 };
 
 /// The emitter of the dots whose accumulator layout is of `family`.

@@ -115,6 +115,16 @@ void Distributor::initTmaBarriers() {
   barrier();
 }
 
+/// The layouts a ring operand `v` is copied with: EmitContext::
+/// streamedLayouts of the tensor it loads, whether or not its view is bound
+/// yet (streamedSource's view is not used).
+static int ringLayouts(EmitContext &cx, Value v, int &sourceId) {
+  SmallVector<int64_t> perm;
+  Value x;
+  (void)cx.streamedSource(v, perm, x);
+  return cx.streamedLayouts(v, x, perm, sourceId);
+}
+
 LogicalResult Distributor::issueLoopStage(Operation *forOpPtr,
                                           const LoopStagePlan &plan,
                                           Value ivValue, Value slot) {
@@ -150,11 +160,8 @@ LogicalResult Distributor::issueLoopStage(Operation *forOpPtr,
       break;
     }
     View src = subview(srcIt->second, sv);
-    SmallVector<int64_t> perm;
-    Value x;
-    (void)streamedSource(op.value, perm, x);
     int sourceId;
-    int id = streamedLayouts(op.value, x, perm, sourceId);
+    int id = ringLayouts(*this, op.value, sourceId);
     auto type = cast<RankedTensorType>(op.value.getType());
     Value shift = arith::AddIOp::create(
         b, loc, idx(plan.region + op.offset),
@@ -197,11 +204,8 @@ LogicalResult Distributor::issueLoopStage(Operation *forOpPtr,
 void Distributor::bindLoopStage(const LoopStagePlan &plan, Value slot) {
   Location loc = kc.loc;
   for (const LoopStageOperand &op : plan.operands) {
-    SmallVector<int64_t> perm;
-    Value x;
-    (void)streamedSource(op.value, perm, x);
     int sourceId;
-    int id = streamedLayouts(op.value, x, perm, sourceId);
+    int id = ringLayouts(*this, op.value, sourceId);
     auto type = cast<RankedTensorType>(op.value.getType());
     Value shift = arith::MulIOp::create(b, loc, slot, idx(plan.stageBytes));
     int64_t bytes;

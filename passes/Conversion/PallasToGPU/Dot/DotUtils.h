@@ -117,26 +117,6 @@ waveMatrixInstr(const Layout &c, const pallasc::GpuTarget &target,
   return std::nullopt;
 }
 
-/// Element conversion with linalg.matmul's cast semantics.
-inline Value castTo(OpBuilder &b, Location loc, Value v, Type to) {
-  Type from = v.getType();
-  if (from == to)
-    return v;
-  auto ff = dyn_cast<FloatType>(from), tf = dyn_cast<FloatType>(to);
-  if (ff && tf)
-    return tf.getWidth() > ff.getWidth() ||
-                   (tf.getWidth() == ff.getWidth() && tf.isF32())
-               ? arith::ExtFOp::create(b, loc, to, v).getResult()
-               : arith::TruncFOp::create(b, loc, to, v).getResult();
-  if (ff)
-    return arith::FPToSIOp::create(b, loc, to, v);
-  if (tf)
-    return arith::SIToFPOp::create(b, loc, to, v);
-  if (to.getIntOrFloatBitWidth() > from.getIntOrFloatBitWidth())
-    return arith::ExtSIOp::create(b, loc, to, v);
-  return arith::TruncIOp::create(b, loc, to, v);
-}
-
 /// The dimension a layout's first register basis walks (where each thread's
 /// elements are contiguous); the last one for layouts without registers.
 inline int64_t contiguousDim(const Layout &l) {

@@ -51,32 +51,21 @@ namespace {
 /// planner keeps for the workspace (DotStaging.cpp's kReserve).
 constexpr int64_t kEpilogueBudget = 16384;
 
-/// `row` with zero bits inserted at the positions in `chunkBits` (a row of
-/// the chunk buffer seen as a row of the tile with the chunk bits zero).
-uint64_t expandRow(uint64_t row, ArrayRef<int64_t> chunkBits,
-                   int64_t rowBits) {
+/// Moves the bits of a row between the tile's numbering (`rowBits` bits)
+/// and the chunk buffer's (the same bits without those in `chunkBits`):
+/// `expand` inserts zero bits at the chunk positions (a buffer row seen as
+/// a tile row with the chunk bits zero), else they are dropped (the buffer
+/// row of a tile row).
+uint64_t remapRowBits(uint64_t row, ArrayRef<int64_t> chunkBits,
+                      int64_t rowBits, bool expand) {
   uint64_t out = 0;
   int64_t next = 0;
   for (int64_t p = 0; p < rowBits; ++p) {
     if (llvm::is_contained(chunkBits, p))
       continue;
-    if (row & (uint64_t(1) << next))
-      out |= uint64_t(1) << p;
-    ++next;
-  }
-  return out;
-}
-
-/// The buffer row of tile row `row`: its bits without the chunk bits.
-uint64_t compactRow(uint64_t row, ArrayRef<int64_t> chunkBits,
-                    int64_t rowBits) {
-  uint64_t out = 0;
-  int64_t next = 0;
-  for (int64_t p = 0; p < rowBits; ++p) {
-    if (llvm::is_contained(chunkBits, p))
-      continue;
-    if (row & (uint64_t(1) << p))
-      out |= uint64_t(1) << next;
+    int64_t from = expand ? next : p, to = expand ? p : next;
+    if (row & (uint64_t(1) << from))
+      out |= uint64_t(1) << to;
     ++next;
   }
   return out;
@@ -102,7 +91,8 @@ int64_t bankCost(const Layout &l, int64_t reg, int64_t width,
       for (size_t i = 0; i < l.lanes.size(); ++i)
         if (lane & (int64_t(1) << i))
           lin ^= l.lanes[i];
-      int64_t row = compactRow(l.coord(lin, 0), chunkBits, rowBits);
+      int64_t row = remapRowBits(l.coord(lin, 0), chunkBits, rowBits,
+                                 /*expand=*/false);
       int64_t addr = row * pitch + l.coord(lin, 1) * elemBytes;
       for (int64_t w = addr / 4; w < (addr + width + 3) / 4; ++w)
         words[w % 32].insert(w);
@@ -128,15 +118,10 @@ bool barrierJustBefore(OpBuilder &b) {
       return false;
     if (isMemoryEffectFree(&op))
       continue;
-    Value memref;
-    if (auto l = dyn_cast<memref::LoadOp>(op))
-      memref = l.getMemref();
-    else if (auto st = dyn_cast<memref::StoreOp>(op))
-      memref = st.getMemref();
-    else if (auto l = dyn_cast<vector::LoadOp>(op))
-      memref = l.getBase();
-    else if (auto st = dyn_cast<vector::StoreOp>(op))
-      memref = st.getBase();
+    // Masked accesses end the walk as other ops do.
+    Value memref = isa<vector::MaskedLoadOp, vector::MaskedStoreOp>(op)
+                       ? Value()
+                       : accessedMemref(&op);
     auto type = memref ? dyn_cast<MemRefType>(memref.getType()) : nullptr;
     if (!type || isa_and_nonnull<mlir::gpu::AddressSpaceAttr>(
                      type.getMemorySpace()))
@@ -313,7 +298,9 @@ std::optional<EpiloguePlan> planChunks(const EpilogueTile &t,
     if (basis == 0)
       return 0;
     uint64_t row = basis >> bufColBits, col = basis & uint64_t(t.C - 1);
-    return (expandRow(row, p.chunkBits, t.rowBits) << t.colBits) | col;
+    return (remapRowBits(row, p.chunkBits, t.rowBits, /*expand=*/true)
+            << t.colBits) |
+           col;
   };
   p.read.shape = {t.R, t.C};
   p.read.family = Layout::Family::Derived;

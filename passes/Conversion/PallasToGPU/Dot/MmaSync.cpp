@@ -31,10 +31,9 @@ namespace {
 /// The mma.sync lowering of one dot (DotLowering::mmaSync), in steps: the
 /// schedule, the operands (prefetch stages, cp.async chunks, registers or
 /// staged tiles), the lane's ldmatrix addresses, the k loop.
-class MmaSyncEmitter {
+class MmaSyncEmitter : DotFamilyEmitter {
 public:
-  explicit MmaSyncEmitter(DotLowering &dl)
-      : dl(dl), d(dl.d), b(dl.b), loc(dl.loc), s(dl.s) {}
+  using DotFamilyEmitter::DotFamilyEmitter;
 
   LogicalResult run();
 
@@ -58,11 +57,6 @@ private:
            int64_t ni);
   LogicalResult emitKLoop();
 
-  DotLowering &dl;
-  EmitContext &d;
-  OpBuilder &b;
-  Location loc;
-  const DotShape &s;
   PipelineSchedule sched;
   /// The prefetch stages of the dot's operands (planStages), if any.
   const StagingState::StagePlan *sp = nullptr;
@@ -103,24 +97,20 @@ void MmaSyncEmitter::schedulePipeline() {
 /// A streamed operand copied with cp.async in the schedule's k chunks into
 /// its tile; none when its alignment does not allow it.
 std::optional<View> MmaSyncEmitter::planAsync(Value v, int64_t kdim) {
-  Value x;
-  SmallVector<int64_t> perm;
-  const View *source = dl.streamedOperand(v, x, perm);
-  if (!source)
+  // The whole tile as stage() lays it out (ldmatrix reads it the same).
+  StreamedLoad in = dl.streamedTile(v);
+  if (!in.source)
     return std::nullopt;
   auto type = cast<RankedTensorType>(v.getType());
-  // The whole tile as stage() lays it out (ldmatrix reads it the same).
-  int sourceId;
-  int id = d.streamedLayouts(v, x, perm, sourceId);
   int64_t bytes;
-  View tile = d.tileView(type, id, dl.nextTileOffset(), bytes);
+  View tile = d.tileView(type, in.id, dl.nextTileOffset(), bytes);
   // One chunk: its own blocked layout over the source, seen through the
   // transpose in the tile.
   DotLowering::StreamedChunk ch =
-      dl.streamedChunk(v, x, perm, kdim, sched.chunkK);
+      dl.streamedChunk(v, in.x, in.perm, kdim, sched.chunkK);
   SmallVector<OpFoldResult> zeros(type.getRank(), b.getIndexAttr(0));
   SmallVector<int64_t> ones(type.getRank(), 1);
-  View src0 = d.subview(*source, zeros, {}, ch.sourceShape, ones, {});
+  View src0 = d.subview(*in.source, zeros, {}, ch.sourceShape, ones, {});
   View dst0 = d.subview(tile, zeros, {}, ch.shape, ones, {});
   int64_t width = d.asyncCopyWidth(src0, ch.sourceId, dst0, ch.tileId);
   if (!width) {
@@ -129,9 +119,8 @@ std::optional<View> MmaSyncEmitter::planAsync(Value v, int64_t kdim) {
     return std::nullopt;
   }
   dl.reserveTile(bytes);
-  plans.push_back(DotLowering::AsyncChunks{*source, tile, ch.sourceId,
-                                           ch.tileId, ch.sourceDim, kdim,
-                                           width});
+  plans.push_back(DotLowering::AsyncChunks{
+      *in.source, tile, ch.sourceId, ch.tileId, ch.sourceDim, kdim, width});
   return tile;
 }
 
@@ -161,22 +150,18 @@ LogicalResult MmaSyncEmitter::prefetchStages() {
   };
   SmallVector<Staged, 2> stagedOps;
   for (auto [i, v] : llvm::enumerate(sp->values)) {
-    Value x;
-    SmallVector<int64_t> perm;
-    const View *source = d.streamedSource(v, perm, x);
-    auto tt = x.getDefiningOp<bufferization::ToTensorOp>();
-    if (!source || !tt)
+    StreamedLoad in = streamedLoad(d, v);
+    auto tt = in.x.getDefiningOp<bufferization::ToTensorOp>();
+    if (!in.source || !tt)
       return dl.op->emitOpError() << "lost a prefetched dot operand";
     auto type = cast<RankedTensorType>(v.getType());
-    int sourceId;
-    int id = d.streamedLayouts(v, x, perm, sourceId);
     int64_t bytes;
-    View tile = d.tileView(type, id, sp->region + sp->offsets[i], bytes);
-    int64_t width = d.asyncCopyWidth(*source, sourceId, tile, id);
+    View tile = d.tileView(type, in.id, sp->region + sp->offsets[i], bytes);
+    int64_t width = d.asyncCopyWidth(*in.source, in.sourceId, tile, in.id);
     if (!width || bytes > sp->stageBytes)
       return dl.op->emitOpError()
              << "cannot prefetch a dot operand with cp.async";
-    stagedOps.push_back({tt.getBuffer(), sourceId, id, tile, width});
+    stagedOps.push_back({tt.getBuffer(), in.sourceId, in.id, tile, width});
   }
   auto issue = [&](Value j) -> LogicalResult {
     Value stage = arith::RemUIOp::create(b, loc, j, numStagesV);

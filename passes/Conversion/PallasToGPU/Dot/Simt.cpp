@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Conversion/PallasToGPU/Dot/DotEmitters.h"
+#include "passes/Utils/ElementCast.h"
 
 using namespace mlir;
 using namespace mlir::pallas;
@@ -70,8 +71,8 @@ LogicalResult DotLowering::simt() {
       ac.push_back(kv);
       bc.push_back(kv);
       bc.push_back(cc[r][rank - 1]);
-      Value x = castTo(b, loc, element(*aView, ac), s.c);
-      Value y = castTo(b, loc, element(*bView, bc), s.c);
+      Value x = convertElementType(b, loc, element(*aView, ac), s.c);
+      Value y = convertElementType(b, loc, element(*bView, bc), s.c);
       Value cur = loop.getRegionIterArgs()[r];
       if (isa<FloatType>(s.c))
         next.push_back(arith::AddFOp::create(

@@ -101,10 +101,9 @@ struct Desc {
 /// accumulator's start state, the operands (TMA stages, cp.async chunks,
 /// core-matrix tiles, registers), the TMA copies ahead, the descriptors,
 /// the k loop, the groups retired or left in flight.
-class WgmmaEmitter {
+class WgmmaEmitter : DotFamilyEmitter {
 public:
-  explicit WgmmaEmitter(DotLowering &dl)
-      : dl(dl), d(dl.d), b(dl.b), loc(dl.loc), s(dl.s) {}
+  using DotFamilyEmitter::DotFamilyEmitter;
 
   LogicalResult run();
 
@@ -132,11 +131,6 @@ private:
   void emitKLoop();
   LogicalResult retire();
 
-  DotLowering &dl;
-  EmitContext &d;
-  OpBuilder &b;
-  Location loc;
-  const DotShape &s;
   PipelineSchedule sched;
 
   int64_t gm = 0, gn = 0, mW = 0, nW = 0, instrN = 0;
@@ -216,28 +210,24 @@ void WgmmaEmitter::schedulePipeline() {
 /// A streamed operand copied with cp.async in the schedule's k chunks into
 /// a core-matrix tile; none when the operand's alignment does not allow it.
 std::optional<CoreTile> WgmmaEmitter::planAsync(Value v, int64_t kdim) {
-  SmallVector<int64_t> perm;
-  Value x;
-  const View *source = dl.streamedOperand(v, x, perm);
-  if (!source)
+  StreamedLoad in = dl.streamedTile(v);
+  if (!in.source)
     return std::nullopt;
   auto type = cast<RankedTensorType>(v.getType());
-  int sourceId;
-  int id = d.streamedLayouts(v, x, perm, sourceId);
-  int64_t cdim = contiguousDim(dl.layout(id));
+  int64_t cdim = contiguousDim(dl.layout(in.id));
   int64_t bytes;
   CoreTile tile = d.coreTile(type, cdim, dl.nextTileOffset(), bytes);
   // One chunk: its blocked layout over the source, seen through the
   // transpose in the 4-D tile.
   DotLowering::StreamedChunk ch =
-      dl.streamedChunk(v, x, perm, kdim, sched.chunkK);
+      dl.streamedChunk(v, in.x, in.perm, kdim, sched.chunkK);
   int ct4 = d.coreLayout(ch.tileId, cdim);
   SmallVector<int64_t> t4shape(dl.layout(ct4).shape.begin(),
                                dl.layout(ct4).shape.end());
   SmallVector<OpFoldResult> zeros2(2, b.getIndexAttr(0)),
       zeros4(4, b.getIndexAttr(0));
   SmallVector<int64_t> ones2(2, 1), ones4(4, 1);
-  View src0 = d.subview(*source, zeros2, {}, ch.sourceShape, ones2, {});
+  View src0 = d.subview(*in.source, zeros2, {}, ch.sourceShape, ones2, {});
   View dst0 = d.subview(tile.view, zeros4, {}, t4shape, ones4, {});
   int64_t width = d.asyncCopyWidth(src0, ch.sourceId, dst0, ct4);
   if (!width) {
@@ -249,7 +239,7 @@ std::optional<CoreTile> WgmmaEmitter::planAsync(Value v, int64_t kdim) {
   dl.reserveTile(bytes);
   // The 4-D tile dimension walking k: the core-matrix column when k is the
   // contiguous dimension, else the core-matrix row (8 elements of k each).
-  plans.push_back(DotLowering::AsyncChunks{*source, tile.view, ch.sourceId,
+  plans.push_back(DotLowering::AsyncChunks{*in.source, tile.view, ch.sourceId,
                                            ct4, ch.sourceDim,
                                            cdim == kdim ? 1 : 0, width,
                                            /*tileDiv=*/8});
@@ -265,18 +255,14 @@ FailureOr<CoreTile> WgmmaEmitter::stageCore(Value v) {
   auto type = cast<RankedTensorType>(v.getType());
   int64_t bytes;
   if (dl.analysis.streamed.contains(v)) {
-    SmallVector<int64_t> perm;
-    Value x;
-    const View *source = d.streamedSource(v, perm, x);
-    if (!source)
+    StreamedLoad in = streamedLoad(d, v);
+    if (!in.source)
       return dl.op->emitOpError() << "reads a memref that is not a view";
-    int sourceId;
-    int id = d.streamedLayouts(v, x, perm, sourceId);
-    int64_t cdim = contiguousDim(dl.layout(id));
+    int64_t cdim = contiguousDim(dl.layout(in.id));
     CoreTile tile = d.coreTile(type, cdim, dl.nextTileOffset(), bytes);
     dl.reserveTile(bytes);
-    if (failed(dl.copyStreamed(*source, sourceId, tile.view,
-                               d.coreLayout(id, cdim))))
+    if (failed(dl.copyStreamed(*in.source, in.sourceId, tile.view,
+                               d.coreLayout(in.id, cdim))))
       return failure();
     return tile;
   }

@@ -4,7 +4,8 @@
 // driver, Distribute.h) dispatches each op to the emitter its family
 // registered (EmitterRegistry, as Triton's populate...Patterns), and ops
 // without one are scalar code, cloned as they are. The families are
-// classes of their own, one file each:
+// classes of their own (over EmitterBase; a family of one op may be a
+// function), one file each:
 //
 //   EmitElementwise.cpp   linalg.generic without reductions
 //   EmitReduce.cpp        linalg.reduce (registers, lanes, warps)
@@ -226,6 +227,45 @@ public:
                                        Value step, Value iv) = 0;
 };
 
+/// What an op family's emitter class holds: the context and, cached, the
+/// state it reads or writes by concern (`class ReduceEmitter : EmitterBase
+/// { public: using EmitterBase::EmitterBase; ... }`).
+class EmitterBase {
+public:
+  explicit EmitterBase(EmitContext &cx)
+      : cx(cx), analysis(cx.analysis()), emission(cx.emission()),
+        promotion(cx.promotion()), barriers(cx.barriers()), kc(cx.context()),
+        b(cx.builder()) {}
+
+protected:
+  EmitContext &cx;
+  const LayoutAssignmentResult &analysis;
+  EmissionState &emission;
+  PromotionState &promotion;
+  BarrierState &barriers;
+  KernelContext &kc;
+  OpBuilder &b;
+};
+
+/// A dot operand streamed from a view (EmitContext::streamedSource) and the
+/// layouts it is copied with (EmitContext::streamedLayouts).
+struct StreamedLoad {
+  /// The view `v` is loaded from; null when it is not a view's load.
+  const View *source = nullptr;
+  /// The loaded tensor and the transpose `v` is of it (empty: `v` itself).
+  Value x;
+  SmallVector<int64_t> perm;
+  /// x's default layout, and that layout seen in `v`'s shape (when source).
+  int sourceId = -1, id = -1;
+};
+inline StreamedLoad streamedLoad(EmitContext &cx, Value v) {
+  StreamedLoad s;
+  s.source = cx.streamedSource(v, s.perm, s.x);
+  if (s.source)
+    s.id = cx.streamedLayouts(v, s.x, s.perm, s.sourceId);
+  return s;
+}
+
 /// The emitters of the op families, by op (or, for whole dialects, by
 /// dialect): each family's file registers its ops with a populate function,
 /// and the distributor dispatches each op of the kernel body to its emitter.
@@ -252,6 +292,25 @@ template <typename Family, LogicalResult (Family::*Method)(Operation *)>
 LogicalResult emitWith(EmitContext &cx, Operation *op) {
   Family family(cx);
   return (family.*Method)(op);
+}
+
+/// The cache hint pallas-to-linalg left on a load (`pallas.eviction_policy`,
+/// EmitContext::load), or empty.
+inline StringRef evictionPolicy(Operation *load) {
+  auto a = load->getAttrOfType<StringAttr>("pallas.eviction_policy");
+  return a ? a.getValue() : StringRef();
+}
+
+/// Loads `view` in layout `id` (after the barrier the access may need) as
+/// the registers of `result`.
+inline LogicalResult loadAs(EmitContext &cx, Value result, const View &view,
+                            int id, StringRef evictionPolicy = {}) {
+  cx.beforeAccess(view, id, /*write=*/false);
+  auto regs = cx.load(view, id, {}, evictionPolicy);
+  if (failed(regs))
+    return failure();
+  cx.setDist(result, Dist{id, *regs});
+  return success();
 }
 
 void populateMemoryEmitters(EmitterRegistry &r);      // EmitMemory.cpp

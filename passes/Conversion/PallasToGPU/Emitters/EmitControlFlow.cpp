@@ -12,10 +12,6 @@
 #include "mlir/Dialect/UB/IR/UBOps.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/TypeSwitch.h"
-#include "llvm/Support/Debug.h"
-
-#define DEBUG_TYPE "pallas-to-gpu"
-
 using namespace mlir;
 using namespace mlir::pallas;
 using namespace mlir::pallas::gpu;
@@ -28,11 +24,9 @@ using namespace mlir::pallas::gpu::detail;
 namespace {
 
 /// scf.for / scf.if / scf.while.
-class ControlFlowEmitter {
+class ControlFlowEmitter : EmitterBase {
 public:
-  explicit ControlFlowEmitter(EmitContext &cx)
-      : cx(cx), analysis(cx.analysis()), emission(cx.emission()),
-        promotion(cx.promotion()), barriers(cx.barriers()), b(cx.builder()) {}
+  using EmitterBase::EmitterBase;
   LogicalResult emitFor(Operation *op);
   LogicalResult emitIf(Operation *op);
   LogicalResult emitWhile(Operation *op);
@@ -42,13 +36,12 @@ private:
   /// buffers kept in registers: emitted as both branches plus selects, which
   /// avoids carrying the registers through control flow.
   bool isSelectable(scf::IfOp ifOp);
-
-  EmitContext &cx;
-  const LayoutAssignmentResult &analysis;
-  EmissionState &emission;
-  PromotionState &promotion;
-  BarrierState &barriers;
-  OpBuilder &b;
+  /// Appends the register types of `values` (tensors: their layout's
+  /// registers, else the value itself) to `types`, each value's layout (-1
+  /// for scalars) to `layouts` and its start and count to `segments`.
+  void flattenTypes(ValueRange values, SmallVector<int> &layouts,
+                    SmallVector<Type> &types,
+                    SmallVector<std::pair<unsigned, unsigned>> &segments);
 };
 
 } // namespace
@@ -68,6 +61,24 @@ struct Flat {
   SmallVector<std::pair<unsigned, unsigned>> segments; // start, count
 };
 } // namespace
+
+void ControlFlowEmitter::flattenTypes(
+    ValueRange values, SmallVector<int> &layouts, SmallVector<Type> &types,
+    SmallVector<std::pair<unsigned, unsigned>> &segments) {
+  for (Value v : values) {
+    unsigned start = types.size();
+    if (auto t = dyn_cast<RankedTensorType>(v.getType())) {
+      int id = analysis.layoutOf.count(v) ? analysis.layoutOf.lookup(v)
+                                          : cx.defaultLayout(t);
+      layouts.push_back(id);
+      types.append(cx.layout(id).numRegs(), t.getElementType());
+    } else {
+      layouts.push_back(-1);
+      types.push_back(v.getType());
+    }
+    segments.push_back({start, types.size() - start});
+  }
+}
 
 LogicalResult ControlFlowEmitter::emitFor(Operation *op) {
   auto forOp = cast<scf::ForOp>(op);
@@ -212,19 +223,7 @@ LogicalResult ControlFlowEmitter::emitIf(Operation *op) {
   SmallVector<int> resLayouts;
   SmallVector<Type> types;
   SmallVector<std::pair<unsigned, unsigned>> segments;
-  for (Value r : ifOp.getResults()) {
-    unsigned start = types.size();
-    if (auto t = dyn_cast<RankedTensorType>(r.getType())) {
-      int id = analysis.layoutOf.count(r) ? analysis.layoutOf.lookup(r)
-                                          : cx.defaultLayout(t);
-      resLayouts.push_back(id);
-      types.append(cx.layout(id).numRegs(), t.getElementType());
-    } else {
-      resLayouts.push_back(-1);
-      types.push_back(r.getType());
-    }
-    segments.push_back({start, types.size() - start});
-  }
+  flattenTypes(ifOp.getResults(), resLayouts, types, segments);
   // Register-resident scratch written inside: carried through the if.
   SmallVector<Value> modified;
   ifOp.walk([&](bufferization::MaterializeInDestinationOp m) {
@@ -306,28 +305,11 @@ LogicalResult ControlFlowEmitter::emitWhile(Operation *op) {
   Location loc = whileOp.getLoc();
   Block &before = whileOp.getBefore().front();
   Block &after = whileOp.getAfter().front();
-  auto flatten = [&](ValueRange olds, SmallVector<int> &lay,
-                     SmallVector<Type> &types,
-                     SmallVector<std::pair<unsigned, unsigned>> &seg) {
-    for (Value v : olds) {
-      unsigned start = types.size();
-      if (auto t = dyn_cast<RankedTensorType>(v.getType())) {
-        int id = analysis.layoutOf.count(v) ? analysis.layoutOf.lookup(v)
-                                            : cx.defaultLayout(t);
-        lay.push_back(id);
-        types.append(cx.layout(id).numRegs(), t.getElementType());
-      } else {
-        lay.push_back(-1);
-        types.push_back(v.getType());
-      }
-      seg.push_back({start, types.size() - start});
-    }
-  };
   SmallVector<int> beforeLay, afterLay;
   SmallVector<Type> beforeTypes, afterTypes;
   SmallVector<std::pair<unsigned, unsigned>> beforeSeg, afterSeg;
-  flatten(before.getArguments(), beforeLay, beforeTypes, beforeSeg);
-  flatten(after.getArguments(), afterLay, afterTypes, afterSeg);
+  flattenTypes(before.getArguments(), beforeLay, beforeTypes, beforeSeg);
+  flattenTypes(after.getArguments(), afterLay, afterTypes, afterSeg);
   auto collect = [&](ValueRange olds,
                      ArrayRef<int> lay) -> FailureOr<SmallVector<Value>> {
     SmallVector<Value> out;

@@ -8,41 +8,13 @@
 #include "passes/Conversion/PallasToGPU/DistributeUtils.h"
 #include "passes/Conversion/PallasToGPU/Emitters/EmitContext.h"
 
-#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
-#include "mlir/Dialect/UB/IR/UBOps.h"
-#include "mlir/Interfaces/SideEffectInterfaces.h"
-#include "llvm/ADT/TypeSwitch.h"
-#include "llvm/Support/Debug.h"
-
-#define DEBUG_TYPE "pallas-to-gpu"
-
 using namespace mlir;
-using namespace mlir::pallas;
 using namespace mlir::pallas::gpu;
-using namespace mlir::pallas::gpu::detail;
 
-namespace {
-
-/// linalg.generic without reductions.
-class ElementwiseEmitter {
-public:
-  explicit ElementwiseEmitter(EmitContext &cx) : cx(cx) {}
-  LogicalResult emitElementwise(Operation *op);
-
-private:
-  EmitContext &cx;
-};
-
-} // namespace
-
-void mlir::pallas::gpu::populateElementwiseEmitters(EmitterRegistry &r) {
-  r.add<linalg::GenericOp>(
-      emitWith<ElementwiseEmitter, &ElementwiseEmitter::emitElementwise>);
-}
-
-LogicalResult ElementwiseEmitter::emitElementwise(Operation *op) {
+/// linalg.generic without reductions (the family is this one function).
+static LogicalResult emitElementwise(EmitContext &cx, Operation *op) {
   auto g = cast<linalg::GenericOp>(op);
-  if (!isElementwise(g))
+  if (!mlir::pallas::gpu::detail::isElementwise(g))
     return op->emitOpError()
            << "is a reduction the GPU lowering does not support yet";
   int id = cx.analysis().layoutOf.lookup(g->getResult(0));
@@ -58,4 +30,8 @@ LogicalResult ElementwiseEmitter::emitElementwise(Operation *op) {
   }
   return op->emitOpError()
          << "has several results; the GPU lowering supports one";
+}
+
+void mlir::pallas::gpu::populateElementwiseEmitters(EmitterRegistry &r) {
+  r.add<linalg::GenericOp>(emitElementwise);
 }

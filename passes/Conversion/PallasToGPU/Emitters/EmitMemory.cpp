@@ -89,11 +89,9 @@ bool sameView(const View &a, const View &b) {
 
 /// The memref and bufferization ops (and linalg.copy, the casts of
 /// kernel arguments).
-class MemoryEmitter {
+class MemoryEmitter : EmitterBase {
 public:
-  explicit MemoryEmitter(EmitContext &cx)
-      : cx(cx), analysis(cx.analysis()), emission(cx.emission()),
-        promotion(cx.promotion()), kc(cx.context()), b(cx.builder()) {}
+  using EmitterBase::EmitterBase;
 
   LogicalResult emitSubview(Operation *op);
   /// unrealized_conversion_cast, memref.cast: the source's view.
@@ -125,13 +123,6 @@ private:
   Value electFirst(Location loc);
   /// A scalar computed by thread 0, given to every thread.
   Value broadcastFromFirst(Location loc, Value v);
-
-  EmitContext &cx;
-  const LayoutAssignmentResult &analysis;
-  EmissionState &emission;
-  PromotionState &promotion;
-  KernelContext &kc;
-  OpBuilder &b;
 };
 
 } // namespace
@@ -305,15 +296,7 @@ LogicalResult MemoryEmitter::emitToTensor(Operation *op) {
     cx.setDist(tt.getResult(), Dist{id, regs});
     return success();
   }
-  cx.beforeAccess(*view, id, false);
-  StringRef evict;
-  if (auto a = tt->getAttrOfType<StringAttr>("pallas.eviction_policy"))
-    evict = a.getValue();
-  auto regs = cx.load(*view, id, {}, evict);
-  if (failed(regs))
-    return failure();
-  cx.setDist(tt.getResult(), Dist{id, *regs});
-  return success();
+  return loadAs(cx, tt.getResult(), *view, id, evictionPolicy(tt));
 }
 
 const View *MemoryEmitter::maskedStoreView(

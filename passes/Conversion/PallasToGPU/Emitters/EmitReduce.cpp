@@ -12,10 +12,6 @@
 #include "mlir/Dialect/UB/IR/UBOps.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/TypeSwitch.h"
-#include "llvm/Support/Debug.h"
-
-#define DEBUG_TYPE "pallas-to-gpu"
-
 using namespace mlir;
 using namespace mlir::pallas;
 using namespace mlir::pallas::gpu;
@@ -24,10 +20,9 @@ using namespace mlir::pallas::gpu::detail;
 namespace {
 
 /// linalg.reduce.
-class ReduceEmitter {
+class ReduceEmitter : EmitterBase {
 public:
-  explicit ReduceEmitter(EmitContext &cx)
-      : cx(cx), analysis(cx.analysis()), kc(cx.context()), b(cx.builder()) {}
+  using EmitterBase::EmitterBase;
   LogicalResult emitReduce(Operation *op);
 
 private:
@@ -37,11 +32,9 @@ private:
                              ArrayRef<Value> acc);
   /// `v` from the lane `mask` away (xor) in the warp.
   Value shuffleXor(Value v, int64_t mask);
-
-  EmitContext &cx;
-  const LayoutAssignmentResult &analysis;
-  KernelContext &kc;
-  OpBuilder &b;
+  /// The registers of each of `values` in layout `id` (EmitContext::get).
+  LogicalResult getEach(ValueRange values, int id,
+                        SmallVector<SmallVector<Value>> &regs);
 };
 
 } // namespace
@@ -52,17 +45,20 @@ void mlir::pallas::gpu::populateReduceEmitters(EmitterRegistry &r) {
 
 SmallVector<Value> ReduceEmitter::combine(Block &body, ArrayRef<Value> in,
                                           ArrayRef<Value> acc) {
-  IRMapping m;
-  for (auto [i, v] : llvm::enumerate(in))
-    m.map(body.getArgument(i), v);
-  for (auto [i, v] : llvm::enumerate(acc))
-    m.map(body.getArgument(in.size() + i), v);
-  for (Operation &inner : body.without_terminator())
-    b.clone(inner, m);
-  SmallVector<Value> out;
-  for (Value y : body.getTerminator()->getOperands())
-    out.push_back(m.lookupOrDefault(y));
-  return out;
+  SmallVector<Value> args(in);
+  args.append(acc.begin(), acc.end());
+  return cloneBody(b, body, args);
+}
+
+LogicalResult ReduceEmitter::getEach(ValueRange values, int id,
+                                     SmallVector<SmallVector<Value>> &regs) {
+  for (Value v : values) {
+    auto got = cx.get(v, id);
+    if (failed(got))
+      return failure();
+    regs.push_back(*got);
+  }
+  return success();
 }
 
 Value ReduceEmitter::shuffleXor(Value v, int64_t mask) {
@@ -143,12 +139,8 @@ LogicalResult ReduceEmitter::emitReduce(Operation *op) {
       kept.push_back(d);
 
   SmallVector<SmallVector<Value>> inputs;
-  for (Value in : red.getInputs()) {
-    auto regs = cx.get(in, a);
-    if (failed(regs))
-      return failure();
-    inputs.push_back(*regs);
-  }
+  if (failed(getEach(red.getInputs(), a, inputs)))
+    return failure();
   // 1. Registers of the same output element.
   SmallVector<SmallVector<int64_t>> groups(S.numRegs());
   for (int64_t r = 0; r < A.numRegs(); ++r) {
@@ -266,12 +258,8 @@ LogicalResult ReduceEmitter::emitReduce(Operation *op) {
   }
   // 4. The init values.
   SmallVector<SmallVector<Value>> inits;
-  for (Value init : red.getInits()) {
-    auto regs = cx.get(init, s);
-    if (failed(regs))
-      return failure();
-    inits.push_back(*regs);
-  }
+  if (failed(getEach(red.getInits(), s, inits)))
+    return failure();
   SmallVector<SmallVector<Value>> results(n);
   for (int64_t sr = 0; sr < S.numRegs(); ++sr) {
     SmallVector<Value> acc;

@@ -12,10 +12,6 @@
 #include "mlir/Dialect/UB/IR/UBOps.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/TypeSwitch.h"
-#include "llvm/Support/Debug.h"
-
-#define DEBUG_TYPE "pallas-to-gpu"
-
 using namespace mlir;
 using namespace mlir::pallas;
 using namespace mlir::pallas::gpu;
@@ -29,11 +25,9 @@ namespace {
 
 /// The tensor ops: relabelings, tensor.generate, element and slice
 /// extraction and insertion.
-class TensorEmitter {
+class TensorEmitter : EmitterBase {
 public:
-  explicit TensorEmitter(EmitContext &cx)
-      : cx(cx), analysis(cx.analysis()), emission(cx.emission()),
-        kc(cx.context()), b(cx.builder()) {}
+  using EmitterBase::EmitterBase;
   /// transpose / collapse_shape / expand_shape: the same registers under
   /// the relabeled layout the analysis chose.
   LogicalResult emitRelabel(Operation *op);
@@ -42,13 +36,6 @@ public:
   LogicalResult emitInsert(Operation *op);
   LogicalResult emitExtractSlice(Operation *op);
   LogicalResult emitInsertSlice(Operation *op);
-
-private:
-  EmitContext &cx;
-  const LayoutAssignmentResult &analysis;
-  EmissionState &emission;
-  KernelContext &kc;
-  OpBuilder &b;
 };
 
 } // namespace

@@ -361,32 +361,25 @@ bool maskRepeatsBounds(const Window &w, MemRefType refType) {
 FailureOr<bool> mlir::pallas::gpu::emitWindowLoad(EmitContext &cx,
                                                   tensor::GenerateOp gen) {
   std::optional<Window> w = matchWindowLoad(gen);
-  if (!w)
-    return false;
-  std::optional<View> view = windowView(cx, *w);
+  std::optional<View> view = w ? windowView(cx, *w) : std::nullopt;
   if (!view)
     return false;
-  int id = cx.layoutOrDefault(gen.getResult());
-  cx.beforeAccess(*view, id, false);
   // The pallas.load's cache hint, on the lane's read (PallasToLinalg).
   StringRef evict;
   gen.walk([&](memref::LoadOp load) {
-    if (auto a = load->getAttrOfType<StringAttr>("pallas.eviction_policy"))
-      evict = a.getValue();
+    if (StringRef policy = evictionPolicy(load); !policy.empty())
+      evict = policy;
   });
-  auto regs = cx.load(*view, id, {}, evict);
-  if (failed(regs))
+  if (failed(loadAs(cx, gen.getResult(), *view,
+                    cx.layoutOrDefault(gen.getResult()), evict)))
     return failure();
-  cx.setDist(gen.getResult(), Dist{id, *regs});
   return true;
 }
 
 FailureOr<bool> mlir::pallas::gpu::emitWindowStore(EmitContext &cx,
                                                    scf::ForOp loop) {
   std::optional<Window> w = matchWindowStore(loop);
-  if (!w)
-    return false;
-  std::optional<View> view = windowView(cx, *w);
+  std::optional<View> view = w ? windowView(cx, *w) : std::nullopt;
   if (!view)
     return false;
   Block &body = *loop.getBody();
