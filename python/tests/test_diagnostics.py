@@ -21,8 +21,6 @@ try:
 except Exception:  # pragma: no cover
   pass
 
-HERE = os.path.abspath(__file__)
-
 
 @skip_without_jax
 class Locations(PallascCase):
@@ -105,18 +103,6 @@ class Locations(PallascCase):
 
 @skip_without_jax
 class Refusals(PallascCase):
-
-  def refused(self, fn, *args, needle, line_needle=None, kernel=None):
-    with self.assertRaises(pallasc_jax.ExportError) as cm:
-      pallasc_jax.trace(fn, *args)
-    e = cm.exception
-    self.assertIn(needle, e.message)
-    if kernel is not None:
-      line = line_of(kernel, line_needle)
-      self.assertTrue(e.where.endswith(f"{os.path.basename(HERE)}:{line}:"
-                                       f"{e.where.rsplit(':', 1)[1]}") or
-                      f":{line}:" in e.where, e.where)
-    return e
 
   def test_unsupported_primitive(self):
     def kernel(x_ref, o_ref):
