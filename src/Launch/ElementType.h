@@ -18,7 +18,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <string_view>
+#include <vector>
 
 namespace pallasc::launch {
 
@@ -95,6 +97,11 @@ unsigned elementBits(ElementType type);
 bool isPackedElement(ElementType type);
 bool isFloatElement(ElementType type);
 bool isSignedElement(ElementType type);
+
+/// An array shape as messages write it: "[8, 128]" (`separator` between the
+/// dimensions).
+std::string formatShape(const std::vector<int64_t> &shape,
+                        const char *separator = ", ");
 
 } // namespace pallasc::launch
 
