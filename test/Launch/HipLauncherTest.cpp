@@ -183,12 +183,15 @@ TEST_CASE("rocm launcher: no runtime, no device", "[launch][rocm][launcher]") {
   CHECK(fake.launches.empty());
 }
 
-TEST_CASE_METHOD(Launcher,
-                 "rocm launcher: no embedded architecture fits the device",
-                 "[launch][rocm][launcher]") {
-  // ROCm before 6.0: hipDeviceProp_t's older layout.
+TEST_CASE("rocm launcher: no embedded architecture fits the device",
+          "[launch][rocm][launcher]") {
+  // ROCm before 6.0: hipDeviceProp_t's older layout (api() reads it, so it
+  // is set before the fake is installed).
+  FakeHip fake;
   fake.archNameOffset = hip::kPropsR0000ArchNameOffset;
   fake.archNames = {"gfx90a:sramecc+:xnack-"};
+  Installed installed(fake);
+  Images images;
   images.add("gfx942", addRecord());
   images.add("gfx950", addRecord());
   add.checkFails(

@@ -149,10 +149,10 @@ struct TwoPointerEntry {
   /// with `noDriver` and dlopen's reason; with one, the call only fails.
   void checkRealApi(LauncherImages &images, const char *noDriver) const {
     int status = run(images, address(0x1000), address(0x2000), 1);
-    if (status == kLauncherNoDriver)
+    if (status == launch::kLauncherNoDriver)
       CHECK_THAT(pallasc_last_error(), Catch::StartsWith(noDriver));
     else
-      CHECK(status != kLauncherOk); // fake device pointers never run
+      CHECK(status != launch::kLauncherOk); // fake device pointers never run
   }
 
   /// What the entry point of a batch loop passes: the batched arrays, a
