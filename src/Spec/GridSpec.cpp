@@ -315,7 +315,7 @@ bool inferSymbols(const GridSpec &spec,
     const ArraySpec &a = spec.inputs[i];
     if (shapes[i].size() != a.shape.size()) {
       errorSource = sources[i];
-      error = a.path + " has shape " + launch::formatShape(shapes[i], ",") +
+      error = a.path + " has shape " + detail::formatShape(shapes[i]) +
               " but the spec gives it rank " + std::to_string(a.shape.size()) +
               " (" + formatSymbolicShape(a.shape, a.shapeExprs) + ")";
       return false;
@@ -439,7 +439,7 @@ bool instantiateSymbols(GridSpec &spec,
       for (int64_t d : a.shape)
         if (__builtin_mul_overflow(bytes, d, &bytes)) {
           error = "the size in bytes of " + a.path + " " +
-                  launch::formatShape(a.shape, ",") + " " + a.dtype +
+                  detail::formatShape(a.shape) + " " + a.dtype +
                   " overflows int64";
           return false;
         }
