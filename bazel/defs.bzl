@@ -94,6 +94,16 @@ def _pallasc_toolchain_impl(ctx):
         ),
     )]
 
+def _tool_attr(doc, mandatory = False):
+    """An executable tool of the toolchain, run on the exec platform."""
+    return attr.label(
+        mandatory = mandatory,
+        executable = True,
+        cfg = "exec",
+        allow_files = True,
+        doc = doc,
+    )
+
 pallasc_toolchain = rule(
     implementation = _pallasc_toolchain_impl,
     doc = "The pallasc executable, its launch runtime and the GPU tools, " +
@@ -102,34 +112,20 @@ pallasc_toolchain = rule(
           "fail (ld.lld) or lose that feature (ptxas: no PTX validation; " +
           "libdevice, device libraries: no math functions).",
     attrs = {
-        "pallasc": attr.label(
-            mandatory = True,
-            executable = True,
-            cfg = "exec",
-            allow_files = True,
-            doc = "the pallasc executable",
-        ),
+        "pallasc": _tool_attr("the pallasc executable", mandatory = True),
         "launch": attr.label(
             mandatory = True,
             providers = [CcInfo],
             doc = "the launch runtime (libPallascLaunch.a, linking -ldl) " +
                   "as a cc_library",
         ),
-        "ptxas": attr.label(
-            executable = True,
-            cfg = "exec",
-            allow_files = True,
-            doc = "ptxas, which validates the PTX of cuda targets",
-        ),
+        "ptxas": _tool_attr("ptxas, which validates the PTX of cuda targets"),
         "libdevice": attr.label(
             allow_single_file = [".bc"],
             doc = "ROOT/nvvm/libdevice/libdevice.10.bc (math on cuda targets)",
         ),
-        "ld_lld": attr.label(
-            executable = True,
-            cfg = "exec",
-            allow_files = True,
-            doc = "ld.lld, which links the code objects of rocm targets",
+        "ld_lld": _tool_attr(
+            "ld.lld, which links the code objects of rocm targets",
         ),
         "rocm_device_libs": attr.label_list(
             allow_files = [".bc"],

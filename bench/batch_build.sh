@@ -29,26 +29,9 @@ unset PALLASC_CACHE_DIR
 targets="cuda:sm_80 cuda:sm_90a rocm:gfx942 tpu"
 list="$work/list.json"
 cmds="$work/commands.txt"
-echo "[" > "$list"
-: > "$cmds"
-n=0
-for dir in "$root"/examples/*/; do
-  ex=$(basename "$dir")
-  [ -f "$dir/kernel.mlir" ] && [ -f "$dir/spec.json" ] || continue
-  for t in $targets; do
-    out="$ex-${t//:/_}"
-    if ! "$pallasc" "$dir/kernel.mlir" --spec "$dir/spec.json" --target "$t" -o "$work/probe/$out" > /dev/null 2>&1; then
-      echo "(left out: $ex $t does not compile)"
-      continue
-    fi
-    [ $n -gt 0 ] && echo "," >> "$list"
-    printf '{"kernel": "%s", "spec": "%s", "targets": ["%s"], "out_dir": "%s"}' \
-      "$dir/kernel.mlir" "$dir/spec.json" "$t" "OUT/$out" >> "$list"
-    printf '%s\n' "$dir/kernel.mlir --spec $dir/spec.json --target $t -o OUT/$out" >> "$cmds"
-    n=$((n + 1))
-  done
-done
-echo "]" >> "$list"
+. "$root/bench/lib/build_list.sh"
+write_build_list "$pallasc" "$root" "$work" "$targets" OUT OUT
+n=$build_list_count
 [ $n -gt 0 ] || { echo "batch_build.sh: nothing compiles" >&2; exit 1; }
 
 # Best wall time in seconds of RUNS runs of the shell command $1, with OUT

@@ -87,26 +87,9 @@ echo
 echo "== 3. batch build -j $jobs vs separate processes (best of $batch_runs)"
 list="$work/list.json"
 cmds="$work/commands.txt"
-echo "[" > "$list"
-: > "$cmds"
-n=0
-for dir in "$root"/examples/*/; do
-  ex=$(basename "$dir")
-  [ -f "$dir/kernel.mlir" ] && [ -f "$dir/spec.json" ] || continue
-  for t in cuda:sm_80 cuda:sm_90a rocm:gfx942 tpu; do
-    out="$ex-${t//:/_}"
-    if ! "$pallasc" "$dir/kernel.mlir" --spec "$dir/spec.json" --target "$t" -o "$work/probe/$out" > /dev/null 2>&1; then
-      echo "(left out: $ex $t does not compile here)"
-      continue
-    fi
-    [ $n -gt 0 ] && echo "," >> "$list"
-    printf '{"kernel": "%s", "spec": "%s", "targets": ["%s"], "out_dir": "%s"}' \
-      "$dir/kernel.mlir" "$dir/spec.json" "$t" "$work/batch/$out" >> "$list"
-    printf '%s\n' "$dir/kernel.mlir --spec $dir/spec.json --target $t -o $work/separate/$out" >> "$cmds"
-    n=$((n + 1))
-  done
-done
-echo "]" >> "$list"
+. "$root/bench/lib/build_list.sh"
+write_build_list "$pallasc" "$root" "$work" "cuda:sm_80 cuda:sm_90a rocm:gfx942 tpu" "$work/batch" "$work/separate"
+n=$build_list_count
 separate() { while read -r line; do "$pallasc" $line; done < "$cmds"; }
 best_s=0 best_b=0
 for ((r = 0; r < batch_runs; ++r)); do

@@ -210,6 +210,18 @@ def compile_triton(entry, arch, work, runs):
 
 ROWS = vt.ROWS[:7] + [("cp_async", "cp.async (LDGSTS)")] + vt.ROWS[7:]
 
+# Issue 38's bar: no spills where Triton has none, registers <= Triton's,
+# SASS <= 1.1x, barriers <= Triton's + 2, tensor cores where Triton uses
+# them, compile time <= 0.5x.
+BAR = [
+    ("spills", lambda p, t: p["spill_bytes"] and not t["spill_bytes"]),
+    ("registers", lambda p, t: p["registers"] > t["registers"]),
+    ("SASS", lambda p, t: p["sass"] > 1.1 * t["sass"]),
+    ("barriers", lambda p, t: p["barriers"] > t["barriers"] + 2),
+    ("tensor cores", lambda p, t: t["tensor_core"] and not p["tensor_core"]),
+    ("compile time", lambda p, t: p["compile_s"] > 0.5 * t["compile_s"]),
+]
+
 
 def measure(args, work):
     import triton
@@ -248,42 +260,19 @@ def measure(args, work):
     print(f"pallasc vs JAX's Pallas->Triton route (Triton {triton.__version__}),"
           f" both assembled by `ptxas -arch=ARCH -v` ({ptxas_version}); "
           "ratio = pallasc / Triton")
-    for arch, by_kernel in results.items():
-        print(f"\n== {arch}")
-        print(f"{'kernel':<12} {'metric':<31} {'pallasc':>9} {'triton':>9} "
-              f"{'ratio':>7}")
-        for k, row in by_kernel.items():
-            for i, (key, label) in enumerate(ROWS):
-                p, t = row["pallasc"][key], row["triton"][key]
-                print(f"{k if i == 0 else '':<12} {label:<31} {vt.fmt(p):>9} "
-                      f"{vt.fmt(t):>9} {vt.ratio(p, t):>7}")
+    vt.print_tables(results, ROWS, 12)
     print("\n== summary against issue 38's bar (no spills where Triton has "
           "none, registers <= Triton's, SASS <= 1.1x, barriers <= Triton's + "
           "2, tensor cores where Triton uses them, compile time <= 0.5x)")
     print(f"{'arch':<7} {'kernel':<12} {'regs P/T':>9} {'spills':>9} "
           f"{'SASS P/T':>11} {'BAR P/T':>8} {'TC P/T':>8} {'time':>6}  verdict")
-    for arch, by_kernel in results.items():
-        for k, row in by_kernel.items():
-            p, t = row["pallasc"], row["triton"]
-            behind = []
-            if p["spill_bytes"] and not t["spill_bytes"]:
-                behind.append("spills")
-            if p["registers"] > t["registers"]:
-                behind.append("registers")
-            if p["sass"] > 1.1 * t["sass"]:
-                behind.append("SASS")
-            if p["barriers"] > t["barriers"] + 2:
-                behind.append("barriers")
-            if t["tensor_core"] and not p["tensor_core"]:
-                behind.append("tensor cores")
-            if p["compile_s"] > 0.5 * t["compile_s"]:
-                behind.append("compile time")
-            print(f"{arch:<7} {k:<12} {p['registers']:>4}/{t['registers']:<4} "
-                  f"{p['spill_bytes']:>4}/{t['spill_bytes']:<4} "
-                  f"{p['sass']:>5}/{t['sass']:<5} {p['barriers']:>3}/{t['barriers']:<4}"
-                  f" {p['tensor_core']:>3}/{t['tensor_core']:<4} "
-                  f"{vt.ratio(p['compile_s'], t['compile_s']):>6}  "
-                  f"{'at the bar' if not behind else 'behind: ' + ', '.join(behind)}")
+    for arch, k, p, t, behind in vt.verdicts(results, BAR):
+        print(f"{arch:<7} {k:<12} {p['registers']:>4}/{t['registers']:<4} "
+              f"{p['spill_bytes']:>4}/{t['spill_bytes']:<4} "
+              f"{p['sass']:>5}/{t['sass']:<5} {p['barriers']:>3}/{t['barriers']:<4}"
+              f" {p['tensor_core']:>3}/{t['tensor_core']:<4} "
+              f"{vt.ratio(p['compile_s'], t['compile_s']):>6}  "
+              f"{'at the bar' if not behind else 'behind: ' + ', '.join(behind)}")
     if args.json:
         with open(args.json, "w") as f:
             json.dump(results, f, indent=1, sort_keys=True)

@@ -261,6 +261,41 @@ def ratio(a, b):
     return f"{a / b:.2f}"
 
 
+def print_tables(results, rows, width):
+    """Per architecture, a table of `rows` ((key, label) pairs) of each
+    kernel's pallasc and Triton numbers in `results` and their ratios;
+    kernel names in a column of `width`."""
+    for arch, by_kernel in results.items():
+        print(f"\n== {arch}")
+        print(f"{'kernel':<{width}} {'metric':<31} {'pallasc':>9} "
+              f"{'triton':>9} {'ratio':>7}")
+        for k, row in by_kernel.items():
+            for i, (key, label) in enumerate(rows):
+                p, t = row["pallasc"][key], row["triton"][key]
+                print(f"{k if i == 0 else '':<{width}} {label:<31} "
+                      f"{fmt(p):>9} {fmt(t):>9} {ratio(p, t):>7}")
+
+
+def verdicts(results, bar):
+    """Per architecture and kernel in `results`: the architecture, the
+    kernel, its pallasc and Triton numbers and the names of the checks in
+    `bar` ((name, fails(p, t)) pairs) that pallasc fails."""
+    for arch, by_kernel in results.items():
+        for k, row in by_kernel.items():
+            p, t = row["pallasc"], row["triton"]
+            yield arch, k, p, t, [name for name, fails in bar if fails(p, t)]
+
+
+# The bar of the summary: no ptxas warning, no spills, registers <= Triton's,
+# SASS <= 1.1x Triton's.
+BAR = [
+    ("ptxas warnings", lambda p, t: p["warnings"]),
+    ("spills", lambda p, t: p["spill_bytes"]),
+    ("registers", lambda p, t: p["registers"] > t["registers"]),
+    ("SASS", lambda p, t: p["sass"] > 1.1 * t["sass"]),
+]
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
@@ -316,34 +351,16 @@ def main():
 
     print(f"pallasc vs Triton {triton.__version__}: both assembled by `ptxas -arch=ARCH -v` "
           f"({ptxas_version}); ratio = pallasc / Triton")
-    for arch, by_ex in results.items():
-        print(f"\n== {arch}")
-        print(f"{'kernel':<16} {'metric':<31} {'pallasc':>9} {'triton':>9} {'ratio':>7}")
-        for ex, row in by_ex.items():
-            for i, (key, label) in enumerate(ROWS):
-                p, t = row["pallasc"][key], row["triton"][key]
-                print(f"{ex if i == 0 else '':<16} {label:<31} {fmt(p):>9} {fmt(t):>9} "
-                      f"{ratio(p, t):>7}")
+    print_tables(results, ROWS, 16)
     print("\n== summary (the bar: no ptxas warning, no spills, registers <= Triton's, "
           "SASS <= 1.1x Triton's)")
     print(f"{'arch':<7} {'kernel':<16} {'registers':>11} {'spills':>11} {'SASS':>11} "
           f"{'ratio':>6} {'warnings':>9}  verdict")
-    for arch, by_ex in results.items():
-        for ex, row in by_ex.items():
-            p, t = row["pallasc"], row["triton"]
-            behind = []
-            if p["warnings"]:
-                behind.append("ptxas warnings")
-            if p["spill_bytes"]:
-                behind.append("spills")
-            if p["registers"] > t["registers"]:
-                behind.append("registers")
-            if p["sass"] > 1.1 * t["sass"]:
-                behind.append("SASS")
-            print(f"{arch:<7} {ex:<16} {p['registers']:>5}/{t['registers']:<5} "
-                  f"{p['spill_bytes']:>5}/{t['spill_bytes']:<5} {p['sass']:>5}/{t['sass']:<5} "
-                  f"{p['sass'] / max(t['sass'], 1):>6.2f} {p['warnings']:>4}/{t['warnings']:<4}  "
-                  f"{'ok' if not behind else 'behind: ' + ', '.join(behind)}")
+    for arch, ex, p, t, behind in verdicts(results, BAR):
+        print(f"{arch:<7} {ex:<16} {p['registers']:>5}/{t['registers']:<5} "
+              f"{p['spill_bytes']:>5}/{t['spill_bytes']:<5} {p['sass']:>5}/{t['sass']:<5} "
+              f"{p['sass'] / max(t['sass'], 1):>6.2f} {p['warnings']:>4}/{t['warnings']:<4}  "
+              f"{'ok' if not behind else 'behind: ' + ', '.join(behind)}")
     if notes:
         print("\nptxas warnings and advisories:")
         for n in notes:

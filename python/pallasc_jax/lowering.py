@@ -149,12 +149,19 @@ class Function:
 RULES: dict[str, Callable] = {}
 
 
-def rule(*names):
-  def deco(fn):
-    for n in names:
-      RULES[n] = fn
-    return fn
-  return deco
+def registrar(table):
+  """A decorator factory: `@reg("a", "b")` enters the function in `table`
+  under each name."""
+  def reg(*names):
+    def deco(fn):
+      for n in names:
+        table[n] = fn
+      return fn
+    return deco
+  return reg
+
+
+rule = registrar(RULES)
 
 
 class Lowering:
@@ -190,6 +197,12 @@ class Lowering:
     name = self.fn.fresh(hint)
     self.emit(f"{name} = {text}")
     return V(name, tuple(shape), np.dtype(dtype), scalar)
+
+  def like(self, x: V, text: str, dtype=None) -> V:
+    """`text` (an op and its operands, typed by `x`'s type) as a value of
+    `x`'s shape and `dtype` (default `x`'s)."""
+    return self.op(f"{text} : {x.type}", x.shape,
+                   x.dtype if dtype is None else dtype, x.scalar)
 
   # -- reading atoms ----------------------------------------------------------
 
@@ -377,6 +390,15 @@ class Lowering:
                        "kernel is too large to inline (limit 65536)")
     return self.constant(arr, tuple(arr.shape), arr.dtype)
 
+  def rule_for(self, name):
+    """The rule that lowers primitive `name`; a located error where there is
+    none."""
+    fn = RULES.get(name)
+    if fn is None:
+      raise self.error(f"primitive '{name}' is not supported by pallasc-export"
+                       " (see docs/jax.md for the supported primitives)")
+    return fn
+
   def lower_eqn(self, eqn):
     saved = (self.eqn, self.loc, self.here)
     self.eqn = eqn
@@ -389,10 +411,7 @@ class Lowering:
                                     f.start_column + 1)
       self.here = where(eqn.source_info)
     name = eqn.primitive.name
-    fn = RULES.get(name)
-    if fn is None:
-      raise self.error(f"primitive '{name}' is not supported by pallasc-export"
-                       " (see docs/jax.md for the supported primitives)")
+    fn = self.rule_for(name)
     outs = fn(self, eqn)
     if eqn.primitive.multiple_results:
       outs = list(outs)
@@ -622,74 +641,56 @@ def _round(low, eqn):
 @rule("is_finite")
 def _is_finite(low, eqn):
   (x,) = low.operands(eqn.invars, tuple(out_aval(eqn).shape))
-  return low.op(f"math.isfinite {x.name} : {x.type}", x.shape, np.bool_,
-                x.scalar)
+  return low.like(x, f"math.isfinite {x.name}", np.bool_)
 
 
 @rule("sign")
 def _sign(low, eqn):
-  aval = out_aval(eqn)
-  (x,) = low.operands(eqn.invars, tuple(aval.shape))
+  (x,) = low.operands(eqn.invars, tuple(out_aval(eqn).shape))
   zero = low.constant(np.array(0), x.shape, x.dtype, x.scalar)
   one = low.constant(np.array(1), x.shape, x.dtype, x.scalar)
-  bt = M.value_type(x.shape, np.bool_, x.scalar)
   if M.is_float(x.dtype):
     # sign(x): -1, 0 or 1, keeping -0.0, 0.0 and NaN.
-    cp = low.op(f"math.copysign {one.name}, {x.name} : {x.type}", x.shape,
-                x.dtype, x.scalar)
-    nz = low.op(f"arith.cmpf one, {x.name}, {zero.name} : {x.type}", x.shape,
-                np.bool_, x.scalar)
+    cp = low.like(x, f"math.copysign {one.name}, {x.name}")
+    nz = low.like(x, f"arith.cmpf one, {x.name}, {zero.name}", np.bool_)
     return _select(low, nz, cp, x)
   if M.is_unsigned(x.dtype):
-    nz = low.op(f"arith.cmpi ne, {x.name}, {zero.name} : {x.type}", x.shape,
-                np.bool_, x.scalar)
+    nz = low.like(x, f"arith.cmpi ne, {x.name}, {zero.name}", np.bool_)
     return low.convert(nz, x.dtype)
-  pos = low.op(f"arith.cmpi sgt, {x.name}, {zero.name} : {x.type}", x.shape,
-               np.bool_, x.scalar)
-  neg = low.op(f"arith.cmpi slt, {x.name}, {zero.name} : {x.type}", x.shape,
-               np.bool_, x.scalar)
-  del bt
-  return low.op(f"arith.subi {low.convert(pos, x.dtype).name}, "
-                f"{low.convert(neg, x.dtype).name} : {x.type}", x.shape,
-                x.dtype, x.scalar)
+  pos = low.like(x, f"arith.cmpi sgt, {x.name}, {zero.name}", np.bool_)
+  neg = low.like(x, f"arith.cmpi slt, {x.name}, {zero.name}", np.bool_)
+  return low.like(x, f"arith.subi {low.convert(pos, x.dtype).name}, "
+                  f"{low.convert(neg, x.dtype).name}")
 
 
 @rule("logistic")
 def _logistic(low, eqn):
-  aval = out_aval(eqn)
-  (x,) = low.operands(eqn.invars, tuple(aval.shape))
+  (x,) = low.operands(eqn.invars, tuple(out_aval(eqn).shape))
   if not M.is_float(x.dtype):
     raise low.error(f"'logistic' is not supported on {x.dtype}")
   one = low.constant(np.array(1.0), x.shape, x.dtype, x.scalar)
-  t = x.type
-  n = low.op(f"arith.negf {x.name} : {t}", x.shape, x.dtype, x.scalar)
-  e = low.op(f"math.exp {n.name} : {t}", x.shape, x.dtype, x.scalar)
-  d = low.op(f"arith.addf {one.name}, {e.name} : {t}", x.shape, x.dtype,
-             x.scalar)
-  return low.op(f"arith.divf {one.name}, {d.name} : {t}", x.shape, x.dtype,
-                x.scalar)
+  n = low.like(x, f"arith.negf {x.name}")
+  e = low.like(x, f"math.exp {n.name}")
+  d = low.like(x, f"arith.addf {one.name}, {e.name}")
+  return low.like(x, f"arith.divf {one.name}, {d.name}")
 
 
 @rule("square")
 def _square(low, eqn):
-  aval = out_aval(eqn)
-  (x,) = low.operands(eqn.invars, tuple(aval.shape))
+  (x,) = low.operands(eqn.invars, tuple(out_aval(eqn).shape))
   op = "arith.mulf" if M.is_float(x.dtype) else "arith.muli"
-  return low.op(f"{op} {x.name}, {x.name} : {x.type}", x.shape, x.dtype,
-                x.scalar)
+  return low.like(x, f"{op} {x.name}, {x.name}")
 
 
 @rule("integer_pow")
 def _integer_pow(low, eqn):
-  aval = out_aval(eqn)
-  (x,) = low.operands(eqn.invars, tuple(aval.shape))
+  (x,) = low.operands(eqn.invars, tuple(out_aval(eqn).shape))
   y = int(eqn.params["y"])
   fl = M.is_float(x.dtype)
   mul = "arith.mulf" if fl else "arith.muli"
 
   def m(a, b):
-    return low.op(f"{mul} {a.name}, {b.name} : {x.type}", x.shape, x.dtype,
-                  x.scalar)
+    return low.like(x, f"{mul} {a.name}, {b.name}")
   # Binary exponentiation, as lax.integer_pow expands it.
   acc, base, n = None, x, abs(y)
   if n == 0:
@@ -704,8 +705,7 @@ def _integer_pow(low, eqn):
     if not fl:
       raise low.error("'integer_pow' with a negative exponent needs a float")
     one = low.constant(np.array(1.0), x.shape, x.dtype, x.scalar)
-    acc = low.op(f"arith.divf {one.name}, {acc.name} : {x.type}", x.shape,
-                 x.dtype, x.scalar)
+    acc = low.like(x, f"arith.divf {one.name}, {acc.name}")
   return acc
 
 
@@ -1001,6 +1001,17 @@ def _reshape(low, eqn):
                 f"{M.tensor_type(shape, v.dtype)}", shape, v.dtype, False)
 
 
+def _extract_slice(low, v: V, offsets, sizes, strides=None) -> V:
+  """tensor.extract_slice of the tensor `v` at `offsets` (integers or index
+  values' names) of `sizes`, with `strides` (default 1)."""
+  def dims(xs):
+    return ", ".join(map(str, xs))
+  strides = [1] * len(sizes) if strides is None else strides
+  return low.op(f"tensor.extract_slice {v.name}[{dims(offsets)}] "
+                f"[{dims(sizes)}] [{dims(strides)}] : {v.type} to "
+                f"{M.tensor_type(sizes, v.dtype)}", sizes, v.dtype, False)
+
+
 @rule("slice")
 def _slice(low, eqn):
   a = eqn.invars[0]
@@ -1012,10 +1023,7 @@ def _slice(low, eqn):
   shape = tuple(out_aval(eqn).shape)
   if tuple(starts) == (0,) * len(starts) and shape == v.shape:
     return v
-  return low.op(f"tensor.extract_slice {v.name}[{', '.join(map(str, starts))}]"
-                f" [{', '.join(map(str, shape))}] [{', '.join(map(str, strides))}]"
-                f" : {v.type} to {M.tensor_type(shape, v.dtype)}", shape,
-                v.dtype, False)
+  return _extract_slice(low, v, starts, shape, strides)
 
 
 @rule("tile")
@@ -1044,10 +1052,7 @@ def _split(low, eqn):
     starts = [0] * len(shape)
     starts[axis] = off
     off += shape[axis]
-    outs.append(low.op(
-        f"tensor.extract_slice {v.name}[{', '.join(map(str, starts))}] "
-        f"[{', '.join(map(str, shape))}] [{', '.join(['1'] * len(shape))}] : "
-        f"{v.type} to {M.tensor_type(shape, v.dtype)}", shape, v.dtype, False))
+    outs.append(_extract_slice(low, v, starts, shape))
   return outs
 
 
@@ -1069,10 +1074,7 @@ def _pad(low, eqn):
     starts = [max(-lo, 0) for lo, _, _ in cfg]
     sizes = [n - max(-lo, 0) - max(-hi, 0) for n, (lo, hi, _) in
              zip(v.shape, cfg)]
-    v = low.op(
-        f"tensor.extract_slice {v.name}[{', '.join(map(str, starts))}] "
-        f"[{', '.join(map(str, sizes))}] [{', '.join(['1'] * len(sizes))}] : "
-        f"{v.type} to {M.tensor_type(sizes, v.dtype)}", sizes, v.dtype, False)
+    v = _extract_slice(low, v, starts, sizes)
     cfg = [(max(lo, 0), max(hi, 0), i) for lo, hi, i in cfg]
   if tuple(v.shape) == shape:
     return v
@@ -1110,10 +1112,7 @@ def _dynamic_slice(low, eqn):
   sizes = tuple(int(k) for k in eqn.params["slice_sizes"])
   v = low.as_tensor(low.read(a), a.aval.shape)
   offs = _clamped_starts(low, eqn, starts, v.shape, sizes)
-  return low.op(f"tensor.extract_slice {v.name}[{', '.join(offs)}] "
-                f"[{', '.join(map(str, sizes))}] [{', '.join(['1'] * len(sizes))}]"
-                f" : {v.type} to {M.tensor_type(sizes, v.dtype)}", sizes,
-                v.dtype, False)
+  return _extract_slice(low, v, offs, sizes)
 
 
 @rule("dynamic_update_slice")
@@ -1424,10 +1423,7 @@ def _top_k(low, eqn):
   for o in _permute_last(low, [v, pos], rank):
     if k != n:
       part = tuple(rest) + (k,)
-      o = low.op(f"tensor.extract_slice {o.name}[{', '.join(['0'] * len(part))}]"
-                 f" [{', '.join(map(str, part))}] [{', '.join(['1'] * len(part))}]"
-                 f" : {o.type} to {M.tensor_type(part, o.dtype)}", part,
-                 o.dtype, False)
+      o = _extract_slice(low, o, [0] * len(part), part)
     outs.append(_transpose_value(low, o, back))
   return outs
 
@@ -1514,10 +1510,7 @@ def _cumulative(kind):
     for i in order:
       starts = [0] * len(piece)
       starts[axis] = i
-      x = low.op(f"tensor.extract_slice {v.name}[{', '.join(map(str, starts))}]"
-                 f" [{', '.join(map(str, piece))}] "
-                 f"[{', '.join(['1'] * len(piece))}] : {v.type} to {pt}",
-                 piece, v.dtype, False)
+      x = _extract_slice(low, v, starts, piece)
       acc = x if acc is None else op(low, acc, x) if callable(op) else (
           low.op(f"{op} {acc.name}, {x.name} : {pt}", piece, v.dtype, False))
       steps[i] = acc
@@ -1552,10 +1545,7 @@ def _reduce_prod(low, eqn):
     for i in range(n):
       starts = [0] * len(piece)
       starts[axis] = i
-      x = low.op(f"tensor.extract_slice {v.name}[{', '.join(map(str, starts))}]"
-                 f" [{', '.join(map(str, piece))}] "
-                 f"[{', '.join(['1'] * len(piece))}] : {v.type} to {pt}",
-                 tuple(piece), v.dtype, False)
+      x = _extract_slice(low, v, starts, piece)
       acc = x if acc is None else low.op(f"{op} {acc.name}, {x.name} : {pt}",
                                          tuple(piece), v.dtype, False)
     if acc is None:  # an empty axis: the product is 1
@@ -2042,6 +2032,21 @@ def _mask_for(low, mask_atom, shape):
   return low.as_tensor(m, shape)
 
 
+def _mask_and_other(low, ref, mask, other, shape, scalar):
+  """The ` mask %m other %o` part of a masked read of `ref` of `shape`
+  (`scalar`: one element), empty without a mask; `other` is converted to
+  `ref`'s element type."""
+  if mask is None:
+    return ""
+  text = f" mask {_mask_for(low, mask, shape).name}"
+  if other is not None:
+    o = low.read(other)
+    o = low.convert(low.as_scalar(o) if o.shape == () else o, ref.dtype)
+    o = o if scalar else low.as_tensor(o, shape)
+    text += f" other {o.name}"
+  return text
+
+
 def _gather(low, ref: RefV, indexer, shape, mask=None, other=None):
   """pallas.gather: one i32 index tensor per ref dimension (JAX wraps
   negative indices, pallasc clamps the rest)."""
@@ -2062,15 +2067,8 @@ def _gather(low, ref: RefV, indexer, shape, mask=None, other=None):
     v = _select(low, neg, wrapped, v)
     names.append(v.name)
     tys.append(v.type)
-  text = f"pallas.gather {ref.name}[{', '.join(names)}]"
-  if mask is not None:
-    m = _mask_for(low, mask, shape)
-    text += f" mask {m.name}"
-    if other is not None:
-      o = low.read(other)
-      o = low.convert(low.as_scalar(o) if o.shape == () else o, ref.dtype)
-      o = low.as_tensor(o, shape)
-      text += f" other {o.name}"
+  text = (f"pallas.gather {ref.name}[{', '.join(names)}]" +
+          _mask_and_other(low, ref, mask, other, shape, False))
   return low.op(f"{text} : {ref.type}, {', '.join(tys)} -> "
                 f"{M.tensor_type(shape, ref.dtype)}", shape, ref.dtype, False)
 
@@ -2166,15 +2164,8 @@ def _load(low, ref: RefV, transforms, shape, mask=None, other=None,
     return _gather(low, ref, g.indexer, shape, mask, other)
   scalar = vshape == ()
   rtype = M.value_type(vshape, ref.dtype, scalar)
-  text = f"pallas.load {ref.name}{idx}"
-  if mask is not None:
-    m = _mask_for(low, mask, vshape)
-    text += f" mask {m.name}"
-    if other is not None:
-      o = low.read(other)
-      o = low.convert(low.as_scalar(o) if o.shape == () else o, ref.dtype)
-      o = o if scalar else low.as_tensor(o, vshape)
-      text += f" other {o.name}"
+  text = (f"pallas.load {ref.name}{idx}" +
+          _mask_and_other(low, ref, mask, other, vshape, scalar))
   text += _fit(idx, fit)
   if eviction_policy is not None:
     # plgpu.load's cache hint: carried into the PTX (docs/dialect.md).
@@ -2295,10 +2286,7 @@ def _index_value(low, v: V, t) -> V:
   """What JAX's NDIndexer `t` selects from the value `v` (_indexer_slice)."""
   offs, sizes, kept = _indexer_slice(low, v, t)
   if sizes != tuple(v.shape):
-    v = low.op(f"tensor.extract_slice {v.name}[{', '.join(offs)}] "
-               f"[{', '.join(map(str, sizes))}] [{', '.join(['1'] * len(sizes))}]"
-               f" : {v.type} to {M.tensor_type(sizes, v.dtype)}", sizes,
-               v.dtype, False)
+    v = _extract_slice(low, v, offs, sizes)
   return _reshape_value(low, v, kept)
 
 
@@ -2674,6 +2662,17 @@ def _carry(low, v):
   return low.as_scalar(v) if v.shape == () else v
 
 
+def _end_loop_body(low, outs, init):
+  """Yields a loop body's carried values `outs`, each of its initial value's
+  type in `init`, and closes the body."""
+  for o, v in zip(outs, init):
+    if o.type != v.type:
+      raise low.error(f"loop carry changes type from {v.type} to {o.type}")
+  _yield(low, outs)
+  low.fn.depth -= 1
+  low.emit("}")
+
+
 def _yield(low, vals):
   vals = [_carry(low, v) for v in vals]
   if vals:
@@ -2725,13 +2724,7 @@ def _for_loop(low, lb: str, ub: str, carries, body, iv_hook=None):
   ivv = V(ivi, (), np.dtype(np.int32), True)
   inner = [V(a, c.shape, c.dtype, c.scalar) for a, c in zip(args, init)]
   outs = body(ivv, inner)
-  ys = [_carry(low, o) for o in outs]
-  for y, c in zip(ys, init):
-    if y.type != c.type:
-      raise low.error(f"loop carry changes type from {c.type} to {y.type}")
-  _yield(low, ys)
-  low.fn.depth -= 1
-  low.emit("}")
+  _end_loop_body(low, [_carry(low, o) for o in outs], init)
   return _results(low, res, init) if init else []
 
 
@@ -2808,11 +2801,7 @@ def _unrolled_scan(low, eqn, consts, init, length):
       idx = low.index_const(i)
       return low.op(f"tensor.extract {v.name}[{idx}] : {v.type}", (),
                     v.dtype, True)
-    sl = low.op(
-        f"tensor.extract_slice {v.name}[{', '.join(['%d' % i] + ['0'] * len(rest))}]"
-        f" [{', '.join(map(str, (1,) + rest))}] [{', '.join(['1'] * len(v.shape))}]"
-        f" : {v.type} to {M.tensor_type((1,) + rest, v.dtype)}", (1,) + rest,
-        v.dtype, False)
+    sl = _extract_slice(low, v, [i] + [0] * len(rest), (1,) + rest)
     return low.op(f"pallas.reshape {sl.name} : {sl.type} -> "
                   f"{M.tensor_type(rest, v.dtype)}", rest, v.dtype, False)
   carry = list(init)
@@ -2890,13 +2879,8 @@ def _while(low, eqn):
            loc=False)
   low.fn.depth += 1
   inner = [V(a, v.shape, v.dtype, v.scalar) for a, v in zip(after, init)]
-  outs = [_carry(low, o) for o in low.lower_jaxpr(bj, bconsts + inner)]
-  for o, v in zip(outs, init):
-    if o.type != v.type:
-      raise low.error(f"loop carry changes type from {v.type} to {o.type}")
-  _yield(low, outs)
-  low.fn.depth -= 1
-  low.emit("}")
+  _end_loop_body(low, [_carry(low, o) for o in
+                        low.lower_jaxpr(bj, bconsts + inner)], init)
   return _results(low, res, init)
 
 

@@ -24,7 +24,7 @@ from jax._src import tree_util
 
 from . import mlir as M
 from .errors import ExportError
-from .lowering import (RULES, Function, Locations, Lowering, V, frame_of,
+from .lowering import (RULES, Function, Locations, Lowering, V, registrar,
                        where)
 
 # ---------------------------------------------------------------------------
@@ -139,12 +139,7 @@ def refusal(name: str) -> str | None:
 MGPU_RULES: dict[str, Any] = {}
 
 
-def mrule(*names):
-  def deco(fn):
-    for n in names:
-      MGPU_RULES[n] = fn
-    return fn
-  return deco
+mrule = registrar(MGPU_RULES)
 
 
 class MgpuLowering(Lowering):
@@ -155,19 +150,14 @@ class MgpuLowering(Lowering):
     self.mesh = mesh
     self.refused: list[Refused] = []  # unsupported allocations
 
-  def lower_eqn(self, eqn):
-    name = eqn.primitive.name
+  def rule_for(self, name):
+    """The `pallas` rule of `name` unless it means something else here, else
+    the Mosaic GPU rule; a located error where the primitive is refused or
+    has no rule."""
     why = refusal(name)
     if why is None and name not in MGPU_RULES:
       if name in RULES and name not in _NOT_IN_MGPU:
-        return super().lower_eqn(eqn)
-    saved = (self.eqn, self.loc, self.here)
-    self.eqn = eqn
-    f = frame_of(eqn.source_info)
-    if f is not None:
-      self.loc = self.locs.file_loc(f.file_name, f.start_line,
-                                    f.start_column + 1)
-      self.here = where(eqn.source_info)
+        return RULES[name]
     if why is not None:
       raise self.error(why)
     fn = MGPU_RULES.get(name)
@@ -175,15 +165,7 @@ class MgpuLowering(Lowering):
       raise self.error(f"primitive '{name}' is not supported in a Mosaic GPU "
                        "kernel by pallasc-export (see docs/jax.md, "
                        "\"Mosaic GPU\")")
-    outs = fn(self, eqn)
-    outs = list(outs) if eqn.primitive.multiple_results else [outs]
-    if len(outs) != len(eqn.outvars):
-      raise self.error(f"internal error: rule for '{name}' returned "
-                       f"{len(outs)} values for {len(eqn.outvars)} results")
-    for var, val in zip(eqn.outvars, outs):
-      if val is not None:
-        self.bind(var, val)
-    self.eqn, self.loc, self.here = saved
+    return fn
 
 
 # `pallas` rules that mean something else on Mosaic GPU refs.

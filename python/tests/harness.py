@@ -214,6 +214,46 @@ class PallascCase(unittest.TestCase):
     cfg["custom_call_config"].pop("body")
     return body, cfg
 
+  def tpu_against_jax(self, fn, args):
+    """Exports fn(*args) and compiles it for tpu, and lowers it with JAX's
+    own Mosaic lowering, both as for a TPU v5e. Returns the two modules'
+    summaries (compare_with_jax_lowering.describe: ours, JAX's) and
+    configs."""
+    cmp = jax_tpu_lowering()
+    with tpu_v5e():
+      (c,) = self.export(fn, *args)
+      ours, ours_cfg = self.compile_tpu(c, os.path.join(self.dir, "tpu"))
+      theirs, theirs_cfg = cmp.jax_artifacts(fn, args)
+      return cmp.describe(ours), cmp.describe(theirs), ours_cfg, theirs_cfg
+
+  def assert_same_tpu_call(self, a, b, ours_cfg, theirs_cfg):
+    """The Mosaic modules summarized as `a` and `b` have the same version,
+    kernel signature, grid attributes and transforms, and their custom
+    calls the same config."""
+    self.assertEqual(a["version"], b["version"])
+    self.assertEqual(a["kernel"]["type"], b["kernel"]["type"])
+    for key in ("dimension_semantics", "iteration_bounds", "window_params",
+                "scalar_prefetch", "scratch_operands"):
+      self.assertEqual(a["kernel"]["attrs"].get(key),
+                       b["kernel"]["attrs"].get(key), key)
+    self.assertEqual(a["transforms"], b["transforms"])
+    self.assertEqual(ours_cfg, theirs_cfg)
+
+  def refused(self, fn, *args, needle, kernel=None, line_needle=None):
+    """Tracing fn(*args) fails with pallasc-export's error, its message
+    holding `needle`; with `kernel`, located at the line of `kernel`'s file
+    that holds `line_needle`. Returns the error."""
+    import pallasc_jax
+    with self.assertRaises(pallasc_jax.ExportError) as cm:
+      pallasc_jax.trace(fn, *args)
+    e = cm.exception
+    self.assertIn(needle, e.message)
+    if kernel is not None:
+      line = line_of(kernel, line_needle)
+      here = os.path.basename(inspect.getsourcefile(kernel))
+      self.assertIn(f"{here}:{line}:", e.where)
+    return e
+
   def export(self, fn, *args, sub=None, **kw):
     import pallasc_jax
     calls = pallasc_jax.trace(fn, *args, **kw)

@@ -48,6 +48,15 @@ def pallasc_opt():
   return None
 
 
+def assert_opt_parses(case, text):
+  """pallasc-opt (beside $PALLASC, when built) reads `text` back."""
+  opt = pallasc_opt()
+  if opt:
+    r = subprocess.run([opt, "-"], input=text, capture_output=True,
+                       text=True)
+    case.assertEqual(r.returncode, 0, r.stderr)
+
+
 @skip_without_jax
 class Devices(unittest.TestCase):
 
@@ -88,8 +97,8 @@ class Devices(unittest.TestCase):
     self.assertIn("pallasc-export: error: unknown device 'z9'", r.stderr)
 
 
-@skip_without_jax
-class HopperMatmul(PallascCase):
+class HopperMatmulCase(PallascCase):
+  """JAX's shipped hopper_matmul_mgpu (self.hm) and its export."""
 
   def setUp(self):
     super().setUp()
@@ -98,16 +107,23 @@ class HopperMatmul(PallascCase):
       self.skipTest(f"cannot import hopper_matmul_mgpu ({why}); "
                     "pip install absl-py")
 
-  def export_matmul(self, dtype, config, n=256, device="h100:sms=2"):
+  def export_matmul(self, dtype, config, n=256, device="h100:sms=2",
+                    sub="out"):
+    """Exports the [n, n] x [n, n] matmul into self.dir/sub. Returns the
+    kernel's .mlir path and text."""
     hm = self.hm
     a = S((n, n), dtype)
-    out = os.path.join(self.dir, "out")
+    out = os.path.join(self.dir, sub)
     paths = pallasc_jax.export(lambda x, y: hm.matmul(x, y, None, config), a,
                                a, out_dir=out, device=device)
     mlir = [p for p in paths if p.endswith(".mlir")]
     self.assertEqual(len(mlir), 1)
     with open(mlir[0]) as f:
       return mlir[0], f.read()
+
+
+@skip_without_jax
+class HopperMatmul(HopperMatmulCase):
 
   def check_ir(self, path, text, elem):
     for op in ("pallas_mgpu.kernel", "pallas_mgpu.alloc_smem",
@@ -247,7 +263,7 @@ with D.answering(D.parse(sys.argv[5])), force_gpu_interpret_mode(
 
 
 @skip_without_jax
-class HopperMatmulRun(PallascCase):
+class HopperMatmulRun(HopperMatmulCase):
   """`pallasc run --target cuda:sm_90a --emulate` on the exported shipped
   matmul (the emulator runs the compiled kernel's warpgroups, TMA copies,
   mbarriers, wgmma and named barriers), compared with numpy's f32 product
@@ -257,20 +273,9 @@ class HopperMatmulRun(PallascCase):
   the largest error over the largest magnitude) are the issue's: f16 2e-3,
   bf16 1.6e-2."""
 
-  def setUp(self):
-    super().setUp()
-    self.hm, why = _import_op("hopper_matmul_mgpu")
-    if self.hm is None:
-      self.skipTest(f"cannot import hopper_matmul_mgpu ({why}); "
-                    "pip install absl-py")
-
   def run_matmul(self, dtype, config, n, seed):
-    hm = self.hm
-    a = S((n, n), dtype)
     d = os.path.join(self.dir, f"mm{seed}")
-    paths = pallasc_jax.export(lambda x, y: hm.matmul(x, y, None, config),
-                               a, a, out_dir=d, device="h100:sms=2")
-    mlir = [p for p in paths if p.endswith(".mlir")][0]
+    mlir, _ = self.export_matmul(dtype, config, n, sub=f"mm{seed}")
     rng = np.random.default_rng(seed)
     x, y = (rng.standard_normal((n, n)).astype(np.float32).astype(dtype)
             for _ in range(2))
@@ -318,13 +323,21 @@ class HopperMatmulRun(PallascCase):
     self.assertIn("wgmma.mma_async", text)
 
   def test_f16_64x64_against_numpy_and_interpret_mode(self):
+    self.check_64x64(jnp.float16, 1, 2e-3)
+
+  def test_bf16_64x64_against_numpy_and_interpret_mode(self):
+    self.check_64x64(jnp.bfloat16, 2, 1.6e-2)
+
+  def check_64x64(self, dtype, seed, tol):
+    """The 64x64-tile matmul (n = 128) against numpy and against JAX's Mosaic
+    GPU interpret mode, both within `tol`."""
     hm = self.hm
     cfg = hm.TuningConfig(tile_m=64, tile_n=64, tile_k=64,
                           max_concurrent_steps=2,
                           wg_dimension=hm.MatmulDimension.M)
-    files, got, want = self.run_matmul(jnp.float16, cfg, 128, 1)
-    self.assert_close(got, want, 2e-3, "numpy")
-    self.assert_close(got, self.interpret_mode(files, jnp.float16), 2e-3,
+    files, got, want = self.run_matmul(dtype, cfg, 128, seed)
+    self.assert_close(got, want, tol, "numpy")
+    self.assert_close(got, self.interpret_mode(files, dtype), tol,
                       "interpret mode")
 
   def interpret_mode(self, files, dtype):
@@ -344,16 +357,6 @@ class HopperMatmulRun(PallascCase):
       self.skipTest("this JAX has no Mosaic GPU interpret mode")
     self.assertEqual(r.returncode, 0, r.stderr[-3000:])
     return load_npy(ref, dtype).astype(np.float32)
-
-  def test_bf16_64x64_against_numpy_and_interpret_mode(self):
-    hm = self.hm
-    cfg = hm.TuningConfig(tile_m=64, tile_n=64, tile_k=64,
-                          max_concurrent_steps=2,
-                          wg_dimension=hm.MatmulDimension.M)
-    files, got, want = self.run_matmul(jnp.bfloat16, cfg, 128, 2)
-    self.assert_close(got, want, 1.6e-2, "numpy")
-    self.assert_close(got, self.interpret_mode(files, jnp.bfloat16), 1.6e-2,
-                      "interpret mode")
 
   def test_f16_128x128_against_numpy(self):
     # The 128x128 tile needs n divisible by 256; 4 stages.
@@ -539,11 +542,7 @@ class SmallKernel(unittest.TestCase):
     # Each op is located at its line of this file.
     store_line = line_of(body, "smem[...] = v - r")
     self.assertRegex(text, rf'#loc\d+ = loc\(".*test_mgpu.py":{store_line}:')
-    opt = pallasc_opt()
-    if opt:
-      r = subprocess.run([opt, "-"], input=text, capture_output=True,
-                         text=True)
-      self.assertEqual(r.returncode, 0, r.stderr)
+    assert_opt_parses(self, text)
 
 
 @skip_without_jax
@@ -566,11 +565,23 @@ class ClusterRun(PallascCase):
                                                transforms=tiled),
                                     plgpu.Barrier()))
     d = os.path.join(self.dir, sub)
+    mlir = self.export_with(f, d, needle)
+    return self.emulate_rows(mlir, d)
+
+  def export_with(self, f, d, needle):
+    """Exports `f` over a [128, 64] f16 input into `d` for an h100; checks
+    that its IR holds `needle`. Returns the kernel's .mlir path."""
     paths = pallasc_jax.export(f, S((128, 64), jnp.float16), out_dir=d,
                                device="h100")
     mlir = [p for p in paths if p.endswith(".mlir")][0]
     with open(mlir) as fh:
       self.assertIn(needle, fh.read())
+    return mlir
+
+  def emulate_rows(self, mlir, d):
+    """Runs the exported kernel `mlir` on the sm_90a emulator with --check
+    over a [128, 64] f16 input of distinct rows. Returns the input and the
+    output."""
     x = (np.arange(128 * 64) % 1999 - 999).reshape(128, 64).astype(
         np.float16)
     xin, out = os.path.join(d, "x.npy"), os.path.join(d, "o.npy")
@@ -625,12 +636,9 @@ class ClusterRun(PallascCase):
                                     plgpu.ClusterBarrier(
                                         collective_axes=("c",))))
     d = os.path.join(self.dir, "cbar")
-    paths = pallasc_jax.export(f, S((128, 64), jnp.float16), out_dir=d,
-                               device="h100")
-    mlir = [p for p in paths if p.endswith(".mlir")][0]
-    with open(mlir) as fh:
-      self.assertIn('pallas_mgpu.alloc_barriers {collective_axes = ["c"]} : '
-                    '!pallas_mgpu.barrier<1, arrivals = 1>', fh.read())
+    mlir = self.export_with(
+        f, d, 'pallas_mgpu.alloc_barriers {collective_axes = ["c"]} : '
+        '!pallas_mgpu.barrier<1, arrivals = 1>')
     self.pallasc(mlir, "--spec", mlir[:-5] + ".json", "--target",
                  "cuda:sm_90a", "-o", d)
     ptx = [n for n in os.listdir(d) if n.endswith(".ptx")][0]
@@ -639,14 +647,8 @@ class ClusterRun(PallascCase):
     self.assertIn("mapa.shared::cluster", text)
     self.assertIn("mbarrier.arrive.release.cluster.shared::cluster", text)
     self.assertIn("barrier.cluster.wait", text)
-    x = (np.arange(128 * 64) % 1999 - 999).reshape(128, 64).astype(
-        np.float16)
-    xin, out = os.path.join(d, "x.npy"), os.path.join(d, "o.npy")
-    save_npy(xin, x)
-    self.pallasc("run", mlir, "--spec", mlir[:-5] + ".json", "--target",
-                 "cuda:sm_90a", "--emulate", "--check", "--input", xin,
-                 "--output", out)
-    np.testing.assert_array_equal(load_npy(out, np.float16), x)
+    x, got = self.emulate_rows(mlir, d)
+    np.testing.assert_array_equal(got, x)
 
   def test_multicast(self):
     """copy_gmem_to_smem(..., collective_axes="c"): exported with its axis;
@@ -742,11 +744,7 @@ class Attention(unittest.TestCase):
         if causal:
           self.assertIn("pallas.iota 1 : tensor<64x64xi32>", text)
         self.assertRegex(text, r'loc\(".*attention_mgpu.py":\d+:\d+\)')
-        opt = pallasc_opt()
-        if opt:
-          r = subprocess.run([opt, "-"], input=text, capture_output=True,
-                             text=True)
-          self.assertEqual(r.returncode, 0, r.stderr)
+        assert_opt_parses(self, text)
 
   def test_pipeline_emitter_variant_is_refused(self):
     # Its SMEM has no tiling/swizzle: Mosaic GPU infers them, pallasc-export

@@ -7,8 +7,7 @@ are refused by name."""
 import os
 import unittest
 
-from harness import (PallascCase, jax_tpu_lowering, line_of, skip_without_jax,
-                     tpu_v5e)
+from harness import PallascCase, line_of, skip_without_jax
 
 try:
   import jax
@@ -73,23 +72,11 @@ class Semaphores(PallascCase):
     # Signature, attributes, transforms and backend config as JAX's
     # jax.export(..., platforms=["tpu"]) writes them; the body has JAX's
     # semaphore ops (memref_slice + memref_squeeze + sem_signal/wait/read).
-    cmp = jax_tpu_lowering()
-    with tpu_v5e():
-      args = [S((32, 128), jnp.float32)]
-      (c,) = self.export(counter, *args)
-      ours, ours_cfg = self.compile_tpu(c, os.path.join(self.dir, "tpu"))
-      theirs, theirs_cfg = cmp.jax_artifacts(counter, args)
-      a, b = cmp.describe(ours), cmp.describe(theirs)
-    self.assertEqual(a["version"], b["version"])
-    self.assertEqual(a["kernel"]["type"], b["kernel"]["type"])
+    a, b, ours_cfg, theirs_cfg = self.tpu_against_jax(
+        counter, [S((32, 128), jnp.float32)])
+    self.assert_same_tpu_call(a, b, ours_cfg, theirs_cfg)
     self.assertIn("memref<2x!tpu.semaphore, #tpu.memory_space<semaphore_mem>>",
                   a["kernel"]["type"])
-    for key in ("dimension_semantics", "iteration_bounds", "window_params",
-                "scalar_prefetch", "scratch_operands"):
-      self.assertEqual(a["kernel"]["attrs"].get(key),
-                       b["kernel"]["attrs"].get(key), key)
-    self.assertEqual(a["transforms"], b["transforms"])
-    self.assertEqual(ours_cfg, theirs_cfg)
     for op in ("tpu.sem_signal", "tpu.sem_wait", "tpu.sem_read",
                "tpu.memref_slice", "tpu.memref_squeeze"):
       self.assertEqual(a["kernel"]["ops"][op], b["kernel"]["ops"][op], op)

@@ -315,24 +315,9 @@ class ShippedOps(PallascCase):
     # signature, window params, dimension semantics and transform functions
     # of JAX's own Mosaic lowering of the same function
     # (jax.export(..., platforms=["tpu"]), which runs without a TPU).
-    import os
-    from harness import jax_tpu_lowering, tpu_v5e
-    cmp = jax_tpu_lowering()
-    with tpu_v5e():
-      f = lambda x, y: matmul.matmul(x, y, block_shape=(64, 128), block_k=128)
-      args = [S((128, 256), jnp.bfloat16), S((256, 256), jnp.bfloat16)]
-      (c,) = self.export(f, *args)
-      ours, ours_cfg = self.compile_tpu(c, os.path.join(self.dir, "tpu"))
-      theirs, theirs_cfg = cmp.jax_artifacts(f, args)
-      a, b = cmp.describe(ours), cmp.describe(theirs)
-    self.assertEqual(a["version"], b["version"])
-    self.assertEqual(a["kernel"]["type"], b["kernel"]["type"])
-    for key in ("dimension_semantics", "iteration_bounds", "window_params",
-                "scalar_prefetch", "scratch_operands"):
-      self.assertEqual(a["kernel"]["attrs"].get(key),
-                       b["kernel"]["attrs"].get(key), key)
-    self.assertEqual(a["transforms"], b["transforms"])
-    self.assertEqual(ours_cfg, theirs_cfg)
+    f = lambda x, y: matmul.matmul(x, y, block_shape=(64, 128), block_k=128)
+    self.assert_same_tpu_call(*self.tpu_against_jax(
+        f, [S((128, 256), jnp.bfloat16), S((256, 256), jnp.bfloat16)]))
 
 
 if __name__ == "__main__":

@@ -818,6 +818,14 @@ int runFrontendOnBuffer(const DriverOptions &options,
     reportSpecErrors(options.specPath, specErrors);
     return kExitUserError;
   }
+  // Success: the module, the spec and the text of both inputs.
+  auto succeed = [&] {
+    result.module = std::move(module);
+    result.spec = std::move(*spec);
+    result.kernelText = std::move(kernelText);
+    result.specText = std::move(specText);
+    return kExitSuccess;
+  };
   // A Mosaic GPU kernel has no pallas.call to import the spec into: the
   // spec is checked against the kernel, and the kernel is compiled as it is.
   if (pallas_mgpu::hasMosaicGpuOps(*module)) {
@@ -834,11 +842,7 @@ int runFrontendOnBuffer(const DriverOptions &options,
     }
     if (failed(checkMosaicGpuSpec(*module, *spec, options)))
       return kExitUserError;
-    result.module = std::move(module);
-    result.spec = std::move(*spec);
-    result.kernelText = std::move(kernelText);
-    result.specText = std::move(specText);
-    return kExitSuccess;
+    return succeed();
   }
   // Symbolic shapes (docs/gridspec.md#symbols): what cannot take them yet is
   // refused here, before anything is built or written, naming the transform
@@ -965,11 +969,7 @@ int runFrontendOnBuffer(const DriverOptions &options,
 
   if (failed(runTransformPasses(context, options, *module, *spec)))
     return kExitUserError;
-  result.module = std::move(module);
-  result.spec = std::move(*spec);
-  result.kernelText = std::move(kernelText);
-  result.specText = std::move(specText);
-  return kExitSuccess;
+  return succeed();
 }
 
 int readFrontendInputs(const DriverOptions &options,

@@ -4,6 +4,7 @@
 
 #include "src/Driver/Console.h"
 #include "src/Driver/Diagnostics.h"
+#include "src/Launch/ElementType.h"
 #include "src/Runtime/Compare.h"
 
 #include "llvm/Support/FileSystem.h"
@@ -50,13 +51,6 @@ std::string formatString(const char *format, double a, double b) {
   char buf[128];
   std::snprintf(buf, sizeof(buf), format, a, b);
   return buf;
-}
-
-std::string shapeString(const std::vector<int64_t> &shape) {
-  std::string s = "[";
-  for (size_t i = 0; i < shape.size(); ++i)
-    s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + "]";
 }
 
 } // namespace
@@ -164,7 +158,7 @@ GoldenOutputs::load(const ExpectOptions &options,
       if (shape != wantShape) {
         message = file.path + ": error: the golden file of output " +
                   std::to_string(file.output) + " has shape " +
-                  shapeString(shape) + " but the output is " + wanted;
+                  launch::formatShape(shape) + " but the output is " + wanted;
         return false;
       }
       return true;

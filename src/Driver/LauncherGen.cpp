@@ -513,34 +513,38 @@ bool addGpuEntryPoint(llvm::Module &m, const std::string &vendor,
   return true;
 }
 
-/// Per architecture, the cubin (when ptxas ran) before the PTX.
-std::vector<EmbeddedArch>
-cudaEmbedded(const std::vector<CudaArtifacts::Image> &images) {
+/// One EmbeddedArch per image of `images`: its architecture, launch record
+/// and the blobs `addBlobs(image, blobs)` adds.
+template <typename Image, typename AddBlobs>
+std::vector<EmbeddedArch> embedded(const std::vector<Image> &images,
+                                   AddBlobs addBlobs) {
   std::vector<EmbeddedArch> archs;
-  for (const CudaArtifacts::Image &image : images) {
+  for (const Image &image : images) {
     EmbeddedArch a;
     a.arch = image.arch;
     a.record = &image.record;
-    if (!image.cubin.empty())
-      a.blobs.push_back({&image.cubin, launch::kCudaImageCubin, false, "cubin"});
-    a.blobs.push_back({&image.ptx, launch::kCudaImagePtx, true, "ptx"});
+    addBlobs(image, a.blobs);
     archs.push_back(std::move(a));
   }
   return archs;
 }
 
+/// Per architecture, the cubin (when ptxas ran) before the PTX.
+std::vector<EmbeddedArch>
+cudaEmbedded(const std::vector<CudaArtifacts::Image> &images) {
+  return embedded(images, [](const CudaArtifacts::Image &image, auto &blobs) {
+    if (!image.cubin.empty())
+      blobs.push_back({&image.cubin, launch::kCudaImageCubin, false, "cubin"});
+    blobs.push_back({&image.ptx, launch::kCudaImagePtx, true, "ptx"});
+  });
+}
+
 /// Per architecture, the HSACO (kind: its code object version).
 std::vector<EmbeddedArch>
 rocmEmbedded(const std::vector<RocmArtifacts::Image> &images) {
-  std::vector<EmbeddedArch> archs;
-  for (const RocmArtifacts::Image &image : images) {
-    EmbeddedArch a;
-    a.arch = image.arch;
-    a.record = &image.record;
-    a.blobs.push_back({&image.hsaco, image.codeObjectVersion, false, "hsaco"});
-    archs.push_back(std::move(a));
-  }
-  return archs;
+  return embedded(images, [](const RocmArtifacts::Image &image, auto &blobs) {
+    blobs.push_back({&image.hsaco, image.codeObjectVersion, false, "hsaco"});
+  });
 }
 
 /// Adds the `--target cpu` entry point to the translated module: packed

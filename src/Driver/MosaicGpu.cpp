@@ -74,13 +74,8 @@ LogicalResult checkMosaicGpuSpec(ModuleOp module, const spec::GridSpec &spec,
   };
   pallas_mgpu::KernelOp kernel = findKernel(module, spec.kernel);
   if (!kernel) {
-    std::string found;
-    for (auto k : module.getOps<pallas_mgpu::KernelOp>())
-      found += (found.empty() ? "" : ", ") + k.getSymName().str();
-    error("kernel", "no pallas_mgpu.kernel named '" + spec.kernel +
-                        "' in the kernel module" +
-                        (found.empty() ? std::string(" (it defines none)")
-                                       : " (kernels defined: " + found + ")"));
+    error("kernel", spec::noKernelMessage<pallas_mgpu::KernelOp>(
+                        module, "pallas_mgpu.kernel", spec.kernel));
     reportSpecErrors(options.specPath, errors);
     return failure();
   }

@@ -261,6 +261,37 @@ GpuStatus CudaDevice::launch(const GpuLaunchGeometry &geometry,
   return GpuStatus::success();
 }
 
+namespace {
+
+/// Times `reps` runs of `step` (a GpuStatus() callable) between two events
+/// recorded on the default stream: `ms` is their total time over `divisor`.
+/// A step that fails returns its status; the stop event's synchronization
+/// fails with `syncError` and `syncWhat` (a failed run).
+template <typename Step>
+GpuStatus timeWithEvents(const CudaDriverApi &api, int reps, Step step,
+                         GpuError syncError, const char *syncWhat, int divisor,
+                         double &ms) {
+  const GpuError timing = GpuError::DriverCallFailed;
+  void *start = nullptr, *stop = nullptr;
+  PALLASC_CU_CHECK(api.cuEventCreate(&start, 0), timing, "cuEventCreate");
+  PALLASC_CU_CHECK(api.cuEventCreate(&stop, 0), timing, "cuEventCreate");
+  PALLASC_CU_CHECK(api.cuEventRecord(start, nullptr), timing, "cuEventRecord");
+  for (int i = 0; i < reps; ++i)
+    if (GpuStatus s = step(); !s)
+      return s;
+  PALLASC_CU_CHECK(api.cuEventRecord(stop, nullptr), timing, "cuEventRecord");
+  PALLASC_CU_CHECK(api.cuEventSynchronize(stop), syncError, syncWhat);
+  float total = 0;
+  PALLASC_CU_CHECK(api.cuEventElapsedTime(&total, start, stop), timing,
+                   "cuEventElapsedTime");
+  api.cuEventDestroy(start);
+  api.cuEventDestroy(stop);
+  ms = total / divisor;
+  return GpuStatus::success();
+}
+
+} // namespace
+
 GpuStatus CudaDevice::timeLaunches(const GpuLaunchGeometry &geometry,
                                    GpuKernelArgs &args, int reps, double &ms) {
   if (geometry.numBlocks() == 0)
@@ -270,48 +301,22 @@ GpuStatus CudaDevice::timeLaunches(const GpuLaunchGeometry &geometry,
   ms = 0;
   if (reps <= 0)
     return GpuStatus::success();
-  const GpuError timing = GpuError::DriverCallFailed;
-  void *start = nullptr, *stop = nullptr;
-  PALLASC_CU_CHECK(api.cuEventCreate(&start, 0), timing, "cuEventCreate");
-  PALLASC_CU_CHECK(api.cuEventCreate(&stop, 0), timing, "cuEventCreate");
-  PALLASC_CU_CHECK(api.cuEventRecord(start, nullptr), timing, "cuEventRecord");
-  for (int i = 0; i < reps; ++i)
-    if (GpuStatus s = launchCudaKernel(api, kernel, geometry, args); !s)
-      return s;
-  PALLASC_CU_CHECK(api.cuEventRecord(stop, nullptr), timing, "cuEventRecord");
-  PALLASC_CU_CHECK(api.cuEventSynchronize(stop), GpuError::KernelFailed,
-                   "the kernel failed");
-  float total = 0;
-  PALLASC_CU_CHECK(api.cuEventElapsedTime(&total, start, stop), timing,
-                   "cuEventElapsedTime");
-  api.cuEventDestroy(start);
-  api.cuEventDestroy(stop);
-  ms = total / reps;
-  return GpuStatus::success();
+  return timeWithEvents(
+      api, reps, [&] { return launchCudaKernel(api, kernel, geometry, args); },
+      GpuError::KernelFailed, "the kernel failed", reps, ms);
 }
 
 GpuStatus CudaDevice::timeCopy(uint64_t dst, uint64_t src, size_t bytes,
                                int reps, double &ms) {
-  const GpuError timing = GpuError::DriverCallFailed;
-  void *start = nullptr, *stop = nullptr;
-  PALLASC_CU_CHECK(api.cuMemcpyDtoD(dst, src, bytes), GpuError::CopyFailed,
-                   "copy on the GPU failed");
-  PALLASC_CU_CHECK(api.cuEventCreate(&start, 0), timing, "cuEventCreate");
-  PALLASC_CU_CHECK(api.cuEventCreate(&stop, 0), timing, "cuEventCreate");
-  PALLASC_CU_CHECK(api.cuEventRecord(start, nullptr), timing, "cuEventRecord");
-  for (int i = 0; i < reps; ++i)
+  auto copy = [&]() -> GpuStatus {
     PALLASC_CU_CHECK(api.cuMemcpyDtoD(dst, src, bytes), GpuError::CopyFailed,
                      "copy on the GPU failed");
-  PALLASC_CU_CHECK(api.cuEventRecord(stop, nullptr), timing, "cuEventRecord");
-  PALLASC_CU_CHECK(api.cuEventSynchronize(stop), GpuError::CopyFailed,
-                   "copy on the GPU failed");
-  float total = 0;
-  PALLASC_CU_CHECK(api.cuEventElapsedTime(&total, start, stop), timing,
-                   "cuEventElapsedTime");
-  api.cuEventDestroy(start);
-  api.cuEventDestroy(stop);
-  ms = total / std::max(reps, 1);
-  return GpuStatus::success();
+    return GpuStatus::success();
+  };
+  if (GpuStatus s = copy(); !s)
+    return s;
+  return timeWithEvents(api, reps, copy, GpuError::CopyFailed,
+                        "copy on the GPU failed", std::max(reps, 1), ms);
 }
 
 #undef PALLASC_CU_CHECK

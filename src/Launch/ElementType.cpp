@@ -80,6 +80,14 @@ bool parseElementTypeOrAlias(std::string_view name, ElementType &type) {
   return false;
 }
 
+std::string formatShape(const std::vector<int64_t> &shape,
+                        const char *separator) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i)
+    s += (i ? separator : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
 const char *elementTypeName(ElementType type) {
   return elementTypeInfo(type).name;
 }

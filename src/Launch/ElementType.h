@@ -18,7 +18,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <string_view>
+#include <vector>
 
 namespace pallasc::launch {
 
@@ -115,6 +117,11 @@ void copyPackedElements(const uint8_t *src, uint64_t from, uint8_t *dst,
                         uint64_t to, uint64_t count, unsigned bits);
 bool isFloatElement(ElementType type);
 bool isSignedElement(ElementType type);
+
+/// An array shape as messages write it: "[8, 128]" (`separator` between the
+/// dimensions).
+std::string formatShape(const std::vector<int64_t> &shape,
+                        const char *separator = ", ");
 
 } // namespace pallasc::launch
 

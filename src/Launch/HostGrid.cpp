@@ -72,10 +72,7 @@ bool HostArrayType::byteSize(uint64_t &bytes) const {
 }
 
 std::string HostArrayType::describe() const {
-  std::string s = "[";
-  for (size_t i = 0; i < shape.size(); ++i)
-    s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + "] " + elementTypeName(type);
+  return formatShape(shape) + " " + elementTypeName(type);
 }
 
 //===----------------------------------------------------------------------===//

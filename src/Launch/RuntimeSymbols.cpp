@@ -224,31 +224,26 @@ extern "C" __bf16 pallasc_truncdfbf2(double d) {
 }
 
 std::vector<std::pair<const char *, void *>> runtimeSymbols() {
+// The function `fn` under its own name.
+// clang-format off
+#define PALLASC_SAME_NAME(fn) {#fn, reinterpret_cast<void *>(&fn)}
+// clang-format on
   return {
       {"__truncsfbf2", reinterpret_cast<void *>(&pallasc_truncsfbf2)},
       {"__truncdfbf2", reinterpret_cast<void *>(&pallasc_truncdfbf2)},
-      {"_mlir_ciface_pallasc_debug_text",
-       reinterpret_cast<void *>(&_mlir_ciface_pallasc_debug_text)},
-      {"_mlir_ciface_pallasc_debug_i64",
-       reinterpret_cast<void *>(&_mlir_ciface_pallasc_debug_i64)},
-      {"_mlir_ciface_pallasc_debug_bool",
-       reinterpret_cast<void *>(&_mlir_ciface_pallasc_debug_bool)},
-      {"_mlir_ciface_pallasc_debug_f32",
-       reinterpret_cast<void *>(&_mlir_ciface_pallasc_debug_f32)},
-      {"_mlir_ciface_pallasc_debug_f64",
-       reinterpret_cast<void *>(&_mlir_ciface_pallasc_debug_f64)},
-      {"_mlir_ciface_pallasc_debug_tensor_i64",
-       reinterpret_cast<void *>(&_mlir_ciface_pallasc_debug_tensor_i64)},
-      {"_mlir_ciface_pallasc_debug_tensor_bool",
-       reinterpret_cast<void *>(&_mlir_ciface_pallasc_debug_tensor_bool)},
-      {"_mlir_ciface_pallasc_debug_tensor_f32",
-       reinterpret_cast<void *>(&_mlir_ciface_pallasc_debug_tensor_f32)},
-      {"_mlir_ciface_pallasc_debug_tensor_f64",
-       reinterpret_cast<void *>(&_mlir_ciface_pallasc_debug_tensor_f64)},
-      {"memrefCopy", reinterpret_cast<void *>(&memrefCopy)},
-      {"_mlir_ciface_pallasc_semaphore_wait_stuck",
-       reinterpret_cast<void *>(&_mlir_ciface_pallasc_semaphore_wait_stuck)},
+      PALLASC_SAME_NAME(_mlir_ciface_pallasc_debug_text),
+      PALLASC_SAME_NAME(_mlir_ciface_pallasc_debug_i64),
+      PALLASC_SAME_NAME(_mlir_ciface_pallasc_debug_bool),
+      PALLASC_SAME_NAME(_mlir_ciface_pallasc_debug_f32),
+      PALLASC_SAME_NAME(_mlir_ciface_pallasc_debug_f64),
+      PALLASC_SAME_NAME(_mlir_ciface_pallasc_debug_tensor_i64),
+      PALLASC_SAME_NAME(_mlir_ciface_pallasc_debug_tensor_bool),
+      PALLASC_SAME_NAME(_mlir_ciface_pallasc_debug_tensor_f32),
+      PALLASC_SAME_NAME(_mlir_ciface_pallasc_debug_tensor_f64),
+      PALLASC_SAME_NAME(memrefCopy),
+      PALLASC_SAME_NAME(_mlir_ciface_pallasc_semaphore_wait_stuck),
   };
+#undef PALLASC_SAME_NAME
 }
 
 bool takeKernelError(std::string &message) {

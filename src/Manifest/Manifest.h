@@ -39,6 +39,19 @@ struct ManifestArtifact {
   nlohmann::json launch = nlohmann::json::object(); ///< target-specific
 };
 
+/// What a target's artifact writer (src/Target) gives: the files to write,
+/// one manifest entry per written artifact, and the files written for
+/// --emit (the manifest's "emitted").
+struct TargetArtifacts {
+  struct File {
+    std::string name; ///< inside the output directory
+    std::string contents;
+  };
+  std::vector<File> files;
+  std::vector<ManifestArtifact> manifestEntries;
+  std::vector<std::string> emitted;
+};
+
 /// The call of a Mosaic GPU kernel (`pallas_mgpu.kernel`, which has no
 /// pallas.call): whole operands in global memory, the mesh's grid.
 struct ManifestMosaicGpuCall {

@@ -92,26 +92,20 @@ bool compileAffineExpr(AffineExpr e, launch::AffineProgram &program,
   if (!compileAffineExpr(bin.getLHS(), program, error) ||
       !compileAffineExpr(bin.getRHS(), program, error))
     return false;
-  switch (e.getKind()) {
-  case AffineExprKind::Add:
-    program.code.push_back(Op::Add);
-    return true;
-  case AffineExprKind::Mul:
-    program.code.push_back(Op::Mul);
-    return true;
-  case AffineExprKind::FloorDiv:
-    program.code.push_back(Op::FloorDiv);
-    return true;
-  case AffineExprKind::CeilDiv:
-    program.code.push_back(Op::CeilDiv);
-    return true;
-  case AffineExprKind::Mod:
-    program.code.push_back(Op::Mod);
-    return true;
-  default:
-    error = "unsupported index map expression";
-    return false;
-  }
+  // The program's operation for each binary affine expression.
+  static constexpr std::pair<AffineExprKind, Op> kBinaryOps[] = {
+      {AffineExprKind::Add, Op::Add},
+      {AffineExprKind::Mul, Op::Mul},
+      {AffineExprKind::FloorDiv, Op::FloorDiv},
+      {AffineExprKind::CeilDiv, Op::CeilDiv},
+      {AffineExprKind::Mod, Op::Mod}};
+  for (auto [kind, op] : kBinaryOps)
+    if (e.getKind() == kind) {
+      program.code.push_back(op);
+      return true;
+    }
+  error = "unsupported index map expression";
+  return false;
 }
 
 /// A #pallas.block_spec, its affine index map compiled (a `@func` map's

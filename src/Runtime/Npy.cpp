@@ -77,10 +77,7 @@ bool HostArray::allocate() {
 }
 
 std::string HostArray::describe() const {
-  std::string s = "[";
-  for (size_t i = 0; i < shape.size(); ++i)
-    s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + "] " + dtypeName(dtype);
+  return launch::formatShape(shape) + " " + dtypeName(dtype);
 }
 
 //===----------------------------------------------------------------------===//

@@ -300,17 +300,6 @@ firstSymbolUse(const GridSpec &spec) {
   return std::nullopt;
 }
 
-namespace {
-
-std::string shapeText(const std::vector<int64_t> &shape) {
-  std::string out = "[";
-  for (size_t i = 0; i < shape.size(); ++i)
-    out += (i ? "," : "") + std::to_string(shape[i]);
-  return out + "]";
-}
-
-} // namespace
-
 bool inferSymbols(const GridSpec &spec,
                   const std::vector<std::vector<int64_t>> &shapes,
                   const std::vector<std::string> &sources,
@@ -326,7 +315,7 @@ bool inferSymbols(const GridSpec &spec,
     const ArraySpec &a = spec.inputs[i];
     if (shapes[i].size() != a.shape.size()) {
       errorSource = sources[i];
-      error = a.path + " has shape " + shapeText(shapes[i]) +
+      error = a.path + " has shape " + detail::formatShape(shapes[i]) +
               " but the spec gives it rank " + std::to_string(a.shape.size()) +
               " (" + formatSymbolicShape(a.shape, a.shapeExprs) + ")";
       return false;
@@ -449,8 +438,9 @@ bool instantiateSymbols(GridSpec &spec,
       int64_t bytes = dtypeByteWidth(a.dtype);
       for (int64_t d : a.shape)
         if (__builtin_mul_overflow(bytes, d, &bytes)) {
-          error = "the size in bytes of " + a.path + " " + shapeText(a.shape) +
-                  " " + a.dtype + " overflows int64";
+          error = "the size in bytes of " + a.path + " " +
+                  detail::formatShape(a.shape) + " " + a.dtype +
+                  " overflows int64";
           return false;
         }
       a.shapeExprs.clear();

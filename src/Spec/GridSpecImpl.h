@@ -165,6 +165,26 @@ private:
     error(path, "expected " + what + ", got " + describe(v));
     return false;
   }
+  /// The string `v`; else reports "expected `what`, got ..." and returns
+  /// null.
+  const std::string *expectString(const json &v, const std::string &path,
+                                  const std::string &what) {
+    if (v.is_string())
+      return &v.get_ref<const std::string &>();
+    error(path, "expected " + what + ", got " + describe(v));
+    return nullptr;
+  }
+  /// Whether the array or object `v` has at most `limit` entries; else
+  /// reports "`name` has N entries, which exceeds the limit of `limit`" at
+  /// `path`.
+  bool expectAtMost(const json &v, const std::string &path,
+                    const std::string &name, size_t limit) {
+    if (v.size() <= limit)
+      return true;
+    error(path, name + " has " + countOf(v.size(), "entry", "entries") +
+                    ", which exceeds the limit of " + std::to_string(limit));
+    return false;
+  }
   /// Reports every key of `obj` not in `allowed`.
   void checkKeys(const json &obj, const std::string &path,
                  const std::vector<std::string> &allowed);
@@ -221,6 +241,14 @@ private:
   void parseTransforms(const json &root);
   void parseTransformAsWritten(const json &body, const std::string &bpath,
                                Transform &t);
+  /// The array `key` of the transform `body` at `bpath` (`what` describes
+  /// it) when it is there, an array, and, where the operands are `known`,
+  /// one entry per operand (`count` of them, `one`/`many` naming them);
+  /// else null, with the error. `path` gets the array's path.
+  const json *operandArray(const json &body, const std::string &bpath,
+                           const char *key, const std::string &what, bool known,
+                           size_t count, const char *one, const char *many,
+                           std::string &path);
 };
 
 } // namespace pallasc::spec::detail

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "src/Launch/ElementType.h"
 #include "src/Spec/GridSpecImpl.h"
 
 #include <algorithm>
@@ -101,13 +102,7 @@ std::string countOf(size_t n, const char *singular, const char *plural) {
 }
 
 std::string formatShape(const std::vector<int64_t> &shape) {
-  std::string out = "[";
-  for (size_t i = 0; i < shape.size(); ++i) {
-    if (i)
-      out += ",";
-    out += std::to_string(shape[i]);
-  }
-  return out + "]";
+  return launch::formatShape(shape, ",");
 }
 
 std::string describe(const json &v) {

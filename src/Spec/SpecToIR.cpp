@@ -490,13 +490,8 @@ bool Importer::run() {
   MLIRContext *ctx = module.getContext();
   Operation *kernelSym = SymbolTable::lookupSymbolIn(module, spec.kernel);
   if (!kernelSym || !isa<pallas::KernelOp>(kernelSym)) {
-    std::string found;
-    for (auto k : module.getOps<pallas::KernelOp>())
-      found += (found.empty() ? "" : ", ") + k.getSymName().str();
-    error("kernel", "no pallas.kernel named '" + spec.kernel +
-                        "' in the kernel module" +
-                        (found.empty() ? std::string(" (it defines none)")
-                                       : " (kernels defined: " + found + ")"));
+    error("kernel", noKernelMessage<pallas::KernelOp>(module, "pallas.kernel",
+                                                      spec.kernel));
     return false;
   }
   if (SymbolTable::lookupSymbolIn(module, kCallWrapperName)) {

@@ -29,6 +29,20 @@ mlir::Type dtypeToType(mlir::MLIRContext *ctx, const std::string &dtype);
 /// "bool").
 std::string typeToDtype(mlir::Type type);
 
+/// The message for a spec whose kernel `name` is no `opName` op (of type
+/// `KernelOp`) of `module`, listing the kernels it defines.
+template <typename KernelOp>
+std::string noKernelMessage(mlir::ModuleOp module, const char *opName,
+                            const std::string &name) {
+  std::string found;
+  for (auto k : module.getOps<KernelOp>())
+    found += (found.empty() ? "" : ", ") + k.getSymName().str();
+  return "no " + std::string(opName) + " named '" + name +
+         "' in the kernel module" +
+         (found.empty() ? std::string(" (it defines none)")
+                        : " (kernels defined: " + found + ")");
+}
+
 /// Name of the wrapper function that holds the pallas.call.
 constexpr const char *kCallWrapperName = "main";
 

@@ -17,14 +17,9 @@ void Validator::parseArrays(const json &root, const char *key, bool isInput,
                             std::vector<ArrayInfo> &info, bool &known) {
   const json &v = root.at(key);
   std::string base = key;
-  if (!expectArray(v, base, "an array of {\"shape\", \"dtype\"} objects"))
+  if (!expectArray(v, base, "an array of {\"shape\", \"dtype\"} objects") ||
+      !expectAtMost(v, base, base, kMaxOperands))
     return;
-  if (v.size() > kMaxOperands) {
-    error(base, base + " has " + countOf(v.size(), "entry", "entries") +
-                    ", which exceeds the limit of " +
-                    std::to_string(kMaxOperands));
-    return;
-  }
   known = true;
   static const std::vector<std::string> kInputKeys = {"shape", "dtype",
                                                       "linear"};
@@ -189,14 +184,9 @@ void Validator::parseBlockSpecs(const json &root, bool isInput) {
     }
     return;
   }
-  if (!expectArray(*v, base, "an array of block spec objects"))
+  if (!expectArray(*v, base, "an array of block spec objects") ||
+      !expectAtMost(*v, base, base, kMaxOperands))
     return;
-  if (v->size() > kMaxOperands) {
-    error(base, base + " has " + countOf(v->size(), "entry", "entries") +
-                    ", which exceeds the limit of " +
-                    std::to_string(kMaxOperands));
-    return;
-  }
   if (arraysKnown && v->size() != arrays.size() - offset) {
     std::string expected =
         isInput ? "one per non-prefetch input: " +
@@ -252,10 +242,7 @@ void Validator::parseBlockSpec(const json &v, BlockSpec &bs,
     if (!expectArray(*b, bpath,
                      "an array of positive integers, nulls and "
                      "{\"element\": n} objects")) {
-    } else if (b->size() > kMaxRank) {
-      error(bpath, "block_shape has " + countOf(b->size(), "entry", "entries") +
-                       ", which exceeds the limit of " +
-                       std::to_string(kMaxRank));
+    } else if (!expectAtMost(*b, bpath, "block_shape", kMaxRank)) {
     } else {
       bool ok = true;
       for (size_t i = 0; i < b->size(); ++i) {
@@ -415,12 +402,11 @@ bool Validator::parseBlockDim(const json &v, const std::string &path,
 void Validator::parseIndexMap(const json &v, const std::string &path,
                               IndexMap &map, const ArraySpec *array,
                               const std::string &arrayPath) {
-  if (!v.is_string()) {
-    error(path, "expected a string ('@func' or '(i, j) -> (i, j)'), got " +
-                    describe(v));
+  const std::string *text =
+      expectString(v, path, "a string ('@func' or '(i, j) -> (i, j)')");
+  if (!text)
     return;
-  }
-  const std::string &s = v.get_ref<const std::string &>();
+  const std::string &s = *text;
   if (!s.empty() && s[0] == '@') {
     std::string name = s.substr(1);
     if (!isIdentifier(name)) {

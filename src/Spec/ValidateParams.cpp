@@ -16,15 +16,11 @@ namespace pallasc::spec::detail {
 
 void Validator::parseScratch(const json &root) {
   const json *v = find(root, "scratch_shapes");
-  if (!v || !expectArray(*v, "scratch_shapes",
-                         "an array of {\"shape\", \"dtype\"} objects"))
+  if (!v ||
+      !expectArray(*v, "scratch_shapes",
+                   "an array of {\"shape\", \"dtype\"} objects") ||
+      !expectAtMost(*v, "scratch_shapes", "scratch_shapes", kMaxOperands))
     return;
-  if (v->size() > kMaxOperands) {
-    error("scratch_shapes",
-          "scratch_shapes has " + countOf(v->size(), "entry", "entries") +
-              ", which exceeds the limit of " + std::to_string(kMaxOperands));
-    return;
-  }
   spec.scratchShapes.resize(v->size());
   for (size_t i = 0; i < v->size(); ++i) {
     std::string path = indexPath("scratch_shapes", i);

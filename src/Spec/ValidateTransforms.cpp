@@ -75,16 +75,30 @@ void Validator::parseTransformAsWritten(const json &body,
   }
 }
 
+const json *Validator::operandArray(const json &body, const std::string &bpath,
+                                    const char *key, const std::string &what,
+                                    bool known, size_t count, const char *one,
+                                    const char *many, std::string &path) {
+  const json *v = require(body, bpath, key);
+  if (!v)
+    return nullptr;
+  path = joinPath(bpath, key);
+  if (!expectArray(*v, path, what) || !known)
+    return nullptr;
+  if (v->size() != count) {
+    error(path, std::string(key) + " has " +
+                    countOf(v->size(), "entry", "entries") +
+                    " but the spec has " + countOf(count, one, many));
+    return nullptr;
+  }
+  return v;
+}
+
 void Validator::parseTransforms(const json &root) {
   const json *v = find(root, "transforms");
-  if (!v || !expectArray(*v, "transforms", "an array of transform objects"))
+  if (!v || !expectArray(*v, "transforms", "an array of transform objects") ||
+      !expectAtMost(*v, "transforms", "transforms", kMaxTransforms))
     return;
-  if (v->size() > kMaxTransforms) {
-    error("transforms",
-          "transforms has " + countOf(v->size(), "entry", "entries") +
-              ", which exceeds the limit of " + std::to_string(kMaxTransforms));
-    return;
-  }
   // Ranks of the inputs as each vmap sees them (earlier vmaps add an axis).
   std::vector<int64_t> ranks;
   if (inputsKnown)
@@ -170,99 +184,83 @@ void Validator::parseTransforms(const json &root) {
         if (auto n = intValue(*s, joinPath(bpath, "axis_size"), 1,
                               "a positive integer"))
           t.axisSize = *n;
-      if (const json *ax = require(body, bpath, "in_axes")) {
-        std::string apath = joinPath(bpath, "in_axes");
-        if (expectArray(*ax, apath, "an array of integers and nulls")) {
-          if (inputsKnown && ax->size() != spec.inputs.size()) {
-            error(apath, "in_axes has " +
-                             countOf(ax->size(), "entry", "entries") +
-                             " but the spec has " +
-                             countOf(spec.inputs.size(), "input", "inputs"));
-          } else if (inputsKnown) {
-            for (size_t i = 0; i < ax->size(); ++i) {
-              const json &a = (*ax)[i];
-              std::string epath = indexPath(apath, i);
-              if (a.is_null()) {
-                t.inAxes.push_back(std::nullopt);
-                continue;
-              }
-              auto n = intValue(a, epath, INT64_MIN, "an integer axis or null");
-              if (!n)
-                continue;
-              int64_t rank = ranks[i];
-              if (rank >= 0 && (*n < -rank - 1 || *n > rank)) {
-                error(epath, "batch axis " + std::to_string(*n) +
-                                 " is out of range for " + spec.inputs[i].path +
-                                 " of rank " + std::to_string(rank) +
-                                 " (expected [" + std::to_string(-rank - 1) +
-                                 ", " + std::to_string(rank) + "])");
-                continue;
-              }
-              t.inAxes.push_back(*n < 0 ? *n + rank + 1 : *n);
-            }
-            if (t.inAxes.size() == ranks.size()) {
-              // A symbolic array aliased to an output is batched in place
-              // only at axis 0: unbatched it would be broadcast, at another
-              // axis transposed, and neither takes symbolic shapes
-              // (docs/transforms.md#symbolic-calls).
-              for (auto [in, out] : spec.inputOutputAliases) {
-                if (in < 0 || static_cast<size_t>(in) >= t.inAxes.size() ||
-                    static_cast<size_t>(in) >= spec.inputs.size())
-                  continue;
-                const ArraySpec &a = spec.inputs[in];
-                bool symbolic = std::find(a.shape.begin(), a.shape.end(),
-                                          kSymbolicDim) != a.shape.end();
-                std::optional<int64_t> axis = t.inAxes[in];
-                if (!symbolic || (axis && *axis == 0))
-                  continue;
-                error(indexPath(apath, in),
-                      a.path + " (" +
-                          formatSymbolicShape(a.shape, a.shapeExprs) +
-                          ") is aliased to outputs[" + std::to_string(out) +
-                          "] and " +
-                          (axis ? "batched at axis " + std::to_string(*axis)
-                                : std::string("not batched")) +
-                          "; vmap batches a symbolic array aliased to an "
-                          "output only at axis 0 (its " +
-                          (axis ? "transpose" : "broadcast") +
-                          " would need a static shape)");
-              }
-              for (size_t i = 0; i < ranks.size(); ++i)
-                if (t.inAxes[i] && ranks[i] >= 0)
-                  ++ranks[i];
-              // The batched sizes: each batched input, and every output
-              // (pallas-vmap batches the outputs at axis 0).
-              std::string spath = joinPath(bpath, "axis_size");
-              bool ok = t.axisSize >= 1;
-              for (size_t i = 0; ok && i < inShapes.size(); ++i)
-                if (t.inAxes[i] && inShapeOk[i])
-                  ok = batchShape(inShapes[i], *t.inAxes[i], t.axisSize,
-                                  spec.inputs[i], spath);
-              for (size_t i = 0; ok && i < outShapes.size(); ++i)
-                if (outShapeOk[i])
-                  ok = batchShape(outShapes[i], 0, t.axisSize,
-                                  spec.outputs[i], spath);
-            }
+      std::string apath;
+      if (const json *ax = operandArray(
+              body, bpath, "in_axes", "an array of integers and nulls",
+              inputsKnown, spec.inputs.size(), "input", "inputs", apath)) {
+        for (size_t i = 0; i < ax->size(); ++i) {
+          const json &a = (*ax)[i];
+          std::string epath = indexPath(apath, i);
+          if (a.is_null()) {
+            t.inAxes.push_back(std::nullopt);
+            continue;
           }
+          auto n = intValue(a, epath, INT64_MIN, "an integer axis or null");
+          if (!n)
+            continue;
+          int64_t rank = ranks[i];
+          if (rank >= 0 && (*n < -rank - 1 || *n > rank)) {
+            error(epath, "batch axis " + std::to_string(*n) +
+                             " is out of range for " + spec.inputs[i].path +
+                             " of rank " + std::to_string(rank) +
+                             " (expected [" + std::to_string(-rank - 1) + ", " +
+                             std::to_string(rank) + "])");
+            continue;
+          }
+          t.inAxes.push_back(*n < 0 ? *n + rank + 1 : *n);
+        }
+        if (t.inAxes.size() == ranks.size()) {
+          // A symbolic array aliased to an output is batched in place
+          // only at axis 0: unbatched it would be broadcast, at another
+          // axis transposed, and neither takes symbolic shapes
+          // (docs/transforms.md#symbolic-calls).
+          for (auto [in, out] : spec.inputOutputAliases) {
+            if (in < 0 || static_cast<size_t>(in) >= t.inAxes.size() ||
+                static_cast<size_t>(in) >= spec.inputs.size())
+              continue;
+            const ArraySpec &a = spec.inputs[in];
+            bool symbolic = std::find(a.shape.begin(), a.shape.end(),
+                                      kSymbolicDim) != a.shape.end();
+            std::optional<int64_t> axis = t.inAxes[in];
+            if (!symbolic || (axis && *axis == 0))
+              continue;
+            error(indexPath(apath, in),
+                  a.path + " (" + formatSymbolicShape(a.shape, a.shapeExprs) +
+                      ") is aliased to outputs[" + std::to_string(out) +
+                      "] and " +
+                      (axis ? "batched at axis " + std::to_string(*axis)
+                            : std::string("not batched")) +
+                      "; vmap batches a symbolic array aliased to an "
+                      "output only at axis 0 (its " +
+                      (axis ? "transpose" : "broadcast") +
+                      " would need a static shape)");
+          }
+          for (size_t i = 0; i < ranks.size(); ++i)
+            if (t.inAxes[i] && ranks[i] >= 0)
+              ++ranks[i];
+          // The batched sizes: each batched input, and every output
+          // (pallas-vmap batches the outputs at axis 0).
+          std::string spath = joinPath(bpath, "axis_size");
+          bool ok = t.axisSize >= 1;
+          for (size_t i = 0; ok && i < inShapes.size(); ++i)
+            if (t.inAxes[i] && inShapeOk[i])
+              ok = batchShape(inShapes[i], *t.inAxes[i], t.axisSize,
+                              spec.inputs[i], spath);
+          for (size_t i = 0; ok && i < outShapes.size(); ++i)
+            if (outShapeOk[i])
+              ok = batchShape(outShapes[i], 0, t.axisSize, spec.outputs[i],
+                              spath);
         }
       }
     } else if (t.kind == Transform::Kind::Dce) {
       checkKeys(body, bpath, {"used_outputs"});
-      if (const json *u = require(body, bpath, "used_outputs")) {
-        std::string upath = joinPath(bpath, "used_outputs");
-        if (expectArray(*u, upath, "an array of booleans")) {
-          if (outputsKnown && u->size() != spec.outputs.size()) {
-            error(upath, "used_outputs has " +
-                             countOf(u->size(), "entry", "entries") +
-                             " but the spec has " +
-                             countOf(spec.outputs.size(), "output", "outputs"));
-          } else if (outputsKnown) {
-            for (size_t i = 0; i < u->size(); ++i)
-              if (auto b = boolValue((*u)[i], indexPath(upath, i)))
-                t.usedOutputs.push_back(*b);
-          }
-        }
-      }
+      std::string upath;
+      if (const json *u = operandArray(
+              body, bpath, "used_outputs", "an array of booleans", outputsKnown,
+              spec.outputs.size(), "output", "outputs", upath))
+        for (size_t i = 0; i < u->size(); ++i)
+          if (auto b = boolValue((*u)[i], indexPath(upath, i)))
+            t.usedOutputs.push_back(*b);
     } else {
       checkKeys(body, bpath, {});
     }

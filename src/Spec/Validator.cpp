@@ -104,11 +104,10 @@ std::optional<bool> Validator::boolValue(const json &v,
 
 std::optional<std::string> Validator::identifier(const json &v,
                                                  const std::string &path) {
-  if (!v.is_string()) {
-    error(path, "expected an identifier string, got " + describe(v));
+  const std::string *text = expectString(v, path, "an identifier string");
+  if (!text)
     return std::nullopt;
-  }
-  const std::string &s = v.get_ref<const std::string &>();
+  const std::string &s = *text;
   if (!isIdentifier(s)) {
     error(path, "expected an identifier ([A-Za-z_][A-Za-z0-9_$.]*), got " +
                     describe(v));
@@ -119,11 +118,10 @@ std::optional<std::string> Validator::identifier(const json &v,
 
 std::optional<std::string> Validator::dtypeValue(const json &v,
                                                  const std::string &path) {
-  if (!v.is_string()) {
-    error(path, "expected a dtype string, got " + describe(v));
+  const std::string *text = expectString(v, path, "a dtype string");
+  if (!text)
     return std::nullopt;
-  }
-  const std::string &s = v.get_ref<const std::string &>();
+  const std::string &s = *text;
   if (auto canonical = canonicalDtype(s))
     return canonical;
   // The element type table's spellings: the canonical ones, then NumPy's.
@@ -159,12 +157,11 @@ Validator::memorySpaceValue(const json &v, const std::string &path) {
   std::vector<std::string> names;
   for (MemorySpace ms : allMemorySpaces())
     names.push_back(memorySpaceName(ms));
-  if (!v.is_string()) {
-    error(path, "expected a memory space (" + listOf(names) + "), got " +
-                    describe(v));
+  const std::string *text =
+      expectString(v, path, "a memory space (" + listOf(names) + ")");
+  if (!text)
     return std::nullopt;
-  }
-  const std::string &s = v.get_ref<const std::string &>();
+  const std::string &s = *text;
   for (MemorySpace ms : allMemorySpaces())
     if (s == memorySpaceName(ms))
       return ms;
@@ -450,12 +447,8 @@ void Validator::parseSymbols(const json &root) {
                           "constraints ({\"min\", \"max\", "
                           "\"multiple_of\"}, each optional)"))
     return;
-  if (v->size() > kMaxSymbols) {
-    error("symbols", "symbols has " + countOf(v->size(), "entry", "entries") +
-                         ", which exceeds the limit of " +
-                         std::to_string(kMaxSymbols));
+  if (!expectAtMost(*v, "symbols", "symbols", kMaxSymbols))
     return;
-  }
   for (auto it = v->begin(); it != v->end(); ++it) {
     const std::string &name = it.key();
     std::string path = joinPath("symbols", name);

@@ -61,14 +61,8 @@ struct GpuVendorLowering;
 GpuVendorLowering cudaVendorLowering(const GpuTarget &chip, bool strictFloat,
                                      bool mosaicGpu = false);
 
-struct CudaArtifacts {
-  struct File {
-    std::string name;
-    std::string contents;
-  };
-  std::vector<File> files;
-  std::vector<ManifestArtifact> manifestEntries;
-  std::vector<std::string> emitted; ///< --emit=mlir extras
+/// The PTX (and cubins), their manifest entries, the --emit=mlir extras.
+struct CudaArtifacts : TargetArtifacts {
   /// With `launcherImages`: per architecture, what a generated launcher
   /// embeds (src/Driver/LauncherGen.h).
   struct Image {

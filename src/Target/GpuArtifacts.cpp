@@ -203,13 +203,19 @@ LogicalResult checkRegisterFootprint(ModuleOp module,
     return (perThread * bits + 31) / 32;
   };
   std::optional<InFlightDiagnostic> diag;
-  auto check = [&](Type type, Location loc, auto describe) {
+  // `type`, of the value `what` #`number` of `op` at `loc`, is not over
+  // the limit; else the error.
+  auto check = [&](Type type, Location loc, const char *what, unsigned number,
+                   Operation *op) {
     int64_t words = perThreadWords(type);
     if (words <= kMaxRegisterWordsPerValue)
       return true;
+    std::string value;
+    llvm::raw_string_ostream os(value);
+    os << what << " #" << number << " of '" << op->getName() << "'";
     diag.emplace(emitError(loc));
-    *diag << describe() << " has type " << type << ": spread over "
-          << numWarps << (target.isAmd() ? " wavefronts of " : " warps of ")
+    *diag << value << " has type " << type << ": spread over " << numWarps
+          << (target.isAmd() ? " wavefronts of " : " warps of ")
           << target.lanesPerWarp << " lanes, each lane holds " << words
           << " 32-bit registers of it on " << target.targetName()
           << ", over the limit of " << kMaxRegisterWordsPerValue
@@ -225,22 +231,12 @@ LogicalResult checkRegisterFootprint(ModuleOp module,
       for (Region &region : op->getRegions())
         for (Block &block : region)
           for (BlockArgument arg : block.getArguments())
-            if (!check(arg.getType(), arg.getLoc(), [&] {
-                  std::string s;
-                  llvm::raw_string_ostream os(s);
-                  os << "block argument #" << arg.getArgNumber() << " of '"
-                     << op->getName() << "'";
-                  return s;
-                }))
+            if (!check(arg.getType(), arg.getLoc(), "block argument",
+                       arg.getArgNumber(), op))
               return WalkResult::interrupt();
       for (OpResult result : op->getResults())
-        if (!check(result.getType(), op->getLoc(), [&] {
-              std::string s;
-              llvm::raw_string_ostream os(s);
-              os << "result #" << result.getResultNumber() << " of '"
-                 << op->getName() << "'";
-              return s;
-            }))
+        if (!check(result.getType(), op->getLoc(), "result",
+                   result.getResultNumber(), op))
           return WalkResult::interrupt();
       return WalkResult::advance();
     });

@@ -44,14 +44,8 @@ GpuVendorLowering rocmVendorLowering(const GpuTarget &chip,
                                      mlir::Location kernelLoc,
                                      bool strictFloat);
 
-struct RocmArtifacts {
-  struct File {
-    std::string name;
-    std::string contents;
-  };
-  std::vector<File> files;
-  std::vector<ManifestArtifact> manifestEntries;
-  std::vector<std::string> emitted; ///< --emit=mlir / --emit=asm extras
+/// The HSACOs, their manifest entries, the --emit=mlir / --emit=asm extras.
+struct RocmArtifacts : TargetArtifacts {
   /// With `launcherImages`: per architecture, what a generated launcher
   /// embeds (src/Driver/LauncherGen.h).
   struct Image {

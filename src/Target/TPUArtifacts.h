@@ -19,17 +19,9 @@
 
 namespace pallasc {
 
-struct TpuArtifacts {
-  struct File {
-    std::string name; ///< inside the output directory
-    std::string contents;
-  };
-  std::vector<File> files;
-  /// One entry per written artifact (the .tpu.mlirbc and the .tpu.json).
-  std::vector<ManifestArtifact> manifestEntries;
-  /// Files written for --emit (the .tpu.mlir), for the manifest's "emitted".
-  std::vector<std::string> emitted;
-};
+/// The .tpu.mlirbc and the .tpu.json, their manifest entries, and the
+/// .tpu.mlir --emit writes.
+struct TpuArtifacts : TargetArtifacts {};
 
 /// True for the `--target` values this produces (`tpu`).
 bool isTpuTarget(llvm::StringRef target);

@@ -48,6 +48,24 @@ std::string keyOf(const DriverOptions &o, const Toolchain &t,
   return compileCacheKey(o, kernel, spec, t, outputFile);
 }
 
+/// The key of the base options after `change`.
+std::string keyWith(const std::function<void(DriverOptions &)> &change,
+                    const Toolchain &t) {
+  DriverOptions o = baseOptions();
+  change(o);
+  return keyOf(o, t);
+}
+
+/// A --vmap of 4 over `inAxes`.
+spec::Transform vmapOf(std::vector<std::optional<int64_t>> inAxes) {
+  spec::Transform v;
+  v.kind = spec::Transform::Kind::Vmap;
+  v.inAxes = std::move(inAxes);
+  v.axisSize = 4;
+  v.path = "--vmap";
+  return v;
+}
+
 } // namespace
 
 TEST_CASE("cache sizes parse with K/M/G suffixes", "[cache]") {
@@ -117,7 +135,9 @@ TEST_CASE("the cache key changes with each input and option that changes "
   std::vector<std::function<void(DriverOptions &)>> changes = {
       [](DriverOptions &o) { o.kernelPath = "dir/other.mlir"; },
       [](DriverOptions &o) { o.specPath = "dir/other.json"; },
-      [](DriverOptions &o) { o.targets = {"tpu", "cuda:sm_80"}; },
+      [](DriverOptions &o) {
+        o.targets = {"tpu", "cuda:sm_80"};
+      },
       [](DriverOptions &o) { o.targets = {"cuda:sm_80"}; },
       [](DriverOptions &o) { o.targets.push_back("cpu"); },
       [](DriverOptions &o) { o.emit = {"mlir"}; },
@@ -130,20 +150,10 @@ TEST_CASE("the cache key changes with each input and option that changes "
             {spec::Transform::Kind::Jvp, {}, 0, {}, "--jvp"});
       },
       [](DriverOptions &o) {
-        spec::Transform v;
-        v.kind = spec::Transform::Kind::Vmap;
-        v.inAxes = {0, std::nullopt};
-        v.axisSize = 4;
-        v.path = "--vmap";
-        o.extraTransforms.push_back(v);
+        o.extraTransforms.push_back(vmapOf({0, std::nullopt}));
       },
       [](DriverOptions &o) {
-        spec::Transform v;
-        v.kind = spec::Transform::Kind::Vmap;
-        v.inAxes = {0, 0};
-        v.axisSize = 4;
-        v.path = "--vmap";
-        o.extraTransforms.push_back(v);
+        o.extraTransforms.push_back(vmapOf({0, 0}));
       },
       [](DriverOptions &o) {
         spec::Transform d;
@@ -153,11 +163,8 @@ TEST_CASE("the cache key changes with each input and option that changes "
         o.extraTransforms.push_back(d);
       },
   };
-  for (auto &change : changes) {
-    DriverOptions o = baseOptions();
-    change(o);
-    CHECK(keys.insert(keyOf(o, t)).second);
-  }
+  for (auto &change : changes)
+    CHECK(keys.insert(keyWith(change, t)).second);
 }
 
 TEST_CASE("the cache key ignores what a hit writes afresh or does not "
@@ -185,11 +192,8 @@ TEST_CASE("the cache key ignores what a hit writes afresh or does not "
         o.specPath = "spec.json";
       },
   };
-  for (auto &change : same) {
-    DriverOptions o = baseOptions();
-    change(o);
-    CHECK(keyOf(o, t) == key);
-  }
+  for (auto &change : same)
+    CHECK(keyWith(change, t) == key);
 }
 
 TEST_CASE("cache entries decode to what was encoded and reject damage",

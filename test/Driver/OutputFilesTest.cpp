@@ -35,6 +35,15 @@ size_t entries(const std::string &dir) {
   return n;
 }
 
+/// Prepares `files` and stages each (name, contents) of `outputs`.
+void stageAll(
+    OutputFiles &files,
+    std::initializer_list<std::pair<const char *, const char *>> outputs) {
+  REQUIRE(succeeded(files.prepare()));
+  for (const auto &[name, contents] : outputs)
+    REQUIRE(succeeded(files.stage(name, contents)));
+}
+
 } // namespace
 
 TEST_CASE("outputs are committed together and the staging directory goes",
@@ -43,9 +52,7 @@ TEST_CASE("outputs are committed together and the staging directory goes",
   put(dir + "/a.txt", "old a");
   {
     OutputFiles files(dir);
-    REQUIRE(succeeded(files.prepare()));
-    REQUIRE(succeeded(files.stage("a.txt", "new a")));
-    REQUIRE(succeeded(files.stage("b.txt", "new b")));
+    stageAll(files, {{"a.txt", "new a"}, {"b.txt", "new b"}});
     // Staged, not yet visible: the old file and one staging directory.
     CHECK(contentsOf(dir + "/a.txt") == "old a");
     CHECK(entries(dir) == 2);
@@ -63,10 +70,8 @@ TEST_CASE("a failed rename puts back the outputs already renamed",
   put(dir + "/a.txt", "old a");
   {
     OutputFiles files(dir);
-    REQUIRE(succeeded(files.prepare()));
-    REQUIRE(succeeded(files.stage("a.txt", "new a")));
-    REQUIRE(succeeded(files.stage("c.txt", "new c")));
-    REQUIRE(succeeded(files.stage("b.txt", "new b")));
+    stageAll(files,
+             {{"a.txt", "new a"}, {"c.txt", "new c"}, {"b.txt", "new b"}});
     // b.txt becomes a non-empty directory after staging: its rename fails.
     REQUIRE_FALSE(llvm::sys::fs::create_directories(dir + "/b.txt/inside"));
     CHECK(failed(files.commit()));

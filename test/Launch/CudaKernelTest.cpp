@@ -12,6 +12,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <optional>
+
 using namespace pallasc::launch;
 using pallasc::test::FakeCuda;
 
@@ -40,14 +42,29 @@ GpuTensorMap bf16Map() {
   return m;
 }
 
-} // namespace
+/// `s` is a failure with `error` and `message` (and with `driverResult`,
+/// the driver's result, when given).
+void checkFailed(const GpuStatus &s, GpuError error, const std::string &message,
+                 std::optional<int> driverResult = std::nullopt) {
+  CHECK(s.error == error);
+  if (driverResult)
+    CHECK(s.driverResult == *driverResult);
+  CHECK(s.message == message);
+}
 
-TEST_CASE("cuda launch: loading a kernel, with and without the shared "
-          "memory opt-in",
-          "[launch][cuda]") {
+/// A test's fake driver, the table acting on it, and a kernel to load.
+struct Driver {
   FakeCuda fake;
   CudaDriverApi api = fake.api();
   CudaKernel kernel;
+};
+
+} // namespace
+
+TEST_CASE_METHOD(Driver,
+                 "cuda launch: loading a kernel, with and without the shared "
+                 "memory opt-in",
+                 "[launch][cuda]") {
   REQUIRE(loadCudaKernel(api, "ptx", "PTX", "add", 48 * 1024, kernel));
   CHECK(kernel.function != nullptr);
   CHECK(fake.count("cuFuncSetAttribute") == 0);
@@ -58,36 +75,31 @@ TEST_CASE("cuda launch: loading a kernel, with and without the shared "
   CHECK(fake.funcAttributeValue == 100000);
 
   fake.fail["cuFuncSetAttribute"] = 1;
-  GpuStatus s = loadCudaKernel(api, "ptx", "PTX", "add", 300000, kernel);
-  CHECK(s.error == GpuError::SharedMemoryTooLarge);
-  CHECK(s.driverResult == 1);
-  CHECK(s.message == "the kernel needs 300000 bytes of shared memory, more "
-                     "than this GPU allows: CUDA_ERROR_FAKE (1)");
+  checkFailed(loadCudaKernel(api, "ptx", "PTX", "add", 300000, kernel),
+              GpuError::SharedMemoryTooLarge,
+              "the kernel needs 300000 bytes of shared memory, more "
+              "than this GPU allows: CUDA_ERROR_FAKE (1)",
+              1);
 }
 
-TEST_CASE("cuda launch: a code object the driver rejects, a missing kernel",
-          "[launch][cuda]") {
-  FakeCuda fake;
-  CudaDriverApi api = fake.api();
-  CudaKernel kernel;
+TEST_CASE_METHOD(
+    Driver, "cuda launch: a code object the driver rejects, a missing kernel",
+    "[launch][cuda]") {
   fake.fail["cuModuleLoadDataEx"] = 218;
-  GpuStatus s = loadCudaKernel(api, "ptx", "PTX", "add", 0, kernel);
-  CHECK(s.error == GpuError::LoadFailed);
-  CHECK(s.driverResult == 218);
-  CHECK(s.message == "the CUDA driver cannot load the PTX: CUDA_ERROR_FAKE "
-                     "(218)\nptxas fatal: fake");
+  checkFailed(loadCudaKernel(api, "ptx", "PTX", "add", 0, kernel),
+              GpuError::LoadFailed,
+              "the CUDA driver cannot load the PTX: CUDA_ERROR_FAKE "
+              "(218)\nptxas fatal: fake",
+              218);
 
   fake.fail.clear();
   fake.fail["cuModuleGetFunction"] = 500;
-  s = loadCudaKernel(api, "cubin", "cubin", "nope", 0, kernel);
-  CHECK(s.error == GpuError::KernelNotFound);
-  CHECK(s.message ==
-        "no kernel named 'nope' in the cubin: CUDA_ERROR_FAKE (500)");
+  checkFailed(loadCudaKernel(api, "cubin", "cubin", "nope", 0, kernel),
+              GpuError::KernelNotFound,
+              "no kernel named 'nope' in the cubin: CUDA_ERROR_FAKE (500)");
 }
 
-TEST_CASE("cuda launch: tensor-map encoding", "[launch][cuda]") {
-  FakeCuda fake;
-  CudaDriverApi api = fake.api();
+TEST_CASE_METHOD(Driver, "cuda launch: tensor-map encoding", "[launch][cuda]") {
   CudaTensorMapImage image;
   REQUIRE(encodeCudaTensorMap(api, bf16Map(), 0x7f0000, image));
   // Innermost dimension first; the row stride in bytes.
@@ -139,28 +151,25 @@ TEST_CASE("cuda launch: a tensor map of rank 4", "[launch][cuda]") {
   CHECK(e.elementStrides[3] == 1);
 }
 
-TEST_CASE("cuda launch: tensor maps of misaligned or rejected arrays",
-          "[launch][cuda]") {
-  FakeCuda fake;
-  CudaDriverApi api = fake.api();
+TEST_CASE_METHOD(Driver,
+                 "cuda launch: tensor maps of misaligned or rejected arrays",
+                 "[launch][cuda]") {
   CudaTensorMapImage image;
   GpuStatus s = encodeCudaTensorMap(api, bf16Map(), 0x7f0008, image);
-  CHECK(s.error == GpuError::Misaligned);
-  CHECK(s.message == "the tensor map of inputs[1] needs a 16-byte aligned "
-                     "address (TMA), got 8323080");
+  checkFailed(s, GpuError::Misaligned,
+              "the tensor map of inputs[1] needs a 16-byte aligned "
+              "address (TMA), got 8323080");
   CHECK(fake.count("cuTensorMapEncodeTiled") == 0);
 
   fake.fail["cuTensorMapEncodeTiled"] = 1;
   s = encodeCudaTensorMap(api, bf16Map(), 0x7f0000, image);
-  CHECK(s.error == GpuError::TensorMapFailed);
-  CHECK(s.message == "cannot encode a tensor map: CUDA_ERROR_FAKE (1)");
+  checkFailed(s, GpuError::TensorMapFailed,
+              "cannot encode a tensor map: CUDA_ERROR_FAKE (1)");
 }
 
-TEST_CASE("cuda launch: the launch passes the geometry and arguments",
-          "[launch][cuda]") {
-  FakeCuda fake;
-  CudaDriverApi api = fake.api();
-  CudaKernel kernel;
+TEST_CASE_METHOD(Driver,
+                 "cuda launch: the launch passes the geometry and arguments",
+                 "[launch][cuda]") {
   REQUIRE(loadCudaKernel(api, "ptx", "PTX", "add", 0, kernel));
   GpuLaunchRecord r = twoPointerRecord();
   r.dynamicSharedBytes = 4096;
@@ -189,15 +198,12 @@ TEST_CASE("cuda launch: the launch passes the geometry and arguments",
   REQUIRE(computeLaunchGeometry(r, {40}, g));
   fake.fail["cuLaunchKernel"] = 701;
   GpuStatus s = launchCudaKernel(api, kernel, g, args);
-  CHECK(s.error == GpuError::LaunchFailed);
-  CHECK(s.driverResult == 701);
-  CHECK(s.message == "kernel launch failed: CUDA_ERROR_FAKE (701)");
+  checkFailed(s, GpuError::LaunchFailed,
+              "kernel launch failed: CUDA_ERROR_FAKE (701)", 701);
 }
 
-TEST_CASE("cuda device: opening, and machines without a device",
-          "[launch][cuda]") {
-  FakeCuda fake;
-  CudaDriverApi api = fake.api();
+TEST_CASE_METHOD(Driver, "cuda device: opening, and machines without a device",
+                 "[launch][cuda]") {
   std::unique_ptr<CudaDevice> dev;
   REQUIRE(CudaDevice::open(api, 0, dev));
   CHECK(dev->arch() == "sm_90");
@@ -208,34 +214,29 @@ TEST_CASE("cuda device: opening, and machines without a device",
 
   fake.deviceCount = 0;
   GpuStatus s = CudaDevice::open(api, 0, dev);
-  CHECK(s.error == GpuError::NoDevice);
-  CHECK(s.message == "no CUDA device is available (0 devices)");
+  checkFailed(s, GpuError::NoDevice, "no CUDA device is available (0 devices)");
 
   fake.deviceCount = 2;
   s = CudaDevice::open(api, 2, dev);
-  CHECK(s.error == GpuError::InvalidDevice);
-  CHECK(s.message == "CUDA device 2 does not exist (2 found)");
+  checkFailed(s, GpuError::InvalidDevice,
+              "CUDA device 2 does not exist (2 found)");
 
   fake.fail["cuInit"] = 100;
   s = CudaDevice::open(api, 0, dev);
-  CHECK(s.error == GpuError::NoDevice);
-  CHECK(s.driverResult == 100);
-  CHECK(s.message == "no CUDA device is available (CUDA_ERROR_FAKE (100))");
+  checkFailed(s, GpuError::NoDevice,
+              "no CUDA device is available (CUDA_ERROR_FAKE (100))", 100);
 
   fake.fail.clear();
   fake.fail["cuCtxSetCurrent"] = 1;
   s = CudaDevice::open(api, 1, dev);
-  CHECK(s.error == GpuError::DeviceSetup);
-  CHECK(s.message == "cannot set up CUDA device 1");
+  checkFailed(s, GpuError::DeviceSetup, "cannot set up CUDA device 1");
   CHECK_FALSE(dev);
   // The context retained before the failure was released.
   CHECK_FALSE(fake.contextRetained);
 }
 
-TEST_CASE("cuda device: memory, tensor maps, launch and timing",
-          "[launch][cuda]") {
-  FakeCuda fake;
-  CudaDriverApi api = fake.api();
+TEST_CASE_METHOD(Driver, "cuda device: memory, tensor maps, launch and timing",
+                 "[launch][cuda]") {
   std::unique_ptr<CudaDevice> dev;
   REQUIRE(CudaDevice::open(api, 0, dev));
   REQUIRE(dev->load("ptx", "add", 64 * 1024));
@@ -270,18 +271,18 @@ TEST_CASE("cuda device: memory, tensor maps, launch and timing",
 
   fake.fail["cuCtxSynchronize"] = 700;
   GpuStatus s = dev->launch(g, args);
-  CHECK(s.error == GpuError::KernelFailed);
-  CHECK(s.message == "the kernel failed: CUDA_ERROR_FAKE (700)");
+  checkFailed(s, GpuError::KernelFailed,
+              "the kernel failed: CUDA_ERROR_FAKE (700)");
 
   fake.fail["cuMemAlloc"] = 2;
   s = dev->alloc(1 << 20, a);
-  CHECK(s.error == GpuError::OutOfMemory);
-  CHECK(s.message == "cannot allocate 1048576 bytes on the GPU: "
-                     "CUDA_ERROR_OUT_OF_MEMORY (2)");
+  checkFailed(s, GpuError::OutOfMemory,
+              "cannot allocate 1048576 bytes on the GPU: "
+              "CUDA_ERROR_OUT_OF_MEMORY (2)");
   fake.fail["cuMemcpyDtoH"] = 1;
   s = dev->download(host, b, sizeof host);
-  CHECK(s.error == GpuError::CopyFailed);
-  CHECK(s.message == "copy from the GPU failed: CUDA_ERROR_FAKE (1)");
+  checkFailed(s, GpuError::CopyFailed,
+              "copy from the GPU failed: CUDA_ERROR_FAKE (1)");
 
   // Closing the device frees what it allocated.
   CHECK(fake.live.size() == 3);

@@ -55,20 +55,39 @@ struct Images : LauncherImages {
   }
 };
 
+/// One sm_90a cubin of `record`, its pointer alignment set to `alignment`.
+Images cubinAligned(GpuLaunchRecord record, int64_t alignment) {
+  record.pointerAlignment = alignment;
+  Images images;
+  images.add("sm_90a", kCudaImageCubin, record);
+  return images;
+}
+
+/// add_cuda's message for a pointer `operand` of the sm_90a cubin at
+/// `address`, not a multiple of `alignment` (`iteration`: the batch loop's
+/// "batch iteration B of N: ").
+std::string misaligned(const std::string &operand, int alignment,
+                       uint64_t address, const std::string &iteration = "") {
+  return "add_cuda: cuda, cubin sm_90a, @add: " + iteration + operand +
+         " needs a " + std::to_string(alignment) +
+         "-byte aligned address (the kernel's pointer_alignment), got " +
+         std::to_string(address);
+}
+
 /// The fake installed as the launchers' driver for one test.
 using Installed = InstalledApi<CudaDriverApi, setCudaLauncherDriverForTesting>;
 
-int run(Images &images, void *in, void *out, int64_t bound,
-        void *stream = nullptr) {
-  return runTwoPointer(pallasc_launcher_cuda_run, "add_cuda", images, in, out,
-                       bound, stream);
-}
+/// The generated `add_cuda`.
+const TwoPointerEntry add{"add_cuda", pallasc_launcher_cuda_run,
+                          pallasc_launcher_cuda_run_batch};
 
-void checkFails(Images &images, uintptr_t in, uintptr_t out, int64_t bound,
-                int status, const std::string &message) {
-  checkTwoPointerFails(pallasc_launcher_cuda_run, "add_cuda", images, in, out,
-                       bound, status, message);
-}
+/// A test's fake, installed as the launchers', and its images.
+struct Launcher {
+  FakeCuda fake;
+  Installed installed{fake};
+  Images images;
+  int stream = 0; ///< its address: the stream a test passes
+};
 
 } // namespace
 
@@ -169,18 +188,15 @@ TEST_CASE("cuda launcher: the image for each compute capability",
   CHECK(selectCudaImage(t + 1, 1, 9, 0) == 0);
 }
 
-TEST_CASE("cuda launcher: a launch in the current context, loaded once",
-          "[launch][cuda][launcher]") {
-  FakeCuda fake;
+TEST_CASE_METHOD(Launcher,
+                 "cuda launcher: a launch in the current context, loaded once",
+                 "[launch][cuda][launcher]") {
   fake.copyParams = 3;
   static int context;
   fake.currentContext = &context;
-  Installed installed(fake);
-  Images images;
   images.add("sm_90a", kCudaImageCubin, addRecord());
   images.add("sm_90a", kCudaImagePtx, addRecord());
-  int stream;
-  REQUIRE(run(images, address(0x1000), address(0x2000), 7, &stream) ==
+  REQUIRE(add.run(images, address(0x1000), address(0x2000), 7, &stream) ==
           kLauncherOk);
   CHECK(std::string(pallasc_last_error()).empty());
   REQUIRE(fake.launches.size() == 1);
@@ -198,12 +214,12 @@ TEST_CASE("cuda launcher: a launch in the current context, loaded once",
   CHECK(fake.count("cuDevicePrimaryCtxRetain") == 0);
   CHECK(fake.count("cuCtxSynchronize") == 0); // asynchronous
 
-  REQUIRE(run(images, address(0x1000), address(0x2000), 3) == kLauncherOk);
+  REQUIRE(add.run(images, address(0x1000), address(0x2000), 3) == kLauncherOk);
   CHECK(fake.count("cuModuleLoadDataEx") == 1);
   CHECK(fake.launches.size() == 2);
   // Another context (at the same address as a destroyed one): loaded again.
   fake.contextGeneration = 1;
-  REQUIRE(run(images, address(0x1000), address(0x2000), 3) == kLauncherOk);
+  REQUIRE(add.run(images, address(0x1000), address(0x2000), 3) == kLauncherOk);
   CHECK(fake.count("cuModuleLoadDataEx") == 2);
 }
 
@@ -229,16 +245,7 @@ TEST_CASE("cuda launcher: a symbolic call's symbol, checked, and its grid "
   HostSymbol n;
   n.name = "n";
   n.multipleOf = 2;
-  plan.symbolic.symbols = {n};
-  HostDimExpr cdiv;
-  cdiv.coefficients = {1};
-  cdiv.divisor = 8;
-  cdiv.ceil = true;
-  plan.symbolic.gridIsExpr = {true};
-  plan.symbolic.grid = {cdiv};
-  HostDimExpr rows;
-  rows.coefficients = {1};
-  plan.symbolic.inputs = plan.symbolic.outputs = {{rows}};
+  makeSymbolicRows(plan, n, 8);
   std::string text = encodeHostCallPlan(plan, [](PackedFn) { return 0; });
 
   FakeCuda fake;
@@ -269,13 +276,12 @@ TEST_CASE("cuda launcher: a symbolic call's symbol, checked, and its grid "
   CHECK(fake.launches.size() == 1);
 }
 
-TEST_CASE("cuda launcher: without a current context, device 0's primary one",
-          "[launch][cuda][launcher]") {
-  FakeCuda fake;
-  Installed installed(fake);
-  Images images;
+TEST_CASE_METHOD(
+    Launcher,
+    "cuda launcher: without a current context, device 0's primary one",
+    "[launch][cuda][launcher]") {
   images.add("sm_90a", kCudaImagePtx, addRecord());
-  REQUIRE(run(images, address(0x1000), address(0x2000), 1) == kLauncherOk);
+  REQUIRE(add.run(images, address(0x1000), address(0x2000), 1) == kLauncherOk);
   CHECK(fake.count("cuDevicePrimaryCtxRetain") == 1);
   CHECK(fake.currentContext != nullptr);
 }
@@ -286,40 +292,33 @@ TEST_CASE("cuda launcher: no driver, no device", "[launch][cuda][launcher]") {
   {
     Images images;
     images.add("sm_90a", kCudaImagePtx, addRecord());
-    int status = run(images, address(0x1000), address(0x2000), 1);
-    if (status == kLauncherNoDriver)
-      CHECK_THAT(pallasc_last_error(),
-                 Catch::StartsWith("add_cuda: cuda: cannot load the CUDA "
-                                   "driver (libcuda.so.1): "));
-    else
-      CHECK(status != kLauncherOk); // fake device pointers never run
+    add.checkRealApi(images, "add_cuda: cuda: cannot load the CUDA driver "
+                             "(libcuda.so.1): ");
   }
   FakeCuda fake;
   fake.fail["cuInit"] = 100;
   Installed installed(fake);
   Images images;
   images.add("sm_90a", kCudaImagePtx, addRecord());
-  checkFails(
+  add.checkFails(
       images, 0x1000, 0x2000, 1, kLauncherNoDevice,
       "add_cuda: cuda: the CUDA driver cannot initialize (CUDA_ERROR_FAKE "
       "(100))");
   fake.fail.clear();
   fake.deviceCount = 0;
-  checkFails(images, 0x1000, 0x2000, 1, kLauncherNoDevice,
-             "add_cuda: cuda: no CUDA device is available (0 devices)");
+  add.checkFails(images, 0x1000, 0x2000, 1, kLauncherNoDevice,
+                 "add_cuda: cuda: no CUDA device is available (0 devices)");
   CHECK(fake.launches.empty());
 }
 
-TEST_CASE("cuda launcher: no embedded architecture fits the device",
-          "[launch][cuda][launcher]") {
-  FakeCuda fake;
+TEST_CASE_METHOD(Launcher,
+                 "cuda launcher: no embedded architecture fits the device",
+                 "[launch][cuda][launcher]") {
   fake.major = 8;
   fake.minor = 6;
-  Installed installed(fake);
-  Images images;
   images.add("sm_90a", kCudaImageCubin, addRecord());
   images.add("sm_90a", kCudaImagePtx, addRecord());
-  checkFails(
+  add.checkFails(
       images, 0x1000, 0x2000, 1, kLauncherNoFittingArch,
       "add_cuda: cuda: no embedded code object runs on this device (compute "
       "capability 8.6, sm_86); embedded: cubin sm_90a, PTX sm_90a; compile "
@@ -327,27 +326,23 @@ TEST_CASE("cuda launcher: no embedded architecture fits the device",
   CHECK(fake.count("cuModuleLoadDataEx") == 0);
 }
 
-TEST_CASE("cuda launcher: load failure names the image and the device",
-          "[launch][cuda][launcher]") {
-  FakeCuda fake;
+TEST_CASE_METHOD(Launcher,
+                 "cuda launcher: load failure names the image and the device",
+                 "[launch][cuda][launcher]") {
   fake.fail["cuModuleLoadDataEx"] = 218;
-  Installed installed(fake);
-  Images images;
   images.add("sm_90a", kCudaImagePtx, addRecord());
-  checkFails(images, 0x1000, 0x2000, 1, kLauncherLoadFailed,
-             "add_cuda: cuda, PTX sm_90a on sm_90: the CUDA driver cannot load "
-             "the PTX: CUDA_ERROR_FAKE (218)\nptxas fatal: fake");
+  add.checkFails(
+      images, 0x1000, 0x2000, 1, kLauncherLoadFailed,
+      "add_cuda: cuda, PTX sm_90a on sm_90: the CUDA driver cannot load "
+      "the PTX: CUDA_ERROR_FAKE (218)\nptxas fatal: fake");
 }
 
-TEST_CASE("cuda launcher: TMA tensor maps, and a misaligned operand",
-          "[launch][cuda][launcher]") {
-  FakeCuda fake;
+TEST_CASE_METHOD(Launcher,
+                 "cuda launcher: TMA tensor maps, and a misaligned operand",
+                 "[launch][cuda][launcher]") {
   fake.copyParams = 4;
-  Installed installed(fake);
-  Images images;
   images.add("sm_90a", kCudaImageCubin, tmaRecord());
-  int stream;
-  REQUIRE(run(images, address(0x1000), address(0x2000), 2, &stream) ==
+  REQUIRE(add.run(images, address(0x1000), address(0x2000), 2, &stream) ==
           kLauncherOk);
   // Encoded over input 0, uploaded, passed, freed: all on the stream.
   CHECK(fake.encode.address == 0x1000);
@@ -363,125 +358,76 @@ TEST_CASE("cuda launcher: TMA tensor maps, and a misaligned operand",
     CHECK(s == &stream);
 
   // Input 0 is a pointer parameter too: the pointer check refuses it first.
-  checkFails(images, 0x1008, 0x2000, 2, kLauncherMisaligned,
-             "add_cuda: cuda, cubin sm_90a, @add: inputs[0] needs a 16-byte "
-             "aligned address (the kernel's pointer_alignment), got 4104");
+  add.checkFails(images, 0x1008, 0x2000, 2, kLauncherMisaligned,
+                 misaligned("inputs[0]", 16, 4104));
   CHECK(fake.launches.size() == 1);
   // A record asking less of its pointers still gets TMA's 16 bytes.
-  Images loose;
-  GpuLaunchRecord record = tmaRecord();
-  record.pointerAlignment = 8;
-  loose.add("sm_90a", kCudaImageCubin, record);
-  checkFails(loose, 0x1008, 0x2000, 2, kLauncherMisaligned,
-             "add_cuda: cuda, cubin sm_90a, @add: the tensor map of inputs[0] "
-             "needs a 16-byte aligned address (TMA), got 4104");
+  Images loose = cubinAligned(tmaRecord(), 8);
+  add.checkFails(
+      loose, 0x1008, 0x2000, 2, kLauncherMisaligned,
+      "add_cuda: cuda, cubin sm_90a, @add: the tensor map of inputs[0] "
+      "needs a 16-byte aligned address (TMA), got 4104");
   CHECK(fake.launches.size() == 1);
 
   // A TMA store's tensor map is encoded over its output.
   Images stores;
   stores.add("sm_90a", kCudaImageCubin, tmaRecord(true));
-  REQUIRE(run(stores, address(0x1000), address(0x2000), 2, &stream) ==
+  REQUIRE(add.run(stores, address(0x1000), address(0x2000), 2, &stream) ==
           kLauncherOk);
   CHECK(fake.encode.address == 0x2000);
   CHECK(fake.launches.size() == 2);
-  GpuLaunchRecord looseStore = tmaRecord(true);
-  looseStore.pointerAlignment = 8;
-  Images looseStores;
-  looseStores.add("sm_90a", kCudaImageCubin, looseStore);
-  checkFails(looseStores, 0x1000, 0x2008, 2, kLauncherMisaligned,
-             "add_cuda: cuda, cubin sm_90a, @add: the tensor map of "
-             "outputs[0] needs a 16-byte aligned address (TMA), got 8200");
+  Images looseStores = cubinAligned(tmaRecord(true), 8);
+  add.checkFails(looseStores, 0x1000, 0x2008, 2, kLauncherMisaligned,
+                 "add_cuda: cuda, cubin sm_90a, @add: the tensor map of "
+                 "outputs[0] needs a 16-byte aligned address (TMA), got 8200");
 }
 
-TEST_CASE("cuda launcher: every pointer operand is checked against the "
-          "record's alignment",
-          "[launch][cuda][launcher]") {
-  FakeCuda fake;
-  Installed installed(fake);
-  Images images;
+TEST_CASE_METHOD(Launcher,
+                 "cuda launcher: every pointer operand is checked against the "
+                 "record's alignment",
+                 "[launch][cuda][launcher]") {
   images.add("sm_90a", kCudaImageCubin, addRecord());
-  REQUIRE(run(images, address(0x1010), address(0x2030), 2) == kLauncherOk);
+  REQUIRE(add.run(images, address(0x1010), address(0x2030), 2) == kLauncherOk);
   REQUIRE(fake.launches.size() == 1);
   // An input and an output off by 8 and 4 bytes: refused before launching,
   // naming the kernel, the operand, its address and the alignment.
-  checkFails(images, 0x1008, 0x2000, 2, kLauncherMisaligned,
-             "add_cuda: cuda, cubin sm_90a, @add: inputs[0] needs a 16-byte "
-             "aligned address (the kernel's pointer_alignment), got 4104");
-  checkFails(images, 0x1000, 0x2004, 2, kLauncherMisaligned,
-             "add_cuda: cuda, cubin sm_90a, @add: outputs[0] needs a 16-byte "
-             "aligned address (the kernel's pointer_alignment), got 8196");
+  add.checkFails(images, 0x1008, 0x2000, 2, kLauncherMisaligned,
+                 misaligned("inputs[0]", 16, 4104));
+  add.checkFails(images, 0x1000, 0x2004, 2, kLauncherMisaligned,
+                 misaligned("outputs[0]", 16, 8196));
   CHECK(fake.launches.size() == 1);
   // The alignment is the record's: 64 refuses what 16 accepts.
-  Images strict;
-  GpuLaunchRecord record = addRecord();
-  record.pointerAlignment = 64;
-  strict.add("sm_90a", kCudaImageCubin, record);
-  checkFails(strict, 0x1010, 0x2000, 2, kLauncherMisaligned,
-             "add_cuda: cuda, cubin sm_90a, @add: inputs[0] needs a 64-byte "
-             "aligned address (the kernel's pointer_alignment), got 4112");
+  Images strict = cubinAligned(addRecord(), 64);
+  add.checkFails(strict, 0x1010, 0x2000, 2, kLauncherMisaligned,
+                 misaligned("inputs[0]", 64, 4112));
   CHECK(fake.launches.size() == 1);
 }
 
-TEST_CASE("cuda launcher: a refused launch, a bad bound",
-          "[launch][cuda][launcher]") {
-  FakeCuda fake;
-  Installed installed(fake);
-  Images images;
+TEST_CASE_METHOD(Launcher, "cuda launcher: a refused launch, a bad bound",
+                 "[launch][cuda][launcher]") {
   images.add("sm_90a", kCudaImageCubin, tmaRecord());
   fake.fail["cuLaunchKernel"] = 701;
-  checkFails(images, 0x1000, 0x2000, 2, kLauncherLaunchFailed,
-             "add_cuda: cuda, cubin sm_90a, @add: kernel launch failed: "
-             "CUDA_ERROR_FAKE (701)");
+  add.checkFails(images, 0x1000, 0x2000, 2, kLauncherLaunchFailed,
+                 "add_cuda: cuda, cubin sm_90a, @add: kernel launch failed: "
+                 "CUDA_ERROR_FAKE (701)");
   // The tensor maps are freed on the failure path too.
   CHECK(fake.live.empty());
   fake.fail.clear();
-  checkFails(
+  add.checkFails(
       images, 0x1000, 0x2000, -1, kLauncherInvalidArgument,
       "add_cuda: dynamic grid bound 0 is -1; bounds must be in [0, 2^31)");
 }
 
-namespace {
-
-/// vmap's batch loop of `axisSize` iterations around the add kernel:
-/// input 0 batched (`inStride` bytes per slice) or not (0), output 0
-/// stacked (`outStride`), the bound batched or not.
-std::vector<int64_t> addLoop(int64_t axisSize, uint64_t inStride,
-                             uint64_t outStride, bool batchedBound) {
-  GpuBatchLoop loop;
-  loop.axisSize = axisSize;
-  loop.inputStrides = {inStride};
-  loop.outputStrides = {outStride};
-  loop.batchedBounds = {batchedBound};
-  return encodeGpuBatchLoop(loop);
-}
-
-/// What a generated `add_cuda` entry point of a batch loop passes: the
-/// batched arrays, a pointer per bound (its value, or one per iteration).
-int runBatch(Images &images, void *in, void *out, const int64_t *bound,
-             const std::vector<int64_t> &loop, void *stream = nullptr) {
-  int64_t grid[] = {-1};
-  void *operands[] = {in, out};
-  const int64_t *bounds[] = {bound};
-  return pallasc_launcher_cuda_run_batch(
-      "add_cuda", images.data(), images.size(),
-      grid, 1, operands, 1, 1, bounds, 1, stream, loop.data(),
-      static_cast<int64_t>(loop.size()));
-}
-
-} // namespace
-
-TEST_CASE("cuda launcher: vmap's batch loop, one launch per iteration",
-          "[launch][cuda][launcher]") {
-  FakeCuda fake;
+TEST_CASE_METHOD(Launcher,
+                 "cuda launcher: vmap's batch loop, one launch per iteration",
+                 "[launch][cuda][launcher]") {
   fake.copyParams = 3;
-  Installed installed(fake);
-  Images images;
   images.add("sm_90a", kCudaImageCubin, addRecord());
-  int stream;
   // A batched bound: iteration b launches bounds[b] blocks on slice b.
   int64_t bounds[] = {4, 16, 9};
-  REQUIRE(runBatch(images, address(0x10000), address(0x80000), bounds,
-                   addLoop(3, 0x400, 0x1000, true), &stream) == kLauncherOk);
+  REQUIRE(add.runBatch(images, address(0x10000), address(0x80000), bounds,
+                       twoPointerLoop(3, 0x400, 0x1000, true),
+                       &stream) == kLauncherOk);
   CHECK(std::string(pallasc_last_error()).empty());
   REQUIRE(fake.launches.size() == 3);
   for (int b = 0; b < 3; ++b) {
@@ -497,8 +443,8 @@ TEST_CASE("cuda launcher: vmap's batch loop, one launch per iteration",
 
   // An unbatched input (stride 0) and bound: the same every iteration.
   int64_t one = 5;
-  REQUIRE(runBatch(images, address(0x10000), address(0x80000), &one,
-                   addLoop(2, 0, 0x1000, false)) == kLauncherOk);
+  REQUIRE(add.runBatch(images, address(0x10000), address(0x80000), &one,
+                       twoPointerLoop(2, 0, 0x1000, false)) == kLauncherOk);
   REQUIRE(fake.launches.size() == 5);
   CHECK(fake.launchedParams[3][0] == 0x10000);
   CHECK(fake.launchedParams[4][0] == 0x10000);
@@ -506,17 +452,16 @@ TEST_CASE("cuda launcher: vmap's batch loop, one launch per iteration",
   CHECK(fake.launches[4].grid[0] == 5);
 }
 
-TEST_CASE("cuda launcher: a batch loop's tensor maps are encoded per "
-          "iteration",
-          "[launch][cuda][launcher]") {
-  FakeCuda fake;
+TEST_CASE_METHOD(Launcher,
+                 "cuda launcher: a batch loop's tensor maps are encoded per "
+                 "iteration",
+                 "[launch][cuda][launcher]") {
   fake.copyParams = 4;
-  Installed installed(fake);
-  Images images;
   images.add("sm_90a", kCudaImageCubin, tmaRecord());
   int64_t bound = 2;
-  REQUIRE(runBatch(images, address(0x10000), address(0x80000), &bound,
-                   addLoop(3, 0x4000, 0x1000, false)) == kLauncherOk);
+  REQUIRE(add.runBatch(images, address(0x10000), address(0x80000), &bound,
+                       twoPointerLoop(3, 0x4000, 0x1000, false)) ==
+          kLauncherOk);
   REQUIRE(fake.launches.size() == 3);
   CHECK(fake.encodedAddresses ==
         std::vector<uint64_t>{0x10000, 0x14000, 0x18000});
@@ -530,99 +475,83 @@ TEST_CASE("cuda launcher: a batch loop's tensor maps are encoded per "
   // A slice stride that leaves iteration 1's slice misaligned: the status,
   // and the iteration named; every slice is checked before the first
   // launch, so nothing launched.
-  CHECK(runBatch(images, address(0x10000), address(0x80000), &bound,
-                 addLoop(3, 0x4008, 0x1000, false)) == kLauncherMisaligned);
-  CHECK(std::string(pallasc_last_error()) ==
-        "add_cuda: cuda, cubin sm_90a, @add: batch iteration 1 of 3: "
-        "inputs[0] needs a 16-byte aligned address (the kernel's "
-        "pointer_alignment), got " +
-            std::to_string(0x14008));
+  add.checkBatchFails(
+      images, &bound, twoPointerLoop(3, 0x4008, 0x1000, false),
+      kLauncherMisaligned,
+      misaligned("inputs[0]", 16, 0x14008, "batch iteration 1 of 3: "));
   CHECK(fake.launches.size() == 3);
   // Past the pointer alignment (a record asking 8), the encode-time TMA
   // check still names the iteration; iteration 0 was launched.
-  Images loose;
-  GpuLaunchRecord record = tmaRecord();
-  record.pointerAlignment = 8;
-  loose.add("sm_90a", kCudaImageCubin, record);
-  CHECK(runBatch(loose, address(0x10000), address(0x80000), &bound,
-                 addLoop(3, 0x4008, 0x1000, false)) == kLauncherMisaligned);
-  CHECK(std::string(pallasc_last_error()) ==
-        "add_cuda: cuda, cubin sm_90a, @add: batch iteration 1 of 3: the "
-        "tensor map of inputs[0] needs a 16-byte aligned address (TMA), got " +
-            std::to_string(0x14008));
+  Images loose = cubinAligned(tmaRecord(), 8);
+  add.checkBatchFails(
+      loose, &bound, twoPointerLoop(3, 0x4008, 0x1000, false),
+      kLauncherMisaligned,
+      "add_cuda: cuda, cubin sm_90a, @add: batch iteration 1 of 3: the "
+      "tensor map of inputs[0] needs a 16-byte aligned address (TMA), got " +
+          std::to_string(0x14008));
   CHECK(fake.launches.size() == 4);
 }
 
-TEST_CASE("cuda launcher: a batch loop's slices are checked against the "
-          "pointer alignment before the first launch",
-          "[launch][cuda][launcher]") {
-  FakeCuda fake;
-  Installed installed(fake);
-  Images images;
+TEST_CASE_METHOD(Launcher,
+                 "cuda launcher: a batch loop's slices are checked against the "
+                 "pointer alignment before the first launch",
+                 "[launch][cuda][launcher]") {
   images.add("sm_90a", kCudaImageCubin, addRecord());
   int64_t bounds[] = {4, 16, 9};
   // Output slices 0x1008 bytes apart: slice 0 is aligned, slice 1 is not.
-  CHECK(runBatch(images, address(0x10000), address(0x80000), bounds,
-                 addLoop(3, 0x400, 0x1008, true)) == kLauncherMisaligned);
-  CHECK(std::string(pallasc_last_error()) ==
-        "add_cuda: cuda, cubin sm_90a, @add: batch iteration 1 of 3: "
-        "outputs[0] needs a 16-byte aligned address (the kernel's "
-        "pointer_alignment), got " +
-            std::to_string(0x81008));
+  add.checkBatchFails(
+      images, bounds, twoPointerLoop(3, 0x400, 0x1008, true),
+      kLauncherMisaligned,
+      misaligned("outputs[0]", 16, 0x81008, "batch iteration 1 of 3: "));
   CHECK(fake.launches.empty());
   // Slices a multiple of 16 apart launch (and a batched array's base is
   // checked as iteration 0's slice).
-  REQUIRE(runBatch(images, address(0x10000), address(0x80000), bounds,
-                   addLoop(3, 0x400, 0x1010, true)) == kLauncherOk);
+  REQUIRE(add.runBatch(images, address(0x10000), address(0x80000), bounds,
+                       twoPointerLoop(3, 0x400, 0x1010, true)) == kLauncherOk);
   CHECK(fake.launches.size() == 3);
-  CHECK(runBatch(images, address(0x10004), address(0x80000), bounds,
-                 addLoop(3, 0x400, 0x1010, true)) == kLauncherMisaligned);
-  CHECK(std::string(pallasc_last_error()) ==
-        "add_cuda: cuda, cubin sm_90a, @add: batch iteration 0 of 3: "
-        "inputs[0] needs a 16-byte aligned address (the kernel's "
-        "pointer_alignment), got " +
-            std::to_string(0x10004));
+  add.checkBatchFails(
+      images, bounds, twoPointerLoop(3, 0x400, 0x1010, true),
+      kLauncherMisaligned,
+      misaligned("inputs[0]", 16, 0x10004, "batch iteration 0 of 3: "),
+      0x10004);
   CHECK(fake.launches.size() == 3);
 }
 
-TEST_CASE("cuda launcher: a batch loop's failures name the iteration",
-          "[launch][cuda][launcher]") {
-  FakeCuda fake;
+TEST_CASE_METHOD(Launcher,
+                 "cuda launcher: a batch loop's failures name the iteration",
+                 "[launch][cuda][launcher]") {
   fake.copyParams = 3;
-  Installed installed(fake);
-  Images images;
   images.add("sm_90a", kCudaImageCubin, addRecord());
   int64_t bounds[] = {4, 16, 9, 1};
   // The third launch fails: two launched, the status and the iteration.
   fake.fail["cuLaunchKernel"] = 701;
   fake.failAfter["cuLaunchKernel"] = 2;
-  CHECK(runBatch(images, address(0x10000), address(0x80000), bounds,
-                 addLoop(4, 0x400, 0x1000, true)) == kLauncherLaunchFailed);
-  CHECK(std::string(pallasc_last_error()) ==
-        "add_cuda: cuda, cubin sm_90a, @add: batch iteration 2 of 4: kernel "
-        "launch failed: CUDA_ERROR_FAKE (701)");
+  add.checkBatchFails(
+      images, bounds, twoPointerLoop(4, 0x400, 0x1000, true),
+      kLauncherLaunchFailed,
+      "add_cuda: cuda, cubin sm_90a, @add: batch iteration 2 of 4: kernel "
+      "launch failed: CUDA_ERROR_FAKE (701)");
   CHECK(fake.launches.size() == 3);
   fake.fail.clear();
 
   // A bound out of range in one iteration: nothing launches.
   int64_t bad[] = {4, -16, 9};
-  CHECK(runBatch(images, address(0x10000), address(0x80000), bad,
-                 addLoop(3, 0x400, 0x1000, true)) == kLauncherInvalidArgument);
-  CHECK(std::string(pallasc_last_error()) ==
-        "add_cuda: dynamic grid bound 0 is -16 in batch iteration 1 of 3; "
-        "bounds must be in [0, 2^31)");
+  add.checkBatchFails(
+      images, bad, twoPointerLoop(3, 0x400, 0x1000, true),
+      kLauncherInvalidArgument,
+      "add_cuda: dynamic grid bound 0 is -16 in batch iteration 1 of 3; "
+      "bounds must be in [0, 2^31)");
   CHECK(fake.launches.size() == 3);
   // A null batched bound; a loop that does not fit the call.
-  CHECK(runBatch(images, address(0x10000), address(0x80000), nullptr,
-                 addLoop(3, 0x400, 0x1000, true)) == kLauncherInvalidArgument);
-  CHECK(std::string(pallasc_last_error()) ==
-        "add_cuda: batched grid bound 0 (3 values, one per batch iteration) "
-        "is a null pointer");
+  add.checkBatchFails(
+      images, nullptr, twoPointerLoop(3, 0x400, 0x1000, true),
+      kLauncherInvalidArgument,
+      "add_cuda: batched grid bound 0 (3 values, one per batch iteration) "
+      "is a null pointer");
   std::vector<int64_t> shortLoop = {3, 0x400};
-  CHECK(runBatch(images, address(0x10000), address(0x80000), bounds,
-                 shortLoop) == kLauncherInvalidPlan);
-  CHECK(std::string(pallasc_last_error()) ==
-        "add_cuda: the embedded batch loop has 2 values; a call of 1 inputs, "
-        "1 outputs and 1 dynamic bounds takes 4");
+  add.checkBatchFails(
+      images, bounds, shortLoop, kLauncherInvalidPlan,
+      "add_cuda: the embedded batch loop has 2 values; a call of 1 inputs, "
+      "1 outputs and 1 dynamic bounds takes 4");
   CHECK(fake.launches.size() == 3);
 }

@@ -11,6 +11,7 @@
 #define PALLASC_TEST_LAUNCH_FAKECUDADRIVER_H
 
 #include "src/Launch/CudaDriverApi.h"
+#include "test/Launch/FakeGpuApi.h"
 
 #include <cstdint>
 #include <cstring>
@@ -23,18 +24,13 @@ namespace pallasc::test {
 
 /// What the fake driver has and what it was asked. Results default to
 /// success; a test sets `fail[<entry point>]` to make that call fail.
-struct FakeCuda {
-  int deviceCount = 1;
+struct FakeCuda
+    : FakeGpuApi<FakeCuda, launch::CUresult, launch::cuda::kSuccess> {
   int major = 9, minor = 0;
   std::string deviceName = "Fake H100";
   std::string jitLog = "ptxas fatal: fake";
-  std::map<std::string, launch::CUresult> fail;
-  /// Calls of an entry point that succeed before `fail` makes it fail
-  /// (absent: from the first).
-  std::map<std::string, size_t> failAfter;
 
-  // Recorded calls.
-  std::vector<std::string> calls;
+  // Recorded calls (and `calls`).
   std::set<launch::CUdeviceptr> live;
   launch::CUdeviceptr nextAddress = 0x10000;
   bool contextRetained = false;
@@ -71,88 +67,64 @@ struct FakeCuda {
   /// The address of every cuTensorMapEncodeTiled, in order.
   std::vector<uint64_t> encodedAddresses;
 
-  size_t count(const std::string &call) const {
-    size_t n = 0;
-    for (const std::string &c : calls)
-      n += c == call;
-    return n;
-  }
-
   /// The table whose entry points act on `*this` (made current).
   launch::CudaDriverApi api();
-
-  static FakeCuda *current;
 };
-
-inline FakeCuda *FakeCuda::current = nullptr;
-
-namespace fake {
-inline launch::CUresult call(const char *name) {
-  FakeCuda &f = *FakeCuda::current;
-  f.calls.push_back(name);
-  auto it = f.fail.find(name);
-  // failAfter[name]: that many calls succeed before `fail` applies.
-  auto after = f.failAfter.find(name);
-  if (after != f.failAfter.end() && f.count(name) <= after->second)
-    return launch::cuda::kSuccess;
-  return it == f.fail.end() ? launch::cuda::kSuccess : it->second;
-}
-} // namespace fake
 
 inline launch::CudaDriverApi FakeCuda::api() {
   using namespace launch;
   current = this;
   CudaDriverApi a;
-  a.cuInit = [](unsigned) { return fake::call("cuInit"); };
+  a.cuInit = [](unsigned) { return FakeCuda::call("cuInit"); };
   a.cuDeviceGetCount = [](int *n) {
     *n = FakeCuda::current->deviceCount;
-    return fake::call("cuDeviceGetCount");
+    return FakeCuda::call("cuDeviceGetCount");
   };
   a.cuDeviceGet = [](CUdevice *d, int ordinal) {
     *d = ordinal;
-    return fake::call("cuDeviceGet");
+    return FakeCuda::call("cuDeviceGet");
   };
   a.cuDeviceGetAttribute = [](int *v, int attr, CUdevice) {
     *v = attr == cuda::kAttrComputeCapabilityMajor ? FakeCuda::current->major
                                                    : FakeCuda::current->minor;
-    return fake::call("cuDeviceGetAttribute");
+    return FakeCuda::call("cuDeviceGetAttribute");
   };
   a.cuDeviceGetName = [](char *name, int length, CUdevice) {
     std::strncpy(name, FakeCuda::current->deviceName.c_str(), length);
-    return fake::call("cuDeviceGetName");
+    return FakeCuda::call("cuDeviceGetName");
   };
   a.cuDevicePrimaryCtxRetain = [](void **ctx, CUdevice) {
     static int context;
     *ctx = &context;
-    CUresult r = fake::call("cuDevicePrimaryCtxRetain");
+    CUresult r = FakeCuda::call("cuDevicePrimaryCtxRetain");
     FakeCuda::current->contextRetained = r == cuda::kSuccess;
     return r;
   };
   a.cuDevicePrimaryCtxRelease = [](CUdevice) {
     FakeCuda::current->contextRetained = false;
-    return fake::call("cuDevicePrimaryCtxRelease");
+    return FakeCuda::call("cuDevicePrimaryCtxRelease");
   };
   a.cuCtxSetCurrent = [](void *ctx) {
-    CUresult r = fake::call("cuCtxSetCurrent");
+    CUresult r = FakeCuda::call("cuCtxSetCurrent");
     if (r == cuda::kSuccess)
       FakeCuda::current->currentContext = ctx;
     return r;
   };
   a.cuCtxGetCurrent = [](void **ctx) {
     *ctx = FakeCuda::current->currentContext;
-    return fake::call("cuCtxGetCurrent");
+    return FakeCuda::call("cuCtxGetCurrent");
   };
   a.cuCtxGetId = [](void *ctx, unsigned long long *id) {
     *id = reinterpret_cast<uintptr_t>(ctx) +
           FakeCuda::current->contextGeneration;
-    return fake::call("cuCtxGetId");
+    return FakeCuda::call("cuCtxGetId");
   };
   a.cuCtxGetDevice = [](CUdevice *d) {
     *d = 0;
-    return fake::call("cuCtxGetDevice");
+    return FakeCuda::call("cuCtxGetDevice");
   };
   a.cuMemAllocAsync = [](CUdeviceptr *p, size_t bytes, void *stream) {
-    CUresult r = fake::call("cuMemAllocAsync");
+    CUresult r = FakeCuda::call("cuMemAllocAsync");
     if (r == cuda::kSuccess) {
       FakeCuda &f = *FakeCuda::current;
       *p = f.nextAddress;
@@ -166,21 +138,21 @@ inline launch::CudaDriverApi FakeCuda::api() {
     FakeCuda::current->live.erase(p);
     FakeCuda::current->asyncFrees.push_back(p);
     FakeCuda::current->asyncStreams.push_back(stream);
-    return fake::call("cuMemFreeAsync");
+    return FakeCuda::call("cuMemFreeAsync");
   };
   a.cuMemcpyHtoDAsync = [](CUdeviceptr dst, const void *src, size_t bytes,
                            void *stream) {
     const char *s = static_cast<const char *>(src);
     FakeCuda::current->uploads.push_back({dst, std::vector<char>(s, s + bytes)});
     FakeCuda::current->asyncStreams.push_back(stream);
-    return fake::call("cuMemcpyHtoDAsync");
+    return FakeCuda::call("cuMemcpyHtoDAsync");
   };
-  a.cuCtxSynchronize = [] { return fake::call("cuCtxSynchronize"); };
+  a.cuCtxSynchronize = [] { return FakeCuda::call("cuCtxSynchronize"); };
   a.cuModuleLoadDataEx = [](void **module, const void *, unsigned n,
                             int *options, void **values) {
     static int m;
     *module = &m;
-    CUresult r = fake::call("cuModuleLoadDataEx");
+    CUresult r = FakeCuda::call("cuModuleLoadDataEx");
     // The JIT error log goes into the buffer the caller passed.
     for (unsigned i = 0; r != cuda::kSuccess && i < n; ++i)
       if (options[i] == cuda::kJitErrorLogBuffer)
@@ -188,19 +160,19 @@ inline launch::CudaDriverApi FakeCuda::api() {
                     FakeCuda::current->jitLog.c_str());
     return r;
   };
-  a.cuModuleUnload = [](void *) { return fake::call("cuModuleUnload"); };
+  a.cuModuleUnload = [](void *) { return FakeCuda::call("cuModuleUnload"); };
   a.cuModuleGetFunction = [](void **fn, void *, const char *) {
     static int f;
     *fn = &f;
-    return fake::call("cuModuleGetFunction");
+    return FakeCuda::call("cuModuleGetFunction");
   };
   a.cuFuncSetAttribute = [](void *, int attr, int value) {
     FakeCuda::current->funcAttribute = attr;
     FakeCuda::current->funcAttributeValue = value;
-    return fake::call("cuFuncSetAttribute");
+    return FakeCuda::call("cuFuncSetAttribute");
   };
   a.cuMemAlloc = [](CUdeviceptr *p, size_t bytes) {
-    CUresult r = fake::call("cuMemAlloc");
+    CUresult r = FakeCuda::call("cuMemAlloc");
     if (r == cuda::kSuccess) {
       FakeCuda &f = *FakeCuda::current;
       *p = f.nextAddress;
@@ -211,18 +183,18 @@ inline launch::CudaDriverApi FakeCuda::api() {
   };
   a.cuMemFree = [](CUdeviceptr p) {
     FakeCuda::current->live.erase(p);
-    return fake::call("cuMemFree");
+    return FakeCuda::call("cuMemFree");
   };
   a.cuMemcpyHtoD = [](CUdeviceptr dst, const void *src, size_t bytes) {
     const char *s = static_cast<const char *>(src);
     FakeCuda::current->uploads.push_back({dst, std::vector<char>(s, s + bytes)});
-    return fake::call("cuMemcpyHtoD");
+    return FakeCuda::call("cuMemcpyHtoD");
   };
   a.cuMemcpyDtoH = [](void *, CUdeviceptr, size_t) {
-    return fake::call("cuMemcpyDtoH");
+    return FakeCuda::call("cuMemcpyDtoH");
   };
   a.cuMemcpyDtoD = [](CUdeviceptr, CUdeviceptr, size_t) {
-    return fake::call("cuMemcpyDtoD");
+    return FakeCuda::call("cuMemcpyDtoD");
   };
   a.cuLaunchKernel = [](void *, unsigned gx, unsigned gy, unsigned gz,
                         unsigned bx, unsigned by, unsigned bz, unsigned shared,
@@ -233,22 +205,24 @@ inline launch::CudaDriverApi FakeCuda::api() {
     for (size_t i = 0; i < f.copyParams; ++i)
       std::memcpy(&values[i], params[i], sizeof(uint64_t));
     f.launchedParams.push_back(values);
-    return fake::call("cuLaunchKernel");
+    return FakeCuda::call("cuLaunchKernel");
   };
   a.cuEventCreate = [](void **e, unsigned) {
     static int event;
     *e = &event;
-    return fake::call("cuEventCreate");
+    return FakeCuda::call("cuEventCreate");
   };
-  a.cuEventRecord = [](void *, void *) { return fake::call("cuEventRecord"); };
+  a.cuEventRecord = [](void *, void *) {
+    return FakeCuda::call("cuEventRecord");
+  };
   a.cuEventSynchronize = [](void *) {
-    return fake::call("cuEventSynchronize");
+    return FakeCuda::call("cuEventSynchronize");
   };
   a.cuEventElapsedTime = [](float *ms, void *, void *) {
     *ms = 10.0f;
-    return fake::call("cuEventElapsedTime");
+    return FakeCuda::call("cuEventElapsedTime");
   };
-  a.cuEventDestroy = [](void *) { return fake::call("cuEventDestroy"); };
+  a.cuEventDestroy = [](void *) { return FakeCuda::call("cuEventDestroy"); };
   a.cuGetErrorString = [](CUresult r, const char **s) {
     *s = r == 2 ? "CUDA_ERROR_OUT_OF_MEMORY" : "CUDA_ERROR_FAKE";
     return cuda::kSuccess;
@@ -273,7 +247,7 @@ inline launch::CudaDriverApi FakeCuda::api() {
          l2,
          oob};
     std::memset(map, 0xab, 128);
-    return fake::call("cuTensorMapEncodeTiled");
+    return FakeCuda::call("cuTensorMapEncodeTiled");
   };
   return a;
 }

@@ -11,6 +11,7 @@
 #define PALLASC_TEST_LAUNCH_FAKEHIPRUNTIME_H
 
 #include "src/Launch/HipRuntimeApi.h"
+#include "test/Launch/FakeGpuApi.h"
 
 #include <cstdint>
 #include <cstring>
@@ -22,20 +23,15 @@ namespace pallasc::test {
 
 /// What the fake runtime has and what it was asked. Results default to
 /// success; a test sets `fail[<entry point>]` to make that call fail.
-struct FakeHip {
-  int deviceCount = 1;
+struct FakeHip
+    : FakeGpuApi<FakeHip, launch::hipError_t, launch::hip::kSuccess> {
   /// hipGetDevice's answer, and each device's gcnArchName.
   int currentDevice = 0;
   std::vector<std::string> archNames = {"gfx942:sramecc+:xnack-"};
   /// Where the fake's hipDeviceProp_t keeps the name (either layout).
   size_t archNameOffset = launch::hip::kPropsR0600ArchNameOffset;
-  std::map<std::string, launch::hipError_t> fail;
-  /// Calls of an entry point that succeed before `fail` makes it fail
-  /// (absent: from the first).
-  std::map<std::string, size_t> failAfter;
 
-  // Recorded calls.
-  std::vector<std::string> calls;
+  // Recorded calls (and `calls`).
   /// The image and device of each hipModuleLoadData.
   std::vector<std::pair<const void *, int>> loads;
   const void *attributeFunction = nullptr;
@@ -48,32 +44,11 @@ struct FakeHip {
   std::vector<Launch> launches;
   size_t copyParams = 0;
 
-  size_t count(const std::string &call) const {
-    size_t n = 0;
-    for (const std::string &c : calls)
-      n += c == call;
-    return n;
-  }
-
   /// The table whose entry points act on `*this` (made current).
   launch::HipRuntimeApi api();
-
-  static FakeHip *current;
 };
 
-inline FakeHip *FakeHip::current = nullptr;
-
 namespace fakehip {
-inline launch::hipError_t call(const char *name) {
-  FakeHip &f = *FakeHip::current;
-  f.calls.push_back(name);
-  auto it = f.fail.find(name);
-  // failAfter[name]: that many calls succeed before `fail` applies.
-  auto after = f.failAfter.find(name);
-  if (after != f.failAfter.end() && f.count(name) <= after->second)
-    return launch::hip::kSuccess;
-  return it == f.fail.end() ? launch::hip::kSuccess : it->second;
-}
 inline int function; ///< the address hipModuleGetFunction hands out
 } // namespace fakehip
 
@@ -82,14 +57,14 @@ inline launch::HipRuntimeApi FakeHip::api() {
   current = this;
   HipRuntimeApi a;
   a.archNameOffset = archNameOffset;
-  a.hipInit = [](unsigned) { return fakehip::call("hipInit"); };
+  a.hipInit = [](unsigned) { return FakeHip::call("hipInit"); };
   a.hipGetDeviceCount = [](int *n) {
     *n = FakeHip::current->deviceCount;
-    return fakehip::call("hipGetDeviceCount");
+    return FakeHip::call("hipGetDeviceCount");
   };
   a.hipGetDevice = [](int *d) {
     *d = FakeHip::current->currentDevice;
-    return fakehip::call("hipGetDevice");
+    return FakeHip::call("hipGetDevice");
   };
   a.hipGetDeviceProperties = [](void *props, int device) {
     FakeHip &f = *FakeHip::current;
@@ -99,24 +74,24 @@ inline launch::HipRuntimeApi FakeHip::api() {
     std::memset(name, 0, hip::kArchNameSize);
     const std::string &arch = f.archNames.at(static_cast<size_t>(device));
     std::memcpy(name, arch.data(), arch.size());
-    return fakehip::call("hipGetDeviceProperties");
+    return FakeHip::call("hipGetDeviceProperties");
   };
   a.hipModuleLoadData = [](void **module, const void *image) {
     static int m;
     *module = &m;
     FakeHip::current->loads.push_back({image, FakeHip::current->currentDevice});
-    return fakehip::call("hipModuleLoadData");
+    return FakeHip::call("hipModuleLoadData");
   };
-  a.hipModuleUnload = [](void *) { return fakehip::call("hipModuleUnload"); };
+  a.hipModuleUnload = [](void *) { return FakeHip::call("hipModuleUnload"); };
   a.hipModuleGetFunction = [](void **fn, void *, const char *) {
     *fn = &fakehip::function;
-    return fakehip::call("hipModuleGetFunction");
+    return FakeHip::call("hipModuleGetFunction");
   };
   a.hipFuncSetAttribute = [](const void *fn, int attr, int value) {
     FakeHip::current->attributeFunction = fn;
     FakeHip::current->funcAttribute = attr;
     FakeHip::current->funcAttributeValue = value;
-    return fakehip::call("hipFuncSetAttribute");
+    return FakeHip::call("hipFuncSetAttribute");
   };
   a.hipModuleLaunchKernel = [](void *, unsigned gx, unsigned gy, unsigned gz,
                                unsigned bx, unsigned by, unsigned bz,
@@ -127,7 +102,7 @@ inline launch::HipRuntimeApi FakeHip::api() {
     for (size_t i = 0; i < f.copyParams; ++i)
       std::memcpy(&values[i], params[i], sizeof(uint64_t));
     f.launches.push_back({{gx, gy, gz}, {bx, by, bz}, shared, stream, values});
-    return fakehip::call("hipModuleLaunchKernel");
+    return FakeHip::call("hipModuleLaunchKernel");
   };
   a.hipGetErrorName = [](hipError_t r) {
     return r == 100 ? "hipErrorNoDevice" : "hipErrorFake";

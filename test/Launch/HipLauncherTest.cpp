@@ -40,17 +40,17 @@ struct Images : LauncherImages {
 /// The fake installed as the launchers' runtime for one test.
 using Installed = InstalledApi<HipRuntimeApi, setRocmLauncherRuntimeForTesting>;
 
-int run(Images &images, void *in, void *out, int64_t bound,
-        void *stream = nullptr) {
-  return runTwoPointer(pallasc_launcher_rocm_run, "add_rocm", images, in, out,
-                       bound, stream);
-}
+/// The generated `add_rocm`.
+const TwoPointerEntry add{"add_rocm", pallasc_launcher_rocm_run,
+                          pallasc_launcher_rocm_run_batch};
 
-void checkFails(Images &images, uintptr_t in, uintptr_t out, int64_t bound,
-                int status, const std::string &message) {
-  checkTwoPointerFails(pallasc_launcher_rocm_run, "add_rocm", images, in, out,
-                       bound, status, message);
-}
+/// A test's fake, installed as the launchers', and its images.
+struct Launcher {
+  FakeHip fake;
+  Installed installed{fake};
+  Images images;
+  int stream = 0; ///< its address: the stream a test passes
+};
 
 } // namespace
 
@@ -86,19 +86,17 @@ TEST_CASE("rocm launcher: target IDs and the image for each device",
   CHECK(selectRocmImage(t, 3, "") == -1);
 }
 
-TEST_CASE("rocm launcher: a launch on the current device, loaded once per "
-          "device",
-          "[launch][rocm][launcher]") {
-  FakeHip fake;
+TEST_CASE_METHOD(
+    Launcher,
+    "rocm launcher: a launch on the current device, loaded once per "
+    "device",
+    "[launch][rocm][launcher]") {
   fake.copyParams = 3;
   fake.deviceCount = 2;
   fake.archNames = {"gfx942:sramecc+:xnack-", "gfx90a:sramecc+:xnack-"};
-  Installed installed(fake);
-  Images images;
   images.add("gfx942", addRecord());
   images.add("gfx90a", addRecord());
-  int stream;
-  REQUIRE(run(images, address(0x1000), address(0x2000), 7, &stream) ==
+  REQUIRE(add.run(images, address(0x1000), address(0x2000), 7, &stream) ==
           kLauncherOk);
   CHECK(std::string(pallasc_last_error()).empty());
   REQUIRE(fake.launches.size() == 1);
@@ -117,31 +115,29 @@ TEST_CASE("rocm launcher: a launch on the current device, loaded once per "
   REQUIRE(fake.loads.size() == 1);
   CHECK(fake.loads[0].first == images.table[0].data);
 
-  REQUIRE(run(images, address(0x1000), address(0x2000), 3, nullptr) ==
+  REQUIRE(add.run(images, address(0x1000), address(0x2000), 3, nullptr) ==
           kLauncherOk);
   CHECK(fake.count("hipModuleLoadData") == 1);
   CHECK(fake.count("hipGetDeviceProperties") == 1);
   CHECK(fake.launches.back().stream == nullptr);
   // Device 1 (hipSetDevice): its own module, the gfx90a image.
   fake.currentDevice = 1;
-  REQUIRE(run(images, address(0x1000), address(0x2000), 3) == kLauncherOk);
+  REQUIRE(add.run(images, address(0x1000), address(0x2000), 3) == kLauncherOk);
   REQUIRE(fake.loads.size() == 2);
   CHECK(fake.loads[1].first == images.table[1].data);
   CHECK(fake.loads[1].second == 1);
   fake.currentDevice = 0;
-  REQUIRE(run(images, address(0x1000), address(0x2000), 3) == kLauncherOk);
+  REQUIRE(add.run(images, address(0x1000), address(0x2000), 3) == kLauncherOk);
   CHECK(fake.count("hipModuleLoadData") == 2);
   CHECK(fake.launches.size() == 4);
 }
 
-TEST_CASE("rocm launcher: the dynamic LDS attribute past 64 KiB",
-          "[launch][rocm][launcher]") {
-  FakeHip fake;
+TEST_CASE_METHOD(Launcher,
+                 "rocm launcher: the dynamic LDS attribute past 64 KiB",
+                 "[launch][rocm][launcher]") {
   fake.archNames = {"gfx950:sramecc+:xnack-"};
-  Installed installed(fake);
-  Images images;
   images.add("gfx950", addRecord(96 * 1024));
-  REQUIRE(run(images, address(0x1000), address(0x2000), 1) == kLauncherOk);
+  REQUIRE(add.run(images, address(0x1000), address(0x2000), 1) == kLauncherOk);
   CHECK(fake.attributeFunction == &pallasc::test::fakehip::function);
   CHECK(fake.funcAttribute == hip::kFuncAttributeMaxDynamicSharedMemorySize);
   CHECK(fake.funcAttributeValue == 96 * 1024);
@@ -149,7 +145,7 @@ TEST_CASE("rocm launcher: the dynamic LDS attribute past 64 KiB",
 
   setRocmLauncherRuntimeForTesting(&installed.api); // forget the module
   fake.fail["hipFuncSetAttribute"] = 1;
-  checkFails(
+  add.checkFails(
       images, 0x1000, 0x2000, 1, kLauncherLoadFailed,
       "add_rocm: rocm, HSACO gfx950 on gfx950:sramecc+:xnack-: the kernel "
       "needs 98304 bytes of LDS, more than this GPU allows: hipErrorFake "
@@ -163,103 +159,97 @@ TEST_CASE("rocm launcher: no runtime, no device", "[launch][rocm][launcher]") {
   {
     Images images;
     images.add("gfx942", addRecord());
-    int status = run(images, address(0x1000), address(0x2000), 1);
-    if (status == kLauncherNoDriver)
-      CHECK_THAT(pallasc_last_error(),
-                 Catch::StartsWith("add_rocm: rocm: cannot load the HIP "
-                                   "runtime (libamdhip64.so): "));
-    else
-      CHECK(status != kLauncherOk); // fake device pointers never run
+    add.checkRealApi(images, "add_rocm: rocm: cannot load the HIP runtime "
+                             "(libamdhip64.so): ");
   }
   FakeHip fake;
   fake.fail["hipInit"] = 100;
   Installed installed(fake);
   Images images;
   images.add("gfx942", addRecord());
-  checkFails(
+  add.checkFails(
       images, 0x1000, 0x2000, 1, kLauncherNoDevice,
       "add_rocm: rocm: the HIP runtime cannot initialize (hipErrorNoDevice "
       "(100))");
   fake.fail.clear();
   fake.deviceCount = 0;
-  checkFails(images, 0x1000, 0x2000, 1, kLauncherNoDevice,
-             "add_rocm: rocm: no AMD GPU is available (0 devices)");
+  add.checkFails(images, 0x1000, 0x2000, 1, kLauncherNoDevice,
+                 "add_rocm: rocm: no AMD GPU is available (0 devices)");
   fake.deviceCount = 1;
   fake.fail["hipGetDeviceProperties"] = 101;
-  checkFails(images, 0x1000, 0x2000, 1, kLauncherNoDevice,
-             "add_rocm: rocm: cannot read the properties of HIP device 0: "
-             "hipErrorFake (101)");
+  add.checkFails(images, 0x1000, 0x2000, 1, kLauncherNoDevice,
+                 "add_rocm: rocm: cannot read the properties of HIP device 0: "
+                 "hipErrorFake (101)");
   CHECK(fake.launches.empty());
 }
 
 TEST_CASE("rocm launcher: no embedded architecture fits the device",
           "[launch][rocm][launcher]") {
+  // ROCm before 6.0: hipDeviceProp_t's older layout (api() reads it, so it
+  // is set before the fake is installed).
   FakeHip fake;
-  // ROCm before 6.0: hipDeviceProp_t's older layout.
   fake.archNameOffset = hip::kPropsR0000ArchNameOffset;
   fake.archNames = {"gfx90a:sramecc+:xnack-"};
   Installed installed(fake);
   Images images;
   images.add("gfx942", addRecord());
   images.add("gfx950", addRecord());
-  checkFails(images, 0x1000, 0x2000, 1, kLauncherNoFittingArch,
-             "add_rocm: rocm: no embedded code object runs on this device (HIP "
-             "device 0, gfx90a:sramecc+:xnack-); embedded: HSACO gfx942, HSACO "
-             "gfx950; compile with --target rocm:gfx90a");
+  add.checkFails(
+      images, 0x1000, 0x2000, 1, kLauncherNoFittingArch,
+      "add_rocm: rocm: no embedded code object runs on this device (HIP "
+      "device 0, gfx90a:sramecc+:xnack-); embedded: HSACO gfx942, HSACO "
+      "gfx950; compile with --target rocm:gfx90a");
   CHECK(fake.count("hipModuleLoadData") == 0);
 }
 
-TEST_CASE("rocm launcher: a load failure names the image and the device",
-          "[launch][rocm][launcher]") {
-  FakeHip fake;
+TEST_CASE_METHOD(Launcher,
+                 "rocm launcher: a load failure names the image and the device",
+                 "[launch][rocm][launcher]") {
   fake.fail["hipModuleLoadData"] = 200;
-  Installed installed(fake);
-  Images images;
   images.add("gfx942", addRecord(), /*code object version=*/6);
-  checkFails(images, 0x1000, 0x2000, 1, kLauncherLoadFailed,
-             "add_rocm: rocm, HSACO gfx942 on gfx942:sramecc+:xnack-: the HIP "
-             "runtime cannot load the HSACO: hipErrorFake (200) (code object "
-             "version 6 needs ROCm 6.3 or newer; --code-object-version 5 suits "
-             "older runtimes)");
+  add.checkFails(
+      images, 0x1000, 0x2000, 1, kLauncherLoadFailed,
+      "add_rocm: rocm, HSACO gfx942 on gfx942:sramecc+:xnack-: the HIP "
+      "runtime cannot load the HSACO: hipErrorFake (200) (code object "
+      "version 6 needs ROCm 6.3 or newer; --code-object-version 5 suits "
+      "older runtimes)");
   // Not cached: a later call tries again.
   fake.fail.clear();
-  CHECK(run(images, address(0x1000), address(0x2000), 1) == kLauncherOk);
+  CHECK(add.run(images, address(0x1000), address(0x2000), 1) == kLauncherOk);
   CHECK(fake.count("hipModuleLoadData") == 2);
 
   FakeHip other;
   other.fail["hipModuleGetFunction"] = 500;
   Installed again(other);
-  checkFails(
+  add.checkFails(
       images, 0x1000, 0x2000, 1, kLauncherLoadFailed,
       "add_rocm: rocm, HSACO gfx942 on gfx942:sramecc+:xnack-: no kernel "
       "named 'add' in the HSACO: hipErrorFake (500)");
 }
 
-TEST_CASE("rocm launcher: a refused launch, a bad bound, a bad record",
-          "[launch][rocm][launcher]") {
-  FakeHip fake;
-  Installed installed(fake);
-  Images images;
+TEST_CASE_METHOD(Launcher,
+                 "rocm launcher: a refused launch, a bad bound, a bad record",
+                 "[launch][rocm][launcher]") {
   images.add("gfx942", addRecord());
   fake.fail["hipModuleLaunchKernel"] = 98;
-  checkFails(images, 0x1000, 0x2000, 2, kLauncherLaunchFailed,
-             "add_rocm: rocm, HSACO gfx942, @add: kernel launch failed: "
-             "hipErrorFake (98)");
+  add.checkFails(images, 0x1000, 0x2000, 2, kLauncherLaunchFailed,
+                 "add_rocm: rocm, HSACO gfx942, @add: kernel launch failed: "
+                 "hipErrorFake (98)");
   fake.fail.clear();
-  checkFails(
+  add.checkFails(
       images, 0x1000, 0x2000, -1, kLauncherInvalidArgument,
       "add_rocm: dynamic grid bound 0 is -1; bounds must be in [0, 2^31)");
   // An empty grid launches nothing.
   size_t launched = fake.launches.size();
-  CHECK(run(images, address(0x1000), address(0x2000), 0) == kLauncherOk);
+  CHECK(add.run(images, address(0x1000), address(0x2000), 0) == kLauncherOk);
   CHECK(fake.launches.size() == launched);
 
   Images bad;
   bad.add("gfx942", addRecord());
   bad.records[0] = "pallasc-gpu-record-1 add x";
-  checkFails(bad, 0x1000, 0x2000, 1, kLauncherInvalidPlan,
-             "add_rocm: rocm, HSACO gfx942 on gfx942:sramecc+:xnack-: the "
-             "embedded launch record is malformed (grid axes)");
+  add.checkFails(bad, 0x1000, 0x2000, 1, kLauncherInvalidPlan,
+                 "add_rocm: rocm, HSACO gfx942 on gfx942:sramecc+:xnack-: the "
+                 "embedded launch record is malformed (grid axes)");
   CHECK(pallasc_launcher_rocm_run("add_rocm", nullptr, 0, nullptr, 0, nullptr,
                                   0, 0, nullptr, 0, nullptr) ==
         kLauncherInvalidPlan);
@@ -267,29 +257,16 @@ TEST_CASE("rocm launcher: a refused launch, a bad bound, a bad record",
         "add_rocm: no embedded ROCm code object");
 }
 
-TEST_CASE("rocm launcher: vmap's batch loop, one launch per iteration",
-          "[launch][rocm][launcher]") {
-  FakeHip fake;
+TEST_CASE_METHOD(Launcher,
+                 "rocm launcher: vmap's batch loop, one launch per iteration",
+                 "[launch][rocm][launcher]") {
   fake.copyParams = 3;
-  Installed installed(fake);
-  Images images;
   images.add("gfx942", addRecord());
-  GpuBatchLoop loop;
-  loop.axisSize = 3;
-  loop.inputStrides = {0x400};
-  loop.outputStrides = {0x1000};
-  loop.batchedBounds = {true};
-  std::vector<int64_t> encoded = encodeGpuBatchLoop(loop);
-  int64_t grid[] = {-1};
-  void *operands[] = {address(0x10000), address(0x80000)};
+  std::vector<int64_t> loop = twoPointerLoop(3, 0x400, 0x1000, true);
   int64_t values[] = {4, 16, 9};
-  const int64_t *bounds[] = {values};
-  int stream;
   auto run = [&] {
-    return pallasc_launcher_rocm_run_batch(
-        "add_rocm", images.data(), images.size(),
-        grid, 1, operands, 1, 1, bounds, 1, &stream, encoded.data(),
-        static_cast<int64_t>(encoded.size()));
+    return add.runBatch(images, address(0x10000), address(0x80000), values,
+                        loop, &stream);
   };
   REQUIRE(run() == kLauncherOk);
   REQUIRE(fake.launches.size() == 3);
@@ -309,60 +286,41 @@ TEST_CASE("rocm launcher: vmap's batch loop, one launch per iteration",
         "add_rocm: rocm, HSACO gfx942, @add: batch iteration 1 of 3: kernel "
         "launch failed: hipErrorFake (98)");
   CHECK(fake.launches.size() == 5);
-  CHECK(pallasc_launcher_rocm_run_batch("add_rocm", images.data(), 1, grid, 1,
-                                        operands, 1, 1, bounds, 1, nullptr,
-                                        nullptr, 0) == kLauncherInvalidPlan);
-  CHECK(std::string(pallasc_last_error()) ==
-        "add_rocm: the entry point passes no batch loop");
+  add.checkBatchFails(images, values, {}, kLauncherInvalidPlan,
+                      "add_rocm: the entry point passes no batch loop");
 }
 
-TEST_CASE("rocm launcher: every pointer operand is checked against the "
-          "record's alignment, per batch iteration",
-          "[launch][rocm][launcher]") {
-  FakeHip fake;
-  Installed installed(fake);
-  Images images;
+TEST_CASE_METHOD(Launcher,
+                 "rocm launcher: every pointer operand is checked against the "
+                 "record's alignment, per batch iteration",
+                 "[launch][rocm][launcher]") {
   images.add("gfx942", addRecord());
-  REQUIRE(run(images, address(0x1010), address(0x2000), 2) == kLauncherOk);
+  REQUIRE(add.run(images, address(0x1010), address(0x2000), 2) == kLauncherOk);
   REQUIRE(fake.launches.size() == 1);
   // A direct call: the operand, its address, the alignment; nothing
   // launched.
-  checkFails(images, 0x1000, 0x200c, 2, kLauncherMisaligned,
-             "add_rocm: rocm, HSACO gfx942, @add: outputs[0] needs a 16-byte "
-             "aligned address (the kernel's pointer_alignment), got 8204");
-  checkFails(images, 0x1001, 0x2000, 2, kLauncherMisaligned,
-             "add_rocm: rocm, HSACO gfx942, @add: inputs[0] needs a 16-byte "
-             "aligned address (the kernel's pointer_alignment), got 4097");
+  add.checkFails(
+      images, 0x1000, 0x200c, 2, kLauncherMisaligned,
+      "add_rocm: rocm, HSACO gfx942, @add: outputs[0] needs a 16-byte "
+      "aligned address (the kernel's pointer_alignment), got 8204");
+  add.checkFails(
+      images, 0x1001, 0x2000, 2, kLauncherMisaligned,
+      "add_rocm: rocm, HSACO gfx942, @add: inputs[0] needs a 16-byte "
+      "aligned address (the kernel's pointer_alignment), got 4097");
   CHECK(fake.launches.size() == 1);
 
   // A batch loop whose input slices are 0x408 bytes apart: iteration 1's
   // slice is misaligned, and every slice is checked before the first
   // launch.
-  GpuBatchLoop loop;
-  loop.axisSize = 3;
-  loop.inputStrides = {0x408};
-  loop.outputStrides = {0x1000};
-  loop.batchedBounds = {false};
-  std::vector<int64_t> encoded = encodeGpuBatchLoop(loop);
-  int64_t grid[] = {-1};
-  void *operands[] = {address(0x10000), address(0x80000)};
   int64_t value = 2;
-  const int64_t *bounds[] = {&value};
-  auto runBatch = [&] {
-    return pallasc_launcher_rocm_run_batch(
-        "add_rocm", images.data(), images.size(),
-        grid, 1, operands, 1, 1, bounds, 1, nullptr, encoded.data(),
-        static_cast<int64_t>(encoded.size()));
-  };
-  CHECK(runBatch() == kLauncherMisaligned);
-  CHECK(std::string(pallasc_last_error()) ==
-        "add_rocm: rocm, HSACO gfx942, @add: batch iteration 1 of 3: "
-        "inputs[0] needs a 16-byte aligned address (the kernel's "
-        "pointer_alignment), got " +
-            std::to_string(0x10408));
+  add.checkBatchFails(images, &value, twoPointerLoop(3, 0x408, 0x1000, false),
+                      kLauncherMisaligned,
+                      "add_rocm: rocm, HSACO gfx942, @add: batch iteration 1 "
+                      "of 3: inputs[0] needs a 16-byte aligned address (the "
+                      "kernel's pointer_alignment), got " +
+                          std::to_string(0x10408));
   CHECK(fake.launches.size() == 1);
-  loop.inputStrides = {0x410};
-  encoded = encodeGpuBatchLoop(loop);
-  REQUIRE(runBatch() == kLauncherOk);
+  REQUIRE(add.runBatch(images, address(0x10000), address(0x80000), &value,
+                       twoPointerLoop(3, 0x410, 0x1000, false)) == kLauncherOk);
   CHECK(fake.launches.size() == 4);
 }

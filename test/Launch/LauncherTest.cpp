@@ -4,9 +4,10 @@
 // function with the packed calling convention): success, and every error
 // path's status and message.
 
+#include "src/Launch/Launcher.h"
 #include "src/Launch/GpuLaunchArgs.h"
 #include "src/Launch/HostPlanCodec.h"
-#include "src/Launch/Launcher.h"
+#include "test/Launch/LauncherTestSupport.h"
 
 #include <catch2/catch.hpp>
 
@@ -227,17 +228,7 @@ HostCallPlan symbolicDoublePlan() {
   n.name = "n";
   n.max = 100;
   n.multipleOf = 2;
-  p.symbolic.symbols = {n};
-  HostDimExpr grid;
-  grid.coefficients = {1};
-  grid.divisor = 4;
-  grid.ceil = true;
-  p.symbolic.gridIsExpr = {true};
-  p.symbolic.grid = {grid};
-  HostDimExpr dim;
-  dim.coefficients = {1};
-  p.symbolic.inputs = {{dim}};
-  p.symbolic.outputs = {{dim}};
+  pallasc::test::makeSymbolicRows(p, n, 4);
   return p;
 }
 } // namespace

@@ -47,11 +47,16 @@ TEST_CASE("emulated global memory: copies, aligned, guarded", "[emulator]") {
 TEST_CASE("emulated global memory: writes outside an array", "[emulator]") {
   std::vector<unsigned char> out(28, 0);
   std::string error;
+  // `out` added to `global` as `name`: its copy's address.
+  auto addOut = [&](EmulatedGlobalMemory &global, const char *name) {
+    auto *b = static_cast<unsigned char *>(
+        global.add(out.data(), out.size(), name, error));
+    REQUIRE(b);
+    return b;
+  };
   SECTION("one byte past the end") {
     EmulatedGlobalMemory global;
-    auto *b = static_cast<unsigned char *>(
-        global.add(out.data(), out.size(), "output 1 (f32[7])", error));
-    REQUIRE(b);
+    unsigned char *b = addOut(global, "output 1 (f32[7])");
     b[28] = 0;
     CHECK_FALSE(global.check(error));
     CHECK(error == "the kernel wrote outside output 1 (f32[7]), which has 28 "
@@ -60,9 +65,7 @@ TEST_CASE("emulated global memory: writes outside an array", "[emulator]") {
   }
   SECTION("a range past the end, in the padding and beyond") {
     EmulatedGlobalMemory global;
-    auto *b = static_cast<unsigned char *>(
-        global.add(out.data(), out.size(), "output 0 (f32[7])", error));
-    REQUIRE(b);
+    unsigned char *b = addOut(global, "output 0 (f32[7])");
     b[40] = 1;
     b[600] = 2;
     CHECK_FALSE(global.check(error));
@@ -70,9 +73,7 @@ TEST_CASE("emulated global memory: writes outside an array", "[emulator]") {
   }
   SECTION("before the start, and past the end") {
     EmulatedGlobalMemory global;
-    auto *b = static_cast<unsigned char *>(
-        global.add(out.data(), out.size(), "output 0 (f32[7])", error));
-    REQUIRE(b);
+    unsigned char *b = addOut(global, "output 0 (f32[7])");
     b[-16] = 0;
     b[-5] = 0;
     b[30] = 0;
@@ -84,9 +85,7 @@ TEST_CASE("emulated global memory: writes outside an array", "[emulator]") {
     EmulatedGlobalMemory global;
     std::vector<unsigned char> in = pattern(16);
     REQUIRE(global.add(in.data(), in.size(), "input 0", error));
-    auto *b = static_cast<unsigned char *>(
-        global.add(out.data(), out.size(), "output 0", error));
-    REQUIRE(b);
+    unsigned char *b = addOut(global, "output 0");
     b[-1] = 9;
     CHECK_FALSE(global.check(error));
     CHECK(error.find("outside output 0,") != std::string::npos);

@@ -199,57 +199,51 @@ TEST_CASE("npy Fortran order is read as C order", "[npy]") {
 TEST_CASE("npy errors name the file and the problem", "[npy]") {
   std::string f4 = "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }";
   std::string eight(8, '\0');
-  CHECK_THAT(decodeError("hello"), Catch::Contains("bad.npy: error: not a .npy "
-                                                   "file"));
-  CHECK_THAT(decodeError(std::string("\x93NUMPY\x04\x00\x10\x00{}", 12)),
-             Catch::Contains("unsupported .npy format version 4.0"));
-  CHECK_THAT(decodeError(std::string("\x93NUMPY\x01\x00\xff\x00{", 11)),
-             Catch::Contains("truncated .npy header"));
-  CHECK_THAT(decodeError(npyWith("['descr']", eight)),
-             Catch::Contains("bad .npy header: expected '{'"));
-  CHECK_THAT(decodeError(npyWith("{'descr': '<f4', 'shape': (2,), }", eight)),
-             Catch::Contains("lacks 'fortran_order'"));
-  CHECK_THAT(decodeError(npyWith("{'descr': '<f4', 'fortran_order': False, "
-                                 "'shape': (2,), 'extra': 1}",
-                                 eight)),
-             Catch::Contains("unexpected key 'extra'"));
-  CHECK_THAT(decodeError(npyWith("{'descr': '<f4', 'fortran_order': Maybe, "
-                                 "'shape': (2,), }",
-                                 eight)),
-             Catch::Contains("'fortran_order' must be True or False"));
-  CHECK_THAT(decodeError(npyWith("{'descr': '<f4', 'fortran_order': False, "
-                                 "'shape': (2, -1), }",
-                                 eight)),
-             Catch::Contains("'shape' must hold non-negative integers"));
-  CHECK_THAT(decodeError(npyWith("{'descr': '<f4', 'fortran_order': False, "
-                                 "'shape': (99999999999999999999,), }",
-                                 eight)),
-             Catch::Contains("overflows"));
-  CHECK_THAT(decodeError(npyWith("{'descr': '<f4', 'fortran_order': False, "
-                                 "'shape': (4294967296, 4294967296), }",
-                                 eight)),
-             Catch::Contains("element count overflows"));
-  CHECK_THAT(decodeError(npyWith("{'descr': '<c8', 'fortran_order': False, "
-                                 "'shape': (2,), }",
-                                 eight)),
-             Catch::Contains("unsupported dtype '<c8'"));
-  CHECK_THAT(decodeError(npyWith("{'descr': '>f4', 'fortran_order': False, "
-                                 "'shape': (2,), }",
-                                 eight)),
-             Catch::Contains("big-endian"));
-  CHECK_THAT(decodeError(npyWith("{'descr': [('a', '<f4')], "
-                                 "'fortran_order': False, 'shape': (2,), }",
-                                 eight)),
-             Catch::Contains("structured dtypes"));
-  CHECK_THAT(decodeError(npyWith(f4, std::string(7, '\0'))),
-             Catch::Contains("truncated data: the header says [2] f32 (8 "
-                             "bytes) but only 7 bytes follow it"));
-  CHECK_THAT(decodeError(npyWith(f4, std::string(9, '\0'))),
-             Catch::Contains("1 unexpected bytes after the data"));
-  CHECK_THAT(decodeError(npyWith("{'descr': '|b1', 'fortran_order': False, "
-                                 "'shape': (2,), }",
-                                 std::string("\x01\x07", 2))),
-             Catch::Contains("bool element 1 is 7"));
+  // A header of `descr` and `shape` (fortran_order False) over 8 zero bytes.
+  auto header = [&](const std::string &descr, const std::string &shape) {
+    return npyWith("{'descr': " + descr +
+                       ", 'fortran_order': False, "
+                       "'shape': " +
+                       shape + ", }",
+                   eight);
+  };
+  const std::pair<std::string, const char *> cases[] = {
+      {"hello", "bad.npy: error: not a .npy file"},
+      {std::string("\x93NUMPY\x04\x00\x10\x00{}", 12),
+       "unsupported .npy format version 4.0"},
+      {std::string("\x93NUMPY\x01\x00\xff\x00{", 11), "truncated .npy header"},
+      {npyWith("['descr']", eight), "bad .npy header: expected '{'"},
+      {npyWith("{'descr': '<f4', 'shape': (2,), }", eight),
+       "lacks 'fortran_order'"},
+      {npyWith("{'descr': '<f4', 'fortran_order': False, "
+               "'shape': (2,), 'extra': 1}",
+               eight),
+       "unexpected key 'extra'"},
+      {npyWith("{'descr': '<f4', 'fortran_order': Maybe, "
+               "'shape': (2,), }",
+               eight),
+       "'fortran_order' must be True or False"},
+      {header("'<f4'", "(2, -1)"), "'shape' must hold non-negative integers"},
+      {header("'<f4'", "(99999999999999999999,)"), "overflows"},
+      {header("'<f4'", "(4294967296, 4294967296)"), "element count overflows"},
+      {header("'<c8'", "(2,)"), "unsupported dtype '<c8'"},
+      {header("'>f4'", "(2,)"), "big-endian"},
+      {npyWith("{'descr': [('a', '<f4')], "
+               "'fortran_order': False, 'shape': (2,), }",
+               eight),
+       "structured dtypes"},
+      {npyWith(f4, std::string(7, '\0')),
+       "truncated data: the header says [2] f32 (8 bytes) but only 7 bytes "
+       "follow it"},
+      {npyWith(f4, std::string(9, '\0')), "1 unexpected bytes after the data"},
+      {npyWith("{'descr': '|b1', 'fortran_order': False, 'shape': (2,), }",
+               std::string("\x01\x07", 2)),
+       "bool element 1 is 7"},
+  };
+  for (const auto &[bytes, message] : cases) {
+    INFO(message);
+    CHECK_THAT(decodeError(bytes), Catch::Contains(message));
+  }
   HostArray a;
   std::string error;
   CHECK_FALSE(decodeNpy(npyWith(f4, eight), "big.npy", a, error, 4));

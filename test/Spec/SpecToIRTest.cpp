@@ -234,59 +234,57 @@ TEST_CASE("a module that already defines @main", "[spec][ir]") {
              Contains("the kernel module already defines a symbol @main"));
 }
 
-TEST_CASE("an index map that does not parse", "[spec][ir]") {
-  GridSpec spec = parseSpec();
-  spec.outSpecs[0].indexMap.text = "(i) -> (i +, 0)";
-  SpecError e = importFails(spec);
-  CHECK(e.path == "out_specs[0].index_map");
-  CHECK_THAT(e.message,
-             Contains("cannot parse index map \"(i) -> (i +, 0)\": missing "
-                      "right operand of binary operator at character 12"));
-}
-
-TEST_CASE("an index map that is not affine", "[spec][ir]") {
-  GridSpec spec = parseSpec();
-  spec.inSpecs[0].indexMap.text = "(i) -> (i * i, 0)";
-  SpecError e = importFails(spec);
-  CHECK(e.path == "in_specs[0].index_map");
-  CHECK_THAT(e.message, Contains("cannot parse index map"));
-  CHECK_THAT(e.message, Contains("non-affine expression"));
-}
-
-TEST_CASE("an index map with trailing text", "[spec][ir]") {
-  GridSpec spec = parseSpec();
-  spec.inSpecs[0].indexMap.text = "(i) -> (i, 0)> junk";
-  SpecError e = importFails(spec);
-  CHECK(e.path == "in_specs[0].index_map");
-  CHECK_THAT(e.message, Contains("cannot parse index map"));
-}
-
-TEST_CASE("an index map with the wrong number of grid indices",
+TEST_CASE("index maps that do not parse, or do not fit the grid and the "
+          "array",
           "[spec][ir]") {
-  GridSpec spec = parseSpec();
-  spec.inSpecs[0].indexMap.text = "(i, j) -> (i, j)";
-  SpecError e = importFails(spec);
-  CHECK(e.path == "in_specs[0].index_map");
-  CHECK(e.message == "index map \"(i, j) -> (i, j)\" takes 2 grid indices but "
-                     "the grid has rank 1");
-}
-
-TEST_CASE("an index map with the wrong number of results", "[spec][ir]") {
-  GridSpec spec = parseSpec();
-  spec.outSpecs[0].indexMap.text = "(i) -> (i)";
-  SpecError e = importFails(spec);
-  CHECK(e.path == "out_specs[0].index_map");
-  CHECK(e.message == "index map \"(i) -> (i)\" returns 1 index but the array "
-                     "has rank 2");
-}
-
-TEST_CASE("an index map with symbols", "[spec][ir]") {
-  GridSpec spec = parseSpec();
-  spec.inSpecs[0].indexMap.text = "(i)[s] -> (i, s)";
-  SpecError e = importFails(spec);
-  CHECK(e.path == "in_specs[0].index_map");
-  CHECK(e.message == "index map \"(i)[s] -> (i, s)\" has symbols; use only "
-                     "the grid indices");
+  // The operand whose map is `map` (out_specs[0] or in_specs[0]), and what
+  // the error says: the whole message (`exact`) or parts of it.
+  struct Case {
+    bool output;
+    const char *map;
+    bool exact;
+    std::vector<std::string> message;
+  };
+  const Case cases[] = {
+      {true,
+       "(i) -> (i +, 0)",
+       false,
+       {"cannot parse index map \"(i) -> (i +, 0)\": missing right operand "
+        "of binary operator at character 12"}},
+      {false,
+       "(i) -> (i * i, 0)",
+       false,
+       {"cannot parse index map", "non-affine expression"}},
+      {false, "(i) -> (i, 0)> junk", false, {"cannot parse index map"}},
+      {false,
+       "(i, j) -> (i, j)",
+       true,
+       {"index map \"(i, j) -> (i, j)\" takes 2 grid indices but the grid "
+        "has rank 1"}},
+      {true,
+       "(i) -> (i)",
+       true,
+       {"index map \"(i) -> (i)\" returns 1 index but the array has rank 2"}},
+      {false,
+       "(i)[s] -> (i, s)",
+       true,
+       {"index map \"(i)[s] -> (i, s)\" has symbols; use only the grid "
+        "indices"}},
+  };
+  for (const Case &c : cases) {
+    INFO(c.map);
+    GridSpec spec = parseSpec();
+    (c.output ? spec.outSpecs : spec.inSpecs)[0].indexMap.text = c.map;
+    SpecError e = importFails(spec);
+    CHECK(e.path ==
+          (c.output ? "out_specs[0].index_map" : "in_specs[0].index_map"));
+    for (const std::string &part : c.message) {
+      if (c.exact)
+        CHECK(e.message == part);
+      else
+        CHECK_THAT(e.message, Contains(part));
+    }
+  }
 }
 
 TEST_CASE("an index map dividing by the constant 0", "[spec][ir]") {

@@ -49,6 +49,25 @@ func.func @k(%a: vector<8x128xf32>, %b: vector<128x128xf32>) -> vector<8x128xf32
 }
 )mlir";
 
+/// `src` (default: the matmul module) parsed in `ctx` and serialized at
+/// Mosaic `version`: the module, or null where serializing failed.
+mlir::OwningOpRef<mlir::ModuleOp>
+serialized(Context &ctx, int version, const std::string &src = kMatmulModule) {
+  auto module = ctx.parse(src);
+  REQUIRE(module);
+  if (mlir::failed(tpu::serializeForMosaic(*module, version)))
+    return nullptr;
+  return module;
+}
+
+/// The matmul module serialized at Mosaic `version`, printed.
+std::string serializedText(int version) {
+  Context ctx;
+  auto module = serialized(ctx, version);
+  REQUIRE(module);
+  return print(*module);
+}
+
 } // namespace
 
 TEST_CASE("backend config: the fields pallas_call always sets", "[tpu]") {
@@ -85,11 +104,7 @@ TEST_CASE("backend config: cost estimate, VMEM limit, flags", "[tpu]") {
 
 TEST_CASE("serialize: stable names, version 11 drops transpose_lhs_hint",
           "[tpu]") {
-  Context ctx;
-  auto module = ctx.parse(kMatmulModule);
-  REQUIRE(module);
-  REQUIRE(mlir::succeeded(tpu::serializeForMosaic(*module, 11)));
-  std::string text = print(*module);
+  std::string text = serializedText(11);
   CHECK_THAT(text, Contains("stable_mosaic.version = 11 : i64"));
   CHECK_THAT(text, Contains("\"stable_mosaic.func.func\"()"));
   CHECK_THAT(text, Contains("\"stable_mosaic.arith.constant\"()"));
@@ -102,11 +117,7 @@ TEST_CASE("serialize: stable names, version 11 drops transpose_lhs_hint",
 }
 
 TEST_CASE("serialize: version 13 keeps transpose_lhs_hint", "[tpu]") {
-  Context ctx;
-  auto module = ctx.parse(kMatmulModule);
-  REQUIRE(module);
-  REQUIRE(mlir::succeeded(tpu::serializeForMosaic(*module, 13)));
-  std::string text = print(*module);
+  std::string text = serializedText(13);
   CHECK_THAT(text, Contains("stable_mosaic.version = 13 : i64"));
   CHECK_THAT(text, Contains("transpose_lhs_hint = false"));
 }
@@ -117,25 +128,20 @@ TEST_CASE("serialize: a set transpose_lhs_hint cannot go below 13", "[tpu]") {
   src.replace(src.find("transpose_lhs_hint = false"),
               sizeof("transpose_lhs_hint = false") - 1,
               "transpose_lhs_hint = true");
-  auto module = ctx.parse(src);
-  REQUIRE(module);
-  CHECK(mlir::failed(tpu::serializeForMosaic(*module, 12)));
+  CHECK_FALSE(serialized(ctx, 12, src));
   CHECK_THAT(ctx.diagnostics, Contains("cannot be written at Mosaic version 12"));
 }
 
 TEST_CASE("serialize: versions outside 11-15 are refused", "[tpu]") {
   Context ctx;
-  auto module = ctx.parse(kMatmulModule);
-  REQUIRE(module);
-  CHECK(mlir::failed(tpu::serializeForMosaic(*module, 16)));
+  CHECK_FALSE(serialized(ctx, 16));
   CHECK_THAT(ctx.diagnostics, Contains("Mosaic IR version 16 is not supported"));
 }
 
 TEST_CASE("bytecode: MLIR bytecode format version 0", "[tpu]") {
   Context ctx;
-  auto module = ctx.parse(kMatmulModule);
+  auto module = serialized(ctx, 11);
   REQUIRE(module);
-  REQUIRE(mlir::succeeded(tpu::serializeForMosaic(*module, 11)));
   mlir::FailureOr<std::string> bytes = tpu::writeMosaicBytecode(*module);
   REQUIRE(mlir::succeeded(bytes));
   // Magic "ML\xefR", then the version as a prefix varint: 0 is 0x01.

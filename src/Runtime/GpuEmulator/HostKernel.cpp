@@ -17,6 +17,7 @@
 
 #include <cctype>
 #include <cstring>
+#include <optional>
 
 using namespace mlir;
 
@@ -360,6 +361,14 @@ private:
   LogicalResult rewriteShuffle(mlir::gpu::ShuffleOp sh, Location l);
   LogicalResult rewriteTf32(NVVM::ConvertFloatToTF32Op cvt, Location l);
   LogicalResult rewriteMma(NVVM::MmaOp mma, Location l);
+  /// Calls `callee` with `operands` (of `types`), then the f32 elements of
+  /// the accumulator vector `c` and the buffer `out` the call writes the
+  /// results into; replaces `d` with them and erases `op`.
+  LogicalResult callOnAccumulators(Operation *op, Value c, Value d,
+                                   StringRef callee,
+                                   SmallVector<Value> &operands,
+                                   SmallVector<Type> &types, Value out,
+                                   Location l);
   LogicalResult rewriteMfma(amdgpu::MFMAOp mfma, Location l);
   LogicalResult rewriteWmma(amdgpu::WMMAOp wmma, Location l);
   LogicalResult rewriteCpAsync(nvgpu::DeviceAsyncCopyOp copy, Location l);
@@ -630,6 +639,30 @@ LogicalResult HostKernelRewriter::rewriteMma(NVVM::MmaOp mma, Location l) {
   return success();
 }
 
+LogicalResult HostKernelRewriter::callOnAccumulators(
+    Operation *op, Value c, Value d, StringRef callee,
+    SmallVector<Value> &operands, SmallVector<Type> &types, Value out,
+    Location l) {
+  auto ct = cast<VectorType>(c.getType());
+  int64_t n = ct.getNumElements();
+  for (int64_t j = 0; j < n; ++j) {
+    operands.push_back(vector::ExtractOp::create(b, l, c, j));
+    types.push_back(f32);
+  }
+  operands.push_back(out);
+  types.push_back(out.getType());
+  auto f = declare(b, module, callee, types, {});
+  func::CallOp::create(b, l, f, operands);
+  SmallVector<Value> results;
+  for (int64_t j = 0; j < n; ++j)
+    results.push_back(memref::LoadOp::create(
+        b, l, out, ValueRange{arith::ConstantIndexOp::create(b, l, j)}));
+  d.replaceAllUsesWith(
+      vector::FromElementsOp::create(b, l, ct, results).getResult());
+  op->erase();
+  return success();
+}
+
 /// v_mfma_f32_16x16x16{f16,bf16} (4 A/B elements per lane) and CDNA4's
 /// v_mfma_f32_16x16x32_{f16,bf16} (8 per lane).
 LogicalResult HostKernelRewriter::rewriteMfma(amdgpu::MFMAOp mfma,
@@ -664,25 +697,10 @@ LogicalResult HostKernelRewriter::rewriteMfma(amdgpu::MFMAOp mfma,
   pack(mfma.getSourceB(), operands);
   SmallVector<Type> types = {i32};
   types.append(2 * words, i64);
-  for (int64_t j = 0; j < 4; ++j) {
-    operands.push_back(
-        vector::ExtractOp::create(b, l, mfma.getDestC(), j));
-    types.push_back(f32);
-  }
-  operands.push_back(out);
-  types.push_back(out.getType());
-  auto f = declare(b, module,
-                   k == 32 ? "pallasc_emu_mfma_16x16x32" : "pallasc_emu_mfma",
-                   types, {});
-  func::CallOp::create(b, l, f, operands);
-  SmallVector<Value> results;
-  for (int64_t j = 0; j < 4; ++j)
-    results.push_back(memref::LoadOp::create(
-        b, l, out, ValueRange{arith::ConstantIndexOp::create(b, l, j)}));
-  mfma.getDestD().replaceAllUsesWith(
-      vector::FromElementsOp::create(b, l, ct, results).getResult());
-  mfma->erase();
-  return success();
+  return callOnAccumulators(mfma, mfma.getDestC(), mfma.getDestD(),
+                            k == 32 ? "pallasc_emu_mfma_16x16x32"
+                                    : "pallasc_emu_mfma",
+                            operands, types, out, l);
 }
 
 /// The op is llvm.amdgcn.wmma.f32.16x16x16.{f16,bf16} on the lane's VGPRs
@@ -723,23 +741,8 @@ LogicalResult HostKernelRewriter::rewriteWmma(amdgpu::WMMAOp wmma,
   pack(wmma.getSourceB(), operands);
   SmallVector<Type> types = {i32};
   types.append(8, i64);
-  for (int64_t j = 0; j < 8; ++j) {
-    operands.push_back(
-        vector::ExtractOp::create(b, l, wmma.getDestC(), j));
-    types.push_back(f32);
-  }
-  operands.push_back(out);
-  types.push_back(out.getType());
-  auto f = declare(b, module, "pallasc_emu_wmma", types, {});
-  func::CallOp::create(b, l, f, operands);
-  SmallVector<Value> results;
-  for (int64_t j = 0; j < 8; ++j)
-    results.push_back(memref::LoadOp::create(
-        b, l, out, ValueRange{arith::ConstantIndexOp::create(b, l, j)}));
-  wmma.getDestD().replaceAllUsesWith(
-      vector::FromElementsOp::create(b, l, ct, results).getResult());
-  wmma->erase();
-  return success();
+  return callOnAccumulators(wmma, wmma.getDestC(), wmma.getDestD(),
+                            "pallasc_emu_wmma", operands, types, out, l);
 }
 
 LogicalResult HostKernelRewriter::rewriteCpAsync(nvgpu::DeviceAsyncCopyOp copy,
@@ -785,26 +788,31 @@ LogicalResult HostKernelRewriter::rewriteCpAsync(nvgpu::DeviceAsyncCopyOp copy,
 /// cp.async's commit and wait, wgmma's fence, commit and wait.
 LogicalResult HostKernelRewriter::rewriteAsyncGroupOp(Operation *op,
                                                       Location l) {
+  // The emulator function of the op, and its i32 operand where it has one.
+  const char *name = nullptr;
+  std::optional<int64_t> n;
   if (isa<NVVM::CpAsyncCommitGroupOp>(op)) {
-    auto f = declare(b, module, "pallasc_emu_cp_commit", {}, {});
-    func::CallOp::create(b, l, f, ValueRange{});
+    name = "pallasc_emu_cp_commit";
   } else if (auto wait = dyn_cast<NVVM::CpAsyncWaitGroupOp>(op)) {
-    auto f = declare(b, module, "pallasc_emu_cp_wait", {i32}, {});
-    func::CallOp::create(
-        b, l, f,
-        ValueRange{arith::ConstantIntOp::create(b, l, i32, wait.getN())});
+    name = "pallasc_emu_cp_wait";
+    n = wait.getN();
   } else if (isa<NVVM::WgmmaFenceAlignedOp>(op)) {
-    auto f = declare(b, module, "pallasc_emu_wgmma_fence", {}, {});
-    func::CallOp::create(b, l, f, ValueRange{});
+    name = "pallasc_emu_wgmma_fence";
   } else if (isa<NVVM::WgmmaGroupSyncAlignedOp>(op)) {
-    auto f = declare(b, module, "pallasc_emu_wgmma_commit", {}, {});
-    func::CallOp::create(b, l, f, ValueRange{});
+    name = "pallasc_emu_wgmma_commit";
   } else if (auto wait = dyn_cast<NVVM::WgmmaWaitGroupSyncOp>(op)) {
-    auto f = declare(b, module, "pallasc_emu_wgmma_wait", {i32}, {});
-    func::CallOp::create(
-        b, l, f,
-        ValueRange{arith::ConstantIntOp::create(
-            b, l, i32, static_cast<int64_t>(wait.getGroup()))});
+    name = "pallasc_emu_wgmma_wait";
+    n = static_cast<int64_t>(wait.getGroup());
+  }
+  if (name) {
+    SmallVector<Type> types;
+    if (n)
+      types.push_back(i32);
+    auto f = declare(b, module, name, types, {});
+    SmallVector<Value> args;
+    if (n)
+      args.push_back(arith::ConstantIntOp::create(b, l, i32, *n));
+    func::CallOp::create(b, l, f, args);
   }
   op->erase();
   return success();

@@ -16,6 +16,7 @@
 #include "src/Runtime/Float16.h"
 
 #include <cstdint>
+#include <initializer_list>
 #include <vector>
 
 namespace pallasc::runtime::emulator {
@@ -25,6 +26,17 @@ struct EmulatorSymbol {
   const char *name;
   void *address;
 };
+
+/// The EmulatorSymbol of the function `fn`, named as it is spelled.
+// clang-format off
+#define PALLASC_EMU_SYMBOL(fn) EmulatorSymbol{#fn, reinterpret_cast<void *>(&fn)}
+// clang-format on
+
+/// Appends `added` to `symbols`.
+inline void appendSymbols(std::vector<EmulatorSymbol> &symbols,
+                          std::initializer_list<EmulatorSymbol> added) {
+  symbols.insert(symbols.end(), added);
+}
 
 /// Every `pallasc_emu_*` function, by name.
 std::vector<EmulatorSymbol> emulatorSymbols();

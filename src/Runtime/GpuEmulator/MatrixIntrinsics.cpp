@@ -38,6 +38,23 @@ float tf32ToFloat(uint32_t bits) {
   return f;
 }
 
+/// Lane `lane`'s four accumulators of an m16n8kK mma.sync, with g = lane / 4
+/// and t = lane % 4: c0, c1 = D[g][2t], D[g][2t+1] and c2, c3 the same 8
+/// rows down, each C + the sum over k of A[row][k] B[k][col] (in k order),
+/// into `out`.
+template <int K>
+void mmaLaneResults(const float (&A)[16][K], const float (&B)[K][8],
+                    const float *c, int lane, float *out) {
+  int row = lane / 4, col = 2 * (lane % 4);
+  for (int i = 0; i < 4; ++i) {
+    int r = row + (i >= 2 ? 8 : 0), n = col + (i & 1);
+    float acc = c[i];
+    for (int k = 0; k < K; ++k)
+      acc += A[r][k] * B[k][n];
+    out[i] = acc;
+  }
+}
+
 /// mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 (kind 2): with
 /// g = lane / 4, t = lane % 4, a0..a3 = A[g][t], A[g+8][t], A[g][t+4],
 /// A[g+8][t+4] and b0, b1 = B[t][g], B[t+4][g]; C as for m16n8k16.
@@ -53,14 +70,7 @@ void emulateMmaTf32(Warp &w, int lane, const float c[4], float *out) {
     B[q + 4][g] = tf32ToFloat(w.b[t][1]);
   }
   warpSync();
-  int row = lane / 4, col = 2 * (lane % 4);
-  for (int i = 0; i < 4; ++i) {
-    int r = row + (i >= 2 ? 8 : 0), n = col + (i & 1);
-    float acc = c[i];
-    for (int k = 0; k < 8; ++k)
-      acc += A[r][k] * B[k][n];
-    out[i] = acc;
-  }
+  mmaLaneResults(A, B, c, lane, out);
 }
 
 /// mma.sync.aligned.m16n8k16.row.col.f32.{f16,bf16} (kind 0: f16, 1: bf16)
@@ -104,13 +114,21 @@ extern "C" void pallasc_emu_mma(int32_t kind, int32_t a0, int32_t a1,
   }
   warpSync();
   float c[4] = {c0, c1, c2, c3};
-  int row = lane / 4, col = 2 * (lane % 4);
-  for (int i = 0; i < 4; ++i) {
-    int r = row + (i >= 2 ? 8 : 0), n = col + (i & 1);
-    float acc = c[i];
-    for (int k = 0; k < 16; ++k)
-      acc += A[r][k] * B[k][n];
-    out[offset + i] = acc;
+  mmaLaneResults(A, B, c, lane, out + offset);
+}
+
+/// Lane `lane`'s four results of a 16x16xK MFMA, VGPR v holding
+/// D[4 (lane / 16) + v][lane % 16] = C_v + sum over k of A[row][k] B[k][col]
+/// (accumulated in k order), into `out`.
+template <int K>
+void mfmaLaneResults(const float (&A)[16][K], const float (&B)[K][16],
+                     const float (&c)[4], int lane, float *out) {
+  for (int v = 0; v < 4; ++v) {
+    int row = 4 * (lane / 16) + v, col = lane % 16;
+    float acc = c[v];
+    for (int k = 0; k < K; ++k)
+      acc += A[row][k] * B[k][col];
+    out[v] = acc;
   }
 }
 
@@ -142,13 +160,7 @@ extern "C" void pallasc_emu_mfma(int32_t kind, int64_t a, int64_t b,
     }
   warpSync();
   float c[4] = {c0, c1, c2, c3};
-  for (int j = 0; j < 4; ++j) {
-    int row = 4 * (lane / 16) + j, col = lane % 16;
-    float acc = c[j];
-    for (int k = 0; k < 16; ++k)
-      acc += A[row][k] * B[k][col];
-    out[offset + j] = acc;
-  }
+  mfmaLaneResults(A, B, c, lane, out + offset);
 }
 
 /// CDNA4 (gfx950) v_mfma_f32_16x16x32_{f16,bf16} (llvm.amdgcn.mfma.f32.
@@ -192,13 +204,7 @@ extern "C" void pallasc_emu_mfma_16x16x32(int32_t kind, int64_t a0,
       }
   warpSync();
   float c[4] = {c0, c1, c2, c3};
-  for (int v = 0; v < 4; ++v) {
-    int row = 4 * (lane / 16) + v, col = lane % 16;
-    float acc = c[v];
-    for (int k = 0; k < 32; ++k)
-      acc += A[row][k] * B[k][col];
-    out[offset + v] = acc;
-  }
+  mfmaLaneResults(A, B, c, lane, out + offset);
 }
 
 /// AMD v_wmma_f32_16x16x16_{f16,bf16} (llvm.amdgcn.wmma.f32.16x16x16.
@@ -485,16 +491,16 @@ extern "C" void pallasc_emu_ldmatrix(int64_t address, int32_t num,
 } // namespace
 
 void addMatrixIntrinsics(std::vector<EmulatorSymbol> &symbols) {
-  symbols.push_back({"pallasc_emu_mma", reinterpret_cast<void *>(&pallasc_emu_mma)});
-  symbols.push_back({"pallasc_emu_mfma", reinterpret_cast<void *>(&pallasc_emu_mfma)});
-  symbols.push_back({"pallasc_emu_mfma_16x16x32", reinterpret_cast<void *>(&pallasc_emu_mfma_16x16x32)});
-  symbols.push_back({"pallasc_emu_wmma", reinterpret_cast<void *>(&pallasc_emu_wmma)});
-  symbols.push_back({"pallasc_emu_ldmatrix", reinterpret_cast<void *>(&pallasc_emu_ldmatrix)});
-  symbols.push_back({"pallasc_emu_cvt_rna_tf32", reinterpret_cast<void *>(&pallasc_emu_cvt_rna_tf32)});
-  symbols.push_back({"pallasc_emu_wgmma", reinterpret_cast<void *>(&pallasc_emu_wgmma)});
-  symbols.push_back({"pallasc_emu_wgmma_fence", reinterpret_cast<void *>(&pallasc_emu_wgmma_fence)});
-  symbols.push_back({"pallasc_emu_wgmma_commit", reinterpret_cast<void *>(&pallasc_emu_wgmma_commit)});
-  symbols.push_back({"pallasc_emu_wgmma_wait", reinterpret_cast<void *>(&pallasc_emu_wgmma_wait)});
+  appendSymbols(symbols, {PALLASC_EMU_SYMBOL(pallasc_emu_mma),
+                          PALLASC_EMU_SYMBOL(pallasc_emu_mfma),
+                          PALLASC_EMU_SYMBOL(pallasc_emu_mfma_16x16x32),
+                          PALLASC_EMU_SYMBOL(pallasc_emu_wmma),
+                          PALLASC_EMU_SYMBOL(pallasc_emu_ldmatrix),
+                          PALLASC_EMU_SYMBOL(pallasc_emu_cvt_rna_tf32),
+                          PALLASC_EMU_SYMBOL(pallasc_emu_wgmma),
+                          PALLASC_EMU_SYMBOL(pallasc_emu_wgmma_fence),
+                          PALLASC_EMU_SYMBOL(pallasc_emu_wgmma_commit),
+                          PALLASC_EMU_SYMBOL(pallasc_emu_wgmma_wait)});
 }
 
 } // namespace pallasc::runtime::emulator

@@ -104,15 +104,15 @@ extern "C" float pallasc_emu_div_full(float n, float d) {
 } // namespace
 
 void addThreadIntrinsics(std::vector<EmulatorSymbol> &symbols) {
-  symbols.push_back({"pallasc_emu_div_full", reinterpret_cast<void *>(&pallasc_emu_div_full)});
-  symbols.push_back({"pallasc_emu_tid", reinterpret_cast<void *>(&pallasc_emu_tid)});
-  symbols.push_back({"pallasc_emu_bid", reinterpret_cast<void *>(&pallasc_emu_bid)});
-  symbols.push_back({"pallasc_emu_barrier", reinterpret_cast<void *>(&pallasc_emu_barrier)});
-  symbols.push_back({"pallasc_emu_bar_sync", reinterpret_cast<void *>(&pallasc_emu_bar_sync)});
-  symbols.push_back({"pallasc_emu_shfl_xor", reinterpret_cast<void *>(&pallasc_emu_shfl_xor)});
-  symbols.push_back({"pallasc_emu_cp_async", reinterpret_cast<void *>(&pallasc_emu_cp_async)});
-  symbols.push_back({"pallasc_emu_cp_commit", reinterpret_cast<void *>(&pallasc_emu_cp_commit)});
-  symbols.push_back({"pallasc_emu_cp_wait", reinterpret_cast<void *>(&pallasc_emu_cp_wait)});
+  appendSymbols(symbols, {PALLASC_EMU_SYMBOL(pallasc_emu_div_full),
+                          PALLASC_EMU_SYMBOL(pallasc_emu_tid),
+                          PALLASC_EMU_SYMBOL(pallasc_emu_bid),
+                          PALLASC_EMU_SYMBOL(pallasc_emu_barrier),
+                          PALLASC_EMU_SYMBOL(pallasc_emu_bar_sync),
+                          PALLASC_EMU_SYMBOL(pallasc_emu_shfl_xor),
+                          PALLASC_EMU_SYMBOL(pallasc_emu_cp_async),
+                          PALLASC_EMU_SYMBOL(pallasc_emu_cp_commit),
+                          PALLASC_EMU_SYMBOL(pallasc_emu_cp_wait)});
 }
 
 } // namespace pallasc::runtime::emulator

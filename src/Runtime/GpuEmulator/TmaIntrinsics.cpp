@@ -121,6 +121,24 @@ extern "C" void pallasc_emu_mbar_arrive(int64_t addr, int32_t count) {
   arrive(addr, count, 0);
 }
 
+/// Whether a TMA box of `bytes`, its rows `rowBytes` wide, fits the 128-byte
+/// swizzle at shared-memory `offset`: rows of 128 bytes, 1024-byte aligned,
+/// inside the shared memory. Else fails the run, naming the box the copy's
+/// `what` ("destination" or "source").
+bool swizzledBoxFits(Scheduler &s, int64_t rowBytes, uint64_t offset,
+                     int64_t bytes, const char *what) {
+  if (rowBytes != 128) {
+    s.fail("the emulator handles TMA boxes 128 bytes wide only");
+    return false;
+  }
+  if (offset % 1024 || offset + bytes > s.smemSize) {
+    s.fail(std::string("a 128-byte swizzled TMA ") + what +
+           " must be 1024-byte aligned and inside the shared memory");
+    return false;
+  }
+  return true;
+}
+
 /// The box origin (outermost first) from the instruction's coordinates
 /// (innermost first).
 void boxOrigin(const EmuTensorMap &t, const int32_t c[5], int64_t coord[5]) {
@@ -147,15 +165,8 @@ void tmaLoad(int64_t dst, int64_t map, int64_t mbar, const int32_t c[5],
       static_cast<uint64_t>(mbar) - reinterpret_cast<uint64_t>(s.smem);
   int64_t rowBytes = t->boxCols() * t->elemBytes;
   int64_t bytes = t->boxRows() * rowBytes;
-  if (rowBytes != 128) {
-    s.fail("the emulator handles TMA boxes 128 bytes wide only");
+  if (!swizzledBoxFits(s, rowBytes, offset, bytes, "destination"))
     return;
-  }
-  if (offset % 1024 || offset + bytes > s.smemSize) {
-    s.fail("a 128-byte swizzled TMA destination must be 1024-byte aligned "
-           "and inside the shared memory");
-    return;
-  }
   std::vector<Scheduler *> targets;
   if (!mask) {
     targets.push_back(&s);
@@ -253,15 +264,8 @@ extern "C" void pallasc_emu_tma_store(int64_t src, int64_t map, int32_t c0,
   uint64_t offset =
       static_cast<uint64_t>(src) - reinterpret_cast<uint64_t>(s.smem);
   int64_t bytes = t->boxRows() * t->boxCols() * t->elemBytes;
-  if (t->boxCols() * t->elemBytes != 128) {
-    s.fail("the emulator handles TMA boxes 128 bytes wide only");
+  if (!swizzledBoxFits(s, t->boxCols() * t->elemBytes, offset, bytes, "source"))
     return;
-  }
-  if (offset % 1024 || offset + bytes > s.smemSize) {
-    s.fail("a 128-byte swizzled TMA source must be 1024-byte aligned and "
-           "inside the shared memory");
-    return;
-  }
   BulkStore store;
   store.map = t;
   int32_t c[5] = {c0, c1, c2, c3, c4};
@@ -410,18 +414,18 @@ void finishBulkStores(Fiber &f) {
 }
 
 void addTmaIntrinsics(std::vector<EmulatorSymbol> &symbols) {
-  symbols.push_back({"pallasc_emu_mbar_init", reinterpret_cast<void *>(&pallasc_emu_mbar_init)});
-  symbols.push_back({"pallasc_emu_mbar_arrive_tx", reinterpret_cast<void *>(&pallasc_emu_mbar_arrive_tx)});
-  symbols.push_back({"pallasc_emu_mbar_arrive", reinterpret_cast<void *>(&pallasc_emu_mbar_arrive)});
-  symbols.push_back({"pallasc_emu_mbar_wait", reinterpret_cast<void *>(&pallasc_emu_mbar_wait)});
-  symbols.push_back({"pallasc_emu_tma_load", reinterpret_cast<void *>(&pallasc_emu_tma_load)});
-  symbols.push_back({"pallasc_emu_tma_load_multicast", reinterpret_cast<void *>(&pallasc_emu_tma_load_multicast)});
-  symbols.push_back({"pallasc_emu_tma_store", reinterpret_cast<void *>(&pallasc_emu_tma_store)});
-  symbols.push_back({"pallasc_emu_bulk_commit", reinterpret_cast<void *>(&pallasc_emu_bulk_commit)});
-  symbols.push_back({"pallasc_emu_bulk_wait", reinterpret_cast<void *>(&pallasc_emu_bulk_wait)});
-  symbols.push_back({"pallasc_emu_mapa", reinterpret_cast<void *>(&pallasc_emu_mapa)});
-  symbols.push_back({"pallasc_emu_cluster_arrive", reinterpret_cast<void *>(&pallasc_emu_cluster_arrive)});
-  symbols.push_back({"pallasc_emu_cluster_wait", reinterpret_cast<void *>(&pallasc_emu_cluster_wait)});
+  appendSymbols(symbols, {PALLASC_EMU_SYMBOL(pallasc_emu_mbar_init),
+                          PALLASC_EMU_SYMBOL(pallasc_emu_mbar_arrive_tx),
+                          PALLASC_EMU_SYMBOL(pallasc_emu_mbar_arrive),
+                          PALLASC_EMU_SYMBOL(pallasc_emu_mbar_wait),
+                          PALLASC_EMU_SYMBOL(pallasc_emu_tma_load),
+                          PALLASC_EMU_SYMBOL(pallasc_emu_tma_load_multicast),
+                          PALLASC_EMU_SYMBOL(pallasc_emu_tma_store),
+                          PALLASC_EMU_SYMBOL(pallasc_emu_bulk_commit),
+                          PALLASC_EMU_SYMBOL(pallasc_emu_bulk_wait),
+                          PALLASC_EMU_SYMBOL(pallasc_emu_mapa),
+                          PALLASC_EMU_SYMBOL(pallasc_emu_cluster_arrive),
+                          PALLASC_EMU_SYMBOL(pallasc_emu_cluster_wait)});
 }
 
 } // namespace pallasc::runtime::emulator
