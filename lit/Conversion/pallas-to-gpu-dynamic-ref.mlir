@@ -96,3 +96,42 @@ func.func @main(%x: tensor<?x32xf32>, %n: index {pallas.symbol = "n"}) -> tensor
       : (tensor<?x32xf32>) -> tensor<?x32xf32>
   return %o : tensor<?x32xf32>
 }
+
+// -----
+
+// A dynamic innermost dimension: the row pitch is n, so no vector access
+// (its alignment is unknown); the columns from i * 16 are checked against n.
+// CHECK-LABEL: gpu.func @cols(
+// CHECK: %[[N:.*]] = arith.index_castui %arg3 : i32 to index
+// CHECK: %[[K:.*]] = memref.reinterpret_cast %arg0 to offset: [0], sizes: [4, %[[N]]], strides: [%{{.*}}, 1] : memref<4x1xf32> to memref<4x?xf32>
+// CHECK: %[[START:.*]] = arith.minsi %{{.*}}, %[[N]] : index
+// CHECK: %[[END:.*]] = arith.addi %[[START]], %{{.*}} : index
+// CHECK: %[[FITS:.*]] = arith.cmpi sle, %[[END]], %[[N]] : index
+// CHECK: scf.if %[[FITS]] -> (f32, f32, f32, f32) {
+// CHECK-NOT: vector.load
+// CHECK: memref.load %[[K]]
+// CHECK: } else {
+// CHECK: %[[COL:.*]] = arith.addi %[[START]], %{{.*}} : index
+// CHECK: %[[IN:.*]] = arith.cmpi slt, %[[COL]], %[[N]] : index
+// CHECK: scf.if %[[IN]] -> (f32) {
+// CHECK-NEXT: memref.load %[[K]][%{{.*}}, %[[COL]]] : memref<4x?xf32>
+pallas.kernel @cols(%k: !pallas.ref<4x?xf32, any>, %o: !pallas.ref<4x16xf32>) {
+  %i = pallas.program_id 0 : i32
+  %c16 = arith.constant 16 : i32
+  %s = arith.muli %i, %c16 : i32
+  %kb = pallas.load %k[0 : 4, %s : 16] : !pallas.ref<4x?xf32, any> -> tensor<4x16xf32>
+  pallas.store %o[], %kb : !pallas.ref<4x16xf32>, tensor<4x16xf32>
+}
+func.func @main(%k: tensor<4x?xf32>, %n: index {pallas.symbol = "n"}) -> tensor<4x?xf32> {
+  %c16 = arith.constant 16 : index
+  %g = arith.ceildivsi %n, %c16 : index
+  %o = pallas.call @cols[%g](%k) sizes(%n) {
+      grid = array<i64: -1>,
+      in_specs = [#pallas.block_spec<any>],
+      out_specs = [#pallas.block_spec<[4, 16], (i) -> (0, i)>],
+      symbolic = {symbols = {n = {min = 1, max = 65536}},
+                  grid = ["cdiv(n, 16)"], inputs = [["4", "n"]],
+                  outputs = [["4", "n"]]}}
+      : (tensor<4x?xf32>) -> tensor<4x?xf32>
+  return %o : tensor<4x?xf32>
+}
