@@ -6,15 +6,17 @@ size: a `fit` read (`x_ref[pl.ds(s, 8)]`) moves the slice inside the array
 as lax.dynamic_slice does, a masked read (plgpu.load) reads unspecified
 values past the edge (masked here), a masked write past the edge is
 dropped. One export, one CPU artifact, `pallasc run` at each size against
-JAX's interpret mode of the static call at that size; for TPU, the Mosaic
-kernel signature and placeholder mapping JAX's own export writes."""
+JAX's interpret mode of the static call at that size (the CPU artifact, and
+the sm_90a and gfx942 ones under `--emulate`, whose guard regions catch a
+write past the array); for TPU, the Mosaic kernel signature and
+placeholder mapping JAX's own export writes."""
 
 import os
 import re
 import unittest
 
-from harness import (PallascCase, jax_interpret, load_npy, save_npy,
-                     skip_without_jax)
+from harness import (PallascCase, gpu_targets, jax_interpret, load_npy,
+                     save_npy, skip_without_jax)
 
 try:
   import jax
@@ -84,7 +86,7 @@ def dma_rows(x):
 @skip_without_jax
 class SymbolicAny(PallascCase):
 
-  def run_sizes(self, fn, sizes, block=8):
+  def run_sizes(self, fn, sizes, block=8, target=None):
     (n,) = export.symbolic_shape("n", constraints=("n <= 65536",))
     (c,) = self.export(fn, S((n, 128), jnp.float32))
     mlir, spec = c.paths
@@ -94,14 +96,17 @@ class SymbolicAny(PallascCase):
       (st,) = pallasc_jax.trace(fn, S(x.shape, x.dtype))
       nb = st.eqn.params["grid_mapping"].num_dynamic_grid_bounds
       (want,) = jax_interpret(st.eqn, [x], [-(-size // block)] * nb)
-      d = os.path.join(self.dir, f"n{size}")
+      d = os.path.join(self.dir, fn.__name__, f"n{size}",
+                       (target or "cpu").replace(":", "_"))
       os.makedirs(d)
       xp, op = os.path.join(d, "x.npy"), os.path.join(d, "o.npy")
       save_npy(xp, x)
+      tflags = ["--target", target, "--emulate"] if target else []
       self.pallasc("run", mlir, "--spec", spec, "--input", xp, "--output", op,
-                   "--cache-dir", os.path.join(self.dir, "cache"))
+                   *tflags, "--cache-dir", os.path.join(self.dir, "cache"))
       np.testing.assert_allclose(load_npy(op, np.float32), want, rtol=1e-6,
-                                 atol=1e-6, err_msg=f"n = {size}")
+                                 atol=1e-6,
+                                 err_msg=f"{target or 'cpu'}, n = {size}")
     return c
 
   def test_kernel_ref_has_the_dynamic_dimension(self):
@@ -124,6 +129,16 @@ class SymbolicAny(PallascCase):
 
   def test_dma_at_every_size(self):
     self.run_sizes(dma_rows, (8, 127, 1000))
+
+  def test_gpus_emulated_at_every_size(self):
+    # The GPU lowering of the `any` refs (pallas-to-gpu: the ref's size from
+    # the symbol parameter, slices at dynamic starts checked against it),
+    # emulated, against interpret mode.
+    for t in [t for t in ("cuda:sm_90a", "rocm:gfx942")
+              if t in gpu_targets()]:
+      with self.subTest(target=t):
+        self.run_sizes(masked_rows, (1, 7, 8, 127, 1000), target=t)
+        self.run_sizes(fit_rows, (8, 9, 127, 1000), target=t)
 
   def test_whole_read_of_the_dynamic_dimension_is_refused(self):
     def whole(x):

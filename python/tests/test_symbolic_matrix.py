@@ -63,14 +63,6 @@ def layer_norm(x, w, b):
 
 ATTN_BLOCK_Q, ATTN_BLOCK_K, ATTN_HEAD_DIM = 16, 16, 32
 
-# The GPU lowering's refusal of an `any` ref with a dynamic dimension
-# (passes/Conversion/PallasToGPU, off limits to the branch that added such
-# refs; lit/Conversion/pallas-to-gpu-dynamic-ref.mlir): the attention's GPU
-# half is skipped while pallasc gives exactly this error.
-GPU_DYNAMIC_REF_ERROR = ("is symbolic and has a whole-array block, which the "
-                         "GPU lowering does not support yet; give it a block "
-                         "shape")
-
 
 def attention(q, k, v):
   """A flash-attention forward over one head: a grid over query blocks
@@ -190,9 +182,9 @@ class SymbolicMatrix(PallascCase):
     self.assertIn("!pallas.ref<?x32xf32, any>", c.kernel_mlir)
 
   def test_attention_gpus(self):
-    # The GPU half: one compile for the GPU targets, `--emulate --check` at
-    # three sizes, while the GPU lowering refuses the dynamic `any` refs
-    # with the error below a skip naming it.
+    # The GPU half: one compile for the GPU targets (K and V reach the
+    # kernel as `any` refs with a dynamic dimension, read in masked blocks
+    # at dynamic starts), `--emulate --check` at three sizes.
     (n,) = export.symbolic_shape("n", constraints=("n <= 65536",))
     (c,) = self.export(attention,
                        *[S((n, ATTN_HEAD_DIM), jnp.float32)] * 3)
@@ -202,10 +194,6 @@ class SymbolicMatrix(PallascCase):
     r = subprocess.run([PALLASC, mlir, "--spec", spec, *tflags, "-o",
                         os.path.join(self.dir, "gpu")], capture_output=True,
                        text=True)
-    if r.returncode != 0 and GPU_DYNAMIC_REF_ERROR in r.stderr:
-      self.skipTest("pallas-to-gpu refuses the `any` refs K and V with their "
-                    "dynamic dimension: 'input 1 " + GPU_DYNAMIC_REF_ERROR +
-                    "' (BlockViews::blockView)")
     self.assertEqual(r.returncode, 0, r.stderr)
     rng = np.random.default_rng(0)
     cache = os.path.join(self.dir, "cache")

@@ -93,14 +93,8 @@ FailureOr<View> BlockViews::blockView(int64_t operand, BlockSpecAttr spec,
   const GridMapping &mapping = info.mapping;
   int64_t rank = mapping.getRank();
   View v = wholeView(operand);
-  if (spec.isWholeArray()) {
-    if (!v.dynSizes.empty())
-      return kernel.emitOpError()
-             << what << " is symbolic and has a whole-array block, which "
-             << "the GPU lowering does not support yet; give it a block "
-                "shape";
+  if (spec.isWholeArray())
     return v;
-  }
   ArrayRef<int64_t> shape = v.baseType.getShape();
   int64_t r = v.baseType.getRank();
   if (static_cast<int64_t>(spec.getRank()) != r)

@@ -496,9 +496,22 @@ LogicalResult MemoryEmitter::emitDim(Operation *op) {
   auto dim = cast<memref::DimOp>(op);
   auto ty = cast<MemRefType>(dim.getSource().getType());
   auto c = getConstantIntValue(dim.getIndex());
-  if (!c || ty.isDynamicDim(*c))
+  if (!c)
     return op->emitOpError() << "has no lowering to a GPU target";
-  emission.scalars.map(dim.getResult(), cx.idx(ty.getDimSize(*c)));
+  if (!ty.isDynamicDim(*c)) {
+    emission.scalars.map(dim.getResult(), cx.idx(ty.getDimSize(*c)));
+    return success();
+  }
+  // A symbolic dimension of a whole-array ref: the size the kernel's
+  // symbol parameters give its array.
+  const View *view = viewOf(op, dim.getSource());
+  if (!view)
+    return failure();
+  int64_t base = *c < view->rank() ? view->dimOf[*c] : -1;
+  if (base < 0 || !view->isDynamicDim(base) ||
+      !ShapedType::isDynamic(view->shape[*c]) || view->strides[*c] != 1)
+    return op->emitOpError() << "has no lowering to a GPU target";
+  emission.scalars.map(dim.getResult(), view->dynSizes[base]);
   return success();
 }
 
