@@ -75,6 +75,19 @@ def skip_without_jax(cls):
   return cls
 
 
+# Set by the jax-export ctest of a PALLASC_ENABLE_SANITIZERS build, where every
+# test runs 4-5x slower: the slowest tests, whose code paths lighter tests of the
+# same module also reach, run only in the plain build's jax-export test.
+SANITIZED = os.environ.get("PALLASC_SANITIZED") == "1"
+
+
+def plain_build_only(test):
+  """Skips `test` under the sanitizer build (see SANITIZED)."""
+  return unittest.skipIf(
+      SANITIZED, "one of the slowest tests: the plain build's jax-export test "
+      "runs it; the sanitizer build samples the rest")(test)
+
+
 def random_inputs(avals, seed=0, ints=(0, 16)):
   rng = np.random.default_rng(seed)
   out = []

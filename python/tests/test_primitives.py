@@ -11,7 +11,8 @@ import unittest
 
 import numpy as np
 
-from harness import PallascCase, gpu_targets, have_rocm_libs, skip_without_jax
+from harness import (PallascCase, gpu_targets, have_rocm_libs, plain_build_only,
+                     skip_without_jax)
 
 try:
   import jax
@@ -266,6 +267,7 @@ class Primitives(PallascCase):
         S((8, 8, 128), f32), S((6, 128), f32)])(x, y)
     self.run_kernel(fn, S((8, 128), f32), S((8, 128), f32))
 
+  @plain_build_only
   def test_cumulative_ops(self):
     # cumprod, cummax, cummin (forward and reverse, float, signed and
     # unsigned) and cumlogsumexp (with infinities and NaNs), unrolled along
@@ -559,6 +561,7 @@ class Primitives(PallascCase):
     (c,) = self.export(fn, *ins)
     self.check_call(c, targets=gpu_targets(), emulate=("cuda:sm_90a",))
 
+  @plain_build_only
   def test_sort_and_rev(self):
     # lax.sort (one and several operands, num_keys, along either axis),
     # argsort, rev (jnp.flip, descending sorts) and top_k against interpret

@@ -13,7 +13,7 @@ import numpy as np
 import unittest
 
 from harness import (PallascCase, gpu_targets, have_rocm_libs,
-                     pallas_call_inputs, skip_without_jax)
+                     pallas_call_inputs, plain_build_only, skip_without_jax)
 
 try:
   import jax
@@ -124,6 +124,7 @@ class ShippedOps(PallascCase):
     (c,) = self.mha(causal=True, batch_vmap=True, emulate=())
     self.assertEqual(len(c.spec["grid"]), 4)
 
+  @plain_build_only
   def test_decode_attention_mqa(self):
     # 16 query heads (block_h = 16) under the default 4 warps: the 16-row
     # dots take a warp tiling along N and keep mma.sync / MFMA
@@ -166,10 +167,12 @@ class ShippedOps(PallascCase):
     calls = self.norm_backward(lambda x, w, b: layer_norm.layer_norm(x, w, b))
     self.assertEqual(len(calls), 3)  # forward, dx, dw + db
 
+  @plain_build_only
   def test_rms_norm_backward(self):
     calls = self.norm_backward(lambda x, w, b: rms_norm.rms_norm(x, w, b))
     self.assertEqual(len(calls), 3)
 
+  @plain_build_only
   def test_mha_backward(self):
     # jax.vjp of attention.mha: the forward, the preprocessing and the dq /
     # dk / dv kernel, run on the operands the op passes them (the
