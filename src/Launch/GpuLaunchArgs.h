@@ -36,6 +36,13 @@ inline bool needsSharedMemoryOptIn(int64_t bytes,
   return bytes > limit;
 }
 
+/// A loaded module and its kernel (a CUmodule / CUfunction, or a
+/// hipModule_t / hipFunction_t).
+struct GpuKernel {
+  void *module = nullptr;
+  void *function = nullptr;
+};
+
 /// One launch: blocks along x, y, z, threads per block, dynamic shared
 /// memory per block.
 struct GpuLaunchGeometry {
