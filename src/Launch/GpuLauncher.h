@@ -16,8 +16,10 @@
 #ifndef PALLASC_SRC_LAUNCH_GPULAUNCHER_H
 #define PALLASC_SRC_LAUNCH_GPULAUNCHER_H
 
+#include "src/Launch/GpuLaunchArgs.h"
 #include "src/Launch/GpuLaunchRecord.h"
 #include "src/Launch/GpuStatus.h"
+#include "src/Launch/Launcher.h"
 
 #include <cstdint>
 #include <functional>
@@ -254,6 +256,90 @@ private:
   Api real;
   GpuStatus loadStatus;
 };
+
+/// The body of a vendor's run function (the `RUN` of
+/// PALLASC_GPU_LAUNCHER_ENTRY_POINTS): the call's launches, the vendor's
+/// current device, its kernel (loaded from the best fitting image on the
+/// first call for that device, then cached), one launch per iteration.
+/// `where` collects "which kernel, which arch" for the message of a
+/// failure. `Vendor` gives what differs:
+///   State:  its GpuRuntimeState;  Device: the current device;
+///   kName ("cuda"), kLabel ("CUDA"): names in messages;
+///   currentDevice(api, device): the device, with its cache key `key`;
+///   deviceName(api, device, name): the arch name images are chosen for;
+///   select(images, numImages, device, name): the image index, or -1;
+///   describeDevice(device, name), compileHint(device, name): the message
+///     when no image fits;
+///   format(kind): the image's format ("PTX");
+///   load(api, image, record, kernel): loads the kernel record.entry;
+///   launch(api, kernel, record, launch, stream): one asynchronous launch.
+template <typename Vendor> int runGpuLauncher(const GpuLauncherCall &call) {
+  using Loaded = typename GpuKernelCache<GpuKernel>::Loaded;
+  const char *entry = call.entry;
+  const pallasc_gpu_image *images = call.images;
+  std::string where = Vendor::kName;
+  auto fail = [&](GpuStatus s) {
+    return launcherFail(gpuLauncherStatus(s.error), entry,
+                        where + ": " + s.message);
+  };
+  std::vector<GpuLauncherLaunch> launches;
+  if (int status = gpuLauncherLaunches(call, Vendor::kLabel, launches))
+    return status;
+
+  auto &st = Vendor::State::get();
+  const typename Vendor::Api *apiPtr = nullptr;
+  Loaded *loaded = nullptr;
+  {
+    // Driver loading, device lookup and module loading are serialized:
+    // each module is loaded once per device key.
+    std::lock_guard<std::mutex> lock(st.mutex);
+    if (GpuStatus s = st.api(apiPtr); !s)
+      return fail(s);
+    const typename Vendor::Api &api = *apiPtr;
+    typename Vendor::Device device;
+    if (GpuStatus s = Vendor::currentDevice(api, device); !s)
+      return fail(s);
+    loaded = st.kernels.find(images, device.key);
+    if (!loaded) {
+      std::string name;
+      if (GpuStatus s = Vendor::deviceName(api, device, name); !s)
+        return fail(s);
+      int64_t chosen = Vendor::select(images, call.numImages, device, name);
+      if (chosen < 0)
+        return launcherFail(
+            kLauncherNoFittingArch, entry,
+            std::string(Vendor::kName) +
+                ": no embedded code object runs on this device (" +
+                Vendor::describeDevice(device, name) + "); embedded: " +
+                gpuImageList(images, call.numImages, Vendor::format) +
+                Vendor::compileHint(device, name));
+      const pallasc_gpu_image &image = images[chosen];
+      auto k = std::make_unique<Loaded>();
+      k->arch = image.arch;
+      k->format = Vendor::format(image.kind);
+      where = std::string(Vendor::kName) + ", " + k->format + " " + k->arch +
+              " on " + name;
+      std::string error;
+      if (!gpuImageRecord(image, k->record, error))
+        return launcherFail(kLauncherInvalidPlan, entry, where + ": " + error);
+      if (GpuStatus s = Vendor::load(api, image, k->record, k->kernel); !s)
+        return fail(s);
+      loaded = st.kernels.insert(images, device.key, std::move(k));
+    }
+  }
+  const typename Vendor::Api &api = *apiPtr;
+  const GpuLaunchRecord &record = loaded->record;
+  where = std::string(Vendor::kName) + ", " + loaded->format + " " +
+          loaded->arch + ", @" + record.entry;
+
+  // One launch per iteration of a batch loop (one for a direct call), in
+  // order on the caller's stream.
+  return gpuLauncherLaunchEach(
+      call, record, launches, where, [&](const GpuLauncherLaunch &launch) {
+        return Vendor::launch(api, loaded->kernel, record, launch,
+                              call.stream);
+      });
+}
 
 } // namespace pallasc::launch
 
