@@ -91,15 +91,21 @@ struct GpuLauncherLaunch {
   std::vector<int64_t> symbols;
 };
 
+/// What every entry-point shape passes alike; the gpuLauncherRun* body
+/// adds the bounds.
+GpuLauncherCall gpuLauncherCall(const char *entry,
+                                const pallasc_gpu_image *images,
+                                int64_t numImages, const int64_t *grid,
+                                int64_t gridRank, void *const *operands,
+                                int64_t numInputs, int64_t numOutputs,
+                                void *stream);
+
 /// The body of a vendor's pallasc_launcher_*_run: clears the thread's last
-/// error, gathers the arguments into a call and runs `run` on it, turning
-/// an exception (out of host memory, a lock failure) into a status.
-int gpuLauncherRun(int (*run)(const GpuLauncherCall &call), const char *entry,
-                   const pallasc_gpu_image *images, int64_t numImages,
-                   const int64_t *grid, int64_t gridRank,
-                   void *const *operands, int64_t numInputs,
-                   int64_t numOutputs, const int64_t *bounds,
-                   int64_t numBounds, void *stream);
+/// error, adds the bounds to `call` and runs `run` on it, turning an
+/// exception (out of host memory, a lock failure) into a status.
+int gpuLauncherRun(int (*run)(const GpuLauncherCall &call),
+                   GpuLauncherCall call, const int64_t *bounds,
+                   int64_t numBounds);
 /// The same for a symbolic call (docs/integration.md#symbolic-shapes):
 /// `bounds` holds the dynamic bounds then one value per symbol; `plan`
 /// (planSize bytes) is the call's host plan (encodeHostCallPlan) with its
@@ -109,20 +115,13 @@ int gpuLauncherRun(int (*run)(const GpuLauncherCall &call), const char *entry,
 /// PALLASC_ERROR_INVALID_ARGUMENT with the CPU entry point's message
 /// ("n = 100 is not a multiple of 8").
 int gpuLauncherRunSymbolic(int (*run)(const GpuLauncherCall &call),
-                           const char *entry, const pallasc_gpu_image *images,
-                           int64_t numImages, const int64_t *grid,
-                           int64_t gridRank, void *const *operands,
-                           int64_t numInputs, int64_t numOutputs,
-                           const int64_t *bounds, int64_t numBounds,
-                           void *stream, const char *plan, int64_t planSize);
+                           GpuLauncherCall call, const int64_t *bounds,
+                           int64_t numBounds, const char *plan,
+                           int64_t planSize);
 /// The same for a batch loop (GpuLauncherCall::batchLoop).
 int gpuLauncherRunBatch(int (*run)(const GpuLauncherCall &call),
-                        const char *entry, const pallasc_gpu_image *images,
-                        int64_t numImages, const int64_t *grid,
-                        int64_t gridRank, void *const *operands,
-                        int64_t numInputs, int64_t numOutputs,
-                        const int64_t *const *boundArgs, int64_t numBoundArgs,
-                        void *stream, const int64_t *batchLoop,
+                        GpuLauncherCall call, const int64_t *const *boundArgs,
+                        int64_t numBoundArgs, const int64_t *batchLoop,
                         int64_t batchLoopSize);
 
 /// The launches of the call: one for a direct call, one per iteration of
@@ -343,6 +342,12 @@ template <typename Vendor> int runGpuLauncher(const GpuLauncherCall &call) {
 
 } // namespace pallasc::launch
 
+/// The GpuLauncherCall of an entry point's common arguments (in
+/// PALLASC_GPU_LAUNCHER_ENTRY_POINTS).
+#define PALLASC_GPU_LAUNCHER_CALL_                                            \
+  ::pallasc::launch::gpuLauncherCall(entry, images, numImages, grid, gridRank, \
+                                     operands, numInputs, numOutputs, stream)
+
 /// Defines a vendor's three C entry points, the names generated launchers
 /// call: pallasc_launcher_<VENDOR>_run, _run_symbolic and _run_batch, each
 /// forwarding to gpuLauncherRun* with the vendor's `RUN` function. `IMAGE`
@@ -355,8 +360,7 @@ template <typename Vendor> int runGpuLauncher(const GpuLauncherCall &call) {
       int64_t numBoundArgs, void *stream, const int64_t *batchLoop,            \
       int64_t batchLoopSize) {                                                 \
     return ::pallasc::launch::gpuLauncherRunBatch(                             \
-        RUN, entry, images, numImages, grid, gridRank, operands, numInputs,    \
-        numOutputs, boundArgs, numBoundArgs, stream, batchLoop,                \
+        RUN, PALLASC_GPU_LAUNCHER_CALL_, boundArgs, numBoundArgs, batchLoop,   \
         batchLoopSize);                                                        \
   }                                                                            \
   extern "C" int pallasc_launcher_##VENDOR##_run(                              \
@@ -365,8 +369,7 @@ template <typename Vendor> int runGpuLauncher(const GpuLauncherCall &call) {
       int64_t numInputs, int64_t numOutputs, const int64_t *bounds,            \
       int64_t numBounds, void *stream) {                                       \
     return ::pallasc::launch::gpuLauncherRun(                                  \
-        RUN, entry, images, numImages, grid, gridRank, operands, numInputs,    \
-        numOutputs, bounds, numBounds, stream);                                \
+        RUN, PALLASC_GPU_LAUNCHER_CALL_, bounds, numBounds);                   \
   }                                                                            \
   extern "C" int pallasc_launcher_##VENDOR##_run_symbolic(                     \
       const char *entry, const IMAGE *images, int64_t numImages,               \
@@ -374,8 +377,7 @@ template <typename Vendor> int runGpuLauncher(const GpuLauncherCall &call) {
       int64_t numInputs, int64_t numOutputs, const int64_t *bounds,            \
       int64_t numBounds, void *stream, const char *plan, int64_t planSize) {   \
     return ::pallasc::launch::gpuLauncherRunSymbolic(                          \
-        RUN, entry, images, numImages, grid, gridRank, operands, numInputs,    \
-        numOutputs, bounds, numBounds, stream, plan, planSize);                \
+        RUN, PALLASC_GPU_LAUNCHER_CALL_, bounds, numBounds, plan, planSize);   \
   }
 
 #endif // PALLASC_SRC_LAUNCH_GPULAUNCHER_H
