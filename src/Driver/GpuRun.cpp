@@ -520,8 +520,7 @@ int buildBeforeEmulating(ModuleOp module, const std::string &name,
                                         /*emitText=*/false,
                                         /*emitAsm=*/false,
                                         /*codeObjectVersion=*/5, strictFloat))
-          : succeeded(emitCudaArtifacts(module, name, targets,
-                                        cudaOptions));
+          : succeeded(emitCudaArtifacts(module, name, targets, cudaOptions));
   if (!built) {
     logError("error: not emulating: the kernel does not compile for " +
              target + " (above), and --emulate runs only what the " +

@@ -10,9 +10,9 @@
 #include "src/Launch/HipLauncher.h"
 #include "src/Launch/HostPlanCodec.h"
 #include "src/Launch/Launcher.h"
+#include "src/Runtime/CallPlan.h"
 #include "src/Runtime/HostCode.h"
 #include "src/Runtime/HostProgram.h"
-#include "src/Runtime/CallPlan.h"
 #include "src/Version.h"
 
 #include "passes/Conversion/PallasMGPUToGPU/TargetSupport.h"

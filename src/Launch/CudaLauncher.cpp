@@ -129,6 +129,53 @@ GpuStatus currentContext(const CudaDriverApi &api, unsigned long long &id,
   return GpuStatus::success();
 }
 
+/// CUDA's part of runGpuLauncher: kernels are per context (id), chosen by
+/// the context device's compute capability.
+struct CudaVendor {
+  using State = LauncherState;
+  static constexpr const char *kName = "cuda";
+  static constexpr const char *kLabel = "CUDA";
+  struct Device {
+    unsigned long long key = 0; ///< the context's id
+    int major = 0, minor = 0;
+  };
+
+  static GpuStatus currentDevice(const CudaDriverApi &api, Device &device) {
+    return currentContext(api, device.key, device.major, device.minor);
+  }
+  static GpuStatus deviceName(const CudaDriverApi &, const Device &device,
+                              std::string &name) {
+    name = cudaArchName(device.major, device.minor);
+    return GpuStatus::success();
+  }
+  static int64_t select(const pallasc_cuda_image *images, int64_t numImages,
+                        const Device &device, const std::string &) {
+    return selectCudaImage(images, numImages, device.major, device.minor);
+  }
+  static std::string describeDevice(const Device &device,
+                                    const std::string &name) {
+    return "compute capability " + std::to_string(device.major) + "." +
+           std::to_string(device.minor) + ", " + name;
+  }
+  static std::string compileHint(const Device &, const std::string &name) {
+    return "; compile with --target cuda:" + name +
+           " (or an older architecture, as PTX)";
+  }
+  static const char *format(int64_t kind) { return cudaFormat(kind); }
+  static GpuStatus load(const CudaDriverApi &api,
+                        const pallasc_cuda_image &image,
+                        const GpuLaunchRecord &record, CudaKernel &kernel) {
+    return loadCudaKernel(api, image.data, cudaFormat(image.kind), record.entry,
+                          record.dynamicSharedBytes, kernel);
+  }
+  /// Each iteration's tensor maps are encoded over its own slices.
+  static GpuStatus launch(const CudaDriverApi &api, const CudaKernel &kernel,
+                          const GpuLaunchRecord &record,
+                          const GpuLauncherLaunch &launch, void *stream) {
+    return launchCudaIteration(api, kernel, record, launch, stream);
+  }
+};
+
 } // namespace
 
 void setCudaLauncherDriverForTesting(const CudaDriverApi *api) {
@@ -189,59 +236,5 @@ GpuStatus launchCudaIteration(const CudaDriverApi &api,
 
 using namespace pallasc::launch;
 
-namespace {
-
-/// CUDA's part of runGpuLauncher: kernels are per context (id), chosen by
-/// the context device's compute capability.
-struct CudaVendor {
-  using Api = CudaDriverApi;
-  using State = LauncherState;
-  static constexpr const char *kName = "cuda";
-  static constexpr const char *kLabel = "CUDA";
-  struct Device {
-    unsigned long long key = 0; ///< the context's id
-    int major = 0, minor = 0;
-  };
-
-  static GpuStatus currentDevice(const Api &api, Device &device) {
-    return currentContext(api, device.key, device.major, device.minor);
-  }
-  static GpuStatus deviceName(const Api &, const Device &device,
-                              std::string &name) {
-    name = cudaArchName(device.major, device.minor);
-    return GpuStatus::success();
-  }
-  static int64_t select(const pallasc_cuda_image *images, int64_t numImages,
-                        const Device &device, const std::string &) {
-    return selectCudaImage(images, numImages, device.major, device.minor);
-  }
-  static std::string describeDevice(const Device &device,
-                                    const std::string &name) {
-    return "compute capability " + std::to_string(device.major) + "." +
-           std::to_string(device.minor) + ", " + name;
-  }
-  static std::string compileHint(const Device &, const std::string &name) {
-    return "; compile with --target cuda:" + name +
-           " (or an older architecture, as PTX)";
-  }
-  static const char *format(int64_t kind) { return cudaFormat(kind); }
-  static GpuStatus load(const Api &api, const pallasc_cuda_image &image,
-                        const GpuLaunchRecord &record, CudaKernel &kernel) {
-    return loadCudaKernel(api, image.data, cudaFormat(image.kind),
-                          record.entry, record.dynamicSharedBytes, kernel);
-  }
-  /// Each iteration's tensor maps are encoded over its own slices.
-  static GpuStatus launch(const Api &api, const CudaKernel &kernel,
-                          const GpuLaunchRecord &record,
-                          const GpuLauncherLaunch &launch, void *stream) {
-    return launchCudaIteration(api, kernel, record, launch, stream);
-  }
-};
-
-int runCuda(const GpuLauncherCall &call) {
-  return runGpuLauncher<CudaVendor>(call);
-}
-
-} // namespace
-
-PALLASC_GPU_LAUNCHER_ENTRY_POINTS(cuda, pallasc_cuda_image, runCuda)
+PALLASC_GPU_LAUNCHER_ENTRY_POINTS(cuda, pallasc_cuda_image,
+                                  runGpuLauncher<CudaVendor>)

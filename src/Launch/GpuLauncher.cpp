@@ -394,12 +394,12 @@ int gpuLauncherLaunches(const GpuLauncherCall &c, const char *vendor,
                               std::to_string(loop.axisSize) + ": " +
                               s.message);
     GpuLauncherLaunch l;
-    if (int status = fillGridSizes(
-            c, iteration.bounds.data(),
-            static_cast<int64_t>(iteration.bounds.size()),
-            " in batch iteration " + std::to_string(b) + " of " +
-                std::to_string(loop.axisSize),
-            l.gridSizes, checkBounds))
+    if (int status =
+            fillGridSizes(c, iteration.bounds.data(),
+                          static_cast<int64_t>(iteration.bounds.size()),
+                          " in batch iteration " + std::to_string(b) + " of " +
+                              std::to_string(loop.axisSize),
+                          l.gridSizes, checkBounds))
       return status;
     l.inputs = std::move(iteration.inputs);
     l.outputs = std::move(iteration.outputs);

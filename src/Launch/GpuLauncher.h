@@ -218,6 +218,8 @@ private:
 template <typename Api, GpuStatus (*Load)(Api &), typename Kernel>
 class GpuRuntimeState {
 public:
+  using DriverApi = Api;
+
   static GpuRuntimeState &get() {
     static GpuRuntimeState *s = new GpuRuntimeState;
     return *s;
@@ -262,7 +264,8 @@ private:
 /// first call for that device, then cached), one launch per iteration.
 /// `where` collects "which kernel, which arch" for the message of a
 /// failure. `Vendor` gives what differs:
-///   State:  its GpuRuntimeState;  Device: the current device;
+///   State:  its GpuRuntimeState (whose DriverApi is `api`'s type);
+///   Device: the current device;
 ///   kName ("cuda"), kLabel ("CUDA"): names in messages;
 ///   currentDevice(api, device): the device, with its cache key `key`;
 ///   deviceName(api, device, name): the arch name images are chosen for;
@@ -285,8 +288,9 @@ template <typename Vendor> int runGpuLauncher(const GpuLauncherCall &call) {
   if (int status = gpuLauncherLaunches(call, Vendor::kLabel, launches))
     return status;
 
+  using Api = typename Vendor::State::DriverApi;
   auto &st = Vendor::State::get();
-  const typename Vendor::Api *apiPtr = nullptr;
+  const Api *apiPtr = nullptr;
   Loaded *loaded = nullptr;
   {
     // Driver loading, device lookup and module loading are serialized:
@@ -294,7 +298,7 @@ template <typename Vendor> int runGpuLauncher(const GpuLauncherCall &call) {
     std::lock_guard<std::mutex> lock(st.mutex);
     if (GpuStatus s = st.api(apiPtr); !s)
       return fail(s);
-    const typename Vendor::Api &api = *apiPtr;
+    const Api &api = *apiPtr;
     typename Vendor::Device device;
     if (GpuStatus s = Vendor::currentDevice(api, device); !s)
       return fail(s);
@@ -326,7 +330,7 @@ template <typename Vendor> int runGpuLauncher(const GpuLauncherCall &call) {
       loaded = st.kernels.insert(images, device.key, std::move(k));
     }
   }
-  const typename Vendor::Api &api = *apiPtr;
+  const Api &api = *apiPtr;
   const GpuLaunchRecord &record = loaded->record;
   where = std::string(Vendor::kName) + ", " + loaded->format + " " +
           loaded->arch + ", @" + record.entry;
@@ -335,8 +339,7 @@ template <typename Vendor> int runGpuLauncher(const GpuLauncherCall &call) {
   // order on the caller's stream.
   return gpuLauncherLaunchEach(
       call, record, launches, where, [&](const GpuLauncherLaunch &launch) {
-        return Vendor::launch(api, loaded->kernel, record, launch,
-                              call.stream);
+        return Vendor::launch(api, loaded->kernel, record, launch, call.stream);
       });
 }
 
@@ -344,7 +347,7 @@ template <typename Vendor> int runGpuLauncher(const GpuLauncherCall &call) {
 
 /// The GpuLauncherCall of an entry point's common arguments (in
 /// PALLASC_GPU_LAUNCHER_ENTRY_POINTS).
-#define PALLASC_GPU_LAUNCHER_CALL_                                            \
+#define PALLASC_GPU_LAUNCHER_CALL_                                             \
   ::pallasc::launch::gpuLauncherCall(entry, images, numImages, grid, gridRank, \
                                      operands, numInputs, numOutputs, stream)
 
@@ -352,7 +355,7 @@ template <typename Vendor> int runGpuLauncher(const GpuLauncherCall &call) {
 /// call: pallasc_launcher_<VENDOR>_run, _run_symbolic and _run_batch, each
 /// forwarding to gpuLauncherRun* with the vendor's `RUN` function. `IMAGE`
 /// is the vendor's image struct (pallasc_gpu_image's layout).
-#define PALLASC_GPU_LAUNCHER_ENTRY_POINTS(VENDOR, IMAGE, RUN)                 \
+#define PALLASC_GPU_LAUNCHER_ENTRY_POINTS(VENDOR, IMAGE, RUN)                  \
   extern "C" int pallasc_launcher_##VENDOR##_run_batch(                        \
       const char *entry, const IMAGE *images, int64_t numImages,               \
       const int64_t *grid, int64_t gridRank, void *const *operands,            \
@@ -368,8 +371,8 @@ template <typename Vendor> int runGpuLauncher(const GpuLauncherCall &call) {
       const int64_t *grid, int64_t gridRank, void *const *operands,            \
       int64_t numInputs, int64_t numOutputs, const int64_t *bounds,            \
       int64_t numBounds, void *stream) {                                       \
-    return ::pallasc::launch::gpuLauncherRun(                                  \
-        RUN, PALLASC_GPU_LAUNCHER_CALL_, bounds, numBounds);                   \
+    return ::pallasc::launch::gpuLauncherRun(RUN, PALLASC_GPU_LAUNCHER_CALL_,  \
+                                             bounds, numBounds);               \
   }                                                                            \
   extern "C" int pallasc_launcher_##VENDOR##_run_symbolic(                     \
       const char *entry, const IMAGE *images, int64_t numImages,               \

@@ -106,22 +106,9 @@ GpuStatus currentDevice(const HipRuntimeApi &api, int &device) {
   return GpuStatus::success();
 }
 
-} // namespace
-
-void setRocmLauncherRuntimeForTesting(const HipRuntimeApi *api) {
-  state().setOverride(api);
-}
-
-} // namespace pallasc::launch
-
-using namespace pallasc::launch;
-
-namespace {
-
 /// ROCm's part of runGpuLauncher: kernels are per device ordinal, chosen by
 /// the device's gcnArchName.
 struct RocmVendor {
-  using Api = HipRuntimeApi;
   using State = LauncherState;
   static constexpr const char *kName = "rocm";
   static constexpr const char *kLabel = "ROCm";
@@ -129,13 +116,13 @@ struct RocmVendor {
     unsigned long long key = 0; ///< the device ordinal
   };
 
-  static GpuStatus currentDevice(const Api &api, Device &device) {
+  static GpuStatus currentDevice(const HipRuntimeApi &api, Device &device) {
     int ordinal = 0;
     GpuStatus s = pallasc::launch::currentDevice(api, ordinal);
     device.key = static_cast<unsigned long long>(ordinal);
     return s;
   }
-  static GpuStatus deviceName(const Api &api, const Device &device,
+  static GpuStatus deviceName(const HipRuntimeApi &api, const Device &device,
                               std::string &name) {
     int ordinal = static_cast<int>(device.key);
     if (hipError_t r = api.deviceArchName(ordinal, name); r != hip::kSuccess)
@@ -157,17 +144,19 @@ struct RocmVendor {
   }
   static std::string compileHint(const Device &, const std::string &name) {
     std::string base = name.substr(0, name.find(':'));
-    return base.empty() ? std::string() : "; compile with --target rocm:" + base;
+    return base.empty() ? std::string()
+                        : "; compile with --target rocm:" + base;
   }
   static const char *format(int64_t kind) { return hipFormat(kind); }
-  static GpuStatus load(const Api &api, const pallasc_gpu_image &image,
+  static GpuStatus load(const HipRuntimeApi &api,
+                        const pallasc_gpu_image &image,
                         const GpuLaunchRecord &record, HipKernel &kernel) {
     return loadHipKernel(api, image.data, record.entry,
                          record.dynamicSharedBytes, image.kind, kernel);
   }
   /// AMD kernels take no tensor maps: a record with one is not a ROCm
   /// record, and packing it fails.
-  static GpuStatus launch(const Api &api, const HipKernel &kernel,
+  static GpuStatus launch(const HipRuntimeApi &api, const HipKernel &kernel,
                           const GpuLaunchRecord &record,
                           const GpuLauncherLaunch &l, void *stream) {
     GpuLaunchGeometry geometry;
@@ -181,10 +170,15 @@ struct RocmVendor {
   }
 };
 
-int runRocm(const GpuLauncherCall &call) {
-  return runGpuLauncher<RocmVendor>(call);
-}
-
 } // namespace
 
-PALLASC_GPU_LAUNCHER_ENTRY_POINTS(rocm, pallasc_gpu_image, runRocm)
+void setRocmLauncherRuntimeForTesting(const HipRuntimeApi *api) {
+  state().setOverride(api);
+}
+
+} // namespace pallasc::launch
+
+using namespace pallasc::launch;
+
+PALLASC_GPU_LAUNCHER_ENTRY_POINTS(rocm, pallasc_gpu_image,
+                                  runGpuLauncher<RocmVendor>)

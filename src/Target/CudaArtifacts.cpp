@@ -201,8 +201,7 @@ startCudaArtifacts(ModuleOp module, const std::string &name,
       name, module.getLoc(), kernelLoc, options.emitCubin,
       // A launcher embeds the cubin whenever ptxas runs.
       options.emitCubin || options.launcherImages, options.spillsAreErrors,
-      options.launcherImages,
-      ptxasSeconds, {}});
+      options.launcherImages, ptxasSeconds, {}});
   for (const VendorTarget &vt : vendorTargets(targets, isCudaTarget)) {
     const std::string &target = vt.target;
     const GpuTarget &chip = *vt.chip;

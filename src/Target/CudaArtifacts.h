@@ -74,7 +74,6 @@ struct CudaArtifacts : TargetArtifacts {
   std::vector<Image> images;
 };
 
-
 /// What emitCudaArtifacts builds besides the PTX, and how.
 struct CudaArtifactOptions {
   /// The distributed GPU IR as `<name>.<arch>.gpu.mlir`.
