@@ -513,14 +513,14 @@ int buildBeforeEmulating(ModuleOp module, const std::string &name,
                          const std::string &target, bool amd,
                          bool strictFloat) {
   std::vector<std::string> targets = {target};
+  CudaArtifactOptions cudaOptions;
+  cudaOptions.strictFloat = strictFloat;
   bool built =
       amd ? succeeded(emitRocmArtifacts(module, name, targets,
                                         /*emitText=*/false,
                                         /*emitAsm=*/false,
                                         /*codeObjectVersion=*/5, strictFloat))
-          : succeeded(emitCudaArtifacts(module, name, targets,
-                                        /*emitText=*/false,
-                                        /*emitCubin=*/false, strictFloat));
+          : succeeded(emitCudaArtifacts(module, name, targets, cudaOptions));
   if (!built) {
     logError("error: not emulating: the kernel does not compile for " +
              target + " (above), and --emulate runs only what the " +

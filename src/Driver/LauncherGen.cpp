@@ -5,13 +5,14 @@
 #include "src/Driver/Diagnostics.h"
 #include "src/Driver/Timing.h"
 #include "src/Launch/CudaLauncher.h"
+#include "src/Launch/ElementType.h"
 #include "src/Launch/GpuLaunchArgs.h"
 #include "src/Launch/HipLauncher.h"
 #include "src/Launch/HostPlanCodec.h"
 #include "src/Launch/Launcher.h"
+#include "src/Runtime/CallPlan.h"
 #include "src/Runtime/HostCode.h"
 #include "src/Runtime/HostProgram.h"
-#include "src/Runtime/CallPlan.h"
 #include "src/Version.h"
 
 #include "passes/Conversion/PallasMGPUToGPU/TargetSupport.h"
@@ -36,45 +37,17 @@ using launch::HostCallPlan;
 using runtime::BatchLoopProgram;
 using runtime::DType;
 
-/// The C type of an element of `dtype` (16-bit floats as their bits).
-const char *cType(DType dtype) {
-  switch (dtype) {
-  case DType::Bool:
-  case DType::U8:
-  case DType::F8E4M3FN:
-  case DType::F8E5M2:
-  case DType::F8E4M3FNUZ:
-  case DType::F8E5M2FNUZ:
-  // Packed bytes (2 or 4 elements each, as XLA packs them): the cpu
-  // launcher's storage; the GPU targets refuse them
-  // (pallas-refuse-packed-integers).
-  case DType::I4:
-  case DType::U4:
-  case DType::I2:
-  case DType::U2:
-    return "uint8_t";
-  case DType::I8:
-    return "int8_t";
-  case DType::I16:
-    return "int16_t";
-  case DType::I32:
-    return "int32_t";
-  case DType::I64:
-    return "int64_t";
-  case DType::U16:
-  case DType::F16:
-  case DType::BF16:
-    return "uint16_t";
-  case DType::U32:
-    return "uint32_t";
-  case DType::U64:
-    return "uint64_t";
-  case DType::F32:
-    return "float";
-  case DType::F64:
-    return "double";
-  }
-  return "void";
+/// The C type of an element of `dtype`: its host storage (ElementType.h),
+/// 16-bit and 8-bit floats as their bits. Packed integers (2 or 4 elements
+/// a byte, as XLA packs them) are the cpu launcher's bytes; the GPU targets
+/// refuse them (pallas-refuse-packed-integers).
+std::string cType(DType dtype) {
+  const launch::ElementTypeInfo &e = launch::elementTypeInfo(dtype);
+  using Kind = launch::ElementTypeInfo::Kind;
+  if (e.kind == Kind::Float && e.size >= 4)
+    return e.size == 4 ? "float" : "double";
+  bool isSigned = e.kind == Kind::Signed && !launch::isPackedElement(dtype);
+  return (isSigned ? "int" : "uint") + std::to_string(8 * e.size) + "_t";
 }
 
 /// "f32[n, 4096]": `exprs` (a symbolic call's dimension expressions, or
@@ -124,7 +97,7 @@ entryParameters(const HostCallPlan &plan, const BatchLoopProgram *batch) {
     const HostArrayType &type = batch ? batch->outputs[j] : plan.outputs[j];
     const launch::HostSymbolic &sym = plan.symbolic;
     params.push_back(
-        {std::string(cType(type.type)) + " *out" + std::to_string(j),
+        {cType(type.type) + " *out" + std::to_string(j),
          "output " + std::to_string(j) + ": " +
              (sym.empty() ? shapeText(type)
                           : shapeText(type, &sym.outputs[j], &sym.symbols)) +

@@ -80,10 +80,14 @@ FailureOr<FinishTargetCompile> startTpu(const TargetCompileRequest &r) {
 FailureOr<FinishTargetCompile> startCuda(const TargetCompileRequest &r) {
   // <name>.<arch>.ptx per arch (src/Target). ptxas runs on each arch's PTX
   // while the other kinds are lowered; finishing collects it.
-  FailureOr<PendingCudaArtifactsPtr> started = startCudaArtifacts(
-      r.module, r.name, r.options.targets, r.emitMlir,
-      llvm::is_contained(r.options.emit, "cubin"), r.strictFloat,
-      r.options.spillsAreErrors, /*launcherImages=*/r.wantLibrary);
+  CudaArtifactOptions options;
+  options.emitText = r.emitMlir;
+  options.emitCubin = llvm::is_contained(r.options.emit, "cubin");
+  options.strictFloat = r.strictFloat;
+  options.spillsAreErrors = r.options.spillsAreErrors;
+  options.launcherImages = r.wantLibrary;
+  FailureOr<PendingCudaArtifactsPtr> started =
+      startCudaArtifacts(r.module, r.name, r.options.targets, options);
   if (failed(started))
     return failure();
   return FinishTargetCompile(

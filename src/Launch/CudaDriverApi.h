@@ -24,20 +24,20 @@ using CUresult = int;
 using CUdevice = int;
 using CUdeviceptr = unsigned long long;
 
-/// The driver's enum values the library uses (cuda.h).
+/// The driver's enum values the library uses (cuda.h), by enum.
 namespace cuda {
-constexpr CUresult kSuccess = 0;
-constexpr int kAttrComputeCapabilityMajor = 75;
-constexpr int kAttrComputeCapabilityMinor = 76;
+constexpr CUresult kSuccess = 0; // CUDA_SUCCESS
+// CUdevice_attribute, CUfunction_attribute:
+constexpr int kAttrComputeCapabilityMajor = 75,
+              kAttrComputeCapabilityMinor = 76;
 constexpr int kFuncAttrMaxDynamicSharedSizeBytes = 8;
-constexpr int kJitErrorLogBuffer = 5;
-constexpr int kJitErrorLogBufferSizeBytes = 6;
-constexpr int kTensorMapDataTypeFloat16 = 6;
-constexpr int kTensorMapDataTypeBFloat16 = 9;
-constexpr int kTensorMapInterleaveNone = 0;
-constexpr int kTensorMapSwizzle128B = 3;
-constexpr int kTensorMapL2Promotion128B = 2;
-constexpr int kTensorMapFloatOobFillNone = 0;
+// CUjit_option:
+constexpr int kJitErrorLogBuffer = 5, kJitErrorLogBufferSizeBytes = 6;
+// CUtensorMapDataType, CUtensorMapInterleave, CUtensorMapSwizzle,
+// CUtensorMapL2promotion, CUtensorMapFloatOOBfill:
+constexpr int kTensorMapDataTypeFloat16 = 6, kTensorMapDataTypeBFloat16 = 9,
+              kTensorMapInterleaveNone = 0, kTensorMapSwizzle128B = 3,
+              kTensorMapL2Promotion128B = 2, kTensorMapFloatOobFillNone = 0;
 } // namespace cuda
 
 struct CudaDriverApi {

@@ -26,11 +26,7 @@
 
 namespace pallasc::launch {
 
-/// A loaded module and its kernel.
-struct CudaKernel {
-  void *module = nullptr;
-  void *function = nullptr;
-};
+using CudaKernel = GpuKernel;
 
 /// Loads `image` (NUL-terminated PTX, or a cubin; `format` names it in
 /// messages) into the current context and looks `entry` up. When

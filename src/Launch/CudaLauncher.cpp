@@ -129,6 +129,53 @@ GpuStatus currentContext(const CudaDriverApi &api, unsigned long long &id,
   return GpuStatus::success();
 }
 
+/// CUDA's part of runGpuLauncher: kernels are per context (id), chosen by
+/// the context device's compute capability.
+struct CudaVendor {
+  using State = LauncherState;
+  static constexpr const char *kName = "cuda";
+  static constexpr const char *kLabel = "CUDA";
+  struct Device {
+    unsigned long long key = 0; ///< the context's id
+    int major = 0, minor = 0;
+  };
+
+  static GpuStatus currentDevice(const CudaDriverApi &api, Device &device) {
+    return currentContext(api, device.key, device.major, device.minor);
+  }
+  static GpuStatus deviceName(const CudaDriverApi &, const Device &device,
+                              std::string &name) {
+    name = cudaArchName(device.major, device.minor);
+    return GpuStatus::success();
+  }
+  static int64_t select(const pallasc_cuda_image *images, int64_t numImages,
+                        const Device &device, const std::string &) {
+    return selectCudaImage(images, numImages, device.major, device.minor);
+  }
+  static std::string describeDevice(const Device &device,
+                                    const std::string &name) {
+    return "compute capability " + std::to_string(device.major) + "." +
+           std::to_string(device.minor) + ", " + name;
+  }
+  static std::string compileHint(const Device &, const std::string &name) {
+    return "; compile with --target cuda:" + name +
+           " (or an older architecture, as PTX)";
+  }
+  static const char *format(int64_t kind) { return cudaFormat(kind); }
+  static GpuStatus load(const CudaDriverApi &api,
+                        const pallasc_cuda_image &image,
+                        const GpuLaunchRecord &record, CudaKernel &kernel) {
+    return loadCudaKernel(api, image.data, cudaFormat(image.kind), record.entry,
+                          record.dynamicSharedBytes, kernel);
+  }
+  /// Each iteration's tensor maps are encoded over its own slices.
+  static GpuStatus launch(const CudaDriverApi &api, const CudaKernel &kernel,
+                          const GpuLaunchRecord &record,
+                          const GpuLauncherLaunch &launch, void *stream) {
+    return launchCudaIteration(api, kernel, record, launch, stream);
+  }
+};
+
 } // namespace
 
 void setCudaLauncherDriverForTesting(const CudaDriverApi *api) {
@@ -189,84 +236,5 @@ GpuStatus launchCudaIteration(const CudaDriverApi &api,
 
 using namespace pallasc::launch;
 
-namespace {
-
-/// The launch proper; `where` collects "which kernel, which arch" for the
-/// message of a failure.
-int runCuda(const GpuLauncherCall &call) {
-  const char *entry = call.entry;
-  void *stream = call.stream;
-  const pallasc_cuda_image *images = call.images;
-  std::string where = "cuda";
-  auto fail = [&](GpuStatus s) {
-    return launcherFail(gpuLauncherStatus(s.error), entry,
-                        where + ": " + s.message);
-  };
-  std::vector<GpuLauncherLaunch> launches;
-  if (int status = gpuLauncherLaunches(call, "CUDA", launches))
-    return status;
-
-  LauncherState &st = state();
-  const CudaDriverApi *apiPtr = nullptr;
-  GpuKernelCache<CudaKernel>::Loaded *loaded = nullptr;
-  {
-    // Driver loading, context lookup and module loading are serialized:
-    // each module is loaded once per context.
-    std::lock_guard<std::mutex> lock(st.mutex);
-    if (GpuStatus s = st.api(apiPtr); !s)
-      return fail(s);
-    const CudaDriverApi &api = *apiPtr;
-    unsigned long long context = 0;
-    int major = 0, minor = 0;
-    if (GpuStatus s = currentContext(api, context, major, minor); !s)
-      return fail(s);
-    std::string device = cudaArchName(major, minor);
-    loaded = st.kernels.find(images, context);
-    if (!loaded) {
-      int64_t chosen = selectCudaImage(images, call.numImages, major, minor);
-      if (chosen < 0)
-        return launcherFail(kLauncherNoFittingArch, entry,
-                            "cuda: no embedded code object runs on this "
-                            "device (compute capability " +
-                                std::to_string(major) + "." +
-                                std::to_string(minor) + ", " + device +
-                                "); embedded: " +
-                                gpuImageList(images, call.numImages,
-                                             cudaFormat) +
-                                "; compile with --target cuda:" + device +
-                                " (or an older architecture, as PTX)");
-      const pallasc_cuda_image &image = images[chosen];
-      auto k = std::make_unique<GpuKernelCache<CudaKernel>::Loaded>();
-      k->arch = image.arch;
-      k->format = cudaFormat(image.kind);
-      where = "cuda, " + std::string(k->format) + " " + k->arch + " on " +
-              device;
-      std::string error;
-      if (!gpuImageRecord(image, k->record, error))
-        return launcherFail(kLauncherInvalidPlan, entry, where + ": " + error);
-      if (GpuStatus s =
-              loadCudaKernel(api, image.data, k->format, k->record.entry,
-                             k->record.dynamicSharedBytes, k->kernel);
-          !s)
-        return fail(s);
-      loaded = st.kernels.insert(images, context, std::move(k));
-    }
-  }
-  const CudaDriverApi &api = *apiPtr;
-  const GpuLaunchRecord &record = loaded->record;
-  where = "cuda, " + std::string(loaded->format) + " " + loaded->arch + ", @" +
-          record.entry;
-
-  // One launch per iteration of a batch loop (one for a direct call), in
-  // order on the caller's stream; each iteration's tensor maps are encoded
-  // over its own slices.
-  return gpuLauncherLaunchEach(
-      call, record, launches, where, [&](const GpuLauncherLaunch &launch) {
-        return launchCudaIteration(api, loaded->kernel, record, launch,
-                                   stream);
-      });
-}
-
-} // namespace
-
-PALLASC_GPU_LAUNCHER_ENTRY_POINTS(cuda, pallasc_cuda_image, runCuda)
+PALLASC_GPU_LAUNCHER_ENTRY_POINTS(cuda, pallasc_cuda_image,
+                                  runGpuLauncher<CudaVendor>)

@@ -214,12 +214,10 @@ int64_t GpuBatchLoop::numBoundValues() const {
 }
 
 GpuStatus gpuBatchIteration(const GpuBatchLoop &loop, int64_t b,
-                            const std::vector<uint64_t> &inputs,
-                            const std::vector<uint64_t> &outputs,
-                            const std::vector<int64_t> &boundValues,
-                            std::vector<uint64_t> &iterInputs,
-                            std::vector<uint64_t> &iterOutputs,
-                            std::vector<int64_t> &iterBounds) {
+                            const GpuBatchOperands &all,
+                            GpuBatchOperands &iteration) {
+  const std::vector<uint64_t> &inputs = all.inputs, &outputs = all.outputs;
+  const std::vector<int64_t> &boundValues = all.bounds;
   auto bad = [](const std::string &what) {
     return GpuStatus::failure(GpuError::InvalidLaunchRecord,
                               "the batch loop " + what);
@@ -251,13 +249,13 @@ GpuStatus gpuBatchIteration(const GpuBatchLoop &loop, int64_t b,
     }
     return true;
   };
-  if (!slices(inputs, loop.inputStrides, iterInputs) ||
-      !slices(outputs, loop.outputStrides, iterOutputs))
+  if (!slices(inputs, loop.inputStrides, iteration.inputs) ||
+      !slices(outputs, loop.outputStrides, iteration.outputs))
     return bad("slice " + std::to_string(b) + " overflows the address space");
-  iterBounds.clear();
+  iteration.bounds.clear();
   size_t next = 0;
   for (bool batched : loop.batchedBounds) {
-    iterBounds.push_back(boundValues[next + (batched ? b : 0)]);
+    iteration.bounds.push_back(boundValues[next + (batched ? b : 0)]);
     next += batched ? loop.axisSize : 1;
   }
   return GpuStatus::success();

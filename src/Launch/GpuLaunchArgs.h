@@ -36,6 +36,13 @@ inline bool needsSharedMemoryOptIn(int64_t bytes,
   return bytes > limit;
 }
 
+/// A loaded module and its kernel (a CUmodule / CUfunction, or a
+/// hipModule_t / hipFunction_t).
+struct GpuKernel {
+  void *module = nullptr;
+  void *function = nullptr;
+};
+
 /// One launch: blocks along x, y, z, threads per block, dynamic shared
 /// memory per block.
 struct GpuLaunchGeometry {
@@ -137,18 +144,21 @@ struct GpuBatchLoop {
   int64_t numBoundValues() const;
 };
 
-/// Iteration `b` of `loop`: the operand addresses (`inputs` / `outputs` are
-/// the batched arrays' base addresses) and the dynamic bound values in
-/// grid order (`boundValues`: the loop's, numBoundValues() of them). Fails
-/// with InvalidLaunchRecord when the counts do not match the loop or an
-/// address overflows.
+/// The operands of a batch loop, or of one of its iterations: input and
+/// output addresses, and dynamic bound values in grid order.
+struct GpuBatchOperands {
+  std::vector<uint64_t> inputs, outputs;
+  std::vector<int64_t> bounds;
+};
+
+/// Iteration `b` of `loop` over `all` (the batched arrays' base addresses
+/// and the loop's bound values, numBoundValues() of them): its operand
+/// addresses and one value per dynamic bound. Fails with
+/// InvalidLaunchRecord when the counts do not match the loop or an address
+/// overflows.
 GpuStatus gpuBatchIteration(const GpuBatchLoop &loop, int64_t b,
-                            const std::vector<uint64_t> &inputs,
-                            const std::vector<uint64_t> &outputs,
-                            const std::vector<int64_t> &boundValues,
-                            std::vector<uint64_t> &iterInputs,
-                            std::vector<uint64_t> &iterOutputs,
-                            std::vector<int64_t> &iterBounds);
+                            const GpuBatchOperands &all,
+                            GpuBatchOperands &iteration);
 
 /// The loop as the array of integers a generated launcher embeds:
 /// axisSize, one stride per input, one per output, then 0/1 per dynamic

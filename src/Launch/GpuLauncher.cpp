@@ -200,14 +200,12 @@ int runGuarded(int (*run)(const GpuLauncherCall &call),
 }
 } // namespace
 
-namespace {
-/// What both entry-point shapes pass alike; the caller adds the bounds.
-GpuLauncherCall describeCall(const char *entry,
-                             const pallasc_gpu_image *images,
-                             int64_t numImages, const int64_t *grid,
-                             int64_t gridRank, void *const *operands,
-                             int64_t numInputs, int64_t numOutputs,
-                             void *stream) {
+GpuLauncherCall gpuLauncherCall(const char *entry,
+                                const pallasc_gpu_image *images,
+                                int64_t numImages, const int64_t *grid,
+                                int64_t gridRank, void *const *operands,
+                                int64_t numInputs, int64_t numOutputs,
+                                void *stream) {
   GpuLauncherCall call;
   call.entry = entry;
   call.images = images;
@@ -220,16 +218,10 @@ GpuLauncherCall describeCall(const char *entry,
   call.stream = stream;
   return call;
 }
-} // namespace
 
-int gpuLauncherRun(int (*run)(const GpuLauncherCall &call), const char *entry,
-                   const pallasc_gpu_image *images, int64_t numImages,
-                   const int64_t *grid, int64_t gridRank,
-                   void *const *operands, int64_t numInputs,
-                   int64_t numOutputs, const int64_t *bounds,
-                   int64_t numBounds, void *stream) {
-  GpuLauncherCall call = describeCall(entry, images, numImages, grid, gridRank,
-                                      operands, numInputs, numOutputs, stream);
+int gpuLauncherRun(int (*run)(const GpuLauncherCall &call),
+                   GpuLauncherCall call, const int64_t *bounds,
+                   int64_t numBounds) {
   call.bounds = bounds;
   call.numBounds = numBounds;
   return runGuarded(run, call);
@@ -242,12 +234,11 @@ void noHostKernel(void **) {}
 } // namespace
 
 int gpuLauncherRunSymbolic(int (*run)(const GpuLauncherCall &call),
-                           const char *entry, const pallasc_gpu_image *images,
-                           int64_t numImages, const int64_t *grid,
-                           int64_t gridRank, void *const *operands,
-                           int64_t numInputs, int64_t numOutputs,
-                           const int64_t *bounds, int64_t numBounds,
-                           void *stream, const char *plan, int64_t planSize) {
+                           GpuLauncherCall call, const int64_t *bounds,
+                           int64_t numBounds, const char *plan,
+                           int64_t planSize) {
+  const char *entry = call.entry;
+  int64_t gridRank = call.gridRank;
   launcherClearError();
   try {
     HostCallPlan host;
@@ -284,9 +275,7 @@ int gpuLauncherRunSymbolic(int (*run)(const GpuLauncherCall &call),
     // The grid with its expressions evaluated; plain dynamic bounds stay
     // -1 and come from `bounds`.
     std::vector<int64_t> sizes(host.grid.begin(), host.grid.end());
-    GpuLauncherCall call = describeCall(entry, images, numImages,
-                                        sizes.data(), gridRank, operands,
-                                        numInputs, numOutputs, stream);
+    call.grid = sizes.data();
     call.bounds = bounds;
     call.numBounds = numBounds - numSymbols;
     call.symbols = values.data();
@@ -298,20 +287,14 @@ int gpuLauncherRunSymbolic(int (*run)(const GpuLauncherCall &call),
 }
 
 int gpuLauncherRunBatch(int (*run)(const GpuLauncherCall &call),
-                        const char *entry, const pallasc_gpu_image *images,
-                        int64_t numImages, const int64_t *grid,
-                        int64_t gridRank, void *const *operands,
-                        int64_t numInputs, int64_t numOutputs,
-                        const int64_t *const *boundArgs, int64_t numBoundArgs,
-                        void *stream, const int64_t *batchLoop,
+                        GpuLauncherCall call, const int64_t *const *boundArgs,
+                        int64_t numBoundArgs, const int64_t *batchLoop,
                         int64_t batchLoopSize) {
   if (!batchLoop) {
     launcherClearError();
-    return launcherFail(kLauncherInvalidPlan, entry,
+    return launcherFail(kLauncherInvalidPlan, call.entry,
                         "the entry point passes no batch loop");
   }
-  GpuLauncherCall call = describeCall(entry, images, numImages, grid, gridRank,
-                                      operands, numInputs, numOutputs, stream);
   call.boundArgs = boundArgs;
   call.numBounds = numBoundArgs;
   call.batchLoop = batchLoop;
@@ -373,15 +356,15 @@ int gpuLauncherLaunches(const GpuLauncherCall &c, const char *vendor,
   if (!validCall(c))
     return launcherFail(kLauncherInvalidPlan, c.entry,
                         "no embedded " + std::string(vendor) + " code object");
-  std::vector<uint64_t> inputs, outputs;
-  gpuLauncherOperands(c, inputs, outputs);
+  GpuBatchOperands all;
+  gpuLauncherOperands(c, all.inputs, all.outputs);
   if (!c.batchLoop) {
     GpuLauncherLaunch l;
     if (int status = fillGridSizes(c, c.bounds, c.numBounds, "", l.gridSizes,
                                    checkBounds))
       return status;
-    l.inputs = std::move(inputs);
-    l.outputs = std::move(outputs);
+    l.inputs = std::move(all.inputs);
+    l.outputs = std::move(all.outputs);
     if (c.symbols)
       l.symbols.assign(c.symbols, c.symbols + c.numSymbols);
     launches.push_back(std::move(l));
@@ -396,30 +379,30 @@ int gpuLauncherLaunches(const GpuLauncherCall &c, const char *vendor,
                                        loop);
       !s)
     return launcherFail(kLauncherInvalidPlan, c.entry, s.message);
-  std::vector<int64_t> boundValues;
   bool badArgument = false;
   std::string error;
-  if (!gatherGpuBatchBounds(loop, c.boundArgs, c.numBounds, boundValues,
+  if (!gatherGpuBatchBounds(loop, c.boundArgs, c.numBounds, all.bounds,
                             badArgument, error))
     return launcherFail(badArgument ? kLauncherInvalidArgument
                                     : kLauncherInvalidPlan,
                         c.entry, error);
   for (int64_t b = 0; b < loop.axisSize; ++b) {
-    GpuLauncherLaunch l;
-    std::vector<int64_t> iterBounds;
-    if (GpuStatus s = gpuBatchIteration(loop, b, inputs, outputs, boundValues,
-                                        l.inputs, l.outputs, iterBounds);
-        !s)
+    GpuBatchOperands iteration;
+    if (GpuStatus s = gpuBatchIteration(loop, b, all, iteration); !s)
       return launcherFail(kLauncherInvalidArgument, c.entry,
                           "batch iteration " + std::to_string(b) + " of " +
                               std::to_string(loop.axisSize) + ": " +
                               s.message);
-    if (int status = fillGridSizes(
-            c, iterBounds.data(), static_cast<int64_t>(iterBounds.size()),
-            " in batch iteration " + std::to_string(b) + " of " +
-                std::to_string(loop.axisSize),
-            l.gridSizes, checkBounds))
+    GpuLauncherLaunch l;
+    if (int status =
+            fillGridSizes(c, iteration.bounds.data(),
+                          static_cast<int64_t>(iteration.bounds.size()),
+                          " in batch iteration " + std::to_string(b) + " of " +
+                              std::to_string(loop.axisSize),
+                          l.gridSizes, checkBounds))
       return status;
+    l.inputs = std::move(iteration.inputs);
+    l.outputs = std::move(iteration.outputs);
     launches.push_back(std::move(l));
   }
   return kLauncherOk;

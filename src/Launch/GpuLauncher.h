@@ -16,8 +16,10 @@
 #ifndef PALLASC_SRC_LAUNCH_GPULAUNCHER_H
 #define PALLASC_SRC_LAUNCH_GPULAUNCHER_H
 
+#include "src/Launch/GpuLaunchArgs.h"
 #include "src/Launch/GpuLaunchRecord.h"
 #include "src/Launch/GpuStatus.h"
+#include "src/Launch/Launcher.h"
 
 #include <cstdint>
 #include <functional>
@@ -89,15 +91,21 @@ struct GpuLauncherLaunch {
   std::vector<int64_t> symbols;
 };
 
+/// What every entry-point shape passes alike; the gpuLauncherRun* body
+/// adds the bounds.
+GpuLauncherCall gpuLauncherCall(const char *entry,
+                                const pallasc_gpu_image *images,
+                                int64_t numImages, const int64_t *grid,
+                                int64_t gridRank, void *const *operands,
+                                int64_t numInputs, int64_t numOutputs,
+                                void *stream);
+
 /// The body of a vendor's pallasc_launcher_*_run: clears the thread's last
-/// error, gathers the arguments into a call and runs `run` on it, turning
-/// an exception (out of host memory, a lock failure) into a status.
-int gpuLauncherRun(int (*run)(const GpuLauncherCall &call), const char *entry,
-                   const pallasc_gpu_image *images, int64_t numImages,
-                   const int64_t *grid, int64_t gridRank,
-                   void *const *operands, int64_t numInputs,
-                   int64_t numOutputs, const int64_t *bounds,
-                   int64_t numBounds, void *stream);
+/// error, adds the bounds to `call` and runs `run` on it, turning an
+/// exception (out of host memory, a lock failure) into a status.
+int gpuLauncherRun(int (*run)(const GpuLauncherCall &call),
+                   GpuLauncherCall call, const int64_t *bounds,
+                   int64_t numBounds);
 /// The same for a symbolic call (docs/integration.md#symbolic-shapes):
 /// `bounds` holds the dynamic bounds then one value per symbol; `plan`
 /// (planSize bytes) is the call's host plan (encodeHostCallPlan) with its
@@ -107,20 +115,13 @@ int gpuLauncherRun(int (*run)(const GpuLauncherCall &call), const char *entry,
 /// PALLASC_ERROR_INVALID_ARGUMENT with the CPU entry point's message
 /// ("n = 100 is not a multiple of 8").
 int gpuLauncherRunSymbolic(int (*run)(const GpuLauncherCall &call),
-                           const char *entry, const pallasc_gpu_image *images,
-                           int64_t numImages, const int64_t *grid,
-                           int64_t gridRank, void *const *operands,
-                           int64_t numInputs, int64_t numOutputs,
-                           const int64_t *bounds, int64_t numBounds,
-                           void *stream, const char *plan, int64_t planSize);
+                           GpuLauncherCall call, const int64_t *bounds,
+                           int64_t numBounds, const char *plan,
+                           int64_t planSize);
 /// The same for a batch loop (GpuLauncherCall::batchLoop).
 int gpuLauncherRunBatch(int (*run)(const GpuLauncherCall &call),
-                        const char *entry, const pallasc_gpu_image *images,
-                        int64_t numImages, const int64_t *grid,
-                        int64_t gridRank, void *const *operands,
-                        int64_t numInputs, int64_t numOutputs,
-                        const int64_t *const *boundArgs, int64_t numBoundArgs,
-                        void *stream, const int64_t *batchLoop,
+                        GpuLauncherCall call, const int64_t *const *boundArgs,
+                        int64_t numBoundArgs, const int64_t *batchLoop,
                         int64_t batchLoopSize);
 
 /// The launches of the call: one for a direct call, one per iteration of
@@ -217,6 +218,8 @@ private:
 template <typename Api, GpuStatus (*Load)(Api &), typename Kernel>
 class GpuRuntimeState {
 public:
+  using DriverApi = Api;
+
   static GpuRuntimeState &get() {
     static GpuRuntimeState *s = new GpuRuntimeState;
     return *s;
@@ -255,13 +258,104 @@ private:
   GpuStatus loadStatus;
 };
 
+/// The body of a vendor's run function (the `RUN` of
+/// PALLASC_GPU_LAUNCHER_ENTRY_POINTS): the call's launches, the vendor's
+/// current device, its kernel (loaded from the best fitting image on the
+/// first call for that device, then cached), one launch per iteration.
+/// `where` collects "which kernel, which arch" for the message of a
+/// failure. `Vendor` gives what differs:
+///   State:  its GpuRuntimeState (whose DriverApi is `api`'s type);
+///   Device: the current device;
+///   kName ("cuda"), kLabel ("CUDA"): names in messages;
+///   currentDevice(api, device): the device, with its cache key `key`;
+///   deviceName(api, device, name): the arch name images are chosen for;
+///   select(images, numImages, device, name): the image index, or -1;
+///   describeDevice(device, name), compileHint(device, name): the message
+///     when no image fits;
+///   format(kind): the image's format ("PTX");
+///   load(api, image, record, kernel): loads the kernel record.entry;
+///   launch(api, kernel, record, launch, stream): one asynchronous launch.
+template <typename Vendor> int runGpuLauncher(const GpuLauncherCall &call) {
+  using Loaded = typename GpuKernelCache<GpuKernel>::Loaded;
+  const char *entry = call.entry;
+  const pallasc_gpu_image *images = call.images;
+  std::string where = Vendor::kName;
+  auto fail = [&](GpuStatus s) {
+    return launcherFail(gpuLauncherStatus(s.error), entry,
+                        where + ": " + s.message);
+  };
+  std::vector<GpuLauncherLaunch> launches;
+  if (int status = gpuLauncherLaunches(call, Vendor::kLabel, launches))
+    return status;
+
+  using Api = typename Vendor::State::DriverApi;
+  auto &st = Vendor::State::get();
+  const Api *apiPtr = nullptr;
+  Loaded *loaded = nullptr;
+  {
+    // Driver loading, device lookup and module loading are serialized:
+    // each module is loaded once per device key.
+    std::lock_guard<std::mutex> lock(st.mutex);
+    if (GpuStatus s = st.api(apiPtr); !s)
+      return fail(s);
+    const Api &api = *apiPtr;
+    typename Vendor::Device device;
+    if (GpuStatus s = Vendor::currentDevice(api, device); !s)
+      return fail(s);
+    loaded = st.kernels.find(images, device.key);
+    if (!loaded) {
+      std::string name;
+      if (GpuStatus s = Vendor::deviceName(api, device, name); !s)
+        return fail(s);
+      int64_t chosen = Vendor::select(images, call.numImages, device, name);
+      if (chosen < 0)
+        return launcherFail(
+            kLauncherNoFittingArch, entry,
+            std::string(Vendor::kName) +
+                ": no embedded code object runs on this device (" +
+                Vendor::describeDevice(device, name) + "); embedded: " +
+                gpuImageList(images, call.numImages, Vendor::format) +
+                Vendor::compileHint(device, name));
+      const pallasc_gpu_image &image = images[chosen];
+      auto k = std::make_unique<Loaded>();
+      k->arch = image.arch;
+      k->format = Vendor::format(image.kind);
+      where = std::string(Vendor::kName) + ", " + k->format + " " + k->arch +
+              " on " + name;
+      std::string error;
+      if (!gpuImageRecord(image, k->record, error))
+        return launcherFail(kLauncherInvalidPlan, entry, where + ": " + error);
+      if (GpuStatus s = Vendor::load(api, image, k->record, k->kernel); !s)
+        return fail(s);
+      loaded = st.kernels.insert(images, device.key, std::move(k));
+    }
+  }
+  const Api &api = *apiPtr;
+  const GpuLaunchRecord &record = loaded->record;
+  where = std::string(Vendor::kName) + ", " + loaded->format + " " +
+          loaded->arch + ", @" + record.entry;
+
+  // One launch per iteration of a batch loop (one for a direct call), in
+  // order on the caller's stream.
+  return gpuLauncherLaunchEach(
+      call, record, launches, where, [&](const GpuLauncherLaunch &launch) {
+        return Vendor::launch(api, loaded->kernel, record, launch, call.stream);
+      });
+}
+
 } // namespace pallasc::launch
+
+/// The GpuLauncherCall of an entry point's common arguments (in
+/// PALLASC_GPU_LAUNCHER_ENTRY_POINTS).
+#define PALLASC_GPU_LAUNCHER_CALL_                                             \
+  ::pallasc::launch::gpuLauncherCall(entry, images, numImages, grid, gridRank, \
+                                     operands, numInputs, numOutputs, stream)
 
 /// Defines a vendor's three C entry points, the names generated launchers
 /// call: pallasc_launcher_<VENDOR>_run, _run_symbolic and _run_batch, each
 /// forwarding to gpuLauncherRun* with the vendor's `RUN` function. `IMAGE`
 /// is the vendor's image struct (pallasc_gpu_image's layout).
-#define PALLASC_GPU_LAUNCHER_ENTRY_POINTS(VENDOR, IMAGE, RUN)                 \
+#define PALLASC_GPU_LAUNCHER_ENTRY_POINTS(VENDOR, IMAGE, RUN)                  \
   extern "C" int pallasc_launcher_##VENDOR##_run_batch(                        \
       const char *entry, const IMAGE *images, int64_t numImages,               \
       const int64_t *grid, int64_t gridRank, void *const *operands,            \
@@ -269,8 +363,7 @@ private:
       int64_t numBoundArgs, void *stream, const int64_t *batchLoop,            \
       int64_t batchLoopSize) {                                                 \
     return ::pallasc::launch::gpuLauncherRunBatch(                             \
-        RUN, entry, images, numImages, grid, gridRank, operands, numInputs,    \
-        numOutputs, boundArgs, numBoundArgs, stream, batchLoop,                \
+        RUN, PALLASC_GPU_LAUNCHER_CALL_, boundArgs, numBoundArgs, batchLoop,   \
         batchLoopSize);                                                        \
   }                                                                            \
   extern "C" int pallasc_launcher_##VENDOR##_run(                              \
@@ -278,9 +371,8 @@ private:
       const int64_t *grid, int64_t gridRank, void *const *operands,            \
       int64_t numInputs, int64_t numOutputs, const int64_t *bounds,            \
       int64_t numBounds, void *stream) {                                       \
-    return ::pallasc::launch::gpuLauncherRun(                                  \
-        RUN, entry, images, numImages, grid, gridRank, operands, numInputs,    \
-        numOutputs, bounds, numBounds, stream);                                \
+    return ::pallasc::launch::gpuLauncherRun(RUN, PALLASC_GPU_LAUNCHER_CALL_,  \
+                                             bounds, numBounds);               \
   }                                                                            \
   extern "C" int pallasc_launcher_##VENDOR##_run_symbolic(                     \
       const char *entry, const IMAGE *images, int64_t numImages,               \
@@ -288,8 +380,7 @@ private:
       int64_t numInputs, int64_t numOutputs, const int64_t *bounds,            \
       int64_t numBounds, void *stream, const char *plan, int64_t planSize) {   \
     return ::pallasc::launch::gpuLauncherRunSymbolic(                          \
-        RUN, entry, images, numImages, grid, gridRank, operands, numInputs,    \
-        numOutputs, bounds, numBounds, stream, plan, planSize);                \
+        RUN, PALLASC_GPU_LAUNCHER_CALL_, bounds, numBounds, plan, planSize);   \
   }
 
 #endif // PALLASC_SRC_LAUNCH_GPULAUNCHER_H

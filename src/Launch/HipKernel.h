@@ -20,11 +20,7 @@
 
 namespace pallasc::launch {
 
-/// A loaded module and its kernel.
-struct HipKernel {
-  void *module = nullptr;
-  void *function = nullptr;
-};
+using HipKernel = GpuKernel;
 
 /// Loads the HSACO `image` into the current device and looks `entry` up.
 /// When `sharedBytes` needs the opt-in (past 64 KiB) the kernel's dynamic

@@ -106,6 +106,70 @@ GpuStatus currentDevice(const HipRuntimeApi &api, int &device) {
   return GpuStatus::success();
 }
 
+/// ROCm's part of runGpuLauncher: kernels are per device ordinal, chosen by
+/// the device's gcnArchName.
+struct RocmVendor {
+  using State = LauncherState;
+  static constexpr const char *kName = "rocm";
+  static constexpr const char *kLabel = "ROCm";
+  struct Device {
+    unsigned long long key = 0; ///< the device ordinal
+  };
+
+  static GpuStatus currentDevice(const HipRuntimeApi &api, Device &device) {
+    int ordinal = 0;
+    GpuStatus s = pallasc::launch::currentDevice(api, ordinal);
+    device.key = static_cast<unsigned long long>(ordinal);
+    return s;
+  }
+  static GpuStatus deviceName(const HipRuntimeApi &api, const Device &device,
+                              std::string &name) {
+    int ordinal = static_cast<int>(device.key);
+    if (hipError_t r = api.deviceArchName(ordinal, name); r != hip::kSuccess)
+      return GpuStatus::failure(GpuError::DeviceSetup,
+                                "cannot read the properties of HIP device " +
+                                    std::to_string(ordinal) + ": " +
+                                    api.describe(r),
+                                r);
+    return GpuStatus::success();
+  }
+  static int64_t select(const pallasc_gpu_image *images, int64_t numImages,
+                        const Device &, const std::string &name) {
+    return selectRocmImage(images, numImages, name);
+  }
+  static std::string describeDevice(const Device &device,
+                                    const std::string &name) {
+    return "HIP device " + std::to_string(device.key) + ", " +
+           (name.empty() ? std::string("no gcnArchName") : name);
+  }
+  static std::string compileHint(const Device &, const std::string &name) {
+    std::string base = name.substr(0, name.find(':'));
+    return base.empty() ? std::string()
+                        : "; compile with --target rocm:" + base;
+  }
+  static const char *format(int64_t kind) { return hipFormat(kind); }
+  static GpuStatus load(const HipRuntimeApi &api,
+                        const pallasc_gpu_image &image,
+                        const GpuLaunchRecord &record, HipKernel &kernel) {
+    return loadHipKernel(api, image.data, record.entry,
+                         record.dynamicSharedBytes, image.kind, kernel);
+  }
+  /// AMD kernels take no tensor maps: a record with one is not a ROCm
+  /// record, and packing it fails.
+  static GpuStatus launch(const HipRuntimeApi &api, const HipKernel &kernel,
+                          const GpuLaunchRecord &record,
+                          const GpuLauncherLaunch &l, void *stream) {
+    GpuLaunchGeometry geometry;
+    GpuKernelArgs args;
+    GpuStatus s = computeLaunchGeometry(record, l.gridSizes, geometry);
+    if (s)
+      s = args.pack(record, l.inputs, l.outputs, l.gridSizes, {}, l.symbols);
+    if (s)
+      s = launchHipKernel(api, kernel, geometry, args, stream);
+    return s;
+  }
+};
+
 } // namespace
 
 void setRocmLauncherRuntimeForTesting(const HipRuntimeApi *api) {
@@ -116,96 +180,5 @@ void setRocmLauncherRuntimeForTesting(const HipRuntimeApi *api) {
 
 using namespace pallasc::launch;
 
-namespace {
-
-/// The launch proper; `where` collects "which kernel, which arch" for the
-/// message of a failure.
-int runRocm(const GpuLauncherCall &call) {
-  const char *entry = call.entry;
-  const pallasc_gpu_image *images = call.images;
-  std::string where = "rocm";
-  auto fail = [&](GpuStatus s) {
-    return launcherFail(gpuLauncherStatus(s.error), entry,
-                        where + ": " + s.message);
-  };
-  std::vector<GpuLauncherLaunch> launches;
-  if (int status = gpuLauncherLaunches(call, "ROCm", launches))
-    return status;
-
-  LauncherState &st = state();
-  const HipRuntimeApi *apiPtr = nullptr;
-  GpuKernelCache<HipKernel>::Loaded *loaded = nullptr;
-  {
-    // Runtime loading, device lookup and module loading are serialized:
-    // each module is loaded once per device.
-    std::lock_guard<std::mutex> lock(st.mutex);
-    if (GpuStatus s = st.api(apiPtr); !s)
-      return fail(s);
-    const HipRuntimeApi &api = *apiPtr;
-    int device = 0;
-    if (GpuStatus s = currentDevice(api, device); !s)
-      return fail(s);
-    loaded = st.kernels.find(images, static_cast<unsigned long long>(device));
-    if (!loaded) {
-      std::string arch;
-      if (hipError_t r = api.deviceArchName(device, arch); r != hip::kSuccess)
-        return fail(GpuStatus::failure(
-            GpuError::DeviceSetup,
-            "cannot read the properties of HIP device " +
-                std::to_string(device) + ": " + api.describe(r),
-            r));
-      std::string base = arch.substr(0, arch.find(':'));
-      int64_t chosen = selectRocmImage(images, call.numImages, arch);
-      if (chosen < 0)
-        return launcherFail(
-            kLauncherNoFittingArch, entry,
-            "rocm: no embedded code object runs on this device (HIP device " +
-                std::to_string(device) + ", " +
-                (arch.empty() ? std::string("no gcnArchName") : arch) +
-                "); embedded: " +
-                gpuImageList(images, call.numImages, hipFormat) +
-                (base.empty() ? std::string()
-                              : "; compile with --target rocm:" + base));
-      const pallasc_gpu_image &image = images[chosen];
-      auto k = std::make_unique<GpuKernelCache<HipKernel>::Loaded>();
-      k->arch = image.arch;
-      k->format = hipFormat(image.kind);
-      where = "rocm, HSACO " + k->arch + " on " + arch;
-      std::string error;
-      if (!gpuImageRecord(image, k->record, error))
-        return launcherFail(kLauncherInvalidPlan, entry, where + ": " + error);
-      if (GpuStatus s = loadHipKernel(api, image.data, k->record.entry,
-                                      k->record.dynamicSharedBytes, image.kind,
-                                      k->kernel);
-          !s)
-        return fail(s);
-      loaded = st.kernels.insert(
-          images, static_cast<unsigned long long>(device), std::move(k));
-    }
-  }
-  const HipRuntimeApi &api = *apiPtr;
-  const GpuLaunchRecord &record = loaded->record;
-  where = "rocm, HSACO " + loaded->arch + ", @" + record.entry;
-
-  // One launch per iteration of a batch loop (one for a direct call), in
-  // order on the caller's stream. AMD kernels take no tensor maps: a record
-  // with one is not a ROCm record, and packing it fails.
-  return gpuLauncherLaunchEach(
-      call, record, launches, where,
-      [&](const GpuLauncherLaunch &l) -> GpuStatus {
-        GpuLaunchGeometry geometry;
-        GpuKernelArgs args;
-        GpuStatus s = computeLaunchGeometry(record, l.gridSizes, geometry);
-        if (s)
-          s = args.pack(record, l.inputs, l.outputs, l.gridSizes, {},
-                        l.symbols);
-        if (s)
-          s = launchHipKernel(api, loaded->kernel, geometry, args,
-                              call.stream);
-        return s;
-      });
-}
-
-} // namespace
-
-PALLASC_GPU_LAUNCHER_ENTRY_POINTS(rocm, pallasc_gpu_image, runRocm)
+PALLASC_GPU_LAUNCHER_ENTRY_POINTS(rocm, pallasc_gpu_image,
+                                  runGpuLauncher<RocmVendor>)

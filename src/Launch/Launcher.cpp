@@ -197,35 +197,30 @@ extern "C" int pallasc_launcher_cpu_run_batch(
                                          loop);
         !s)
       return fail(kLauncherInvalidPlan, entry, s.message);
-    std::vector<int64_t> boundValues, iterBounds;
+    GpuBatchOperands all, iteration;
     bool badArgument = false;
     std::string error;
-    if (!gatherGpuBatchBounds(loop, boundArgs, numBoundArgs, boundValues,
+    if (!gatherGpuBatchBounds(loop, boundArgs, numBoundArgs, all.bounds,
                               badArgument, error))
       return fail(badArgument ? kLauncherInvalidArgument : kLauncherInvalidPlan,
                   entry, error);
-    std::vector<uint64_t> inputs, outputs, iterIn, iterOut;
     for (int64_t k = 0; k < numIn + numOut; ++k)
-      (k < numIn ? inputs : outputs)
+      (k < numIn ? all.inputs : all.outputs)
           .push_back(reinterpret_cast<uintptr_t>(operands[k]));
     // A null operand fails in iteration 0, before anything ran.
     for (int64_t b = 0; b < loop.axisSize; ++b) {
       std::string where = "batch iteration " + std::to_string(b) + " of " +
                           std::to_string(loop.axisSize) + ": ";
-      if (GpuStatus s = gpuBatchIteration(loop, b, inputs, outputs,
-                                          boundValues, iterIn, iterOut,
-                                          iterBounds);
-          !s)
+      if (GpuStatus s = gpuBatchIteration(loop, b, all, iteration); !s)
         return fail(kLauncherInvalidArgument, entry, where + s.message);
       std::vector<void *> iterOperands;
-      for (uint64_t a : iterIn)
+      for (uint64_t a : iteration.inputs)
         iterOperands.push_back(reinterpret_cast<void *>(a));
-      for (uint64_t a : iterOut)
+      for (uint64_t a : iteration.outputs)
         iterOperands.push_back(reinterpret_cast<void *>(a));
-      if (int status = runCpuGrid(entry, host, iterOperands.data(),
-                                  iterBounds.data(),
-                                  static_cast<int64_t>(iterBounds.size()),
-                                  where))
+      if (int status = runCpuGrid(
+              entry, host, iterOperands.data(), iteration.bounds.data(),
+              static_cast<int64_t>(iteration.bounds.size()), where))
         return status;
     }
     return kLauncherOk;

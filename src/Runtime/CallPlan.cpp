@@ -37,25 +37,14 @@ std::optional<DType> dtypeOf(Type t) {
     return DType::F8E4M3FNUZ;
   if (isa<Float8E5M2FNUZType>(t))
     return DType::F8E5M2FNUZ;
+  // Integers by width and signedness (signless ones are signed); int4,
+  // uint4, int2 and uint2 are packed in the kernel's storage.
   if (auto i = dyn_cast<IntegerType>(t)) {
-    bool u = i.isUnsigned();
-    switch (i.getWidth()) {
-    // int4/uint4/int2/uint2: packed in the kernel's storage.
-    case 2:
-      return u ? DType::U2 : DType::I2;
-    case 4:
-      return u ? DType::U4 : DType::I4;
-    case 8:
-      return u ? DType::U8 : DType::I8;
-    case 16:
-      return u ? DType::U16 : DType::I16;
-    case 32:
-      return u ? DType::U32 : DType::I32;
-    case 64:
-      return u ? DType::U64 : DType::I64;
-    default:
-      break;
-    }
+    using Kind = launch::ElementTypeInfo::Kind;
+    Kind kind = i.isUnsigned() ? Kind::Unsigned : Kind::Signed;
+    for (const launch::ElementTypeInfo &e : launch::allElementTypes())
+      if (e.kind == kind && launch::elementBits(e.type) == i.getWidth())
+        return e.type;
   }
   return std::nullopt;
 }

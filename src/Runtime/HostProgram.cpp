@@ -95,6 +95,37 @@ struct LoopShape {
   pallas::CallOp call;
 };
 
+/// How soleOp names a block and the op it looks for in `why`.
+struct SoleOpNames {
+  const char *block; ///< "@main"
+  const char *op;    ///< "scf.for"
+  const char *role;  ///< "the batch loop": what the others stand beside
+  const char *none;  ///< "batch loop (scf.for)": what a block without it lacks
+};
+
+/// The one op of type OpT in `block`, whose other ops must all be of the
+/// Allowed types; null (and `why` set) otherwise.
+template <typename OpT, typename... Allowed>
+OpT soleOp(Block &block, const SoleOpNames &names, std::string &why) {
+  OpT found;
+  for (Operation &op : block) {
+    if (auto o = dyn_cast<OpT>(op)) {
+      if (found) {
+        why = std::string(names.block) + " holds more than one " + names.op;
+        return nullptr;
+      }
+      found = o;
+    } else if (!isa<Allowed...>(op)) {
+      why = std::string(names.block) + " holds '" +
+            op.getName().getStringRef().str() + "' besides " + names.role;
+      return nullptr;
+    }
+  }
+  if (!found)
+    why = std::string(names.block) + " holds no " + names.none;
+  return found;
+}
+
 /// Matches `@main` = constants, one tensor.empty per result, one scf.for
 /// from 0 to N step 1 over them, returning its results in order; the body:
 /// tensor.extract / tensor.extract_slice of @main's arguments at the
@@ -108,24 +139,12 @@ bool matchLoopShape(ModuleOp module, LoopShape &shape, std::string &why) {
     return false;
   }
   Block &entry = main.getBody().front();
-  scf::ForOp loop;
-  for (Operation &op : entry) {
-    if (auto f = dyn_cast<scf::ForOp>(op)) {
-      if (loop) {
-        why = "@main holds more than one scf.for";
-        return false;
-      }
-      loop = f;
-    } else if (!isa<arith::ConstantOp, tensor::EmptyOp, func::ReturnOp>(op)) {
-      why = "@main holds '" + op.getName().getStringRef().str() +
-            "' besides the batch loop";
-      return false;
-    }
-  }
-  if (!loop) {
-    why = "@main holds no batch loop (scf.for)";
+  auto loop =
+      soleOp<scf::ForOp, arith::ConstantOp, tensor::EmptyOp, func::ReturnOp>(
+          entry, {"@main", "scf.for", "the batch loop", "batch loop (scf.for)"},
+          why);
+  if (!loop)
     return false;
-  }
   auto ret = cast<func::ReturnOp>(entry.getTerminator());
   if (!llvm::equal(ret.getOperands(), loop.getResults())) {
     why = "@main does not return the batch loop's results in order";
@@ -143,27 +162,12 @@ bool matchLoopShape(ModuleOp module, LoopShape &shape, std::string &why) {
       why = "an output of the batch loop does not start as tensor.empty";
       return false;
     }
-  pallas::CallOp call;
   Block *body = loop.getBody();
-  for (Operation &op : *body) {
-    if (auto c = dyn_cast<pallas::CallOp>(op)) {
-      if (call) {
-        why = "the batch loop holds more than one pallas.call";
-        return false;
-      }
-      call = c;
-    } else if (!isa<tensor::ExtractOp, tensor::ExtractSliceOp,
-                    tensor::InsertSliceOp, arith::ConstantOp, scf::YieldOp>(
-                   op)) {
-      why = "the batch loop holds '" + op.getName().getStringRef().str() +
-            "' besides the call";
-      return false;
-    }
-  }
-  if (!call) {
-    why = "the batch loop holds no pallas.call";
+  auto call = soleOp<pallas::CallOp, tensor::ExtractOp, tensor::ExtractSliceOp,
+                     tensor::InsertSliceOp, arith::ConstantOp, scf::YieldOp>(
+      *body, {"the batch loop", "pallas.call", "the call", "pallas.call"}, why);
+  if (!call)
     return false;
-  }
   auto yield = cast<scf::YieldOp>(body->getTerminator());
   if (yield.getNumOperands() != call.getNumResults()) {
     why = "the batch loop does not yield one value per result of the call";

@@ -182,19 +182,13 @@ private:
     auto lhs = parseProduct();
     while (lhs) {
       size_t at = (skipSpace(), pos);
-      if (eat("+")) {
-        auto rhs = parseProduct();
-        if (!rhs)
-          return std::nullopt;
-        lhs = combine(std::move(*lhs), *rhs, 1, at);
-      } else if (eat("-")) {
-        auto rhs = parseProduct();
-        if (!rhs)
-          return std::nullopt;
-        lhs = combine(std::move(*lhs), *rhs, -1, at);
-      } else {
+      int sign = eat("+") ? 1 : eat("-") ? -1 : 0;
+      if (!sign)
         break;
-      }
+      auto rhs = parseProduct();
+      if (!rhs)
+        return std::nullopt;
+      lhs = combine(std::move(*lhs), *rhs, sign, at);
     }
     return lhs;
   }

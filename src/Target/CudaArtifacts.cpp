@@ -179,14 +179,13 @@ static FailureOr<unsigned> ptxasTimeoutSeconds(Location loc) {
 
 FailureOr<PendingCudaArtifactsPtr>
 startCudaArtifacts(ModuleOp module, const std::string &name,
-                   const std::vector<std::string> &targets, bool emitText,
-                   bool emitCubin, bool strictFloat, bool spillsAreErrors,
-                   bool launcherImages) {
+                   const std::vector<std::string> &targets,
+                   const CudaArtifactOptions &options) {
   bool mosaicGpu = mlir::pallas_mgpu::hasMosaicGpuOps(module);
   if (!hasPallasCall(module) && !mosaicGpu)
     return PendingCudaArtifactsPtr(); // eliminated by pallas-dce: nothing to run
   std::string ptxas = findPtxas();
-  if (emitCubin && ptxas.empty())
+  if (options.emitCubin && ptxas.empty())
     return emitError(module.getLoc())
            << "--emit=cubin needs ptxas (none in $PTXAS, $CUDA_HOME/bin, "
               "/usr/local/cuda/bin or PATH)";
@@ -199,10 +198,10 @@ startCudaArtifacts(ModuleOp module, const std::string &name,
   }
   Location kernelLoc = kernelLocation(module);
   PendingCudaArtifactsPtr pending(new PendingCudaArtifacts{
-      name, module.getLoc(), kernelLoc, emitCubin,
+      name, module.getLoc(), kernelLoc, options.emitCubin,
       // A launcher embeds the cubin whenever ptxas runs.
-      emitCubin || launcherImages, spillsAreErrors, launcherImages,
-      ptxasSeconds, {}});
+      options.emitCubin || options.launcherImages, options.spillsAreErrors,
+      options.launcherImages, ptxasSeconds, {}});
   for (const VendorTarget &vt : vendorTargets(targets, isCudaTarget)) {
     const std::string &target = vt.target;
     const GpuTarget &chip = *vt.chip;
@@ -212,8 +211,8 @@ startCudaArtifacts(ModuleOp module, const std::string &name,
     t.arch = chip.chip;
     FailureOr<LoweredGpuKernel> kernel =
         lowerGpuKernel(module, kernelLoc, target, chip,
-                       cudaVendorLowering(chip, strictFloat, mosaicGpu),
-                       emitText);
+                       cudaVendorLowering(chip, options.strictFloat, mosaicGpu),
+                       options.emitText);
     if (failed(kernel))
       return failure();
     t.launch = kernel->launch;
@@ -350,12 +349,10 @@ FailureOr<CudaArtifacts> finishCudaArtifacts(PendingCudaArtifacts *pending) {
 
 FailureOr<CudaArtifacts>
 emitCudaArtifacts(ModuleOp module, const std::string &name,
-                  const std::vector<std::string> &targets, bool emitText,
-                  bool emitCubin, bool strictFloat, bool spillsAreErrors,
-                  bool launcherImages) {
+                  const std::vector<std::string> &targets,
+                  const CudaArtifactOptions &options) {
   FailureOr<PendingCudaArtifactsPtr> pending =
-      startCudaArtifacts(module, name, targets, emitText, emitCubin,
-                         strictFloat, spillsAreErrors, launcherImages);
+      startCudaArtifacts(module, name, targets, options);
   if (failed(pending))
     return failure();
   return finishCudaArtifacts(pending->get());

@@ -74,24 +74,32 @@ struct CudaArtifacts : TargetArtifacts {
   std::vector<Image> images;
 };
 
+/// What emitCudaArtifacts builds besides the PTX, and how.
+struct CudaArtifactOptions {
+  /// The distributed GPU IR as `<name>.<arch>.gpu.mlir`.
+  bool emitText = false;
+  /// The cubin ptxas assembles, `<name>.<arch>.cubin` (an error without
+  /// ptxas).
+  bool emitCubin = false;
+  /// IEEE floating point (CudaPipelineOptions::strictFloat).
+  bool strictFloat = false;
+  /// A kernel that ptxas reports spilling is a warning, an error with this.
+  bool spillsAreErrors = false;
+  /// Fill CudaArtifacts::images (the cubin whenever ptxas runs, even
+  /// without `emitCubin`).
+  bool launcherImages = false;
+};
 
 /// Builds the PTX of `module` (after the call-level transforms; not
-/// modified) for every `cuda:<arch>` in `targets`. `emitText` adds the
-/// distributed GPU IR as `<name>.<arch>.gpu.mlir`; `emitCubin` the cubin
-/// ptxas assembles, `<name>.<arch>.cubin` (an error without ptxas).
-/// `strictFloat`: IEEE floating point (CudaPipelineOptions::strictFloat).
-/// A kernel that ptxas reports spilling is a warning, an error with
-/// `spillsAreErrors`. `launcherImages` fills `images` (the cubin whenever
-/// ptxas runs, even without `emitCubin`). Diagnostics go to the module's
-/// context. A call eliminated by pallas-dce yields no files. A Mosaic GPU
-/// kernel (`pallas_mgpu` ops) is lowered by pallas-mgpu-to-gpu instead of
-/// the pallas distribution, to the same artifacts.
+/// modified) for every `cuda:<arch>` in `targets`, and what `options` asks.
+/// Diagnostics go to the module's context. A call eliminated by pallas-dce
+/// yields no files. A Mosaic GPU kernel (`pallas_mgpu` ops) is lowered by
+/// pallas-mgpu-to-gpu instead of the pallas distribution, to the same
+/// artifacts.
 mlir::FailureOr<CudaArtifacts>
 emitCudaArtifacts(mlir::ModuleOp module, const std::string &name,
-                  const std::vector<std::string> &targets, bool emitText,
-                  bool emitCubin = false, bool strictFloat = false,
-                  bool spillsAreErrors = false,
-                  bool launcherImages = false);
+                  const std::vector<std::string> &targets,
+                  const CudaArtifactOptions &options);
 
 /// emitCudaArtifacts in two halves, so that ptxas runs while the compile
 /// does other work: startCudaArtifacts lowers every cuda:<arch> and starts
@@ -109,9 +117,8 @@ using PendingCudaArtifactsPtr =
 
 mlir::FailureOr<PendingCudaArtifactsPtr>
 startCudaArtifacts(mlir::ModuleOp module, const std::string &name,
-                   const std::vector<std::string> &targets, bool emitText,
-                   bool emitCubin = false, bool strictFloat = false,
-                   bool spillsAreErrors = false, bool launcherImages = false);
+                   const std::vector<std::string> &targets,
+                   const CudaArtifactOptions &options);
 
 mlir::FailureOr<CudaArtifacts>
 finishCudaArtifacts(PendingCudaArtifacts *pending);

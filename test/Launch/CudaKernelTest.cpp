@@ -73,30 +73,44 @@ TEST_CASE_METHOD(Driver,
   CHECK(fake.count("cuFuncSetAttribute") == 1);
   CHECK(fake.funcAttribute == cuda::kFuncAttrMaxDynamicSharedSizeBytes);
   CHECK(fake.funcAttributeValue == 100000);
-
-  fake.fail["cuFuncSetAttribute"] = 1;
-  checkFailed(loadCudaKernel(api, "ptx", "PTX", "add", 300000, kernel),
-              GpuError::SharedMemoryTooLarge,
-              "the kernel needs 300000 bytes of shared memory, more "
-              "than this GPU allows: CUDA_ERROR_FAKE (1)",
-              1);
 }
 
-TEST_CASE_METHOD(
-    Driver, "cuda launch: a code object the driver rejects, a missing kernel",
-    "[launch][cuda]") {
-  fake.fail["cuModuleLoadDataEx"] = 218;
-  checkFailed(loadCudaKernel(api, "ptx", "PTX", "add", 0, kernel),
-              GpuError::LoadFailed,
-              "the CUDA driver cannot load the PTX: CUDA_ERROR_FAKE "
-              "(218)\nptxas fatal: fake",
-              218);
-
-  fake.fail.clear();
-  fake.fail["cuModuleGetFunction"] = 500;
-  checkFailed(loadCudaKernel(api, "cubin", "cubin", "nope", 0, kernel),
-              GpuError::KernelNotFound,
-              "no kernel named 'nope' in the cubin: CUDA_ERROR_FAKE (500)");
+TEST_CASE_METHOD(Driver,
+                 "cuda launch: a shared memory limit, a code object or a "
+                 "kernel the driver refuses",
+                 "[launch][cuda]") {
+  struct Refusal {
+    const char *entryPoint; ///< the fake driver call that fails
+    int result;             ///< with this result
+    const char *image, *format, *kernelName;
+    int64_t sharedBytes;
+    GpuError error;
+    const char *message;
+    std::optional<int> driverResult; ///< checked when given
+  };
+  const Refusal refusals[] = {
+      {"cuFuncSetAttribute", 1, "ptx", "PTX", "add", 300000,
+       GpuError::SharedMemoryTooLarge,
+       "the kernel needs 300000 bytes of shared memory, more than this GPU "
+       "allows: CUDA_ERROR_FAKE (1)",
+       1},
+      {"cuModuleLoadDataEx", 218, "ptx", "PTX", "add", 0, GpuError::LoadFailed,
+       "the CUDA driver cannot load the PTX: CUDA_ERROR_FAKE (218)\nptxas "
+       "fatal: fake",
+       218},
+      {"cuModuleGetFunction", 500, "cubin", "cubin", "nope", 0,
+       GpuError::KernelNotFound,
+       "no kernel named 'nope' in the cubin: CUDA_ERROR_FAKE (500)",
+       std::nullopt},
+  };
+  for (const Refusal &r : refusals) {
+    INFO(r.entryPoint);
+    fake.fail.clear();
+    fake.fail[r.entryPoint] = r.result;
+    checkFailed(loadCudaKernel(api, r.image, r.format, r.kernelName,
+                               r.sharedBytes, kernel),
+                r.error, r.message, r.driverResult);
+  }
 }
 
 TEST_CASE_METHOD(Driver, "cuda launch: tensor-map encoding", "[launch][cuda]") {

@@ -179,25 +179,24 @@ TEST_CASE("launch: iterations of a batch loop", "[launch]") {
   loop.outputStrides = {32};
   loop.batchedBounds = {true, false};
   REQUIRE(loop.numBoundValues() == 4);
-  std::vector<uint64_t> in, out;
-  std::vector<int64_t> bounds;
-  const std::vector<int64_t> values = {5, 6, 7, 9};
+  GpuBatchOperands it;
+  const GpuBatchOperands all = {{0x1000, 0x8000}, {0x20000}, {5, 6, 7, 9}};
   for (int64_t b = 0; b < 3; ++b) {
-    REQUIRE(gpuBatchIteration(loop, b, {0x1000, 0x8000}, {0x20000}, values,
-                              in, out, bounds));
-    CHECK(in == std::vector<uint64_t>{0x1000 + 64 * uint64_t(b), 0x8000});
-    CHECK(out == std::vector<uint64_t>{0x20000 + 32 * uint64_t(b)});
-    CHECK(bounds == std::vector<int64_t>{5 + b, 9});
+    REQUIRE(gpuBatchIteration(loop, b, all, it));
+    CHECK(it.inputs ==
+          std::vector<uint64_t>{0x1000 + 64 * uint64_t(b), 0x8000});
+    CHECK(it.outputs == std::vector<uint64_t>{0x20000 + 32 * uint64_t(b)});
+    CHECK(it.bounds == std::vector<int64_t>{5 + b, 9});
   }
   // A direct call: one iteration, strides 0.
   GpuBatchLoop one;
   one.inputStrides = {0};
   one.outputStrides = {0};
   one.batchedBounds = {false};
-  REQUIRE(gpuBatchIteration(one, 0, {0x10}, {0x20}, {3}, in, out, bounds));
-  CHECK(in == std::vector<uint64_t>{0x10});
-  CHECK(out == std::vector<uint64_t>{0x20});
-  CHECK(bounds == std::vector<int64_t>{3});
+  REQUIRE(gpuBatchIteration(one, 0, {{0x10}, {0x20}, {3}}, it));
+  CHECK(it.inputs == std::vector<uint64_t>{0x10});
+  CHECK(it.outputs == std::vector<uint64_t>{0x20});
+  CHECK(it.bounds == std::vector<int64_t>{3});
 }
 
 TEST_CASE("launch: a batch loop's malformed iterations", "[launch]") {
@@ -205,15 +204,13 @@ TEST_CASE("launch: a batch loop's malformed iterations", "[launch]") {
   loop.axisSize = 2;
   loop.inputStrides = {8};
   loop.outputStrides = {UINT64_MAX / 2 + 1};
-  std::vector<uint64_t> in, out;
-  std::vector<int64_t> bounds;
-  GpuStatus s = gpuBatchIteration(loop, 2, {0}, {0}, {}, in, out, bounds);
+  GpuBatchOperands it;
+  GpuStatus s = gpuBatchIteration(loop, 2, {{0}, {0}, {}}, it);
   CHECK(s.error == GpuError::InvalidLaunchRecord);
   CHECK(s.message == "the batch loop has no iteration 2 of 2");
-  s = gpuBatchIteration(loop, 0, {0, 0}, {0}, {}, in, out, bounds);
+  s = gpuBatchIteration(loop, 0, {{0, 0}, {0}, {}}, it);
   CHECK(s.message == "the batch loop takes 1 inputs, 1 outputs and 0 bound "
                      "values; the launch passes 2, 1 and 0");
-  s = gpuBatchIteration(loop, 1, {0}, {UINT64_MAX / 2 + 1}, {}, in, out,
-                        bounds);
+  s = gpuBatchIteration(loop, 1, {{0}, {UINT64_MAX / 2 + 1}, {}}, it);
   CHECK(s.message == "the batch loop slice 1 overflows the address space");
 }

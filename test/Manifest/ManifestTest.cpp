@@ -196,26 +196,27 @@ TEST_CASE("matmul example manifest, field by field", "[manifest]") {
   CHECK(m["transforms"] == json::array());
 
   const json &ops = m["operands"];
-  REQUIRE(ops.size() == 4);
-  CHECK(ops[0] == json::parse(R"j({
-    "index": 0, "name": "inputs[0]", "role": "input", "pinned": false,
-    "shape": [1024, 512], "dtype": "bf16", "bytes": 1048576,
-    "memory_space": "default", "block_shape": [128, 128],
-    "index_map": "(d0, d1, d2) -> (d0, d2)"})j"));
-  CHECK(ops[1] == json::parse(R"j({
-    "index": 1, "name": "inputs[1]", "role": "input", "pinned": false,
-    "shape": [512, 1024], "dtype": "bf16", "bytes": 1048576,
-    "memory_space": "default", "block_shape": [128, 128],
-    "index_map": "(d0, d1, d2) -> (d2, d1)"})j"));
-  CHECK(ops[2] == json::parse(R"j({
-    "index": 2, "name": "outputs[0]", "role": "output",
-    "shape": [1024, 1024], "dtype": "f32", "bytes": 4194304,
-    "memory_space": "default", "block_shape": [128, 128],
-    "index_map": "(d0, d1, d2) -> (d0, d1)"})j"));
-  CHECK(ops[3] == json::parse(R"j({
-    "index": 3, "name": "scratch[0]", "role": "scratch",
-    "shape": [128, 128], "dtype": "f32", "bytes": 65536,
-    "memory_space": "vmem"})j"));
+  const json want = json::parse(R"j([
+    {"index": 0, "name": "inputs[0]", "role": "input", "pinned": false,
+     "shape": [1024, 512], "dtype": "bf16", "bytes": 1048576,
+     "memory_space": "default", "block_shape": [128, 128],
+     "index_map": "(d0, d1, d2) -> (d0, d2)"},
+    {"index": 1, "name": "inputs[1]", "role": "input", "pinned": false,
+     "shape": [512, 1024], "dtype": "bf16", "bytes": 1048576,
+     "memory_space": "default", "block_shape": [128, 128],
+     "index_map": "(d0, d1, d2) -> (d2, d1)"},
+    {"index": 2, "name": "outputs[0]", "role": "output",
+     "shape": [1024, 1024], "dtype": "f32", "bytes": 4194304,
+     "memory_space": "default", "block_shape": [128, 128],
+     "index_map": "(d0, d1, d2) -> (d0, d1)"},
+    {"index": 3, "name": "scratch[0]", "role": "scratch",
+     "shape": [128, 128], "dtype": "f32", "bytes": 65536,
+     "memory_space": "vmem"}])j");
+  REQUIRE(ops.size() == want.size());
+  for (size_t i = 0; i < want.size(); ++i) {
+    INFO("operand " << i);
+    CHECK(ops[i] == want[i]);
+  }
 }
 
 TEST_CASE("scalar_prefetch example: an index operand and an @func map",

@@ -33,18 +33,20 @@ int main() {
   auto *in1 = reinterpret_cast<const float *>(uintptr_t(0x2000000));
   auto *out0 = reinterpret_cast<float *>(uintptr_t(0x4000000));
   int64_t bounds[] = {4, 16, 9};
+  auto run = [&](const char *vendor, auto entry) {
+    int status = entry(in0, in1, out0, bounds, nullptr);
+    std::printf("%s: %d '%s'\n", vendor, status, pallasc_last_error());
+  };
   {
     test::FakeCuda fake;
     fake.copyParams = 4;
     launch::CudaDriverApi api = fake.api();
     launch::setCudaLauncherDriverForTesting(&api);
-    int status = gather_gpu_cuda(in0, in1, out0, bounds, nullptr);
-    std::printf("cuda: %d '%s'\n", status, pallasc_last_error());
+    run("cuda", gather_gpu_cuda);
     print("cuda", fake.launches, fake.launchedParams);
     fake.fail["cuLaunchKernel"] = 701;
     fake.failAfter["cuLaunchKernel"] = fake.launches.size() + 1;
-    status = gather_gpu_cuda(in0, in1, out0, bounds, nullptr);
-    std::printf("cuda: %d '%s'\n", status, pallasc_last_error());
+    run("cuda", gather_gpu_cuda);
     launch::setCudaLauncherDriverForTesting(nullptr);
   }
   {
@@ -52,8 +54,7 @@ int main() {
     fake.copyParams = 4;
     launch::HipRuntimeApi api = fake.api();
     launch::setRocmLauncherRuntimeForTesting(&api);
-    int status = gather_gpu_rocm(in0, in1, out0, bounds, nullptr);
-    std::printf("rocm: %d '%s'\n", status, pallasc_last_error());
+    run("rocm", gather_gpu_rocm);
     std::vector<std::vector<uint64_t>> params;
     for (const test::FakeHip::Launch &l : fake.launches)
       params.push_back(l.params);
