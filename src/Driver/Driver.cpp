@@ -998,6 +998,10 @@ int runFrontendOnBuffer(const DriverOptions &options,
                ": error: " + error);
       return kExitUserError;
     }
+    // A declared symbol that no shape, grid entry or axis size uses changes
+    // nothing; the wrapper still takes it: its smallest allowed value.
+    for (const spec::SymbolSpec &sym : spec->symbols)
+      values.emplace(sym.name, sym.lowest());
     for (const auto &[name, value] : values)
       spdlog::debug("{}: symbol {} = {}", options.specPath, name, value);
     // The CPU runs the symbolic call itself at these values; after dce,
