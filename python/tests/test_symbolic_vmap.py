@@ -76,6 +76,36 @@ class SymbolicVmap(PallascCase):
       self.assertEqual(outs[0].shape, (bsize, nsize, 256))
       self.assertEqual(outs[0].tobytes(), outs[1].tobytes(), f"b = {bsize}")
 
+  def test_vmap_symbolic_batch_tpu_matches_jax_lowering(self):
+    # The unbatched symbolic export under the spec-level vmap with axis_size
+    # "b", compiled for --target tpu: the Mosaic module has the kernel
+    # signature, the dynamic iteration bounds (b and cdiv(n, 8)), window
+    # params and transforms of JAX's own lowering of jax.vmap of the call
+    # over export.symbolic_shape("b, n") (jax.export(..., platforms=["tpu"])),
+    # and the same backend config.
+    from harness import jax_tpu_lowering, tpu_v5e
+    cmp = jax_tpu_lowering()
+    b, n = export.symbolic_shape("b, n")
+    w = S((1, 256), jnp.float32)
+    (un,) = self.export(rmsnorm, S((n, 256), jnp.float32), w, sub="spec")
+    umlir, uspec = un.paths
+    with open(uspec) as f:
+      spec = json.load(f)
+    spec["symbols"] = {"b": {}, **spec["symbols"]}
+    spec["transforms"] = [{"vmap": {"in_axes": [0, None], "axis_size": "b"}}]
+    with open(uspec, "w") as f:
+      json.dump(spec, f)
+    out = os.path.join(self.dir, "tpu")
+    ours, ours_cfg = self.compile_tpu(un, out)
+    batched_rms = jax.vmap(rmsnorm, in_axes=(0, None))
+    with tpu_v5e():
+      theirs, theirs_cfg, operands = cmp.jax_export_call(
+          batched_rms, [S((b, n, 256), jnp.float32), w])
+      x, y = cmp.describe(ours), cmp.describe(theirs)
+    self.assertEqual(y["kernel"]["attrs"]["iteration_bounds"],
+                     "array<i64: ?, ?>")
+    self.assert_same_tpu_call(x, y, ours_cfg, theirs_cfg)
+
 
 if __name__ == "__main__":
   unittest.main()
