@@ -1212,16 +1212,15 @@ TEST_CASE("a vmap's symbolic axis_size", "[gridspec]") {
   REQUIRE(use);
   CHECK(use->first == "b");
   CHECK(use->second == "transforms[0].vmap.axis_size");
-  errorAt(withAxis("c"), "transforms[0].vmap.axis_size",
-          "unknown symbol 'c'");
-  errorAt(withAxis("b*n"), "transforms[0].vmap.axis_size",
-          "the product b * n is not linear");
-  errorAt(withAxis("b - 1"), "transforms[0].vmap.axis_size",
-          "axis size 'b - 1' may be 0 at the symbols' declared minimums");
-  errorAt(withAxis("0"), "transforms[0].vmap.axis_size",
-          "axis size '0' is 0");
-  errorAt(withAxis(true), "transforms[0].vmap.axis_size",
-          "a positive integer or a symbol expression");
+  // Each refused axis size and a part of its message at the same path.
+  const std::pair<json, const char *> refused[] = {
+      {"c", "unknown symbol 'c'"},
+      {"b*n", "the product b * n is not linear"},
+      {"b - 1", "axis size 'b - 1' may be 0 at the symbols' declared minimums"},
+      {"0", "axis size '0' is 0"},
+      {true, "a positive integer or a symbol expression"}};
+  for (const auto &[size, part] : refused)
+    errorAt(withAxis(size), "transforms[0].vmap.axis_size", part);
 }
 
 TEST_CASE("symbols inferred from input shapes and instantiated", "[gridspec]") {
