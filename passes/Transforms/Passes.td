@@ -19,9 +19,16 @@ def PallasVmap : Pass<"pallas-vmap", "::mlir::ModuleOp"> {
     dimension at each batched operand's batch axis (its index map receives the
     new grid index there), batches outputs at axis 0, and records the new grid
     axis in `vmapped_dims` so the kernel's `program_id` keeps its meaning.
+    With `axis-expr` (symbolic calls only) the new grid axis is dynamic,
+    bounded by that expression of the wrapper's symbol arguments, and the
+    batched shape entries and `symbolic.grid` carry the expression.
   }];
   let options = [
     Option<"axisSize", "axis-size", "int64_t", "0", "Size of the batch axis">,
+    Option<"axisExpr", "axis-expr", "std::string", "",
+           "Symbolic size of the batch axis: a linear expression over the "
+           "symbols of the (symbolic) calls, written without spaces "
+           "(e.g. b or 2*b); replaces axis-size">,
     ListOption<"inAxes", "in-axes", "int64_t",
                "Batch axis of each call input, -1 if not batched">
   ];

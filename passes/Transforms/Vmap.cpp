@@ -19,6 +19,7 @@
 
 #include "passes/Transforms/CallUtils.h"
 #include "passes/Transforms/Passes.h"
+#include "src/Spec/SymExpr.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/SymbolTable.h"
@@ -99,8 +100,11 @@ LogicalResult checkBatchedSizes(func::FuncOp func, int64_t axisSize) {
 /// Batches one function.
 class FunctionBatcher {
 public:
-  FunctionBatcher(func::FuncOp func, int64_t axisSize, SymbolTable &symbols)
-      : func(func), axisSize(axisSize), symbols(symbols) {}
+  /// `axisExpr`: the symbolic axis size (axis-expr), or null; then
+  /// `axisSize` is ShapedType::kDynamic.
+  FunctionBatcher(func::FuncOp func, int64_t axisSize,
+                  const pallasc::spec::DimExpr *axisExpr, SymbolTable &symbols)
+      : func(func), axisSize(axisSize), axisExpr(axisExpr), symbols(symbols) {}
 
   LogicalResult run(ArrayRef<int64_t> inAxes);
 
@@ -113,6 +117,17 @@ private:
   }
 
   LogicalResult batchOp(Operation *op);
+  /// The symbolic axis size as index arithmetic over @func's symbol
+  /// arguments, at the start of its body.
+  LogicalResult emitAxisValue();
+  /// An error at `op`: `what` cannot take the symbolic axis size.
+  LogicalResult refuseSymbolicAxis(Operation *op, const Twine &what) {
+    return op->emitError() << "pallas-vmap: " << what
+                           << " cannot be batched by the symbolic axis size '"
+                           << axisExpr->str()
+                           << "' (it takes static shapes; give vmap an "
+                              "integer axis_size)";
+  }
   /// Replaces the results of `old` by `news` (each batched at 0) and
   /// erases it.
   LogicalResult replaceBatched(Operation *old, ValueRange news) {
@@ -152,6 +167,9 @@ private:
 
   func::FuncOp func;
   int64_t axisSize;
+  const pallasc::spec::DimExpr *axisExpr;
+  /// The symbolic axis size's value in @func (with axisExpr).
+  Value axisValue;
   SymbolTable &symbols;
   DenseMap<Value, int64_t> bdims;
   /// Batched copies of @func index maps, by (function, batch dim or -1).
@@ -233,6 +251,8 @@ LogicalResult FunctionBatcher::run(ArrayRef<int64_t> inAxes) {
     return success();
   }
 
+  if (axisExpr && failed(emitAxisValue()))
+    return failure();
   SmallVector<Operation *> ops;
   for (Operation &op : entry)
     ops.push_back(&op);
@@ -240,6 +260,38 @@ LogicalResult FunctionBatcher::run(ArrayRef<int64_t> inAxes) {
     if (failed(batchOp(op)))
       return failure();
   updateFunctionType(func);
+  return success();
+}
+
+LogicalResult FunctionBatcher::emitAxisValue() {
+  std::map<std::string, Value> args;
+  for (BlockArgument arg : func.getArguments())
+    if (auto name = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(),
+                                                      "pallas.symbol"))
+      args[name.str()] = arg;
+  OpBuilder b = OpBuilder::atBlockBegin(&func.front());
+  Location loc = func.getLoc();
+  auto constant = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  Value acc;
+  for (const auto &[name, coefficient] : axisExpr->num.terms) {
+    auto it = args.find(name);
+    if (it == args.end())
+      return func.emitError()
+             << "pallas-vmap: the axis size '" << axisExpr->str()
+             << "' uses the symbol '" << name << "', which @"
+             << func.getSymName()
+             << " does not take (expected a symbol of the call's "
+                "`symbolic` attribute, an argument with pallas.symbol)";
+    Value term = it->second;
+    if (coefficient != 1)
+      term = arith::MulIOp::create(b, loc, term, constant(coefficient));
+    acc = acc ? arith::AddIOp::create(b, loc, acc, term).getResult() : term;
+  }
+  if (axisExpr->num.constant != 0)
+    acc = arith::AddIOp::create(b, loc, acc, constant(axisExpr->num.constant));
+  axisValue = acc;
   return success();
 }
 
@@ -263,6 +315,8 @@ LogicalResult FunctionBatcher::batchOp(Operation *op) {
   Location loc = op->getLoc();
   if (auto call = dyn_cast<CallOp>(op))
     return batchCall(call);
+  if (axisExpr)
+    return refuseSymbolicAxis(op, "'" + op->getName().getStringRef() + "'");
   if (auto bcast = dyn_cast<BroadcastInDimOp>(op)) {
     // Batch at 0, operand dims shift by one.
     Value in = moveBatchToFront(b, loc, bcast.getOperand(),
@@ -331,6 +385,9 @@ Value FunctionBatcher::insertBatch(OpBuilder &b, Location loc, Value v,
 }
 
 LogicalResult FunctionBatcher::batchWithLoop(Operation *op) {
+  if (axisExpr)
+    return refuseSymbolicAxis(op, "'" + op->getName().getStringRef() +
+                                      "' (run once per batch element)");
   // Results become tensors batched at 0: ranked tensors gain a leading
   // dimension, index and integer/float scalars become 1-D tensors.
   SmallVector<Type> batchedTypes;
@@ -400,6 +457,10 @@ LogicalResult FunctionBatcher::batchReturn(func::ReturnOp ret) {
 
 FailureOr<Value> FunctionBatcher::broadcastBatch(OpBuilder &b, Location loc,
                                                  Value v) {
+  if (axisExpr)
+    return refuseSymbolicAxis(v.getDefiningOp() ? v.getDefiningOp() : func,
+                              "broadcasting an unbatched value along the "
+                              "batch axis");
   auto type = dyn_cast<RankedTensorType>(v.getType());
   if (!type || !type.hasStaticShape())
     return emitError(loc) << "pallas-vmap: cannot broadcast a value of type "
@@ -470,6 +531,10 @@ LogicalResult FunctionBatcher::batchCall(CallOp call) {
   // dynamic dims, which pallas.reshape does not take: it gets a grid axis
   // of 1 instead.
   DictionaryAttr symbolic = call.getSymbolicAttr();
+  if (axisExpr && !symbolic)
+    return call.emitOpError()
+           << "pallas-vmap: the axis size '" << axisExpr->str()
+           << "' is symbolic but the call has no symbolic shapes";
   if (axisSize == 1 && !symbolic)
     return batchCallSqueezed(call, boundDims, inDims);
 
@@ -498,15 +563,19 @@ LogicalResult FunctionBatcher::batchCall(CallOp call) {
     for (auto [in, out] : call.getAliasPairs()) {
       auto type = cast<RankedTensorType>(call.getInputs()[in].getType());
       BDim d = inDims[in];
-      if (type.hasStaticShape() || (d && *d == 0))
+      if ((type.hasStaticShape() && !axisExpr) || (d && *d == 0))
         continue;
       return call.emitOpError()
              << "pallas-vmap: input " << in << " of type " << type
              << " is aliased to output " << out << " and "
              << (d ? "batched at axis " + std::to_string(*d)
                    : std::string("not batched"))
-             << "; a symbolic array aliased to an output must be batched at "
-                "axis 0 (its "
+             << "; "
+             << (type.hasStaticShape()
+                     ? "with the symbolic axis size '" + axisExpr->str() +
+                           "' an array"
+                     : std::string("a symbolic array"))
+             << " aliased to an output must be batched at axis 0 (its "
              << (d ? "transpose" : "broadcast") << " takes static shapes)";
     }
 
@@ -547,18 +616,36 @@ LogicalResult FunctionBatcher::batchCall(CallOp call) {
   }
 
   OpBuilder b(call);
+  // A symbolic axis size: the new grid axis is dynamic (its bound the
+  // axis size's value), and so is each output's new leading dim.
+  SmallVector<Value> bounds(call.getDynamicGridBounds());
+  std::optional<SmallVector<Value>> sizes;
+  if (axisExpr) {
+    bounds.insert(bounds.begin(), axisValue);
+    sizes.emplace();
+    ValueRange oldSizes = call.getDynamicSizes();
+    for (Type t : call.getResultTypes()) {
+      sizes->push_back(axisValue);
+      int64_t n = cast<RankedTensorType>(t).getNumDynamicDims();
+      llvm::append_range(*sizes, oldSizes.take_front(n));
+      oldSizes = oldSizes.drop_front(n);
+    }
+  }
   CallOp batched =
-      cloneCallWith(b, call, call.getDynamicGridBounds(), inputs, resultTypes);
+      cloneCallWith(b, call, bounds, inputs, resultTypes,
+                    sizes ? std::optional<ValueRange>(*sizes) : std::nullopt);
   batched.setInSpecsAttr(b.getArrayAttr(inSpecs));
   batched.setOutSpecsAttr(b.getArrayAttr(outSpecs));
-  batched.setGrid(insertDim(call.getGrid(), 0, axisSize));
+  batched.setGrid(insertDim(call.getGrid(), 0, axisExpr ? -1 : axisSize));
   // A symbolic call: each batched operand's shape entry gets the axis size
-  // at its batch axis; the new grid axis is static (no expression).
+  // at its batch axis; the new grid axis is static (no expression) or the
+  // symbolic axis size.
   if (symbolic) {
+    std::string axisText =
+        axisExpr ? axisExpr->str() : std::to_string(axisSize);
     auto withBatch = [&](Attribute entry, int64_t axis) -> Attribute {
       SmallVector<Attribute> dims(cast<ArrayAttr>(entry).getValue());
-      dims.insert(dims.begin() + axis,
-                  b.getStringAttr(std::to_string(axisSize)));
+      dims.insert(dims.begin() + axis, b.getStringAttr(axisText));
       return b.getArrayAttr(dims);
     };
     SmallVector<Attribute> symInputs = getSymbolicShapes(call, "inputs");
@@ -569,7 +656,8 @@ LogicalResult FunctionBatcher::batchCall(CallOp call) {
     for (Attribute e : getSymbolicShapes(call, "outputs"))
       symOutputs.push_back(withBatch(e, 0));
     setSymbolicShapes(batched, symInputs, symOutputs);
-    SmallVector<Attribute> grid{b.getStringAttr("")};
+    SmallVector<Attribute> grid{
+        b.getStringAttr(axisExpr ? axisText : std::string())};
     llvm::append_range(grid, symbolic.getAs<ArrayAttr>("grid").getValue());
     NamedAttrList entries(batched.getSymbolicAttr());
     entries.set("grid", b.getArrayAttr(grid));
@@ -585,7 +673,11 @@ LogicalResult FunctionBatcher::batchCall(CallOp call) {
   for (int64_t d : call.getVmappedDims())
     vmapped.push_back(d + 1);
   batched.setVmappedDims(vmapped);
-  if (CostEstimateAttr cost = call.getCostEstimateAttr()) {
+  // The cost estimate is a number per call: with a symbolic axis size the
+  // batched call's has no value, so it is dropped.
+  if (axisExpr)
+    batched.removeCostEstimateAttr();
+  else if (CostEstimateAttr cost = call.getCostEstimateAttr()) {
     int64_t flops, bytes, trans;
     if (llvm::MulOverflow(cost.getFlops(), axisSize, flops) ||
         llvm::MulOverflow(cost.getBytesAccessed(), axisSize, bytes) ||
@@ -806,7 +898,24 @@ struct PallasVmapPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     int64_t size = axisSize;
-    if (size < 1) {
+    std::optional<pallasc::spec::DimExpr> expr;
+    if (!axisExpr.empty()) {
+      pallasc::spec::DimExprError error;
+      expr = pallasc::spec::parseDimExpr(axisExpr, /*allowDivision=*/false,
+                                         error);
+      if (!expr) {
+        module.emitError() << "pallas-vmap: axis-expr '" << axisExpr
+                           << "': " << error.message;
+        return signalPassFailure();
+      }
+      if (expr->isConstant()) {
+        size = expr->num.constant;
+        expr.reset();
+      } else {
+        size = ShapedType::kDynamic;
+      }
+    }
+    if (!expr && size < 1) {
       module.emitError() << "pallas-vmap: axis-size must be at least 1, got "
                          << size;
       return signalPassFailure();
@@ -821,7 +930,7 @@ struct PallasVmapPass
       }
     SymbolTable symbols(module);
     for (func::FuncOp func : getCallWrappers(module)) {
-      FunctionBatcher batcher(func, size, symbols);
+      FunctionBatcher batcher(func, size, expr ? &*expr : nullptr, symbols);
       if (failed(batcher.run(axes)) || failed(checkBatchedSizes(func, size)))
         return signalPassFailure();
     }

@@ -154,9 +154,16 @@ public:
                                     "integers and nulls");
           continue;
         }
-        if (size == body.end() || !size->is_number_integer() ||
-            size->get<int64_t>() < 1) {
-          error(bpath + ".axis_size", "expected a positive integer");
+        // A symbol expression ("b") is checked against the spec's symbols
+        // by the job's --vmap flag.
+        bool symbolic = size != body.end() && size->is_string() &&
+                        !size->get<std::string>().empty() &&
+                        size->get<std::string>().find(':') ==
+                            std::string::npos;
+        if (!symbolic && (size == body.end() || !size->is_number_integer() ||
+                          size->get<int64_t>() < 1)) {
+          error(bpath + ".axis_size",
+                "expected a positive integer or a symbol expression");
           continue;
         }
         std::string spelled;
@@ -176,7 +183,8 @@ public:
         }
         if (ok && !axes->empty()) {
           flags.push_back("--vmap=" + spelled + ":" +
-                          std::to_string(size->get<int64_t>()));
+                          (symbolic ? size->get<std::string>()
+                                    : std::to_string(size->get<int64_t>())));
         } else if (ok) {
           error(bpath + ".in_axes", "expected at least one axis");
         }

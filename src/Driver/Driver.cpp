@@ -58,6 +58,104 @@ constexpr uint64_t kMaxSpecBytes = 16ull << 20;
 /// Operations a kernel file may hold (docs/limits.md says why this many).
 constexpr int64_t kMaxKernelOps = 100000;
 
+/// `text` without its spaces (a pass option's value ends at a space).
+static std::string withoutSpaces(std::string text) {
+  text.erase(std::remove(text.begin(), text.end(), ' '), text.end());
+  return text;
+}
+
+/// `shapes` (the wrapper's inputs, named `sources`) with each vmap's batch
+/// axes taken off, the last vmap's first; false with a message naming the
+/// input and the vmap when a batch axis is not the axis size.
+static bool stripBatchAxes(const std::vector<spec::Transform> &transforms,
+                           std::vector<std::vector<int64_t>> &shapes,
+                           const std::vector<std::string> &sources,
+                           std::string &error) {
+  for (auto t = transforms.rbegin(); t != transforms.rend(); ++t) {
+    if (t->kind != spec::Transform::Kind::Vmap)
+      continue;
+    for (size_t i = 0; i < shapes.size() && i < t->inAxes.size(); ++i) {
+      if (!t->inAxes[i])
+        continue;
+      int64_t axis = *t->inAxes[i];
+      if (axis >= static_cast<int64_t>(shapes[i].size()) ||
+          shapes[i][axis] != t->axisSize) {
+        std::string shape;
+        for (int64_t d : shapes[i])
+          shape += (shape.empty() ? "" : ",") + std::to_string(d);
+        error = sources[i] + ": error: inputs[" + std::to_string(i) +
+                "] has shape [" + shape + "] but " +
+                (t->path.empty() ? std::string("vmap") : t->path) +
+                " batches it at axis " + std::to_string(axis) +
+                " with axis_size " + std::to_string(t->axisSize);
+        return false;
+      }
+      shapes[i].erase(shapes[i].begin() + axis);
+    }
+  }
+  return true;
+}
+
+/// `spec` whose inputs have the batch axes of `transforms`' vmaps, each its
+/// axis size (an expression where symbolic), for inferring the symbols
+/// from the batched inputs' shapes.
+static spec::GridSpec
+withBatchAxes(const spec::GridSpec &spec,
+              const std::vector<spec::Transform> &transforms) {
+  spec::GridSpec batched = spec;
+  for (const spec::Transform &t : transforms) {
+    if (t.kind != spec::Transform::Kind::Vmap)
+      continue;
+    for (size_t i = 0; i < batched.inputs.size() && i < t.inAxes.size(); ++i) {
+      spec::ArraySpec &a = batched.inputs[i];
+      if (!t.inAxes[i] || *t.inAxes[i] > static_cast<int64_t>(a.shape.size()))
+        continue;
+      if (a.shapeExprs.empty())
+        for (int64_t d : a.shape)
+          a.shapeExprs.push_back(spec::DimExpr::constant(d));
+      int64_t axis = *t.inAxes[i];
+      a.shape.insert(a.shape.begin() + axis,
+                     t.axisExpr ? spec::kSymbolicDim : t.axisSize);
+      a.shapeExprs.insert(a.shapeExprs.begin() + axis,
+                          t.axisExpr ? *t.axisExpr
+                                     : spec::DimExpr::constant(t.axisSize));
+    }
+  }
+  return batched;
+}
+
+/// The symbolic axis sizes of the command line's vmaps (--vmap 0:b) use
+/// only the spec's symbols and are at least 1 at their minimums.
+static bool checkFlagAxisSizes(const spec::GridSpec &spec,
+                               const std::vector<spec::Transform> &extra,
+                               std::string &error) {
+  for (const spec::Transform &t : extra) {
+    if (!t.axisExpr)
+      continue;
+    std::string declared;
+    for (const spec::SymbolSpec &s : spec.symbols)
+      declared += (declared.empty() ? "" : ", ") + s.name;
+    for (const std::string &name : t.axisExpr->symbols())
+      if (llvm::none_of(spec.symbols, [&](const spec::SymbolSpec &s) {
+            return s.name == name;
+          })) {
+        error = t.path + ": unknown symbol '" + name + "' in the axis size '" +
+                t.axisExpr->str() + "'; " +
+                (declared.empty()
+                     ? std::string("the spec declares no symbols")
+                     : "the spec declares " + declared);
+        return false;
+      }
+    if (t.axisExpr->lowest(spec.symbols).value_or(0) < 1) {
+      error = t.path + ": the axis size '" + t.axisExpr->str() +
+              "' may be 0 at the symbols' declared minimums; expected an "
+              "expression that is at least 1";
+      return false;
+    }
+  }
+  return true;
+}
+
 std::string transformToPassPipeline(const spec::Transform &t) {
   auto joinInts = [](const auto &values, auto toInt) {
     std::string s;
@@ -67,7 +165,9 @@ std::string transformToPassPipeline(const spec::Transform &t) {
   };
   switch (t.kind) {
   case spec::Transform::Kind::Vmap:
-    return "pallas-vmap{axis-size=" + std::to_string(t.axisSize) +
+    return "pallas-vmap{" +
+           (t.axisExpr ? "axis-expr=" + withoutSpaces(t.axisExpr->str())
+                       : "axis-size=" + std::to_string(t.axisSize)) +
            " in-axes=" +
            joinInts(t.inAxes,
                     [](const std::optional<int64_t> &a) {
@@ -859,8 +959,18 @@ int runFrontendOnBuffer(const DriverOptions &options,
            t.kind != spec::Transform::Kind::Dce &&
            t.kind != spec::Transform::Kind::Vmap;
   });
-  if (auto use = spec::firstSymbolUse(*spec);
-      use && options.symbolShapes && notInferred == allTransforms.end()) {
+  std::string flagError;
+  if (!checkFlagAxisSizes(*spec, options.extraTransforms, flagError)) {
+    logError(options.specPath + ": error: " + flagError);
+    return kExitUserError;
+  }
+  auto use = spec::firstSymbolUse(*spec);
+  for (const spec::Transform &t : options.extraTransforms)
+    if (!use && t.axisExpr)
+      use = std::make_pair(t.axisExpr->symbols().front(), t.path);
+  // The symbols' values where `pallasc run` compiles the spec at them.
+  std::optional<std::map<std::string, int64_t>> instantiated;
+  if (use && options.symbolShapes && notInferred == allTransforms.end()) {
     // pallasc run: the symbols' values come from the inputs' shapes; the
     // spec at those values is a static one.
     std::vector<std::vector<int64_t>> shapes;
@@ -871,35 +981,27 @@ int runFrontendOnBuffer(const DriverOptions &options,
       logError(error);
       return kExitUserError;
     }
-    // Each vmap's batch axes off the inputs, the last vmap's first.
-    for (auto t = allTransforms.rbegin(); t != allTransforms.rend(); ++t) {
-      if (t->kind != spec::Transform::Kind::Vmap)
-        continue;
-      for (size_t i = 0; i < shapes.size() && i < t->inAxes.size(); ++i) {
-        if (!t->inAxes[i])
-          continue;
-        int64_t axis = *t->inAxes[i];
-        if (axis >= static_cast<int64_t>(shapes[i].size()) ||
-            shapes[i][axis] != t->axisSize) {
-          std::string shape;
-          for (int64_t d : shapes[i])
-            shape += (shape.empty() ? "" : ",") + std::to_string(d);
-          logError(sources[i] + ": error: inputs[" + std::to_string(i) +
-                   "] has shape [" + shape + "] but " +
-                   (t->path.empty() ? std::string("vmap") : t->path) +
-                   " batches it at axis " + std::to_string(axis) +
-                   " with axis_size " + std::to_string(t->axisSize));
-          return kExitUserError;
-        }
-        shapes[i].erase(shapes[i].begin() + axis);
-      }
+    // With integer axis sizes each vmap's batch axes come off the inputs;
+    // a symbolic one is a dimension of the batched inputs to infer.
+    std::optional<spec::GridSpec> batched;
+    if (llvm::any_of(allTransforms,
+                     [](const spec::Transform &t) { return !!t.axisExpr; }))
+      batched = withBatchAxes(*spec, allTransforms);
+    else if (!stripBatchAxes(allTransforms, shapes, sources, error)) {
+      logError(error);
+      return kExitUserError;
     }
     std::string source;
-    if (!spec::inferSymbols(*spec, shapes, sources, values, source, error)) {
+    if (!spec::inferSymbols(batched ? *batched : *spec, shapes, sources,
+                            values, source, error)) {
       logError((source.empty() ? options.specPath : source) +
                ": error: " + error);
       return kExitUserError;
     }
+    // A declared symbol that no shape, grid entry or axis size uses changes
+    // nothing; the wrapper still takes it: its smallest allowed value.
+    for (const spec::SymbolSpec &sym : spec->symbols)
+      values.emplace(sym.name, sym.lowest());
     for (const auto &[name, value] : values)
       spdlog::debug("{}: symbol {} = {}", options.specPath, name, value);
     // The CPU runs the symbolic call itself at these values; after dce,
@@ -915,6 +1017,7 @@ int runFrontendOnBuffer(const DriverOptions &options,
       return kExitUserError;
     } else {
       spec->symbols.clear(); // a static spec: the call is not symbolic
+      instantiated = values;
     }
   } else if (use && !options.symbolShapes && !options.targets.empty() &&
              llvm::all_of(options.targets, [](const std::string &t) {
@@ -953,6 +1056,13 @@ int runFrontendOnBuffer(const DriverOptions &options,
   }
   for (const spec::Transform &t : options.extraTransforms)
     spec->transforms.push_back(t);
+  // A static spec at the inferred values: so are the symbolic axis sizes.
+  if (instantiated)
+    for (spec::Transform &t : spec->transforms)
+      if (t.axisExpr) {
+        t.axisSize = t.axisExpr->evaluate(*instantiated).value_or(0);
+        t.axisExpr.reset();
+      }
   if (!options.name.empty())
     spec->name = options.name;
 

@@ -297,6 +297,10 @@ firstSymbolUse(const GridSpec &spec) {
         if (!a.shapeExprs[d].isConstant())
           return std::make_pair(a.shapeExprs[d].symbols().front(),
                                 a.path + ".shape[" + std::to_string(d) + "]");
+  for (const Transform &t : spec.transforms)
+    if (t.axisExpr)
+      return std::make_pair(t.axisExpr->symbols().front(),
+                            t.path + ".vmap.axis_size");
   return std::nullopt;
 }
 

@@ -142,12 +142,15 @@ struct CompilerParams {
 struct Transform {
   enum class Kind { Vmap, Jvp, Dce, DischargeState, HiToLo };
   Kind kind = Kind::Jvp;
-  // vmap: {"in_axes": [int|null, ...], "axis_size": n}
+  // vmap: {"in_axes": [int|null, ...], "axis_size": n | "expr"}
   std::vector<std::optional<int64_t>> inAxes;
-  int64_t axisSize = 0;
+  int64_t axisSize = 0; ///< 0 when the axis size is symbolic (axisExpr)
   // dce: {"used_outputs": [bool, ...]}
   std::vector<bool> usedOutputs;
   std::string path; ///< e.g. "transforms[0]".
+  /// vmap's symbolic axis size: a linear expression over the declared
+  /// symbols (docs/transforms.md#symbolic-axis-size); axisSize is then 0.
+  std::optional<DimExpr> axisExpr;
 };
 
 /// Sentinel in `GridSpec::grid` for a "dynamic" bound.

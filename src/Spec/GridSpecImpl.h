@@ -239,6 +239,8 @@ private:
   void parseCompilerParams(const json &root);
   void parseMetadata(const json &root);
   void parseTransforms(const json &root);
+  void parseAxisSize(const json &body, const std::string &bpath,
+                     Transform &t);
   void parseTransformAsWritten(const json &body, const std::string &bpath,
                                Transform &t);
   /// The array `key` of the transform `body` at `bpath` (`what` describes

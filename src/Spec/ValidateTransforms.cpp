@@ -35,6 +35,45 @@ std::optional<Transform::Kind> transformKind(const std::string &name) {
 
 } // namespace
 
+/// vmap's `axis_size`: a positive integer, or a linear expression over the
+/// declared symbols whose smallest value is at least 1 (a constant one is
+/// taken as its integer).
+void Validator::parseAxisSize(const json &body, const std::string &bpath,
+                              Transform &t) {
+  const json *s = require(body, bpath, "axis_size");
+  if (!s)
+    return;
+  std::string path = joinPath(bpath, "axis_size");
+  if (!s->is_string()) {
+    if (auto n = intValue(*s, path, 1,
+                          "a positive integer or a symbol expression"))
+      t.axisSize = *n;
+    return;
+  }
+  std::string text = s->get<std::string>();
+  std::optional<DimExpr> e = dimExprValue(text, path, /*allowDivision=*/false,
+                                          "a batch axis size");
+  if (!e)
+    return;
+  if (e->isConstant()) {
+    if (e->num.constant < 1) {
+      error(path, "axis size " + quote(text) + " is " +
+                      std::to_string(e->num.constant) +
+                      "; expected a positive integer or a symbol expression");
+      return;
+    }
+    t.axisSize = e->num.constant;
+    return;
+  }
+  if (e->lowest(spec.symbols).value_or(0) < 1) {
+    error(path, "axis size " + quote(text) +
+                    " may be 0 at the symbols' declared minimums; expected "
+                    "an expression that is at least 1");
+    return;
+  }
+  t.axisExpr = std::move(e);
+}
+
 /// A vmap or dce after a transform that changes the operand list (jvp, dce,
 /// discharge_state, hi_to_lo): the counts and ranks are only known to the
 /// passes, which check them, so the axes and mask are taken as written.
@@ -43,10 +82,7 @@ void Validator::parseTransformAsWritten(const json &body,
                                         Transform &t) {
   if (t.kind == Transform::Kind::Vmap) {
     checkKeys(body, bpath, {"in_axes", "axis_size"});
-    if (const json *s = require(body, bpath, "axis_size"))
-      if (auto n = intValue(*s, joinPath(bpath, "axis_size"), 1,
-                            "a positive integer"))
-        t.axisSize = *n;
+    parseAxisSize(body, bpath, t);
     if (const json *ax = require(body, bpath, "in_axes")) {
       std::string apath = joinPath(bpath, "in_axes");
       if (expectArray(*ax, apath, "an array of integers and nulls"))
@@ -125,8 +161,9 @@ void Validator::parseTransforms(const json &root) {
   // Adds a batch axis of `size` at `axis` to `shape`; false (with an error
   // at `path`) when the batched array's element or byte count leaves int64.
   auto batchShape = [&](std::vector<int64_t> &shape, int64_t axis,
-                        int64_t size, const ArraySpec &array,
+                        const Transform &t, const ArraySpec &array,
                         const std::string &path) {
+    int64_t size = t.axisExpr ? kSymbolicDim : t.axisSize;
     std::vector<int64_t> batched = shape;
     batched.insert(batched.begin() + axis, size);
     int64_t bytes = dtypeByteWidth(array.dtype);
@@ -134,7 +171,9 @@ void Validator::parseTransforms(const json &root) {
       if (d != kSymbolicDim && mulOverflows(bytes, d, bytes)) {
         error(path, "batching " + array.path + " (" + formatShape(shape) +
                         " " + array.dtype + ") by axis_size " +
-                        std::to_string(size) + " gives " +
+                        (t.axisExpr ? t.axisExpr->str()
+                                    : std::to_string(size)) +
+                        " gives " +
                         formatShape(batched) +
                         ", whose size in bytes overflows int64");
         return false;
@@ -180,10 +219,7 @@ void Validator::parseTransforms(const json &root) {
       parseTransformAsWritten(body, bpath, t);
     } else if (t.kind == Transform::Kind::Vmap) {
       checkKeys(body, bpath, {"in_axes", "axis_size"});
-      if (const json *s = require(body, bpath, "axis_size"))
-        if (auto n = intValue(*s, joinPath(bpath, "axis_size"), 1,
-                              "a positive integer"))
-          t.axisSize = *n;
+      parseAxisSize(body, bpath, t);
       std::string apath;
       if (const json *ax = operandArray(
               body, bpath, "in_axes", "an array of integers and nulls",
@@ -222,7 +258,7 @@ void Validator::parseTransforms(const json &root) {
             bool symbolic = std::find(a.shape.begin(), a.shape.end(),
                                       kSymbolicDim) != a.shape.end();
             std::optional<int64_t> axis = t.inAxes[in];
-            if (!symbolic || (axis && *axis == 0))
+            if ((!symbolic && !t.axisExpr) || (axis && *axis == 0))
               continue;
             error(indexPath(apath, in),
                   a.path + " (" + formatSymbolicShape(a.shape, a.shapeExprs) +
@@ -230,8 +266,11 @@ void Validator::parseTransforms(const json &root) {
                       "] and " +
                       (axis ? "batched at axis " + std::to_string(*axis)
                             : std::string("not batched")) +
-                      "; vmap batches a symbolic array aliased to an "
-                      "output only at axis 0 (its " +
+                      "; vmap batches " +
+                      (symbolic ? std::string("a symbolic array")
+                                : "by the symbolic axis_size " +
+                                      quote(t.axisExpr->str()) + " an array") +
+                      " aliased to an output only at axis 0 (its " +
                       (axis ? "transpose" : "broadcast") +
                       " would need a static shape)");
           }
@@ -241,15 +280,14 @@ void Validator::parseTransforms(const json &root) {
           // The batched sizes: each batched input, and every output
           // (pallas-vmap batches the outputs at axis 0).
           std::string spath = joinPath(bpath, "axis_size");
-          bool ok = t.axisSize >= 1;
+          bool ok = t.axisSize >= 1 || t.axisExpr;
           for (size_t i = 0; ok && i < inShapes.size(); ++i)
             if (t.inAxes[i] && inShapeOk[i])
-              ok = batchShape(inShapes[i], *t.inAxes[i], t.axisSize,
-                              spec.inputs[i], spath);
+              ok = batchShape(inShapes[i], *t.inAxes[i], t, spec.inputs[i],
+                              spath);
           for (size_t i = 0; ok && i < outShapes.size(); ++i)
             if (outShapeOk[i])
-              ok = batchShape(outShapes[i], 0, t.axisSize, spec.outputs[i],
-                              spath);
+              ok = batchShape(outShapes[i], 0, t, spec.outputs[i], spath);
         }
       }
     } else if (t.kind == Transform::Kind::Dce) {

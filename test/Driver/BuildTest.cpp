@@ -59,6 +59,7 @@ TEST_CASE("build list: paths, optional keys", "[build]") {
           {"kernel": "a/k.mlir", "spec": "s.json", "name": "n",
            "out_dir": "out", "emit": [], "flags": ["-O3", "--jvp"],
            "transforms": [{"vmap": {"in_axes": [1, null], "axis_size": 8}},
+                          {"vmap": {"in_axes": [0, 0], "axis_size": "2*b"}},
                           {"dce": {"used_outputs": [true, false]}},
                           {"discharge_state": {}}, {"hi_to_lo": {}}]}])",
       "lists", entries, errors));
@@ -79,7 +80,8 @@ TEST_CASE("build list: paths, optional keys", "[build]") {
   CHECK(entries[1].outDir == "lists/out");
   CHECK(entries[1].flags == std::vector<std::string>{"-O3", "--jvp"});
   CHECK(entries[1].transformFlags ==
-        std::vector<std::string>{"--vmap=1,none:8", "--used-outputs=1,0",
+        std::vector<std::string>{"--vmap=1,none:8", "--vmap=0,0:2*b",
+                                 "--used-outputs=1,0",
                                  "--discharge-state", "--hi-to-lo"});
   CHECK(entries[0].transformFlags.empty());
 }

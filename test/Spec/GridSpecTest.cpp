@@ -1180,6 +1180,49 @@ TEST_CASE("symbolic block and alias errors", "[gridspec]") {
   parseOk(j.dump());
 }
 
+TEST_CASE("a vmap's symbolic axis_size", "[gridspec]") {
+  json j = symbolic();
+  j["symbols"]["b"] = json::parse(R"({"max": 64})");
+  auto withAxis = [&](const json &size) {
+    json k = j;
+    k["transforms"] = json::array(
+        {{{"vmap", {{"in_axes", {0, nullptr}}, {"axis_size", size}}}}});
+    return k;
+  };
+  auto spec = parseOk(withAxis("2*b + 1").dump());
+  REQUIRE(spec->transforms.size() == 1);
+  REQUIRE(spec->transforms[0].axisExpr);
+  CHECK(spec->transforms[0].axisExpr->str() == "2*b + 1");
+  CHECK(spec->transforms[0].axisSize == 0);
+  auto use = firstSymbolUse(*spec);
+  REQUIRE(use);
+  CHECK(use->first == "n"); // the grid's, before the transform's
+  // A constant expression is its integer.
+  spec = parseOk(withAxis("4").dump());
+  CHECK_FALSE(spec->transforms[0].axisExpr);
+  CHECK(spec->transforms[0].axisSize == 4);
+  // Only the transform uses b: it is the first use.
+  json st = withAxis("b");
+  st["symbols"].erase("n");
+  st["grid"] = {4};
+  st["inputs"][0]["shape"] = {32, 4096};
+  st["outputs"][0]["shape"] = {32, 4096};
+  spec = parseOk(st.dump());
+  use = firstSymbolUse(*spec);
+  REQUIRE(use);
+  CHECK(use->first == "b");
+  CHECK(use->second == "transforms[0].vmap.axis_size");
+  // Each refused axis size and a part of its message at the same path.
+  const std::pair<json, const char *> refused[] = {
+      {"c", "unknown symbol 'c'"},
+      {"b*n", "the product b * n is not linear"},
+      {"b - 1", "axis size 'b - 1' may be 0 at the symbols' declared minimums"},
+      {"0", "axis size '0' is 0"},
+      {true, "a positive integer or a symbol expression"}};
+  for (const auto &[size, part] : refused)
+    errorAt(withAxis(size), "transforms[0].vmap.axis_size", part);
+}
+
 TEST_CASE("symbols inferred from input shapes and instantiated", "[gridspec]") {
   json j = symbolic();
   j["symbols"]["n"]["multiple_of"] = 4;

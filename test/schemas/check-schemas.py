@@ -94,6 +94,16 @@ EXPECTED_REJECTIONS = {
         "a vmap batches a symbolic aliased input at axis 0 (three keys)",
     "lit/Transforms/symbolic-driver.test#alias-axis1.json":
         "a vmap batches a symbolic aliased input at axis 0 (three keys)",
+    # lit/Transforms/symbolic-vmap-axis-driver.test
+    "lit/Transforms/symbolic-vmap-axis-driver.test#unknown.json":
+        "a dimension expression uses declared symbols (two keys)",
+    "lit/Transforms/symbolic-vmap-axis-driver.test#nonlinear.json":
+        "an axis size is linear in the symbols (expression algebra)",
+    "lit/Transforms/symbolic-vmap-axis-driver.test#zero.json":
+        "an axis size is at least 1 over the symbols' ranges (two keys)",
+    "lit/Transforms/symbolic-vmap-axis-driver.test#alias.json":
+        "a vmap by a symbolic axis size batches an aliased input at axis 0 "
+        "(three keys)",
     # lit/Driver/spec-symbols.test
     "lit/Driver/spec-symbols.test#unknown-symbol.json":
         "a dimension expression uses declared symbols (two keys)",

@@ -250,15 +250,33 @@ spec::Transform parseVmapFlag(const std::string &text) {
                         "(0 = leading) on the command line");
     t.inAxes.push_back(v);
   }
+  std::string size = text.substr(colon + 1);
+  // A symbolic axis size: a linear expression over the spec's symbols
+  // (checked against them once the spec is read).
+  if (!size.empty() && !llvm::all_of(size, [](char c) {
+        return std::isdigit(static_cast<unsigned char>(c));
+      })) {
+    spec::DimExprError error;
+    t.axisExpr = spec::parseDimExpr(size, /*allowDivision=*/false, error);
+    if (!t.axisExpr)
+      throw CLI::ValidationError("--vmap", "bad axis size '" + size +
+                                               "': " + error.message);
+    if (t.axisExpr->isConstant())
+      throw CLI::ValidationError("--vmap", "bad axis size '" + size +
+                                               "' (expected a positive "
+                                               "integer or a symbol "
+                                               "expression)");
+    return t;
+  }
   try {
     size_t used = 0;
-    std::string size = text.substr(colon + 1);
     t.axisSize = std::stoll(size, &used);
     if (used != size.size() || t.axisSize < 1)
       throw std::invalid_argument(size);
   } catch (const std::exception &) {
     throw CLI::ValidationError("--vmap", "bad axis size in '" + text +
-                                             "' (expected a positive integer)");
+                                             "' (expected a positive integer "
+                                             "or a symbol expression)");
   }
   return t;
 }
