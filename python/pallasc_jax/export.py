@@ -133,6 +133,11 @@ def compiler_params(cp, grid_len: int, vmapped: Sequence[int], where_: str):
       elif k == "has_side_effects":
         if v:
           tpu[k] = True
+      elif k == "collective_id":
+        # The barrier semaphore's id (pltpu.get_barrier_semaphore) of a
+        # kernel that communicates across devices.
+        if v is not None:
+          tpu[k] = int(v)
       elif v != defaults.get(k) and not (v is None and defaults.get(k) in
                                          (None, False)):
         raise ExportError(f"Mosaic TPU compiler parameter '{k}' = {v!r} is "
@@ -236,6 +241,7 @@ def export_call(eqn, name_hint: str, locs: Locations,
   # Kernel arguments.
   fn = Function(counter)
   low = Lowering(fn, locs, kernel_axes=kernel_axes)
+  low.mesh = _MESH_OF.get(id(eqn))
   low.loc = kloc
   args, sig, prefetch_types = [], [], []
   roles = (["idx"] * nidx + ["in"] * nin + ["out"] * nout +
@@ -515,15 +521,25 @@ def find_pallas_calls(jaxpr, kinds=("pallas_call",)) -> list:
   order, nested ones included."""
   found = []
 
-  def walk(j):
+  def walk(j, mesh):
     for e in j.eqns:
       if e.primitive.name in kinds:
         found.append(e)
+        _MESH_OF[id(e)] = mesh
         continue
+      # A kernel inside shard_map sees the mesh's axes (lax.axis_index, the
+      # device ids of remote copies and signals).
+      inner = e.params.get("mesh", mesh) if e.primitive.name == "shard_map" \
+          else mesh
       for sub in jax_core.jaxprs_in_params(e.params):
-        walk(sub)
-  walk(jaxpr.jaxpr if isinstance(jaxpr, jax_core.ClosedJaxpr) else jaxpr)
+        walk(sub, inner)
+  walk(jaxpr.jaxpr if isinstance(jaxpr, jax_core.ClosedJaxpr) else jaxpr, None)
   return found
+
+
+# id(pallas_call equation) -> the mesh of the shard_map around it (or None),
+# recorded by find_pallas_calls for export_call.
+_MESH_OF: dict = {}
 
 
 def _abstract(a):

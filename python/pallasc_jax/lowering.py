@@ -182,6 +182,9 @@ class Lowering:
     # aval -> a new scratch ref of the kernel (set by the exporter for
     # kernel bodies; None where run_scoped cannot allocate, e.g. index maps)
     self.scoped_scratch = None
+    # the jax.sharding.Mesh of the shard_map around the pallas_call (None
+    # outside one): lax.axis_index and device ids read its shape
+    self.mesh = None
 
   # -- errors and emission --------------------------------------------------
 
@@ -3070,11 +3073,18 @@ def _semaphore(low, eqn):
                   "i32", (), np.int32, True)
   if name == "semaphore_signal":
     sem, transforms, value, device_id, core_index = args
-    if device_id is not None or core_index is not None:
-      which = "device_id" if device_id is not None else "core_index"
-      raise low.error(f"'semaphore_signal' with {which} (a signal to another "
-                      "device or core) is multi-device; pallasc compiles "
-                      "local semaphores only")
+    if core_index is not None:
+      raise low.error("'semaphore_signal' with core_index (a signal to "
+                      "another core) is not supported; pallasc compiles "
+                      "signals to this core or (with device_id) to another "
+                      "device")
+    if device_id is not None:
+      dev = _logical_device(low, device_id, eqn.params["device_id_type"])
+      ref, idx = _semaphore_operand(low, eqn, sem, transforms)
+      v = low.as_scalar(low.convert(low.read(value), np.int32))
+      low.emit(f"pallas.remote_semaphore_signal {ref.name}{idx}, {v.name}, "
+               f"{dev.name} : {ref.type}")
+      return []
   else:
     sem, transforms, value, decrement = args
     if isinstance(decrement, jax_core.Literal):
@@ -3116,9 +3126,11 @@ def _dma(low, eqn):
     raise low.error(f"'{eqn.primitive.name}' with operands {args} is not "
                     "supported")
   src, dst, sem, src_sem, device_id = args
-  if src_sem is not None or device_id is not None:
-    raise low.error(f"remote '{eqn.primitive.name}' (a source semaphore or a "
-                    "device id) is not supported")
+  if device_id is not None:
+    return _remote_dma(low, eqn, src, dst, sem, src_sem, device_id)
+  if src_sem is not None:
+    raise low.error(f"'{eqn.primitive.name}' with a source semaphore and no "
+                    "device id is not supported")
   if eqn.params.get("add"):
     raise low.error(f"'{eqn.primitive.name}' with add=True is not supported")
   if eqn.params.get("priority", 0):
@@ -3137,4 +3149,109 @@ def _dma(low, eqn):
       "pallas.dma_wait")
   low.emit(f"{op} {s.name}{si}, {d.name}{di}, {m.name}{mi} : {s.type}, "
            f"{d.type}, {m.type}")
+  return []
+
+
+# ---------------------------------------------------------------------------
+# Multi-device TPU kernels: this device's id, the barrier semaphore, remote
+# signals and copies (under shard_map, on the mesh's axes)
+# ---------------------------------------------------------------------------
+
+def _mesh_axes(low, what):
+  """(axis names, axis sizes) of the shard_map mesh around the kernel."""
+  if low.mesh is None:
+    raise low.error(f"{what} needs the kernel to run under jax.shard_map "
+                    "(a mesh gives the device axes); this pallas_call is not "
+                    "inside one")
+  names = tuple(low.mesh.axis_names)
+  return names, tuple(int(low.mesh.shape[n]) for n in names)
+
+
+def _scalar_op(low, op, a, b):
+  return low.op(f"{op} {a.name}, {b.name} : i32", (), np.int32, True)
+
+
+@rule("axis_index")
+def _axis_index(low, eqn):
+  # As Pallas' TPU lowering: (device id / product of the minor axes' sizes)
+  # % the axis' size.
+  name = eqn.params["axis_name"]
+  if isinstance(name, (tuple, list)):
+    if len(name) != 1:
+      raise low.error(f"'axis_index' over several axes {tuple(name)} is not "
+                      "supported")
+    name = name[0]
+  names, sizes = _mesh_axes(low, f"'axis_index' of axis {name!r}")
+  if name not in names:
+    raise low.error(f"'axis_index' of axis {name!r}, which is not an axis of "
+                    f"the shard_map mesh {names}")
+  i = names.index(name)
+  dev = low.op("pallas.device_id : i32", (), np.int32, True)
+  q = _scalar_op(low, "arith.divsi", dev,
+                 low.int_const(int(np.prod(sizes[i + 1:], dtype=np.int64))))
+  return _scalar_op(low, "arith.remsi", q, low.int_const(sizes[i]))
+
+
+def _logical_device(low, device_id, device_id_type):
+  """The logical device id (an i32 scalar) of a device_id, as Pallas'
+  device_id_to_logical: mesh coordinates times the mesh's row-major
+  strides, or the id itself for DeviceIdType.LOGICAL."""
+  kind = str(getattr(device_id_type, "name", device_id_type)).upper()
+  if isinstance(device_id, dict):
+    raise low.error("a device id given as a dict of mesh axes is not "
+                    "supported; give the mesh coordinates as a tuple")
+  leaves = tree_util.tree_leaves(device_id)
+  read = lambda a: low.as_scalar(low.convert(low.read(a), np.int32))
+  if kind == "LOGICAL":
+    if len(leaves) != 1:
+      raise low.error(f"a LOGICAL device id is one integer, got {len(leaves)}")
+    return read(leaves[0])
+  names, sizes = _mesh_axes(low, "a device id in mesh coordinates")
+  if len(leaves) != len(sizes):
+    raise low.error(f"a device id has {len(leaves)} mesh coordinates; the "
+                    f"shard_map mesh {names} has {len(sizes)} axes")
+  acc = low.int_const(0)
+  for k, leaf in enumerate(leaves):
+    stride = int(np.prod(sizes[k + 1:], dtype=np.int64))
+    term = _scalar_op(low, "arith.muli", read(leaf), low.int_const(stride))
+    acc = _scalar_op(low, "arith.addi", acc, term)
+  return acc
+
+
+@rule("get_barrier_semaphore")
+def _barrier_semaphore(low, eqn):
+  r = RefV(low.fn.fresh("barrier"), (), np.dtype(np.int32), "semaphore")
+  low.emit(f"{r.name} = pallas.barrier_semaphore : {r.type}")
+  return r
+
+
+def _remote_dma(low, eqn, src, dst, sem, src_sem, device_id):
+  """pltpu.make_async_remote_copy's start, and its wait_send / wait_recv."""
+  name = eqn.primitive.name
+  if eqn.params.get("add"):
+    raise low.error(f"'{name}' with add=True is not supported")
+  if eqn.params.get("priority", 0):
+    raise low.error(f"'{name}' with priority={eqn.params['priority']} is not "
+                    "supported")
+  dev = _logical_device(low, device_id, eqn.params["device_id_type"])
+  s, si, _ = _dma_operand(low, src, "source")
+  d, di, _ = _dma_operand(low, dst, "destination")
+  sems = [sem] + ([src_sem] if name == "dma_start" else [])
+  ops = []
+  for x in sems:
+    m, mi, mshape = _dma_operand(low, x, "semaphore")
+    if mshape != () or m.space != "semaphore":
+      raise low.error(f"'{name}' needs one semaphore (sem.at[i]) of a "
+                      "semaphore scratch ref")
+    ops.append((m, mi))
+  refs = ", ".join(f"{m.name}{mi}" for m, mi in ops)
+  types = ", ".join(m.type for m, _ in ops)
+  if name == "dma_start":
+    low.emit(f"pallas.remote_dma_start {s.name}{si}, {d.name}{di}, {refs}, "
+             f"{dev.name} : {s.type}, {d.type}, {types}")
+  else:
+    # wait_send swaps source and target and waits on the send semaphore.
+    kind = "send " if eqn.params.get("insert_dummy_device") else ""
+    low.emit(f"pallas.remote_dma_wait {kind}{s.name}{si}, {d.name}{di}, "
+             f"{refs}, {dev.name} : {s.type}, {d.type}, {types}")
   return []

@@ -250,6 +250,8 @@ static json compilerParamsJson(pallas::CompilerParamsAttr params) {
     tpu["has_side_effects"] = "dataflow_side_effecting";
   if (params.getVmemLimitBytes())
     tpu["vmem_limit_bytes"] = *params.getVmemLimitBytes();
+  if (params.getCollectiveId())
+    tpu["collective_id"] = *params.getCollectiveId();
   if (!gpu.empty())
     j["gpu"] = gpu;
   if (!tpu.empty())

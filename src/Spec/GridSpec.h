@@ -132,9 +132,10 @@ struct CompilerParams {
                                                ///< "subcore_parallel"
   std::optional<int64_t> vmemLimitBytes;       ///< tpu.vmem_limit_bytes > 0
   bool hasSideEffects = false;                 ///< tpu.has_side_effects
+  std::optional<int64_t> collectiveId;         ///< tpu.collective_id >= 0
   bool empty() const {
     return !numWarps && !numStages && !strictFp && dimensionSemantics.empty() &&
-           !vmemLimitBytes && !hasSideEffects;
+           !vmemLimitBytes && !hasSideEffects && !collectiveId;
   }
 };
 

@@ -633,7 +633,8 @@ bool Importer::run() {
         ctx, cp.numWarps, cp.numStages, cp.strictFp, semantics,
         cp.vmemLimitBytes,
         cp.hasSideEffects ? pallas::SideEffectType::SideEffecting
-                          : pallas::SideEffectType::Pure));
+                          : pallas::SideEffectType::Pure,
+        cp.collectiveId));
   }
   if (!spec.symbols.empty())
     call.setSymbolicAttr(symbolicAttr());

@@ -225,7 +225,8 @@ void Validator::parseCompilerParams(const json &root) {
       tpu && expectObject(*tpu, "compiler_params.tpu")) {
     std::string tpath = "compiler_params.tpu";
     checkKeys(*tpu, tpath,
-              {"dimension_semantics", "vmem_limit_bytes", "has_side_effects"});
+              {"dimension_semantics", "vmem_limit_bytes", "has_side_effects",
+               "collective_id"});
     if (const json *ds = find(*tpu, "dimension_semantics")) {
       std::string path = tpath + ".dimension_semantics";
       if (expectArray(*ds, path,
@@ -258,6 +259,16 @@ void Validator::parseCompilerParams(const json &root) {
     if (const json *h = find(*tpu, "has_side_effects"))
       if (auto b = boolValue(*h, tpath + ".has_side_effects"))
         cp.hasSideEffects = *b;
+    if (const json *c = find(*tpu, "collective_id")) {
+      std::string path = tpath + ".collective_id";
+      const std::string expected = "an integer in [0, 2^31)";
+      if (auto n = intValue(*c, path, 0, expected)) {
+        if (*n > INT32_MAX)
+          error(path, "expected " + expected + ", got " + std::to_string(*n));
+        else
+          cp.collectiveId = *n;
+      }
+    }
   }
 }
 

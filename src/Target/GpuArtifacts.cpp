@@ -53,6 +53,8 @@ FailureOr<DistributedGpuKernel>
 distributeGpuKernel(ModuleOp module, Location kernelLoc,
                     const std::string &target, const GpuTarget &chip,
                     const GpuVendorLowering &vendor) {
+  if (failed(pallas::refuseCrossDeviceOps(module, target)))
+    return failure();
   // Local semaphores (pl.semaphore_signal/wait/read) are TPU scratch: no GPU
   // target lowers them.
   WalkResult semaphores = module.walk([&](Operation *op) {

@@ -8,6 +8,7 @@
 
 #include "dialects/Pallas/IR/GridMapping.h"
 #include "dialects/Pallas/IR/PallasOps.h"
+#include "dialects/TPU/IR/TPUDialect.h"
 #include "passes/Pipelines/TpuPipeline.h"
 #include "src/Spec/SpecToIR.h"
 
@@ -120,9 +121,11 @@ FailureOr<TpuArtifacts> emitTpuArtifacts(ModuleOp module,
   if (auto cost = call.getCostEstimateAttr())
     config.costEstimate = tpu::BackendConfig::Cost{
         cost.getFlops(), cost.getTranscendentals(), cost.getBytesAccessed(), 0};
-  if (auto params = call.getCompilerParamsAttr())
+  if (auto params = call.getCompilerParamsAttr()) {
     if (params.getVmemLimitBytes())
       config.vmemLimitBytes = *params.getVmemLimitBytes();
+    config.collectiveId = params.getCollectiveId();
+  }
   std::string kernelName =
       call.getName() && !call.getName()->empty() ? call.getName()->str()
                                                  : call.getKernel().str();
@@ -143,6 +146,19 @@ FailureOr<TpuArtifacts> emitTpuArtifacts(ModuleOp module,
       return failure();
   }
   stripLocationDirectories(*mosaic);
+  // As Mosaic's private_has_communication: a remote copy or signal.
+  config.hasCommunication = tpu::hasCommunication(*mosaic);
+  // As Pallas' TPU lowering: a kernel with a barrier semaphore names it.
+  if (!config.collectiveId) {
+    WalkResult barrier = mosaic->walk([](mlir::tpu::GetBarrierSemaphoreOp op) {
+      op.emitError() << "pltpu.get_barrier_semaphore() needs the call's "
+                        "compiler_params.tpu.collective_id "
+                        "(pltpu.CompilerParams(collective_id=...))";
+      return WalkResult::interrupt();
+    });
+    if (barrier.wasInterrupted())
+      return failure();
+  }
 
   TpuArtifacts out;
   if (emitText) {

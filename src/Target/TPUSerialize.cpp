@@ -1,6 +1,7 @@
 //===- TPUSerialize.cpp - Mosaic serialization and backend config -*- C++ -*-===//
 
 #include "src/Target/TPUSerialize.h"
+#include "dialects/TPU/IR/TPUDialect.h"
 
 #include "mlir/Bytecode/BytecodeWriter.h"
 #include "mlir/IR/Builders.h"
@@ -131,12 +132,25 @@ static std::string pythonFloat(double d) {
   return s;
 }
 
+bool hasCommunication(ModuleOp module) {
+  WalkResult r = module.walk([](Operation *op) {
+    if (auto dma = dyn_cast<::mlir::tpu::EnqueueDMAOp>(op); dma && dma.getDeviceId())
+      return WalkResult::interrupt();
+    if (auto sig = dyn_cast<::mlir::tpu::SemaphoreSignalOp>(op); sig && sig.getDeviceId())
+      return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return r.wasInterrupted();
+}
+
 std::string backendConfigJson(StringRef body, const BackendConfig &config) {
   std::string out = "{\"custom_call_config\": {\"body\": \"";
   out += llvm::encodeBase64(body);
   out += "\"";
   if (config.hasCommunication)
     out += ", \"has_communication\": true";
+  if (config.collectiveId)
+    out += ", \"collective_id\": " + std::to_string(*config.collectiveId);
   if (config.costEstimate)
     out += ", \"cost_estimate\": " +
            compactJsonObject(

@@ -53,6 +53,8 @@ struct BackendConfig {
   int serializationFormat = 1;
   bool needsLayoutPasses = true;
   bool hasCommunication = false;
+  /// compiler_params.tpu.collective_id (the barrier semaphore's id).
+  std::optional<int64_t> collectiveId;
   std::optional<int64_t> vmemLimitBytes;
   /// Mosaic compiler flags: name -> bool / integer / double.
   struct Flag {
@@ -64,6 +66,10 @@ struct BackendConfig {
   };
   std::vector<Flag> flags;
 };
+
+/// True when the Mosaic module sends to another device (a tpu.enqueue_dma or
+/// tpu.sem_signal with a device id), as Mosaic's private_has_communication.
+bool hasCommunication(mlir::ModuleOp module);
 
 /// `CustomCallBackendConfig.to_json()` for `body` (the bytecode, base64
 /// encoded here).

@@ -931,6 +931,12 @@ TEST_CASE("compiler_params", "[spec]") {
           "compiler_params.tpu.vmem_limit_bytes", "positive integer");
   errorAt(withParams(R"({"tpu": {"has_side_effects": "yes"}})"),
           "compiler_params.tpu.has_side_effects", "expected a boolean");
+  errorAt(withParams(R"({"tpu": {"collective_id": -1}})"),
+          "compiler_params.tpu.collective_id",
+          "expected an integer in [0, 2^31), got -1");
+  errorAt(withParams(R"({"tpu": {"collective_id": 2147483648}})"),
+          "compiler_params.tpu.collective_id",
+          "expected an integer in [0, 2^31), got 2147483648");
   errorAt(withParams(R"({"cuda": {}})"), "compiler_params.cuda",
           "unknown key 'cuda'");
   errorAt(withParams(R"({"gpu": []})"), "compiler_params.gpu",

@@ -181,7 +181,9 @@ def Pallas_CompilerParamsAttr : Pallas_Attr<"CompilerParams",
     The spec's `compiler_params`, typed: a `gpu` part (Triton's
     `num_warps`, `num_stages`, and `strict_fp`) and a `tpu` part (Mosaic's
     `dimension_semantics`, one entry per kernel-visible grid axis,
-    `vmem_limit_bytes` and `has_side_effects`). Absent fields are not
+    `vmem_limit_bytes`, `has_side_effects` and `collective_id`, the barrier
+    semaphore's id of a kernel that communicates across devices). Absent
+    fields are not
     printed; a part with no field is not printed. The verifier enforces the
     ranges the spec validator does (docs/dialect.md, "Compiler params").
 
@@ -198,7 +200,8 @@ def Pallas_CompilerParamsAttr : Pallas_Attr<"CompilerParams",
     ArrayRefParameter<"::mlir::pallas::DimensionSemantics",
                       "per kernel-visible grid axis">:$dimensionSemantics,
     OptionalParameter<"::std::optional<int64_t>">:$vmemLimitBytes,
-    "::mlir::pallas::SideEffectType":$hasSideEffects
+    "::mlir::pallas::SideEffectType":$hasSideEffects,
+    OptionalParameter<"::std::optional<int64_t>">:$collectiveId
   );
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;

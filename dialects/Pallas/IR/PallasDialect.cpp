@@ -425,13 +425,13 @@ bool CompilerParamsAttr::hasGpuPart() const {
 
 bool CompilerParamsAttr::hasTpuPart() const {
   return !getDimensionSemantics().empty() || getVmemLimitBytes() ||
-         getHasSideEffects() != SideEffectType::Pure;
+         getHasSideEffects() != SideEffectType::Pure || getCollectiveId();
 }
 
 namespace {
 /// The fields of the two parts, as the parser collects them.
 struct ParsedCompilerParams {
-  std::optional<int64_t> numWarps, numStages, vmemLimitBytes;
+  std::optional<int64_t> numWarps, numStages, vmemLimitBytes, collectiveId;
   bool strictFp = false;
   SmallVector<DimensionSemantics> semantics;
   SideEffectType sideEffects = SideEffectType::Pure;
@@ -506,11 +506,11 @@ Attribute CompilerParamsAttr::parse(AsmParser &parser, Type) {
     return success();
   };
   auto parseTpuField = [&](StringRef name) -> ParseResult {
-    if (name == "vmem_limit_bytes") {
+    if (name == "vmem_limit_bytes" || name == "collective_id") {
       int64_t n = 0;
       if (parser.parseInteger(n))
         return failure();
-      p.vmemLimitBytes = n;
+      (name == "collective_id" ? p.collectiveId : p.vmemLimitBytes) = n;
       return success();
     }
     if (name == "has_side_effects") {
@@ -578,7 +578,8 @@ Attribute CompilerParamsAttr::parse(AsmParser &parser, Type) {
               : parseCompilerParamsPart(parser, part,
                                         {"dimension_semantics",
                                          "vmem_limit_bytes",
-                                         "has_side_effects"},
+                                         "has_side_effects",
+                                         "collective_id"},
                                         parseTpuField);
       if (r)
         return {};
@@ -588,7 +589,7 @@ Attribute CompilerParamsAttr::parse(AsmParser &parser, Type) {
   }
   return parser.getChecked<CompilerParamsAttr>(
       start, parser.getContext(), p.numWarps, p.numStages, p.strictFp,
-      p.semantics, p.vmemLimitBytes, p.sideEffects);
+      p.semantics, p.vmemLimitBytes, p.sideEffects, p.collectiveId);
 }
 
 void CompilerParamsAttr::print(AsmPrinter &printer) const {
@@ -625,6 +626,8 @@ void CompilerParamsAttr::print(AsmPrinter &printer) const {
               << (isSideEffecting() ? StringRef("true")
                                     : StringRef("dataflow_side_effecting"));
     }
+    if (getCollectiveId())
+      printer << StringRef(sep) << "collective_id = " << *getCollectiveId();
     printer << ">";
   }
   printer << ">";
@@ -634,7 +637,8 @@ LogicalResult CompilerParamsAttr::verify(
     function_ref<InFlightDiagnostic()> emitError,
     std::optional<int64_t> numWarps, std::optional<int64_t> numStages,
     bool strictFp, ArrayRef<DimensionSemantics> dimensionSemantics,
-    std::optional<int64_t> vmemLimitBytes, SideEffectType hasSideEffects) {
+    std::optional<int64_t> vmemLimitBytes, SideEffectType hasSideEffects,
+    std::optional<int64_t> collectiveId) {
   // The ranges of the spec validator (src/Spec/GridSpec.cpp).
   if (numWarps && (*numWarps < 1 || *numWarps > 32 ||
                    !llvm::isPowerOf2_64(static_cast<uint64_t>(*numWarps))))
@@ -649,5 +653,9 @@ LogicalResult CompilerParamsAttr::verify(
     return emitError() << "compiler_params.tpu.vmem_limit_bytes must be a "
                           "positive integer, got "
                        << *vmemLimitBytes;
+  if (collectiveId && (*collectiveId < 0 || *collectiveId > INT32_MAX))
+    return emitError() << "compiler_params.tpu.collective_id must be an "
+                          "integer in [0, 2^31), got "
+                       << *collectiveId;
   return success();
 }

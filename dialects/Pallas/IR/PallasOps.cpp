@@ -268,6 +268,7 @@ PALLAS_INDEXER_IMPL(SwapOp)
 PALLAS_INDEXER_IMPL(AtomicRMWOp)
 PALLAS_INDEXER_IMPL(AtomicCASOp)
 PALLAS_INDEXER_IMPL(SemaphoreSignalOp)
+PALLAS_INDEXER_IMPL(RemoteSemaphoreSignalOp)
 PALLAS_INDEXER_IMPL(SemaphoreWaitOp)
 PALLAS_INDEXER_IMPL(SemaphoreReadOp)
 #undef PALLAS_INDEXER_IMPL
@@ -439,7 +440,16 @@ LogicalResult AtomicCASOp::verify() {
   }
 PALLAS_DMA_INDEXERS_IMPL(DmaStartOp)
 PALLAS_DMA_INDEXERS_IMPL(DmaWaitOp)
+PALLAS_DMA_INDEXERS_IMPL(RemoteDmaStartOp)
+PALLAS_DMA_INDEXERS_IMPL(RemoteDmaWaitOp)
 #undef PALLAS_DMA_INDEXERS_IMPL
+
+Indexer RemoteDmaStartOp::getSendSemIndexer() {
+  return pallas::detail::buildIndexer(
+      cast<RefType>(getSendSem().getType()), getSendSemDynStarts(),
+      getSendSemStaticStarts(), getSendSemStaticSizes(),
+      getSendSemStaticStrides());
+}
 
 /// `shape`, what the `what` of a semaphore ref `type` selects, is one
 /// semaphore (an integer index per dimension).
@@ -530,6 +540,69 @@ static LogicalResult verifySemaphoreOp(OpT op) {
 LogicalResult SemaphoreSignalOp::verify() { return verifySemaphoreOp(*this); }
 LogicalResult SemaphoreWaitOp::verify() { return verifySemaphoreOp(*this); }
 LogicalResult SemaphoreReadOp::verify() { return verifySemaphoreOp(*this); }
+
+//===----------------------------------------------------------------------===//
+// Multi-device ops
+//===----------------------------------------------------------------------===//
+
+LogicalResult RemoteSemaphoreSignalOp::verify() {
+  return verifySemaphoreOp(*this);
+}
+
+LogicalResult RemoteDmaStartOp::verify() {
+  if (failed(verifyDma(*this)))
+    return failure();
+  auto type = cast<RefType>(getSendSem().getType());
+  SmallVector<int64_t> shape;
+  if (failed(verifyIndexer(*this, type, getSendSemDynStarts().size(),
+                           getSendSemStaticStarts(), getSendSemStaticSizes(),
+                           getSendSemStaticStrides(), shape, "send_sem ")))
+    return failure();
+  if (type.getMemorySpace() != MemorySpace::Semaphore)
+    return emitOpError() << "send_sem must be a ref in the semaphore memory "
+                            "space, got "
+                         << type;
+  return verifyOneSemaphore(*this, "send_sem indexer", type, shape);
+}
+
+LogicalResult RemoteDmaWaitOp::verify() { return verifyDma(*this); }
+
+LogicalResult mlir::pallas::refuseCrossDeviceOps(Operation *root,
+                                                 StringRef target) {
+  WalkResult r = root->walk([&](Operation *op) {
+    StringRef what =
+        llvm::TypeSwitch<Operation *, StringRef>(op)
+            .Case<RemoteDmaStartOp, RemoteDmaWaitOp>(
+                [](Operation *) { return "a copy to or from another device"; })
+            .Case<RemoteSemaphoreSignalOp>(
+                [](Operation *) { return "a signal to another device"; })
+            .Case<DeviceIdOp>([](Operation *) {
+              return "this device's id in the mesh (lax.axis_index)";
+            })
+            .Case<BarrierSemaphoreOp>([](Operation *) {
+              return "the barrier semaphore other devices signal";
+            })
+            .Default([](Operation *) { return StringRef(); });
+    if (what.empty())
+      return WalkResult::advance();
+    op->emitOpError() << "communicates across devices (" << what
+                      << "); target " << target
+                      << " runs one device: only tpu compiles multi-device "
+                         "kernels";
+    return WalkResult::interrupt();
+  });
+  return failure(r.wasInterrupted());
+}
+
+LogicalResult BarrierSemaphoreOp::verify() {
+  auto type = cast<RefType>(getResult().getType());
+  if (type.getMemorySpace() != MemorySpace::Semaphore || type.getRank() != 0 ||
+      !type.getElementType().isInteger(32))
+    return emitOpError() << "result must be !pallas.ref<i32, semaphore> (one "
+                            "semaphore), got "
+                         << type;
+  return success();
+}
 
 //===----------------------------------------------------------------------===//
 // KernelOp

@@ -53,6 +53,12 @@ Indexer buildIndexer(RefType refType, ValueRange dynStarts,
                      ArrayRef<int64_t> strides);
 } // namespace detail
 
+/// The first op under `root` that communicates across devices (a remote copy
+/// or signal, the device id, the barrier semaphore): only the tpu target
+/// compiles those. Emits "'<op>' op communicates across devices ...; target
+/// <target> runs one device" at it and fails; succeeds when there is none.
+LogicalResult refuseCrossDeviceOps(Operation *root, StringRef target);
+
 } // namespace mlir::pallas
 
 #define GET_OP_CLASSES

@@ -453,6 +453,184 @@ def Pallas_DmaWaitOp : Pallas_DmaOp<"dma_wait"> {
 }
 
 //===----------------------------------------------------------------------===//
+// Multi-device TPU kernels: remote copies, remote signals, the device id and
+// the barrier semaphore (kernels under jax.shard_map)
+//===----------------------------------------------------------------------===//
+
+// `pltpu.make_async_remote_copy(src, dst, send_sem, recv_sem, device_id)`:
+// the DMA operands of pallas.dma_start / dma_wait plus the logical id (i32)
+// of the other device; the exporter turns mesh coordinates into that id as
+// Pallas' device_id_to_logical does (coordinates times row-major strides).
+class Pallas_RemoteDmaOp<string mnemonic, dag extra, string format>
+    : Pallas_Op<mnemonic, [AttrSizedOperandSegments]> {
+  let arguments = !con((ins
+      Arg<Pallas_AnyRef, "the ref copied from", [MemRead]>:$src,
+      Variadic<I32>:$src_dyn_starts,
+      DenseI64ArrayAttr:$src_static_starts,
+      DenseI64ArrayAttr:$src_static_sizes,
+      DenseI64ArrayAttr:$src_static_strides,
+      Arg<Pallas_AnyRef, "the ref copied to", [MemWrite]>:$dst,
+      Variadic<I32>:$dst_dyn_starts,
+      DenseI64ArrayAttr:$dst_static_starts,
+      DenseI64ArrayAttr:$dst_static_sizes,
+      DenseI64ArrayAttr:$dst_static_strides,
+      Arg<Pallas_AnyRef, "the semaphore signalled or waited on",
+          [MemRead, MemWrite]>:$sem,
+      Variadic<I32>:$sem_dyn_starts,
+      DenseI64ArrayAttr:$sem_static_starts,
+      DenseI64ArrayAttr:$sem_static_sizes,
+      DenseI64ArrayAttr:$sem_static_strides), extra);
+  let assemblyFormat = format;
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    ::mlir::pallas::Indexer getSrcIndexer();
+    ::mlir::pallas::Indexer getDstIndexer();
+    ::mlir::pallas::Indexer getSemIndexer();
+  }];
+}
+
+def Pallas_RemoteDmaStartOp : Pallas_RemoteDmaOp<"remote_dma_start",
+    (ins Arg<Pallas_AnyRef, "this device's send semaphore",
+             [MemRead, MemWrite]>:$send_sem,
+         Variadic<I32>:$send_sem_dyn_starts,
+         DenseI64ArrayAttr:$send_sem_static_starts,
+         DenseI64ArrayAttr:$send_sem_static_sizes,
+         DenseI64ArrayAttr:$send_sem_static_strides,
+         I32:$device_id), [{
+    $src `[` custom<Indexer>($src_dyn_starts, $src_static_starts,
+                             $src_static_sizes, $src_static_strides) `]` `,`
+    $dst `[` custom<Indexer>($dst_dyn_starts, $dst_static_starts,
+                             $dst_static_sizes, $dst_static_strides) `]` `,`
+    $sem `[` custom<Indexer>($sem_dyn_starts, $sem_static_starts,
+                             $sem_static_sizes, $sem_static_strides) `]` `,`
+    $send_sem `[` custom<Indexer>($send_sem_dyn_starts,
+                                  $send_sem_static_starts,
+                                  $send_sem_static_sizes,
+                                  $send_sem_static_strides) `]` `,`
+    $device_id
+    attr-dict `:` qualified(type($src)) `,` qualified(type($dst)) `,`
+    qualified(type($sem)) `,` qualified(type($send_sem))
+  }]> {
+  let summary = "starts a copy into another device's ref (TPU)";
+  let description = [{
+    `dma_start_p` with a device id (`pltpu.make_async_remote_copy(src, dst,
+    send_sem, recv_sem, device_id).start()`): copies this device's `src`
+    slice into the `dst` slice of device `device_id` (a logical id), signals
+    `sem[idx...]` (the receive semaphore) on that device when it lands and
+    `send_sem[idx...]` here when the source has been read. The TPU lowering
+    writes `tpu.enqueue_dma` with `source_semaphore` and `device_id`; the CPU
+    and GPU targets refuse it (it communicates across devices).
+
+    ```mlir
+    pallas.remote_dma_start %o[%slot, 0 : 4, 0 : 128], %o[%slot, 0 : 4, 0 : 128],
+        %recv[], %send[], %right
+        : !pallas.ref<4x8x128xf32, vmem>, !pallas.ref<4x8x128xf32, vmem>,
+          !pallas.ref<i32, semaphore>, !pallas.ref<i32, semaphore>
+    ```
+  }];
+  let extraClassDeclaration = [{
+    ::mlir::pallas::Indexer getSrcIndexer();
+    ::mlir::pallas::Indexer getDstIndexer();
+    ::mlir::pallas::Indexer getSemIndexer();
+    ::mlir::pallas::Indexer getSendSemIndexer();
+  }];
+}
+
+def Pallas_RemoteDmaWaitOp : Pallas_RemoteDmaOp<"remote_dma_wait",
+    (ins I32:$device_id, UnitAttr:$send), [{
+    (`send` $send^)?
+    $src `[` custom<Indexer>($src_dyn_starts, $src_static_starts,
+                             $src_static_sizes, $src_static_strides) `]` `,`
+    $dst `[` custom<Indexer>($dst_dyn_starts, $dst_static_starts,
+                             $dst_static_sizes, $dst_static_strides) `]` `,`
+    $sem `[` custom<Indexer>($sem_dyn_starts, $sem_static_starts,
+                             $sem_static_sizes, $sem_static_strides) `]` `,`
+    $device_id
+    attr-dict `:` qualified(type($src)) `,` qualified(type($dst)) `,`
+    qualified(type($sem))
+  }]> {
+  let summary = "waits for one side of a remote copy (TPU)";
+  let description = [{
+    `dma_wait_p` of a remote copy. Without `send` (`.wait_recv()`): waits
+    until the copy into this device's `dst` slice signalled `sem[idx...]`,
+    lowered to `tpu.wait_dma2 ... device_id(%device_id)`. With `send`
+    (`.wait_send()`, whose `src` and `dst` Pallas swaps): waits until this
+    device's send semaphore says the source was read, lowered as Pallas
+    does with a dummy device and core (`device_id(0) core_id(0)`).
+    `.wait()` is `wait_send` then `wait_recv`.
+
+    ```mlir
+    pallas.remote_dma_wait send %o[%slot, 0 : 4, 0 : 128], %o[%slot, 0 : 4, 0 : 128],
+        %send[], %right : !pallas.ref<4x8x128xf32, vmem>,
+        !pallas.ref<4x8x128xf32, vmem>, !pallas.ref<i32, semaphore>
+    ```
+  }];
+}
+
+def Pallas_RemoteSemaphoreSignalOp
+    : Pallas_IndexedOp<"remote_semaphore_signal"> {
+  let summary = "adds to a semaphore of another device (TPU)";
+  let description = [{
+    `semaphore_signal_p` with a device id (`pl.semaphore_signal(sem, inc,
+    device_id=...)`): adds `value` to the semaphore `ref[idx...]` of device
+    `device_id` (a logical id). The TPU lowering writes `tpu.sem_signal ...
+    device_id`; the CPU and GPU targets refuse it.
+
+    ```mlir
+    pallas.remote_semaphore_signal %barrier[], %c1, %left
+        : !pallas.ref<i32, semaphore>
+    ```
+  }];
+  let arguments = (ins
+      Arg<Pallas_AnyRef, "the semaphore ref", [MemRead, MemWrite]>:$ref,
+      Variadic<I32>:$dyn_starts,
+      DenseI64ArrayAttr:$static_starts,
+      DenseI64ArrayAttr:$static_sizes,
+      DenseI64ArrayAttr:$static_strides,
+      I32:$value,
+      I32:$device_id);
+  let assemblyFormat = [{
+    $ref `[` custom<Indexer>($dyn_starts, $static_starts, $static_sizes,
+                             $static_strides) `]` `,` $value `,` $device_id
+    attr-dict `:` qualified(type($ref))
+  }];
+  let extraClassDeclaration = indexerDecl;
+}
+
+def Pallas_DeviceIdOp : Pallas_Op<"device_id", [Pure]> {
+  let summary = "the logical id of the device running the kernel (TPU)";
+  let description = [{
+    What `lax.axis_index` of a shard_map mesh axis reads: the exporter
+    writes `(device_id / product of the minor axes' sizes) % axis size`, as
+    Pallas' TPU lowering does. Lowers to `tpu.device_id`; the CPU and GPU
+    targets refuse it.
+
+    ```mlir
+    %d = pallas.device_id : i32
+    ```
+  }];
+  let results = (outs I32:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+}
+
+def Pallas_BarrierSemaphoreOp : Pallas_Op<"barrier_semaphore", [Pure]> {
+  let summary = "the barrier semaphore of a collective kernel (TPU)";
+  let description = [{
+    `get_barrier_semaphore_p` (`pltpu.get_barrier_semaphore()`): a rank-0
+    semaphore ref that other devices signal (with
+    `pallas.remote_semaphore_signal`) to synchronize; the call needs
+    `compiler_params.tpu.collective_id`. Lowers to `tpu.sem_barrier`.
+
+    ```mlir
+    %b = pallas.barrier_semaphore : !pallas.ref<i32, semaphore>
+    ```
+  }];
+  let results = (outs Pallas_AnyRef:$result);
+  let assemblyFormat = "attr-dict `:` qualified(type($result))";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
 // Semaphores (TPU local semaphores)
 //===----------------------------------------------------------------------===//
 

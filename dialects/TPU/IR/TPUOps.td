@@ -186,8 +186,9 @@ def TPU_SemaphoreSignalOp : TPU_Op<"sem_signal", [AttrSizedOperandSegments]> {
   let summary = "adds `amount` to a semaphore";
   let description = [{
     Pallas `semaphore_signal_p` (`pl.semaphore_signal(sem.at[i], inc)`) on
-    a rank-0 view of a semaphore scratch. pallasc writes local signals only
-    (no `device_id`/`core_id`/`subcore_id`); `subcore_id` exists from Mosaic
+    a rank-0 view of a semaphore scratch; with `device_id`, the signal of
+    that device's semaphore (`pl.semaphore_signal(..., device_id=...)`).
+    pallasc writes no `core_id`/`subcore_id`; `subcore_id` exists from Mosaic
     IR version 14 on and the serializer drops its segment for older versions.
 
     ```mlir
@@ -223,6 +224,35 @@ def TPU_SemaphoreWaitOp : TPU_Op<"sem_wait"> {
   let arguments = (ins MemRefOf<[TPU_SemaphoreType]>:$semaphore, I32:$amount);
   let assemblyFormat = "$semaphore `,` $amount attr-dict `:` type($semaphore)";
   let hasVerifier = 1;
+}
+
+def TPU_GetBarrierSemaphoreOp : TPU_Op<"sem_barrier"> {
+  let summary = "the barrier semaphore of a kernel that communicates";
+  let description = [{
+    Pallas `get_barrier_semaphore_p` (`pltpu.get_barrier_semaphore()`): the
+    semaphore other devices signal to synchronize with this one; the call
+    names it with `collective_id`.
+
+    ```mlir
+    %b = tpu.sem_barrier : memref<!tpu.semaphore, #tpu.memory_space<semaphore_mem>>
+    ```
+  }];
+  let results = (outs MemRefOf<[TPU_SemaphoreType]>:$semaphore);
+  let assemblyFormat = "attr-dict `:` type($semaphore)";
+}
+
+def TPU_DeviceIdOp : TPU_Op<"device_id", [Pure]> {
+  let summary = "the logical id of the device running the kernel";
+  let description = [{
+    What Pallas' `lax.axis_index` of a mesh axis reads (divided by the minor
+    axes' sizes, modulo the axis' size).
+
+    ```mlir
+    %d = tpu.device_id : i32
+    ```
+  }];
+  let results = (outs I32:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
 }
 
 def TPU_SemaphoreReadOp : TPU_Op<"sem_read"> {

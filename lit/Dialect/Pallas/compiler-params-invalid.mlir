@@ -94,7 +94,7 @@ pallas.kernel @k(%x: !pallas.ref<8xf32>, %o: !pallas.ref<8xf32>) {
 }
 func.func @f(%x: tensor<8xf32>) -> tensor<8xf32> {
   %o = pallas.call @k(%x) {grid = array<i64: 1>, in_specs = [#pallas.block_spec<[8]>], out_specs = [#pallas.block_spec<[8]>],
-      // expected-error @+1 {{unknown compiler_params.tpu field 'num_warps'; expected one of 'dimension_semantics', 'vmem_limit_bytes', 'has_side_effects'}}
+      // expected-error @+1 {{unknown compiler_params.tpu field 'num_warps'; expected one of 'dimension_semantics', 'vmem_limit_bytes', 'has_side_effects', 'collective_id'}}
       compiler_params = #pallas.compiler_params<tpu = <num_warps = 4>>} : (tensor<8xf32>) -> tensor<8xf32>
   return %o : tensor<8xf32>
 }
@@ -188,5 +188,16 @@ pallas.kernel @k(%x: !pallas.ref<8xf32>, %o: !pallas.ref<8xf32>) {
 func.func @f(%x: tensor<8xf32>) -> tensor<8xf32> {
   // expected-error @+1 {{expected integer value}}
   %o = pallas.call @k(%x) {grid = array<i64: 1>, in_specs = [#pallas.block_spec<[eight]>], out_specs = [#pallas.block_spec<[8]>]} : (tensor<8xf32>) -> tensor<8xf32>
+  return %o : tensor<8xf32>
+}
+
+// -----
+
+pallas.kernel @k(%x: !pallas.ref<8xf32>, %o: !pallas.ref<8xf32>) {
+}
+func.func @f(%x: tensor<8xf32>) -> tensor<8xf32> {
+  %o = pallas.call @k(%x) {grid = array<i64: 1>, in_specs = [#pallas.block_spec<[8]>], out_specs = [#pallas.block_spec<[8]>],
+      // expected-error @+1 {{compiler_params.tpu.collective_id must be an integer in [0, 2^31), got -1}}
+      compiler_params = #pallas.compiler_params<tpu = <collective_id = -1>>} : (tensor<8xf32>) -> tensor<8xf32>
   return %o : tensor<8xf32>
 }

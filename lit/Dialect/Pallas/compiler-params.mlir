@@ -7,11 +7,11 @@
 pallas.kernel @k(%x: !pallas.ref<8xf32>, %o: !pallas.ref<8xf32>) {
 }
 // CHECK-LABEL: func.func @every_field
-// CHECK: compiler_params = #pallas.compiler_params<gpu = <num_warps = 8, num_stages = 2, strict_fp = true>, tpu = <dimension_semantics = [parallel, arbitrary], vmem_limit_bytes = 33554432, has_side_effects = true>>
+// CHECK: compiler_params = #pallas.compiler_params<gpu = <num_warps = 8, num_stages = 2, strict_fp = true>, tpu = <dimension_semantics = [parallel, arbitrary], vmem_limit_bytes = 33554432, has_side_effects = true, collective_id = 7>>
 func.func @every_field(%x: tensor<8xf32>) -> tensor<8xf32> {
   %o = pallas.call @k(%x) {grid = array<i64: 2, 2>, in_specs = [#pallas.block_spec<[8]>],
       out_specs = [#pallas.block_spec<[8]>],
-      compiler_params = #pallas.compiler_params<tpu = <has_side_effects = true, vmem_limit_bytes = 33554432, dimension_semantics = [parallel, arbitrary]>, gpu = <strict_fp = true, num_stages = 2, num_warps = 8>>}
+      compiler_params = #pallas.compiler_params<tpu = <collective_id = 7, has_side_effects = true, vmem_limit_bytes = 33554432, dimension_semantics = [parallel, arbitrary]>, gpu = <strict_fp = true, num_stages = 2, num_warps = 8>>}
       : (tensor<8xf32>) -> tensor<8xf32>
   return %o : tensor<8xf32>
 }

@@ -1679,3 +1679,60 @@ func.func @platform_index_nothing() -> i32 {
   %i = pallas.platform_index [] : i32
   return %i : i32
 }
+
+// -----
+
+// Tests that a remote copy's send semaphore is one semaphore of a semaphore
+// ref.
+
+pallas.kernel @remote_send_sem(%o: !pallas.ref<2x8x128xf32, vmem>, %sems: !pallas.ref<2xi32, semaphore>,
+                               %d: !pallas.ref<i32, smem>) {
+  %c0 = arith.constant 0 : i32
+  // expected-error @+1 {{'pallas.remote_dma_start' op send_sem indexer must pick one semaphore with an integer index per dimension of '!pallas.ref<2xi32, semaphore>', but it selects shape [2]}}
+  pallas.remote_dma_start %o[0, 0 : 8, 0 : 128], %o[1, 0 : 8, 0 : 128], %sems[0], %sems[], %c0
+      : !pallas.ref<2x8x128xf32, vmem>, !pallas.ref<2x8x128xf32, vmem>,
+        !pallas.ref<2xi32, semaphore>, !pallas.ref<2xi32, semaphore>
+}
+
+// -----
+
+// Tests that a remote copy's send semaphore is in semaphore memory.
+
+pallas.kernel @remote_send_space(%o: !pallas.ref<2x8x128xf32, vmem>, %sems: !pallas.ref<2xi32, semaphore>,
+                                 %s: !pallas.ref<2xi32, smem>) {
+  %c0 = arith.constant 0 : i32
+  // expected-error @+1 {{'pallas.remote_dma_start' op send_sem must be a ref in the semaphore memory space, got '!pallas.ref<2xi32, smem>'}}
+  pallas.remote_dma_start %o[0, 0 : 8, 0 : 128], %o[1, 0 : 8, 0 : 128], %sems[0], %s[1], %c0
+      : !pallas.ref<2x8x128xf32, vmem>, !pallas.ref<2x8x128xf32, vmem>,
+        !pallas.ref<2xi32, semaphore>, !pallas.ref<2xi32, smem>
+}
+
+// -----
+
+// Tests that a remote wait checks its slices as dma_wait does.
+
+pallas.kernel @remote_wait_shape(%o: !pallas.ref<2x8x128xf32, vmem>, %sems: !pallas.ref<2xi32, semaphore>) {
+  %c0 = arith.constant 0 : i32
+  // expected-error @+1 {{'pallas.remote_dma_wait' op src slice has shape [8, 128] but dst slice has shape [4, 128]}}
+  pallas.remote_dma_wait send %o[0, 0 : 8, 0 : 128], %o[1, 0 : 4, 0 : 128], %sems[0], %c0
+      : !pallas.ref<2x8x128xf32, vmem>, !pallas.ref<2x8x128xf32, vmem>, !pallas.ref<2xi32, semaphore>
+}
+
+// -----
+
+// Tests that a remote signal needs a semaphore ref.
+
+pallas.kernel @remote_signal_space(%s: !pallas.ref<2xi32, smem>) {
+  %c1 = arith.constant 1 : i32
+  // expected-error @+1 {{'pallas.remote_semaphore_signal' op needs a ref in the semaphore memory space (pltpu.SemaphoreType.REGULAR scratch), got '!pallas.ref<2xi32, smem>'}}
+  pallas.remote_semaphore_signal %s[0], %c1, %c1 : !pallas.ref<2xi32, smem>
+}
+
+// -----
+
+// Tests that the barrier semaphore is one i32 semaphore.
+
+pallas.kernel @barrier_type() {
+  // expected-error @+1 {{'pallas.barrier_semaphore' op result must be !pallas.ref<i32, semaphore> (one semaphore), got '!pallas.ref<2xi32, semaphore>'}}
+  %b = pallas.barrier_semaphore : !pallas.ref<2xi32, semaphore>
+}

@@ -642,3 +642,31 @@ pallas.kernel @gather(%t: !pallas.ref<64x128xf32>, %s: !pallas.ref<16xi32, smem>
   %i = arith.constant dense<[3, 1, 4, 1]> : tensor<4xi32>
   %u = pallas.gather %s[%i] : !pallas.ref<16xi32, smem>, tensor<4xi32> -> tensor<4xi32>
 }
+
+// -----
+
+// Tests that the multi-device ops round-trip: the device id, the barrier
+// semaphore, a signal to another device, a remote copy and both of its waits.
+
+// CHECK-LABEL: pallas.kernel @remote
+// CHECK: %[[D:.+]] = pallas.device_id : i32
+// CHECK: %[[B:.+]] = pallas.barrier_semaphore : !pallas.ref<i32, semaphore>
+// CHECK: pallas.remote_semaphore_signal %[[B]][], %{{.+}}, %[[D]] : !pallas.ref<i32, semaphore>
+// CHECK: pallas.remote_semaphore_signal %{{.+}}[1], %{{.+}}, %[[D]] : !pallas.ref<2xi32, semaphore>
+// CHECK: pallas.remote_dma_start %{{.+}}[%[[D]], 0 : 4, 0 : 128], %{{.+}}[%[[D]], 0 : 4, 0 : 128], %{{.+}}[0], %{{.+}}[1], %[[D]] : !pallas.ref<2x8x128xf32, vmem>, !pallas.ref<2x8x128xf32, vmem>, !pallas.ref<2xi32, semaphore>, !pallas.ref<2xi32, semaphore>
+// CHECK: pallas.remote_dma_wait send %{{.+}}[%[[D]], 0 : 4, 0 : 128], %{{.+}}[%[[D]], 0 : 4, 0 : 128], %{{.+}}[1], %[[D]] : !pallas.ref<2x8x128xf32, vmem>, !pallas.ref<2x8x128xf32, vmem>, !pallas.ref<2xi32, semaphore>
+// CHECK: pallas.remote_dma_wait %{{.+}}[%[[D]], 0 : 4, 0 : 128], %{{.+}}[%[[D]], 0 : 4, 0 : 128], %{{.+}}[0], %[[D]] : !pallas.ref<2x8x128xf32, vmem>, !pallas.ref<2x8x128xf32, vmem>, !pallas.ref<2xi32, semaphore>
+pallas.kernel @remote(%o: !pallas.ref<2x8x128xf32, vmem>, %sems: !pallas.ref<2xi32, semaphore>) {
+  %c1 = arith.constant 1 : i32
+  %d = pallas.device_id : i32
+  %b = pallas.barrier_semaphore : !pallas.ref<i32, semaphore>
+  pallas.remote_semaphore_signal %b[], %c1, %d : !pallas.ref<i32, semaphore>
+  pallas.remote_semaphore_signal %sems[1], %c1, %d : !pallas.ref<2xi32, semaphore>
+  pallas.remote_dma_start %o[%d, 0 : 4, 0 : 128], %o[%d, 0 : 4, 0 : 128], %sems[0], %sems[1], %d
+      : !pallas.ref<2x8x128xf32, vmem>, !pallas.ref<2x8x128xf32, vmem>,
+        !pallas.ref<2xi32, semaphore>, !pallas.ref<2xi32, semaphore>
+  pallas.remote_dma_wait send %o[%d, 0 : 4, 0 : 128], %o[%d, 0 : 4, 0 : 128], %sems[1], %d
+      : !pallas.ref<2x8x128xf32, vmem>, !pallas.ref<2x8x128xf32, vmem>, !pallas.ref<2xi32, semaphore>
+  pallas.remote_dma_wait %o[%d, 0 : 4, 0 : 128], %o[%d, 0 : 4, 0 : 128], %sems[0], %d
+      : !pallas.ref<2x8x128xf32, vmem>, !pallas.ref<2x8x128xf32, vmem>, !pallas.ref<2xi32, semaphore>
+}

@@ -97,6 +97,9 @@ private:
 } // namespace
 
 LogicalResult PallasToLinalgPass::checkSupported(ModuleOp module) {
+  // The CPU runs one device (the GPU targets refuse these before this pass).
+  if (failed(refuseCrossDeviceOps(module, "cpu")))
+    return failure();
   WalkResult r = module.walk([&](Operation *op) {
     if (isa<GetGlobalOp>(op)) {
       op->emitOpError() << "reads a closed-over ref; run "

@@ -147,6 +147,10 @@ private:
   LogicalResult lower(SemaphoreSignalOp op);
   LogicalResult lower(SemaphoreWaitOp op);
   LogicalResult lower(SemaphoreReadOp op);
+  LogicalResult lower(RemoteDmaStartOp op);
+  LogicalResult lower(RemoteDmaWaitOp op);
+  LogicalResult lower(RemoteSemaphoreSignalOp op);
+  LogicalResult lower(DeviceIdOp op);
   LogicalResult lower(ReturnOp op);
 
   FailureOr<Value> dmaView(OpBuilder &b, Operation *op, Value ref,
@@ -192,7 +196,8 @@ LogicalResult BodyLowerer::lowerOp(Operation *op) {
               ReduceOp, BroadcastInDimOp, IotaOp, ReshapeOp, TransposeOp,
               SelectOp, MultipleOfOp, MaxContiguousOp, DebugPrintOp,
               pallas::DmaStartOp, pallas::DmaWaitOp, SemaphoreSignalOp,
-              SemaphoreWaitOp, SemaphoreReadOp, ReturnOp>(
+              SemaphoreWaitOp, SemaphoreReadOp, RemoteDmaStartOp,
+              RemoteDmaWaitOp, RemoteSemaphoreSignalOp, DeviceIdOp, ReturnOp>(
             [&](auto typed) { return lower(typed); })
         .Case<AtomicRMWOp, AtomicCASOp>([&](Operation *) {
           return op->emitError()
@@ -224,7 +229,8 @@ LogicalResult BodyLowerer::lowerOp(Operation *op) {
   }
   if (auto c = dyn_cast<arith::ConstantOp>(op))
     return lowerConstant(c);
-  if (isa<func::ReturnOp>(op))
+  // tpu.sem_barrier: a pallas.barrier_semaphore lowered before the walk.
+  if (isa<func::ReturnOp, tpu::GetBarrierSemaphoreOp>(op))
     return success();
   if (op->getDialect() && isa<tensor::TensorDialect>(op->getDialect()))
     return lowerTensorOp(op);
@@ -763,6 +769,94 @@ LogicalResult BodyLowerer::lower(SemaphoreReadOp op) {
 }
 
 //===----------------------------------------------------------------------===//
+// Multi-device ops: remote copies and signals, the device id, the barrier
+//===----------------------------------------------------------------------===//
+
+bool tpu_lowering::isDmaSemaphoreUser(Operation *user) {
+  return isa<pallas::DmaStartOp, pallas::DmaWaitOp, RemoteDmaStartOp,
+             RemoteDmaWaitOp>(user);
+}
+
+LogicalResult BodyLowerer::lower(RemoteDmaStartOp op) {
+  OpBuilder b(op);
+  FailureOr<std::array<Value, 3>> v = dmaOperands(b, op);
+  if (failed(v))
+    return failure();
+  auto [src, dst, sem] = *v;
+  FailureOr<Value> send =
+      dmaView(b, op, op.getSendSem(), op.getSendSemDynStarts(),
+              op.getSendSemStaticStarts(), op.getSendSemStaticSizes(),
+              op.getSendSemStaticStrides());
+  if (failed(send))
+    return failure();
+  tpu::EnqueueDMAOp::create(b, op.getLoc(), src, *send, dst, sem,
+                            op.getDeviceId(), /*core_id=*/Value(),
+                            /*subcore_id=*/Value(),
+                            /*priority=*/b.getI32IntegerAttr(0),
+                            /*strict_ordering=*/b.getBoolAttr(false));
+  op.erase();
+  return success();
+}
+
+LogicalResult BodyLowerer::lower(RemoteDmaWaitOp op) {
+  OpBuilder b(op);
+  FailureOr<std::array<Value, 3>> v = dmaOperands(b, op);
+  if (failed(v))
+    return failure();
+  auto [src, dst, sem] = *v;
+  // wait_send: Pallas' insert_dummy_device (device and core 0).
+  Value device = op.getDeviceId(), core;
+  if (op.getSend())
+    device = core = constI32(b, op.getLoc(), 0);
+  tpu::WaitDMA2Op::create(b, op.getLoc(), sem, src, dst, device, core,
+                          /*strict_ordering=*/b.getBoolAttr(false));
+  op.erase();
+  return success();
+}
+
+LogicalResult BodyLowerer::lower(RemoteSemaphoreSignalOp op) {
+  OpBuilder b(op);
+  FailureOr<Value> sem = semaphoreOperand(b, op);
+  if (failed(sem))
+    return failure();
+  tpu::SemaphoreSignalOp::create(b, op.getLoc(), *sem, op.getValue(),
+                                 op.getDeviceId(), /*core_id=*/Value(),
+                                 /*subcore_id=*/Value());
+  op.erase();
+  return success();
+}
+
+LogicalResult BodyLowerer::lower(DeviceIdOp op) {
+  OpBuilder b(op);
+  replace(op, tpu::DeviceIdOp::create(b, op.getLoc(), b.getI32Type()));
+  return success();
+}
+
+/// Every pallas.barrier_semaphore of `region` becomes a tpu.sem_barrier,
+/// added to `refs` so the semaphore ops find it as they find a kernel
+/// argument.
+static void lowerBarrierSemaphores(Region &region,
+                                   llvm::DenseMap<Value, RefInfo> &refs) {
+  SmallVector<BarrierSemaphoreOp> barriers;
+  region.walk([&](BarrierSemaphoreOp op) { barriers.push_back(op); });
+  for (BarrierSemaphoreOp op : barriers) {
+    OpBuilder b(op);
+    MLIRContext *ctx = op.getContext();
+    RefInfo info;
+    info.refType = cast<RefType>(op.getType());
+    info.type = MemRefType::get(
+        {}, tpu::SemaphoreType::get(ctx), MemRefLayoutAttrInterface(),
+        tpu::MemorySpaceAttr::get(ctx, tpu::MemorySpace::kSemaphoreMem));
+    info.name = "the barrier semaphore";
+    Value barrier =
+        tpu::GetBarrierSemaphoreOp::create(b, op.getLoc(), info.type);
+    op.getResult().replaceAllUsesWith(barrier);
+    op.erase();
+    refs[barrier] = info;
+  }
+}
+
+//===----------------------------------------------------------------------===//
 // Block computations
 //===----------------------------------------------------------------------===//
 
@@ -1069,6 +1163,8 @@ LogicalResult BodyLowerer::lower(DebugPrintOp op) {
 LogicalResult tpu_lowering::lowerBody(
     Region &region, const GridInfo &grid,
     const llvm::DenseMap<Value, RefInfo> &refs) {
-  BodyLowerer lowerer(grid, refs);
+  llvm::DenseMap<Value, RefInfo> withBarriers(refs);
+  lowerBarrierSemaphores(region, withBarriers);
+  BodyLowerer lowerer(grid, withBarriers);
   return lowerer.run(region);
 }

@@ -74,6 +74,10 @@ LogicalResult lowerBody(Region &region, const GridInfo &grid,
 /// An `i32` constant.
 Value constI32(OpBuilder &b, Location loc, int64_t v);
 
+/// True when `user` hands a semaphore ref to a DMA (local or remote): that
+/// semaphore is a `!tpu.dma_semaphore`.
+bool isDmaSemaphoreUser(Operation *user);
+
 } // namespace mlir::pallas::tpu_lowering
 
 #endif // PALLASC_PASSES_CONVERSION_PALLASTOTPU_LOWERING_H

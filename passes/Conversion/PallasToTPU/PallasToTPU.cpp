@@ -326,7 +326,7 @@ LogicalResult collectRefs(CallOp call, KernelOp kernel,
       if (argIndex < kernel.getNumArguments() &&
           llvm::any_of(kernel.getArgument(argIndex).getUsers(),
                        [](Operation *user) {
-                         return isa<pallas::DmaStartOp, pallas::DmaWaitOp>(user);
+                         return isDmaSemaphoreUser(user);
                        }))
         elem = tpu::DMASemaphoreType::get(ctx);
     }
