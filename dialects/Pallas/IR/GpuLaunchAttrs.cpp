@@ -16,18 +16,27 @@ using namespace mlir::pallas;
 // Custom directives of #pallas.gpu_launch
 //===----------------------------------------------------------------------===//
 
-/// `[1, 2, 3]`, `[]`.
-static ParseResult parseGpuInts(AsmParser &parser,
-                                SmallVector<int64_t> &values) {
+/// `[1, 2, 3]`, `[]`; `[#pallas.gpu_param<...>, ...]`.
+template <typename T>
+static ParseResult parseGpuList(AsmParser &parser, SmallVector<T> &values) {
   values.clear();
   return parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, [&]() {
-    return parser.parseInteger(values.emplace_back());
+    if constexpr (std::is_integral_v<T>)
+      return parser.parseInteger(values.emplace_back());
+    else
+      return parser.parseAttribute(values.emplace_back());
   });
 }
 
-static void printGpuInts(AsmPrinter &printer, ArrayRef<int64_t> values) {
+template <typename T>
+static void printGpuList(AsmPrinter &printer, ArrayRef<T> values) {
   printer << "[";
-  llvm::interleaveComma(values, printer);
+  llvm::interleaveComma(values, printer, [&](T v) {
+    if constexpr (std::is_integral_v<T>)
+      printer << v;
+    else
+      printer.printAttribute(v);
+  });
   printer << "]";
 }
 
@@ -44,7 +53,7 @@ static ParseResult parseGpuGridAxes(AsmParser &parser, SmallVector<int64_t> &x,
               return parser.emitError(parser.getCurrentLocation(),
                                       "grid_axes has more than 3 entries "
                                       "(x, y, z)");
-            return parseGpuInts(parser, *dims[count++]);
+            return parseGpuList(parser, *dims[count++]);
           }))
     return failure();
   if (count != 3)
@@ -57,33 +66,17 @@ static ParseResult parseGpuGridAxes(AsmParser &parser, SmallVector<int64_t> &x,
 static void printGpuGridAxes(AsmPrinter &printer, ArrayRef<int64_t> x,
                              ArrayRef<int64_t> y, ArrayRef<int64_t> z) {
   printer << "[";
-  printGpuInts(printer, x);
+  printGpuList(printer, x);
   printer << ", ";
-  printGpuInts(printer, y);
+  printGpuList(printer, y);
   printer << ", ";
-  printGpuInts(printer, z);
-  printer << "]";
-}
-
-/// `[#pallas.gpu_param<...>, ...]`.
-static ParseResult parseGpuParams(AsmParser &parser,
-                                  SmallVector<GpuParamAttr> &params) {
-  params.clear();
-  return parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, [&]() {
-    return parser.parseAttribute(params.emplace_back());
-  });
-}
-
-static void printGpuParams(AsmPrinter &printer, ArrayRef<GpuParamAttr> params) {
-  printer << "[";
-  llvm::interleaveComma(params, printer,
-                        [&](GpuParamAttr p) { printer.printAttribute(p); });
+  printGpuList(printer, z);
   printer << "]";
 }
 
 // The generated parser dispatch reads the mnemonic itself; the dialect's
 // parser (PallasDialect.cpp) has read it already and calls
-// parseGpuLaunchAttrs instead.
+// gpuLaunchAttrGroup().parse instead.
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-function"
 #define GET_ATTRDEF_CLASSES
@@ -175,9 +168,9 @@ Attribute GpuParamAttr::parse(AsmParser &parser, Type) {
     } else if (name == "dtype") {
       r = parser.parseType(p.dtype);
     } else if (name == "global_shape") {
-      r = parseGpuInts(parser, p.globalShape);
+      r = parseGpuList(parser, p.globalShape);
     } else if (name == "box_shape") {
-      r = parseGpuInts(parser, p.boxShape);
+      r = parseGpuList(parser, p.boxShape);
     } else if (name == "swizzle") {
       r = parseString(p.swizzle);
     } else if (name == "interleave") {
@@ -213,11 +206,11 @@ void GpuParamAttr::print(AsmPrinter &printer) const {
     printer << ", dtype = " << getDtype();
   if (!getGlobalShape().empty()) {
     printer << ", global_shape = ";
-    printGpuInts(printer, getGlobalShape());
+    printGpuList(printer, getGlobalShape());
   }
   if (!getBoxShape().empty()) {
     printer << ", box_shape = ";
-    printGpuInts(printer, getBoxShape());
+    printGpuList(printer, getBoxShape());
   }
   auto printString = [&](StringRef name, StringAttr value) {
     if (value)
@@ -244,26 +237,25 @@ LogicalResult GpuParamAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                        << index;
   bool tensorMapFields = dtype || !globalShape.empty() || !boxShape.empty() ||
                          swizzle || interleave || l2Promotion || oobFill;
+  // A parameter of an operand group its kind does not take: `takes` says
+  // which it does.
+  auto wrongGroup = [&](StringRef takes) {
+    return emitError() << takes << ", not " << stringifyGpuOperandGroup(group)
+                       << "[" << index << "]";
+  };
   switch (kind) {
   case GpuParamKind::Pointer:
     if (group == GpuOperandGroup::GridBounds ||
         group == GpuOperandGroup::Symbols)
-      return emitError() << "a pointer parameter takes an input or an "
-                            "output, not "
-                         << stringifyGpuOperandGroup(group) << "[" << index
-                         << "]";
+      return wrongGroup("a pointer parameter takes an input or an output");
     break;
   case GpuParamKind::Symbol:
     if (group != GpuOperandGroup::Symbols)
-      return emitError() << "a symbol parameter takes symbols[s], not "
-                         << stringifyGpuOperandGroup(group) << "[" << index
-                         << "]";
+      return wrongGroup("a symbol parameter takes symbols[s]");
     break;
   case GpuParamKind::GridBound:
     if (group != GpuOperandGroup::GridBounds)
-      return emitError() << "an i32 parameter takes grid_bounds[k], not "
-                         << stringifyGpuOperandGroup(group) << "[" << index
-                         << "]";
+      return wrongGroup("an i32 parameter takes grid_bounds[k]");
     if (!axis)
       return emitError() << "an i32 parameter needs the pallas grid axis "
                             "whose bound it is (axis = n)";
@@ -274,10 +266,7 @@ LogicalResult GpuParamAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     break;
   case GpuParamKind::TensorMap:
     if (group == GpuOperandGroup::GridBounds)
-      return emitError() << "a tensor_map parameter takes an input or an "
-                            "output, not "
-                         << stringifyGpuOperandGroup(group) << "[" << index
-                         << "]";
+      return wrongGroup("a tensor_map parameter takes an input or an output");
     if (!dtype || !(dtype.isBF16() || dtype.isF16()))
       return emitError() << "a tensor_map parameter needs dtype = bf16 or "
                             "f16";
@@ -418,30 +407,10 @@ void PallasDialect::registerGpuLaunchAttrs() {
       >();
 }
 
-OptionalParseResult mlir::pallas::parseGpuLaunchAttrs(AsmParser &parser,
-                                                      StringRef mnemonic,
-                                                      Type type,
-                                                      Attribute &value) {
-  if (mnemonic == GpuLaunchAttr::getMnemonic())
-    value = GpuLaunchAttr::parse(parser, type);
-  else if (mnemonic == GpuParamAttr::getMnemonic())
-    value = GpuParamAttr::parse(parser, type);
-  else
-    return std::nullopt;
-  return success(!!value);
-}
-
-LogicalResult mlir::pallas::printGpuLaunchAttrs(Attribute attr,
-                                                AsmPrinter &printer) {
-  return generatedAttributePrinter(attr, printer);
-}
-
-LogicalResult mlir::pallas::verifyGpuLaunchAttribute(Operation *op,
-                                                     NamedAttribute attr) {
-  if (attr.getName() != kGpuLaunchAttrName ||
-      isa<GpuLaunchAttr>(attr.getValue()))
-    return success();
-  return op->emitOpError() << "attribute '" << kGpuLaunchAttrName
-                           << "' must be a #pallas.gpu_launch record, got "
-                           << attr.getValue();
+const AttrGroup &mlir::pallas::gpuLaunchAttrGroup() {
+  static const AttrGroup group{
+      parseAttrOf<GpuLaunchAttr, GpuParamAttr>, generatedAttributePrinter,
+      kGpuLaunchAttrName, GpuLaunchAttr::getMnemonic(),
+      [](Attribute value) { return isa<GpuLaunchAttr>(value); }};
+  return group;
 }
