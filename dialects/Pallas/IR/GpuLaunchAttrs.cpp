@@ -103,6 +103,24 @@ struct ParsedGpuParam {
 };
 } // namespace
 
+/// A keyword naming a value of the enum `E` (`symbolize`), else none: an
+/// error at `loc` naming `what` and the `expected` keywords when it names
+/// none.
+template <typename E>
+static std::optional<E>
+parseEnumKeyword(AsmParser &parser, SMLoc loc,
+                 std::optional<E> (*symbolize)(StringRef), StringRef what,
+                 StringRef expected) {
+  StringRef keyword;
+  if (parser.parseKeyword(&keyword))
+    return std::nullopt;
+  std::optional<E> value = symbolize(keyword);
+  if (!value)
+    parser.emitError(loc) << "unknown " << what << " '" << keyword
+                          << "'; expected " << expected;
+  return value;
+}
+
 // #pallas.gpu_param<pointer, inputs[0]>
 // #pallas.gpu_param<i32, grid_bounds[0], axis = 1>
 // #pallas.gpu_param<tensor_map, inputs[1], dtype = bf16, global_shape = [..],
@@ -113,28 +131,21 @@ Attribute GpuParamAttr::parse(AsmParser &parser, Type) {
     return {};
   // The kind (`i32` lexes as an integer type, which parseKeyword takes).
   SMLoc loc = parser.getCurrentLocation();
-  StringRef keyword;
-  if (parser.parseKeyword(&keyword))
+  std::optional<GpuParamKind> kind = parseEnumKeyword(
+      parser, loc, symbolizeGpuParamKind, "GPU parameter kind",
+      "'pointer', 'i32', 'tensor_map' or 'symbol'");
+  if (!kind)
     return {};
-  std::optional<GpuParamKind> kind = symbolizeGpuParamKind(keyword);
-  if (!kind) {
-    parser.emitError(loc) << "unknown GPU parameter kind '" << keyword
-                          << "'; expected 'pointer', 'i32', 'tensor_map' or "
-                             "'symbol'";
-    return {};
-  }
   // The operand: inputs[i], outputs[j], grid_bounds[k].
   int64_t index = 0;
   loc = parser.getCurrentLocation();
-  if (parser.parseComma() || parser.parseKeyword(&keyword))
+  if (parser.parseComma())
     return {};
-  std::optional<GpuOperandGroup> group = symbolizeGpuOperandGroup(keyword);
-  if (!group) {
-    parser.emitError(loc) << "unknown GPU parameter operand '" << keyword
-                          << "'; expected 'inputs', 'outputs', "
-                             "'grid_bounds' or 'symbols'";
+  std::optional<GpuOperandGroup> group = parseEnumKeyword(
+      parser, loc, symbolizeGpuOperandGroup, "GPU parameter operand",
+      "'inputs', 'outputs', 'grid_bounds' or 'symbols'");
+  if (!group)
     return {};
-  }
   if (parser.parseLSquare() || parser.parseInteger(index) ||
       parser.parseRSquare())
     return {};
