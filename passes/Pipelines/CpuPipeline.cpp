@@ -43,11 +43,16 @@
 
 using namespace mlir;
 
+void mlir::pallas::addResolvePlatform(OpPassManager &pm,
+                                      const std::string &platform) {
+  PallasResolvePlatformOptions options;
+  options.platform = platform;
+  pm.addPass(createPallasResolvePlatform(options));
+}
+
 void mlir::pallas::buildCpuPipeline(OpPassManager &pm) {
   // lax.platform_dependent takes its `cpu` branch, as in interpret mode.
-  PallasResolvePlatformOptions platform;
-  platform.platform = "cpu";
-  pm.addPass(createPallasResolvePlatform(platform));
+  addResolvePlatform(pm, "cpu");
   // The math ops math-to-llvm lacks (clampf, isinf, isnormal, ipowi), as
   // on the GPU targets.
   pm.addPass(createPallasLegalizeMath());
@@ -149,15 +154,11 @@ void mlir::pallas::registerCpuPipelineDialects(DialectRegistry &registry) {
 }
 
 void mlir::pallas::registerPallasPipelines() {
-  static bool done = false;
-  if (done)
-    return;
-  done = true;
   PassPipelineRegistration<>(
       "pallas-to-cpu-pipeline",
       "Lower pallas kernels and index maps to host LLVM IR (the CPU runtime's "
       "pipeline)",
-      [](OpPassManager &pm) { buildCpuPipeline(pm); });
+      buildCpuPipeline);
   // The GPU codegen pipelines' own passes (Passes.td), for pallasc-opt's
   // tests.
   registerPallasPipelinesPasses();

@@ -206,10 +206,6 @@ struct CudaPipelineCLOptions
 } // namespace
 
 void mlir::pallas::registerCudaPipeline() {
-  static bool done = false;
-  if (done)
-    return;
-  done = true;
   PassPipelineRegistration<CudaPipelineCLOptions>(
       "pallas-to-cuda-pipeline",
       "Lower a pallas_call to PTX: prepare, pallas-to-linalg, pallas-to-gpu, "

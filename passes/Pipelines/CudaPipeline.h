@@ -62,7 +62,8 @@ void buildMosaicGpuDistributionPipeline(OpPassManager &pm,
 /// translations).
 void registerCudaPipelineDialects(DialectRegistry &registry);
 
-/// Registers `pallas-to-cuda-pipeline` (idempotent).
+/// Registers `pallas-to-cuda-pipeline` (once per process, as
+/// registerPallasPipelines).
 void registerCudaPipeline();
 
 } // namespace mlir::pallas

@@ -3,6 +3,7 @@
 #include "passes/Pipelines/GpuPipeline.h"
 #include "passes/Pipelines/ToolLookup.h"
 #include "passes/Pipelines/Passes.h"
+#include "passes/Pipelines/Pipelines.h"
 
 #include "passes/Conversion/PallasToGPU/PallasToGPU.h"
 #include "passes/Transforms/Passes.h"
@@ -26,15 +27,14 @@ bool mlir::pallas::explicitToolLookup() {
 void mlir::pallas::buildGpuDistributionPipeline(
     OpPassManager &pm, const GpuDistributionOptions &options) {
   // lax.platform_dependent takes its `cuda` or `rocm` branch.
-  PallasResolvePlatformOptions platform;
   const pallasc::GpuTarget *chip = pallasc::lookupGpuChip(options.chip);
-  platform.platform =
+  std::string platform =
       chip && chip->vendor == pallasc::GpuVendor::Amd ? "rocm" : "cuda";
-  pm.addPass(createPallasResolvePlatform(platform));
+  addResolvePlatform(pm, platform);
   // int4/uint4/int2/uint2 are not unpacked in registers yet: refused by
   // name and target.
   PallasRefusePackedIntegersOptions packed;
-  packed.target = platform.platform + ":" + options.chip;
+  packed.target = platform + ":" + options.chip;
   pm.addPass(createPallasRefusePackedIntegers(packed));
   // Every math op the dialect accepts, as ops libdevice / ocml / the
   // backends have (docs/dialect.md); bf16 math in f32 (neither device

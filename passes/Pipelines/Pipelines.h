@@ -72,7 +72,12 @@ createRunIfPresentPass(std::function<bool(Operation *)> needsPass,
 /// GPU codegen pipelines: the distributed kernels rarely hold one).
 void addLowerAffineIfPresent(OpPassManager &pm);
 
-/// Registers `pallas-to-cpu-pipeline` (idempotent).
+/// Adds pallas-resolve-platform: lax.platform_dependent takes the branch of
+/// `platform` ("cpu", "cuda", "rocm", "mosaic"), else its default.
+void addResolvePlatform(OpPassManager &pm, const std::string &platform);
+
+/// Registers `pallas-to-cpu-pipeline`. Once per process, as every pipeline
+/// registration: pallasc::registerAllPasses calls them.
 void registerPallasPipelines();
 
 } // namespace mlir::pallas

@@ -152,10 +152,6 @@ struct RocmPipelineCLOptions
 } // namespace
 
 void mlir::pallas::registerRocmPipeline() {
-  static bool done = false;
-  if (done)
-    return;
-  done = true;
   PassPipelineRegistration<RocmPipelineCLOptions>(
       "pallas-to-rocm-pipeline",
       "Lower a pallas_call to AMDGPU assembly: prepare, pallas-to-linalg, "

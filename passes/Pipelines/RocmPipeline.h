@@ -59,7 +59,8 @@ void buildRocmPipeline(OpPassManager &pm, const RocmPipelineOptions &options);
 /// the ROCDL target).
 void registerRocmPipelineDialects(DialectRegistry &registry);
 
-/// Registers `pallas-to-rocm-pipeline` (idempotent).
+/// Registers `pallas-to-rocm-pipeline` (once per process, as
+/// registerPallasPipelines).
 void registerRocmPipeline();
 
 } // namespace mlir::pallas

@@ -21,7 +21,8 @@ namespace mlir::pallas {
 /// Adds the module-level passes from a pallas.call to the Mosaic module.
 void buildTpuPipeline(OpPassManager &pm);
 
-/// Registers `pallas-to-tpu-pipeline` (idempotent).
+/// Registers `pallas-to-tpu-pipeline` (once per process, as
+/// registerPallasPipelines).
 void registerTpuPipeline();
 
 } // namespace mlir::pallas

@@ -129,14 +129,25 @@ LogicalResult Emitter::emitOps(Block &block) {
   return success();
 }
 
+static LogicalResult checkNoRefs(Operation *op) {
+  for (Type t : op->getResultTypes())
+    if (isa<RefType>(t))
+      return op->emitError() << "pallas-jvp: no differentiation rule for '"
+                             << op->getName() << "' carrying a ref value";
+  return success();
+}
+
 LogicalResult Emitter::emitOp(Operation *op) {
   currentLoc = op->getLoc();
-  if (isa<scf::ForOp>(op))
-    return emitFor(op);
-  if (isa<scf::IfOp>(op))
-    return emitIf(op);
-  if (isa<scf::WhileOp>(op))
-    return emitWhile(op);
+  // Structured control flow carries its values through: none may be a ref.
+  if (isa<scf::ForOp, scf::IfOp, scf::WhileOp>(op) && failed(checkNoRefs(op)))
+    return failure();
+  if (auto forOp = dyn_cast<scf::ForOp>(op))
+    return emitFor(forOp);
+  if (auto ifOp = dyn_cast<scf::IfOp>(op))
+    return emitIf(ifOp);
+  if (auto whileOp = dyn_cast<scf::WhileOp>(op))
+    return emitWhile(whileOp);
   if (isa<CallOp>(op))
     return callRule ? callRule(op, *this) : noRule(op);
   if (isa<LoadOp, StoreOp, SwapOp, AtomicRMWOp, AtomicCASOp>(op))
@@ -267,29 +278,18 @@ LogicalResult Emitter::emitRefOp(Operation *op) {
         setTangent(load.getResult(), t->getResult(0));
         return success();
       })
-      .Case<StoreOp>([&](StoreOp store) {
-        unsigned vi = valueOperandIndex(store.getDynStarts());
-        if (!tRef)
-          return lostTangent(store.getValue());
-        emitTangentAccess(vi);
-        return success();
-      })
-      .Case<SwapOp>([&](SwapOp swap) {
-        unsigned vi = valueOperandIndex(swap.getDynStarts());
-        if (!tRef)
-          return lostTangent(swap.getValue());
-        Operation *t = emitTangentAccess(vi);
-        setTangent(swap.getResult(), t->getResult(0));
-        return success();
-      })
-      .Case<AtomicRMWOp>([&](AtomicRMWOp atomic) {
-        if (!floatRef)
+      .Case<StoreOp, SwapOp, AtomicRMWOp>([&](auto write) {
+        // The written value's tangent written to the tangent ref (an atomic
+        // add on an integer ref has none); swap and atomic_rmw read the old
+        // tangent back.
+        if (isa<AtomicRMWOp>(write) && !floatRef)
           return success();
-        unsigned vi = valueOperandIndex(atomic.getDynStarts());
+        unsigned vi = valueOperandIndex(write.getDynStarts());
         if (!tRef)
-          return lostTangent(atomic.getValue());
+          return lostTangent(write.getValue());
         Operation *t = emitTangentAccess(vi);
-        setTangent(atomic.getResult(), t->getResult(0));
+        if (!isa<StoreOp>(write))
+          setTangent(op->getResult(0), t->getResult(0));
         return success();
       })
       .Default([](Operation *) { return success(); });
@@ -318,14 +318,6 @@ static Block *addBlock(Region &region, TypeRange argTypes, Location loc) {
   for (Type t : argTypes)
     block->addArgument(t, loc);
   return block;
-}
-
-static LogicalResult checkNoRefs(Operation *op) {
-  for (Type t : op->getResultTypes())
-    if (isa<RefType>(t))
-      return op->emitError() << "pallas-jvp: no differentiation rule for '"
-                             << op->getName() << "' carrying a ref value";
-  return success();
 }
 
 void Emitter::mapCarried(ValueRange olds, ValueRange news,
@@ -380,10 +372,7 @@ FailureOr<bool> Emitter::emitLoopBody(Block &from, Block *to,
   return grow;
 }
 
-LogicalResult Emitter::emitFor(Operation *o) {
-  auto op = cast<scf::ForOp>(o);
-  if (failed(checkNoRefs(op)))
-    return failure();
+LogicalResult Emitter::emitFor(scf::ForOp op) {
   Location loc = op.getLoc();
   unsigned n = op.getNumRegionIterArgs();
   auto yield = cast<scf::YieldOp>(op.getBody()->getTerminator());
@@ -419,10 +408,7 @@ LogicalResult Emitter::emitFor(Operation *o) {
   }
 }
 
-LogicalResult Emitter::emitIf(Operation *o) {
-  auto op = cast<scf::IfOp>(o);
-  if (failed(checkNoRefs(op)))
-    return failure();
+LogicalResult Emitter::emitIf(scf::IfOp op) {
   Location loc = op.getLoc();
   bool hasElse = !op.getElseRegion().empty();
   // Emit both branches into a temporary op first: which results carry a
@@ -466,10 +452,7 @@ LogicalResult Emitter::emitIf(Operation *o) {
   return success();
 }
 
-LogicalResult Emitter::emitWhile(Operation *o) {
-  auto op = cast<scf::WhileOp>(o);
-  if (failed(checkNoRefs(op)))
-    return failure();
+LogicalResult Emitter::emitWhile(scf::WhileOp op) {
   Location loc = op.getLoc();
   Block &before = op.getBefore().front();
   Block &after = op.getAfter().front();

@@ -96,9 +96,9 @@ public:
   Location loc() const { return currentLoc; }
 
 private:
-  LogicalResult emitFor(Operation *op);
-  LogicalResult emitIf(Operation *op);
-  LogicalResult emitWhile(Operation *op);
+  LogicalResult emitFor(scf::ForOp op);
+  LogicalResult emitIf(scf::IfOp op);
+  LogicalResult emitWhile(scf::WhileOp op);
   LogicalResult emitRefOp(Operation *op);
   LogicalResult emitGeneric(Operation *op);
   /// The rule for an op with float results, after the primal clone `newOp`.

@@ -218,17 +218,22 @@ LogicalResult Emitter::emitMathRule(Rule &rule) {
         return rule.set(mulf(addf(rule.t(0), mulf(rule.t(0), rule.ans)),
                              subf(rule.one(rule.ans), rule.ans)));
       })
-      .Case<math::SinOp>([&](auto) {
+      .Case<math::SinOp, math::CosOp, math::SinhOp, math::CoshOp>([&](auto) {
+        // g * cos x, -(g * sin x), g * cosh x, g * sinh x
         if (!rule.t(0))
           return success();
-        return rule.set(
-            mulf(rule.t(0), math::CosOp::create(b, loc(), rule.p(0))));
-      })
-      .Case<math::CosOp>([&](auto) {
-        if (!rule.t(0))
-          return success();
-        return rule.set(
-            negf(mulf(rule.t(0), math::SinOp::create(b, loc(), rule.p(0)))));
+        Value x = rule.p(0);
+        Value derivative;
+        if (isa<math::SinOp>(rule.op))
+          derivative = math::CosOp::create(b, loc(), x);
+        else if (isa<math::CosOp>(rule.op))
+          derivative = math::SinOp::create(b, loc(), x);
+        else if (isa<math::SinhOp>(rule.op))
+          derivative = math::CoshOp::create(b, loc(), x);
+        else
+          derivative = math::SinhOp::create(b, loc(), x);
+        Value g = mulf(rule.t(0), derivative);
+        return rule.set(isa<math::CosOp>(rule.op) ? negf(g) : g);
       })
       .Case<math::TanOp>([&](auto) {
         // g * (1 + ans^2)
@@ -236,18 +241,6 @@ LogicalResult Emitter::emitMathRule(Rule &rule) {
                             ? mulf(rule.t(0), addf(rule.one(rule.ans),
                                                    mulf(rule.ans, rule.ans)))
                             : Value());
-      })
-      .Case<math::SinhOp>([&](auto) {
-        if (!rule.t(0))
-          return success();
-        return rule.set(
-            mulf(rule.t(0), math::CoshOp::create(b, loc(), rule.p(0))));
-      })
-      .Case<math::CoshOp>([&](auto) {
-        if (!rule.t(0))
-          return success();
-        return rule.set(
-            mulf(rule.t(0), math::SinhOp::create(b, loc(), rule.p(0))));
       })
       .Case<math::ErfOp, math::ErfcOp>([&](auto) {
         // +-2/sqrt(pi) * g * exp(-x^2)

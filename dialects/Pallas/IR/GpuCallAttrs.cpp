@@ -13,7 +13,7 @@ using namespace mlir::pallas;
 
 // The generated parser dispatch reads the mnemonic itself; the dialect's
 // parser (PallasDialect.cpp) has read it already and calls
-// parseGpuCallAttrs instead.
+// gpuCallAttrGroup().parse instead.
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-function"
 #define GET_ATTRDEF_CLASSES
@@ -366,26 +366,10 @@ void PallasDialect::registerGpuCallAttrs() {
       >();
 }
 
-OptionalParseResult mlir::pallas::parseGpuCallAttrs(AsmParser &parser,
-                                                    StringRef mnemonic,
-                                                    Type type,
-                                                    Attribute &value) {
-  if (mnemonic != GpuCallAttr::getMnemonic())
-    return std::nullopt;
-  value = GpuCallAttr::parse(parser, type);
-  return success(!!value);
-}
-
-LogicalResult mlir::pallas::printGpuCallAttrs(Attribute attr,
-                                              AsmPrinter &printer) {
-  return generatedAttributePrinter(attr, printer);
-}
-
-LogicalResult mlir::pallas::verifyGpuCallAttribute(Operation *op,
-                                                   NamedAttribute attr) {
-  if (attr.getName() != kGpuCallAttrName || isa<GpuCallAttr>(attr.getValue()))
-    return success();
-  return op->emitOpError() << "attribute '" << kGpuCallAttrName
-                           << "' must be a #pallas.gpu_call record, got "
-                           << attr.getValue();
+const AttrGroup &mlir::pallas::gpuCallAttrGroup() {
+  static const AttrGroup group{
+      parseAttrOf<GpuCallAttr>, generatedAttributePrinter, kGpuCallAttrName,
+      GpuCallAttr::getMnemonic(),
+      [](Attribute value) { return isa<GpuCallAttr>(value); }};
+  return group;
 }

@@ -10,6 +10,7 @@
 #ifndef PALLASC_DIALECTS_PALLAS_IR_GPUCALLATTRS_H
 #define PALLASC_DIALECTS_PALLAS_IR_GPUCALLATTRS_H
 
+#include "dialects/Pallas/IR/AttrGroups.h"
 #include "dialects/Pallas/IR/PallasDialect.h"
 
 #include "mlir/IR/DialectImplementation.h"
@@ -24,15 +25,8 @@ namespace mlir::pallas {
 /// dialect refuses any other value under this name.
 constexpr const char *kGpuCallAttrName = "pallas.gpu.call";
 
-/// The dialect's parser and printer for #pallas.gpu_call: `mnemonic` is
-/// already read. No value when `mnemonic` is not `gpu_call` (resp. failure
-/// when `attr` is no #pallas.gpu_call).
-OptionalParseResult parseGpuCallAttrs(AsmParser &parser, StringRef mnemonic,
-                                      Type type, Attribute &value);
-LogicalResult printGpuCallAttrs(Attribute attr, AsmPrinter &printer);
-
-/// The dialect's check of a discardable `pallas.gpu.call` attribute.
-LogicalResult verifyGpuCallAttribute(Operation *op, NamedAttribute attr);
+/// The dialect's hooks for #pallas.gpu_call (AttrGroups.h).
+const AttrGroup &gpuCallAttrGroup();
 
 } // namespace mlir::pallas
 

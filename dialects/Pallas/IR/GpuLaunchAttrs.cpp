@@ -16,18 +16,27 @@ using namespace mlir::pallas;
 // Custom directives of #pallas.gpu_launch
 //===----------------------------------------------------------------------===//
 
-/// `[1, 2, 3]`, `[]`.
-static ParseResult parseGpuInts(AsmParser &parser,
-                                SmallVector<int64_t> &values) {
+/// `[1, 2, 3]`, `[]`; `[#pallas.gpu_param<...>, ...]`.
+template <typename T>
+static ParseResult parseGpuList(AsmParser &parser, SmallVector<T> &values) {
   values.clear();
   return parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, [&]() {
-    return parser.parseInteger(values.emplace_back());
+    if constexpr (std::is_integral_v<T>)
+      return parser.parseInteger(values.emplace_back());
+    else
+      return parser.parseAttribute(values.emplace_back());
   });
 }
 
-static void printGpuInts(AsmPrinter &printer, ArrayRef<int64_t> values) {
+template <typename T>
+static void printGpuList(AsmPrinter &printer, ArrayRef<T> values) {
   printer << "[";
-  llvm::interleaveComma(values, printer);
+  llvm::interleaveComma(values, printer, [&](T v) {
+    if constexpr (std::is_integral_v<T>)
+      printer << v;
+    else
+      printer.printAttribute(v);
+  });
   printer << "]";
 }
 
@@ -44,7 +53,7 @@ static ParseResult parseGpuGridAxes(AsmParser &parser, SmallVector<int64_t> &x,
               return parser.emitError(parser.getCurrentLocation(),
                                       "grid_axes has more than 3 entries "
                                       "(x, y, z)");
-            return parseGpuInts(parser, *dims[count++]);
+            return parseGpuList(parser, *dims[count++]);
           }))
     return failure();
   if (count != 3)
@@ -57,33 +66,17 @@ static ParseResult parseGpuGridAxes(AsmParser &parser, SmallVector<int64_t> &x,
 static void printGpuGridAxes(AsmPrinter &printer, ArrayRef<int64_t> x,
                              ArrayRef<int64_t> y, ArrayRef<int64_t> z) {
   printer << "[";
-  printGpuInts(printer, x);
+  printGpuList(printer, x);
   printer << ", ";
-  printGpuInts(printer, y);
+  printGpuList(printer, y);
   printer << ", ";
-  printGpuInts(printer, z);
-  printer << "]";
-}
-
-/// `[#pallas.gpu_param<...>, ...]`.
-static ParseResult parseGpuParams(AsmParser &parser,
-                                  SmallVector<GpuParamAttr> &params) {
-  params.clear();
-  return parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, [&]() {
-    return parser.parseAttribute(params.emplace_back());
-  });
-}
-
-static void printGpuParams(AsmPrinter &printer, ArrayRef<GpuParamAttr> params) {
-  printer << "[";
-  llvm::interleaveComma(params, printer,
-                        [&](GpuParamAttr p) { printer.printAttribute(p); });
+  printGpuList(printer, z);
   printer << "]";
 }
 
 // The generated parser dispatch reads the mnemonic itself; the dialect's
 // parser (PallasDialect.cpp) has read it already and calls
-// parseGpuLaunchAttrs instead.
+// gpuLaunchAttrGroup().parse instead.
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-function"
 #define GET_ATTRDEF_CLASSES
@@ -110,6 +103,24 @@ struct ParsedGpuParam {
 };
 } // namespace
 
+/// A keyword naming a value of the enum `E` (`symbolize`), else none: an
+/// error at `loc` naming `what` and the `expected` keywords when it names
+/// none.
+template <typename E>
+static std::optional<E>
+parseEnumKeyword(AsmParser &parser, SMLoc loc,
+                 std::optional<E> (*symbolize)(StringRef), StringRef what,
+                 StringRef expected) {
+  StringRef keyword;
+  if (parser.parseKeyword(&keyword))
+    return std::nullopt;
+  std::optional<E> value = symbolize(keyword);
+  if (!value)
+    parser.emitError(loc) << "unknown " << what << " '" << keyword
+                          << "'; expected " << expected;
+  return value;
+}
+
 // #pallas.gpu_param<pointer, inputs[0]>
 // #pallas.gpu_param<i32, grid_bounds[0], axis = 1>
 // #pallas.gpu_param<tensor_map, inputs[1], dtype = bf16, global_shape = [..],
@@ -120,28 +131,21 @@ Attribute GpuParamAttr::parse(AsmParser &parser, Type) {
     return {};
   // The kind (`i32` lexes as an integer type, which parseKeyword takes).
   SMLoc loc = parser.getCurrentLocation();
-  StringRef keyword;
-  if (parser.parseKeyword(&keyword))
+  std::optional<GpuParamKind> kind = parseEnumKeyword(
+      parser, loc, symbolizeGpuParamKind, "GPU parameter kind",
+      "'pointer', 'i32', 'tensor_map' or 'symbol'");
+  if (!kind)
     return {};
-  std::optional<GpuParamKind> kind = symbolizeGpuParamKind(keyword);
-  if (!kind) {
-    parser.emitError(loc) << "unknown GPU parameter kind '" << keyword
-                          << "'; expected 'pointer', 'i32', 'tensor_map' or "
-                             "'symbol'";
-    return {};
-  }
   // The operand: inputs[i], outputs[j], grid_bounds[k].
   int64_t index = 0;
   loc = parser.getCurrentLocation();
-  if (parser.parseComma() || parser.parseKeyword(&keyword))
+  if (parser.parseComma())
     return {};
-  std::optional<GpuOperandGroup> group = symbolizeGpuOperandGroup(keyword);
-  if (!group) {
-    parser.emitError(loc) << "unknown GPU parameter operand '" << keyword
-                          << "'; expected 'inputs', 'outputs', "
-                             "'grid_bounds' or 'symbols'";
+  std::optional<GpuOperandGroup> group = parseEnumKeyword(
+      parser, loc, symbolizeGpuOperandGroup, "GPU parameter operand",
+      "'inputs', 'outputs', 'grid_bounds' or 'symbols'");
+  if (!group)
     return {};
-  }
   if (parser.parseLSquare() || parser.parseInteger(index) ||
       parser.parseRSquare())
     return {};
@@ -175,9 +179,9 @@ Attribute GpuParamAttr::parse(AsmParser &parser, Type) {
     } else if (name == "dtype") {
       r = parser.parseType(p.dtype);
     } else if (name == "global_shape") {
-      r = parseGpuInts(parser, p.globalShape);
+      r = parseGpuList(parser, p.globalShape);
     } else if (name == "box_shape") {
-      r = parseGpuInts(parser, p.boxShape);
+      r = parseGpuList(parser, p.boxShape);
     } else if (name == "swizzle") {
       r = parseString(p.swizzle);
     } else if (name == "interleave") {
@@ -213,11 +217,11 @@ void GpuParamAttr::print(AsmPrinter &printer) const {
     printer << ", dtype = " << getDtype();
   if (!getGlobalShape().empty()) {
     printer << ", global_shape = ";
-    printGpuInts(printer, getGlobalShape());
+    printGpuList(printer, getGlobalShape());
   }
   if (!getBoxShape().empty()) {
     printer << ", box_shape = ";
-    printGpuInts(printer, getBoxShape());
+    printGpuList(printer, getBoxShape());
   }
   auto printString = [&](StringRef name, StringAttr value) {
     if (value)
@@ -244,26 +248,25 @@ LogicalResult GpuParamAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                        << index;
   bool tensorMapFields = dtype || !globalShape.empty() || !boxShape.empty() ||
                          swizzle || interleave || l2Promotion || oobFill;
+  // A parameter of an operand group its kind does not take: `takes` says
+  // which it does.
+  auto wrongGroup = [&](StringRef takes) {
+    return emitError() << takes << ", not " << stringifyGpuOperandGroup(group)
+                       << "[" << index << "]";
+  };
   switch (kind) {
   case GpuParamKind::Pointer:
     if (group == GpuOperandGroup::GridBounds ||
         group == GpuOperandGroup::Symbols)
-      return emitError() << "a pointer parameter takes an input or an "
-                            "output, not "
-                         << stringifyGpuOperandGroup(group) << "[" << index
-                         << "]";
+      return wrongGroup("a pointer parameter takes an input or an output");
     break;
   case GpuParamKind::Symbol:
     if (group != GpuOperandGroup::Symbols)
-      return emitError() << "a symbol parameter takes symbols[s], not "
-                         << stringifyGpuOperandGroup(group) << "[" << index
-                         << "]";
+      return wrongGroup("a symbol parameter takes symbols[s]");
     break;
   case GpuParamKind::GridBound:
     if (group != GpuOperandGroup::GridBounds)
-      return emitError() << "an i32 parameter takes grid_bounds[k], not "
-                         << stringifyGpuOperandGroup(group) << "[" << index
-                         << "]";
+      return wrongGroup("an i32 parameter takes grid_bounds[k]");
     if (!axis)
       return emitError() << "an i32 parameter needs the pallas grid axis "
                             "whose bound it is (axis = n)";
@@ -274,10 +277,7 @@ LogicalResult GpuParamAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     break;
   case GpuParamKind::TensorMap:
     if (group == GpuOperandGroup::GridBounds)
-      return emitError() << "a tensor_map parameter takes an input or an "
-                            "output, not "
-                         << stringifyGpuOperandGroup(group) << "[" << index
-                         << "]";
+      return wrongGroup("a tensor_map parameter takes an input or an output");
     if (!dtype || !(dtype.isBF16() || dtype.isF16()))
       return emitError() << "a tensor_map parameter needs dtype = bf16 or "
                             "f16";
@@ -418,30 +418,10 @@ void PallasDialect::registerGpuLaunchAttrs() {
       >();
 }
 
-OptionalParseResult mlir::pallas::parseGpuLaunchAttrs(AsmParser &parser,
-                                                      StringRef mnemonic,
-                                                      Type type,
-                                                      Attribute &value) {
-  if (mnemonic == GpuLaunchAttr::getMnemonic())
-    value = GpuLaunchAttr::parse(parser, type);
-  else if (mnemonic == GpuParamAttr::getMnemonic())
-    value = GpuParamAttr::parse(parser, type);
-  else
-    return std::nullopt;
-  return success(!!value);
-}
-
-LogicalResult mlir::pallas::printGpuLaunchAttrs(Attribute attr,
-                                                AsmPrinter &printer) {
-  return generatedAttributePrinter(attr, printer);
-}
-
-LogicalResult mlir::pallas::verifyGpuLaunchAttribute(Operation *op,
-                                                     NamedAttribute attr) {
-  if (attr.getName() != kGpuLaunchAttrName ||
-      isa<GpuLaunchAttr>(attr.getValue()))
-    return success();
-  return op->emitOpError() << "attribute '" << kGpuLaunchAttrName
-                           << "' must be a #pallas.gpu_launch record, got "
-                           << attr.getValue();
+const AttrGroup &mlir::pallas::gpuLaunchAttrGroup() {
+  static const AttrGroup group{
+      parseAttrOf<GpuLaunchAttr, GpuParamAttr>, generatedAttributePrinter,
+      kGpuLaunchAttrName, GpuLaunchAttr::getMnemonic(),
+      [](Attribute value) { return isa<GpuLaunchAttr>(value); }};
+  return group;
 }

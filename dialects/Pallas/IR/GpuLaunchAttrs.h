@@ -10,6 +10,7 @@
 #ifndef PALLASC_DIALECTS_PALLAS_IR_GPULAUNCHATTRS_H
 #define PALLASC_DIALECTS_PALLAS_IR_GPULAUNCHATTRS_H
 
+#include "dialects/Pallas/IR/AttrGroups.h"
 #include "dialects/Pallas/IR/PallasDialect.h"
 
 #include "mlir/IR/DialectImplementation.h"
@@ -28,15 +29,9 @@ namespace mlir::pallas {
 /// dialect refuses any other value under this name.
 constexpr const char *kGpuLaunchAttrName = "pallas.gpu.launch";
 
-/// The dialect's parser and printer for the attributes of
-/// GpuLaunchAttrs.td: `mnemonic` is already read. No value when `mnemonic`
-/// is none of theirs (resp. failure when `attr` is none of theirs).
-OptionalParseResult parseGpuLaunchAttrs(AsmParser &parser, StringRef mnemonic,
-                                        Type type, Attribute &value);
-LogicalResult printGpuLaunchAttrs(Attribute attr, AsmPrinter &printer);
-
-/// The dialect's check of a discardable `pallas.gpu.launch` attribute.
-LogicalResult verifyGpuLaunchAttribute(Operation *op, NamedAttribute attr);
+/// The dialect's hooks for #pallas.gpu_launch and #pallas.gpu_param
+/// (AttrGroups.h).
+const AttrGroup &gpuLaunchAttrGroup();
 
 } // namespace mlir::pallas
 

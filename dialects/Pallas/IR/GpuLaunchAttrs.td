@@ -123,17 +123,17 @@ def Pallas_GpuLaunchAttr : Pallas_GpuAttr<"GpuLaunch", "gpu_launch"> {
   );
   let assemblyFormat = [{
     `<` `entry` `=` $entry `,`
-        `grid` `=` custom<GpuInts>($grid) `,`
+        `grid` `=` custom<GpuList>($grid) `,`
         `grid_axes` `=` custom<GpuGridAxes>($grid_axes_x, $grid_axes_y,
                                             $grid_axes_z) `,`
-        `block` `=` custom<GpuInts>($block) `,`
+        `block` `=` custom<GpuList>($block) `,`
         `num_warps` `=` $num_warps `,`
         `warp_size` `=` $warp_size `,`
-        `sequential_axes` `=` custom<GpuInts>($sequential_axes) `,`
-        `vmapped_axes` `=` custom<GpuInts>($vmapped_axes) `,`
+        `sequential_axes` `=` custom<GpuList>($sequential_axes) `,`
+        `vmapped_axes` `=` custom<GpuList>($vmapped_axes) `,`
         `dynamic_shared_memory_bytes` `=` $dynamic_shared_memory_bytes `,`
         `scratch_shared_memory_bytes` `=` $scratch_shared_memory_bytes `,`
-        `params` `=` custom<GpuParams>($params) `>`
+        `params` `=` custom<GpuList>($params) `>`
   }];
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{

@@ -43,8 +43,13 @@ void PallasDialect::initialize() {
       >();
 }
 
-// The attributes of PallasAttrs.td, then those of GpuLaunchAttrs.td, then
-// GpuCallAttrs.td's.
+/// The attribute groups of their own TableGen file (AttrGroups.h), in the
+/// order the dialect asks them: GpuLaunchAttrs.td's, then GpuCallAttrs.td's.
+static std::array<const AttrGroup *, 2> attrGroups() {
+  return {&gpuLaunchAttrGroup(), &gpuCallAttrGroup()};
+}
+
+// The attributes of PallasAttrs.td, then those of the attribute groups.
 Attribute PallasDialect::parseAttribute(DialectAsmParser &parser,
                                         Type type) const {
   SMLoc loc = parser.getCurrentLocation();
@@ -52,10 +57,11 @@ Attribute PallasDialect::parseAttribute(DialectAsmParser &parser,
   Attribute attr;
   OptionalParseResult result =
       generatedAttributeParser(parser, &mnemonic, type, attr);
-  if (!result.has_value())
-    result = parseGpuLaunchAttrs(parser, mnemonic, type, attr);
-  if (!result.has_value())
-    result = parseGpuCallAttrs(parser, mnemonic, type, attr);
+  for (const AttrGroup *group : attrGroups()) {
+    if (result.has_value())
+      break;
+    result = group->parse(parser, mnemonic, type, attr);
+  }
   if (result.has_value())
     return succeeded(*result) ? attr : Attribute();
   parser.emitError(loc) << "unknown attribute `" << mnemonic << "` in dialect `"
@@ -65,17 +71,22 @@ Attribute PallasDialect::parseAttribute(DialectAsmParser &parser,
 
 void PallasDialect::printAttribute(Attribute attr,
                                    DialectAsmPrinter &printer) const {
-  if (succeeded(generatedAttributePrinter(attr, printer)) ||
-      succeeded(printGpuLaunchAttrs(attr, printer)))
+  if (succeeded(generatedAttributePrinter(attr, printer)))
     return;
-  (void)printGpuCallAttrs(attr, printer);
+  for (const AttrGroup *group : attrGroups())
+    if (succeeded(group->print(attr, printer)))
+      return;
 }
 
 LogicalResult PallasDialect::verifyOperationAttribute(Operation *op,
                                                       NamedAttribute attr) {
-  if (failed(verifyGpuLaunchAttribute(op, attr)))
-    return failure();
-  return verifyGpuCallAttribute(op, attr);
+  for (const AttrGroup *group : attrGroups())
+    if (attr.getName() == group->attrName &&
+        !group->isRecord(attr.getValue()))
+      return op->emitOpError()
+             << "attribute '" << group->attrName << "' must be a #pallas."
+             << group->recordMnemonic << " record, got " << attr.getValue();
+  return success();
 }
 
 Operation *PallasDialect::materializeConstant(OpBuilder &builder,

@@ -22,6 +22,18 @@ using namespace mlir::pallas;
 // Indexer custom directive and helpers
 //===----------------------------------------------------------------------===//
 
+/// A non-negative integer; `what` names it in the error.
+static ParseResult parseNonNegative(OpAsmParser &parser, int64_t &value,
+                                    StringRef what) {
+  SMLoc loc = parser.getCurrentLocation();
+  if (parser.parseInteger(value))
+    return failure();
+  if (value < 0)
+    return parser.emitError(loc)
+           << what << " must be non-negative, got " << value;
+  return success();
+}
+
 // Parses `e, e, ...` (the brackets are in the op's format) where e is
 // `start`, `start : size` or `start : size : stride`.
 static ParseResult
@@ -40,24 +52,16 @@ parseIndexer(OpAsmParser &parser,
       startVals.push_back(ShapedType::kDynamic);
     } else {
       int64_t start = 0;
-      SMLoc loc = parser.getCurrentLocation();
-      if (parser.parseInteger(start))
+      if (parseNonNegative(parser, start, "indexer start"))
         return failure();
-      if (start < 0)
-        return parser.emitError(loc)
-               << "indexer start must be non-negative, got " << start;
       startVals.push_back(start);
     }
     int64_t size = kPointIndex, stride = 1;
     if (succeeded(parser.parseOptionalColon())) {
-      SMLoc sizeLoc = parser.getCurrentLocation();
-      if (parser.parseInteger(size))
-        return failure();
       // A negative size would alias kPointIndex and silently drop the
       // dimension.
-      if (size < 0)
-        return parser.emitError(sizeLoc)
-               << "indexer size must be non-negative, got " << size;
+      if (parseNonNegative(parser, size, "indexer size"))
+        return failure();
       if (succeeded(parser.parseOptionalColon()) && parser.parseInteger(stride))
         return failure();
     }
@@ -939,11 +943,18 @@ GetGlobalOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
   return success();
 }
 
-LogicalResult HiPackOp::verify() {
-  ArrayRef<Type> parts = getResult().getType().getParts();
-  if (!llvm::equal(getParts().getTypes(), parts))
-    return emitOpError("operand types must be the parts of the hi type");
+/// The check of pallas.hi_pack / hi_unpack that `parts` (their operands,
+/// resp. results: `what`) have the types of `hi`'s parts.
+static LogicalResult verifyHiParts(Operation *op, ValueRange parts, HiType hi,
+                                   StringRef what) {
+  if (!llvm::equal(parts.getTypes(), hi.getParts()))
+    return op->emitOpError() << what
+                             << " types must be the parts of the hi type";
   return success();
+}
+
+LogicalResult HiPackOp::verify() {
+  return verifyHiParts(*this, getParts(), getResult().getType(), "operand");
 }
 
 LogicalResult HiUnpackOp::inferReturnTypes(
@@ -960,10 +971,7 @@ LogicalResult HiUnpackOp::inferReturnTypes(
 }
 
 LogicalResult HiUnpackOp::verify() {
-  ArrayRef<Type> parts = getAggregate().getType().getParts();
-  if (!llvm::equal(getParts().getTypes(), parts))
-    return emitOpError("result types must be the parts of the hi type");
-  return success();
+  return verifyHiParts(*this, getParts(), getAggregate().getType(), "result");
 }
 
 namespace {

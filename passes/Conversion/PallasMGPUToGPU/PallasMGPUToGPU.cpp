@@ -220,14 +220,20 @@ private:
     }
     return r;
   }
-  /// %cluster_ctaid along dimension `d` (x, y, z).
-  Value clusterCoord(int64_t d) {
+  /// The i32 of the NVVM special register `X`, `Y` or `Z` for dimension
+  /// `d` (x, y, z).
+  template <typename X, typename Y, typename Z> Value ofDim(int64_t d) {
     Type t = b.getI32Type();
     if (d == 0)
-      return NVVM::BlockInClusterIdXOp::create(b, loc, t);
+      return X::create(b, loc, t);
     if (d == 1)
-      return NVVM::BlockInClusterIdYOp::create(b, loc, t);
-    return NVVM::BlockInClusterIdZOp::create(b, loc, t);
+      return Y::create(b, loc, t);
+    return Z::create(b, loc, t);
+  }
+  /// %cluster_ctaid along dimension `d` (x, y, z).
+  Value clusterCoord(int64_t d) {
+    return ofDim<NVVM::BlockInClusterIdXOp, NVVM::BlockInClusterIdYOp,
+                 NVVM::BlockInClusterIdZOp>(d);
   }
   /// The rank in the cluster (x fastest) of the block at this block's
   /// cluster coordinates with dimension `dim`'s replaced by `j`.
@@ -1402,24 +1408,17 @@ LogicalResult KernelLowering::lower(Operation *op) {
               b, loc, i32t,
               mlir::gpu::BlockIdOp::create(
                   b, loc, static_cast<mlir::gpu::Dimension>(i)));
-        else if (i == 0)
-          v = NVVM::ClusterIdXOp::create(b, loc, i32t);
-        else if (i == 1)
-          v = NVVM::ClusterIdYOp::create(b, loc, i32t);
         else
-          v = NVVM::ClusterIdZOp::create(b, loc, i32t);
+          v = ofDim<NVVM::ClusterIdXOp, NVVM::ClusterIdYOp,
+                    NVVM::ClusterIdZOp>(i);
       }
       for (auto [i, n] : llvm::enumerate(kernel.getClusterNames())) {
         if (v || cast<StringAttr>(n).getValue() != name)
           continue;
         if (kernel.getCluster()[i] == 1)
           v = i32(0);
-        else if (i == 0)
-          v = NVVM::BlockInClusterIdXOp::create(b, loc, i32t);
-        else if (i == 1)
-          v = NVVM::BlockInClusterIdYOp::create(b, loc, i32t);
         else
-          v = NVVM::BlockInClusterIdZOp::create(b, loc, i32t);
+          v = clusterCoord(i);
       }
       if (!v)
         v = i32(0); // an unnamed cluster axis of size 1

@@ -102,52 +102,27 @@ std::optional<Interval> intervalOf(Value v, int depth = 0) {
   if (!a || !b)
     return std::nullopt;
   using P = arith::CmpIPredicate;
-  // Unsigned predicates decide as the signed ones on non-negative values.
-  bool nonNegative = a->lo >= 0 && b->lo >= 0;
-  std::optional<bool> r;
-  switch (cmp.getPredicate()) {
-  case P::ult:
-    if (!nonNegative)
-      break;
-    [[fallthrough]];
-  case P::slt:
-    r = a->hi < b->lo ? std::optional<bool>(true)
-        : a->lo >= b->hi ? std::optional<bool>(false)
-                         : std::nullopt;
-    break;
-  case P::ule:
-    if (!nonNegative)
-      break;
-    [[fallthrough]];
-  case P::sle:
-    r = a->hi <= b->lo ? std::optional<bool>(true)
-        : a->lo > b->hi ? std::optional<bool>(false)
-                        : std::nullopt;
-    break;
-  case P::ugt:
-    if (!nonNegative)
-      break;
-    [[fallthrough]];
-  case P::sgt:
-    r = a->lo > b->hi ? std::optional<bool>(true)
-        : a->hi <= b->lo ? std::optional<bool>(false)
-                         : std::nullopt;
-    break;
-  case P::uge:
-    if (!nonNegative)
-      break;
-    [[fallthrough]];
-  case P::sge:
-    r = a->lo >= b->hi ? std::optional<bool>(true)
-        : a->hi < b->lo ? std::optional<bool>(false)
-                        : std::nullopt;
-    break;
-  default:
-    break;
-  }
-  if (!r)
+  P pred = cmp.getPredicate();
+  bool lt = pred == P::slt || pred == P::ult;
+  bool le = pred == P::sle || pred == P::ule;
+  bool gt = pred == P::sgt || pred == P::ugt;
+  bool ge = pred == P::sge || pred == P::uge;
+  if (!lt && !le && !gt && !ge)
     return std::nullopt;
-  return Interval{*r, *r};
+  // Unsigned predicates decide as the signed ones on non-negative values.
+  bool isUnsigned = pred == P::ult || pred == P::ule || pred == P::ugt ||
+                    pred == P::uge;
+  if (isUnsigned && (a->lo < 0 || b->lo < 0))
+    return std::nullopt;
+  // l < r or l <= r for every l in `l` and r in `r` (a > b is b < a):
+  // always, never, or undecided.
+  const Interval &l = gt || ge ? *b : *a, &r = gt || ge ? *a : *b;
+  bool strict = lt || gt;
+  if (strict ? l.hi < r.lo : l.hi <= r.lo)
+    return Interval{1, 1};
+  if (strict ? l.lo >= r.hi : l.lo > r.hi)
+    return Interval{0, 0};
+  return std::nullopt;
 }
 
 /// `select(mask, x, constant)` elementwise, with x loaded (not computed):

@@ -9,9 +9,6 @@
 #include "passes/Conversion/PallasToGPU/Emitters/EmitContext.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
-#include "mlir/Dialect/UB/IR/UBOps.h"
-#include "mlir/Interfaces/SideEffectInterfaces.h"
-#include "llvm/ADT/TypeSwitch.h"
 using namespace mlir;
 using namespace mlir::pallas;
 using namespace mlir::pallas::gpu;
@@ -42,6 +39,14 @@ private:
   void flattenTypes(ValueRange values, SmallVector<int> &layouts,
                     SmallVector<Type> &types,
                     SmallVector<std::pair<unsigned, unsigned>> &segments);
+  /// The registers of `values` (in `layouts`, as flattenTypes flattens
+  /// them) appended to `out`: what a yield, condition or init carries.
+  LogicalResult appendRegisters(ValueRange values, ArrayRef<int> layouts,
+                                SmallVector<Value> &out);
+  /// Maps each of `olds` to its registers among `news` (`segments`, as
+  /// flattenTypes flattens them): a region's arguments or an op's results.
+  void bindRegisters(ValueRange olds, ValueRange news, ArrayRef<int> layouts,
+                     ArrayRef<std::pair<unsigned, unsigned>> segments);
 };
 
 } // namespace
@@ -77,6 +82,35 @@ void ControlFlowEmitter::flattenTypes(
       types.push_back(v.getType());
     }
     segments.push_back({start, types.size() - start});
+  }
+}
+
+LogicalResult ControlFlowEmitter::appendRegisters(ValueRange values,
+                                                  ArrayRef<int> layouts,
+                                                  SmallVector<Value> &out) {
+  for (auto [i, v] : llvm::enumerate(values)) {
+    if (layouts[i] >= 0) {
+      auto regs = cx.get(v, layouts[i]);
+      if (failed(regs))
+        return failure();
+      llvm::append_range(out, *regs);
+    } else {
+      out.push_back(emission.scalars.lookup(v));
+    }
+  }
+  return success();
+}
+
+void ControlFlowEmitter::bindRegisters(
+    ValueRange olds, ValueRange news, ArrayRef<int> layouts,
+    ArrayRef<std::pair<unsigned, unsigned>> segments) {
+  for (auto [i, old] : llvm::enumerate(olds)) {
+    auto [start, count] = segments[i];
+    if (layouts[i] >= 0)
+      cx.setDist(old,
+                 Dist{layouts[i], SmallVector<Value>(news.slice(start, count))});
+    else
+      emission.scalars.map(old, news[start]);
   }
 }
 
@@ -123,24 +157,14 @@ LogicalResult ControlFlowEmitter::emitFor(Operation *op) {
   auto newFor = scf::ForOp::create(b, loc, lb, ub, step, inits.values);
   Block *body = newFor.getBody();
   emission.scalars.map(forOp.getInductionVar(), newFor.getInductionVar());
-  auto bindRange = [&](ValueRange news, ValueRange olds) {
-    for (auto [i, old] : llvm::enumerate(olds)) {
-      auto [start, count] = inits.segments[i];
-      if (argLayouts[i] >= 0) {
-        cx.setDist(old, Dist{argLayouts[i],
-                             SmallVector<Value>(news.slice(start, count))});
-      } else {
-        emission.scalars.map(old, news[start]);
-      }
-    }
-  };
   {
     OpBuilder::InsertionGuard guard(b);
     if (body->mightHaveTerminator())
       b.setInsertionPoint(body->getTerminator());
     else
       b.setInsertionPointToEnd(body);
-    bindRange(newFor.getRegionIterArgs(), forOp.getRegionIterArgs());
+    bindRegisters(forOp.getRegionIterArgs(), newFor.getRegionIterArgs(),
+                  argLayouts, inits.segments);
     cx.forgetAccesses();
     if (failed(cx.loopStagesBody(op, lb, ub, step, newFor.getInductionVar())))
       return failure();
@@ -148,22 +172,15 @@ LogicalResult ControlFlowEmitter::emitFor(Operation *op) {
       return failure();
     auto yield = cast<scf::YieldOp>(forOp.getBody()->getTerminator());
     SmallVector<Value> yields;
-    for (auto [i, v] : llvm::enumerate(yield.getOperands())) {
-      if (argLayouts[i] >= 0) {
-        auto regs = cx.get(v, argLayouts[i]);
-        if (failed(regs))
-          return failure();
-        llvm::append_range(yields, *regs);
-      } else {
-        yields.push_back(emission.scalars.lookup(v));
-      }
-    }
+    if (failed(appendRegisters(yield.getOperands(), argLayouts, yields)))
+      return failure();
     if (body->mightHaveTerminator())
       body->getTerminator()->erase();
     b.setInsertionPointToEnd(body);
     scf::YieldOp::create(b, loc, yields);
   }
-  bindRange(newFor.getResults(), forOp.getResults());
+  bindRegisters(forOp.getResults(), newFor.getResults(), argLayouts,
+                inits.segments);
   cx.forgetAccesses();
   return success();
 }
@@ -256,16 +273,8 @@ LogicalResult ControlFlowEmitter::emitIf(Operation *op) {
     SmallVector<Value> yields;
     ValueRange oldYields = oldBlock ? oldBlock->getTerminator()->getOperands()
                                     : ValueRange{};
-    for (auto [i, v] : llvm::enumerate(oldYields)) {
-      if (resLayouts[i] >= 0) {
-        auto regs = cx.get(v, resLayouts[i]);
-        if (failed(regs))
-          return failure();
-        llvm::append_range(yields, *regs);
-      } else {
-        yields.push_back(emission.scalars.lookup(v));
-      }
-    }
+    if (failed(appendRegisters(oldYields, resLayouts, yields)))
+      return failure();
     for (Value arg : modified)
       llvm::append_range(yields, cx.promotedOf(arg)->regs);
     if (hadTerminator)
@@ -287,15 +296,7 @@ LogicalResult ControlFlowEmitter::emitIf(Operation *op) {
                      newIf.getResults().begin() + next + p->regs.size());
     }
   }
-  for (auto [i, r] : llvm::enumerate(ifOp.getResults())) {
-    auto [start, count] = segments[i];
-    if (resLayouts[i] >= 0)
-      cx.setDist(
-          r, Dist{resLayouts[i],
-                  SmallVector<Value>(newIf.getResults().slice(start, count))});
-    else
-      emission.scalars.map(r, newIf.getResult(start));
-  }
+  bindRegisters(ifOp.getResults(), newIf.getResults(), resLayouts, segments);
   cx.forgetAccesses();
   return success();
 }
@@ -310,37 +311,11 @@ LogicalResult ControlFlowEmitter::emitWhile(Operation *op) {
   SmallVector<std::pair<unsigned, unsigned>> beforeSeg, afterSeg;
   flattenTypes(before.getArguments(), beforeLay, beforeTypes, beforeSeg);
   flattenTypes(after.getArguments(), afterLay, afterTypes, afterSeg);
-  auto collect = [&](ValueRange olds,
-                     ArrayRef<int> lay) -> FailureOr<SmallVector<Value>> {
-    SmallVector<Value> out;
-    for (auto [i, v] : llvm::enumerate(olds)) {
-      if (lay[i] >= 0) {
-        auto regs = cx.get(v, lay[i]);
-        if (failed(regs))
-          return failure();
-        llvm::append_range(out, *regs);
-      } else {
-        out.push_back(emission.scalars.lookup(v));
-      }
-    }
-    return out;
-  };
-  auto bind = [&](ValueRange olds, ValueRange news, ArrayRef<int> lay,
-                  ArrayRef<std::pair<unsigned, unsigned>> seg) {
-    for (auto [i, old] : llvm::enumerate(olds)) {
-      auto [start, count] = seg[i];
-      if (lay[i] >= 0)
-        cx.setDist(old,
-                   Dist{lay[i], SmallVector<Value>(news.slice(start, count))});
-      else
-        emission.scalars.map(old, news[start]);
-    }
-  };
-  auto inits = collect(whileOp.getInits(), beforeLay);
-  if (failed(inits))
+  SmallVector<Value> inits;
+  if (failed(appendRegisters(whileOp.getInits(), beforeLay, inits)))
     return failure();
   auto newWhile =
-      scf::WhileOp::create(b, loc, afterTypes, *inits, nullptr, nullptr);
+      scf::WhileOp::create(b, loc, afterTypes, inits, nullptr, nullptr);
   Block *nb = b.createBlock(&newWhile.getBefore(), {}, beforeTypes,
                             SmallVector<Location>(beforeTypes.size(), loc));
   Block *na = b.createBlock(&newWhile.getAfter(), {}, afterTypes,
@@ -348,28 +323,35 @@ LogicalResult ControlFlowEmitter::emitWhile(Operation *op) {
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToEnd(nb);
-    bind(before.getArguments(), nb->getArguments(), beforeLay, beforeSeg);
-    cx.forgetAccesses();
-    if (failed(cx.emitBlock(before)))
-      return failure();
+    // Each region: its arguments bound, its body emitted, its terminator's
+    // operands as registers.
+    auto emitRegion = [&](Block &old, Block *in, ArrayRef<int> argLay,
+                          ArrayRef<std::pair<unsigned, unsigned>> argSeg,
+                          ValueRange carried, ArrayRef<int> carriedLay,
+                          SmallVector<Value> &regs) -> LogicalResult {
+      b.setInsertionPointToEnd(in);
+      bindRegisters(old.getArguments(), in->getArguments(), argLay, argSeg);
+      cx.forgetAccesses();
+      if (failed(cx.emitBlock(old)))
+        return failure();
+      return appendRegisters(carried, carriedLay, regs);
+    };
     auto cond = cast<scf::ConditionOp>(before.getTerminator());
-    auto args = collect(cond.getArgs(), afterLay);
-    if (failed(args))
+    SmallVector<Value> args;
+    if (failed(emitRegion(before, nb, beforeLay, beforeSeg, cond.getArgs(),
+                          afterLay, args)))
       return failure();
     scf::ConditionOp::create(
-        b, loc, emission.scalars.lookup(cond.getCondition()), *args);
-    b.setInsertionPointToEnd(na);
-    bind(after.getArguments(), na->getArguments(), afterLay, afterSeg);
-    cx.forgetAccesses();
-    if (failed(cx.emitBlock(after)))
-      return failure();
+        b, loc, emission.scalars.lookup(cond.getCondition()), args);
     auto yield = cast<scf::YieldOp>(after.getTerminator());
-    auto ys = collect(yield.getOperands(), beforeLay);
-    if (failed(ys))
+    SmallVector<Value> ys;
+    if (failed(emitRegion(after, na, afterLay, afterSeg, yield.getOperands(),
+                          beforeLay, ys)))
       return failure();
-    scf::YieldOp::create(b, loc, *ys);
+    scf::YieldOp::create(b, loc, ys);
   }
-  bind(whileOp.getResults(), newWhile.getResults(), afterLay, afterSeg);
+  bindRegisters(whileOp.getResults(), newWhile.getResults(), afterLay,
+                afterSeg);
   cx.forgetAccesses();
   return success();
 }
