@@ -105,9 +105,14 @@ private:
                                 op.getStaticStrides());
   }
   /// The ref a load or store op reads or writes, and its access.
+  struct AccessedRef {
+    const RefInfo *info;
+    Access access;
+    tpu::MemorySpace space;
+    Type memElem; // the memref's element type
+  };
   template <typename OpTy>
-  FailureOr<std::pair<const RefInfo *, Access>> accessOf(OpBuilder &b,
-                                                         OpTy op) {
+  FailureOr<AccessedRef> accessOf(OpBuilder &b, OpTy op) {
     const RefInfo *info = lookupRef(op, op.getRef());
     if (!info)
       return failure();
@@ -115,7 +120,8 @@ private:
         buildAccess(b, op->getLoc(), op, *info, indexerOf(op, *info));
     if (failed(access))
       return failure();
-    return std::make_pair(info, std::move(*access));
+    return AccessedRef{info, std::move(*access), info->getMemorySpace(),
+                       info->type.getElementType()};
   }
   /// The error for a load (`verb` "reads") or a store ("writes") of a ref
   /// in neither VMEM nor SMEM.
@@ -162,6 +168,14 @@ private:
   /// The rank-0 `!tpu.semaphore` memref a semaphore op picks.
   template <typename OpTy>
   FailureOr<Value> semaphoreOperand(OpBuilder &b, OpTy op);
+  /// Lowers a DMA op: `emit(b, src, dst, sem)` writes its Mosaic op (a
+  /// failure is reported by `emit`), then the op goes.
+  template <typename OpTy, typename EmitFn>
+  LogicalResult lowerDma(OpTy op, EmitFn emit);
+  /// Lowers a semaphore op: `emit(b, sem)` writes its Mosaic op and returns
+  /// the value that replaces the op's result (null for an op without one).
+  template <typename OpTy, typename EmitFn>
+  LogicalResult lowerSemaphoreOp(OpTy op, EmitFn emit);
 
   void replace(Operation *op, Value v) {
     op->getResult(0).replaceAllUsesWith(v);
@@ -447,14 +461,14 @@ FailureOr<Value> BodyLowerer::emitLoad(OpBuilder &b, OpTy typedOp,
                                        Type resultType) {
   Operation *op = typedOp;
   Value ref = typedOp.getRef();
-  auto accessed = accessOf(b, typedOp);
+  FailureOr<AccessedRef> accessed = accessOf(b, typedOp);
   if (failed(accessed))
     return failure();
-  const RefInfo *info = accessed->first;
-  Access &access = accessed->second;
+  const RefInfo *info = accessed->info;
+  Access &access = accessed->access;
+  tpu::MemorySpace ms = accessed->space;
+  Type memElem = accessed->memElem;
   Location loc = op->getLoc();
-  tpu::MemorySpace ms = info->getMemorySpace();
-  Type memElem = info->type.getElementType();
   auto toBool = [&](Value v) -> Value {
     if (!info->boolAsI32)
       return v;
@@ -496,14 +510,14 @@ LogicalResult BodyLowerer::emitStore(OpBuilder &b, OpTy typedOp, Value value,
                                      Value mask) {
   Operation *op = typedOp;
   Value ref = typedOp.getRef();
-  auto accessed = accessOf(b, typedOp);
+  FailureOr<AccessedRef> accessed = accessOf(b, typedOp);
   if (failed(accessed))
     return failure();
-  const RefInfo *info = accessed->first;
-  Access &access = accessed->second;
+  const RefInfo *info = accessed->info;
+  Access &access = accessed->access;
+  tpu::MemorySpace ms = accessed->space;
+  Type memElem = accessed->memElem;
   Location loc = op->getLoc();
-  tpu::MemorySpace ms = info->getMemorySpace();
-  Type memElem = info->type.getElementType();
   if (info->boolAsI32)
     value = arith::ExtUIOp::create(
         b, loc,
@@ -689,32 +703,43 @@ FailureOr<std::array<Value, 3>> BodyLowerer::dmaOperands(OpBuilder &b,
   return std::array<Value, 3>{*src, *dst, *sem};
 }
 
-LogicalResult BodyLowerer::lower(pallas::DmaStartOp op) {
+template <typename OpTy, typename EmitFn>
+LogicalResult BodyLowerer::lowerDma(OpTy op, EmitFn emit) {
   OpBuilder b(op);
   FailureOr<std::array<Value, 3>> v = dmaOperands(b, op);
   if (failed(v))
     return failure();
   auto [src, dst, sem] = *v;
-  tpu::EnqueueDMAOp::create(b, op.getLoc(), src, /*source_semaphore=*/Value(),
-                            dst, sem, /*device_id=*/Value(),
-                            /*core_id=*/Value(), /*subcore_id=*/Value(),
-                            /*priority=*/b.getI32IntegerAttr(0),
-                            /*strict_ordering=*/b.getBoolAttr(false));
+  if (failed(emit(b, src, dst, sem)))
+    return failure();
   op.erase();
   return success();
 }
 
+/// tpu.enqueue_dma: a local copy has no send semaphore and no device id.
+static void enqueueDma(OpBuilder &b, Location loc, Value src, Value sendSem,
+                       Value dst, Value sem, Value deviceId) {
+  tpu::EnqueueDMAOp::create(b, loc, src, sendSem, dst, sem, deviceId,
+                            /*core_id=*/Value(), /*subcore_id=*/Value(),
+                            /*priority=*/b.getI32IntegerAttr(0),
+                            /*strict_ordering=*/b.getBoolAttr(false));
+}
+
+LogicalResult BodyLowerer::lower(pallas::DmaStartOp op) {
+  return lowerDma(op, [&](OpBuilder &b, Value src, Value dst, Value sem) {
+    enqueueDma(b, op.getLoc(), src, /*sendSem=*/Value(), dst, sem,
+               /*deviceId=*/Value());
+    return success();
+  });
+}
+
 LogicalResult BodyLowerer::lower(pallas::DmaWaitOp op) {
-  OpBuilder b(op);
-  FailureOr<std::array<Value, 3>> v = dmaOperands(b, op);
-  if (failed(v))
-    return failure();
-  auto [src, dst, sem] = *v;
-  tpu::WaitDMA2Op::create(b, op.getLoc(), sem, src, dst,
-                          /*device_id=*/Value(), /*core_id=*/Value(),
-                          /*strict_ordering=*/b.getBoolAttr(false));
-  op.erase();
-  return success();
+  return lowerDma(op, [&](OpBuilder &b, Value src, Value dst, Value sem) {
+    tpu::WaitDMA2Op::create(b, op.getLoc(), sem, src, dst,
+                            /*device_id=*/Value(), /*core_id=*/Value(),
+                            /*strict_ordering=*/b.getBoolAttr(false));
+    return success();
+  });
 }
 
 template <typename OpTy>
@@ -736,36 +761,39 @@ FailureOr<Value> BodyLowerer::semaphoreOperand(OpBuilder &b, OpTy op) {
   return sem;
 }
 
-LogicalResult BodyLowerer::lower(SemaphoreSignalOp op) {
+template <typename OpTy, typename EmitFn>
+LogicalResult BodyLowerer::lowerSemaphoreOp(OpTy op, EmitFn emit) {
   OpBuilder b(op);
   FailureOr<Value> sem = semaphoreOperand(b, op);
   if (failed(sem))
     return failure();
-  tpu::SemaphoreSignalOp::create(b, op.getLoc(), *sem, op.getValue(),
-                                 /*device_id=*/Value(), /*core_id=*/Value(),
-                                 /*subcore_id=*/Value());
-  op.erase();
+  if (Value result = emit(b, *sem))
+    replace(op, result);
+  else
+    op.erase();
   return success();
+}
+
+LogicalResult BodyLowerer::lower(SemaphoreSignalOp op) {
+  return lowerSemaphoreOp(op, [&](OpBuilder &b, Value sem) {
+    tpu::SemaphoreSignalOp::create(b, op.getLoc(), sem, op.getValue(),
+                                   /*device_id=*/Value(), /*core_id=*/Value(),
+                                   /*subcore_id=*/Value());
+    return Value();
+  });
 }
 
 LogicalResult BodyLowerer::lower(SemaphoreWaitOp op) {
-  OpBuilder b(op);
-  FailureOr<Value> sem = semaphoreOperand(b, op);
-  if (failed(sem))
-    return failure();
-  tpu::SemaphoreWaitOp::create(b, op.getLoc(), *sem, op.getValue());
-  op.erase();
-  return success();
+  return lowerSemaphoreOp(op, [&](OpBuilder &b, Value sem) {
+    tpu::SemaphoreWaitOp::create(b, op.getLoc(), sem, op.getValue());
+    return Value();
+  });
 }
 
 LogicalResult BodyLowerer::lower(SemaphoreReadOp op) {
-  OpBuilder b(op);
-  FailureOr<Value> sem = semaphoreOperand(b, op);
-  if (failed(sem))
-    return failure();
-  replace(op, tpu::SemaphoreReadOp::create(b, op.getLoc(), b.getI32Type(),
-                                           *sem));
-  return success();
+  return lowerSemaphoreOp(op, [&](OpBuilder &b, Value sem) -> Value {
+    return tpu::SemaphoreReadOp::create(b, op.getLoc(), b.getI32Type(), sem);
+  });
 }
 
 //===----------------------------------------------------------------------===//
@@ -778,52 +806,37 @@ bool tpu_lowering::isDmaSemaphoreUser(Operation *user) {
 }
 
 LogicalResult BodyLowerer::lower(RemoteDmaStartOp op) {
-  OpBuilder b(op);
-  FailureOr<std::array<Value, 3>> v = dmaOperands(b, op);
-  if (failed(v))
-    return failure();
-  auto [src, dst, sem] = *v;
-  FailureOr<Value> send =
-      dmaView(b, op, op.getSendSem(), op.getSendSemDynStarts(),
-              op.getSendSemStaticStarts(), op.getSendSemStaticSizes(),
-              op.getSendSemStaticStrides());
-  if (failed(send))
-    return failure();
-  tpu::EnqueueDMAOp::create(b, op.getLoc(), src, *send, dst, sem,
-                            op.getDeviceId(), /*core_id=*/Value(),
-                            /*subcore_id=*/Value(),
-                            /*priority=*/b.getI32IntegerAttr(0),
-                            /*strict_ordering=*/b.getBoolAttr(false));
-  op.erase();
-  return success();
+  return lowerDma(op, [&](OpBuilder &b, Value src, Value dst, Value sem) {
+    FailureOr<Value> send =
+        dmaView(b, op, op.getSendSem(), op.getSendSemDynStarts(),
+                op.getSendSemStaticStarts(), op.getSendSemStaticSizes(),
+                op.getSendSemStaticStrides());
+    if (failed(send))
+      return failure();
+    enqueueDma(b, op.getLoc(), src, *send, dst, sem, op.getDeviceId());
+    return success();
+  });
 }
 
 LogicalResult BodyLowerer::lower(RemoteDmaWaitOp op) {
-  OpBuilder b(op);
-  FailureOr<std::array<Value, 3>> v = dmaOperands(b, op);
-  if (failed(v))
-    return failure();
-  auto [src, dst, sem] = *v;
-  // wait_send: Pallas' insert_dummy_device (device and core 0).
-  Value device = op.getDeviceId(), core;
-  if (op.getSend())
-    device = core = constI32(b, op.getLoc(), 0);
-  tpu::WaitDMA2Op::create(b, op.getLoc(), sem, src, dst, device, core,
-                          /*strict_ordering=*/b.getBoolAttr(false));
-  op.erase();
-  return success();
+  return lowerDma(op, [&](OpBuilder &b, Value src, Value dst, Value sem) {
+    // wait_send: Pallas' insert_dummy_device (device and core 0).
+    Value device = op.getDeviceId(), core;
+    if (op.getSend())
+      device = core = constI32(b, op.getLoc(), 0);
+    tpu::WaitDMA2Op::create(b, op.getLoc(), sem, src, dst, device, core,
+                            /*strict_ordering=*/b.getBoolAttr(false));
+    return success();
+  });
 }
 
 LogicalResult BodyLowerer::lower(RemoteSemaphoreSignalOp op) {
-  OpBuilder b(op);
-  FailureOr<Value> sem = semaphoreOperand(b, op);
-  if (failed(sem))
-    return failure();
-  tpu::SemaphoreSignalOp::create(b, op.getLoc(), *sem, op.getValue(),
-                                 op.getDeviceId(), /*core_id=*/Value(),
-                                 /*subcore_id=*/Value());
-  op.erase();
-  return success();
+  return lowerSemaphoreOp(op, [&](OpBuilder &b, Value sem) {
+    tpu::SemaphoreSignalOp::create(b, op.getLoc(), sem, op.getValue(),
+                                   op.getDeviceId(), /*core_id=*/Value(),
+                                   /*subcore_id=*/Value());
+    return Value();
+  });
 }
 
 LogicalResult BodyLowerer::lower(DeviceIdOp op) {
