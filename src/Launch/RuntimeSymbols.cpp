@@ -1,6 +1,7 @@
 //===- RuntimeSymbols.cpp - C functions lowered kernels call ---*- C++ -*-===//
 
 #include "src/Launch/RuntimeSymbols.h"
+#include "src/Support/FloatRepr.h"
 
 #include <cmath>
 #include <cstdint>
@@ -31,30 +32,9 @@ struct Memref1D {
   int64_t offset, size, stride;
 };
 
-/// Python-like float repr: the shortest decimal that reads back, with a
-/// ".0" on integral values ("1.0", "0.1", "nan", "inf").
-template <typename T> std::string formatFloat(T v) {
-  if (std::isnan(v))
-    return "nan";
-  if (std::isinf(v))
-    return v < 0 ? "-inf" : "inf";
-  char buf[40];
-  int maxDigits = sizeof(T) == 4 ? 9 : 17;
-  for (int p = 1; p <= maxDigits; ++p) {
-    std::snprintf(buf, sizeof(buf), "%.*g", p, static_cast<double>(v));
-    T back = static_cast<T>(std::strtod(buf, nullptr));
-    if (back == v)
-      break;
-  }
-  std::string s = buf;
-  if (s.find_first_of(".en") == std::string::npos)
-    s += ".0";
-  return s;
-}
-
 template <typename T> std::string formatValue(T v) {
   if constexpr (std::is_floating_point_v<T>)
-    return formatFloat(v);
+    return pallasc::pythonFloatRepr(v);
   else
     return std::to_string(v);
 }

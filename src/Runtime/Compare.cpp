@@ -3,6 +3,7 @@
 #include "src/Runtime/Compare.h"
 
 #include "src/Runtime/Float16.h"
+#include "src/Support/FloatRepr.h"
 
 #include <charconv>
 #include <cmath>
@@ -65,21 +66,6 @@ double intDistance(IntValue a, IntValue b) {
   return static_cast<double>(d);
 }
 
-/// Python-like repr of a float: the shortest decimal that reads back, ".0"
-/// on integral values.
-template <typename T> std::string formatFloat(T v) {
-  if (std::isnan(v))
-    return "nan";
-  if (std::isinf(v))
-    return v < 0 ? "-inf" : "inf";
-  char buf[64];
-  auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), v);
-  std::string s(buf, ec == std::errc() ? end : buf);
-  if (s.find_first_of(".en") == std::string::npos)
-    s += ".0";
-  return s;
-}
-
 } // namespace
 
 ArrayComparison compareArrays(const HostArray &got, const HostArray &want,
@@ -133,9 +119,9 @@ std::string formatElement(const HostArray &array, int64_t flat) {
   case DType::F8E5M2:
   case DType::F8E4M3FNUZ:
   case DType::F8E5M2FNUZ:
-    return formatFloat(static_cast<float>(floatAt(array, flat)));
+    return pallasc::pythonFloatRepr(static_cast<float>(floatAt(array, flat)));
   case DType::F64:
-    return formatFloat(floatAt(array, flat));
+    return pallasc::pythonFloatRepr(floatAt(array, flat));
   case DType::Bool:
     return array.data()[flat] ? "True" : "False";
   default: {
