@@ -206,17 +206,12 @@ GpuLauncherCall gpuLauncherCall(const char *entry,
                                 int64_t gridRank, void *const *operands,
                                 int64_t numInputs, int64_t numOutputs,
                                 void *stream) {
-  GpuLauncherCall call;
-  call.entry = entry;
-  call.images = images;
-  call.numImages = numImages;
-  call.grid = grid;
-  call.gridRank = gridRank;
-  call.operands = operands;
-  call.numInputs = numInputs;
-  call.numOutputs = numOutputs;
-  call.stream = stream;
-  return call;
+  // In GpuLauncherCall's field order; the fields after `stream` keep their
+  // defaults (a direct call of a non-symbolic kernel).
+  return GpuLauncherCall{entry,      images,   numImages,
+                         grid,       gridRank, operands,
+                         numInputs,  numOutputs,
+                         /*bounds=*/nullptr, /*numBounds=*/0, stream};
 }
 
 int gpuLauncherRun(int (*run)(const GpuLauncherCall &call),

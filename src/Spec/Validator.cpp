@@ -105,15 +105,12 @@ std::optional<bool> Validator::boolValue(const json &v,
 std::optional<std::string> Validator::identifier(const json &v,
                                                  const std::string &path) {
   const std::string *text = expectString(v, path, "an identifier string");
-  if (!text)
-    return std::nullopt;
-  const std::string &s = *text;
-  if (!isIdentifier(s)) {
+  if (text && isIdentifier(*text))
+    return *text;
+  if (text)
     error(path, "expected an identifier ([A-Za-z_][A-Za-z0-9_$.]*), got " +
                     describe(v));
-    return std::nullopt;
-  }
-  return s;
+  return std::nullopt;
 }
 
 std::optional<std::string> Validator::dtypeValue(const json &v,
